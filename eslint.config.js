@@ -1,0 +1,20 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["node_modules/**", "data/**", "bench/results/**", "test-output/**", "src/playground/public/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      "no-console": ["error", { allow: ["error", "warn"] }],
+      eqeqeq: ["error", "always"],
+    },
+  },
+  {
+    files: ["src/main.ts", "src/sandbox/standalone.ts", "bench/**", "test/**"],
+    rules: { "no-console": "off" },
+  },
+);

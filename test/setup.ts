@@ -1,0 +1,2 @@
+// Shared per-file test setup; world helpers register their own checks.
+export {};
