@@ -1,0 +1,7 @@
+import type { Migration } from "kysely";
+import { initial } from "./001-initial";
+
+/** Every migration, in order. Names are permanent once released. */
+export const migrations: Record<string, Migration> = {
+  "001-initial": initial,
+};

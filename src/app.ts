@@ -1,0 +1,219 @@
+import { createHmac } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { run, type RunnerHandle } from "@grammyjs/runner";
+import type { Bot } from "grammy";
+import type { Kysely } from "kysely";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { parseConfig, dataDirectory, type Config } from "./config";
+import { createLogger, SecretScrubber, type Logger } from "./logger";
+import { migrateToLatest, openDatabase } from "./db/connection";
+import type { Database } from "./db/schema";
+import { reencryptCredentials } from "./db/repos/credentials";
+import { SecretBox } from "./security/secret-box";
+import { loadOrCreateSecretKey } from "./security/secret-key-file";
+import { Metrics } from "./metrics";
+import { createMarketplaceClient } from "./marketplace";
+import { createBot, registerCommands } from "./bot/create-bot";
+import type { BotContext, BotDeps } from "./bot/context";
+import { createI18n, pickLanguage } from "./bot/i18n";
+import { OptionsCache } from "./bot/options-cache";
+import { createServer, type ServerEnv } from "./server/create-server";
+import { registerTelegramWebhook } from "./server/routes/telegram-webhook";
+import { startPush, type PushHandle } from "./push";
+import { startEmbeddedSandbox, type EmbeddedSandbox } from "./embedded-sandbox";
+import { startPlayground, type PlaygroundHandle } from "./playground";
+import type { Hono } from "hono";
+import type { DestinationStream } from "pino";
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export interface AppOptions {
+  env: Record<string, string | undefined>;
+  /** Where log lines go (tests capture them to prove no secret leaks). */
+  logDestination?: DestinationStream;
+  now?: () => number;
+  /** Spacing of outgoing calls per chat (tests use 0). */
+  perChatMinTimeMs?: number;
+  /** Marketplace client retry back-off base (tests use small values). */
+  marketplaceBackoffMs?: number;
+}
+
+export interface App {
+  config: Config;
+  logger: Logger;
+  db: Kysely<Database>;
+  dbPath: string;
+  bot: Bot<BotContext>;
+  deps: BotDeps;
+  http: Hono<ServerEnv>;
+  url: string;
+  marketplaceUrl: string;
+  sandbox: EmbeddedSandbox | null;
+  playground: PlaygroundHandle | null;
+  push: PushHandle;
+  stop(): Promise<void>;
+}
+
+const LOCALES_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "locales");
+
+/** The Telegram webhook secret, derived from SECRET_KEY so every replica agrees without another variable. */
+export function telegramWebhookSecret(secretKey: string): string {
+  return createHmac("sha256", Buffer.from(secretKey, "base64")).update("telegram-webhook-secret").digest("base64url");
+}
+
+/**
+ * The composition root, used by `npm start` and by the tests alike:
+ * config → logger → database → marketplace → bot → HTTP server → background jobs.
+ * `stop()` shuts down in reverse order.
+ */
+export async function startApp(options: AppOptions): Promise<App> {
+  const parsed = parseConfig(options.env);
+  if (!parsed.ok) throw new ConfigError(parsed.problems);
+  const config = parsed.config;
+  const now = options.now ?? Date.now;
+
+  const scrubber = new SecretScrubber();
+  scrubber.add(config.BOT_TOKEN);
+  scrubber.add(config.SECRET_KEY);
+  scrubber.add(config.SECRET_KEY_PREVIOUS);
+  const logger = createLogger({ level: config.LOG_LEVEL, pretty: !options.logDestination && config.NODE_ENV !== "production" && process.stdout.isTTY, scrubber, destination: options.logDestination });
+
+  let secretKey = config.SECRET_KEY;
+  if (!secretKey) {
+    const generated = loadOrCreateSecretKey(dataDirectory(config));
+    secretKey = generated.key;
+    scrubber.add(secretKey);
+    if (generated.created) {
+      logger.warn({ path: generated.path }, "SECRET_KEY is not set: generated one into the data folder (mode 0600). Back it up or set SECRET_KEY: without it, linked API keys cannot be decrypted.");
+    } else {
+      logger.warn({ path: generated.path }, "SECRET_KEY is not set: using the generated key from the data folder");
+    }
+  }
+  const box = new SecretBox(secretKey, config.SECRET_KEY_PREVIOUS);
+
+  const { db, path: dbPath } = openDatabase(config.DATABASE_URL);
+  await migrateToLatest(db);
+  const rotation = await reencryptCredentials(db, box);
+  if (rotation.rotated > 0 || rotation.unreadable > 0) logger.info(rotation, "re-encrypted stored API keys under the current SECRET_KEY");
+
+  const metrics = new Metrics();
+  const stops: Array<() => Promise<void> | void> = [];
+
+  let sandbox: EmbeddedSandbox | null = null;
+  let marketplaceUrl = config.MARKETPLACE_URL;
+  if (!marketplaceUrl) {
+    sandbox = await startEmbeddedSandbox();
+    stops.push(() => sandbox!.stop());
+    marketplaceUrl = sandbox.url;
+    logger.info({ marketplace: marketplaceUrl, demoApiKeyEnding: sandbox.demoApiKey.slice(-4) }, "using the embedded sandbox marketplace (no real TRX)");
+  } else {
+    logger.info({ marketplace: marketplaceUrl }, "using the marketplace at MARKETPLACE_URL");
+  }
+
+  const marketplace = (apiKey?: () => string) =>
+    createMarketplaceClient({
+      baseUrl: marketplaceUrl,
+      apiKey,
+      timeoutMs: config.MARKETPLACE_TIMEOUT_MS,
+      backoffBaseMs: options.marketplaceBackoffMs,
+      onCall: (info) => metrics.apiCalls.inc({ method: info.method, route: info.route, outcome: info.outcome }),
+    });
+
+  let playground: PlaygroundHandle | null = null;
+  let token = config.BOT_TOKEN;
+  let apiRoot = config.TELEGRAM_API_ROOT!;
+  if (config.playground) {
+    playground = await startPlayground({ logger, sandbox });
+    stops.push(() => playground!.stop());
+    token = playground.token;
+    apiRoot = playground.apiRoot;
+  }
+
+  const i18n = createI18n<BotContext>(LOCALES_DIR, (ctx) => ctx.lang ?? pickLanguage(ctx.from?.language_code));
+  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot });
+  const deps: BotDeps = {
+    config,
+    db,
+    logger,
+    box,
+    metrics,
+    now,
+    sandbox: sandbox !== null,
+    marketplace,
+    options: new OptionsCache(now),
+    i18n,
+    followOrder: (telegramId, orderId) => push.followOrder(telegramId, orderId),
+    onLinked: (telegramId) => push.primeNotifications(telegramId),
+  };
+  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs });
+
+  const webhookSecret = telegramWebhookSecret(secretKey);
+  const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
+  if (config.BOT_MODE === "webhook") routes.push(registerTelegramWebhook(bot, webhookSecret, logger));
+  if (playground) routes.push(playground.routes);
+  const http = createServer({ db, logger, metrics }, routes);
+
+  const host = config.HOST ?? (config.playground ? "127.0.0.1" : "0.0.0.0");
+  const server: ServerType = await new Promise((resolve) => {
+    const started = serve({ fetch: http.fetch, port: config.PORT, hostname: host }, () => resolve(started));
+  });
+  // Far below Node's 300 s default: a slow client cannot hold a connection open.
+  const nodeServer = server as unknown as { requestTimeout: number; headersTimeout: number; keepAliveTimeout: number };
+  nodeServer.requestTimeout = 30_000;
+  nodeServer.headersTimeout = 10_000;
+  nodeServer.keepAliveTimeout = 5_000;
+  const address = server.address() as AddressInfo;
+  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
+  stops.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  );
+
+  await bot.init();
+  let runner: RunnerHandle | null = null;
+  if (config.BOT_MODE === "webhook") {
+    await bot.api.setWebhook(`${config.PUBLIC_URL}/telegram`, { secret_token: webhookSecret, allowed_updates: ["message", "callback_query", "my_chat_member"] });
+    logger.info({ url: `${config.PUBLIC_URL}/telegram` }, "webhook mode: Telegram posts updates to /telegram");
+  } else {
+    await bot.api.deleteWebhook().catch((error: unknown) => logger.warn({ err: error }, "deleteWebhook failed"));
+    runner = run(bot, { runner: { fetch: { allowed_updates: ["message", "callback_query", "my_chat_member"] } } });
+    logger.info("long polling started");
+  }
+  void registerCommands(bot, deps);
+  push.start(bot.api);
+
+  let stopped = false;
+  return {
+    config,
+    logger,
+    db,
+    dbPath,
+    bot,
+    deps,
+    http,
+    url,
+    marketplaceUrl,
+    sandbox,
+    playground,
+    push,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (runner?.isRunning()) await runner.stop();
+      await push.stop();
+      for (const stop of stops.reverse()) await stop();
+      await db.destroy();
+      logger.info("stopped");
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { I18n, I18nFlavor } from "@grammyjs/i18n";
+import type { Context } from "grammy";
+import type { Kysely } from "kysely";
+import type { Config } from "../config";
+import type { Database } from "../db/schema";
+import type { User } from "../db/repos/users";
+import type { Logger } from "../logger";
+import type { MarketplaceClient } from "../marketplace";
+import type { Metrics } from "../metrics";
+import type { SecretBox } from "../security/secret-box";
+import type { Language, Translate } from "./i18n";
+import type { OptionsCache } from "./options-cache";
+
+/** Everything the bot needs from outside, built once in the composition root. */
+export interface BotDeps {
+  config: Config;
+  db: Kysely<Database>;
+  logger: Logger;
+  box: SecretBox;
+  metrics: Metrics;
+  now: () => number;
+  /** True when the marketplace is the embedded sandbox (no real TRX). */
+  sandbox: boolean;
+  /** A marketplace client; with a key getter for a user's calls, without for public ones. */
+  marketplace: (apiKey?: () => string) => MarketplaceClient;
+  options: OptionsCache;
+  /** The Fluent translations (locales/*.ftl). */
+  i18n: I18n<BotContext>;
+  /** Called after an order was placed through the bot, so it is followed until it settles. */
+  followOrder: (telegramId: number, orderId: string) => Promise<void>;
+  /** Called after a key was linked: record existing notifications as seen so they are not replayed. */
+  onLinked: (telegramId: number) => Promise<void>;
+}
+
+export interface BotContextExtras {
+  deps: BotDeps;
+  /** The stored user (created on first contact). Absent only for updates without a sender. */
+  account: User;
+  lang: Language;
+  /** Translates with every string variable HTML-escaped. */
+  tr: Translate;
+}
+
+export type BotContext = Context & I18nFlavor & BotContextExtras;
+export type BotI18n = I18n<BotContext>;

@@ -1,0 +1,110 @@
+import { autoRetry } from "@grammyjs/auto-retry";
+import { apiThrottler } from "@grammyjs/transformer-throttler";
+import { sequentialize } from "@grammyjs/runner";
+import { Bot, GrammyError, HttpError } from "grammy";
+import { randomBytes } from "node:crypto";
+import type { BotContext, BotDeps } from "./context";
+import { installFlowRouter, type FlowRegistry } from "./flows";
+import { translatorFor, LANGUAGES, pickLanguage } from "./i18n";
+import { loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
+import { rateLimit } from "./middleware/rate-limit";
+import { secretPasteGuard } from "./middleware/secret-paste";
+import { COMMANDS, startFeature, unhandledFeature, type MenuActions } from "./features/start";
+import { connectFeature } from "./features/connect";
+import { accountFeature } from "./features/account";
+import { quoteFeature } from "./features/quote";
+import { buyFeature } from "./features/buy";
+import { ordersFeature } from "./features/orders";
+import { addressesFeature } from "./features/addresses";
+import { rulesFeature } from "./features/rules";
+import { walletFeature } from "./features/wallet";
+import { notificationsFeature } from "./features/notifications";
+import { cardsFeature, type CardKinds } from "./features/cards";
+
+export interface CreateBotOptions {
+  token: string;
+  apiRoot: string;
+  /** Per-chat minimum spacing of outgoing calls in ms (Telegram tolerates short bursts in private chats). */
+  perChatMinTimeMs?: number;
+}
+
+/**
+ * Builds the bot: middleware in the order that matters (deps, private chats only, the account,
+ * i18n, rate limit, secret-paste guard), then one composer per feature, then the catch-all.
+ */
+export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
+  const bot = new Bot<BotContext>(options.token, {
+    client: { apiRoot: options.apiRoot, timeoutSeconds: 20 },
+  });
+  // Bounded: a few retries, never waiting more than 30 s for a flood wait.
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+  bot.api.config.use(
+    apiThrottler({
+      global: { reservoir: 30, reservoirRefreshAmount: 30, reservoirRefreshInterval: 1000, maxConcurrent: 30, highWater: 1000 },
+      group: { maxConcurrent: 1, minTime: 1000, reservoir: 20, reservoirRefreshAmount: 20, reservoirRefreshInterval: 60_000, highWater: 100 },
+      out: { maxConcurrent: 1, minTime: options.perChatMinTimeMs ?? 250, highWater: 100 },
+    }),
+  );
+
+  const flows: FlowRegistry = new Map();
+  const menu: MenuActions = {};
+  const cards: CardKinds = new Map();
+
+  // Updates of one chat are handled in order, also under the concurrent runner.
+  bot.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
+  bot.use(provideDeps(deps));
+  bot.use(privateChatsOnly());
+  bot.use(loadAccount());
+  bot.use(deps.i18n);
+  bot.use(rateLimit());
+  bot.use(secretPasteGuard());
+
+  bot.use(startFeature(menu));
+  bot.use(connectFeature(flows, menu));
+  bot.use(accountFeature(menu));
+  bot.use(quoteFeature(flows, menu));
+  bot.use(buyFeature(flows, menu, cards));
+  bot.use(ordersFeature(menu));
+  bot.use(addressesFeature());
+  bot.use(rulesFeature(flows, menu, cards));
+  bot.use(walletFeature(menu));
+  bot.use(notificationsFeature(menu));
+  bot.use(cardsFeature(cards));
+
+  installFlowRouter(bot, flows);
+  bot.use(unhandledFeature());
+
+  bot.catch(async (error) => {
+    const errorId = randomBytes(4).toString("hex");
+    const ctx = error.ctx;
+    const cause = error.error;
+    deps.logger.error(
+      { errorId, updateId: ctx.update.update_id, userId: ctx.from?.id, err: cause instanceof Error ? cause : new Error(String(cause)) },
+      "update handler failed; the user was told and the bot goes on",
+    );
+    if (!ctx.chat || (cause instanceof GrammyError && cause.error_code === 403) || cause instanceof HttpError) return;
+    const tr = ctx.tr ?? translatorFor(deps.i18n, pickLanguage(ctx.from?.language_code));
+    try {
+      if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
+      await ctx.reply(tr("error-generic", { id: errorId }), { parse_mode: "HTML" });
+    } catch (replyError) {
+      deps.logger.warn({ errorId, err: replyError }, "could not tell the user about the error");
+    }
+  });
+
+  return bot;
+}
+
+/** Registers the command menu per language; a failure is logged, never fatal. */
+export async function registerCommands(bot: Bot<BotContext>, deps: BotDeps): Promise<void> {
+  for (const language of LANGUAGES) {
+    const tr = translatorFor(deps.i18n, language);
+    const commands = COMMANDS.map((command) => ({ command, description: tr(`command-${command}`).slice(0, 256) }));
+    try {
+      await bot.api.setMyCommands(commands, language === "en" ? {} : { language_code: language });
+      if (language === "en") await bot.api.setMyCommands(commands, { language_code: "en" });
+    } catch (error) {
+      deps.logger.warn({ err: error, language }, "setMyCommands failed; the command menu may be out of date");
+    }
+  }
+}

@@ -1,0 +1,166 @@
+import { Composer } from "grammy";
+import { touchAddress } from "../../db/repos/addresses";
+import { markKeyBroken } from "../../db/repos/credentials";
+import type { PendingAction } from "../../db/repos/pending-actions";
+import { MarketplaceError, type MarketplaceClient, type OrderPreview } from "../../marketplace";
+import { addTrx, compareTrx, sunToTrx, trxToSun } from "../../marketplace/money";
+import type { BotContext } from "../context";
+import { endFlow, type FlowRegistry } from "../flows";
+import { resourceText, trxText, volumeText } from "../format";
+import { code } from "../html";
+import { describeMarketplaceError, replyMarketplaceError, userClient } from "../marketplace-access";
+import { sendCard, type CardKinds, type CardOutcome } from "./cards";
+import { askNextField, draftFromArguments, orderLimits, validateDraft, validateField, type DraftField, type OrderDraft } from "./order-params";
+import type { MenuActions } from "./start";
+
+const FIELDS: DraftField[] = ["resource", "volume", "duration", "address"];
+const RETRYABLE = new Set(["timeout", "network", "server", "rate_limited", "invalid_response"]);
+
+interface OrderPayload {
+  resource: string;
+  volume: string;
+  duration: string;
+  address: string;
+}
+
+function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, balanceTrx: string): { text: string; canConfirm: boolean } {
+  const activationTrx = preview.activationTrx ?? "0";
+  const total = addTrx(preview.priceTrx, activationTrx);
+  const lines = [
+    ctx.tr("card-order-title"),
+    "",
+    ctx.tr("card-resource", { value: resourceText(ctx, order.resource) }),
+    ctx.tr("card-volume", { value: volumeText(order.volume) }),
+    ctx.tr("card-duration", { value: order.duration }),
+    ctx.tr("card-target", {}, { value: code(order.address) }),
+    ctx.tr("card-price", { price: trxText(preview.priceTrx), commission: trxText(preview.commissionTrx) }),
+  ];
+  if (trxToSun(activationTrx) > 0n) lines.push(ctx.tr("card-activation", { value: trxText(activationTrx) }));
+  if (order.resource === "energy" && preview.savingsPercent && preview.burnCostTrx) lines.push(ctx.tr("card-savings", { percent: preview.savingsPercent, burn: trxText(preview.burnCostTrx) }));
+  lines.push(ctx.tr("card-total", { value: trxText(total) }), ctx.tr("card-balance", { value: trxText(balanceTrx) }));
+  const canConfirm = compareTrx(balanceTrx, total) >= 0;
+  if (!canConfirm) lines.push("", ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx))) }));
+  return { text: lines.join("\n"), canConfirm };
+}
+
+async function preview(ctx: BotContext, client: MarketplaceClient, order: OrderPayload): Promise<{ text: string; canConfirm: boolean } | null> {
+  try {
+    const result = await client.previewOrder({ volume: order.volume, days: order.duration, resource: order.resource, target: order.address });
+    // The preview normally carries the balance; read it when it does not.
+    const balanceTrx = result.balanceTrx ?? (await client.balance()).trx;
+    return cardText(ctx, order, result, balanceTrx);
+  } catch (error) {
+    await replyMarketplaceError(ctx, error, { read: true });
+    return null;
+  }
+}
+
+function doneText(ctx: BotContext, result: { orderId: string; status: string }): string {
+  return [ctx.tr("order-placed", { status: result.status }), ctx.tr("order-id-line", {}, { id: code(result.orderId) }), "", ctx.tr("order-placed-followup")].join("\n");
+}
+
+/** /buy: one-line or guided, then the confirmation card from the order preview; Confirm places the order with the card's key. */
+export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKinds): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  async function proceed(ctx: BotContext, client: MarketplaceClient, draft: OrderDraft): Promise<void> {
+    let limits;
+    try {
+      limits = await orderLimits(ctx, client);
+    } catch (error) {
+      return replyMarketplaceError(ctx, error, { read: true });
+    }
+    if (await askNextField(ctx, "buy", draft, limits, FIELDS)) return;
+    await endFlow(ctx);
+    const order: OrderPayload = { resource: draft.resource!, volume: draft.volume!, duration: draft.duration!, address: draft.address! };
+    const card = await preview(ctx, client, order);
+    if (card) await sendCard(ctx, "order", order, card.text, card.canConfirm);
+  }
+
+  async function start(ctx: BotContext, args: string): Promise<void> {
+    const client = await userClient(ctx);
+    if (!client) return;
+    let limits;
+    try {
+      limits = await orderLimits(ctx, client);
+    } catch (error) {
+      return replyMarketplaceError(ctx, error, { read: true });
+    }
+    const { draft, rejected } = draftFromArguments(args, limits);
+    if (rejected !== null) {
+      await ctx.reply(ctx.tr("input-argument-bad", { value: rejected, usage: "/buy energy 65k 1h TAddress…" }), { parse_mode: "HTML" });
+      return;
+    }
+    const valid = validateDraft(ctx, draft, limits, FIELDS);
+    if (!valid.ok) {
+      await ctx.reply(valid.message, { parse_mode: "HTML" });
+      return;
+    }
+    await proceed(ctx, client, valid.draft);
+  }
+
+  composer.command("buy", (ctx) => start(ctx, ctx.match));
+  menu.buy = (ctx) => start(ctx, "");
+
+  // "Buy this" under a quote: the same values, then the address step.
+  composer.callbackQuery(/^qb:([eb]):(\d{1,12}):([A-Za-z0-9]{1,8})$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const [, resource, volume, duration] = ctx.match;
+    await start(ctx, `${resource === "e" ? "energy" : "bandwidth"} ${volume} ${duration}`);
+  });
+
+  flows.set("buy", {
+    async answer(ctx, state, input) {
+      const client = await userClient(ctx);
+      if (!client) return;
+      const draft = state.data as OrderDraft;
+      let limits;
+      try {
+        limits = await orderLimits(ctx, client);
+      } catch (error) {
+        return replyMarketplaceError(ctx, error, { read: true });
+      }
+      const check = validateField(ctx, state.step as DraftField, input, draft, limits);
+      if (!check.ok) {
+        await ctx.reply(check.message, { parse_mode: "HTML" });
+        return;
+      }
+      await proceed(ctx, client, { ...draft, [state.step]: check.value });
+    },
+  });
+
+  cards.set("order", {
+    async execute(ctx: BotContext, action: PendingAction): Promise<CardOutcome> {
+      const client = await userClient(ctx);
+      if (!client) return { state: "failed", text: ctx.tr("card-no-key") };
+      const order = JSON.parse(action.payload) as OrderPayload;
+      try {
+        const placed = await client.createOrder({ resource: order.resource, targetAddress: order.address, volume: order.volume, duration: order.duration }, action.idempotency_key);
+        await touchAddress(ctx.deps.db, ctx.account.telegram_id, order.address, ctx.deps.now());
+        await ctx.deps.followOrder(ctx.account.telegram_id, placed.id);
+        ctx.deps.logger.info({ userId: ctx.account.telegram_id, orderId: placed.id, card: action.id }, "order placed");
+        const result = { orderId: placed.id, status: placed.status };
+        return { state: "done", text: doneText(ctx, result), result };
+      } catch (error) {
+        if (!(error instanceof MarketplaceError)) throw error;
+        ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status }, "order not placed");
+        if (RETRYABLE.has(error.kind)) return { state: "retry", text: ctx.tr("card-unknown-state") };
+        if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
+        const { text, keyboard } = describeMarketplaceError(ctx, error);
+        return { state: "failed", text, keyboard, result: { error: error.kind } };
+      }
+    },
+    async refresh(ctx, action) {
+      const client = await userClient(ctx);
+      if (!client) return null;
+      const order = JSON.parse(action.payload) as OrderPayload;
+      const card = await preview(ctx, client, order);
+      return card ? { text: card.text, payload: order, canConfirm: card.canConfirm } : null;
+    },
+    doneText(ctx, action) {
+      return doneText(ctx, JSON.parse(action.result ?? "{}") as { orderId: string; status: string });
+    },
+  });
+
+  return composer;
+}

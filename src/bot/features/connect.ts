@@ -1,0 +1,100 @@
+import { Composer, InlineKeyboard } from "grammy";
+import { findCredential, saveApiKey } from "../../db/repos/credentials";
+import { MarketplaceError } from "../../marketplace";
+import { formatTrxForDisplay } from "../../marketplace/money";
+import type { BotContext } from "../context";
+import { endFlow, startFlow, type FlowRegistry } from "../flows";
+import type { MenuActions } from "./start";
+
+const ATTEMPTS_PER_HOUR = 10;
+const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
+
+/**
+ * /connect, one-line (`/connect KEY`) and guided. The message carrying the key is deleted before
+ * anything else happens. The guided flow stores only "waiting for the key" — the key itself never
+ * rests in the flow table, a session or a log; it is checked with a read call, then encrypted.
+ */
+export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+  const attempts = new Map<number, number[]>();
+
+  function allowAttempt(ctx: BotContext): boolean {
+    const now = ctx.deps.now();
+    const recent = (attempts.get(ctx.account.telegram_id) ?? []).filter((at) => now - at < 3_600_000);
+    if (recent.length >= ATTEMPTS_PER_HOUR) return false;
+    recent.push(now);
+    attempts.set(ctx.account.telegram_id, recent);
+    return true;
+  }
+
+  async function deleteKeyMessage(ctx: BotContext): Promise<void> {
+    await ctx.deleteMessage().catch((error: unknown) => ctx.deps.logger.warn({ err: error, userId: ctx.account.telegram_id }, "could not delete the message carrying an API key"));
+  }
+
+  async function askForKey(ctx: BotContext): Promise<void> {
+    const existing = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+    await startFlow(ctx, "connect", "key", {});
+    const lines = [ctx.tr("connect-ask")];
+    if (existing) lines.push("", ctx.tr("connect-replaces", { last4: existing.last4 }));
+    await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
+  }
+
+  async function link(ctx: BotContext, rawKey: string): Promise<void> {
+    const key = rawKey.trim();
+    if (!allowAttempt(ctx)) {
+      await endFlow(ctx);
+      await ctx.reply(ctx.tr("connect-too-many"), { parse_mode: "HTML" });
+      return;
+    }
+    if (!KEY_SHAPE.test(key)) {
+      await ctx.reply(ctx.tr("connect-bad-shape"), { parse_mode: "HTML", reply_markup: retryButton(ctx) });
+      return;
+    }
+    const client = ctx.deps.marketplace(() => key);
+    let balance;
+    try {
+      balance = await client.balance();
+    } catch (error) {
+      if (!(error instanceof MarketplaceError)) throw error;
+      const rejected = error.kind === "unauthorized" || error.kind === "forbidden" || error.kind === "insufficient_scope";
+      ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind }, "a key offered to /connect was not accepted; nothing stored");
+      await ctx.reply(ctx.tr(rejected ? "connect-rejected" : "connect-unreachable"), { parse_mode: "HTML", reply_markup: retryButton(ctx) });
+      return;
+    }
+    const previous = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+    await saveApiKey(ctx.deps.db, ctx.deps.box, ctx.account.telegram_id, key, ctx.deps.now());
+    await endFlow(ctx);
+    ctx.deps.options.forget(ctx.account.telegram_id);
+    await ctx.deps.onLinked(ctx.account.telegram_id);
+    ctx.deps.logger.info({ userId: ctx.account.telegram_id, replaced: Boolean(previous) }, "API key linked");
+    const lines = [
+      ctx.tr(previous ? "connect-replaced" : "connect-linked", { last4: key.slice(-4) }),
+      ctx.tr("balance-line", { trx: formatTrxForDisplay(balance.trx), usdt: formatTrxForDisplay(balance.usdtTrc20) }),
+    ];
+    await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
+  }
+
+  function retryButton(ctx: BotContext): InlineKeyboard {
+    return new InlineKeyboard().text(ctx.tr("button-try-again"), "m:connect");
+  }
+
+  composer.command("connect", async (ctx) => {
+    const key = ctx.match.trim();
+    if (!key) return askForKey(ctx);
+    await deleteKeyMessage(ctx);
+    await endFlow(ctx);
+    await link(ctx, key);
+  });
+
+  flows.set("connect", {
+    async answer(ctx, _state, input) {
+      // A button press cannot carry a key; only a typed message is treated as one (and deleted).
+      if (ctx.message) await deleteKeyMessage(ctx);
+      else return;
+      await link(ctx, input);
+    },
+  });
+
+  menu.connect = askForKey;
+  return composer;
+}

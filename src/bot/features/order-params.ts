@@ -1,0 +1,167 @@
+import { InlineKeyboard } from "grammy";
+import { recentAddresses } from "../../db/repos/addresses";
+import type { MarketplaceClient, OrderOptions } from "../../marketplace";
+import { checkTronAddress } from "../../input/address";
+import { checkBounds, parseDuration, parseResource, parseVolume, RESOURCES } from "../../input/volume";
+import type { BotContext } from "../context";
+import { shortAddress } from "../html";
+import { volumeText } from "../format";
+import { answerButton, startFlow } from "../flows";
+
+/** What a quote or an order needs; filled from arguments or step by step. Plain JSON (stored in the flow). */
+export interface OrderDraft {
+  resource?: string;
+  volume?: string;
+  duration?: string;
+  address?: string;
+  /** The energy hint (energy goes to the sender of the USDT) is said once per flow. */
+  hinted?: boolean;
+}
+
+export type DraftField = "resource" | "volume" | "duration" | "address";
+
+/** Bounds and durations per resource, from the order options endpoint (or the quote's documented durations without a key). */
+export interface OrderLimits {
+  durations(resource: string): string[];
+  bounds(resource: string): { min: bigint; max: bigint } | null;
+}
+
+/** The quote endpoint names these durations; used only when no key is linked to read the options. */
+const QUOTE_DURATIONS = ["15m", "1h", "1d"];
+
+export function limitsFromOptions(options: OrderOptions | null): OrderLimits {
+  const entry = (resource: string) => options?.resources.find((item) => item.resource.toLowerCase() === resource);
+  return {
+    durations: (resource) => entry(resource)?.durations ?? (options ? [] : QUOTE_DURATIONS),
+    bounds: (resource) => {
+      const item = entry(resource);
+      return item ? { min: BigInt(item.minVolume), max: BigInt(item.maxVolume) } : null;
+    },
+  };
+}
+
+export async function orderLimits(ctx: BotContext, client: MarketplaceClient | null): Promise<OrderLimits> {
+  if (!client) return limitsFromOptions(null);
+  return limitsFromOptions(await ctx.deps.options.orderOptions(ctx.account.telegram_id, client));
+}
+
+/** Reads one-line arguments in any order: a resource word, a T… address, a listed duration, a volume. */
+export function draftFromArguments(text: string, limits: OrderLimits): { draft: OrderDraft; rejected: string | null } {
+  const draft: OrderDraft = {};
+  for (const token of text.split(/\s+/).filter(Boolean)) {
+    const resource = parseResource(token);
+    if (resource && !draft.resource) {
+      draft.resource = resource;
+      continue;
+    }
+    if (/^T\w{20,}$/.test(token) && !draft.address) {
+      draft.address = token;
+      continue;
+    }
+    const allDurations = [...new Set(RESOURCES.flatMap((r) => limits.durations(r)))];
+    const duration = parseDuration(token, allDurations);
+    if (duration && !draft.duration) {
+      draft.duration = duration;
+      continue;
+    }
+    if (!draft.volume && parseVolume(token).ok) {
+      draft.volume = token;
+      continue;
+    }
+    return { draft, rejected: token };
+  }
+  return { draft, rejected: null };
+}
+
+/**
+ * Checks one field of the draft; returns an explanation (HTML) when it is wrong, or the
+ * normalised value. Shared by one-line arguments, typed answers and buttons.
+ */
+export function validateField(ctx: BotContext, field: DraftField, input: string, draft: OrderDraft, limits: OrderLimits): { ok: true; value: string } | { ok: false; message: string } {
+  switch (field) {
+    case "resource": {
+      const resource = parseResource(input);
+      return resource ? { ok: true, value: resource } : { ok: false, message: ctx.tr("input-resource-bad") };
+    }
+    case "volume": {
+      const parsed = parseVolume(input);
+      if (!parsed.ok) return { ok: false, message: ctx.tr(`input-volume-${parsed.reason}`) };
+      const bounds = limits.bounds(draft.resource ?? "energy");
+      if (bounds && checkBounds(parsed.volume, bounds.min, bounds.max)) {
+        return { ok: false, message: ctx.tr("input-volume-bounds", { min: volumeText(bounds.min), max: volumeText(bounds.max) }) };
+      }
+      return { ok: true, value: parsed.volume.toString() };
+    }
+    case "duration": {
+      const durations = limits.durations(draft.resource ?? "energy");
+      const duration = parseDuration(input, durations);
+      return duration ? { ok: true, value: duration } : { ok: false, message: ctx.tr("input-duration-bad", { durations: durations.join(", ") }) };
+    }
+    case "address": {
+      const check = checkTronAddress(input);
+      return check.ok ? { ok: true, value: check.address } : { ok: false, message: ctx.tr(`input-address-${check.reason}`) };
+    }
+  }
+}
+
+/** Validates every field present in a draft (one-line form); the first problem wins. */
+export function validateDraft(ctx: BotContext, draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): { ok: true; draft: OrderDraft } | { ok: false; message: string; field: DraftField } {
+  const result: OrderDraft = { ...draft };
+  for (const field of fields) {
+    const value = draft[field];
+    if (value === undefined) continue;
+    const check = validateField(ctx, field, value, result, limits);
+    if (!check.ok) return { ok: false, message: check.message, field };
+    result[field] = check.value;
+  }
+  return { ok: true, draft: result };
+}
+
+/** Asks for the first missing field, with buttons as shortcuts; stores the flow. Returns false when nothing is missing. */
+export async function askNextField(ctx: BotContext, flow: string, draft: OrderDraft, limits: OrderLimits, fields: DraftField[], prefix?: string): Promise<boolean> {
+  const field = fields.find((name) => draft[name] === undefined);
+  if (!field) return false;
+  const keyboard = new InlineKeyboard();
+  const lines: string[] = prefix ? [prefix, ""] : [];
+  const next = { ...draft };
+  switch (field) {
+    case "resource":
+      lines.push(ctx.tr("ask-resource"));
+      for (const resource of RESOURCES) answerButton(keyboard, ctx.tr(`resource-${resource}`), resource);
+      break;
+    case "volume": {
+      const resource = draft.resource ?? "energy";
+      lines.push(ctx.tr("ask-volume", { resource: ctx.tr(`resource-${resource}`) }));
+      const bounds = limits.bounds(resource);
+      if (bounds) lines.push(ctx.tr("bounds-line", { min: volumeText(bounds.min), max: volumeText(bounds.max) }));
+      if (resource === "energy") {
+        lines.push("", ctx.tr("preset-65k"), ctx.tr("preset-131k"));
+        if (!draft.hinted) {
+          lines.push("", ctx.tr("energy-sender-hint"));
+          next.hinted = true;
+        }
+        answerButton(keyboard, "65,000", "65000");
+        answerButton(keyboard, "131,000", "131000");
+      } else if (bounds) {
+        answerButton(keyboard, volumeText(bounds.min), bounds.min.toString());
+      }
+      break;
+    }
+    case "duration": {
+      lines.push(ctx.tr("ask-duration"));
+      for (const duration of limits.durations(draft.resource ?? "energy")) answerButton(keyboard, duration, duration);
+      break;
+    }
+    case "address": {
+      lines.push(ctx.tr("ask-address"));
+      for (const saved of await recentAddresses(ctx.deps.db, ctx.account.telegram_id, 4)) {
+        answerButton(keyboard, saved.label ? `${saved.label} (${shortAddress(saved.address)})` : shortAddress(saved.address), saved.address).row();
+      }
+      break;
+    }
+  }
+  lines.push("", ctx.tr("ask-cancel-hint"));
+  await startFlow(ctx, flow, field, next as Record<string, unknown>);
+  await ctx.reply(lines.join("\n"), { parse_mode: "HTML", reply_markup: keyboard.inline_keyboard.length > 0 && keyboard.inline_keyboard[0]!.length > 0 ? keyboard : undefined });
+  return true;
+}

@@ -1,0 +1,108 @@
+import { Composer, InlineKeyboard } from "grammy";
+import { refFor, resolveRef } from "../../db/repos/callback-refs";
+import type { Order } from "../../marketplace";
+import type { BotContext } from "../context";
+import { resourceText, timeText, trxText, volumeText } from "../format";
+import { code, shortAddress, txLink } from "../html";
+import { replyMarketplaceError, userClient } from "../marketplace-access";
+import type { MenuActions } from "./start";
+
+const PAGE_SIZE = 5;
+
+async function edit(ctx: BotContext, text: string, keyboard: InlineKeyboard): Promise<void> {
+  await ctx.editMessageText(text, { parse_mode: "HTML", reply_markup: keyboard, link_preview_options: { is_disabled: true } }).catch((error: unknown) => {
+    if (!String(error).includes("message is not modified")) throw error;
+  });
+}
+
+function orderCard(ctx: BotContext, order: Order): string {
+  const lines = [
+    ctx.tr("order-card-title", {}, { id: code(order.id) }),
+    ctx.tr("order-card-status", { value: order.status }),
+    ctx.tr("card-resource", { value: resourceText(ctx, order.resource) }),
+    ctx.tr("card-volume", { value: volumeText(order.volume) }),
+    ctx.tr("card-duration", { value: order.duration }),
+    ctx.tr("card-target", {}, { value: code(order.targetAddress) }),
+    ctx.tr("order-card-price", { value: trxText(order.priceTrx) }),
+    ctx.tr("order-card-activation", { value: trxText(order.activationTrx) }),
+    ctx.tr("card-total", { value: trxText(order.totalTrx) }),
+    ctx.tr("order-card-tx", {}, { value: order.txId ? txLink(order.txId) : "—" }),
+    ctx.tr("order-card-created", { value: timeText(order.createdAt) }),
+  ];
+  return lines.join("\n");
+}
+
+/** /orders: newest first, 5 a page with Prev/Next; a card per order; order stats. */
+export function ordersFeature(menu: MenuActions): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  async function page(ctx: BotContext, number: number): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
+    const client = await userClient(ctx);
+    if (!client) return null;
+    let list;
+    try {
+      list = await client.listOrders({ page: number, pageSize: PAGE_SIZE });
+    } catch (error) {
+      await replyMarketplaceError(ctx, error, { read: true });
+      return null;
+    }
+    const pages = Math.max(1, Math.ceil(list.total / PAGE_SIZE));
+    const keyboard = new InlineKeyboard();
+    const lines = [ctx.tr("orders-title", { page: String(number), pages: String(pages), total: String(list.total) })];
+    if (list.items.length === 0) lines.push("", ctx.tr("orders-empty"));
+    for (const order of list.items) {
+      const label = `${order.status} · ${volumeText(order.volume)} ${order.resource} · ${shortAddress(order.targetAddress)}`;
+      lines.push(`• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: order.status, volume: volumeText(order.volume), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx) })}`);
+      keyboard.text(label.slice(0, 60), `or:o:${await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now())}:${number}`).row();
+    }
+    if (number > 1) keyboard.text(ctx.tr("button-prev"), `or:p:${number - 1}`);
+    if (number < pages) keyboard.text(ctx.tr("button-next"), `or:p:${number + 1}`);
+    keyboard.row().text(ctx.tr("button-stats"), "or:s");
+    return { text: lines.join("\n"), keyboard };
+  }
+
+  async function showOrders(ctx: BotContext): Promise<void> {
+    const view = await page(ctx, 1);
+    if (view) await ctx.reply(view.text, { parse_mode: "HTML", reply_markup: view.keyboard });
+  }
+
+  composer.command("orders", showOrders);
+  menu.orders = showOrders;
+
+  composer.callbackQuery(/^or:p:(\d{1,6})$/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const view = await page(ctx, Math.max(1, Number(ctx.match[1])));
+    if (view) await edit(ctx, view.text, view.keyboard);
+  });
+
+  composer.callbackQuery(/^or:o:([A-Za-z0-9_-]{10}):(\d{1,6})$/, async (ctx) => {
+    const orderId = await resolveRef(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
+    if (!orderId) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
+      return;
+    }
+    await ctx.answerCallbackQuery();
+    const client = await userClient(ctx);
+    if (!client) return;
+    try {
+      const order = await client.getOrder(orderId);
+      await edit(ctx, orderCard(ctx, order), new InlineKeyboard().text(ctx.tr("button-back"), `or:p:${ctx.match[2]}`));
+    } catch (error) {
+      await replyMarketplaceError(ctx, error, { read: true });
+    }
+  });
+
+  composer.callbackQuery("or:s", async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const client = await userClient(ctx);
+    if (!client) return;
+    try {
+      const stats = await client.orderStats();
+      await edit(ctx, ctx.tr("orders-stats", { total: String(stats.totalOrders), energy: volumeText(stats.energyDeliveredThisMonth) }), new InlineKeyboard().text(ctx.tr("button-back"), "or:p:1"));
+    } catch (error) {
+      await replyMarketplaceError(ctx, error, { read: true });
+    }
+  });
+
+  return composer;
+}

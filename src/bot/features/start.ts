@@ -1,0 +1,104 @@
+import { Composer, InlineKeyboard } from "grammy";
+import { findCredential } from "../../db/repos/credentials";
+import type { BotContext } from "../context";
+import { endFlow } from "../flows";
+
+/** Areas reachable from the main menu; each runs the same code as its command. */
+export type MenuActions = Record<string, (ctx: BotContext) => Promise<void>>;
+
+export const COMMANDS = [
+  "start",
+  "help",
+  "connect",
+  "disconnect",
+  "quote",
+  "buy",
+  "orders",
+  "addresses",
+  "rules",
+  "refill",
+  "renewal",
+  "smart",
+  "newrule",
+  "wallet",
+  "topup",
+  "transactions",
+  "notifications",
+  "webhook",
+  "settings",
+  "cancel",
+] as const;
+
+function mainMenu(ctx: BotContext): InlineKeyboard {
+  return new InlineKeyboard()
+    .text(ctx.tr("menu-quote"), "m:quote")
+    .text(ctx.tr("menu-buy"), "m:buy")
+    .row()
+    .text(ctx.tr("menu-orders"), "m:orders")
+    .text(ctx.tr("menu-rules"), "m:rules")
+    .row()
+    .text(ctx.tr("menu-wallet"), "m:wallet")
+    .text(ctx.tr("button-topup"), "m:topup")
+    .row()
+    .text(ctx.tr("menu-notifications"), "m:notifications")
+    .text(ctx.tr("menu-settings"), "m:settings");
+}
+
+export function startFeature(menu: MenuActions): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.command("start", async (ctx) => {
+    await endFlow(ctx);
+    const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+    const linked = credential
+      ? credential.broken_at
+        ? ctx.tr("start-linked-broken", { last4: credential.last4 })
+        : ctx.tr("start-linked", { last4: credential.last4 })
+      : ctx.tr("start-not-linked");
+    const lines = [ctx.tr("start-welcome", { name: ctx.from?.first_name ?? "" }), "", ctx.tr("start-language", { language: ctx.tr(`language-${ctx.lang}`) }), linked];
+    if (ctx.deps.sandbox) lines.push("", ctx.tr("start-sandbox"));
+    await ctx.reply(lines.join("\n"), { parse_mode: "HTML", reply_markup: mainMenu(ctx) });
+  });
+
+  composer.command("help", async (ctx) => {
+    const lines = [ctx.tr("help-title"), ""];
+    for (const command of COMMANDS) lines.push(`/${command} — ${ctx.tr(`command-${command}`)}`);
+    await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
+  });
+
+  composer.command("cancel", async (ctx) => {
+    const ended = await endFlow(ctx);
+    await ctx.reply(ctx.tr(ended ? "cancel-done" : "cancel-nothing"), { parse_mode: "HTML" });
+  });
+
+  composer.callbackQuery(/^m:([a-z]{1,20})$/, async (ctx) => {
+    const action = menu[ctx.match[1]!];
+    await ctx.answerCallbackQuery();
+    if (!action) return;
+    await endFlow(ctx);
+    await action(ctx);
+  });
+
+  return composer;
+}
+
+/** Last in the chain: anything no feature handled gets a helpful answer instead of silence. */
+export function unhandledFeature(): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+  composer.on("callback_query", async (ctx) => {
+    await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
+  });
+  composer.on("message:text", async (ctx) => {
+    const text = ctx.message.text;
+    if (text.startsWith("/")) {
+      const command = text.slice(1).split(/[\s@]/)[0] ?? "";
+      await ctx.reply(ctx.tr("unknown-command", { command }), { parse_mode: "HTML" });
+      return;
+    }
+    await ctx.reply(ctx.tr("unknown-text"), { parse_mode: "HTML" });
+  });
+  composer.on("message", async (ctx) => {
+    await ctx.reply(ctx.tr("unknown-text"), { parse_mode: "HTML" });
+  });
+  return composer;
+}

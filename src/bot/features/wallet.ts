@@ -1,0 +1,111 @@
+import { Composer, InlineKeyboard, InputFile } from "grammy";
+import QRCode from "qrcode";
+import type { Balance, DepositAddress } from "../../marketplace";
+import { formatTrxForDisplay } from "../../marketplace/money";
+import type { BotContext } from "../context";
+import { timeText } from "../format";
+import { code } from "../html";
+import { replyMarketplaceError, userClient } from "../marketplace-access";
+import type { MenuActions } from "./start";
+import { transactionsView } from "./wallet-transactions";
+
+/** Telegram's answer when an edit would change nothing: the view is already current. */
+export function isNotModified(error: unknown): boolean {
+  return String(error).includes("message is not modified");
+}
+
+/** Edits the message under the pressed button; an identical view is not an error. */
+export async function editInPlace(ctx: BotContext, text: string, keyboard: InlineKeyboard): Promise<void> {
+  await ctx.editMessageText(text, { parse_mode: "HTML", reply_markup: keyboard, link_preview_options: { is_disabled: true } }).catch((error: unknown) => {
+    if (!isNotModified(error)) throw error;
+  });
+}
+
+function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard: InlineKeyboard } {
+  const text = [
+    ctx.tr("wallet-title"),
+    "",
+    ctx.tr("wallet-trx", { value: formatTrxForDisplay(balance.trx) }),
+    ctx.tr("wallet-usdt", { value: formatTrxForDisplay(balance.usdtTrc20) }),
+    "",
+    ctx.tr("wallet-hint"),
+    `<i>${ctx.tr("wallet-updated", { time: timeText(new Date(ctx.deps.now()).toISOString()) })}</i>`,
+  ].join("\n");
+  const keyboard = new InlineKeyboard()
+    .text(ctx.tr("button-topup"), "m:topup")
+    .text(ctx.tr("button-transactions"), "w:tx")
+    .row()
+    .text(ctx.tr("button-refresh"), "w:r");
+  return { text, keyboard };
+}
+
+function topUpText(ctx: BotContext, deposit: DepositAddress): string {
+  const lines = [ctx.tr("topup-title"), "", ctx.tr("topup-address"), code(deposit.address), "", ctx.tr("topup-network", { network: deposit.network })];
+  if (deposit.minimums.length === 0) lines.push(ctx.tr("topup-no-minimums"));
+  else {
+    lines.push(ctx.tr("topup-minimums"));
+    for (const minimum of deposit.minimums) lines.push(ctx.tr("topup-minimum-line", { currency: minimum.currency, amount: `${formatTrxForDisplay(minimum.amount)} ${minimum.currency}` }));
+  }
+  const currencies = deposit.minimums.length > 0 ? [...new Set(deposit.minimums.map((minimum) => minimum.currency))].join(", ") : "USDT-TRC20, TRX";
+  lines.push("", ctx.tr("topup-warning", { currencies, network: deposit.network }), "", ctx.tr("topup-credited"));
+  return lines.join("\n");
+}
+
+/** A PNG QR code of the text, drawn locally (no network). */
+export async function qrPng(text: string): Promise<Buffer> {
+  return QRCode.toBuffer(text, { type: "png", errorCorrectionLevel: "M", margin: 2, scale: 8 });
+}
+
+/** /wallet (balances, refresh in place), /topup (deposit address, minimums, QR code) and, through wallet-transactions, /transactions. */
+export function walletFeature(menu: MenuActions): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  async function loadWallet(ctx: BotContext): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
+    const client = await userClient(ctx);
+    if (!client) return null;
+    try {
+      return walletView(ctx, await client.balance());
+    } catch (error) {
+      await replyMarketplaceError(ctx, error, { read: true });
+      return null;
+    }
+  }
+
+  async function showWallet(ctx: BotContext): Promise<void> {
+    const view = await loadWallet(ctx);
+    if (view) await ctx.reply(view.text, { parse_mode: "HTML", reply_markup: view.keyboard });
+  }
+
+  async function showTopUp(ctx: BotContext): Promise<void> {
+    const client = await userClient(ctx);
+    if (!client) return;
+    let deposit: DepositAddress;
+    try {
+      // Always asked afresh: the address is the marketplace's to give, never a cached copy.
+      deposit = await client.depositAddress();
+    } catch (error) {
+      await replyMarketplaceError(ctx, error, { read: true });
+      return;
+    }
+    const keyboard = new InlineKeyboard().copyText(ctx.tr("button-copy-address"), deposit.address);
+    await ctx.reply(topUpText(ctx, deposit), { parse_mode: "HTML", reply_markup: keyboard });
+    const png = await qrPng(deposit.address);
+    const caption = `${ctx.tr("topup-caption", { network: deposit.network })}\n${code(deposit.address)}`;
+    await ctx.replyWithPhoto(new InputFile(png, "deposit.png"), { caption, parse_mode: "HTML" });
+  }
+
+  composer.command("wallet", showWallet);
+  menu.wallet = showWallet;
+  composer.command("topup", showTopUp);
+  menu.topup = showTopUp;
+
+  composer.callbackQuery("w:r", async (ctx) => {
+    const view = await loadWallet(ctx);
+    await ctx.answerCallbackQuery(view ? { text: ctx.tr("wallet-refreshed") } : undefined);
+    if (view) await editInPlace(ctx, view.text, view.keyboard);
+  });
+
+  composer.use(transactionsView(menu));
+
+  return composer;
+}

@@ -1,0 +1,38 @@
+import { I18n } from "@grammyjs/i18n";
+import type { Context } from "grammy";
+import { escapeHtml } from "./html";
+
+export const LANGUAGES = ["en", "ru", "zh"] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** Maps Telegram's language_code (e.g. "ru", "zh-hans", "pt-br") to a shipped language, English otherwise. */
+export function pickLanguage(code: string | null | undefined): Language {
+  const base = (code ?? "").toLowerCase().split(/[-_]/)[0];
+  return (LANGUAGES as readonly string[]).includes(base ?? "") ? (base as Language) : "en";
+}
+
+/** Loads the Fluent files from `locales/`. Variables are inserted without Unicode isolation marks. */
+export function createI18n<C extends Context>(directory: string, negotiate: (ctx: C) => string | undefined | Promise<string | undefined>): I18n<C> {
+  return new I18n<C>({
+    defaultLocale: "en",
+    directory,
+    useSession: false,
+    fluentBundleOptions: { useIsolating: false },
+    localeNegotiator: negotiate,
+  });
+}
+
+export type Vars = Record<string, string | number>;
+
+/** Every string variable is HTML-escaped; numbers must be formatted by the caller (no float formatting here). */
+export function escapeVars(vars: Vars | undefined): Record<string, string> | undefined {
+  if (!vars) return undefined;
+  return Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, escapeHtml(String(value))]));
+}
+
+/** Variables that are already safe HTML (built by the formatters), passed through as they are. */
+export type Translate = (key: string, vars?: Vars, html?: Record<string, string>) => string;
+
+export function translatorFor(i18n: { t(locale: string, key: string, vars?: Record<string, string>): string }, locale: string): Translate {
+  return (key, vars, html) => i18n.t(locale, key, { ...escapeVars(vars), ...html });
+}

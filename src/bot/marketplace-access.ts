@@ -1,0 +1,94 @@
+import { InlineKeyboard } from "grammy";
+import { findCredential, markKeyBroken, openApiKey } from "../db/repos/credentials";
+import { MarketplaceError, type MarketplaceClient } from "../marketplace";
+import { SecretBoxError } from "../security/secret-box";
+import type { BotContext } from "./context";
+
+export function connectButton(ctx: BotContext): InlineKeyboard {
+  return new InlineKeyboard().text(ctx.tr("button-connect"), "m:connect");
+}
+
+export function topUpButton(ctx: BotContext): InlineKeyboard {
+  return new InlineKeyboard().text(ctx.tr("button-topup"), "m:topup");
+}
+
+/**
+ * The marketplace client for the current user, or null after telling them what to do: link a key
+ * (with a button), relink a broken or unreadable one. Commands that need a key call this first,
+ * so nothing is half-run without one.
+ */
+export async function userClient(ctx: BotContext): Promise<MarketplaceClient | null> {
+  const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+  if (!credential) {
+    await ctx.reply(ctx.tr("connect-needed"), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
+    return null;
+  }
+  if (credential.broken_at) {
+    await ctx.reply(ctx.tr("key-broken", { last4: credential.last4 }), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
+    return null;
+  }
+  try {
+    // Decrypted per call and held only inside the getter's closure.
+    const apiKey = openApiKey(ctx.deps.box, credential);
+    return ctx.deps.marketplace(() => apiKey);
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    ctx.deps.logger.warn({ userId: ctx.account.telegram_id, reason: error.reason }, "stored API key cannot be decrypted; asking the user to relink");
+    await ctx.reply(ctx.tr("key-relink"), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
+    return null;
+  }
+}
+
+export interface ErrorReplyOptions {
+  /** Edit this message instead of sending a new one (confirmation cards). */
+  editMessageId?: number;
+  /** True for reads: a 403 that is not about scope or limits means the key lost access. */
+  read?: boolean;
+}
+
+/** The message key and the next step for a marketplace failure. */
+export function describeMarketplaceError(ctx: BotContext, error: MarketplaceError): { text: string; keyboard?: InlineKeyboard } {
+  const detail = error.detail ?? "";
+  switch (error.kind) {
+    case "insufficient_balance":
+      return { text: ctx.tr("error-insufficient-balance"), keyboard: topUpButton(ctx) };
+    case "insufficient_scope":
+      return { text: ctx.tr("error-scope") };
+    case "spend_limit":
+      return { text: ctx.tr("error-spend-limit") };
+    case "provider_failed":
+      return { text: ctx.tr("error-provider-failed") };
+    case "unauthorized":
+    case "forbidden":
+      return { text: ctx.tr("key-broken-now"), keyboard: connectButton(ctx) };
+    case "bad_request":
+    case "unprocessable":
+      return { text: ctx.tr("error-rejected", { detail: detail || error.kind }) };
+    case "not_found":
+      return { text: ctx.tr("error-not-found") };
+    case "conflict":
+      return { text: ctx.tr("error-conflict", { detail: detail || "409" }) };
+    case "rate_limited":
+      return { text: ctx.tr("error-rate-limited") };
+    default:
+      return { text: ctx.tr("error-unavailable") };
+  }
+}
+
+/**
+ * Tells the user about a failed marketplace call, with its own message and next step. A 401 (or a
+ * 403 on a read) marks the key broken so background polling stops until they link again.
+ */
+export async function replyMarketplaceError(ctx: BotContext, error: unknown, options: ErrorReplyOptions = {}): Promise<void> {
+  if (!(error instanceof MarketplaceError)) throw error;
+  if (error.kind === "unauthorized" || (error.kind === "forbidden" && options.read !== false)) {
+    await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
+  }
+  ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind, status: error.status, code: error.code, path: error.path }, "marketplace call failed; the user was told");
+  const { text, keyboard } = describeMarketplaceError(ctx, error);
+  if (options.editMessageId !== undefined && ctx.chat) {
+    await ctx.api.editMessageText(ctx.chat.id, options.editMessageId, text, { parse_mode: "HTML", reply_markup: keyboard });
+    return;
+  }
+  await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
+}

@@ -1,0 +1,55 @@
+import type { MiddlewareFn } from "grammy";
+import { upsertUser } from "../../db/repos/users";
+import type { BotContext, BotDeps } from "../context";
+import { pickLanguage, translatorFor } from "../i18n";
+
+/** Puts the deps on the context and counts the update. */
+export function provideDeps(deps: BotDeps): MiddlewareFn<BotContext> {
+  return async (ctx, next) => {
+    ctx.deps = deps;
+    const type = Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown";
+    try {
+      await next();
+      deps.metrics.updates.inc({ type, outcome: "ok" });
+    } catch (error) {
+      deps.metrics.updates.inc({ type, outcome: "error" });
+      throw error;
+    }
+  };
+}
+
+const groupsTold = new Map<number, number>();
+
+/**
+ * Private chats only. In a group the bot says once (per chat, per hour) that it works in private
+ * chats, answers any button press, and does nothing else.
+ */
+export function privateChatsOnly(): MiddlewareFn<BotContext> {
+  return async (ctx, next) => {
+    const chat = ctx.chat;
+    if (!chat || chat.type === "private") return next();
+    if (ctx.callbackQuery) {
+      await ctx.answerCallbackQuery();
+      return;
+    }
+    if (chat.type === "channel" || !ctx.message) return;
+    const now = ctx.deps.now();
+    const last = groupsTold.get(chat.id);
+    if (last !== undefined && now - last < 3_600_000) return;
+    groupsTold.set(chat.id, now);
+    const lang = pickLanguage(ctx.from?.language_code);
+    await ctx.reply(translatorFor(ctx.deps.i18n, lang)("private-only"), { parse_mode: "HTML" });
+  };
+}
+
+/** Loads (or creates) the user row and the language: /settings choice first, then Telegram's. */
+export function loadAccount(): MiddlewareFn<BotContext> {
+  return async (ctx, next) => {
+    if (!ctx.from || !ctx.chat) return next();
+    const account = await upsertUser(ctx.deps.db, ctx.from.id, ctx.chat.id, ctx.deps.now());
+    ctx.account = account;
+    ctx.lang = pickLanguage(account.language ?? ctx.from.language_code);
+    ctx.tr = translatorFor(ctx.deps.i18n, ctx.lang);
+    return next();
+  };
+}

@@ -1,0 +1,137 @@
+import { z } from "zod";
+
+/**
+ * Every setting the bot reads, from the environment (and `.env`, loaded by main before this runs).
+ * `parseConfig` is pure: it never touches the disk or the network, so tests call it directly.
+ */
+
+const BOT_TOKEN_PATTERN = /^\d{1,20}:[A-Za-z0-9_-]{30,}$/;
+
+const blankToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+const optionalString = z.preprocess(blankToUndefined, z.string().optional());
+
+const httpUrl = (what: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .refine((value) => {
+        try {
+          const url = new URL(value);
+          return url.protocol === "http:" || url.protocol === "https:";
+        } catch {
+          return false;
+        }
+      }, `expected ${what}`)
+      .transform((value) => value.replace(/\/+$/, ""))
+      .optional(),
+  );
+
+const secretKey = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .refine((value) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === 32, {
+      message: "expected 32 random bytes, base64-encoded (generate one with: openssl rand -base64 32)",
+    })
+    .optional(),
+);
+
+const integerInRange = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    (value) => (blankToUndefined(value) === undefined ? fallback : value),
+    z.coerce.number({ message: `expected a whole number from ${min} to ${max}` }).int(`expected a whole number from ${min} to ${max}`).min(min, `expected a whole number from ${min} to ${max}`).max(max, `expected a whole number from ${min} to ${max}`),
+  );
+
+// node-cron accepts 5 or 6 fields (seconds optional); a light check here, node-cron validates fully at start.
+const cronExpression = z.preprocess(
+  (value) => blankToUndefined(value) ?? "*/30 * * * * *",
+  z.string().refine((value) => {
+    const fields = value.trim().split(/\s+/);
+    return (fields.length === 5 || fields.length === 6) && fields.every((field) => /^[\d*/,\-A-Za-z?LW#]+$/.test(field));
+  }, "expected a cron expression of 5 or 6 fields, e.g. */30 * * * * * (every 30 s)"),
+);
+
+const databaseUrl = z.preprocess(
+  (value) => blankToUndefined(value) ?? "file:./data/bot.db",
+  z
+    .string()
+    .refine(
+      (value) => value === ":memory:" || /^file:.+/.test(value) || /^postgres(ql)?:\/\/.+/.test(value),
+      "expected file:PATH, :memory: or postgres://user:password@host/db",
+    ),
+);
+
+export const configSchema = z.object({
+  BOT_TOKEN: z.preprocess(
+    blankToUndefined,
+    z.string().regex(BOT_TOKEN_PATTERN, "expected a token from @BotFather like 123456:ABC-DEF… (digits, a colon, then 30+ letters)").optional(),
+  ),
+  MARKETPLACE_URL: httpUrl("an http(s) URL, the marketplace base URL, e.g. https://marketplace.example"),
+  TELEGRAM_API_ROOT: httpUrl("an http(s) URL of a Bot API server, e.g. https://api.telegram.org").transform((value) => value ?? "https://api.telegram.org"),
+  DATABASE_URL: databaseUrl,
+  SECRET_KEY: secretKey,
+  SECRET_KEY_PREVIOUS: secretKey,
+  BOT_MODE: z.preprocess((value) => blankToUndefined(value) ?? "polling", z.enum(["polling", "webhook"], { message: "expected polling or webhook" })),
+  PUBLIC_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .refine((value) => {
+        try {
+          return new URL(value).protocol === "https:";
+        } catch {
+          return false;
+        }
+      }, "expected the public https origin of this server, e.g. https://bot.example.com")
+      .transform((value) => value.replace(/\/+$/, ""))
+      .optional(),
+  ),
+  HOST: optionalString,
+  PORT: integerInRange(0, 65535, 8080),
+  NOTIFICATIONS_POLL: cronExpression,
+  LOG_LEVEL: z.preprocess(
+    (value) => blankToUndefined(value) ?? "info",
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "expected one of fatal, error, warn, info, debug, trace, silent" }),
+  ),
+  /** Requests per second the notification poller may send to the marketplace (it publishes no limit). */
+  POLL_RATE: integerInRange(1, 10_000, 50),
+  MARKETPLACE_TIMEOUT_MS: integerInRange(100, 120_000, 10_000),
+  /** Optional: require a `sha256=` HMAC of the raw body on marketplace webhooks (the marketplace spec does not define signing yet). */
+  MARKETPLACE_WEBHOOK_SECRET: optionalString,
+  MARKETPLACE_WEBHOOK_SIGNATURE_HEADER: z.preprocess((value) => blankToUndefined(value) ?? "x-signature", z.string()),
+  NODE_ENV: optionalString,
+});
+
+export type Config = z.infer<typeof configSchema> & {
+  /** True when BOT_TOKEN is unset: the bot runs against the local playground's Bot API. */
+  playground: boolean;
+};
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+/** Validates the environment; on failure returns one line per problem naming the variable (never its value). */
+export function parseConfig(env: Record<string, string | undefined>): ConfigResult {
+  const result = configSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "config"}: ${issue.message}`);
+    return { ok: false, problems: [...new Set(problems)] };
+  }
+  const config = result.data;
+  const problems: string[] = [];
+  if (config.BOT_MODE === "webhook" && !config.PUBLIC_URL) problems.push("PUBLIC_URL: required when BOT_MODE=webhook (the https origin Telegram posts updates to)");
+  if (config.BOT_MODE === "webhook" && !config.BOT_TOKEN) problems.push("BOT_TOKEN: required when BOT_MODE=webhook");
+  if (config.SECRET_KEY_PREVIOUS && !config.SECRET_KEY) problems.push("SECRET_KEY: required when SECRET_KEY_PREVIOUS is set (the new key of the rotation)");
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, config: { ...config, playground: !config.BOT_TOKEN } };
+}
+
+/** The folder beside a file database (where a generated SECRET_KEY is kept); ./data otherwise. */
+export function dataDirectory(config: Pick<Config, "DATABASE_URL">): string {
+  if (config.DATABASE_URL.startsWith("file:")) {
+    const path = config.DATABASE_URL.slice("file:".length);
+    const slash = path.lastIndexOf("/");
+    return slash > 0 ? path.slice(0, slash) : ".";
+  }
+  return "./data";
+}

@@ -1,0 +1,48 @@
+import type { Kysely, Selectable } from "kysely";
+import type { Database, PendingActionsTable } from "../schema";
+
+export type PendingAction = Selectable<PendingActionsTable>;
+
+export async function createPendingAction(
+  db: Kysely<Database>,
+  action: { id: string; telegramId: number; kind: string; payload: unknown; idempotencyKey: string; chatId: number; now: number },
+): Promise<void> {
+  await db
+    .insertInto("pending_actions")
+    .values({
+      id: action.id,
+      telegram_id: action.telegramId,
+      kind: action.kind,
+      payload: JSON.stringify(action.payload),
+      idempotency_key: action.idempotencyKey,
+      state: "pending",
+      result: null,
+      chat_id: action.chatId,
+      message_id: null,
+      created_at: action.now,
+      updated_at: action.now,
+    })
+    .execute();
+}
+
+export async function findPendingAction(db: Kysely<Database>, telegramId: number, id: string): Promise<PendingAction | undefined> {
+  return db.selectFrom("pending_actions").selectAll().where("id", "=", id).where("telegram_id", "=", telegramId).executeTakeFirst();
+}
+
+export async function setPendingActionMessage(db: Kysely<Database>, id: string, messageId: number): Promise<void> {
+  await db.updateTable("pending_actions").set({ message_id: messageId }).where("id", "=", id).execute();
+}
+
+/**
+ * Moves a card from one state to another only if it is still in `from`: the compare-and-set that
+ * makes a Confirm tap one-shot even when two taps race (or reach two processes).
+ */
+export async function transitionPendingAction(db: Kysely<Database>, id: string, from: string[], to: string, now: number, result?: unknown): Promise<boolean> {
+  const update = await db
+    .updateTable("pending_actions")
+    .set({ state: to, updated_at: now, ...(result === undefined ? {} : { result: JSON.stringify(result) }) })
+    .where("id", "=", id)
+    .where("state", "in", from)
+    .executeTakeFirst();
+  return Number(update.numUpdatedRows) > 0;
+}

@@ -1,0 +1,144 @@
+import type { Generated } from "kysely";
+
+/**
+ * The bot's tables. Times are integer milliseconds since the epoch; money and int64 values from
+ * the marketplace are kept as decimal strings, never as floats.
+ */
+
+export interface UsersTable {
+  telegram_id: number;
+  chat_id: number;
+  /** Language chosen in /settings; null = follow Telegram's language_code. */
+  language: string | null;
+  alert_orders: number;
+  alert_rules: number;
+  alert_deposits: number;
+  alert_other: number;
+  /** 0 after the user blocked the bot (403 on send); set back to 1 when they write again. */
+  active: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A user's marketplace API key, AES-256-GCM encrypted; never stored in plaintext. */
+export interface CredentialsTable {
+  telegram_id: number;
+  key_id: string;
+  /** base64 of nonce (12 bytes) | ciphertext | tag (16 bytes). */
+  ciphertext: string;
+  last4: string;
+  /** Set when the marketplace answered 401 (or 403 on a read) for this key. */
+  broken_at: number | null;
+  broken_notified: number;
+  linked_at: number;
+}
+
+export interface WebhookTokensTable {
+  telegram_id: number;
+  /** SHA-256 (hex) of the random token; the token itself is shown once and never stored. */
+  token_hash: string;
+  created_at: number;
+}
+
+export interface AddressesTable {
+  telegram_id: number;
+  address: string;
+  label: string | null;
+  last_used_at: number;
+}
+
+/** A guided flow in progress (one per user): which step and the answers so far. Never holds a key. */
+export interface FlowsTable {
+  telegram_id: number;
+  flow: string;
+  step: string;
+  data: string;
+  version: number;
+  updated_at: number;
+}
+
+/** A confirmation card: what a Confirm tap will do, bound to one Idempotency-Key. */
+export interface PendingActionsTable {
+  id: string;
+  telegram_id: number;
+  kind: string;
+  payload: string;
+  idempotency_key: string;
+  /** pending → processing → done | failed | cancelled */
+  state: string;
+  result: string | null;
+  chat_id: number;
+  message_id: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Short ids standing in for long values (rule ids, order ids) in callback data. */
+export interface CallbackRefsTable {
+  id: string;
+  telegram_id: number;
+  value: string;
+  created_at: number;
+}
+
+export interface OutboxTable {
+  id: Generated<number>;
+  telegram_id: number;
+  chat_id: number;
+  /** One alert per event: e.g. "order:<id>:filled"; unique per user. */
+  dedupe_key: string;
+  /** JSON: { method, params } of the Bot API call. */
+  payload: string;
+  /** queued → sent | dropped */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export interface WebhookEventsTable {
+  dedupe_key: string;
+  received_at: number;
+}
+
+export interface SeenNotificationsTable {
+  telegram_id: number;
+  notification_id: string;
+  seen_at: number;
+}
+
+export interface PollStateTable {
+  telegram_id: number;
+  /** 0 until the first poll recorded the existing notifications as seen. */
+  primed: number;
+  failures: number;
+  next_poll_at: number;
+}
+
+export interface FollowedOrdersTable {
+  order_id: string;
+  telegram_id: number;
+  attempts: number;
+  next_check_at: number;
+  done: number;
+  created_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  credentials: CredentialsTable;
+  webhook_tokens: WebhookTokensTable;
+  addresses: AddressesTable;
+  flows: FlowsTable;
+  pending_actions: PendingActionsTable;
+  callback_refs: CallbackRefsTable;
+  outbox: OutboxTable;
+  webhook_events: WebhookEventsTable;
+  seen_notifications: SeenNotificationsTable;
+  poll_state: PollStateTable;
+  followed_orders: FollowedOrdersTable;
+}

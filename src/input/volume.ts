@@ -1,0 +1,52 @@
+/**
+ * Volumes as people type them: 65000, 65,000, 65 000, 65k, 1.5m, 131K. Whole units only, above
+ * zero. Never throws: anything else is a "format" error naming the accepted forms.
+ */
+export type VolumeParse = { ok: true; volume: bigint } | { ok: false; reason: "format" | "zero" | "negative" | "fraction" };
+
+const SUFFIX: Record<string, bigint> = { "": 1n, k: 1_000n, m: 1_000_000n };
+
+export function parseVolume(input: string): VolumeParse {
+  if (typeof input !== "string" || input.length > 40) return { ok: false, reason: "format" };
+  let text = input.trim().toLowerCase().replace(/[\u00a0\u202f]/g, " ");
+  let negative = false;
+  if (text.startsWith("-") || text.startsWith("−")) {
+    negative = true;
+    text = text.slice(1).trim();
+  }
+  // thousands separators: commas or single spaces between groups of three digits
+  const grouped = /^\d{1,3}(?:[, ]\d{3})+(?:\.\d+)?[km]?$/;
+  if (grouped.test(text)) text = text.replace(/[, ]/g, "");
+  const match = /^(\d+)(?:\.(\d+))?\s*([km]?)$/.exec(text);
+  if (!match) return { ok: false, reason: "format" };
+  const [, whole, fraction = "", suffix = ""] = match;
+  const multiplier = SUFFIX[suffix]!;
+  const scale = 10n ** BigInt(fraction.length);
+  const numerator = (BigInt(whole!) * scale + BigInt(fraction || "0")) * multiplier;
+  if (numerator % scale !== 0n) return { ok: false, reason: "fraction" };
+  const volume = numerator / scale;
+  if (negative && volume !== 0n) return { ok: false, reason: "negative" };
+  if (volume === 0n) return { ok: false, reason: "zero" };
+  return { ok: true, volume };
+}
+
+/** Bounds from the options endpoint; null when inside. */
+export function checkBounds(volume: bigint, min: bigint, max: bigint): "below" | "above" | null {
+  if (volume < min) return "below";
+  if (volume > max) return "above";
+  return null;
+}
+
+export const RESOURCES = ["energy", "bandwidth"] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+export function parseResource(input: string): Resource | null {
+  const text = input.trim().toLowerCase();
+  return (RESOURCES as readonly string[]).includes(text) ? (text as Resource) : null;
+}
+
+/** Durations are exactly those the options endpoint lists, matched case-insensitively. */
+export function parseDuration(input: string, allowed: readonly string[]): string | null {
+  const text = input.trim().toLowerCase();
+  return allowed.find((duration) => duration.toLowerCase() === text) ?? null;
+}

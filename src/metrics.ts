@@ -1,0 +1,65 @@
+/**
+ * A small Prometheus text-format registry: counters with labels plus process metrics.
+ * Enough for /metrics without another dependency.
+ */
+type Labels = Record<string, string>;
+
+class Counter {
+  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
+
+  inc(labels: Labels = {}, by = 1): void {
+    const key = JSON.stringify(labels);
+    const entry = this.values.get(key) ?? { labels, value: 0 };
+    entry.value += by;
+    this.values.set(key, entry);
+  }
+
+  get(labels: Labels = {}): number {
+    return this.values.get(JSON.stringify(labels))?.value ?? 0;
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
+    for (const { labels, value } of this.values.values()) lines.push(`${this.name}${renderLabels(labels)} ${value}`);
+    return lines.join("\n");
+  }
+}
+
+function renderLabels(labels: Labels): string {
+  const entries = Object.entries(labels);
+  if (entries.length === 0) return "";
+  return `{${entries.map(([name, value]) => `${name}="${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`).join(",")}}`;
+}
+
+export class Metrics {
+  readonly updates = new Counter("bot_updates_handled_total", "Telegram updates handled, by type and outcome");
+  readonly apiCalls = new Counter("marketplace_api_calls_total", "Marketplace API calls, by method, route and outcome");
+  readonly httpRequests = new Counter("http_requests_total", "HTTP requests served, by route and status");
+  readonly alerts = new Counter("alerts_total", "Pushed alerts, by outcome");
+  private readonly gauges = new Map<string, { help: string; read: () => number | Promise<number> }>();
+
+  /** Registers a gauge read at scrape time (queue depth, leases…). */
+  gauge(name: string, help: string, read: () => number | Promise<number>): void {
+    this.gauges.set(name, { help, read });
+  }
+
+  async render(): Promise<string> {
+    const memory = process.memoryUsage();
+    const cpu = process.cpuUsage();
+    const blocks = [this.updates.render(), this.apiCalls.render(), this.httpRequests.render(), this.alerts.render()];
+    for (const [name, gauge] of this.gauges) {
+      blocks.push(`# HELP ${name} ${gauge.help}\n# TYPE ${name} gauge\n${name} ${await gauge.read()}`);
+    }
+    blocks.push(
+      `# HELP process_resident_memory_bytes Resident memory size in bytes\n# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes ${memory.rss}`,
+      `# HELP nodejs_heap_used_bytes V8 heap used\n# TYPE nodejs_heap_used_bytes gauge\nnodejs_heap_used_bytes ${memory.heapUsed}`,
+      `# HELP process_cpu_seconds_total CPU time spent\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`,
+      `# HELP process_uptime_seconds Process uptime\n# TYPE process_uptime_seconds gauge\nprocess_uptime_seconds ${process.uptime()}`,
+    );
+    return `${blocks.join("\n")}\n`;
+  }
+}

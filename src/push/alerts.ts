@@ -1,0 +1,82 @@
+import { InlineKeyboard } from "grammy";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema";
+import { alertEnabled, findUser, type AlertKind } from "../db/repos/users";
+import { refFor } from "../db/repos/callback-refs";
+import { pickLanguage, translatorFor, type Translate } from "../bot/i18n";
+import { code, escapeHtml, truncate, txLink } from "../bot/html";
+import { trxText, volumeText } from "../bot/format";
+import type { OutboxPayload } from "./outbox";
+
+export type Translations = { t(locale: string, key: string, vars?: Record<string, string>): string };
+
+/** The parts of an order an alert shows; every field but the id may be missing from a webhook. */
+export interface OrderFacts {
+  id: string;
+  resource?: string;
+  volume?: string;
+  targetAddress?: string;
+  totalTrx?: string;
+  txId?: string | null;
+}
+
+export type FinalState = "filled" | "failed";
+
+/** Classifies an order status: "filled", "failed", or null while it is still on its way. */
+export function finalState(status: string | undefined): FinalState | null {
+  const value = (status ?? "").toLowerCase();
+  if (value === "filled" || value === "completed" || value === "delivered" || value === "success") return "filled";
+  if (/fail|cancel|refund|error|reject|expire/.test(value)) return "failed";
+  return null;
+}
+
+/** The dedupe key shared by every path that can see one settlement (webhook, poller, follower). */
+export function settlementKey(orderId: string, state: FinalState): string {
+  return `order:${orderId.toLowerCase()}:${state}`;
+}
+
+export interface Recipient {
+  telegramId: number;
+  chatId: number;
+  tr: Translate;
+}
+
+/** The user to push to, if they are active and have this kind of alert switched on. */
+export async function recipientFor(db: Kysely<Database>, translations: Translations, telegramId: number, kind: AlertKind): Promise<Recipient | null> {
+  const user = await findUser(db, telegramId);
+  if (!user || user.active !== 1 || !alertEnabled(user, kind)) return null;
+  return { telegramId, chatId: user.chat_id, tr: translatorFor(translations, pickLanguage(user.language ?? "en")) };
+}
+
+function message(text: string, keyboard?: InlineKeyboard): OutboxPayload {
+  return { method: "sendMessage", params: { text: truncate(text, 4000), parse_mode: "HTML", link_preview_options: { is_disabled: true }, ...(keyboard ? { reply_markup: keyboard } : {}) } };
+}
+
+export function settlementAlert(recipient: Recipient, order: OrderFacts, state: FinalState): OutboxPayload {
+  const { tr } = recipient;
+  const short = order.id.slice(0, 8);
+  if (state === "failed") {
+    return message([tr("alert-order-failed", { id: short }), order.totalTrx ? tr("alert-refunded-amount", { value: trxText(order.totalTrx) }) : tr("alert-refunded")].join("\n"));
+  }
+  const lines = [tr("alert-order-filled", { id: short })];
+  if (order.volume && order.resource) lines.push(tr("alert-delivered", { volume: volumeText(order.volume), resource: order.resource }));
+  if (order.targetAddress) lines.push(tr("alert-target", {}, { value: code(order.targetAddress) }));
+  if (order.totalTrx) lines.push(tr("alert-total", { value: trxText(order.totalTrx) }));
+  if (order.txId) lines.push(tr("alert-tx", {}, { link: txLink(order.txId) }));
+  lines.push("", tr("alert-filled-hint"));
+  return message(lines.join("\n"));
+}
+
+export async function rulePausedAlert(db: Kysely<Database>, recipient: Recipient, ruleId: string | null, reason: string, now: number): Promise<OutboxPayload> {
+  const { tr } = recipient;
+  const keyboard = new InlineKeyboard().text(tr("button-topup"), "m:topup");
+  if (ruleId) keyboard.text(tr("button-resume"), `rl:r:${await refFor(db, recipient.telegramId, ruleId, now)}`);
+  const lines = [tr("alert-rule-paused", { id: (ruleId ?? "").slice(0, 8) }), escapeHtml(truncate(reason, 1000))];
+  return message(lines.join("\n"), keyboard);
+}
+
+export function notificationAlert(recipient: Recipient, notification: { title: string; body: string; link: string | null }): OutboxPayload {
+  const lines = [`<b>${escapeHtml(truncate(notification.title, 200))}</b>`, escapeHtml(truncate(notification.body, 3000))];
+  if (notification.link && /^https?:\/\//.test(notification.link)) lines.push(`<a href="${escapeHtml(notification.link)}">${escapeHtml(truncate(notification.link, 200))}</a>`);
+  return message(lines.join("\n"));
+}

@@ -1,0 +1,152 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema";
+import { findCredential, markKeyBroken, openApiKey } from "../db/repos/credentials";
+import type { Logger } from "../logger";
+import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
+import type { SecretBox } from "../security/secret-box";
+import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey, type Translations } from "./alerts";
+import { enqueueAlert, type OutboxPayload } from "./outbox";
+
+export interface PollerDeps {
+  db: Kysely<Database>;
+  logger: Logger;
+  box: SecretBox;
+  translations: Translations;
+  now: () => number;
+  marketplace: (apiKey?: () => string) => MarketplaceClient;
+  onQueued: () => void;
+  /** Marketplace requests per second the poller may make. */
+  ratePerSecond: number;
+  concurrency?: number;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+function textOf(notification: Notification): string {
+  return `${notification.type} ${notification.title}`.toLowerCase();
+}
+
+/** Records a user's existing notifications as seen (at link time), so they are not replayed as alerts. */
+export async function primeNotifications(deps: PollerDeps, telegramId: number): Promise<void> {
+  const now = deps.now();
+  await deps.db.insertInto("poll_state").values({ telegram_id: telegramId, primed: 0, failures: 0, next_poll_at: now }).onConflict((oc) => oc.column("telegram_id").doUpdateSet({ primed: 0, failures: 0, next_poll_at: now })).execute();
+  await pollUser(deps, telegramId).catch((error: unknown) => deps.logger.warn({ err: error, userId: telegramId }, "priming notifications failed; the first poll will do it"));
+}
+
+/** Builds the alert for one notification and its dedupe key (settlements share the order's key). */
+async function alertFor(deps: PollerDeps, telegramId: number, client: MarketplaceClient, notification: Notification): Promise<{ key: string; payload: OutboxPayload } | null> {
+  const text = textOf(notification);
+  const id = UUID.exec(`${notification.link ?? ""} ${notification.body} ${notification.title}`)?.[0];
+  const now = deps.now();
+  if (text.includes("order") && id && /fill|fail|settle|deliver|refund/.test(text)) {
+    const recipient = await recipientFor(deps.db, deps.translations, telegramId, "orders");
+    if (!recipient) return null;
+    try {
+      const order = await client.getOrder(id);
+      const state = finalState(order.status);
+      if (state) return { key: settlementKey(order.id, state), payload: settlementAlert(recipient, order, state) };
+    } catch {
+      // fall through to the notification's own words
+    }
+    return { key: `notification:${notification.id}`, payload: notificationAlert(recipient, notification) };
+  }
+  if (/pause/.test(text) && /automation|rule|refill|renewal|smart/.test(`${text} ${notification.body.toLowerCase()}`)) {
+    const recipient = await recipientFor(deps.db, deps.translations, telegramId, "rules");
+    if (!recipient) return null;
+    return { key: `notification:${notification.id}`, payload: await rulePausedAlert(deps.db, recipient, id ?? null, `${notification.title}: ${notification.body}`, now) };
+  }
+  const kind = /deposit|top.?up|credit/.test(text) ? "deposits" : "other";
+  const recipient = await recipientFor(deps.db, deps.translations, telegramId, kind);
+  if (!recipient) return null;
+  return { key: `notification:${notification.id}`, payload: notificationAlert(recipient, notification) };
+}
+
+/** Polls one user's newest notifications page; queues those not yet relayed. Never marks them read at the marketplace. */
+export async function pollUser(deps: PollerDeps, telegramId: number): Promise<number> {
+  const credential = await findCredential(deps.db, telegramId);
+  if (!credential || credential.broken_at) return 0;
+  const state = await deps.db.selectFrom("poll_state").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
+  let client: MarketplaceClient;
+  try {
+    const apiKey = openApiKey(deps.box, credential);
+    client = deps.marketplace(() => apiKey);
+  } catch {
+    return 0;
+  }
+  const now = deps.now();
+  let page;
+  try {
+    page = await client.notifications({ page: 1 });
+  } catch (error) {
+    if (error instanceof MarketplaceError && (error.kind === "unauthorized" || error.kind === "forbidden")) {
+      await markKeyBroken(deps.db, telegramId, now);
+    }
+    const failures = (state?.failures ?? 0) + 1;
+    await deps.db
+      .insertInto("poll_state")
+      .values({ telegram_id: telegramId, primed: state?.primed ?? 0, failures, next_poll_at: now + Math.min(30 * 60_000, 15_000 * 2 ** Math.min(failures, 7)) })
+      .onConflict((oc) => oc.column("telegram_id").doUpdateSet({ failures, next_poll_at: now + Math.min(30 * 60_000, 15_000 * 2 ** Math.min(failures, 7)) }))
+      .execute();
+    return 0;
+  }
+  const ids = page.items.map((item) => item.id);
+  const seen = ids.length === 0 ? [] : await deps.db.selectFrom("seen_notifications").select("notification_id").where("telegram_id", "=", telegramId).where("notification_id", "in", ids).execute();
+  const seenIds = new Set(seen.map((row) => row.notification_id));
+  const fresh = page.items.filter((item) => !seenIds.has(item.id));
+  const primed = state?.primed === 1;
+  const alerts: Array<{ key: string; payload: OutboxPayload } | null> = [];
+  if (primed) for (const notification of [...fresh].reverse()) alerts.push(await alertFor(deps, telegramId, client, notification));
+  const recipientChat = (await deps.db.selectFrom("users").select("chat_id").where("telegram_id", "=", telegramId).executeTakeFirst())?.chat_id;
+  let queued = 0;
+  await deps.db.transaction().execute(async (trx) => {
+    for (const notification of fresh) {
+      await trx.insertInto("seen_notifications").values({ telegram_id: telegramId, notification_id: notification.id, seen_at: now }).onConflict((oc) => oc.doNothing()).execute();
+    }
+    for (const alert of alerts) {
+      if (!alert || recipientChat === undefined) continue;
+      if (await enqueueAlert(trx, { telegramId, chatId: recipientChat, dedupeKey: alert.key, payload: alert.payload, now })) queued += 1;
+    }
+    await trx
+      .insertInto("poll_state")
+      .values({ telegram_id: telegramId, primed: 1, failures: 0, next_poll_at: now })
+      .onConflict((oc) => oc.column("telegram_id").doUpdateSet({ primed: 1, failures: 0, next_poll_at: now }))
+      .execute();
+  });
+  if (queued > 0) deps.onQueued();
+  return queued;
+}
+
+/**
+ * One poll cycle over every active linked user whose back-off has passed, with bounded
+ * concurrency and at most `ratePerSecond` marketplace requests per second.
+ */
+export async function pollAll(deps: PollerDeps): Promise<{ users: number; queued: number }> {
+  const now = deps.now();
+  const users = await deps.db
+    .selectFrom("credentials")
+    .innerJoin("users", "users.telegram_id", "credentials.telegram_id")
+    .leftJoin("poll_state", "poll_state.telegram_id", "credentials.telegram_id")
+    .select("credentials.telegram_id")
+    .where("credentials.broken_at", "is", null)
+    .where("users.active", "=", 1)
+    .where((eb) => eb.or([eb("poll_state.next_poll_at", "is", null), eb("poll_state.next_poll_at", "<=", now)]))
+    .execute();
+  const interval = 1000 / deps.ratePerSecond;
+  const concurrency = deps.concurrency ?? 16;
+  let next = 0;
+  let queued = 0;
+  const started = Date.now();
+  const worker = async () => {
+    while (next < users.length) {
+      const index = next++;
+      const wait = started + index * interval - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      queued += await pollUser(deps, Number(users[index]!.telegram_id)).catch((error: unknown) => {
+        deps.logger.warn({ err: error }, "notification poll of one user failed");
+        return 0;
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, users.length) }, worker));
+  return { users: users.length, queued };
+}

@@ -1,0 +1,70 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema";
+import { findCredential, openApiKey } from "../db/repos/credentials";
+import type { Logger } from "../logger";
+import { MarketplaceError, type MarketplaceClient } from "../marketplace";
+import type { SecretBox } from "../security/secret-box";
+import { finalState, recipientFor, settlementAlert, settlementKey, type Translations } from "./alerts";
+import { enqueueAlert } from "./outbox";
+
+const GIVE_UP_MS = 24 * 3_600_000;
+const delayFor = (attempts: number) => Math.min(5 * 60_000, 3_000 * 2 ** Math.min(attempts, 8));
+
+export interface FollowerDeps {
+  db: Kysely<Database>;
+  logger: Logger;
+  box: SecretBox;
+  translations: Translations;
+  now: () => number;
+  marketplace: (apiKey?: () => string) => MarketplaceClient;
+  onQueued: () => void;
+}
+
+/** Records an order placed through the bot, to be checked until it settles. */
+export async function followOrder(db: Kysely<Database>, telegramId: number, orderId: string, now: number): Promise<void> {
+  await db
+    .insertInto("followed_orders")
+    .values({ order_id: orderId, telegram_id: telegramId, attempts: 0, next_check_at: now + 2_000, done: 0, created_at: now })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/**
+ * Checks due followed orders (GET /api/v1/orders/{id}) on a back-off schedule; a settled order
+ * queues the same alert (same dedupe key) a webhook would, so users without a webhook are told too.
+ */
+export async function checkFollowedOrders(deps: FollowerDeps, limit = 50): Promise<number> {
+  const now = deps.now();
+  const due = await deps.db.selectFrom("followed_orders").selectAll().where("done", "=", 0).where("next_check_at", "<=", now).orderBy("next_check_at").limit(limit).execute();
+  let settled = 0;
+  for (const row of due) {
+    const telegramId = Number(row.telegram_id);
+    const credential = await findCredential(deps.db, telegramId);
+    if (!credential || credential.broken_at || now - row.created_at > GIVE_UP_MS) {
+      await deps.db.updateTable("followed_orders").set({ done: 1 }).where("order_id", "=", row.order_id).execute();
+      continue;
+    }
+    try {
+      const apiKey = openApiKey(deps.box, credential);
+      const order = await deps.marketplace(() => apiKey).getOrder(row.order_id);
+      const state = finalState(order.status);
+      if (!state) {
+        await deps.db.updateTable("followed_orders").set({ attempts: row.attempts + 1, next_check_at: now + delayFor(row.attempts + 1) }).where("order_id", "=", row.order_id).execute();
+        continue;
+      }
+      const recipient = await recipientFor(deps.db, deps.translations, telegramId, "orders");
+      const queued = await deps.db.transaction().execute(async (trx) => {
+        await trx.updateTable("followed_orders").set({ done: 1 }).where("order_id", "=", row.order_id).execute();
+        if (!recipient) return false;
+        return enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: settlementKey(order.id, state), payload: settlementAlert(recipient, order, state), now });
+      });
+      settled += 1;
+      if (queued) deps.onQueued();
+    } catch (error) {
+      const kind = error instanceof MarketplaceError ? error.kind : "unexpected";
+      deps.logger.warn({ orderId: row.order_id, kind }, "order check failed; will try again later");
+      await deps.db.updateTable("followed_orders").set({ attempts: row.attempts + 1, next_check_at: now + delayFor(row.attempts + 1) }).where("order_id", "=", row.order_id).execute();
+    }
+  }
+  return settled;
+}

@@ -1,0 +1,90 @@
+import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
+import type { Database, OutboxTable } from "../db/schema";
+
+export type OutboxRow = Selectable<OutboxTable>;
+export interface OutboxPayload {
+  method: "sendMessage" | "sendPhoto";
+  params: Record<string, unknown>;
+}
+
+/**
+ * Queues one pushed message. The (user, dedupe key) pair is unique, so the same event reaching us
+ * by webhook, notification poll and order poll is queued once. Returns false for a duplicate.
+ * Call inside the transaction that records the event, so "acknowledged" implies "queued".
+ */
+export async function enqueueAlert(
+  db: Kysely<Database> | Transaction<Database>,
+  alert: { telegramId: number; chatId: number; dedupeKey: string; payload: OutboxPayload; now: number },
+): Promise<boolean> {
+  const result = await db
+    .insertInto("outbox")
+    .values({
+      telegram_id: alert.telegramId,
+      chat_id: alert.chatId,
+      dedupe_key: alert.dedupeKey,
+      payload: JSON.stringify(alert.payload),
+      status: "queued",
+      attempts: 0,
+      next_attempt_at: alert.now,
+      last_error: null,
+      lease_owner: null,
+      lease_until: null,
+      created_at: alert.now,
+      sent_at: null,
+    })
+    .onConflict((oc) => oc.columns(["telegram_id", "dedupe_key"]).doNothing())
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+/**
+ * Claims due rows with a lease: only the oldest queued row of each chat (so a chat's alerts leave
+ * in order, and a row backing off holds the ones behind it), and only rows nobody holds.
+ */
+export async function claimDue(db: Kysely<Database>, owner: string, now: number, limit: number, leaseMs: number): Promise<OutboxRow[]> {
+  const candidates = await db
+    .selectFrom("outbox as o")
+    .selectAll("o")
+    .where("o.status", "=", "queued")
+    .where("o.next_attempt_at", "<=", now)
+    .where((eb) => eb.or([eb("o.lease_until", "is", null), eb("o.lease_until", "<", now)]))
+    .where("o.id", "=", (eb) => eb.selectFrom("outbox as p").select((e) => e.fn.min("p.id").as("min_id")).where("p.chat_id", "=", eb.ref("o.chat_id")).where("p.status", "=", "queued"))
+    .orderBy("o.next_attempt_at")
+    .orderBy("o.id")
+    .limit(limit)
+    .execute();
+  const claimed: OutboxRow[] = [];
+  for (const row of candidates) {
+    const update = await db
+      .updateTable("outbox")
+      .set({ lease_owner: owner, lease_until: now + leaseMs })
+      .where("id", "=", row.id)
+      .where("status", "=", "queued")
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+      .executeTakeFirst();
+    if (Number(update.numUpdatedRows) > 0) claimed.push({ ...row, lease_owner: owner, lease_until: now + leaseMs });
+  }
+  return claimed;
+}
+
+export async function markSent(db: Kysely<Database>, id: number, now: number): Promise<void> {
+  await db.updateTable("outbox").set({ status: "sent", sent_at: now, lease_owner: null, lease_until: null, attempts: sql`attempts + 1` }).where("id", "=", id).execute();
+}
+
+export async function markRetry(db: Kysely<Database>, id: number, nextAttemptAt: number, error: string): Promise<void> {
+  await db.updateTable("outbox").set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500), lease_owner: null, lease_until: null, attempts: sql`attempts + 1` }).where("id", "=", id).execute();
+}
+
+export async function markDropped(db: Kysely<Database>, id: number, error: string): Promise<void> {
+  await db.updateTable("outbox").set({ status: "dropped", last_error: error.slice(0, 500), lease_owner: null, lease_until: null }).where("id", "=", id).execute();
+}
+
+/** Releases a lease without counting an attempt (the chat was not due yet). */
+export async function releaseLease(db: Kysely<Database>, id: number, nextAttemptAt: number): Promise<void> {
+  await db.updateTable("outbox").set({ lease_owner: null, lease_until: null, next_attempt_at: nextAttemptAt }).where("id", "=", id).execute();
+}
+
+export async function queueDepth(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom("outbox").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "queued").executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

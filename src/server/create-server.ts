@@ -1,0 +1,61 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../db/schema";
+import type { Logger } from "../logger";
+import type { Metrics } from "../metrics";
+
+export interface ServerDeps {
+  db: Kysely<Database>;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export type ServerEnv = { Variables: { requestId: string } };
+
+/** Maximum body of any POST route unless a route sets a smaller one (Telegram updates are small). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The HTTP server: health, readiness and metrics here; feature routes are registered by their own
+ * functions (Telegram webhook, marketplace webhooks, the playground) through `routes`.
+ */
+export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEnv>) => void> = []): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+
+  app.use("*", async (c, next) => {
+    c.set("requestId", crypto.randomUUID());
+    await next();
+    const route = c.req.routePath || "unmatched";
+    deps.metrics.httpRequests.inc({ route, status: String(c.res.status) });
+  });
+
+  app.use("*", async (c, next) => {
+    if (c.req.method !== "POST") return next();
+    return bodyLimit({ maxSize: DEFAULT_BODY_LIMIT, onError: (cc) => cc.json({ error: "body too large" }, 413) })(c, next);
+  });
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+
+  app.get("/readyz", async (c) => {
+    try {
+      await sql`select 1`.execute(deps.db);
+      return c.json({ status: "ready", database: "ok" });
+    } catch (error) {
+      deps.logger.warn({ err: error }, "readiness check: database unreachable");
+      return c.json({ status: "not ready", database: "unreachable" }, 503);
+    }
+  });
+
+  app.get("/metrics", async (c) => c.text(await deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }));
+
+  for (const register of routes) register(app);
+
+  app.notFound((c) => c.json({ error: "not found" }, 404));
+  app.onError((error, c) => {
+    const requestId = c.get("requestId");
+    deps.logger.error({ err: error, requestId, path: c.req.path }, "HTTP handler failed");
+    return c.json({ error: "internal error", requestId }, 500);
+  });
+  return app;
+}

@@ -1,0 +1,180 @@
+import { readFileSync, existsSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { startWorld, linkKey, type World } from "../kit/world";
+import { findCredential } from "../../src/db/repos/credentials";
+import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+
+describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await startWorld({ file: true, env: { PUBLIC_URL: "https://bot.example.com" } });
+  });
+  afterEach(async () => {
+    world.assertNoRejectedCalls();
+    await world.stop();
+  });
+
+  function sentTexts() {
+    return world.fake.calls.filter((c) => c.method === "sendMessage" || c.method === "editMessageText").map((c) => String(c.params.text)).join("\n");
+  }
+
+  it("links with the one-line form: deletes the key message first, shows the last 4 and balances, never stores or logs the key", async () => {
+    const { apiKey } = world.newAccount({ trx: "123.5", usdt: "7" });
+    const user = world.user(201);
+    const sent = user.send(`/connect ${apiKey}`);
+    const reply = await user.nextMessage();
+    const deletion = world.fake.calls.find((c) => c.method === "deleteMessage");
+    expect(deletion?.params.message_id).toBe(sent.messageId);
+    expect(world.fake.calls.indexOf(deletion!)).toBeLessThan(world.fake.calls.findIndex((c) => c.method === "sendMessage"));
+    expect(reply.text).toContain(apiKey.slice(-4));
+    expect(reply.text).toContain("123.5 TRX");
+    expect(reply.text).toContain("7 USDT");
+    await world.app.stop();
+    // the raw key is in no message, no log line and no byte of the database or its WAL
+    expect(sentTexts()).not.toContain(apiKey);
+    expect(world.logs()).not.toContain(apiKey);
+    for (const file of [world.app.dbPath, `${world.app.dbPath}-wal`]) {
+      if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(apiKey))).toBe(false);
+    }
+    await world.restart();
+  });
+
+  it("links with the guided form and a wrong key stores nothing and offers to try again", async () => {
+    const user = world.user(202);
+    user.send("/connect");
+    expect((await user.nextMessage()).text).toContain("API key");
+    const wrong = `sk_wrong_${randomBytes(12).toString("hex")}`;
+    const sent = user.send(wrong);
+    const reply = await user.nextMessage();
+    expect(world.fake.messages(202).find((m) => m.messageId === sent.messageId)?.deleted).toBe(true);
+    expect(reply.text).toContain("did not accept");
+    expect(reply.replyMarkup?.inline_keyboard.flat().some((b) => /Try again/.test(b.text))).toBe(true);
+    expect(await findCredential(world.app.db, 202)).toBeUndefined();
+    // try again with a good key
+    const { apiKey } = world.newAccount();
+    user.press(/Try again/);
+    await user.nextMessage();
+    const good = user.send(apiKey);
+    const linked = await user.nextMessage();
+    expect(world.fake.messages(202).find((m) => m.messageId === good.messageId)?.deleted).toBe(true);
+    expect(linked.text).toContain(`${apiKey.slice(-4)}`);
+    expect(await findCredential(world.app.db, 202)).toBeDefined();
+    expect(world.logs()).not.toContain(wrong);
+  });
+
+  it("a second /connect says it replaces the key", async () => {
+    const user = world.user(203);
+    await linkKey(world, user, world.newAccount().apiKey);
+    user.send("/connect");
+    expect((await user.nextMessage()).text).toContain("replaces");
+    const second = world.newAccount().apiKey;
+    user.send(second);
+    expect((await user.nextMessage()).text).toContain("replaces your previous key");
+  });
+
+  it("a command needing a key, sent without one, offers /connect and calls nothing", async () => {
+    const user = world.user(204);
+    user.send("/buy energy 65000 1h TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL");
+    const reply = await user.nextMessage();
+    expect(reply.text).toContain("/connect");
+    expect(reply.replyMarkup?.inline_keyboard.flat().map((b) => b.text).join()).toMatch(/Connect/);
+    expect(world.fake.calls.some((c) => c.method === "deleteMessage")).toBe(false);
+  });
+
+  it("a tampered ciphertext asks to relink instead of crashing", async () => {
+    const user = world.user(205);
+    await linkKey(world, user, world.newAccount().apiKey);
+    const credential = (await findCredential(world.app.db, 205))!;
+    const bytes = Buffer.from(credential.ciphertext, "base64");
+    bytes[20] = bytes[20]! ^ 0xff;
+    await world.app.db.updateTable("credentials").set({ ciphertext: bytes.toString("base64") }).where("telegram_id", "=", 205).execute();
+    user.send("/buy");
+    expect((await user.nextMessage()).text).toMatch(/relink/i);
+  });
+
+  it("a 401 marks the key broken and tells the user exactly once", async () => {
+    const user = world.user(206);
+    const { apiKey } = world.newAccount();
+    await linkKey(world, user, apiKey);
+    world.sandbox.control.revokeKey({ apiKey });
+    user.send("/buy energy 65000 1h TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL");
+    expect((await user.nextMessage()).text).toContain("refused your API key");
+    expect((await findCredential(world.app.db, 206))!.broken_at).not.toBeNull();
+    // the poller sees the broken key and does not tell again
+    await world.app.push.pollNow();
+    user.send("/buy");
+    const again = await user.nextMessage();
+    expect(again.text).toContain("no longer works");
+    const told = world.fake.messages(206).filter((m) => m.from === "bot" && m.text?.includes("refused your API key"));
+    expect(told).toHaveLength(1);
+  });
+
+  it("deletes a pasted private key and seed phrase with a warning, logging neither", async () => {
+    const user = world.user(207);
+    const privateKey = randomBytes(32).toString("hex");
+    const first = user.send(privateKey);
+    expect((await user.nextMessage()).text).toContain("Never share");
+    const phrase = "abandon ability able about above absent absorb abstract absurd abuse access accident";
+    const second = user.send(phrase);
+    expect((await user.nextMessage()).text).toContain("Never share");
+    const messages = world.fake.messages(207);
+    expect(messages.find((m) => m.messageId === first.messageId)?.deleted).toBe(true);
+    expect(messages.find((m) => m.messageId === second.messageId)?.deleted).toBe(true);
+    expect(world.logs()).not.toContain(privateKey);
+    expect(world.logs()).not.toContain("abandon ability");
+  });
+
+  it("/disconnect confirms, then leaves no row of the user's secrets", async () => {
+    const user = world.user(208);
+    await linkKey(world, user, world.newAccount().apiKey);
+    await rotateWebhookToken(world.app.db, 208, Date.now());
+    user.send("/disconnect");
+    await user.nextMessage();
+    user.press(/Confirm/);
+    const done = await user.nextBotEvent();
+    expect(done.message.text).toContain("deleted");
+    for (const table of ["credentials", "webhook_tokens", "addresses", "pending_actions", "flows"] as const) {
+      const rows = await world.app.db.selectFrom(table).selectAll().where("telegram_id", "=", 208).execute();
+      expect(rows, table).toHaveLength(0);
+    }
+  });
+
+  it("/settings toggles persist across a restart", async () => {
+    const user = world.user(209);
+    user.send("/settings");
+    await user.nextMessage();
+    user.press(/Deposits/);
+    const edited = await user.nextBotEvent();
+    expect(edited.kind).toBe("edit");
+    expect(edited.message.text).toMatch(/Deposits: off/);
+    user.press(/Русский/);
+    const russian = await user.nextBotEvent();
+    expect(russian.message.text).toMatch(/Язык/);
+    await world.restart();
+    user.send("/settings");
+    const after = await user.nextMessage();
+    expect(after.text).toMatch(/Язык/);
+    expect(after.text).toMatch(/выкл/);
+  });
+
+  it("/webhook shows a personal URL; Rotate makes the old URL answer 404", async () => {
+    const user = world.user(210);
+    await linkKey(world, user, world.newAccount().apiKey);
+    user.send("/webhook");
+    const reply = await user.nextMessage();
+    const oldUrl = /https:\/\/bot\.example\.com\/webhooks\/marketplace\/([A-Za-z0-9_-]{43})/.exec(reply.text ?? "");
+    expect(oldUrl).not.toBeNull();
+    const oldToken = oldUrl![1]!;
+    const body = JSON.stringify({ event: "order.filled", data: { id: "0d8f3c2e-0000-4000-8000-000000000001", status: "Filled" } });
+    expect((await fetch(`${world.app.url}/webhooks/marketplace/${oldToken}`, { method: "POST", body })).status).toBe(200);
+    user.press(/Rotate/);
+    const rotated = await user.nextBotEvent();
+    const newToken = /webhooks\/marketplace\/([A-Za-z0-9_-]{43})/.exec(rotated.message.text ?? "")![1]!;
+    expect(newToken).not.toBe(oldToken);
+    expect((await fetch(`${world.app.url}/webhooks/marketplace/${oldToken}`, { method: "POST", body })).status).toBe(404);
+    // only hashes are stored
+    const rows = await world.app.db.selectFrom("webhook_tokens").selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain(newToken);
+  });
+});

@@ -1,0 +1,116 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startWorld, type World } from "../kit/world";
+import { telegramWebhookSecret } from "../../src/app";
+
+describe("foundation: a user talks to the bot through the fake Bot API", () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await startWorld();
+  });
+  afterEach(async () => {
+    world.assertNoRejectedCalls();
+    await world.stop();
+  });
+
+  it("answers /start in English, Russian and Chinese by the user's language", async () => {
+    const en = world.user(101, { languageCode: "en" });
+    en.send("/start");
+    const english = await en.nextMessage();
+    expect(english.text).toContain("Welcome");
+    expect(english.text).toContain("sandbox") ;
+    expect(english.replyMarkup?.inline_keyboard.flat().map((b) => b.text).join(" ")).toContain("Quote");
+
+    const ru = world.user(102, { languageCode: "ru" });
+    ru.send("/start");
+    expect((await ru.nextMessage()).text).toMatch(/Добро пожаловать/);
+
+    const zh = world.user(103, { languageCode: "zh-hans" });
+    zh.send("/start");
+    expect((await zh.nextMessage()).text).toMatch(/欢迎/);
+  });
+
+  it("answers a group message with the private-chat note and nothing else", async () => {
+    const user = world.user(104);
+    const sent = world.fake.sendText(user.user, "/start", { chat: "group", groupId: -100500 });
+    const deadline = Date.now() + 5000;
+    while (world.fake.messages(sent.chatId).filter((m) => m.from === "bot").length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const replies = world.fake.messages(sent.chatId).filter((m) => m.from === "bot");
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.text).toContain("private chats");
+  });
+
+  it("gives an unknown command a helpful answer", async () => {
+    const user = world.user(105);
+    user.send("/frobnicate");
+    const reply = await user.nextMessage();
+    expect(reply.text).toContain("/frobnicate");
+    expect(reply.text).toContain("/help");
+  });
+
+  it("lists every command in /help and registers the command menu per language", async () => {
+    const user = world.user(106);
+    user.send("/help");
+    const reply = await user.nextMessage();
+    for (const command of ["/connect", "/quote", "/buy", "/rules", "/wallet", "/topup", "/webhook", "/cancel"]) expect(reply.text).toContain(command);
+    const deadline = Date.now() + 5000;
+    while (world.fake.commands("zh").length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(world.fake.commands("ru").map((c) => c.command)).toContain("buy");
+    expect(world.fake.commands("zh").length).toBeGreaterThan(10);
+  });
+
+  it("tells the user about a failing handler with an error id and keeps answering", async () => {
+    const original = world.app.deps.db;
+    const user = world.user(107);
+    user.send("/help");
+    await user.nextMessage();
+    user.send("/start");
+    const failure = await user.nextMessage();
+    expect(failure.text).toMatch(/Something went wrong.*error id/s);
+    world.app.deps.db = original;
+    user.send("/help");
+    expect((await user.nextMessage()).text).toContain("/connect");
+    expect(world.logs()).toContain("update handler failed");
+  });
+
+  it("serves /healthz, /readyz and /metrics", async () => {
+    const health = await fetch(`${world.app.url}/healthz`);
+    expect(health.status).toBe(200);
+    const ready = await fetch(`${world.app.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ database: "ok" });
+    const user = world.user(108);
+    user.send("/help");
+    await user.nextMessage();
+    const metrics = await (await fetch(`${world.app.url}/metrics`)).text();
+    expect(metrics).toMatch(/bot_updates_handled_total\{type="message",outcome="ok"\} [1-9]/);
+    expect(metrics).toContain("process_resident_memory_bytes");
+    expect(metrics).toMatch(/http_requests_total\{route="\/healthz",status="200"\} 1/);
+  });
+});
+
+describe("webhook mode", () => {
+  let world: World;
+  afterEach(async () => {
+    await world.stop();
+  });
+
+  it("accepts an update on POST /telegram only with the right secret header", async () => {
+    world = await startWorld({ env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" } });
+    expect(world.fake.webhook?.url).toBe("https://bot.example.com/telegram");
+    const secret = telegramWebhookSecret(world.env.SECRET_KEY!);
+    expect(world.fake.webhook?.secretToken).toBe(secret);
+    const update = { update_id: 1, message: { message_id: 1, date: 0, chat: { id: 109, type: "private", first_name: "W" }, from: { id: 109, is_bot: false, first_name: "W", language_code: "en" }, text: "/help" } };
+    const refused = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "wrong" }, body: JSON.stringify(update) });
+    expect(refused.status).toBe(401);
+    const missing = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(update) });
+    expect(missing.status).toBe(401);
+    expect(world.fake.calls.filter((c) => c.method === "sendMessage")).toHaveLength(0);
+    // the fake must know the chat before the bot can answer in it
+    world.fake.sendText({ id: 109, firstName: "W", languageCode: "en" }, "hello");
+    const accepted = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(update) });
+    expect(accepted.status).toBe(200);
+    const sent = world.fake.calls.filter((c) => c.method === "sendMessage");
+    expect(sent.length).toBe(1);
+    expect(String(sent[0]!.params.text)).toContain("/connect");
+  });
+});

@@ -1,0 +1,109 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
+import { serve } from "@hono/node-server";
+import { startApp, type App } from "../../src/app";
+import { createSandbox, type Sandbox } from "../../src/sandbox";
+import { createChatUser, expectNoRejectedCalls, startFakeTelegram } from "./telegram-driver";
+import type { FakeUser } from "../../src/telegram-fake";
+
+export const BOT_TOKEN = "123456789:AAEexampleexampleexampleexample0000";
+export const ADDRESS_A = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
+export const ADDRESS_B = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
+export const ADDRESS_C = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
+
+export interface WorldOptions {
+  env?: Record<string, string | undefined>;
+  /** Keep the database in a file (for restart and at-rest tests); default ":memory:". */
+  file?: boolean;
+  rateLimits?: boolean;
+}
+
+/**
+ * The world of an end-to-end test: the sandbox marketplace and the fake Bot API over real HTTP,
+ * and the real app (composition root) pointed at both. Log lines are captured for secret checks.
+ */
+export async function startWorld(options: WorldOptions = {}) {
+  let clock = Date.now();
+  const sandbox: Sandbox = createSandbox({ now: () => new Date(clock), settleDelayMs: 0 });
+  const sandboxServer = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const started = serve({ fetch: sandbox.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+  });
+  const marketplaceUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
+  const telegram = await startFakeTelegram({ token: BOT_TOKEN, rateLimits: { enabled: options.rateLimits ?? false } });
+  const dir = mkdtempSync(join(tmpdir(), "bot-test-"));
+  const logLines: string[] = [];
+  const logDestination = new Writable({
+    write(chunk, _encoding, callback) {
+      logLines.push(chunk.toString());
+      callback();
+    },
+  });
+  const env = {
+    BOT_TOKEN,
+    TELEGRAM_API_ROOT: telegram.apiRoot,
+    MARKETPLACE_URL: marketplaceUrl,
+    DATABASE_URL: options.file ? `file:${join(dir, "bot.db")}` : ":memory:",
+    SECRET_KEY: randomBytes(32).toString("base64"),
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "debug",
+    NOTIFICATIONS_POLL: "0 0 1 1 *",
+    MARKETPLACE_TIMEOUT_MS: "3000",
+    ...options.env,
+  };
+  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, marketplaceBackoffMs: 5 });
+  let app: App = await boot();
+
+  const world = {
+    sandbox,
+    telegram,
+    fake: telegram.fake,
+    env,
+    dir,
+    marketplaceUrl,
+    get app() {
+      return app;
+    },
+    logs: () => logLines.join(""),
+    advance(ms: number) {
+      clock += ms;
+    },
+    user(id: number, user: Partial<FakeUser> = {}) {
+      return createChatUser(telegram.fake, { id, firstName: `User${id}`, languageCode: "en", ...user });
+    },
+    /** A fresh sandbox account with a funded purchase-scope key. */
+    newAccount(balance = { trx: "1000", usdt: "50" }, scope: "read" | "purchase" | "full" = "purchase", dailyLimitTrx?: string) {
+      const { accountId } = sandbox.control.createAccount(balance);
+      const { apiKey } = sandbox.control.createKey({ accountId, scope, dailyLimitTrx });
+      return { accountId, apiKey };
+    },
+    async restart() {
+      await app.stop();
+      app = await boot();
+    },
+    assertNoRejectedCalls() {
+      expectNoRejectedCalls(telegram.fake);
+    },
+    async stop() {
+      await app.stop();
+      await telegram.close();
+      await new Promise<void>((resolve) => {
+        sandboxServer.close(() => resolve());
+        (sandboxServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    },
+  };
+  return world;
+}
+
+export type World = Awaited<ReturnType<typeof startWorld>>;
+
+/** Links a key through the one-line /connect and waits for the confirmation. */
+export async function linkKey(world: World, user: ReturnType<World["user"]>, apiKey: string) {
+  await user.send(`/connect ${apiKey}`);
+  return user.nextMessage();
+}
