@@ -64,7 +64,7 @@ export interface PendingActionsTable {
   kind: string;
   payload: string;
   idempotency_key: string;
-  /** pending → processing → done | failed | cancelled */
+  /** pending → processing → placed (result recorded) → done (result shown) | failed | cancelled */
   state: string;
   result: string | null;
   chat_id: number;

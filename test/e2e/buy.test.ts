@@ -38,8 +38,10 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     expect((await user.nextMessage()).text).toContain("Which resource");
     user.press("Energy");
     expect((await user.nextMessage()).text).toContain("How much");
-    user.send("1.5 k");
+    user.send("lots");
     expect((await user.nextMessage()).text).toContain("could not read");
+    user.send("1.5");
+    expect((await user.nextMessage()).text).toContain("whole number");
     user.send("131K");
     expect((await user.nextMessage()).text).toContain("how long");
     user.press("1d");
@@ -66,7 +68,7 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     expect(answers.some((text) => /Already/.test(text))).toBe(true);
   });
 
-  it("guided /buy places one order; Confirm after a restart reuses the key and charges once", async () => {
+  it("guided /buy resumes after a restart mid-flow and places one order", async () => {
     const { accountId, apiKey } = world.newAccount();
     const user = world.user(304);
     await linkKey(world, user, apiKey);
@@ -84,18 +86,43 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     expect((await user.nextMessage()).text).toContain("checksum");
     user.send(ADDRESS_B);
     const card = await user.nextMessage();
+    expect(card.text).toContain(ADDRESS_B);
     user.press("✅ Confirm");
     let placed;
     do placed = await user.nextBotEvent();
     while (!placed.message.text?.includes("Order placed"));
-    await world.restart();
-    world.fake.pressButton(user.user, card.messageId, card.replyMarkup!.inline_keyboard[0]![0]!.callback_data as string);
-    await new Promise((r) => setTimeout(r, 500));
     expect(charges(accountId)).toBe(1);
     // the address is now offered as a shortcut
     user.send("/buy energy 65k 1h");
     const ask = await user.nextMessage();
     expect(JSON.stringify(ask.replyMarkup)).toContain(ADDRESS_B);
+  });
+
+  it("a Confirm that timed out shows 'check again'; after a restart Confirm reuses the key and charges once", async () => {
+    await world.stop();
+    world = await startWorld({ file: true, env: { MARKETPLACE_TIMEOUT_MS: "300" } });
+    const { accountId, apiKey } = world.newAccount();
+    const user = world.user(311);
+    await linkKey(world, user, apiKey);
+    user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+    await user.nextMessage();
+    // every attempt reaches the marketplace (and the first one charges) but answers too late
+    world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", delayMs: 600, times: 10 });
+    user.press("✅ Confirm");
+    let event;
+    do event = await user.nextBotEvent({ timeoutMs: 10_000 });
+    while (event.message.text?.includes("Processing"));
+    expect(event.message.text).toContain("check again");
+    world.sandbox.control.clearFaults();
+    await new Promise((r) => setTimeout(r, 700));
+    expect(charges(accountId)).toBe(1);
+    await world.restart();
+    user.press("✅ Confirm");
+    do event = await user.nextBotEvent();
+    while (event.message.text?.includes("Processing"));
+    expect(event.message.text).toContain("Order placed");
+    expect(charges(accountId)).toBe(1);
+    expect(world.sandbox.control.listOrders(accountId)[0]!.id).toBe(/Order ([0-9a-f-]{36})/.exec(event.message.text ?? "")?.[1]);
   });
 
   it("Cancel charges nothing", async () => {

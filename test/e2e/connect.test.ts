@@ -168,9 +168,13 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     const oldToken = oldUrl![1]!;
     const body = JSON.stringify({ event: "order.filled", data: { id: "0d8f3c2e-0000-4000-8000-000000000001", status: "Filled" } });
     expect((await fetch(`${world.app.url}/webhooks/marketplace/${oldToken}`, { method: "POST", body })).status).toBe(200);
+    // the accepted webhook pushes its alert; the Rotate press then edits the URL message
     user.press(/Rotate/);
-    const rotated = await user.nextBotEvent();
-    const newToken = /webhooks\/marketplace\/([A-Za-z0-9_-]{43})/.exec(rotated.message.text ?? "")![1]!;
+    let rotated = await user.nextBotEvent();
+    while (rotated.kind !== "edit") rotated = await user.nextBotEvent();
+    const newMatch = /webhooks\/marketplace\/([A-Za-z0-9_-]{43})/.exec(rotated.message.text ?? "");
+    expect(newMatch, `${rotated.kind}: ${rotated.message.text}`).not.toBeNull();
+    const newToken = newMatch![1]!;
     expect(newToken).not.toBe(oldToken);
     expect((await fetch(`${world.app.url}/webhooks/marketplace/${oldToken}`, { method: "POST", body })).status).toBe(404);
     // only hashes are stored

@@ -63,9 +63,13 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
       return;
     }
     const now = ctx.deps.now();
-    if (action.state === "done") {
+    if (action.state === "done" || action.state === "placed") {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-already-done") });
-      await editCard(ctx, kind.doneText(ctx, action));
+      // "placed": the action happened but the card was never updated (a crash in between): show it now.
+      if (action.state === "placed") {
+        await editCard(ctx, kind.doneText(ctx, action));
+        await transitionPendingAction(ctx.deps.db, action.id, ["placed"], "done", now);
+      }
       return;
     }
     if (action.state === "cancelled" || action.state === "failed") {
@@ -92,9 +96,10 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
       await transitionPendingAction(ctx.deps.db, action.id, ["processing"], "pending", ctx.deps.now());
       throw error;
     }
-    const next = outcome.state === "retry" ? "pending" : outcome.state;
+    const next = outcome.state === "retry" ? "pending" : outcome.state === "done" ? "placed" : outcome.state;
     await transitionPendingAction(ctx.deps.db, action.id, ["processing"], next, ctx.deps.now(), outcome.result ?? null);
     await editCard(ctx, outcome.text, outcome.state === "retry" ? cardKeyboard(ctx, action.id, true) : outcome.keyboard);
+    if (next === "placed") await transitionPendingAction(ctx.deps.db, action.id, ["placed"], "done", ctx.deps.now());
   });
 
   composer.callbackQuery(/^cx:([A-Za-z0-9_-]{10})$/, async (ctx) => {
@@ -104,7 +109,7 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
       return;
     }
     if (!(await transitionPendingAction(ctx.deps.db, action.id, ["pending"], "cancelled", ctx.deps.now()))) {
-      await ctx.answerCallbackQuery({ text: ctx.tr(action.state === "done" ? "card-already-done" : "card-processing") });
+      await ctx.answerCallbackQuery({ text: ctx.tr(action.state === "done" || action.state === "placed" ? "card-already-done" : "card-processing") });
       return;
     }
     await ctx.answerCallbackQuery();

@@ -1,0 +1,27 @@
+# Multi-stage image: dependencies are built (better-sqlite3 compiles) in the first stage,
+# the runtime stage carries only what `npm start` needs. Untested here: no Docker engine
+# runs on our build machines (see README).
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev
+COPY tsconfig.json ./
+COPY src ./src
+COPY migrations ./migrations
+COPY locales ./locales
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    DATABASE_URL=file:/data/bot.db \
+    HOST=0.0.0.0 \
+    PORT=8080
+WORKDIR /app
+COPY --from=build /app /app
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+CMD ["node", "--import", "tsx", "src/main.ts"]

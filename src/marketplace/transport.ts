@@ -1,0 +1,171 @@
+/**
+ * One marketplace request from start to parsed result: URL and headers, the per-attempt timeout,
+ * retries with backoff, classification of failures and response validation. It never logs; the
+ * `onCall` hook sees each attempt without the key.
+ */
+import type { z } from "zod";
+import { MarketplaceError, errorFromResponse } from "./errors";
+import type { MarketplaceErrorKind } from "./errors";
+import { isRetryable, parseRetryAfter, retryDelayMs } from "./retry-policy";
+import type { RetryPolicy } from "./retry-policy";
+
+/** What `onCall` receives for every attempt: enough for metrics and logs, never the key or a body. */
+export interface MarketplaceCallInfo {
+  method: string;
+  /** The templated route, e.g. /api/v1/orders/{id}, so metrics stay low-cardinality. */
+  route: string;
+  outcome: "ok" | MarketplaceErrorKind;
+  status?: number;
+  durationMs: number;
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey?: () => string;
+  timeoutMs: number;
+  maxRetries: number;
+  backoffBaseMs: number;
+  fetch: typeof fetch;
+  sleep: (ms: number) => Promise<void>;
+  onCall?: (info: MarketplaceCallInfo) => void;
+  random: () => number;
+  now: () => number;
+}
+
+export interface RequestSpec {
+  method: "GET" | "POST";
+  /** Templated route for onCall. */
+  route: string;
+  /** Concrete path, already percent-encoded. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** False only for the public price quote: the key is then not sent at all. */
+  authenticated: boolean;
+  retry: RetryPolicy;
+  headers?: Record<string, string>;
+}
+
+/** Performs requests against one marketplace; see {@link createTransport}. */
+export interface Transport {
+  /** Sends the request and returns the body parsed by `schema`. */
+  json<T extends z.ZodType>(spec: RequestSpec, schema: T): Promise<z.output<T>>;
+  /** Sends the request and expects no body (204); any 2xx body is ignored. */
+  empty(spec: RequestSpec): Promise<void>;
+}
+
+type Outcome = { ok: true; status: number; text: string } | { ok: false; error: MarketplaceError };
+
+/** Builds the transport; every option is already defaulted by the client factory. */
+export function createTransport(options: TransportOptions): Transport {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+
+  function urlFor(spec: RequestSpec): string {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) params.set(name, String(value));
+    }
+    const query = params.toString();
+    return `${baseUrl}${spec.path}${query ? `?${query}` : ""}`;
+  }
+
+  function headersFor(spec: RequestSpec): Headers {
+    const headers = new Headers({ Accept: "application/json", ...spec.headers });
+    if (spec.body !== undefined) headers.set("Content-Type", "application/json");
+    if (spec.authenticated) {
+      const key = options.apiKey?.();
+      if (!key) {
+        throw new MarketplaceError({ kind: "unauthorized", method: spec.method, path: spec.path, detail: "no API key is configured for this marketplace client" });
+      }
+      headers.set("X-Api-Key", key);
+    }
+    return headers;
+  }
+
+  /** One attempt, body read included, under its own timeout. */
+  async function attempt(spec: RequestSpec, url: string, headers: Headers): Promise<Outcome> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+    const fail = (kind: MarketplaceErrorKind, detail: string): Outcome => ({
+      ok: false,
+      error: new MarketplaceError({ kind, method: spec.method, path: spec.path, detail: redact(detail) }),
+    });
+    try {
+      const response = await options.fetch(url, {
+        method: spec.method,
+        headers,
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        signal: controller.signal,
+      });
+      const text = await response.text();
+      if (response.ok) return { ok: true, status: response.status, text };
+      const retryAfterMs = parseRetryAfter(response.headers.get("Retry-After"), options.now());
+      const error = errorFromResponse({ method: spec.method, path: spec.path, status: response.status, bodyText: redact(text), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      return { ok: false, error };
+    } catch (cause) {
+      if (controller.signal.aborted) return fail("timeout", `no answer within ${options.timeoutMs} ms`);
+      // Only the cause's message is kept: a custom fetch could put anything in its error object.
+      return fail("network", cause instanceof Error ? cause.message + (cause.cause instanceof Error ? ` (${cause.cause.message})` : "") : String(cause));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Hides the key should a server or a fetch error ever echo it back. */
+  function redact(text: string): string {
+    const key = options.apiKey?.();
+    return key && key.length >= 8 ? text.split(key).join("[redacted]") : text;
+  }
+
+  async function send(spec: RequestSpec, accept: (status: number, text: string) => MarketplaceError | undefined): Promise<void> {
+    const url = urlFor(spec);
+    const maxAttempts = spec.retry === "never" ? 1 : options.maxRetries + 1;
+    for (let number = 1; ; number++) {
+      const started = performance.now();
+      const outcome = await attempt(spec, url, headersFor(spec));
+      const error = outcome.ok ? accept(outcome.status, outcome.text) : outcome.error;
+      options.onCall?.({
+        method: spec.method,
+        route: spec.route,
+        outcome: error ? error.kind : "ok",
+        ...(outcome.ok ? { status: outcome.status } : error?.status === undefined ? {} : { status: error.status }),
+        durationMs: Math.round(performance.now() - started),
+        attempt: number,
+      });
+      if (!error) return;
+      if (number >= maxAttempts || !isRetryable(error, spec.retry)) throw error;
+      await options.sleep(retryDelayMs(number, { backoffBaseMs: options.backoffBaseMs, random: options.random, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) }));
+    }
+  }
+
+  return {
+    async json(spec, schema) {
+      let value: unknown;
+      await send(spec, (status, text) => {
+        const invalid = (detail: string, issues?: { path: string; message: string }[]) =>
+          new MarketplaceError({ kind: "invalid_response", method: spec.method, path: spec.path, status, detail, ...(issues ? { issues } : {}) });
+        let data: unknown;
+        try {
+          data = JSON.parse(text);
+        } catch {
+          return invalid(text.trim() ? "the body is not JSON" : "the body is empty");
+        }
+        const parsed = schema.safeParse(data);
+        if (!parsed.success) {
+          return invalid(
+            "the body does not match the expected schema",
+            parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: redact(issue.message) })),
+          );
+        }
+        value = parsed.data;
+        return undefined;
+      });
+      return value as z.output<typeof schema>;
+    },
+    async empty(spec) {
+      await send(spec, () => undefined);
+    },
+  };
+}

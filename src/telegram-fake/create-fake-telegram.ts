@@ -1,0 +1,71 @@
+import { createEventLog } from "./event-log";
+import { commandsKey, createFakeState } from "./fake-state";
+import type { BotIdentity } from "./message-json";
+import type { MethodContext } from "./method-context";
+import { createRateLimiter } from "./rate-limiter";
+import { createFakeTelegramApp } from "./routes";
+import type { ApiCall, CallbackAnswer, DownMode, FakeTelegram, FakeTelegramOptions } from "./types";
+import { createUpdateQueue } from "./update-queue";
+import { createUserSide } from "./user-side";
+import { createWebhookDelivery } from "./webhook-delivery";
+
+/**
+ * A strict stand-in for the Telegram Bot API: point grammY's `client.apiRoot` at `app` and the
+ * bot runs exactly as in production, while tests (or the playground) act as users and watch.
+ * It refuses what Telegram refuses, with Telegram's own descriptions.
+ */
+export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
+  const now = options.now ?? Date.now;
+  const bot: BotIdentity = {
+    id: Number(/^(\d+):/.exec(options.token)?.[1] ?? 7000000001),
+    username: options.botUsername ?? "sandbox_energy_bot",
+  };
+  const state = createFakeState();
+  const events = createEventLog();
+  const updates = createUpdateQueue(options.longPollMaxMs ?? 25_000);
+  const rateLimiter = createRateLimiter(options.rateLimits, now);
+  const webhookDelivery = createWebhookDelivery(state, updates);
+  const calls: ApiCall[] = [];
+  const callbackAnswers: CallbackAnswer[] = [];
+  let downMode: DownMode = null;
+
+  const app = createFakeTelegramApp({
+    token: options.token,
+    state,
+    methodContext: (signal): MethodContext => ({ state, updates, events, rateLimiter, bot, now, callbackAnswers, signal }),
+    recordCall(call) {
+      const recorded: ApiCall = { seq: calls.length + 1, at: now(), ...call };
+      calls.push(recorded);
+      events.emit({ kind: "call", call: recorded });
+      if (recorded.ok && recorded.method === "setWebhook") webhookDelivery.kick();
+    },
+    downMode: () => downMode,
+  });
+
+  const userSide = createUserSide({ state, updates, events, bot, now });
+
+  return {
+    app,
+    ...userSide,
+    messages: (chatId) => state.messages(chatId).map((message) => ({ ...message })),
+    calls,
+    rejectedCalls: () => calls.filter((call) => !call.ok && !call.throttled && !call.injectedFault),
+    callbackAnswers,
+    commands: (languageCode) => [...(state.commands.get(commandsKey(undefined, languageCode || undefined)) ?? [])],
+    get webhook() {
+      return state.webhook ? { ...state.webhook } : null;
+    },
+    subscribe: events.subscribe,
+    eventsSince: events.since,
+    setDown(mode) {
+      downMode = mode;
+    },
+    blockUser(userId) {
+      state.blockedUsers.add(userId);
+    },
+    close() {
+      updates.close();
+      webhookDelivery.close();
+    },
+  };
+}

@@ -1,0 +1,19 @@
+export { createFakeTelegram } from "./create-fake-telegram";
+export { parseTelegramHtml } from "./html";
+export type { HtmlParseResult } from "./html";
+export type {
+  ApiCall,
+  CallbackAnswer,
+  ChatMessage,
+  DownMode,
+  FakeEvent,
+  FakeEventKind,
+  FakeTelegram,
+  FakeTelegramOptions,
+  FakeUser,
+  InlineButtonLike,
+  InlineKeyboardMarkupLike,
+  MessageEntityLike,
+  PressedButton,
+  SentUserMessage,
+} from "./types";

@@ -1,0 +1,53 @@
+import { badRequest } from "../api-error";
+import { commandsKey, type BotCommand } from "../fake-state";
+import type { MethodHandler } from "../method-context";
+import { readObject, readString } from "../param-readers";
+import type { Params } from "../request-params";
+
+function key(params: Params): string {
+  const languageCode = readString(params, "language_code");
+  if (languageCode !== undefined && languageCode !== "" && !/^[a-z]{2}$/.test(languageCode)) {
+    throw badRequest("invalid language code specified");
+  }
+  return commandsKey(readObject(params, "scope", "can't parse BotCommandScope JSON object"), languageCode || undefined);
+}
+
+function readCommands(params: Params): BotCommand[] {
+  const commands = readObject(params, "commands", "can't parse commands JSON object");
+  if (!Array.isArray(commands)) throw badRequest("can't parse commands JSON object");
+  if (commands.length > 100) throw badRequest("too many commands specified");
+  return commands.map((entry: unknown) => {
+    const { command, description } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof command !== "string" || !/^[a-z0-9_]{1,32}$/.test(command)) throw badRequest("BOT_COMMAND_INVALID");
+    if (typeof description !== "string" || description.length < 1 || description.length > 256) {
+      throw badRequest("BOT_COMMAND_DESCRIPTION_INVALID");
+    }
+    return { command, description };
+  });
+}
+
+export const setMyCommands: MethodHandler = (context, params) => {
+  const commands = readCommands(params);
+  context.state.commands.set(key(params), commands);
+  return true;
+};
+
+export const deleteMyCommands: MethodHandler = (context, params) => {
+  context.state.commands.delete(key(params));
+  return true;
+};
+
+export const getMyCommands: MethodHandler = (context, params) => context.state.commands.get(key(params)) ?? [];
+
+export const setChatMenuButton: MethodHandler = (context, params) => {
+  const chatId = readString(params, "chat_id") ?? "";
+  if (chatId) context.state.requireChat(Number(chatId));
+  const button = readObject(params, "menu_button", "can't parse menu button JSON object") ?? { type: "default" };
+  const type = (button as { type?: unknown }).type;
+  if (!["default", "commands", "web_app"].includes(type as string)) throw badRequest("can't parse menu button JSON object");
+  context.state.menuButtons.set(chatId, button);
+  return true;
+};
+
+export const getChatMenuButton: MethodHandler = (context, params) =>
+  context.state.menuButtons.get(readString(params, "chat_id") ?? "") ?? { type: "default" };

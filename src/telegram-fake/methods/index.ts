@@ -1,0 +1,38 @@
+import type { MethodHandler } from "../method-context";
+import { answerCallbackQuery } from "./callbacks";
+import { deleteMyCommands, getChatMenuButton, getMyCommands, setChatMenuButton, setMyCommands } from "./commands";
+import { deleteMessage, editMessageCaption, editMessageReplyMarkup, editMessageText } from "./edit";
+import { getFile } from "./files";
+import { sendChatAction, sendMessage, sendPhoto } from "./send";
+import { acknowledge, deleteWebhook, getMe, getUpdates, getWebhookInfo, setWebhook } from "./updates";
+
+const handlers: Record<string, MethodHandler> = {
+  getMe,
+  getUpdates,
+  setWebhook,
+  deleteWebhook,
+  getWebhookInfo,
+  sendMessage,
+  sendPhoto,
+  sendChatAction,
+  editMessageText,
+  editMessageCaption,
+  editMessageReplyMarkup,
+  deleteMessage,
+  answerCallbackQuery,
+  setMyCommands,
+  deleteMyCommands,
+  getMyCommands,
+  setChatMenuButton,
+  getChatMenuButton,
+  getFile,
+  close: acknowledge,
+  logOut: acknowledge,
+};
+
+// Telegram matches method names case-insensitively.
+const byLowerCaseName = new Map(Object.entries(handlers).map(([name, handler]) => [name.toLowerCase(), { name, handler }]));
+
+export function findMethod(name: string): { name: string; handler: MethodHandler } | undefined {
+  return byLowerCaseName.get(name.toLowerCase());
+}

@@ -1,0 +1,152 @@
+import type { Hono } from "hono";
+
+/** Options for {@link createFakeTelegram}. */
+export interface FakeTelegramOptions {
+  /** The bot token the fake accepts; any other token is 401 Unauthorized. */
+  token: string;
+  /** Username returned by getMe; default "sandbox_energy_bot". */
+  botUsername?: string;
+  /** Millisecond clock for message dates, callback query age and rate limits; default Date.now. */
+  now?: () => number;
+  /** Flood control on sendMessage/sendPhoto; off unless `enabled`. */
+  rateLimits?: { enabled: boolean; perChatPerSecond?: number; perChatBurst?: number; globalPerSecond?: number };
+  /** Cap on the getUpdates `timeout`, in ms (default 25000), so tests never hang on a poll. */
+  longPollMaxMs?: number;
+}
+
+/** A person talking to the bot. Their private chat has the same id as the user. */
+export interface FakeUser {
+  id: number;
+  firstName?: string;
+  username?: string;
+  languageCode?: string;
+}
+
+export interface MessageEntityLike {
+  type: string;
+  offset: number;
+  length: number;
+  url?: string;
+  language?: string;
+  custom_emoji_id?: string;
+}
+
+export interface InlineButtonLike {
+  text: string;
+  callback_data?: string;
+  url?: string;
+  copy_text?: { text: string };
+  [action: string]: unknown;
+}
+
+export interface InlineKeyboardMarkupLike {
+  inline_keyboard: InlineButtonLike[][];
+}
+
+/** A message as a chat participant sees it. */
+export interface ChatMessage {
+  messageId: number;
+  chatId: number;
+  from: "bot" | "user";
+  /** As Telegram would show it: plain text after entity parsing. */
+  text?: string;
+  /** The raw text (or caption) the bot sent with parse_mode HTML. */
+  html?: string;
+  caption?: string;
+  /** Formatting of `text` (or `caption`), UTF-16 offsets as in the Bot API. */
+  entities?: MessageEntityLike[];
+  /** `url` is set when the bot sent a URL (the fake does not fetch it, so `bytes` is empty). */
+  photo?: { fileId: string; bytes: Uint8Array; width?: number; height?: number; url?: string };
+  replyMarkup?: InlineKeyboardMarkupLike;
+  edited: boolean;
+  deleted: boolean;
+  /** Unix seconds, as in the Bot API. */
+  date: number;
+}
+
+/** One Bot API request the bot made and how the fake answered it. */
+export interface ApiCall {
+  seq: number;
+  /** Milliseconds on the fake's clock when the answer was given. */
+  at: number;
+  method: string;
+  /** Parameters as received; uploaded files are replaced by `{ bytes: n }`. */
+  params: Record<string, unknown>;
+  ok: boolean;
+  errorCode?: number;
+  description?: string;
+  /** Answered 429 by the fake's flood control. */
+  throttled?: boolean;
+  /** Answered with a fault injected by setDown or blockUser. */
+  injectedFault?: boolean;
+}
+
+export interface CallbackAnswer {
+  callbackQueryId: string;
+  text?: string;
+  showAlert?: boolean;
+  url?: string;
+}
+
+export type FakeEventKind = "message" | "edit" | "delete" | "callback_answer" | "call" | "user_message";
+
+/** Something that happened, numbered from 1 so a browser can resume an event stream (Last-Event-ID). */
+export interface FakeEvent {
+  id: number;
+  kind: FakeEventKind;
+  chatId?: number;
+  /** A snapshot taken when the event happened. */
+  message?: ChatMessage;
+  call?: ApiCall;
+  callbackAnswer?: CallbackAnswer;
+}
+
+export type DownMode = null | "refuse" | "5xx";
+
+export interface SentUserMessage {
+  updateId: number;
+  messageId: number;
+  chatId: number;
+}
+
+export interface PressedButton {
+  updateId: number;
+  callbackQueryId: string;
+}
+
+export interface FakeTelegram {
+  /** Serves /bot<token>/<method> and /file/bot<token>/<file_path>. */
+  app: Hono;
+  /** The user types a message; queued as an Update for the bot. */
+  sendText(user: FakeUser, text: string, options?: { chat?: "private" | "group"; groupId?: number }): SentUserMessage;
+  /** The user presses the callback button carrying `callbackData` on a bot message. */
+  pressButton(user: FakeUser, messageId: number, callbackData: string, options?: { chatId?: number }): PressedButton;
+  /**
+   * The user presses the button labelled `label` on the newest bot message in their private chat
+   * that has one (or on `messageId`). Throws, listing the buttons seen, when there is none.
+   */
+  pressButtonByLabel(
+    user: FakeUser,
+    label: string | RegExp,
+    options?: { messageId?: number },
+  ): PressedButton & { messageId: number };
+  /** Queues a raw update (its update_id is replaced); returns the update_id. */
+  injectUpdate(update: object): number;
+  /** Every message of a chat in order, including deleted ones and the user's own. */
+  messages(chatId: number): ChatMessage[];
+  /** Every Bot API call the bot made, in order. */
+  readonly calls: ApiCall[];
+  /** Calls Telegram itself would have refused (not injected faults, not 429s). */
+  rejectedCalls(): ApiCall[];
+  readonly callbackAnswers: CallbackAnswer[];
+  /** Commands set for the default scope and this language ("" or undefined: no language). */
+  commands(languageCode?: string): Array<{ command: string; description: string }>;
+  readonly webhook: { url: string; secretToken?: string } | null;
+  subscribe(listener: (event: FakeEvent) => void): () => void;
+  /** Events with an id greater than `eventId`. */
+  eventsSince(eventId: number): FakeEvent[];
+  setDown(mode: DownMode): void;
+  blockUser(userId: number): void;
+  /** Answers pending getUpdates with [] and stops webhook delivery. */
+  close(): void;
+}

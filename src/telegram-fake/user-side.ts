@@ -1,0 +1,138 @@
+import type { EventLog } from "./event-log";
+import type { FakeState, KnownChat } from "./fake-state";
+import { botUserJson, messageJson, userJson, type BotIdentity } from "./message-json";
+import type { ChatMessage, FakeUser, InlineButtonLike, PressedButton, SentUserMessage } from "./types";
+import type { UpdateQueue } from "./update-queue";
+
+export interface UserSideDeps {
+  state: FakeState;
+  updates: UpdateQueue;
+  events: EventLog;
+  bot: BotIdentity;
+  now: () => number;
+}
+
+const DEFAULT_GROUP_ID = -1001;
+
+/** What people do in Telegram, turned into the Updates the bot receives. */
+export function createUserSide(deps: UserSideDeps) {
+  const { state, updates, events } = deps;
+  const nowSeconds = () => Math.floor(deps.now() / 1000);
+
+  function chatFor(user: FakeUser, options: { chat?: "private" | "group"; groupId?: number }): KnownChat {
+    const chat: KnownChat =
+      options.chat === "group" || options.groupId !== undefined
+        ? { id: options.groupId ?? DEFAULT_GROUP_ID, type: "group", title: "Group" }
+        : { id: user.id, type: "private", firstName: user.firstName ?? "Test", ...(user.username ? { username: user.username } : {}) };
+    state.rememberChat(chat);
+    return state.requireChat(chat.id);
+  }
+
+  function sendText(user: FakeUser, text: string, options: { chat?: "private" | "group"; groupId?: number } = {}): SentUserMessage {
+    const chat = chatFor(user, options);
+    // Only someone who unblocked the bot can write to it.
+    if (chat.type === "private") state.blockedUsers.delete(user.id);
+    const entities = botCommandEntities(text);
+    const message = state.addMessage({
+      chatId: chat.id,
+      from: "user",
+      text,
+      ...(entities.length ? { entities } : {}),
+      edited: false,
+      deleted: false,
+      date: nowSeconds(),
+    });
+    events.emit({ kind: "user_message", chatId: chat.id, message: { ...message } });
+    const updateId = updates.enqueue({ message: messageJson(message, chat, userJson(user)) });
+    return { updateId, messageId: message.messageId, chatId: chat.id };
+  }
+
+  function pressButton(user: FakeUser, messageId: number, callbackData: string, options: { chatId?: number } = {}): PressedButton {
+    const chatId = options.chatId ?? user.id;
+    const message = state.findMessage(chatId, messageId);
+    if (!message || message.deleted || message.from !== "bot") {
+      throw new Error(`pressButton: chat ${chatId} has no bot message ${messageId} to press a button on`);
+    }
+    const buttons = callbackButtons(message);
+    if (!buttons.some((button) => button.callback_data === callbackData)) {
+      throw new Error(
+        `pressButton: message ${messageId} has no button with callback_data ${JSON.stringify(callbackData)}; ` +
+          `it has ${describe(buttons)}. Use injectUpdate to forge a callback.`,
+      );
+    }
+    const callbackQueryId = state.nextCallbackQueryId();
+    state.callbackQueries.set(callbackQueryId, { id: callbackQueryId, createdAt: deps.now(), answered: false, chatId });
+    const photoFile = message.photo ? state.fileById(message.photo.fileId) : undefined;
+    const updateId = updates.enqueue({
+      callback_query: {
+        id: callbackQueryId,
+        from: userJson(user),
+        message: messageJson(message, state.requireChat(chatId), botUserJson(deps.bot), photoFile),
+        chat_instance: String(-chatId * 7919),
+        data: callbackData,
+      },
+    });
+    return { updateId, callbackQueryId };
+  }
+
+  function pressButtonByLabel(user: FakeUser, label: string | RegExp, options: { messageId?: number } = {}) {
+    const matches = (text: string) => (typeof label === "string" ? text === label : label.test(text));
+    const candidates = state
+      .messages(user.id)
+      .filter((m) => m.from === "bot" && !m.deleted && (options.messageId === undefined || m.messageId === options.messageId))
+      .reverse();
+    for (const message of candidates) {
+      const button = callbackButtons(message).find((b) => matches(b.text));
+      if (button) return { ...pressButton(user, message.messageId, button.callback_data!), messageId: message.messageId };
+    }
+    const seen = candidates.flatMap((m) => callbackButtons(m).map((b) => `"${b.text}" (message ${m.messageId})`));
+    throw new Error(
+      `pressButtonByLabel: no callback button labelled ${String(label)} in chat ${user.id}; buttons seen: ${seen.join(", ") || "none"}`,
+    );
+  }
+
+  function injectUpdate(update: object): number {
+    rememberChats(state, update);
+    const callbackQuery = (update as { callback_query?: { id?: unknown } }).callback_query;
+    if (typeof callbackQuery?.id === "string") {
+      state.callbackQueries.set(callbackQuery.id, { id: callbackQuery.id, createdAt: deps.now(), answered: false });
+    }
+    return updates.enqueue(update);
+  }
+
+  return { sendText, pressButton, pressButtonByLabel, injectUpdate };
+}
+
+function callbackButtons(message: ChatMessage): Array<InlineButtonLike & { callback_data: string }> {
+  return (message.replyMarkup?.inline_keyboard.flat() ?? []).filter(
+    (button): button is InlineButtonLike & { callback_data: string } => typeof button.callback_data === "string",
+  );
+}
+
+function describe(buttons: InlineButtonLike[]): string {
+  return buttons.length ? buttons.map((b) => `"${b.text}" → ${JSON.stringify(b.callback_data)}`).join(", ") : "no callback buttons";
+}
+
+/** Telegram marks /commands in what users type; grammY's bot.command() relies on it. */
+function botCommandEntities(text: string): Array<{ type: string; offset: number; length: number }> {
+  return [...text.matchAll(/(?<=^|\s)\/[a-zA-Z0-9_]{1,32}(?:@[a-zA-Z0-9_]{3,})?/g)].map((match) => ({
+    type: "bot_command",
+    offset: match.index,
+    length: match[0].length,
+  }));
+}
+
+/** A raw update may mention chats the bot can then write to. */
+function rememberChats(state: FakeState, update: object): void {
+  const record = update as Record<string, { chat?: unknown; message?: { chat?: unknown } } | undefined>;
+  for (const value of Object.values(record)) {
+    const chat = (value?.chat ?? value?.message?.chat) as { id?: unknown; type?: unknown; first_name?: string; title?: string } | undefined;
+    if (typeof chat?.id !== "number") continue;
+    state.rememberChat({
+      id: chat.id,
+      type: chat.type === "private" ? "private" : "group",
+      ...(chat.first_name ? { firstName: chat.first_name } : {}),
+      ...(chat.title ? { title: chat.title } : {}),
+    });
+  }
+}

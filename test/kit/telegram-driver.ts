@@ -1,0 +1,120 @@
+import { serve } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { createFakeTelegram } from "../../src/telegram-fake";
+import type { ChatMessage, FakeEvent, FakeTelegram, FakeTelegramOptions, FakeUser } from "../../src/telegram-fake";
+
+export const TEST_BOT_TOKEN = "123456789:TEST-fake-telegram-token";
+
+export interface StartedFakeTelegram {
+  fake: FakeTelegram;
+  /** For grammY: `new Bot(token, { client: { apiRoot } })`. */
+  apiRoot: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+/** Serves a fresh fake Telegram on 127.0.0.1 and a free port. */
+export async function startFakeTelegram(options: Partial<FakeTelegramOptions> = {}): Promise<StartedFakeTelegram> {
+  const token = options.token ?? TEST_BOT_TOKEN;
+  const fake = createFakeTelegram({ ...options, token });
+  const { server, port } = await new Promise<{ server: Server; port: number }>((resolve) => {
+    const started = serve({ fetch: fake.app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+      resolve({ server: started as Server, port: info.port }),
+    );
+  });
+  return {
+    fake,
+    apiRoot: `http://127.0.0.1:${port}`,
+    token,
+    async close() {
+      fake.close();
+      // grammY keeps connections alive; without this, close() waits for them to time out.
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface ChatUser {
+  user: FakeUser;
+  send(text: string): ReturnType<FakeTelegram["sendText"]>;
+  press(label: string | RegExp): ReturnType<FakeTelegram["pressButtonByLabel"]>;
+  /** The next bot message, edit or deletion in this user's private chat; waits for it. */
+  nextBotEvent(options?: { timeoutMs?: number }): Promise<FakeEvent & { message: ChatMessage }>;
+  /** The next new bot message, skipping (and consuming) edits and deletions before it. */
+  nextMessage(options?: { timeoutMs?: number }): Promise<ChatMessage>;
+  lastBotMessage(): ChatMessage | undefined;
+  botMessages(): ChatMessage[];
+}
+
+const BOT_EVENT_KINDS = new Set(["message", "edit", "delete"]);
+
+/** A person in a private chat with the bot, reading what the bot does there in order. */
+export function createChatUser(fake: FakeTelegram, user: FakeUser): ChatUser {
+  // Deletions count whoever wrote the message: only the bot can delete in a private chat.
+  const isBotEvent = (event: FakeEvent) =>
+    BOT_EVENT_KINDS.has(event.kind) &&
+    event.chatId === user.id &&
+    (event.kind === "delete" || event.message?.from === "bot");
+  let cursor = fake.eventsSince(0).length;
+
+  function takeNext(): (FakeEvent & { message: ChatMessage }) | undefined {
+    for (const event of fake.eventsSince(cursor)) {
+      cursor = event.id;
+      if (isBotEvent(event)) return event as FakeEvent & { message: ChatMessage };
+    }
+    return undefined;
+  }
+
+  async function nextBotEvent({ timeoutMs = 5000 } = {}) {
+    const ready = takeNext();
+    if (ready) return ready;
+    return new Promise<FakeEvent & { message: ChatMessage }>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        unsubscribe();
+        reject(new Error(`No bot message, edit or deletion for user ${user.id} within ${timeoutMs} ms. ${recentCalls(fake)}`));
+      }, timeoutMs);
+      const unsubscribe = fake.subscribe(() => {
+        const next = takeNext();
+        if (!next) return;
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(next);
+      });
+    });
+  }
+
+  const botMessages = () => fake.messages(user.id).filter((message) => message.from === "bot");
+
+  return {
+    user,
+    send: (text) => fake.sendText(user, text),
+    press: (label) => fake.pressButtonByLabel(user, label),
+    nextBotEvent,
+    async nextMessage(options) {
+      for (;;) {
+        const event = await nextBotEvent(options);
+        if (event.kind === "message") return event.message;
+      }
+    },
+    lastBotMessage: () => botMessages().filter((message) => !message.deleted).at(-1),
+    botMessages,
+  };
+}
+
+/** Fails with every call Telegram would have refused and why. */
+export function expectNoRejectedCalls(fake: FakeTelegram): void {
+  const rejected = fake.rejectedCalls();
+  if (rejected.length === 0) return;
+  const lines = rejected.map(
+    (call) => `  #${call.seq} ${call.method} → ${call.errorCode} ${call.description}\n    params: ${JSON.stringify(call.params)}`,
+  );
+  throw new Error(`Telegram would have rejected ${rejected.length} call(s):\n${lines.join("\n")}`);
+}
+
+function recentCalls(fake: FakeTelegram): string {
+  const last = fake.calls.filter((call) => call.method !== "getUpdates").slice(-5);
+  if (last.length === 0) return "The bot made no calls besides getUpdates.";
+  return `Last calls: ${last.map((call) => `${call.method} ${call.ok ? "ok" : `→ ${call.description}`}`).join("; ")}`;
+}
