@@ -138,6 +138,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const i18n = createI18n<BotContext>(LOCALES_DIR, (ctx) => ctx.lang ?? pickLanguage(ctx.from?.language_code));
   const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot });
+  playground?.attach(push);
   const deps: BotDeps = {
     config,
     db,
@@ -209,8 +210,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     async stop() {
       if (stopped) return;
       stopped = true;
+      logger.debug("stopping: long polling");
       if (runner?.isRunning()) await runner.stop();
+      logger.debug("stopping: pushed alerts (draining the outbox for a few seconds)");
       await push.stop();
+      logger.debug("stopping: HTTP server and embedded services");
       for (const stop of stops.reverse()) await stop();
       await db.destroy();
       logger.info("stopped");

@@ -105,11 +105,7 @@ export function startPush(deps: PushDeps): PushHandle {
       if (followTimer) clearInterval(followTimer);
       await Promise.allSettled([polling, following]);
       // Drain what can be sent in a few seconds; the rest stays queued for the next start.
-      const deadline = Date.now() + 3_000;
-      await sender.stop();
-      while (Date.now() < deadline && (await queueDepth(deps.db)) > 0) {
-        if ((await sender.cycle()) === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await sender.stop(3_000);
     },
   };
   return handle;

@@ -33,6 +33,23 @@ export async function primeNotifications(deps: PollerDeps, telegramId: number): 
   await pollUser(deps, telegramId).catch((error: unknown) => deps.logger.warn({ err: error, userId: telegramId }, "priming notifications failed; the first poll will do it"));
 }
 
+/**
+ * A pause notification may not name its rule: pick the System-paused rule whose target the text
+ * mentions (else the most recently updated one), so the alert's Resume button can act on it.
+ */
+async function findPausedRule(client: MarketplaceClient, notification: Notification): Promise<string | null> {
+  try {
+    const paused = (await client.listAutomations()).filter((rule) => rule.status.toLowerCase() === "paused" && (rule.pauseReason ?? "").toLowerCase() === "system");
+    const text = `${notification.title} ${notification.body}`;
+    const byTarget = paused.filter((rule) => text.includes(rule.targetAddress));
+    const candidates = byTarget.length > 0 ? byTarget : paused;
+    candidates.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    return candidates[0]?.id ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Builds the alert for one notification and its dedupe key (settlements share the order's key). */
 async function alertFor(deps: PollerDeps, telegramId: number, client: MarketplaceClient, notification: Notification): Promise<{ key: string; payload: OutboxPayload } | null> {
   const text = textOf(notification);
@@ -53,7 +70,8 @@ async function alertFor(deps: PollerDeps, telegramId: number, client: Marketplac
   if (/pause/.test(text) && /automation|rule|refill|renewal|smart/.test(`${text} ${notification.body.toLowerCase()}`)) {
     const recipient = await recipientFor(deps.db, deps.translations, telegramId, "rules");
     if (!recipient) return null;
-    return { key: `notification:${notification.id}`, payload: await rulePausedAlert(deps.db, recipient, id ?? null, `${notification.title}: ${notification.body}`, now) };
+    const ruleId = id ?? (await findPausedRule(client, notification));
+    return { key: `notification:${notification.id}`, payload: await rulePausedAlert(deps.db, recipient, ruleId, `${notification.title}: ${notification.body}`, now) };
   }
   const kind = /deposit|top.?up|credit/.test(text) ? "deposits" : "other";
   const recipient = await recipientFor(deps.db, deps.translations, telegramId, kind);

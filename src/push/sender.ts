@@ -39,6 +39,7 @@ export class OutboxSender {
   private readonly globalPerSecond: number;
   private readonly perChatIntervalMs: number;
   private readonly leaseMs: number;
+  private abort = new AbortController();
 
   constructor(private readonly options: SenderOptions) {
     this.globalPerSecond = options.globalPerSecond ?? 28;
@@ -50,6 +51,7 @@ export class OutboxSender {
 
   start(api: Api): void {
     this.api = api;
+    this.abort = new AbortController();
     this.stopped = false;
     this.schedule(0);
   }
@@ -124,7 +126,7 @@ export class OutboxSender {
     }
     try {
       const raw = this.api!.raw as unknown as Record<string, (params: unknown) => Promise<unknown>>;
-      await raw[payload.method]!({ ...payload.params, chat_id: row.chat_id });
+      await (raw[payload.method] as (params: unknown, signal?: AbortSignal) => Promise<unknown>)({ ...payload.params, chat_id: row.chat_id }, this.abort.signal);
       await markSent(db, row.id, now());
       metrics.alerts.inc({ outcome: "sent" });
     } catch (error) {
@@ -158,11 +160,27 @@ export class OutboxSender {
     }
   }
 
-  /** Stops the loop; waits for the pass in flight (what is left stays queued for the next start). */
-  async stop(): Promise<void> {
+  /**
+   * Stops the loop, draining what can be sent within `drainMs`; sends still in flight then are
+   * aborted and their rows stay queued for the next start.
+   */
+  async stop(drainMs = 3_000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    const deadline = Date.now() + drainMs;
+    const remaining = () => Math.max(0, deadline - Date.now());
+    const until = <T>(work: Promise<T>) => Promise.race([work, new Promise<null>((resolve) => setTimeout(() => resolve(null), remaining()).unref())]);
+    if (this.running) await until(this.running);
+    while (remaining() > 0) {
+      const sent = await until(this.cycle());
+      if (sent === null) break;
+      if (sent === 0) {
+        if (this.idle) break;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100, remaining())));
+      }
+    }
+    this.abort.abort();
     if (this.running) await this.running;
   }
 }

@@ -20,6 +20,8 @@ export interface WorldOptions {
   /** Keep the database in a file (for restart and at-rest tests); default ":memory:". */
   file?: boolean;
   rateLimits?: boolean;
+  /** Run the bot's and the fake Telegram's clocks this many times faster than real time (rate-limit tests). */
+  timeScale?: number;
 }
 
 /**
@@ -33,7 +35,10 @@ export async function startWorld(options: WorldOptions = {}) {
     const started = serve({ fetch: sandbox.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
   });
   const marketplaceUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
-  const telegram = await startFakeTelegram({ token: BOT_TOKEN, rateLimits: { enabled: options.rateLimits ?? false } });
+  const origin = Date.now();
+  const scale = options.timeScale ?? 1;
+  const botNow = () => origin + (Date.now() - origin) * scale;
+  const telegram = await startFakeTelegram({ token: BOT_TOKEN, rateLimits: { enabled: options.rateLimits ?? false }, now: botNow });
   const dir = mkdtempSync(join(tmpdir(), "bot-test-"));
   const logLines: string[] = [];
   const logDestination = new Writable({
@@ -55,7 +60,7 @@ export async function startWorld(options: WorldOptions = {}) {
     MARKETPLACE_TIMEOUT_MS: "3000",
     ...options.env,
   };
-  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, marketplaceBackoffMs: 5 });
+  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, marketplaceBackoffMs: 5, now: botNow });
   let app: App = await boot();
 
   const world = {

@@ -1,0 +1,6 @@
+import type { AccountRecord, ApiKeyRecord } from "../types";
+
+/** What the API middleware puts on the Hono context once the X-Api-Key is known. */
+export interface ApiEnv {
+  Variables: { key: ApiKeyRecord; account: AccountRecord };
+}

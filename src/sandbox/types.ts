@@ -1,0 +1,275 @@
+/**
+ * Shapes of the sandbox marketplace: its public factory contract, its control surface and the
+ * records it keeps in memory. Amounts are bigint sun (USDT uses the same 6 decimals); times are
+ * ISO strings taken from the injected clock.
+ */
+import type { Hono } from "hono";
+
+export type Scope = "read" | "purchase" | "full";
+export type Resource = "energy" | "bandwidth";
+export type Duration = "15m" | "1h" | "1d";
+export type Currency = "TRX" | "USDT-TRC20";
+export type OrderStatus = "Created" | "Filled" | "Failed";
+export type RuleType = "auto-refill" | "auto-renewal" | "smart";
+export type RuleStatus = "active" | "paused" | "cancelled";
+export type PauseReason = "User" | "System";
+export type ErrorCodePlacement = "code" | "type" | "type-uri" | "title" | "detail";
+export type Int64Format = "number" | "string";
+export type FailureMode = "sync" | "async";
+
+export interface SandboxOptions {
+  /** Injectable clock; default () => new Date(). */
+  now?: () => Date;
+  /** A Created order settles at the first tick() at least this long after creation; default 3000. */
+  settleDelayMs?: number;
+  /** Used to POST webhooks; default globalThis.fetch (looked up at call time). */
+  webhookFetch?: typeof fetch;
+  /** Source of randomness in [0, 1) for ids, keys and tx ids; default crypto-backed. */
+  random?: () => number;
+}
+
+export interface Sandbox {
+  /** Serves /api/v1/* per MARKETPLACE_API.md and the /_sandbox/* control routes. */
+  app: Hono;
+  control: SandboxControl;
+  /** Processes everything due at now(): settlements, daily renewals, webhook deliveries and retries. Calls are serialised. */
+  tick(): Promise<void>;
+  /** Calls tick() every intervalMs (default 1000); returns stop(). */
+  startTimers(intervalMs?: number): () => void;
+  /** Funded with 1000 TRX and 50 USDT-TRC20; the key has purchase scope and no spend limit. */
+  demo: { accountId: string; apiKey: string };
+}
+
+/** Wire shapes shared by the API and the control surface. */
+export type Int64Value = number | string;
+export interface OrderView {
+  id: string;
+  resource: Resource;
+  targetAddress: string;
+  volume: Int64Value;
+  duration: string;
+  priceTrx: string;
+  activationTrx: string;
+  totalTrx: string;
+  status: OrderStatus;
+  txId: string | null;
+  createdAt: string;
+}
+export interface RuleView {
+  id: string;
+  type: RuleType;
+  resource: "energy";
+  targetAddress: string;
+  minimal: Int64Value | null;
+  volume: Int64Value | null;
+  duration: string | null;
+  spentTrx: string;
+  status: RuleStatus;
+  pauseReason: PauseReason | null;
+  autoResume: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface FiringView {
+  volume: Int64Value;
+  duration: string | null;
+  priceTrx: string;
+  createdAt: string;
+}
+export interface LedgerEntryView {
+  id: string;
+  type: string;
+  currency: Currency;
+  amount: string;
+  txId: string | null;
+  status: string;
+  createdAt: string;
+}
+export interface NotificationView {
+  id: string;
+  type: string;
+  level: string;
+  title: string;
+  body: string;
+  link: string | null;
+  read: boolean;
+  createdAt: string;
+}
+export interface BalanceView {
+  usdtTrc20: string;
+  trx: string;
+}
+
+export type FireResult =
+  | { fired: true; firing: FiringView; rule: RuleView }
+  | { fired: false; reason: "insufficient_balance" | "spend_limit_exceeded"; rule: RuleView };
+
+export interface FaultSpec {
+  method?: string;
+  pathPrefix?: string;
+  times?: number;
+  status?: number;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  delayMs?: number;
+}
+
+/**
+ * Drives the simulated world. Every method is also `POST /_sandbox/<kebab-case-name>` with a JSON
+ * body of the named arguments (single positional arguments travel as `{ accountId }` or
+ * `{ apiKey }`). Bad arguments throw SandboxError (400, 404 or 409).
+ */
+export interface SandboxControl {
+  createAccount(args?: { trx?: string; usdt?: string }): { accountId: string };
+  createKey(args: { accountId: string; scope: Scope; dailyLimitTrx?: string | null }): { apiKey: string };
+  revokeKey(args: { apiKey: string }): void;
+  setSpendLimit(args: { apiKey: string; dailyLimitTrx: string | null }): void;
+  accountIdForKey(apiKey: string): string | null;
+  creditDeposit(args: { accountId: string; currency: Currency; amount: string }): LedgerEntryView;
+  setBalance(args: { accountId: string; trx?: string; usdt?: string }): BalanceView;
+  getBalance(accountId: string): BalanceView;
+  failNextOrder(args: { accountId: string; mode: FailureMode }): void;
+  settleNow(args?: { accountId?: string }): OrderView[];
+  markUnactivated(args: { address: string }): void;
+  markActivated(args: { address: string }): void;
+  fireRule(args: { ruleId: string }): FireResult;
+  systemPauseRule(args: { ruleId: string }): RuleView;
+  cancelRule(args: { ruleId: string }): RuleView;
+  addNotification(args: { accountId: string; type?: string; level?: string; title: string; body: string; link?: string | null }): NotificationView;
+  setWebhookUrl(args: { accountId: string; url: string | null }): void;
+  listOrders(accountId: string): OrderView[];
+  listRules(accountId: string): RuleView[];
+  ledger(accountId: string): LedgerEntryView[];
+  listNotifications(accountId: string): NotificationView[];
+  injectFault(args: FaultSpec): void;
+  clearFaults(): void;
+  setErrorCodePlacement(args: { placement: ErrorCodePlacement }): void;
+  setInt64Format(args: { format: Int64Format }): void;
+}
+
+// ---- in-memory records -------------------------------------------------------------------
+
+export interface AccountRecord {
+  id: string;
+  trxSun: bigint;
+  usdtSun: bigint;
+  depositAddress: string | null;
+  webhookUrl: string | null;
+  failNext: FailureMode | null;
+  /** Idempotency-Key → what the first request asked for and the order it made. */
+  idempotency: Map<string, { fingerprint: string; orderId: string }>;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  apiKey: string;
+  accountId: string;
+  scope: Scope;
+  dailyLimitSun: bigint | null;
+  revoked: boolean;
+}
+
+export interface OrderRecord {
+  id: string;
+  accountId: string;
+  keyId: string;
+  resource: Resource;
+  targetAddress: string;
+  volume: number;
+  duration: Duration;
+  priceSun: bigint;
+  activationSun: bigint;
+  totalSun: bigint;
+  status: OrderStatus;
+  txId: string | null;
+  createdAt: string;
+  settledAt: string | null;
+  /** Set by failNextOrder({ mode: "async" }): settles as Failed. */
+  willFail: boolean;
+}
+
+export interface FiringRecord {
+  volume: number;
+  duration: Duration;
+  priceSun: bigint;
+  createdAt: string;
+}
+
+export interface RuleRecord {
+  id: string;
+  accountId: string;
+  creatorKeyId: string;
+  type: RuleType;
+  targetAddress: string;
+  minimal: number | null;
+  volume: number | null;
+  duration: Duration | null;
+  spentSun: bigint;
+  status: RuleStatus;
+  pauseReason: PauseReason | null;
+  autoResume: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** Auto-renewal only: when tick() fires it next. */
+  nextRenewalAt: string | null;
+  firings: FiringRecord[];
+}
+
+export interface LedgerRecord {
+  id: string;
+  accountId: string;
+  type: string;
+  currency: Currency;
+  /** Signed: debits are negative. */
+  amountSun: bigint;
+  txId: string | null;
+  status: string;
+  createdAt: string;
+}
+
+export interface NotificationRecord {
+  id: string;
+  accountId: string;
+  type: string;
+  level: string;
+  title: string;
+  body: string;
+  link: string | null;
+  read: boolean;
+  createdAt: string;
+}
+
+export interface WebhookDelivery {
+  eventId: string;
+  accountId: string;
+  url: string;
+  event: "order.filled" | "order.failed";
+  payload: unknown;
+  attempts: number;
+  nextAttemptAt: number;
+  state: "pending" | "delivered" | "failed";
+  lastError: string | null;
+}
+
+export interface FaultRecord extends Omit<FaultSpec, "times"> {
+  remaining: number;
+}
+
+/** Everything the sandbox knows, plus its injected dependencies. Arrays are in creation order. */
+export interface World {
+  now: () => Date;
+  random: () => number;
+  webhookFetch: typeof fetch;
+  settleDelayMs: number;
+  accounts: Map<string, AccountRecord>;
+  keysByApiKey: Map<string, ApiKeyRecord>;
+  orders: OrderRecord[];
+  rules: RuleRecord[];
+  ledger: LedgerRecord[];
+  notifications: NotificationRecord[];
+  webhooks: WebhookDelivery[];
+  faults: FaultRecord[];
+  unactivatedAddresses: Set<string>;
+  settings: { errorCodePlacement: ErrorCodePlacement; int64Format: Int64Format };
+}

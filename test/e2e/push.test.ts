@@ -1,0 +1,225 @@
+import { createHmac } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { startWorld, linkKey, ADDRESS_A, type World } from "../kit/world";
+import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+
+const ORDER_ID = "5b1c7a52-8f0e-4d7b-9c1a-3e2f4a5b6c7d";
+const order = { id: ORDER_ID, resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h", priceTrx: "4.6475", activationTrx: "0", totalTrx: "4.6475", status: "Filled", txId: "a".repeat(64), createdAt: "2026-11-22T05:00:00Z" };
+
+async function waitFor<T>(read: () => T | undefined | false, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("pushed alerts", () => {
+  let world: World;
+  afterEach(async () => {
+    world.assertNoRejectedCalls();
+    await world.stop();
+  });
+
+  const botTexts = (chatId: number) => world.fake.messages(chatId).filter((m) => m.from === "bot").map((m) => m.text ?? "");
+
+  async function linkedUserWithToken(id: number) {
+    const user = world.user(id);
+    const account = world.newAccount();
+    await linkKey(world, user, account.apiKey);
+    const token = await rotateWebhookToken(world.app.db, id, Date.now());
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${world.app.url}/webhooks/marketplace/${token}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    return { user, token, post, ...account };
+  }
+
+  it("turns order.filled and order.failed in every payload shape into one alert each; duplicates give none", async () => {
+    world = await startWorld({ timeScale: 10 });
+    const { post } = await linkedUserWithToken(401);
+    const shapes = [
+      (o: object, e: string) => ({ event: e, data: o }),
+      (o: object, e: string) => ({ type: e, data: { order: o } }),
+      (o: object, e: string) => ({ name: e, order: o }),
+      (o: object, e: string) => ({ event: e, payload: o }),
+      (o: object, e: string) => ({ ...o, event: e }),
+    ];
+    let index = 0;
+    for (const shape of shapes) {
+      for (const event of ["order.filled", "order.failed"]) {
+        const id = `00000000-0000-4000-8000-${String(index++).padStart(12, "0")}`;
+        const body = shape({ ...order, id, status: event === "order.filled" ? "Filled" : "Failed" }, event);
+        expect((await post(body)).status).toBe(200);
+        expect((await post(body)).status).toBe(200);
+      }
+    }
+    await waitFor(() => botTexts(401).filter((t) => /Order 0000/.test(t)).length >= 10);
+    await new Promise((r) => setTimeout(r, 300));
+    const alerts = botTexts(401).filter((t) => /Order 0000/.test(t));
+    expect(alerts).toHaveLength(10);
+    expect(alerts.filter((t) => t.includes("filled"))).toHaveLength(5);
+    expect(alerts.filter((t) => t.includes("failed") && t.includes("refunded"))).toHaveLength(5);
+    const filled = alerts.find((t) => t.includes("filled"))!;
+    expect(filled).toContain("65,000");
+    expect(filled).toContain("energy");
+    expect(filled).toContain(ADDRESS_A);
+    expect(filled).toContain("4.6475 TRX");
+    const message = world.fake.messages(401).find((m) => m.text?.includes("filled") && m.text.includes("Order 0000"));
+    expect(message?.html).toContain("https://tronscan.org/#/transaction/");
+  });
+
+  it("answers 404, 400, 413 and 422 as the contract says", async () => {
+    world = await startWorld();
+    const { post, token } = await linkedUserWithToken(402);
+    expect((await fetch(`${world.app.url}/webhooks/marketplace/${"x".repeat(43)}`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect((await post("{not json")).status).toBe(400);
+    expect((await post({ event: "order.filled", data: { id: ORDER_ID, pad: "x".repeat(70 * 1024) } })).status).toBe(413);
+    expect((await post({ hello: "world" })).status).toBe(422);
+    expect((await post({ event: "order.filled" })).status).toBe(422);
+    expect((await post({ event: "automation.created", data: { id: "r1", status: "active" } })).status).toBe(200);
+    expect(token.length).toBeGreaterThanOrEqual(43);
+    const queued = await world.app.db.selectFrom("outbox").selectAll().execute();
+    expect(queued).toHaveLength(0);
+  });
+
+  it("with a webhook secret, refuses a bad signature and accepts a good one", async () => {
+    world = await startWorld({ env: { MARKETPLACE_WEBHOOK_SECRET: "shh-shared-secret" } });
+    const { post } = await linkedUserWithToken(403);
+    const body = JSON.stringify({ event: "order.filled", data: order });
+    expect((await post(body, { "x-signature": "sha256=deadbeef" })).status).toBe(401);
+    expect((await post(body)).status).toBe(401);
+    const signature = `sha256=${createHmac("sha256", "shh-shared-secret").update(body).digest("hex")}`;
+    expect((await post(body, { "x-signature": signature })).status).toBe(200);
+    await waitFor(() => botTexts(403).some((t) => t.includes("filled")));
+  });
+
+  it("delivers alerts once each after Telegram was down, and after a restart with alerts queued", async () => {
+    world = await startWorld({ file: true, timeScale: 10 });
+    const { post } = await linkedUserWithToken(404);
+    world.fake.setDown("5xx");
+    await post({ event: "order.filled", data: { ...order, id: "11111111-0000-4000-8000-000000000001" } });
+    await new Promise((r) => setTimeout(r, 400));
+    world.fake.setDown("refuse");
+    await post({ event: "order.filled", data: { ...order, id: "11111111-0000-4000-8000-000000000002" } });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(botTexts(404).filter((t) => t.includes("Order 11111111"))).toHaveLength(0);
+    // stop while Telegram is still down: the alerts stay queued in the database
+    await world.app.stop();
+    world.fake.setDown(null);
+    await world.restart();
+    await waitFor(() => botTexts(404).filter((t) => t.includes("Order 11111111")).length >= 2, 15_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(botTexts(404).filter((t) => t.includes("Order 11111111"))).toHaveLength(2);
+    const rows = await world.app.db.selectFrom("outbox").select(["status"]).execute();
+    expect(rows.every((row) => row.status === "sent")).toBe(true);
+  });
+
+  it("drains a burst within Telegram's limits: 50 to one chat, 200 over 100 chats, no 429, at most 1/s per chat", async () => {
+    world = await startWorld({ rateLimits: true, timeScale: 25 });
+    const chats = Array.from({ length: 100 }, (_, i) => 5000 + i);
+    for (const chatId of chats) world.fake.sendText({ id: chatId, firstName: "U", languageCode: "en" }, "hi");
+    const now = Date.now();
+    const rows = [];
+    for (let i = 0; i < 50; i++) rows.push({ telegram_id: 4050, chat_id: 4050, dedupe_key: `burst:${i}`, payload: JSON.stringify({ method: "sendMessage", params: { text: `burst ${i}` } }), status: "queued", attempts: 0, next_attempt_at: now, last_error: null, lease_owner: null, lease_until: null, created_at: now, sent_at: null });
+    world.fake.sendText({ id: 4050, firstName: "Burst", languageCode: "en" }, "hi");
+    for (const chatId of chats) for (let i = 0; i < 2; i++) rows.push({ telegram_id: chatId, chat_id: chatId, dedupe_key: `spread:${i}`, payload: JSON.stringify({ method: "sendMessage", params: { text: `spread ${chatId} ${i}` } }), status: "queued", attempts: 0, next_attempt_at: now, last_error: null, lease_owner: null, lease_until: null, created_at: now, sent_at: null });
+    await world.app.db.insertInto("outbox").values(rows).execute();
+    world.app.push.sender.wake();
+    await waitFor(() => world.fake.calls.filter((c) => c.method === "sendMessage" && c.ok && /burst|spread/.test(String(c.params.text))).length >= 250, 60_000);
+    const sends = world.fake.calls.filter((c) => c.method === "sendMessage" && /burst|spread/.test(String(c.params.text)));
+    expect(sends.filter((c) => c.throttled)).toHaveLength(0);
+    expect(sends.filter((c) => c.ok)).toHaveLength(250);
+    // order kept in the burst chat
+    const burst = sends.filter((c) => Number(c.params.chat_id) === 4050).map((c) => Number(String(c.params.text).split(" ")[1]));
+    expect(burst).toEqual([...burst].sort((a, b) => a - b));
+    // per chat: no more than 1 message per second sustained (virtual clock; a little network jitter allowed per gap)
+    const byChat = new Map<number, number[]>();
+    for (const call of sends) byChat.set(Number(call.params.chat_id), [...(byChat.get(Number(call.params.chat_id)) ?? []), call.at]);
+    for (const times of byChat.values()) {
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(800);
+      if (times.length > 2) expect((times.length - 1) / ((times.at(-1)! - times[0]!) / 1000)).toBeLessThanOrEqual(1.0);
+    }
+    // overall: never more than 30 in any one-second window
+    const all = sends.map((c) => c.at).sort((a, b) => a - b);
+    for (let i = 0; i + 30 < all.length; i++) expect(all[i + 30]! - all[i]!).toBeGreaterThanOrEqual(1000);
+  }, 90_000);
+
+  it("an order placed through the bot alerts once through the order follower, even with a settlement notification", async () => {
+    world = await startWorld();
+    const user = world.user(406);
+    const { accountId, apiKey } = world.newAccount();
+    world.sandbox.control.addNotification({ accountId, title: "Old news", body: "posted before linking" });
+    await linkKey(world, user, apiKey);
+    user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+    await user.nextMessage();
+    user.press("✅ Confirm");
+    await waitFor(() => botTexts(406).some((t) => t.includes("Order placed")) || world.fake.messages(406).some((m) => m.text?.includes("Order placed")));
+    world.sandbox.control.settleNow({ accountId });
+    world.advance(60_000);
+    await world.app.db.updateTable("followed_orders").set({ next_check_at: 0 }).execute();
+    await world.app.push.checkOrdersNow();
+    await world.app.push.pollNow();
+    await world.app.push.pollNow();
+    await waitFor(() => botTexts(406).some((t) => t.includes("filled")));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(botTexts(406).filter((t) => t.includes("filled"))).toHaveLength(1);
+    expect(botTexts(406).some((t) => t.includes("Old news"))).toBe(false);
+  });
+
+  it("relays a new notification from the poller once, never the ones present at link time", async () => {
+    world = await startWorld();
+    const user = world.user(407);
+    const { accountId, apiKey } = world.newAccount();
+    world.sandbox.control.addNotification({ accountId, title: "Before", body: "existing" });
+    await linkKey(world, user, apiKey);
+    world.sandbox.control.addNotification({ accountId, title: "Maintenance <soon> & more", body: "The provider restarts at 03:00 UTC" });
+    await world.app.push.pollNow();
+    await world.app.push.pollNow();
+    await waitFor(() => botTexts(407).some((t) => t.includes("Maintenance")));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(botTexts(407).filter((t) => t.includes("Maintenance <soon> & more"))).toHaveLength(1);
+    expect(botTexts(407).some((t) => t.includes("Before"))).toBe(false);
+    const unread = world.sandbox.control.listNotifications(accountId).filter((n: { read: boolean }) => !n.read);
+    expect(unread.length).toBe(2);
+  });
+
+  it("a blocked bot (403) stops sending to that user", async () => {
+    world = await startWorld();
+    const { post } = await linkedUserWithToken(408);
+    world.fake.blockUser(408);
+    await post({ event: "order.filled", data: { ...order, id: "22222222-0000-4000-8000-000000000001" } });
+    const deadline = Date.now() + 5000;
+    let user;
+    do {
+      user = await world.app.db.selectFrom("users").selectAll().where("telegram_id", "=", 408).executeTakeFirst();
+      if (user?.active === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    } while (Date.now() < deadline);
+    expect(user?.active).toBe(0);
+    await post({ event: "order.filled", data: { ...order, id: "22222222-0000-4000-8000-000000000002" } });
+    await new Promise((r) => setTimeout(r, 300));
+    const queued = await world.app.db.selectFrom("outbox").selectAll().where("telegram_id", "=", 408).where("status", "=", "queued").execute();
+    expect(queued).toHaveLength(0);
+  });
+
+  it("a System auto-pause gives the paused alert; its Resume button resumes the rule after a top-up", async () => {
+    world = await startWorld();
+    const user = world.user(409);
+    const { accountId, apiKey } = world.newAccount();
+    await linkKey(world, user, apiKey);
+    const client = world.app.deps.marketplace(() => apiKey);
+    const rule = await client.createSmart({ targetAddress: ADDRESS_A });
+    world.sandbox.control.setBalance({ accountId, trx: "0" });
+    world.sandbox.control.fireRule({ ruleId: rule.id });
+    await world.app.push.pollNow();
+    const alert = await waitFor(() => world.fake.messages(409).find((m) => m.from === "bot" && m.text?.includes("paused")));
+    expect(alert.text).toContain(rule.id.slice(0, 8));
+    const labels = alert.replyMarkup!.inline_keyboard.flat().map((b) => b.text).join();
+    expect(labels).toContain("Top up");
+    expect(labels).toContain("Resume");
+    world.sandbox.control.creditDeposit({ accountId, currency: "TRX", amount: "500" });
+    user.press(/Resume/);
+    await waitFor(() => world.sandbox.control.listRules(accountId).find((r: { id: string; status: string }) => r.id === rule.id)?.status === "active");
+  });
+});
