@@ -1,7 +1,194 @@
-import { Composer } from "grammy";
+import { Composer, InlineKeyboard } from "grammy";
+import { refFor, resolveRef } from "../../db/repos/callback-refs";
+import type { MarketplaceClient, Notification, NotificationPage } from "../../marketplace";
 import type { BotContext } from "../context";
+import { timeText } from "../format";
+import { escapeHtml, MESSAGE_LIMIT, truncate } from "../html";
+import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
+import { editInPlace } from "./wallet-edit";
 
-export function notificationsFeature(_menu: MenuActions): Composer<BotContext> {
-  return new Composer<BotContext>();
+/** The marketplace's fixed page size, used when a response does not say. */
+const API_PAGE_SIZE = 20;
+/** Longest URL shown as a link; anything longer is dropped rather than risk a refused message. */
+const MAX_LINK_LENGTH = 2048;
+/** Title and body limits, tried in order until the whole page fits in one message. */
+const BUDGETS: ReadonlyArray<readonly [title: number, body: number]> = [
+  [150, 1000],
+  [120, 600],
+  [100, 400],
+  [100, 250],
+  [80, 160],
+  [60, 100],
+  [50, 60],
+  [40, 30],
+  [30, 0],
+];
+
+const CALLBACK_PAGE = /^n:p:(\d{1,6})$/;
+const CALLBACK_READ = /^n:r:([A-Za-z0-9_-]{10}):(\d{1,6})$/;
+const CALLBACK_READ_ALL = /^n:a:(\d{1,6})$/;
+
+/** Only http(s) links are shown: anything else (javascript:, tg:, garbage) is left out. */
+export function safeLink(link: string | null): string | null {
+  if (!link || link.length > MAX_LINK_LENGTH) return null;
+  try {
+    const url = new URL(link.trim());
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Length of HTML text as Telegram counts it: tags removed, entities as one character. */
+export function visibleLength(html: string): number {
+  return html.replace(/<[^>]*>/g, "").replace(/&(?:lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);/g, "_").length;
+}
+
+function itemText(ctx: BotContext, item: Notification, number: number, titleMax: number, bodyMax: number): string {
+  const marker = item.read ? "⚪" : "🔵";
+  const title = truncate(item.title.replace(/\s+/g, " ").trim(), titleMax);
+  const lines = [`${marker} <b>${number}. ${escapeHtml(title)}</b> · <i>${escapeHtml(timeText(item.createdAt))}</i>`];
+  const body = item.body.trim();
+  if (bodyMax > 0 && body) lines.push(escapeHtml(truncate(body, bodyMax)));
+  const link = safeLink(item.link);
+  if (link) lines.push(ctx.tr("notifications-link", { url: link }));
+  return lines.join("\n");
+}
+
+function pageCount(list: NotificationPage): number {
+  const size = list.pageSize > 0 ? list.pageSize : API_PAGE_SIZE;
+  return Math.max(1, Math.ceil(list.total / size));
+}
+
+/** The page as one message that always fits Telegram's 4096 characters: bodies (then titles) are shortened until it does. */
+export function notificationsText(ctx: BotContext, list: NotificationPage): string {
+  const page = Math.max(1, list.page);
+  const header = ctx.tr("notifications-title", { unread: String(list.unread), page: String(page), pages: String(pageCount(list)), total: String(list.total) });
+  if (list.items.length === 0) return [header, "", ctx.tr("notifications-empty")].join("\n");
+  let text = "";
+  for (const [titleMax, bodyMax] of BUDGETS) {
+    const items = list.items.map((item, index) => itemText(ctx, item, index + 1, titleMax, bodyMax));
+    text = [header, ctx.tr("notifications-legend"), "", items.join("\n\n")].join("\n");
+    if (visibleLength(text) <= MESSAGE_LIMIT) return text;
+  }
+  // More items than any budget allows (the API pages by 20, so only a misbehaving one): keep what fits.
+  const items: string[] = [];
+  for (const [index, item] of list.items.entries()) {
+    const next = itemText(ctx, item, index + 1, 30, 0);
+    if (visibleLength([header, "", ...items, next].join("\n\n")) > MESSAGE_LIMIT - 10) break;
+    items.push(next);
+  }
+  return [header, "", items.join("\n\n")].join("\n");
+}
+
+async function notificationsKeyboard(ctx: BotContext, list: NotificationPage): Promise<InlineKeyboard> {
+  const page = Math.max(1, list.page);
+  const keyboard = new InlineKeyboard();
+  let inRow = 0;
+  for (const [index, item] of list.items.entries()) {
+    if (item.read) continue;
+    if (inRow === 3) {
+      keyboard.row();
+      inRow = 0;
+    }
+    const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, item.id, ctx.deps.now());
+    keyboard.text(ctx.tr("button-mark-read", { n: String(index + 1) }), `n:r:${ref}:${page}`);
+    inRow += 1;
+  }
+  keyboard.row();
+  if (page > 1) keyboard.text(ctx.tr("button-prev"), `n:p:${page - 1}`);
+  if (page < pageCount(list)) keyboard.text(ctx.tr("button-next"), `n:p:${page + 1}`);
+  keyboard.row();
+  if (list.unread > 0) keyboard.text(ctx.tr("button-mark-all-read"), `n:a:${page}`);
+  keyboard.text(ctx.tr("button-refresh"), `n:p:${page}`);
+  return keyboard;
+}
+
+async function fetchPage(client: MarketplaceClient, page: number): Promise<NotificationPage> {
+  const list = await client.notifications({ page });
+  const pages = pageCount(list);
+  // An old button for a page that no longer exists: show the last one instead.
+  if (list.items.length === 0 && page > pages) return client.notifications({ page: pages });
+  return list;
+}
+
+/** /notifications: newest first, 20 a page, the unread count; Mark read per item and Mark all read, edited in place. */
+export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  async function view(ctx: BotContext, client: MarketplaceClient, page: number): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
+    try {
+      const list = await fetchPage(client, page);
+      return { text: notificationsText(ctx, list), keyboard: await notificationsKeyboard(ctx, list) };
+    } catch (error) {
+      await replyMarketplaceError(ctx, error, { read: true });
+      return null;
+    }
+  }
+
+  async function edit(ctx: BotContext, shown: { text: string; keyboard: InlineKeyboard }): Promise<void> {
+    await editInPlace(ctx, shown.text, shown.keyboard);
+  }
+
+  async function showNotifications(ctx: BotContext): Promise<void> {
+    const client = await userClient(ctx);
+    if (!client) return;
+    const shown = await view(ctx, client, 1);
+    if (shown) await ctx.reply(shown.text, { parse_mode: "HTML", reply_markup: shown.keyboard, link_preview_options: { is_disabled: true } });
+  }
+
+  composer.command("notifications", showNotifications);
+  menu.notifications = showNotifications;
+
+  composer.callbackQuery(CALLBACK_PAGE, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const client = await userClient(ctx);
+    if (!client) return;
+    const shown = await view(ctx, client, Math.max(1, Number(ctx.match[1])));
+    if (shown) await edit(ctx, shown);
+  });
+
+  composer.callbackQuery(CALLBACK_READ, async (ctx) => {
+    const id = await resolveRef(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
+    if (!id) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
+      return;
+    }
+    const client = await userClient(ctx);
+    if (!client) {
+      await ctx.answerCallbackQuery();
+      return;
+    }
+    try {
+      await client.readNotification(id);
+    } catch (error) {
+      await ctx.answerCallbackQuery();
+      await replyMarketplaceError(ctx, error, { read: true });
+      return;
+    }
+    await ctx.answerCallbackQuery({ text: ctx.tr("notifications-marked") });
+    const shown = await view(ctx, client, Math.max(1, Number(ctx.match[2])));
+    if (shown) await edit(ctx, shown);
+  });
+
+  composer.callbackQuery(CALLBACK_READ_ALL, async (ctx) => {
+    const client = await userClient(ctx);
+    if (!client) {
+      await ctx.answerCallbackQuery();
+      return;
+    }
+    try {
+      await client.readAllNotifications();
+    } catch (error) {
+      await ctx.answerCallbackQuery();
+      await replyMarketplaceError(ctx, error, { read: true });
+      return;
+    }
+    await ctx.answerCallbackQuery({ text: ctx.tr("notifications-all-marked") });
+    const shown = await view(ctx, client, Math.max(1, Number(ctx.match[1])));
+    if (shown) await edit(ctx, shown);
+  });
+
+  return composer;
 }

@@ -7,6 +7,7 @@ import { timeText } from "../format";
 import { truncate, txLink } from "../html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
+import { editInPlace } from "./wallet-edit";
 
 /** Ledger entries per page (the API allows up to 100). */
 export const TRANSACTIONS_PAGE_SIZE = 10;
@@ -143,11 +144,7 @@ export function transactionsView(menu: MenuActions): Composer<BotContext> {
     await ctx.answerCallbackQuery();
     const shown = await view(ctx, Math.max(1, Number(pageText)), { currency: currency as CurrencyCode, type });
     if (!shown) return;
-    await ctx
-      .editMessageText(shown.text, { parse_mode: "HTML", reply_markup: shown.keyboard, link_preview_options: { is_disabled: true } })
-      .catch((error: unknown) => {
-        if (!String(error).includes("message is not modified")) throw error;
-      });
+    await editInPlace(ctx, shown.text, shown.keyboard);
   });
 
   return composer;

@@ -3,23 +3,11 @@ import QRCode from "qrcode";
 import type { Balance, DepositAddress } from "../../marketplace";
 import { formatTrxForDisplay } from "../../marketplace/money";
 import type { BotContext } from "../context";
-import { timeText } from "../format";
 import { code } from "../html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
+import { editInPlace } from "./wallet-edit";
 import { transactionsView } from "./wallet-transactions";
-
-/** Telegram's answer when an edit would change nothing: the view is already current. */
-export function isNotModified(error: unknown): boolean {
-  return String(error).includes("message is not modified");
-}
-
-/** Edits the message under the pressed button; an identical view is not an error. */
-export async function editInPlace(ctx: BotContext, text: string, keyboard: InlineKeyboard): Promise<void> {
-  await ctx.editMessageText(text, { parse_mode: "HTML", reply_markup: keyboard, link_preview_options: { is_disabled: true } }).catch((error: unknown) => {
-    if (!isNotModified(error)) throw error;
-  });
-}
 
 function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard: InlineKeyboard } {
   const text = [
@@ -29,7 +17,6 @@ function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard
     ctx.tr("wallet-usdt", { value: formatTrxForDisplay(balance.usdtTrc20) }),
     "",
     ctx.tr("wallet-hint"),
-    `<i>${ctx.tr("wallet-updated", { time: timeText(new Date(ctx.deps.now()).toISOString()) })}</i>`,
   ].join("\n");
   const keyboard = new InlineKeyboard()
     .text(ctx.tr("button-topup"), "m:topup")

@@ -1,0 +1,141 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startWorld, linkKey, type World } from "../kit/world";
+import type { ChatMessage } from "../../src/telegram-fake";
+
+function labels(message: ChatMessage): string[] {
+  return message.replyMarkup?.inline_keyboard.flat().map((button) => button.text) ?? [];
+}
+
+function markReadButtons(message: ChatMessage): string[] {
+  return labels(message).filter((label) => /Mark read \d+$/.test(label));
+}
+
+describe("/notifications", () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await startWorld();
+  });
+  afterEach(async () => {
+    world.assertNoRejectedCalls();
+    await world.stop();
+  });
+
+  async function linkedUser(id: number) {
+    const account = world.newAccount();
+    const user = world.user(id);
+    await linkKey(world, user, account.apiKey);
+    return { ...account, user };
+  }
+
+  const unreadInSandbox = (accountId: string) => world.sandbox.control.listNotifications(accountId).filter((n) => !n.read).length;
+
+  it("pages by 20 newest first with the unread count; Mark read and Mark all read edit in place and reach the sandbox", async () => {
+    const { accountId, user } = await linkedUser(401);
+    for (let i = 1; i <= 25; i += 1) world.sandbox.control.addNotification({ accountId, title: `Note ${i}`, body: `Body of note ${i}` });
+    expect(unreadInSandbox(accountId)).toBe(25);
+
+    user.send("/notifications");
+    const list = await user.nextMessage();
+    expect(list.text).toContain("25 unread (page 1 of 2, 25 in all)");
+    expect(list.text).toMatch(/🔵 1\. Note 25 ·/);
+    expect(list.text).toMatch(/🔵 20\. Note 6 ·/);
+    expect(list.text).not.toContain("Note 5 ");
+    expect(markReadButtons(list).length).toBe(20);
+    expect(labels(list)).toContain("Next ▶️");
+    expect(labels(list).some((label) => label.includes("Mark all read"))).toBe(true);
+
+    user.press(/Mark read 1$/);
+    const afterOne = await user.nextBotEvent();
+    expect(afterOne.kind).toBe("edit");
+    expect(afterOne.message.messageId).toBe(list.messageId);
+    expect(afterOne.message.text).toContain("24 unread");
+    expect(afterOne.message.text).toMatch(/⚪ 1\. Note 25 ·/);
+    expect(afterOne.message.text).toMatch(/🔵 2\. Note 24 ·/);
+    expect(markReadButtons(afterOne.message)).not.toContain("✔️ Mark read 1");
+    expect(markReadButtons(afterOne.message).length).toBe(19);
+    expect(unreadInSandbox(accountId)).toBe(24);
+    expect(world.sandbox.control.listNotifications(accountId).find((n) => n.title === "Note 25")?.read).toBe(true);
+    expect(world.fake.callbackAnswers.some((answer) => answer.text === "Marked as read")).toBe(true);
+
+    user.press(/Next/);
+    const page2 = await user.nextBotEvent();
+    expect(page2.message.text).toContain("(page 2 of 2, 25 in all)");
+    expect(page2.message.text).toMatch(/🔵 5\. Note 1 ·/);
+    expect(markReadButtons(page2.message).length).toBe(5);
+    expect(labels(page2.message).some((label) => label.includes("Next"))).toBe(false);
+    user.press(/Prev/);
+    expect((await user.nextBotEvent()).message.text).toContain("(page 1 of 2");
+
+    user.press(/Mark all read/);
+    const allRead = await user.nextBotEvent();
+    expect(allRead.kind).toBe("edit");
+    expect(allRead.message.messageId).toBe(list.messageId);
+    expect(allRead.message.text).toContain("0 unread");
+    expect(allRead.message.text).not.toMatch(/^🔵 \d/m);
+    expect(markReadButtons(allRead.message)).toEqual([]);
+    expect(labels(allRead.message).some((label) => label.includes("Mark all read"))).toBe(false);
+    expect(unreadInSandbox(accountId)).toBe(0);
+
+    // a refresh of an unchanged page sends no edit Telegram would refuse
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const edits = world.fake.calls.filter((call) => call.method === "editMessageText").length;
+    user.press(/Refresh/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(world.fake.calls.filter((call) => call.method === "editMessageText").length).toBe(edits);
+  });
+
+  it("renders a hostile title, a 5,000-character body and links safely, and 20 such items fit in one message", async () => {
+    const { accountId, user } = await linkedUser(402);
+    const hostile = "<b>&</b><script>";
+    const long = "x".repeat(4990) + " & <end>";
+    world.sandbox.control.addNotification({ accountId, title: hostile, body: long, link: "javascript:alert(1)" });
+    world.sandbox.control.addNotification({ accountId, title: "With a link", body: "Tap it", link: "https://example.com/path?a=1&b=\"2\"" });
+
+    user.send("/notifications");
+    const shown = await user.nextMessage();
+    expect(shown.text).toContain(`1. With a link`);
+    expect(shown.text).toContain(`2. ${hostile}`);
+    expect(shown.text).toContain("…");
+    expect(shown.text).not.toContain("<end>");
+    expect(shown.text!.length).toBeLessThanOrEqual(4096);
+    const links = (shown.entities ?? []).filter((entity) => entity.type === "text_link").map((entity) => entity.url);
+    expect(links).toEqual(["https://example.com/path?a=1&b=%222%22"]);
+    expect(shown.html).not.toContain("javascript:");
+
+    // a full page of hostile, long notifications still fits and is accepted
+    for (let i = 0; i < 20; i += 1) {
+      world.sandbox.control.addNotification({ accountId, title: `${hostile} ${"&".repeat(300)} ${i}`, body: `${"<&>".repeat(1700)} ${i}`, link: `https://example.com/${i}` });
+    }
+    user.press(/Refresh/);
+    const full = await user.nextBotEvent();
+    expect(full.kind).toBe("edit");
+    expect(full.message.text).toContain("22 unread (page 1 of 2, 22 in all)");
+    expect(full.message.text!.length).toBeLessThanOrEqual(4096);
+    expect(full.message.text).toMatch(/🔵 20\. <b>&<\/b><script> &+…/);
+    expect(markReadButtons(full.message).length).toBe(20);
+
+    user.press(/Mark all read/);
+    expect((await user.nextBotEvent()).message.text).toContain("0 unread");
+    expect(unreadInSandbox(accountId)).toBe(0);
+  });
+
+  it("an empty list says there are no notifications", async () => {
+    const { user } = await linkedUser(403);
+    user.send("/notifications");
+    const empty = await user.nextMessage();
+    expect(empty.text).toContain("0 unread");
+    expect(empty.text).toContain("No notifications yet");
+    expect(labels(empty).some((label) => label.includes("Mark all read"))).toBe(false);
+  });
+
+  it("the main menu's Notifications button opens the same view", async () => {
+    const { accountId, user } = await linkedUser(404);
+    world.sandbox.control.addNotification({ accountId, title: "Hello", body: "World" });
+    user.send("/start");
+    await user.nextMessage();
+    user.press(/Notifications/);
+    const shown = await user.nextMessage();
+    expect(shown.text).toContain("1 unread");
+    expect(shown.text).toContain("Hello");
+  });
+});
