@@ -195,7 +195,6 @@ wallet-title = <b>👛 Wallet</b>
 wallet-trx = TRX: <b>{ $value } TRX</b>
 wallet-usdt = USDT-TRC20: <b>{ $value } USDT</b>
 wallet-hint = Purchases are paid from the TRX balance. Top up to add funds.
-wallet-updated = Updated { $time }
 wallet-refreshed = Balances refreshed
 button-transactions = 📜 Transactions
 topup-title = <b>💳 Top up your balance</b>
@@ -223,7 +222,6 @@ button-mark-read = ✔️ Mark read { $n }
 button-mark-all-read = ✅ Mark all read
 notifications-marked = Marked as read
 notifications-all-marked = All marked as read
-notifications-none-unread = Nothing unread
 
 ## Rules
 button-pause = ⏸ Pause

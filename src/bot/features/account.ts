@@ -3,6 +3,7 @@ import { findCredential, forgetUserData } from "../../db/repos/credentials";
 import { alertEnabled, findUser, setUserLanguage, toggleAlert, type AlertKind } from "../../db/repos/users";
 import { hasWebhookToken, rotateWebhookToken } from "../../db/repos/webhook-tokens";
 import type { BotContext } from "../context";
+import { editInPlace } from "../edit-in-place";
 import { code } from "../html";
 import { LANGUAGES, pickLanguage, translatorFor } from "../i18n";
 import type { MenuActions } from "./start";
@@ -69,9 +70,7 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
     }
     const { text, keyboard } = await settingsCard(ctx);
     await ctx.answerCallbackQuery();
-    await ctx.editMessageText(text, { parse_mode: "HTML", reply_markup: keyboard }).catch((error: unknown) => {
-      if (!String(error).includes("message is not modified")) throw error;
-    });
+    await editInPlace(ctx, text, keyboard);
   });
 
   async function webhookText(ctx: BotContext, token: string): Promise<{ text: string; keyboard: InlineKeyboard }> {

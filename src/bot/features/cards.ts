@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { createPendingAction, findPendingAction, setPendingActionMessage, transitionPendingAction, type PendingAction } from "../../db/repos/pending-actions";
 import { shortId } from "../../security/secret-box";
 import type { BotContext } from "../context";
+import { editInPlace } from "../edit-in-place";
 
 /** A card older than this asks for a fresh preview before Confirm (prices move). */
 export const CARD_FRESH_MS = 5 * 60_000;
@@ -46,10 +47,8 @@ export async function sendCard(ctx: BotContext, kind: string, payload: unknown, 
   await setPendingActionMessage(ctx.deps.db, id, message.message_id);
 }
 
-async function editCard(ctx: BotContext, text: string, keyboard?: InlineKeyboard): Promise<void> {
-  await ctx.editMessageText(text, { parse_mode: "HTML", reply_markup: keyboard, link_preview_options: { is_disabled: true } }).catch((error: unknown) => {
-    if (!String(error).includes("message is not modified")) throw error;
-  });
+async function editCard(ctx: BotContext, text: string, keyboard: InlineKeyboard = new InlineKeyboard()): Promise<void> {
+  await editInPlace(ctx, text, keyboard);
 }
 
 export function cardsFeature(kinds: CardKinds): Composer<BotContext> {

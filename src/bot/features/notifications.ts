@@ -6,7 +6,7 @@ import { timeText } from "../format";
 import { escapeHtml, MESSAGE_LIMIT, truncate } from "../html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
-import { editInPlace } from "./wallet-edit";
+import { editInPlace } from "../edit-in-place";
 
 /** The marketplace's fixed page size, used when a response does not say. */
 const API_PAGE_SIZE = 20;

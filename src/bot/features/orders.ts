@@ -2,6 +2,7 @@ import { Composer, InlineKeyboard } from "grammy";
 import { refFor, resolveRef } from "../../db/repos/callback-refs";
 import type { Order } from "../../marketplace";
 import type { BotContext } from "../context";
+import { editInPlace } from "../edit-in-place";
 import { resourceText, timeText, trxText, volumeText } from "../format";
 import { code, shortAddress, txLink } from "../html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
@@ -9,11 +10,7 @@ import type { MenuActions } from "./start";
 
 const PAGE_SIZE = 5;
 
-async function edit(ctx: BotContext, text: string, keyboard: InlineKeyboard): Promise<void> {
-  await ctx.editMessageText(text, { parse_mode: "HTML", reply_markup: keyboard, link_preview_options: { is_disabled: true } }).catch((error: unknown) => {
-    if (!String(error).includes("message is not modified")) throw error;
-  });
-}
+const edit = editInPlace;
 
 function orderCard(ctx: BotContext, order: Order): string {
   const lines = [

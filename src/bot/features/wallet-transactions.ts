@@ -7,7 +7,7 @@ import { timeText } from "../format";
 import { truncate, txLink } from "../html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
-import { editInPlace } from "./wallet-edit";
+import { editInPlace } from "../edit-in-place";
 
 /** Ledger entries per page (the API allows up to 100). */
 export const TRANSACTIONS_PAGE_SIZE = 10;

@@ -6,7 +6,7 @@ import type { BotContext } from "../context";
 import { code } from "../html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
-import { editInPlace } from "./wallet-edit";
+import { editInPlace } from "../edit-in-place";
 import { transactionsView } from "./wallet-transactions";
 
 function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard: InlineKeyboard } {

@@ -1,6 +1,6 @@
 import type { InlineKeyboard } from "grammy";
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import type { BotContext } from "../context";
+import type { BotContext } from "./context";
 
 /** The text Telegram shows for our HTML: tags removed, the entities we emit decoded. */
 export function visibleText(html: string): string {
