@@ -93,6 +93,38 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     expect((await user.nextMessage()).text).toMatch(/relink/i);
   });
 
+  it("a key stored under an old SECRET_KEY still works after rotation and is re-encrypted at start", async () => {
+    const user = world.user(211);
+    const { apiKey } = world.newAccount({ trx: "42", usdt: "0" });
+    await linkKey(world, user, apiKey);
+    const before = (await findCredential(world.app.db, 211))!;
+    await world.app.stop();
+    world.env.SECRET_KEY_PREVIOUS = world.env.SECRET_KEY;
+    world.env.SECRET_KEY = randomBytes(32).toString("base64");
+    await world.restart();
+    const after = (await findCredential(world.app.db, 211))!;
+    expect(after.key_id).not.toBe(before.key_id);
+    expect(after.ciphertext).not.toBe(before.ciphertext);
+    user.send("/wallet");
+    expect((await user.nextMessage()).text).toContain("42");
+    // and without the previous key the old value would not open: the new one no longer needs it
+    await world.app.stop();
+    delete world.env.SECRET_KEY_PREVIOUS;
+    await world.restart();
+    user.send("/wallet");
+    expect((await user.nextMessage()).text).toContain("42");
+  });
+
+  it("/webhook without PUBLIC_URL explains that the operator must set it", async () => {
+    await world.app.stop();
+    delete world.env.PUBLIC_URL;
+    await world.restart();
+    const user = world.user(212);
+    await linkKey(world, user, world.newAccount().apiKey);
+    user.send("/webhook");
+    expect((await user.nextMessage()).text).toContain("PUBLIC_URL");
+  });
+
   it("a 401 marks the key broken and tells the user exactly once", async () => {
     const user = world.user(206);
     const { apiKey } = world.newAccount();
