@@ -4,6 +4,7 @@ import { sequentialize } from "@grammyjs/runner";
 import { Bot, GrammyError, HttpError } from "grammy";
 import { randomBytes } from "node:crypto";
 import type { BotContext, BotDeps } from "./context";
+import { markUserInactive } from "../db/repos/users";
 import { installFlowRouter, type FlowRegistry } from "./flows";
 import { translatorFor, LANGUAGES, pickLanguage } from "./i18n";
 import { loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
@@ -82,7 +83,12 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       { errorId, updateId: ctx.update.update_id, userId: ctx.from?.id, err: cause instanceof Error ? cause : new Error(String(cause)) },
       "update handler failed; the user was told and the bot goes on",
     );
-    if (!ctx.chat || (cause instanceof GrammyError && cause.error_code === 403) || cause instanceof HttpError) return;
+    if (cause instanceof GrammyError && cause.error_code === 403 && ctx.from) {
+      // The user blocked the bot: stop pushing to them (their key stays linked).
+      await markUserInactive(deps.db, ctx.from.id, deps.now()).catch(() => undefined);
+      return;
+    }
+    if (!ctx.chat || cause instanceof HttpError) return;
     const tr = ctx.tr ?? translatorFor(deps.i18n, pickLanguage(ctx.from?.language_code));
     try {
       if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);

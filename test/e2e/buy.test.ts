@@ -125,6 +125,28 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     expect(world.sandbox.control.listOrders(accountId)[0]!.id).toBe(/Order ([0-9a-f-]{36})/.exec(event.message.text ?? "")?.[1]);
   });
 
+  it("a card older than 5 minutes asks to refresh the preview; Refresh gives a new card that can be confirmed", async () => {
+    const { accountId, apiKey } = world.newAccount();
+    const user = world.user(312);
+    await linkKey(world, user, apiKey);
+    user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+    const card = await user.nextMessage();
+    await world.app.db.updateTable("pending_actions").set({ created_at: Date.now() - 6 * 60_000 }).execute();
+    user.press("✅ Confirm");
+    const stale = await user.nextBotEvent();
+    expect(stale.message.messageId).toBe(card.messageId);
+    expect(stale.message.text).toContain("5 minutes");
+    expect(charges(accountId)).toBe(0);
+    user.press(/Refresh/);
+    const fresh = await user.nextMessage();
+    expect(fresh.text).toContain("Total");
+    user.press("✅ Confirm");
+    let placed;
+    do placed = await user.nextBotEvent();
+    while (!placed.message.text?.includes("Order placed"));
+    expect(charges(accountId)).toBe(1);
+  });
+
   it("Cancel charges nothing", async () => {
     const { accountId, apiKey } = world.newAccount();
     const user = world.user(305);
