@@ -47,7 +47,7 @@ export async function startWorld(options: WorldOptions = {}) {
       callback();
     },
   });
-  const env = {
+  const env: Record<string, string | undefined> = {
     BOT_TOKEN,
     TELEGRAM_API_ROOT: telegram.apiRoot,
     MARKETPLACE_URL: marketplaceUrl,
