@@ -7,12 +7,19 @@ import type { Logger } from "../logger";
 import type { ServerEnv } from "../server/create-server";
 import { createFakeTelegram, type FakeTelegram } from "../telegram-fake";
 import { registerPlaygroundRoutes } from "./routes";
+import type { PanelHooks } from "./sandbox-panel";
+import { createPlaygroundState } from "./state";
 
 export interface PlaygroundHandle {
   fake: FakeTelegram;
   token: string;
   apiRoot: string;
   routes: (app: Hono<ServerEnv>) => void;
+  /**
+   * Lets the sandbox panel nudge the bot's push machinery (order follower, notification poll)
+   * so an alert shows at once; the push handle exists only after the playground has started.
+   */
+  attach(push: { checkOrdersNow(): Promise<unknown>; pollNow(): Promise<unknown> }): void;
   stop(): Promise<void>;
 }
 
@@ -23,6 +30,9 @@ export interface PlaygroundHandle {
 export async function startPlayground(options: { logger: Logger; sandbox: EmbeddedSandbox | null }): Promise<PlaygroundHandle> {
   const token = `1000000:${randomBytes(24).toString("base64url")}`;
   const fake = createFakeTelegram({ token, rateLimits: { enabled: true } });
+  const state = createPlaygroundState(fake);
+  const streams = new Set<() => void>();
+  let hooks: PanelHooks = {};
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const started = serve({ fetch: fake.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
   });
@@ -31,9 +41,14 @@ export async function startPlayground(options: { logger: Logger; sandbox: Embedd
     fake,
     token,
     apiRoot: `http://127.0.0.1:${port}`,
-    routes: registerPlaygroundRoutes({ fake, sandbox: options.sandbox, logger: options.logger }),
+    routes: registerPlaygroundRoutes({ fake, sandbox: options.sandbox, logger: options.logger, state, streams, hooks: () => hooks }),
+    attach(push) {
+      hooks = { checkOrdersNow: () => push.checkOrdersNow(), pollNotificationsNow: () => push.pollNow() };
+    },
     stop: () =>
       new Promise<void>((resolve) => {
+        for (const close of [...streams]) close();
+        state.close();
         fake.close();
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

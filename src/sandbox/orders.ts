@@ -99,7 +99,7 @@ export function settleOrder(world: World, order: OrderRecord): void {
       type: "order.failed",
       level: "error",
       title: "Order failed",
-      body: `The order of ${what} could not be delivered; ${sunToTrx(order.totalSun)} TRX was refunded.`,
+      body: `Order ${order.id}: the order of ${what} could not be delivered; ${sunToTrx(order.totalSun)} TRX was refunded.`,
     });
     enqueueOrderEvent(world, order, "order.failed");
     return;
@@ -112,7 +112,7 @@ export function settleOrder(world: World, order: OrderRecord): void {
     type: "order.filled",
     level: "success",
     title: "Order filled",
-    body: `Delivered ${what}.`,
+    body: `Order ${order.id}: delivered ${what}.`,
   });
   enqueueOrderEvent(world, order, "order.filled");
 }

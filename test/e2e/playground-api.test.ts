@@ -1,0 +1,267 @@
+import { randomBytes } from "node:crypto";
+import { get } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { startApp, type App } from "../../src/app";
+import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
+import { BOT_TOKEN } from "../kit/world";
+
+const ADDRESS = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
+const USER = 424242;
+
+interface MessageView {
+  messageId: number;
+  from: "bot" | "user";
+  text?: string;
+  caption?: string;
+  html?: string;
+  photo?: { src: string | null; width?: number; height?: number };
+  replyMarkup?: { inline_keyboard: Array<Array<{ text: string; callback_data?: string }>> };
+  edited: boolean;
+  deleted: boolean;
+}
+
+function playgroundEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent", ...extra };
+}
+
+async function waitFor<T>(read: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Reads server-sent events from a stream until `count` events arrived (or the time is up). */
+async function readEvents(url: string, headers: Record<string, string>, count: number, timeoutMs = 5000) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const events: Array<{ id: number; data: { id: number; kind: string; chatId?: number } }> = [];
+  try {
+    const response = await fetch(url, { headers, signal: controller.signal });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    while (events.length < count) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const id = /^id: ?(\d+)$/m.exec(block)?.[1];
+        const data = /^data: ?(.*)$/m.exec(block)?.[1];
+        if (id && data) events.push({ id: Number(id), data: JSON.parse(data) });
+      }
+    }
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+  return events.slice(0, count);
+}
+
+describe("the local playground's JSON and SSE interface", () => {
+  let app: App | undefined;
+  let telegram: StartedFakeTelegram | undefined;
+  afterEach(async () => {
+    await app?.stop();
+    await telegram?.close();
+    app = undefined;
+    telegram = undefined;
+  });
+
+  it("plays a whole story as a new user: start, menu, quote, connect, buy, settle, filled alert, top-up QR", async () => {
+    app = await startApp({ env: playgroundEnv(), perChatMinTimeMs: 0 });
+    expect(app.playground).not.toBeNull();
+    expect(app.sandbox).not.toBeNull();
+    // Playground mode listens on loopback only (HOST unset).
+    expect(new URL(app.url).hostname).toBe("127.0.0.1");
+
+    const base = `${app.url}/play/api`;
+    const post = async (path: string, body: object) => {
+      const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const json = (await response.json()) as Record<string, unknown>;
+      if (!response.ok) throw new Error(`${path} → ${response.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    const chat = async () => ((await (await fetch(`${base}/chat?userId=${USER}`)).json()) as { messages: MessageView[]; rejections: unknown[] }).messages;
+    const botMessages = async () => (await chat()).filter((m) => m.from === "bot" && !m.deleted);
+    const newBotMessage = async (after: number, test: (m: MessageView) => boolean, what: string) =>
+      waitFor(async () => (await botMessages()).find((m) => m.messageId > after && test(m)), what);
+    const lastId = async () => (await chat()).at(-1)?.messageId ?? 0;
+
+    const page = await fetch(`${app.url}/play`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const html = await page.text();
+    expect(html).toContain("/play/app.js");
+    expect(html).not.toMatch(/https?:\/\/(?!127)/);
+    expect((await fetch(`${app.url}/play/app.js`)).status).toBe(200);
+
+    const config = (await (await fetch(`${base}/config`)).json()) as { sandbox: boolean; demo: { apiKey: string } };
+    expect(config.sandbox).toBe(true);
+    const demoKey = config.demo.apiKey;
+    expect(demoKey).toBe(app.sandbox!.demoApiKey);
+
+    // /start with waitMs answers with the bot's replies.
+    const started = (await post("/send", { userId: USER, text: "/start", languageCode: "en", firstName: "Pat", waitMs: 5000 })) as { replies: Array<{ kind: string; message: MessageView }> };
+    const welcome = started.replies.find((r) => r.kind === "message")!.message;
+    expect(welcome.text).toContain("Pat");
+    expect(welcome.text).toContain("sandbox");
+    expect(welcome.replyMarkup!.inline_keyboard.flat().length).toBeGreaterThan(3);
+
+    // A main-menu button.
+    let mark = await lastId();
+    await post("/press", { userId: USER, label: "💱 Quote" });
+    await waitFor(async () => (await chat()).some((m) => m.messageId > mark || m.edited), "an answer to the Quote button");
+
+    mark = await lastId();
+    await post("/send", { userId: USER, text: "/quote energy 65k 1h" });
+    const quote = await newBotMessage(mark, (m) => /65,000/.test(m.text ?? ""), "the quote");
+    expect(quote.text).toMatch(/TRX/);
+
+    mark = await lastId();
+    const connect = (await post("/send", { userId: USER, text: `/connect ${demoKey}` })) as { messageId: number };
+    const linked = await newBotMessage(mark, (m) => (m.text ?? "").includes(demoKey.slice(-4)), "the linked reply");
+    expect(linked.text).not.toContain(demoKey);
+    const keyMessage = (await chat()).find((m) => m.messageId === connect.messageId)!;
+    expect(keyMessage.deleted).toBe(true);
+
+    mark = await lastId();
+    await post("/send", { userId: USER, text: `/buy energy 65000 1h ${ADDRESS}` });
+    const preview = await newBotMessage(mark, (m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => /Confirm/.test(b.text)), "the order preview");
+    const confirm = preview.replyMarkup!.inline_keyboard.flat().find((b) => /Confirm/.test(b.text))!;
+    await post("/press", { userId: USER, messageId: preview.messageId, callbackData: confirm.callback_data });
+    await waitFor(async () => app!.sandbox!.sandbox.control.listOrders(app!.sandbox!.sandbox.demo.accountId).length === 1, "the order");
+
+    mark = await lastId();
+    const settled = (await post("/sandbox/settle", {})) as { result: { settled: Array<{ status: string }> } };
+    expect(settled.result.settled.map((o) => o.status)).toEqual(["Filled"]);
+    await app.push.checkOrdersNow();
+    const alert = await newBotMessage(mark, (m) => /Order [0-9a-f]{8}\S* filled/.test(m.text ?? ""), "the filled alert");
+    expect(alert.text).toContain(ADDRESS);
+    expect(alert.text).toContain("65,000");
+
+    mark = await lastId();
+    await post("/send", { userId: USER, text: "/topup" });
+    const photo = await newBotMessage(mark, (m) => m.photo !== undefined, "the QR photo");
+    expect(photo.photo!.src).toMatch(/^\/play\/api\/photo\//);
+    const image = await fetch(`${app.url}${photo.photo!.src}`);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString()).toBe("PNG");
+
+    // The transcript and the call log.
+    const transcript = await (await fetch(`${base}/transcript?userId=${USER}`)).text();
+    expect(transcript).toContain("You #1");
+    expect(transcript).toContain("[photo");
+    expect(transcript).toContain("(deleted)");
+    const calls = ((await (await fetch(`${base}/calls`)).json()) as { calls: Array<{ method: string; ok: boolean }> }).calls;
+    expect(calls.some((c) => c.method === "sendPhoto" && c.ok)).toBe(true);
+    expect(calls.some((c) => c.method === "deleteMessage" && c.ok)).toBe(true);
+    expect(calls.some((c) => c.method === "getUpdates")).toBe(false);
+    expect(app.playground!.fake.rejectedCalls()).toEqual([]);
+
+    // A call Telegram refuses is kept for the chat, with Telegram's description.
+    const { apiRoot, token } = app.playground!;
+    const refused = await fetch(`${apiRoot}/bot${token}/sendMessage`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ chat_id: USER, text: "<b>oops", parse_mode: "HTML" }) });
+    expect(refused.status).toBe(400);
+    const { rejections } = (await (await fetch(`${base}/chat?userId=${USER}`)).json()) as { rejections: Array<{ method: string; description: string }> };
+    expect(rejections).toEqual([expect.objectContaining({ method: "sendMessage", description: expect.stringContaining("can't parse entities") })]);
+
+    // Sandbox panel: the other actions answer, and reject bad input.
+    expect((await post("/sandbox/deposit", { amount: "25" })).ok).toBe(true);
+    expect((await post("/sandbox/fail-next", { mode: "sync" })).ok).toBe(true);
+    const notified = (await post("/sandbox/notify", { title: "Hello <b>", body: "from the panel & co" })) as { ok: boolean };
+    expect(notified.ok).toBe(true);
+    const bad = await fetch(`${base}/sandbox/fire-rule`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ruleId: "nope" }) });
+    expect(bad.status).toBe(404);
+    const noWebhook = await fetch(`${base}/sandbox/webhook`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: USER }) });
+    expect(noWebhook.status).toBe(409);
+  });
+
+  it("delivers order.failed as a real sandbox webhook once the panel registers the URL from /webhook", async () => {
+    app = await startApp({ env: playgroundEnv({ PUBLIC_URL: "https://playground.invalid" }), perChatMinTimeMs: 0 });
+    const base = `${app.url}/play/api`;
+    const post = async (path: string, body: object) => {
+      const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+    };
+    const say = async (text: string) => (await post("/send", { userId: 5150, text, waitMs: 5000 })).json as { replies: Array<{ kind: string; message: MessageView }> };
+    const texts = async () => ((await (await fetch(`${base}/chat?userId=5150`)).json()) as { messages: MessageView[] }).messages.filter((m) => m.from === "bot").map((m) => m.text ?? "");
+
+    await say(`/connect ${app.sandbox!.demoApiKey}`);
+    const shown = await say("/webhook");
+    expect(shown.replies.map((r) => r.message?.text ?? "").join("\n")).toContain("https://playground.invalid/webhooks/marketplace/");
+    const registered = await post("/sandbox/webhook", { userId: 5150 });
+    expect(registered.status).toBe(200);
+    expect((registered.json.result as { webhookUrl: string }).webhookUrl).toMatch(new RegExp(`^${app.url}/webhooks/marketplace/[A-Za-z0-9_-]+$`));
+
+    expect((await post("/sandbox/fail-next", { mode: "async" })).status).toBe(200);
+    const preview = (await say(`/buy energy 65000 1h ${ADDRESS}`)).replies.map((r) => r.message).find((m) => m?.replyMarkup)!;
+    const confirm = preview.replyMarkup!.inline_keyboard.flat().find((b) => /Confirm/.test(b.text))!;
+    await post("/press", { userId: 5150, messageId: preview.messageId, callbackData: confirm.callback_data, waitMs: 3000 });
+    const settled = await post("/sandbox/settle", {});
+    expect((settled.json.result as { settled: Array<{ status: string }> }).settled.map((o) => o.status)).toEqual(["Failed"]);
+    // The sandbox posted order.failed to the bot's webhook route, which stored it before acknowledging.
+    const stored = await app.db.selectFrom("webhook_events").selectAll().execute();
+    expect(stored.length).toBeGreaterThan(0);
+    await waitFor(async () => (await texts()).find((t) => /Order [0-9a-f]{8}\S* failed/.test(t) && /refunded/.test(t)), "the failed alert");
+  });
+
+  it("resumes the event stream from Last-Event-ID and refuses cross-site or non-JSON posts", async () => {
+    app = await startApp({ env: playgroundEnv(), perChatMinTimeMs: 0 });
+    const base = `${app.url}/play/api`;
+    const send = (text: string) =>
+      fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: 77, text, waitMs: 3000 }) });
+    await send("/help");
+    const all = await readEvents(`${base}/events?since=0&userId=77`, {}, 2);
+    expect(all.length).toBe(2);
+    expect(all[0]!.data.kind).toBe("user_message");
+    const firstId = all[0]!.id;
+    expect(all.every((e) => e.data.chatId === 77)).toBe(true);
+
+    // Reconnecting with Last-Event-ID replays only what came after it.
+    const resumed = await readEvents(`${base}/events?userId=77`, { "Last-Event-ID": String(firstId) }, 1);
+    expect(resumed[0]!.id).toBeGreaterThan(firstId);
+    expect(resumed[0]!.id).toBe(all[1]!.id);
+
+    // And live events arrive on an open stream.
+    const live = readEvents(`${base}/events?userId=77`, {}, 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await send("/start");
+    const [next] = await live;
+    expect(next!.data.kind).toBe("user_message");
+
+    const text = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify({ userId: 77, text: "/start" }) });
+    expect(text.status).toBe(415);
+    const cross = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json", origin: "https://evil.example" }, body: JSON.stringify({ userId: 77, text: "/start" }) });
+    expect(cross.status).toBe(403);
+    // A DNS-rebinding page reaches the port under its own domain name (fetch cannot forge Host).
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const { hostname, port } = new URL(app!.url);
+      get({ hostname, port, path: "/play/api/config", headers: { host: "evil.example" } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      }).on("error", reject);
+    });
+    expect(rebound).toBe(403);
+    const badUser = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "x", text: "hi" }) });
+    expect(badUser.status).toBe(400);
+  });
+
+  it("does not exist when BOT_TOKEN is set", async () => {
+    telegram = await startFakeTelegram({ token: BOT_TOKEN });
+    app = await startApp({ env: playgroundEnv({ BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot }), perChatMinTimeMs: 0 });
+    expect(app.playground).toBeNull();
+    expect((await fetch(`${app.url}/play`)).status).toBe(404);
+    expect((await fetch(`${app.url}/play/api/config`)).status).toBe(404);
+    expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
+  });
+});
