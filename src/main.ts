@@ -4,6 +4,13 @@ import { ConfigError, startApp } from "./app";
 /** `npm start`: reads .env when present, starts the app, stops cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
+  // Signals are watched from the first moment; one arriving during start-up stops the app once it is up.
+  let requested: string | null = null;
+  let onSignal: (signal: string) => void = (signal) => {
+    requested = signal;
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
   let app;
   try {
     app = await startApp({ env: process.env });
@@ -51,8 +58,8 @@ async function main(): Promise<void> {
         process.exit(1);
       });
   };
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  onSignal = shutdown;
+  if (requested) shutdown(requested);
 }
 
 void main();
