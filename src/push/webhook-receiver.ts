@@ -1,13 +1,14 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { Database } from "../db/schema";
-import { findUserByWebhookToken } from "../db/repos/webhook-tokens";
+import { alertEnabled, type User } from "../db/repos/users";
+import { hashToken } from "../security/secret-box";
+import { pickLanguage, translatorFor } from "../bot/i18n";
 import type { Logger } from "../logger";
 import type { ServerEnv } from "../server/create-server";
-import { finalState, recipientFor, settlementAlert, settlementKey, type OrderFacts, type Translations } from "./alerts";
-import { enqueueAlert } from "./outbox";
+import { settlementAlert, settlementKey, type FinalState, type OrderFacts, type Recipient, type Translations } from "./alerts";
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 
@@ -66,53 +67,256 @@ export interface WebhookReceiverDeps {
   secret?: string;
   signatureHeader: string;
   onQueued: () => void;
+  /** Most requests one group commit carries (default 512). */
+  maxBatch?: number;
+}
+
+/** What one request asks of the batch: the token to resolve and, when it parsed, the event to store. */
+type Verdict =
+  | { kind: "reject"; status: 400 | 401 | 413 | 422; error: string }
+  | { kind: "ignored"; event: string }
+  | { kind: "settlement"; name: string; state: FinalState; dedupeKey: string; facts: OrderFacts; orderId: string; receivedAt: number };
+
+type Outcome = { status: 200 | 400 | 401 | 404 | 413 | 422; body: Record<string, unknown> };
+
+interface Pending {
+  tokenHash: string;
+  verdict: Verdict;
+  resolve(outcome: Outcome): void;
+  reject(error: unknown): void;
+}
+
+const OUTBOX_CHUNK = 200;
+
+/**
+ * Classifies one request before any database work: signature, JSON, event shape, and the alert
+ * facts. The token is resolved later, in the batch, so an unknown token still wins (404).
+ */
+function judge(deps: WebhookReceiverDeps, raw: string, signature: string | undefined): Verdict {
+  if (Buffer.byteLength(raw, "utf8") > WEBHOOK_BODY_LIMIT) return { kind: "reject", status: 413, error: "body too large" };
+  if (deps.secret && !validSignature(deps.secret, raw, signature)) return { kind: "reject", status: 401, error: "bad signature" };
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return { kind: "reject", status: 400, error: "malformed JSON" };
+  }
+  const event = readEvent(body);
+  if (!event) return { kind: "reject", status: 422, error: "not a recognisable event" };
+  const name = event.event.toLowerCase();
+  const state: FinalState | null = name === "order.filled" ? "filled" : name === "order.failed" ? "failed" : null;
+  if (!state) return { kind: "ignored", event: event.event };
+  return {
+    kind: "settlement",
+    name,
+    state,
+    dedupeKey: event.eventId ? `event:${event.eventId}` : `order:${event.order.id}:${name}`,
+    facts: { ...event.order, totalTrx: event.order.totalTrx ?? event.order.priceTrx },
+    orderId: event.order.id,
+    receivedAt: deps.now(),
+  };
+}
+
+/**
+ * Group commit. Requests arriving together share one token lookup and one transaction: their dedupe
+ * keys and alerts are written with multi-row inserts, and every request is answered only after
+ * the transaction holding its rows has committed (with synchronous=FULL, after the fsync). While a
+ * batch commits, the next one gathers; a lone request waits only for the next turn of the loop.
+ */
+class IngestBatcher {
+  private pending: Pending[] = [];
+  private flushing = false;
+  private scheduled = false;
+  private readonly maxBatch: number;
+
+  constructor(private readonly deps: WebhookReceiverDeps) {
+    this.maxBatch = deps.maxBatch ?? 512;
+  }
+
+  submit(tokenHash: string, verdict: Verdict): Promise<Outcome> {
+    return new Promise<Outcome>((resolve, reject) => {
+      this.pending.push({ tokenHash, verdict, resolve, reject });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.flushing || this.scheduled || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    const batch = this.pending.splice(0, this.maxBatch);
+    try {
+      await this.process(batch);
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+      } else {
+        // One bad row must not fail its neighbours: retry each request in a batch of its own.
+        this.deps.logger.warn({ err: error, size: batch.length }, "webhook group commit failed; retrying its requests one by one");
+        for (const item of batch) {
+          try {
+            await this.process([item]);
+          } catch (single) {
+            item.reject(single);
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+      this.kick();
+    }
+  }
+
+  private async process(batch: Pending[]): Promise<void> {
+    const { db, logger, translations } = this.deps;
+    const hashes = [...new Set(batch.map((item) => item.tokenHash))];
+    const owners = await db
+      .selectFrom("webhook_tokens")
+      .leftJoin("users", "users.telegram_id", "webhook_tokens.telegram_id")
+      .select(["webhook_tokens.token_hash", "webhook_tokens.telegram_id as owner"])
+      .selectAll("users")
+      .where("webhook_tokens.token_hash", "in", hashes)
+      .execute();
+    const byHash = new Map(owners.map((row) => [row.token_hash, row]));
+
+    const outcomes = new Map<Pending, Outcome>();
+    const events: Array<{ item: Pending; telegramId: number; key: string; recipient: Recipient | null }> = [];
+    const claimedKeys = new Set<string>();
+    for (const item of batch) {
+      const row = byHash.get(item.tokenHash);
+      if (!row || !timingSafeEqual(Buffer.from(row.token_hash, "hex"), Buffer.from(item.tokenHash, "hex"))) {
+        outcomes.set(item, { status: 404, body: { error: "unknown token" } });
+        continue;
+      }
+      const telegramId = Number(row.owner);
+      const verdict = item.verdict;
+      if (verdict.kind === "reject") {
+        if (verdict.status === 422) logger.warn({ userId: telegramId }, "marketplace webhook without a recognisable event; nothing queued");
+        outcomes.set(item, { status: verdict.status, body: { error: verdict.error } });
+        continue;
+      }
+      if (verdict.kind === "ignored") {
+        logger.info({ userId: telegramId, event: verdict.event }, "marketplace webhook event acknowledged without an alert");
+        outcomes.set(item, { status: 200, body: { ok: true, ignored: true } });
+        continue;
+      }
+      const key = `${telegramId}:${verdict.dedupeKey}`;
+      if (claimedKeys.has(key)) {
+        // The same event twice in one batch: the first copy is stored, this one is a duplicate.
+        outcomes.set(item, { status: 200, body: { ok: true, duplicate: true } });
+        continue;
+      }
+      claimedKeys.add(key);
+      const user = row.telegram_id === null ? null : (row as unknown as User);
+      const recipient = user && user.active === 1 && alertEnabled(user, "orders") ? { telegramId, chatId: user.chat_id, tr: translatorFor(translations, pickLanguage(user.language ?? "en")) } : null;
+      events.push({ item, telegramId, key, recipient });
+    }
+
+    let queued = 0;
+    if (events.length > 0) {
+      const counts = { fresh: 0, duplicate: 0, muted: 0, alreadyAlerted: 0 };
+      await db.transaction().execute(async (trx) => {
+        const fresh = new Set<string>();
+        for (let start = 0; start < events.length; start += OUTBOX_CHUNK) {
+          const chunk = events.slice(start, start + OUTBOX_CHUNK);
+          const rows = await trx
+            .insertInto("webhook_events")
+            .values(chunk.map((event) => ({ dedupe_key: event.key, received_at: (event.item.verdict as { receivedAt: number }).receivedAt })))
+            .onConflict((oc) => oc.doNothing())
+            .returning("dedupe_key")
+            .execute();
+          for (const row of rows) fresh.add(row.dedupe_key);
+        }
+        const alerts: Array<{ event: (typeof events)[number]; alertKey: string; payload: string; at: number }> = [];
+        const alertKeys = new Set<string>();
+        for (const event of events) {
+          const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
+          if (!fresh.has(event.key)) {
+            counts.duplicate += 1;
+            outcomes.set(event.item, { status: 200, body: { ok: true, duplicate: true } });
+            continue;
+          }
+          counts.fresh += 1;
+          outcomes.set(event.item, { status: 200, body: { ok: true, duplicate: false } });
+          if (!event.recipient) {
+            counts.muted += 1;
+            continue;
+          }
+          const alertKey = settlementKey(verdict.orderId, verdict.state);
+          const pair = `${event.telegramId}:${alertKey}`;
+          if (alertKeys.has(pair)) {
+            counts.alreadyAlerted += 1;
+            continue;
+          }
+          alertKeys.add(pair);
+          alerts.push({ event, alertKey, payload: JSON.stringify(settlementAlert(event.recipient, verdict.facts, verdict.state)), at: verdict.receivedAt });
+        }
+        for (let start = 0; start < alerts.length; start += OUTBOX_CHUNK) {
+          const chunk = alerts.slice(start, start + OUTBOX_CHUNK);
+          const inserted = await trx
+            .insertInto("outbox")
+            .values(
+              chunk.map((alert) => ({
+                telegram_id: alert.event.telegramId,
+                chat_id: alert.event.recipient!.chatId,
+                dedupe_key: alert.alertKey,
+                payload: alert.payload,
+                status: "queued",
+                attempts: 0,
+                next_attempt_at: alert.at,
+                last_error: null,
+                lease_owner: null,
+                lease_until: null,
+                created_at: alert.at,
+                sent_at: null,
+              })),
+            )
+            .onConflict((oc) => oc.columns(["telegram_id", "dedupe_key"]).doNothing())
+            .returning("id")
+            .execute();
+          queued += inserted.length;
+        }
+        counts.alreadyAlerted += alerts.length - queued;
+      });
+      // One line per batch at info (per event at debug): cheap at thousands of events a second.
+      logger.info({ events: events.length, ...counts, queued }, "marketplace webhooks stored");
+      if (logger.isLevelEnabled("debug")) {
+        for (const event of events) {
+          const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
+          logger.debug({ userId: event.telegramId, event: verdict.name, orderId: verdict.orderId, duplicate: outcomes.get(event.item)?.body.duplicate === true }, "marketplace webhook stored");
+        }
+      }
+    }
+    for (const item of batch) item.resolve(outcomes.get(item) ?? { status: 200, body: { ok: true } });
+    if (queued > 0) this.deps.onQueued();
+  }
 }
 
 /**
  * POST /webhooks/marketplace/:token. The event is acknowledged only after its dedupe key and its
- * alert are committed in one transaction; a duplicate is acknowledged and queues nothing.
+ * alert are committed (group commit: concurrent requests share one transaction); a duplicate is
+ * acknowledged and queues nothing. Answers: 404 unknown token, 413 over 64 KiB, 401 bad signature
+ * (with a secret set), 400 malformed JSON, 422 no recognisable event.
  */
 export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
+  const batcher = new IngestBatcher(deps);
   return (app: Hono<ServerEnv>) => {
-    app.post("/webhooks/marketplace/:token", async (c) => {
+    app.post("/webhooks/marketplace/:token", async (c: Context<ServerEnv>) => {
       const declared = Number(c.req.header("content-length") ?? "0");
       if (declared > WEBHOOK_BODY_LIMIT) return c.json({ error: "body too large" }, 413);
-      const telegramId = await findUserByWebhookToken(deps.db, c.req.param("token"));
-      if (telegramId === undefined) return c.json({ error: "unknown token" }, 404);
+      const token = c.req.param("token") ?? "";
+      if (token.length < 16 || token.length > 128) return c.json({ error: "unknown token" }, 404);
       const raw = await c.req.text();
-      if (Buffer.byteLength(raw, "utf8") > WEBHOOK_BODY_LIMIT) return c.json({ error: "body too large" }, 413);
-      if (deps.secret && !validSignature(deps.secret, raw, c.req.header(deps.signatureHeader))) return c.json({ error: "bad signature" }, 401);
-      let body: unknown;
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        return c.json({ error: "malformed JSON" }, 400);
-      }
-      const event = readEvent(body);
-      if (!event) {
-        deps.logger.warn({ userId: telegramId }, "marketplace webhook without a recognisable event; nothing queued");
-        return c.json({ error: "not a recognisable event" }, 422);
-      }
-      const name = event.event.toLowerCase();
-      const state = name === "order.filled" ? "filled" : name === "order.failed" ? "failed" : null;
-      if (!state) {
-        deps.logger.info({ userId: telegramId, event: event.event }, "marketplace webhook event acknowledged without an alert");
-        return c.json({ ok: true, ignored: true });
-      }
-      const dedupeKey = event.eventId ? `event:${event.eventId}` : `order:${event.order.id}:${name}`;
-      const now = deps.now();
-      const recipient = await recipientFor(deps.db, deps.translations, telegramId, "orders");
-      const facts: OrderFacts = { ...event.order, totalTrx: event.order.totalTrx ?? event.order.priceTrx };
-      const queued = await deps.db.transaction().execute(async (trx) => {
-        const fresh = await trx.insertInto("webhook_events").values({ dedupe_key: `${telegramId}:${dedupeKey}`, received_at: now }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
-        if ((fresh.numInsertedOrUpdatedRows ?? 0n) === 0n) return "duplicate";
-        if (!recipient) return "muted";
-        const inserted = await enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: settlementKey(event.order.id, state ?? finalState(event.order.status) ?? "filled"), payload: settlementAlert(recipient, facts, state), now });
-        return inserted ? "queued" : "already-alerted";
-      });
-      deps.logger.info({ userId: telegramId, event: name, orderId: event.order.id, outcome: queued }, "marketplace webhook stored");
-      if (queued === "queued") deps.onQueued();
-      return c.json({ ok: true, duplicate: queued === "duplicate" });
+      const outcome = await batcher.submit(hashToken(token), judge(deps, raw, c.req.header(deps.signatureHeader)));
+      return c.json(outcome.body, outcome.status);
     });
   };
 }

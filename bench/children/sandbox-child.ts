@@ -1,0 +1,36 @@
+/**
+ * Bench child: the sandbox marketplace on 127.0.0.1 with BENCH_ACCOUNTS accounts (one read key
+ * each) holding BENCH_NOTIFICATIONS notifications, and BENCH_DELAY_MS added to every
+ * notifications call (injectFault delayMs). Reports {ready, url, keys, accountIds}.
+ */
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { createSandbox } from "../../src/sandbox";
+import { serveCommands } from "../lib";
+
+const accounts = Number(process.env.BENCH_ACCOUNTS ?? "100");
+const perAccount = Number(process.env.BENCH_NOTIFICATIONS ?? "10");
+const delayMs = Number(process.env.BENCH_DELAY_MS ?? "50");
+
+const sandbox = createSandbox({ settleDelayMs: 0 });
+const keys: string[] = [];
+const accountIds: string[] = [];
+for (let i = 0; i < accounts; i++) {
+  const { accountId } = sandbox.control.createAccount({ trx: "100", usdt: "0" });
+  keys.push(sandbox.control.createKey({ accountId, scope: "read", dailyLimitTrx: null }).apiKey);
+  accountIds.push(accountId);
+  for (let n = 0; n < perAccount; n++) sandbox.control.addNotification({ accountId, title: `Notice ${n}`, body: `Bench notification ${n} for account ${i}` });
+}
+if (delayMs > 0) sandbox.control.injectFault({ method: "GET", pathPrefix: "/notifications", delayMs, times: 1_000_000_000 });
+
+const server = serve({ fetch: sandbox.app.fetch, port: 0, hostname: "127.0.0.1" }, () => {
+  const port = (server.address() as AddressInfo).port;
+  serveCommands({
+    /** One new notification for each of the first `count` accounts. */
+    notify: ({ count }) => {
+      for (let i = 0; i < Number(count); i++) sandbox.control.addNotification({ accountId: accountIds[i]!, title: "Maintenance", body: `window ${Date.now()}` });
+      return { added: Number(count) };
+    },
+  });
+  process.send!({ ready: true, url: `http://127.0.0.1:${port}`, keys });
+});

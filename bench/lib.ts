@@ -1,0 +1,257 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { Agent, request } from "node:http";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const ROOT_DIR = join(BENCH_DIR, "..");
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  reference: string;
+  referenceValue: number | null;
+  ratio: number | null;
+  target: string;
+  met: boolean;
+}
+
+export function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export function figure(input: { name: string; value: number; unit: string; reference: string; referenceValue: number | null; target: string; met: boolean; ratio?: number | null }): Figure {
+  const ratio = input.ratio !== undefined ? input.ratio : input.referenceValue ? input.value / input.referenceValue : null;
+  return { ...input, value: round(input.value, 3), referenceValue: input.referenceValue === null ? null : round(input.referenceValue, 3), ratio: ratio === null ? null : round(ratio, 3) };
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+// ---- child processes over IPC -----------------------------------------------------------------
+
+export interface Child {
+  process: ChildProcess;
+  /** The child's first message (its "ready" report). */
+  ready: Promise<Record<string, unknown>>;
+  call<T = Record<string, unknown>>(command: string, args?: Record<string, unknown>, timeoutMs?: number): Promise<T>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Forks a bench child (TypeScript, through the same tsx loader as this process), talking over IPC. */
+export function forkChild(script: string, env: Record<string, string>, options: { exposeGc?: boolean } = {}): Child {
+  const execArgv = [...process.execArgv, ...(options.exposeGc ? ["--expose-gc"] : []), ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])];
+  const child = fork(join(BENCH_DIR, "children", script), [], { execArgv, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  let seq = 0;
+  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  let readyResolve!: (value: Record<string, unknown>) => void;
+  let readyReject!: (error: Error) => void;
+  const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
+    readyResolve = resolve;
+    readyReject = reject;
+  });
+  child.on("message", (raw) => {
+    const message = raw as { ready?: boolean; id?: number; ok?: boolean; result?: unknown; error?: string };
+    if (message.ready) {
+      readyResolve(message as Record<string, unknown>);
+      return;
+    }
+    const entry = waiting.get(message.id ?? -1);
+    if (!entry) return;
+    waiting.delete(message.id!);
+    if (message.ok) entry.resolve(message.result);
+    else entry.reject(new Error(`${script}: ${message.error}`));
+  });
+  let exited = false;
+  const exitedPromise = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.once("exit", (code, signal) => {
+    exited = true;
+    const error = new Error(`${script} exited (code ${code}, signal ${signal})`);
+    readyReject(error);
+    for (const entry of waiting.values()) entry.reject(error);
+    waiting.clear();
+  });
+  return {
+    process: child,
+    ready,
+    call<T>(command: string, args: Record<string, unknown> = {}, timeoutMs = 300_000) {
+      const id = ++seq;
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          reject(new Error(`${script}: ${command} timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiting.set(id, {
+          resolve: (value) => {
+            clearTimeout(timer);
+            resolve(value as T);
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        });
+        child.send({ id, command, args });
+      });
+    },
+    async kill(signal = "SIGTERM") {
+      if (exited) return;
+      child.kill(signal);
+      await Promise.race([exitedPromise, sleep(5_000)]);
+      if (!exited) child.kill("SIGKILL");
+      await exitedPromise;
+    },
+  };
+}
+
+/** The child side: answers `{id, command, args}` messages with the named handler's result. */
+export function serveCommands(handlers: Record<string, (args: Record<string, unknown>) => Promise<unknown> | unknown>): void {
+  process.on("message", (raw) => {
+    const { id, command, args } = raw as { id: number; command: string; args: Record<string, unknown> };
+    const handler = handlers[command];
+    Promise.resolve()
+      .then(() => {
+        if (!handler) throw new Error(`unknown command ${command}`);
+        return handler(args ?? {});
+      })
+      .then(
+        (result) => process.send!({ id, ok: true, result }),
+        (error: unknown) => process.send!({ id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+      );
+  });
+  // The parent going away ends the child (no orphans after a crash of the bench).
+  process.on("disconnect", () => process.exit(0));
+  process.on("SIGTERM", () => process.exit(0));
+}
+
+// ---- HTTP load on loopback --------------------------------------------------------------------
+
+export function createAgent(maxSockets: number): Agent {
+  return new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+}
+
+export interface PostResult {
+  status: number;
+  body: string;
+}
+
+/** One POST over a keep-alive agent; loopback only (the URL is checked by the caller's host). */
+export function post(agent: Agent, url: URL, body: string, timeoutMs = 10_000): Promise<PostResult> {
+  if (url.hostname !== "127.0.0.1") return Promise.reject(new Error(`the bench talks to loopback only, not ${url.hostname}`));
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { agent, hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error("request timed out")));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+export interface LoadResult {
+  sent: number;
+  ok: number;
+  failed: number;
+  seconds: number;
+  perSecond: number;
+  latenciesMs: number[];
+}
+
+/**
+ * Closed loop: `concurrency` requests in flight until `count` were sent or `timeLimitMs` passed
+ * (both bounds always apply).
+ */
+export async function closedLoop(options: { count: number; concurrency: number; timeLimitMs: number; send: (index: number) => Promise<boolean> }): Promise<LoadResult> {
+  const started = performance.now();
+  const deadline = started + options.timeLimitMs;
+  let next = 0;
+  let ok = 0;
+  let failed = 0;
+  const latenciesMs: number[] = [];
+  const worker = async () => {
+    while (next < options.count && performance.now() < deadline) {
+      const index = next++;
+      const at = performance.now();
+      const success = await options.send(index).catch(() => false);
+      latenciesMs.push(performance.now() - at);
+      if (success) ok += 1;
+      else failed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return { sent: next, ok, failed, seconds, perSecond: ok / seconds, latenciesMs };
+}
+
+/**
+ * Open loop at a fixed offered rate: request i is due at start + i/rate and its latency is counted
+ * from that due time (no coordinated omission). Bounded by `durationMs`; stragglers are awaited
+ * up to `drainMs`.
+ */
+export async function openLoop(options: { ratePerSecond: number; durationMs: number; drainMs?: number; send: (index: number) => Promise<boolean> }): Promise<LoadResult> {
+  const total = Math.floor((options.ratePerSecond * options.durationMs) / 1000);
+  const started = performance.now();
+  const latenciesMs: number[] = [];
+  const inFlight: Array<Promise<void>> = [];
+  let ok = 0;
+  let failed = 0;
+  let index = 0;
+  while (index < total) {
+    const elapsed = performance.now() - started;
+    const due = Math.min(total, Math.floor((elapsed * options.ratePerSecond) / 1000) + 1);
+    for (; index < due; index++) {
+      const dueAt = started + (index * 1000) / options.ratePerSecond;
+      const i = index;
+      inFlight.push(
+        options
+          .send(i)
+          .catch(() => false)
+          .then((success) => {
+            latenciesMs.push(performance.now() - dueAt);
+            if (success) ok += 1;
+            else failed += 1;
+          }),
+      );
+    }
+    await sleep(1);
+  }
+  await Promise.race([Promise.all(inFlight), sleep(options.drainMs ?? 10_000)]);
+  const seconds = (performance.now() - started) / 1000;
+  return { sent: total, ok, failed, seconds, perSecond: ok / seconds, latenciesMs };
+}
+
+/** A marketplace order event as the sandbox sends it: {id, event, createdAt, data: {order}}. */
+export function orderEvent(index: number, salt: string): { eventId: string; orderId: string; body: string } {
+  const hex = (index + 1).toString(16).padStart(12, "0");
+  const orderId = `${salt.slice(0, 8)}-0000-4000-8000-${hex}`;
+  const eventId = `evt-${salt}-${index}`;
+  const body = JSON.stringify({
+    id: eventId,
+    event: "order.filled",
+    createdAt: new Date().toISOString(),
+    data: { order: { id: orderId, resource: "energy", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", volume: 65000, duration: "1h", priceTrx: "4.6475", activationTrx: "0", totalTrx: "4.6475", status: "Filled", txId: "a".repeat(64), createdAt: new Date().toISOString() } },
+  });
+  return { eventId, orderId, body };
+}

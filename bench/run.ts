@@ -1,0 +1,143 @@
+/**
+ * `npm run bench`: the bot's hot paths measured side by side with their references, on loopback
+ * only, every loop bounded in count and time. Prints a table and writes bench/results/latest.json.
+ *
+ * Environment (defaults in brackets; BENCH_QUICK=1 shrinks everything to a few seconds):
+ *   BENCH_POLL_USERS [10000]     linked users polled (each with BENCH_NOTIFICATIONS [10] notifications)
+ *   BENCH_POLL_RATE [1000]       the poller's request rate R (POLL_RATE), requests/s
+ *   BENCH_POLL_CONCURRENCY [R × 0.12, at least 16]  requests in flight (50 ms latency needs R × 0.05)
+ *   BENCH_POLL_INTERVAL_S [30]   the poll interval the cycle must stay below (NOTIFICATIONS_POLL default)
+ *   BENCH_DELAY_MS [50]          latency added to every notifications call (sandbox injectFault delayMs)
+ *   BENCH_DELIVERY_SCALE [2]     the fake Bot API's and the sender's clocks run this much faster
+ *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
+ *   BENCH_OUT [bench/results/latest.json]  where the JSON goes (the test writes to a temporary file)
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { benchIngest } from "./ingest";
+import { benchDelivery } from "./delivery";
+import { BENCH_DIR, createAgent, envNumber, figure, forkChild, openLoop, orderEvent, post, type Figure } from "./lib";
+
+const quick = process.env.BENCH_QUICK === "1";
+const log = (line: string) => console.log(`[bench] ${line}`);
+
+const pollUsers = envNumber("BENCH_POLL_USERS", quick ? 200 : 10_000);
+const pollRate = envNumber("BENCH_POLL_RATE", quick ? 400 : 1_000);
+const pollConcurrency = envNumber("BENCH_POLL_CONCURRENCY", Math.max(16, Math.ceil(pollRate * 0.12)));
+const pollInterval = envNumber("BENCH_POLL_INTERVAL_S", 30);
+const notifications = envNumber("BENCH_NOTIFICATIONS", quick ? 3 : 10);
+const delayMs = envNumber("BENCH_DELAY_MS", 50);
+const ingestRate = envNumber("BENCH_INGEST_RATE", quick ? 200 : 1_000);
+
+async function benchApp(): Promise<Figure[]> {
+  const sandbox = forkChild("sandbox-child.ts", { BENCH_ACCOUNTS: String(pollUsers), BENCH_NOTIFICATIONS: String(notifications), BENCH_DELAY_MS: String(delayMs) });
+  let app: ReturnType<typeof forkChild> | null = null;
+  try {
+    const market = (await sandbox.ready) as { url: string; keys: string[] };
+    log(`sandbox: ${market.keys.length} accounts × ${notifications} notifications, +${delayMs} ms per notifications call`);
+    app = forkChild("app-child.ts", { BENCH_MARKETPLACE_URL: market.url }, { exposeGc: true });
+    await app.ready;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const idle = await app.call<{ rss: number }>("rss");
+    log(`memory: idle RSS ${(idle.rss / 2 ** 20).toFixed(1)} MB`);
+    const seeded = await app.call<{ tokens: string[]; url: string; log: string }>("seed", { firstId: 500_000_000, keys: market.keys, tokens: Math.min(1000, pollUsers) });
+    log(`app: ${pollUsers} linked users; log at ${seeded.log}`);
+    const nOverR = pollUsers / pollRate;
+    const tickMs = Math.max(250, Math.round((nOverR * 1000) / 4));
+    const pollArgs = { rate: pollRate, concurrency: pollConcurrency, tickMs };
+    const timeout = Math.max(120_000, nOverR * 4_000);
+    const priming = await app.call<{ ms: number; users: number }>("poll", { ...pollArgs, eld: false }, timeout);
+    log(`poll: priming cycle ${priming.users} users in ${(priming.ms / 1000).toFixed(1)} s`);
+    await sandbox.call("notify", { count: Math.ceil(pollUsers / 10) });
+    const cycle = await app.call<{ ms: number; users: number; queued: number; cpuUs: number; overlaps: number; skipped: number; cycles: number }>("poll", { ...pollArgs, eld: false }, timeout);
+    log(`poll: cycle ${cycle.users} users in ${(cycle.ms / 1000).toFixed(1)} s, ${cycle.queued} alerts queued, ${cycle.skipped} ticks skipped while running`);
+    const after = await app.call<{ rss: number }>("rss");
+    log(`memory: RSS after ${pollUsers} users × ${notifications} notifications ${(after.rss / 2 ** 20).toFixed(1)} MB`);
+
+    // Event-loop delay while a poll cycle and webhook ingest run together.
+    const agent = createAgent(64);
+    let stopIngest = false;
+    let ingestSent = 0;
+    let ingestOk = 0;
+    const ingest = (async () => {
+      let round = 0;
+      while (!stopIngest && round < 1000) {
+        const result = await openLoop({
+          ratePerSecond: ingestRate / 2,
+          durationMs: 1_000,
+          send: async (index) => {
+            const event = orderEvent(round * 100_000 + index, "e4e4e4e4");
+            ingestSent += 1;
+            const response = await post(agent, new URL(`${seeded.url}/webhooks/marketplace/${seeded.tokens[index % seeded.tokens.length]}`), event.body);
+            return response.status === 200;
+          },
+        });
+        ingestOk += result.ok;
+        round += 1;
+      }
+    })();
+    const loaded = await app.call<{ ms: number; eldP99Ms: number; eldMaxMs: number }>("poll", { ...pollArgs, eld: true }, timeout);
+    stopIngest = true;
+    await ingest;
+    agent.destroy();
+    log(`event loop: p99 ${loaded.eldP99Ms.toFixed(1)} ms (max ${loaded.eldMaxMs.toFixed(1)} ms) during a ${(loaded.ms / 1000).toFixed(1)} s poll cycle with ${ingestOk}/${ingestSent} webhook events at ${ingestRate / 2}/s`);
+
+    const updateCount = quick ? 600 : 6_000;
+    const updates = await app.call<{ full: { perSecond: number; p99: number; errors: number; handled: number }; bare: { perSecond: number; p99: number; errors: number } }>("updates", { count: updateCount, concurrency: 16 }, 180_000);
+    log(`updates: full stack ${updates.full.perSecond.toFixed(0)}/s (p99 ${updates.full.p99.toFixed(1)} ms, ${updates.full.errors} errors); bare grammY ${updates.bare.perSecond.toFixed(0)}/s`);
+
+    const cpuMsPerUser = cycle.cpuUs / 1000 / Math.max(1, cycle.users);
+    const cycleSeconds = cycle.ms / 1000;
+    const growth = (after.rss - idle.rss) / 2 ** 20;
+    return [
+      figure({ name: "poll_cycle_s", value: cycleSeconds, unit: `s (N=${cycle.users}, R=${pollRate}/s, concurrency ${pollConcurrency}, +${delayMs} ms per call)`, reference: "N/R", referenceValue: nOverR, target: `ratio <= 1.1 and < interval ${pollInterval} s`, met: cycle.users === pollUsers && cycleSeconds <= 1.1 * nOverR && cycleSeconds < pollInterval }),
+      figure({ name: "poll_overlapping_cycles", value: cycle.overlaps, unit: "cycles", reference: `ticks every ${tickMs} ms skipped while a cycle ran`, referenceValue: cycle.skipped, ratio: null, target: "0", met: cycle.overlaps === 0 }),
+      figure({ name: "poll_cpu_ms_per_user", value: cpuMsPerUser, unit: "ms CPU per user polled", reference: "cycle wall time per user", referenceValue: cycle.ms / Math.max(1, cycle.users), target: "informational", met: true }),
+      figure({ name: "updates_per_s", value: updates.full.perSecond, unit: "updates/s (/start, /quote energy 65k 1h, menu button; whole middleware stack)", reference: "bare grammY bot, one handler", referenceValue: updates.bare.perSecond, target: "ratio >= 0.5", met: updates.full.perSecond >= 0.5 * updates.bare.perSecond && updates.full.errors === 0 }),
+      figure({ name: "updates_p99_ms", value: updates.full.p99, unit: "ms (16 in flight)", reference: "bare grammY bot p99", referenceValue: updates.bare.p99, target: "informational", met: updates.full.errors === 0 }),
+      figure({ name: "event_loop_delay_p99_ms", value: loaded.eldP99Ms, unit: `ms (poll cycle + ${ingestRate / 2} webhook events/s)`, reference: "max delay in the same window", referenceValue: loaded.eldMaxMs, ratio: null, target: "<= 20 ms", met: loaded.eldP99Ms <= 20 }),
+      figure({ name: "memory_rss_idle_mb", value: idle.rss / 2 ** 20, unit: "MB", reference: "target", referenceValue: 125, target: "<= 125 MB", met: idle.rss / 2 ** 20 <= 125 }),
+      figure({ name: "memory_rss_growth_mb", value: growth, unit: `MB after ${pollUsers} users × ${notifications} notifications polled`, reference: "idle RSS (MB)", referenceValue: idle.rss / 2 ** 20, ratio: null, target: "<= +60 MB", met: growth <= 60 }),
+    ];
+  } finally {
+    await app?.kill();
+    await sandbox.kill();
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  const figures: Figure[] = [];
+  log(quick ? "quick mode (BENCH_QUICK=1): tiny counts, not for the README" : "full run");
+  figures.push(
+    ...(await benchIngest(
+      quick
+        ? { users: 50, throughputCount: 400, throughputSeconds: 3, concurrency: 32, offeredRate: ingestRate, offeredSeconds: 1, killCount: 300 }
+        : { users: 1000, throughputCount: 30_000, throughputSeconds: 10, concurrency: 64, offeredRate: ingestRate, offeredSeconds: 5, killCount: 5_000 },
+      log,
+    )),
+  );
+  figures.push(...(await benchDelivery(quick ? { alerts: 90, chats: 30, timeScale: 5, timeLimitSeconds: 20 } : { alerts: 3_000, chats: 1_000, timeScale: envNumber("BENCH_DELIVERY_SCALE", 2), timeLimitSeconds: 240 }, log)));
+  figures.push(...(await benchApp()));
+
+  const command = `${quick ? "BENCH_QUICK=1 " : ""}npm run bench`;
+  const result = { machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", node: process.version }, command, quick, seconds: Math.round((Date.now() - started) / 1000), figures };
+  const out = process.env.BENCH_OUT ?? join(BENCH_DIR, "results", "latest.json");
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  console.log("");
+  console.log(`machine: ${result.machine.cores} cores (${result.machine.cpu}), Node ${result.machine.node}; ${result.seconds} s; command: ${command}`);
+  console.log("| figure | value | unit | reference | ref. value | ratio | target | met |");
+  console.log("|---|---:|---|---|---:|---:|---|---|");
+  for (const f of figures) console.log(`| ${f.name} | ${f.value} | ${f.unit} | ${f.reference} | ${f.referenceValue ?? "–"} | ${f.ratio ?? "–"} | ${f.target} | ${f.met ? "yes" : "**no**"} |`);
+  console.log(`\nwritten: ${out} (${figures.filter((f) => f.met).length}/${figures.length} targets met)`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error("bench failed:", error);
+    process.exit(1);
+  },
+);

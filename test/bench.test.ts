@@ -1,0 +1,50 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..");
+const FIGURES = [
+  "ingest_events_per_s_vs_naive",
+  "ingest_events_per_s_vs_bare",
+  "ingest_p99_ms_at_offered_rate",
+  "ingest_events_lost_after_kill9",
+  "delivery_messages_per_s",
+  "delivery_429_responses",
+  "delivery_out_of_order",
+  "delivery_max_chat_rate",
+  "poll_cycle_s",
+  "poll_overlapping_cycles",
+  "poll_cpu_ms_per_user",
+  "updates_per_s",
+  "updates_p99_ms",
+  "event_loop_delay_p99_ms",
+  "memory_rss_idle_mb",
+  "memory_rss_growth_mb",
+];
+
+describe("npm run bench", () => {
+  // Keeps the script runnable (tiny mode); its timings are not asserted.
+  it("runs in quick mode, exits 0 and writes a well-formed results JSON", () => {
+    const out = join(mkdtempSync(join(tmpdir(), "bench-test-")), "latest.json");
+    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "bench/run.ts"], { cwd: ROOT, env: { ...process.env, BENCH_QUICK: "1", BENCH_OUT: out }, encoding: "utf8", timeout: 170_000 });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    const result = JSON.parse(readFileSync(out, "utf8")) as { machine: { cores: number; node: string }; command: string; figures: Array<Record<string, unknown>> };
+    expect(result.machine.cores).toBeGreaterThan(0);
+    expect(result.machine.node).toBe(process.version);
+    expect(result.command).toContain("npm run bench");
+    expect(result.figures.map((f) => f.name)).toEqual(expect.arrayContaining(FIGURES));
+    for (const f of result.figures) {
+      expect(typeof f.name).toBe("string");
+      expect(typeof f.value).toBe("number");
+      expect(typeof f.unit).toBe("string");
+      expect(typeof f.reference).toBe("string");
+      expect(f.referenceValue === null || typeof f.referenceValue === "number").toBe(true);
+      expect(f.ratio === null || typeof f.ratio === "number").toBe(true);
+      expect(typeof f.target).toBe("string");
+      expect(typeof f.met).toBe("boolean");
+    }
+    expect(run.stdout).toContain("| figure | value |");
+  }, 180_000);
+});
