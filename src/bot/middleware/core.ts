@@ -1,5 +1,5 @@
 import type { MiddlewareFn } from "grammy";
-import { upsertUser } from "../../db/repos/users";
+import { findUser, upsertUser } from "../../db/repos/users";
 import type { BotContext, BotDeps } from "../context";
 import { pickLanguage, translatorFor } from "../i18n";
 
@@ -46,7 +46,9 @@ export function privateChatsOnly(): MiddlewareFn<BotContext> {
 export function loadAccount(): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
     if (!ctx.from || !ctx.chat) return next();
-    const account = await upsertUser(ctx.deps.db, ctx.from.id, ctx.chat.id, ctx.deps.now());
+    // Read first: most updates come from known, active users, and a write (an fsync) per update is costly.
+    const known = await findUser(ctx.deps.db, ctx.from.id);
+    const account = known && known.active === 1 && known.chat_id === ctx.chat.id ? known : await upsertUser(ctx.deps.db, ctx.from.id, ctx.chat.id, ctx.deps.now());
     ctx.account = account;
     ctx.lang = pickLanguage(account.language ?? ctx.from.language_code);
     ctx.tr = translatorFor(ctx.deps.i18n, ctx.lang);

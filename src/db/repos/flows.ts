@@ -30,6 +30,9 @@ export async function setFlow(db: Kysely<Database>, telegramId: number, state: F
 }
 
 export async function clearFlow(db: Kysely<Database>, telegramId: number): Promise<boolean> {
+  // Most commands end a flow that does not exist: a read is far cheaper than a write transaction.
+  const exists = await db.selectFrom("flows").select("telegram_id").where("telegram_id", "=", telegramId).executeTakeFirst();
+  if (!exists) return false;
   const result = await db.deleteFrom("flows").where("telegram_id", "=", telegramId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
