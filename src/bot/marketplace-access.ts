@@ -3,6 +3,7 @@ import { findCredential, markKeyBroken, openApiKey } from "../db/repos/credentia
 import { MarketplaceError, type MarketplaceClient } from "../marketplace";
 import { SecretBoxError } from "../security/secret-box";
 import type { BotContext } from "./context";
+import { truncate } from "./html";
 
 export function connectButton(ctx: BotContext): InlineKeyboard {
   return new InlineKeyboard().text(ctx.tr("button-connect"), "m:connect");
@@ -48,7 +49,8 @@ export interface ErrorReplyOptions {
 
 /** The message key and the next step for a marketplace failure. */
 export function describeMarketplaceError(ctx: BotContext, error: MarketplaceError): { text: string; keyboard?: InlineKeyboard } {
-  const detail = error.detail ?? "";
+  // The marketplace's own words, bounded: a long detail must not push a message over Telegram's limit.
+  const detail = truncate(error.detail ?? "", 500);
   switch (error.kind) {
     case "insufficient_balance":
       return { text: ctx.tr("error-insufficient-balance"), keyboard: topUpButton(ctx) };

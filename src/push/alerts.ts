@@ -48,8 +48,9 @@ export async function recipientFor(db: Kysely<Database>, translations: Translati
   return { telegramId, chatId: user.chat_id, tr: translatorFor(translations, pickLanguage(user.language ?? "en")) };
 }
 
+/** Every part of an alert is bounded before escaping, so the visible text stays far below 4096 (never cut HTML). */
 function message(text: string, keyboard?: InlineKeyboard): OutboxPayload {
-  return { method: "sendMessage", params: { text: truncate(text, 4000), parse_mode: "HTML", link_preview_options: { is_disabled: true }, ...(keyboard ? { reply_markup: keyboard } : {}) } };
+  return { method: "sendMessage", params: { text, parse_mode: "HTML", link_preview_options: { is_disabled: true }, ...(keyboard ? { reply_markup: keyboard } : {}) } };
 }
 
 export function settlementAlert(recipient: Recipient, order: OrderFacts, state: FinalState): OutboxPayload {
