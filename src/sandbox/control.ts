@@ -9,7 +9,7 @@ import { settleAllOrders } from "./orders";
 import { SandboxError } from "./problem";
 import type { ApiKeyRecord, Currency, ErrorCodePlacement, FailureMode, FireResult, Int64Format, SandboxControl, Scope, World } from "./types";
 import { balanceView, firingView, ledgerView, notificationView, orderView, ruleView } from "./views";
-import { createAccountRecord, depositTxId, newestFirst, postLedgerEntry, raiseNotification, requireAccount } from "./world";
+import { createAccountRecord, depositTxId, newestFirst, notificationsOf, postLedgerEntry, raiseNotification, requireAccount } from "./world";
 
 const SCOPES: readonly Scope[] = ["read", "purchase", "full"];
 const PLACEMENTS: readonly ErrorCodePlacement[] = ["code", "type", "type-uri", "title", "detail"];
@@ -191,7 +191,7 @@ export function createControl(world: World): SandboxControl {
 
     listNotifications(accountId) {
       const account = requireAccount(world, accountId);
-      return newestFirst(world.notifications.filter((notification) => notification.accountId === account.id)).map(notificationView);
+      return newestFirst(notificationsOf(world, account.id)).map(notificationView);
     },
 
     injectFault({ times, ...fault }) {

@@ -2,6 +2,7 @@
 import { sunToTrx } from "../marketplace/money";
 import type { World } from "./types";
 import { balanceView, firingView, ledgerView, notificationView, orderView, ruleView } from "./views";
+import { notificationsOf } from "./world";
 
 export function dumpState(world: World, accountId?: string): unknown {
   const wanted = (id: string) => accountId === undefined || id === accountId;
@@ -32,7 +33,7 @@ export function dumpState(world: World, accountId?: string): unknown {
         .filter((rule) => rule.accountId === account.id)
         .map((rule) => ({ ...ruleView(rule, "number"), nextRenewalAt: rule.nextRenewalAt, firings: rule.firings.map((firing) => firingView(firing, "number")) })),
       ledger: world.ledger.filter((entry) => entry.accountId === account.id).map(ledgerView),
-      notifications: world.notifications.filter((notification) => notification.accountId === account.id).map(notificationView),
+      notifications: notificationsOf(world, account.id).map(notificationView),
       webhooks: world.webhooks
         .filter((delivery) => delivery.accountId === account.id)
         .map(({ eventId, url, event, attempts, state, lastError, nextAttemptAt }) => ({ eventId, url, event, attempts, state, lastError, nextAttemptAt: new Date(nextAttemptAt).toISOString() })),

@@ -268,6 +268,8 @@ export interface World {
   rules: RuleRecord[];
   ledger: LedgerRecord[];
   notifications: NotificationRecord[];
+  /** The same records per account, so an account's list is read without scanning everyone's. */
+  notificationsByAccount: Map<string, NotificationRecord[]>;
   webhooks: WebhookDelivery[];
   faults: FaultRecord[];
   unactivatedAddresses: Set<string>;

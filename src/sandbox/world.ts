@@ -17,6 +17,7 @@ export function createWorld(options: SandboxOptions): World {
     rules: [],
     ledger: [],
     notifications: [],
+    notificationsByAccount: new Map(),
     webhooks: [],
     faults: [],
     unactivatedAddresses: new Set(),
@@ -97,7 +98,15 @@ export function raiseNotification(
     createdAt: nowIso(world),
   };
   world.notifications.push(record);
+  const list = world.notificationsByAccount.get(accountId);
+  if (list) list.push(record);
+  else world.notificationsByAccount.set(accountId, [record]);
   return record;
+}
+
+/** An account's notifications in creation order. */
+export function notificationsOf(world: World, accountId: string): NotificationRecord[] {
+  return world.notificationsByAccount.get(accountId) ?? [];
 }
 
 /** Newest first without disturbing the stored creation order (timestamps can tie under a frozen clock). */

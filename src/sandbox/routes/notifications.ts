@@ -3,7 +3,7 @@ import type { Hono } from "hono";
 import { notFound } from "../problem";
 import type { World } from "../types";
 import { notificationView } from "../views";
-import { newestFirst } from "../world";
+import { newestFirst, notificationsOf } from "../world";
 import { requireScope } from "./auth";
 import type { ApiEnv } from "./env";
 import { pageOf, paging, pathUuid } from "./request-parsing";
@@ -11,7 +11,7 @@ import { pageOf, paging, pathUuid } from "./request-parsing";
 const NOTIFICATION_PAGE_SIZE = 20;
 
 export function registerNotificationRoutes(app: Hono<ApiEnv>, world: World): void {
-  const mine = (accountId: string) => world.notifications.filter((notification) => notification.accountId === accountId);
+  const mine = (accountId: string) => notificationsOf(world, accountId);
 
   app.get("/api/v1/notifications", requireScope("read"), (c) => {
     const { page, pageSize } = paging(c, NOTIFICATION_PAGE_SIZE);
