@@ -1,8 +1,14 @@
 import type { Kysely, Migration } from "kysely";
+import { isPostgres } from "../src/db/dialect";
 
-/** The first schema. Column types are dialect-neutral (bigint for ids and times, text for money). */
+/**
+ * The first schema. Column types are dialect-neutral (bigint for ids and times, text for money);
+ * the one difference is the outbox's generated id: INTEGER PRIMARY KEY AUTOINCREMENT on SQLite,
+ * an identity bigint on PostgreSQL.
+ */
 export const initial: Migration = {
   async up(db: Kysely<unknown>) {
+    const pg = isPostgres(db);
     await db.schema
       .createTable("users")
       .addColumn("telegram_id", "bigint", (c) => c.primaryKey())
@@ -81,7 +87,7 @@ export const initial: Migration = {
 
     await db.schema
       .createTable("outbox")
-      .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+      .addColumn("id", pg ? "bigint" : "integer", (c) => (pg ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement()))
       .addColumn("telegram_id", "bigint", (c) => c.notNull())
       .addColumn("chat_id", "bigint", (c) => c.notNull())
       .addColumn("dedupe_key", "text", (c) => c.notNull())

@@ -1,4 +1,5 @@
-import { createHmac } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { run, type RunnerHandle } from "@grammyjs/runner";
@@ -26,6 +27,8 @@ import { startEmbeddedSandbox, type EmbeddedSandbox } from "./embedded-sandbox";
 import { startPlayground, type PlaygroundHandle } from "./playground";
 import type { Hono } from "hono";
 import type { DestinationStream } from "pino";
+import { startLeaderElection, type LeaderHandle } from "./scale/leader";
+import { leasesHeldBy } from "./scale/leases";
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -68,6 +71,18 @@ export function telegramWebhookSecret(secretKey: string): string {
   return createHmac("sha256", Buffer.from(secretKey, "base64")).update("telegram-webhook-secret").digest("base64url");
 }
 
+/** DATABASE_POOL_MAX: PostgreSQL connections per replica (1–100, default 10). */
+function poolMax(value: string | undefined): number {
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed >= 1 && parsed <= 100 ? parsed : 10;
+}
+
+/** LEASE_MS: how long a replica's claim on an alert, a user to poll or an order to check lasts (1 s–10 min). */
+function leaseMs(value: string | undefined): number | undefined {
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed >= 1_000 && parsed <= 600_000 ? parsed : undefined;
+}
+
 /**
  * The composition root, used by `npm start` and by the tests alike:
  * config → logger → database → marketplace → bot → HTTP server → background jobs.
@@ -98,7 +113,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   }
   const box = new SecretBox(secretKey, config.SECRET_KEY_PREVIOUS);
 
-  const { db, path: dbPath } = openDatabase(config.DATABASE_URL);
+  const { db, path: dbPath, dialect } = await openDatabase(config.DATABASE_URL, { poolMax: poolMax(options.env.DATABASE_POOL_MAX) });
   await migrateToLatest(db);
   const rotation = await reencryptCredentials(db, box);
   if (rotation.rotated > 0 || rotation.unreadable > 0) logger.info(rotation, "re-encrypted stored API keys under the current SECRET_KEY");
@@ -137,7 +152,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   }
 
   const i18n = createI18n<BotContext>(LOCALES_DIR, (ctx) => ctx.lang ?? pickLanguage(ctx.from?.language_code));
-  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot });
+  const replicaId = options.env.REPLICA_ID || `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, leaseMs: leaseMs(options.env.LEASE_MS) });
   playground?.attach(push);
   const deps: BotDeps = {
     config,
@@ -157,9 +173,9 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
-  if (config.BOT_MODE === "webhook") routes.push(registerTelegramWebhook(bot, webhookSecret, logger));
+  if (config.BOT_MODE === "webhook") routes.push(registerTelegramWebhook(bot, webhookSecret, logger, { db, replicaId }));
   if (playground) routes.push(playground.routes);
-  const http = createServer({ db, logger, metrics }, routes);
+  const http = createServer({ db, logger, metrics, replicaId, dialect }, routes);
 
   const host = config.HOST ?? (config.playground ? "127.0.0.1" : "0.0.0.0");
   const server: ServerType = await new Promise((resolve) => {
@@ -182,16 +198,39 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   await bot.init();
   let runner: RunnerHandle | null = null;
+  let leadership: LeaderHandle | null = null;
   if (config.BOT_MODE === "webhook") {
     await bot.api.setWebhook(`${config.PUBLIC_URL}/telegram`, { secret_token: webhookSecret, allowed_updates: ["message", "callback_query", "my_chat_member"] });
     logger.info({ url: `${config.PUBLIC_URL}/telegram` }, "webhook mode: Telegram posts updates to /telegram");
   } else {
-    await bot.api.deleteWebhook().catch((error: unknown) => logger.warn({ err: error }, "deleteWebhook failed"));
-    runner = run(bot, { runner: { fetch: { allowed_updates: ["message", "callback_query", "my_chat_member"] } } });
-    logger.info("long polling started");
+    // Exactly one replica calls getUpdates: the holder of the polling lease; another takes over
+    // within seconds when it dies.
+    leadership = await startLeaderElection({
+      db,
+      logger,
+      name: "telegram-polling",
+      owner: replicaId,
+      ttlMs: 10_000,
+      renewMs: 2_500,
+      onLead: async () => {
+        await bot.api.deleteWebhook().catch((error: unknown) => logger.warn({ err: error }, "deleteWebhook failed"));
+        runner = run(bot, { runner: { fetch: { allowed_updates: ["message", "callback_query", "my_chat_member"] } } });
+        logger.info("long polling started");
+      },
+      onLose: async () => {
+        const stopping: RunnerHandle | null = runner;
+        runner = null;
+        if (stopping) await stopping.stop();
+        logger.info("long polling stopped");
+      },
+    });
   }
+  metrics.gauge("replica_polling_leader", "1 when this replica holds the polling lease (runs getUpdates)", () => (leadership?.isLeader() ? 1 : 0));
+  metrics.gauge("replica_named_leases", "Named leases (polling leader, cron jobs) this replica holds", async () => (await leasesHeldBy(db, replicaId, Date.now())).length);
   void registerCommands(bot, deps);
-  push.start(bot.api);
+  // The sender keeps to Telegram's limits through the budget shared by all replicas, so it uses a
+  // plain Api (no per-process throttler in front of it).
+  push.start();
 
   let stopped = false;
   return {
@@ -211,7 +250,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       if (stopped) return;
       stopped = true;
       logger.debug("stopping: long polling");
-      if (runner?.isRunning()) await runner.stop();
+      await leadership?.stop();
       logger.debug("stopping: pushed alerts (draining the outbox for a few seconds)");
       await push.stop();
       logger.debug("stopping: HTTP server and embedded services");

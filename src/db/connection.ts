@@ -1,25 +1,71 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, Migrator, SqliteDialect, type MigrationProvider } from "kysely";
+import pg from "pg";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from "kysely";
 import { migrations } from "../../migrations/index";
 import type { Database } from "./schema";
 
+export type DialectName = "sqlite" | "postgres";
+
 export interface OpenDatabaseResult {
   db: Kysely<Database>;
-  dialect: "sqlite";
-  /** The file path (or ":memory:"), for tests that inspect the bytes on disk. */
+  dialect: DialectName;
+  /** The SQLite file path (or ":memory:"), for tests that inspect the bytes on disk; "" on PostgreSQL. */
   path: string;
 }
 
+export interface OpenDatabaseOptions {
+  /** Upper bound of the PostgreSQL connection pool (per replica). */
+  poolMax?: number;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
 /**
- * Opens the database named by DATABASE_URL (`file:PATH` or `:memory:`). SQLite pragmas live here
- * and only here: WAL, a busy timeout, foreign keys, full fsync on commit, and secure_delete so
- * that a deleted secret does not linger in free pages.
+ * int8 values (ids and millisecond times, all below 2^53) come back from pg as strings; they are
+ * parsed to numbers here, and a value that would lose precision is an error, never a silent
+ * rounding. NUMERIC stays a string (money is text anyway; no float ever holds it).
  */
-export function openDatabase(databaseUrl: string): OpenDatabaseResult {
-  if (databaseUrl.startsWith("postgres")) {
-    throw new Error("DATABASE_URL: PostgreSQL is not supported by this build yet; use file:PATH or :memory:");
+export function parseInt8(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new RangeError(`int8 value ${value} is beyond 2^53 and cannot be read as a number without loss`);
+  return parsed;
+}
+
+const pgTypes = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === INT8_OID && format !== "binary") return parseInt8;
+    if (oid === NUMERIC_OID) return (value: string) => value;
+    return pg.types.getTypeParser(oid, format as "text");
+  },
+} as unknown as pg.CustomTypesConfig;
+
+export function isPostgresUrl(databaseUrl: string): boolean {
+  return /^postgres(ql)?:\/\//.test(databaseUrl);
+}
+
+/**
+ * Opens the database named by DATABASE_URL: `postgres://…` → PostgreSQL through a bounded `pg`
+ * pool; `file:PATH` or `:memory:` → SQLite. SQLite pragmas live here and only here: WAL, a busy
+ * timeout, foreign keys, full fsync on commit, and secure_delete so that a deleted secret does not
+ * linger in free pages.
+ */
+export async function openDatabase(databaseUrl: string, options: OpenDatabaseOptions = {}): Promise<OpenDatabaseResult> {
+  if (isPostgresUrl(databaseUrl)) {
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: options.poolMax ?? 10,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 10_000,
+      types: pgTypes,
+      application_name: "tron-energy-bot",
+    });
+    // An idle client losing its server (restart, failover) must not crash the process.
+    pool.on("error", () => undefined);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: "postgres", path: "" };
   }
   const path = databaseUrl === ":memory:" ? ":memory:" : databaseUrl.slice("file:".length);
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });

@@ -117,6 +117,10 @@ export interface PollStateTable {
   primed: number;
   failures: number;
   next_poll_at: number;
+  /** The poll cycle (poll_cycles.id) that last polled this user; due when below the open cycle. */
+  last_cycle: Generated<number>;
+  lease_owner: string | null;
+  lease_until: number | null;
 }
 
 export interface FollowedOrdersTable {
@@ -126,6 +130,46 @@ export interface FollowedOrdersTable {
   next_check_at: number;
   done: number;
   created_at: number;
+  lease_owner: Generated<string | null>;
+  lease_until: Generated<number | null>;
+}
+
+/** One notification poll cycle, opened once (by the first replica whose cron tick fires), worked by all. */
+export interface PollCyclesTable {
+  id: number;
+  opened_by: string;
+  opened_at: number;
+}
+
+/** Named leases: the polling leader, cron jobs. The holder renews; anyone takes an expired one. */
+export interface LeasesTable {
+  name: string;
+  owner: string;
+  lease_until: number;
+  acquired_at: number;
+}
+
+/** Telegram's global limit shared by all replicas: a token bucket (thousandths of a message). */
+export interface SendBudgetTable {
+  name: string;
+  tokens_milli: number;
+  updated_at: number;
+}
+
+/** Telegram's per-chat limit shared by all replicas: the earliest time of the next message to a chat. */
+export interface ChatSendTable {
+  chat_id: number;
+  next_send_at: number;
+}
+
+/** Telegram updates received in webhook mode: per-chat turns (in update_id order) and redelivery dedupe. */
+export interface TelegramUpdatesTable {
+  update_id: number;
+  chat_id: number;
+  owner: string;
+  lease_until: number;
+  done: number;
+  received_at: number;
 }
 
 export interface Database {
@@ -141,4 +185,9 @@ export interface Database {
   seen_notifications: SeenNotificationsTable;
   poll_state: PollStateTable;
   followed_orders: FollowedOrdersTable;
+  poll_cycles: PollCyclesTable;
+  leases: LeasesTable;
+  send_budget: SendBudgetTable;
+  chat_send: ChatSendTable;
+  telegram_updates: TelegramUpdatesTable;
 }

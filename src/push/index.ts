@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import cron from "node-cron";
 import type { Api } from "grammy";
 import type { Hono } from "hono";
@@ -11,8 +12,10 @@ import type { SecretBox } from "../security/secret-box";
 import type { ServerEnv } from "../server/create-server";
 import type { Translations } from "./alerts";
 import { checkFollowedOrders, followOrder } from "./order-follower";
-import { pollAll, primeNotifications, type PollerDeps } from "./notification-poller";
-import { queueDepth } from "./outbox";
+import { currentPollCycle, nextPollCycleId, openPollCycle, pollCycle, primeNotifications, type PollerDeps } from "./notification-poller";
+import { leasedBy, queueDepth } from "./outbox";
+import { withLease } from "../scale/leases";
+import { pruneTelegramUpdates } from "../scale/update-turns";
 import { createSenderApi, OutboxSender } from "./sender";
 import { pruneWebhookEvents, registerMarketplaceWebhook } from "./webhook-receiver";
 
@@ -27,14 +30,22 @@ export interface PushDeps {
   i18n: Translations;
   token: string;
   apiRoot: string;
+  /** This replica's id (lease owner); random by default. */
+  replicaId?: string;
+  /** Lease length of claimed alerts, users and orders (a dead replica's work returns after it). */
+  leaseMs?: number;
 }
 
 export interface PushHandle {
   routes: (app: Hono<ServerEnv>) => void;
   followOrder(telegramId: number, orderId: string): Promise<void>;
   primeNotifications(telegramId: number): Promise<void>;
-  /** One notification poll cycle now (also run by cron); skipped when one is already running. */
+  /** Opens a notification poll cycle now (also done by cron) and works on it until no user is left. */
   pollNow(): Promise<{ users: number; queued: number } | null>;
+  /** Works on the open poll cycle with the other replicas (run every 2 s in the background). */
+  joinPoll(): Promise<{ users: number; queued: number } | null>;
+  /** This replica's id: the owner name of every lease it takes. */
+  replicaId: string;
   /** One pass of the order follower now. */
   checkOrdersNow(): Promise<number>;
   sender: OutboxSender;
@@ -46,20 +57,66 @@ export interface PushHandle {
  * Pushed alerts: the marketplace webhook receiver, the persistent outbox and its sender, the
  * notification poller (cron) and the order follower. Every path queues through the outbox with
  * the same dedupe keys, so one event gives one alert.
+ *
+ * With several replicas on one database the work is shared through leases: the sender claims
+ * outbox rows, the poller claims the users of the open poll cycle, the follower claims due orders;
+ * a cron tick opens a cycle once (whichever replica fires first) and every replica works on it.
  */
 export function startPush(deps: PushDeps): PushHandle {
-  const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now });
+  const replicaId = deps.replicaId ?? randomUUID();
+  const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now, owner: replicaId, leaseMs: deps.leaseMs ?? 30_000 });
   const wake = () => sender.wake();
   const pollerDeps: PollerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake, ratePerSecond: deps.config.POLL_RATE };
   const followerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake };
-  let polling: Promise<{ users: number; queued: number }> | null = null;
+  /** This replica's poll work, one cycle at a time (a new cycle waits for the one in progress). */
+  let pollChain: Promise<unknown> = Promise.resolve();
+  let polling = 0;
   let following: Promise<number> | null = null;
   let task: { stop(): void | Promise<void> } | null = null;
   let followTimer: NodeJS.Timeout | null = null;
+  let stopped = false;
 
   deps.metrics.gauge("outbox_queue_depth", "Alerts queued and not yet sent", () => queueDepth(deps.db));
+  deps.metrics.gauge("replica_outbox_leases", "Outbox rows this replica holds a lease on", () => leasedBy(deps.db, replicaId, deps.now()));
+  deps.metrics.gauge("replica_poll_leases", "Users this replica holds a poll lease on", async () => {
+    const row = await deps.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("lease_owner", "=", replicaId).where("lease_until", ">=", deps.now()).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  });
+  deps.metrics.gauge("poll_cycle_pending_users", "Linked users not yet polled in the open cycle", async () => {
+    const cycle = await currentPollCycle(deps.db);
+    if (cycle === null) return 0;
+    const row = await deps.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("last_cycle", "<", cycle).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  });
+  deps.metrics.gauge("followed_orders_open", "Orders followed until they settle", async () => {
+    const row = await deps.db.selectFrom("followed_orders").select((eb) => eb.fn.countAll<number>().as("n")).where("done", "=", 0).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  });
+
+  /** Runs `work` after this replica's poll work in progress. */
+  const queuePoll = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = pollChain.then(async () => {
+      polling += 1;
+      try {
+        return await work();
+      } finally {
+        polling -= 1;
+      }
+    });
+    pollChain = run.catch(() => undefined);
+    return run;
+  };
+
+  /** Joins the open cycle (another replica's tick, or users left by a replica that died). */
+  const joinPoll = async (): Promise<{ users: number; queued: number } | null> => {
+    if (polling > 0 || stopped) return null;
+    const cycle = await currentPollCycle(deps.db);
+    if (cycle === null) return null;
+    return queuePoll(() => pollCycle(pollerDeps, replicaId, cycle, deps.leaseMs ?? 60_000));
+  };
 
   const handle: PushHandle = {
+    replicaId,
     routes: registerMarketplaceWebhook({
       db: deps.db,
       logger: deps.logger,
@@ -72,17 +129,13 @@ export function startPush(deps: PushDeps): PushHandle {
     followOrder: (telegramId, orderId) => followOrder(deps.db, telegramId, orderId, deps.now()),
     primeNotifications: (telegramId) => primeNotifications(pollerDeps, telegramId),
     async pollNow() {
-      if (polling) return null;
-      polling = pollAll(pollerDeps);
-      try {
-        return await polling;
-      } finally {
-        polling = null;
-      }
+      const cycle = await openPollCycle(deps.db, replicaId, await nextPollCycleId(deps.db, Date.now()), deps.now());
+      return queuePoll(() => pollCycle(pollerDeps, replicaId, cycle, deps.leaseMs ?? 60_000));
     },
+    joinPoll,
     async checkOrdersNow() {
       if (following) return 0;
-      following = checkFollowedOrders(followerDeps);
+      following = checkFollowedOrders(followerDeps, 50, replicaId, deps.leaseMs ?? 60_000);
       try {
         return await following;
       } finally {
@@ -92,18 +145,30 @@ export function startPush(deps: PushDeps): PushHandle {
     sender,
     start(api) {
       sender.start(api ?? createSenderApi(deps.token, deps.apiRoot));
-      task = cron.schedule(deps.config.NOTIFICATIONS_POLL, () => {
-        void handle.pollNow().catch((error: unknown) => deps.logger.error({ err: error }, "notification poll cycle failed"));
-        void pruneWebhookEvents(deps.db, deps.now()).catch(() => undefined);
+      task = cron.schedule(deps.config.NOTIFICATIONS_POLL, (context) => {
+        // Every replica's tick names the same cycle (its scheduled second): the first opens it.
+        const tick = Math.floor((context?.date ?? new Date()).getTime() / 1000) * 1000;
+        void openPollCycle(deps.db, replicaId, tick, deps.now())
+          .then(() => queuePoll(async () => {
+            const cycle = await currentPollCycle(deps.db);
+            return cycle === null ? null : pollCycle(pollerDeps, replicaId, cycle, deps.leaseMs ?? 60_000);
+          }))
+          .catch((error: unknown) => deps.logger.error({ err: error }, "notification poll cycle failed"));
+        void withLease(deps.db, "cron:prune", replicaId, 60_000, async () => {
+          await pruneWebhookEvents(deps.db, deps.now());
+          await pruneTelegramUpdates(deps.db, Date.now());
+        }).catch(() => undefined);
       });
       followTimer = setInterval(() => {
         void handle.checkOrdersNow().catch((error: unknown) => deps.logger.error({ err: error }, "order follower pass failed"));
+        void joinPoll().catch((error: unknown) => deps.logger.error({ err: error }, "joining the poll cycle failed"));
       }, 2_000);
     },
     async stop() {
+      stopped = true;
       await task?.stop();
       if (followTimer) clearInterval(followTimer);
-      await Promise.allSettled([polling, following]);
+      await Promise.allSettled([pollChain, following]);
       // Drain what can be sent in a few seconds; the rest stays queued for the next start.
       await sender.stop(3_000);
     },

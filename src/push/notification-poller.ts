@@ -5,6 +5,7 @@ import type { Logger } from "../logger";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
 import type { SecretBox } from "../security/secret-box";
 import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey, type Translations } from "./alerts";
+import { isPostgres } from "../db/dialect";
 import { enqueueAlert, type OutboxPayload } from "./outbox";
 
 export interface PollerDeps {
@@ -135,36 +136,109 @@ export async function pollUser(deps: PollerDeps, telegramId: number): Promise<nu
 }
 
 /**
- * One poll cycle over every active linked user whose back-off has passed, with bounded
- * concurrency and at most `ratePerSecond` marketplace requests per second.
+ * Opens a poll cycle. Every replica's cron tick calls this with the tick's scheduled time, so the
+ * first insert opens the cycle and the others find it open: a tick never starts two cycles. Users
+ * linked without a poll_state row get one here (they are due in this cycle).
  */
-export async function pollAll(deps: PollerDeps): Promise<{ users: number; queued: number }> {
-  const now = deps.now();
-  const users = await deps.db
-    .selectFrom("credentials")
-    .innerJoin("users", "users.telegram_id", "credentials.telegram_id")
-    .leftJoin("poll_state", "poll_state.telegram_id", "credentials.telegram_id")
-    .select("credentials.telegram_id")
-    .where("credentials.broken_at", "is", null)
-    .where("users.active", "=", 1)
-    .where((eb) => eb.or([eb("poll_state.next_poll_at", "is", null), eb("poll_state.next_poll_at", "<=", now)]))
+export async function openPollCycle(db: Kysely<Database>, owner: string, id: number, now: number): Promise<number> {
+  await db.insertInto("poll_cycles").values({ id, opened_by: owner, opened_at: now }).onConflict((oc) => oc.doNothing()).execute();
+  await db
+    .insertInto("poll_state")
+    .columns(["telegram_id", "primed", "failures", "next_poll_at"])
+    .expression((eb) =>
+      eb
+        .selectFrom("credentials as c")
+        .select((e) => ["c.telegram_id", e.lit(0).as("primed"), e.lit(0).as("failures"), e.lit(0).as("next_poll_at")])
+        .where((e) => e.not(e.exists(e.selectFrom("poll_state as s").select("s.telegram_id").whereRef("s.telegram_id", "=", "c.telegram_id")))),
+    )
+    .onConflict((oc) => oc.doNothing())
     .execute();
+  return id;
+}
+
+/** The newest cycle (the one replicas work on), or null before the first. */
+export async function currentPollCycle(db: Kysely<Database>): Promise<number | null> {
+  const row = await db.selectFrom("poll_cycles").select((eb) => eb.fn.max("id").as("id")).executeTakeFirst();
+  return row?.id === null || row?.id === undefined ? null : Number(row.id);
+}
+
+/** A fresh cycle id after every existing one (an on-demand cycle: /play, tests, the benchmark). */
+export async function nextPollCycleId(db: Kysely<Database>, wallNow: number): Promise<number> {
+  const current = await currentPollCycle(db);
+  return Math.max(wallNow, (current ?? 0) + 1);
+}
+
+/**
+ * Claims up to `limit` users due in `cycle` (not yet polled in it, back-off passed, nobody holding
+ * them) with a lease. FOR UPDATE SKIP LOCKED on PostgreSQL: replicas claiming together take
+ * disjoint users; the UPDATE repeats the conditions, so no user is held twice on either dialect.
+ */
+export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycle: number, now: number, limit: number, leaseMs: number): Promise<number[]> {
+  const pg = isPostgres(db);
+  const rows = await db
+    .updateTable("poll_state")
+    .set({ lease_owner: owner, lease_until: now + leaseMs })
+    .where("telegram_id", "in", (eb) =>
+      eb
+        .selectFrom("poll_state as s")
+        .innerJoin("credentials as c", "c.telegram_id", "s.telegram_id")
+        .innerJoin("users as u", "u.telegram_id", "s.telegram_id")
+        .select("s.telegram_id")
+        .where("c.broken_at", "is", null)
+        .where("u.active", "=", 1)
+        .where("s.last_cycle", "<", cycle)
+        .where("s.next_poll_at", "<=", now)
+        .where((e) => e.or([e("s.lease_until", "is", null), e("s.lease_until", "<", now)]))
+        .orderBy("s.telegram_id")
+        .limit(limit)
+        .$if(pg, (qb) => qb.forUpdate("s").skipLocked()),
+    )
+    .where("last_cycle", "<", cycle)
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+    .returning("telegram_id")
+    .execute();
+  return rows.map((row) => Number(row.telegram_id)).sort((a, b) => a - b);
+}
+
+/** Marks a claimed user as done for the cycle and lets go of the lease. */
+async function finishUser(db: Kysely<Database>, owner: string, telegramId: number, cycle: number): Promise<void> {
+  await db.updateTable("poll_state").set({ last_cycle: cycle, lease_owner: null, lease_until: null }).where("telegram_id", "=", telegramId).where("lease_owner", "=", owner).execute();
+}
+
+/**
+ * Works on one poll cycle with the other replicas: claims batches of due users until none is
+ * left, polling each with bounded concurrency and at most `ratePerSecond` marketplace requests
+ * per second from this replica. Users a dead replica held come back when their lease runs out.
+ */
+export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, leaseMs = 60_000): Promise<{ users: number; queued: number }> {
   const interval = 1000 / deps.ratePerSecond;
   const concurrency = deps.concurrency ?? 16;
-  let next = 0;
+  let polled = 0;
   let queued = 0;
   const started = Date.now();
-  const worker = async () => {
-    while (next < users.length) {
-      const index = next++;
-      const wait = started + index * interval - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      queued += await pollUser(deps, Number(users[index]!.telegram_id)).catch((error: unknown) => {
-        deps.logger.warn({ err: error }, "notification poll of one user failed");
-        return 0;
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, users.length) }, worker));
-  return { users: users.length, queued };
+  for (;;) {
+    const batch = await claimUsersToPoll(deps.db, owner, cycle, deps.now(), Math.max(concurrency * 4, 32), leaseMs);
+    if (batch.length === 0) break;
+    let next = 0;
+    const worker = async () => {
+      while (next < batch.length) {
+        const telegramId = batch[next++]!;
+        const wait = started + polled++ * interval - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        queued += await pollUser(deps, telegramId).catch((error: unknown) => {
+          deps.logger.warn({ err: error }, "notification poll of one user failed");
+          return 0;
+        });
+        await finishUser(deps.db, owner, telegramId, cycle).catch((error: unknown) => deps.logger.warn({ err: error }, "could not record a poll as done; the user's lease will run out"));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, batch.length) }, worker));
+  }
+  return { users: polled, queued };
+}
+
+/** One on-demand poll cycle over every active linked user whose back-off has passed (single-replica helper). */
+export async function pollAll(deps: PollerDeps, owner = "local"): Promise<{ users: number; queued: number }> {
+  const cycle = await openPollCycle(deps.db, owner, await nextPollCycleId(deps.db, Date.now()), deps.now());
+  return pollCycle(deps, owner, cycle);
 }

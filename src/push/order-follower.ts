@@ -5,6 +5,7 @@ import type { Logger } from "../logger";
 import { MarketplaceError, type MarketplaceClient } from "../marketplace";
 import type { SecretBox } from "../security/secret-box";
 import { finalState, recipientFor, settlementAlert, settlementKey, type Translations } from "./alerts";
+import { isPostgres } from "../db/dialect";
 import { enqueueAlert } from "./outbox";
 
 const GIVE_UP_MS = 24 * 3_600_000;
@@ -30,18 +31,46 @@ export async function followOrder(db: Kysely<Database>, telegramId: number, orde
 }
 
 /**
+ * Claims due followed orders with a lease (FOR UPDATE SKIP LOCKED on PostgreSQL), so replicas
+ * share them and each order is checked by one replica at a time.
+ */
+export async function claimDueOrders(db: Kysely<Database>, owner: string, now: number, limit: number, leaseMs: number) {
+  const pg = isPostgres(db);
+  const rows = await db
+    .updateTable("followed_orders")
+    .set({ lease_owner: owner, lease_until: now + leaseMs })
+    .where("order_id", "in", (eb) =>
+      eb
+        .selectFrom("followed_orders as f")
+        .select("f.order_id")
+        .where("f.done", "=", 0)
+        .where("f.next_check_at", "<=", now)
+        .where((e) => e.or([e("f.lease_until", "is", null), e("f.lease_until", "<", now)]))
+        .orderBy("f.next_check_at")
+        .limit(limit)
+        .$if(pg, (qb) => qb.forUpdate().skipLocked()),
+    )
+    .where("done", "=", 0)
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+    .returningAll()
+    .execute();
+  return rows.sort((a, b) => a.next_check_at - b.next_check_at);
+}
+
+/**
  * Checks due followed orders (GET /api/v1/orders/{id}) on a back-off schedule; a settled order
  * queues the same alert (same dedupe key) a webhook would, so users without a webhook are told too.
  */
-export async function checkFollowedOrders(deps: FollowerDeps, limit = 50): Promise<number> {
+export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner = "local", leaseMs = 60_000): Promise<number> {
   const now = deps.now();
-  const due = await deps.db.selectFrom("followed_orders").selectAll().where("done", "=", 0).where("next_check_at", "<=", now).orderBy("next_check_at").limit(limit).execute();
+  const due = await claimDueOrders(deps.db, owner, now, limit, leaseMs);
   let settled = 0;
+  const unlease = { lease_owner: null, lease_until: null };
   for (const row of due) {
     const telegramId = Number(row.telegram_id);
     const credential = await findCredential(deps.db, telegramId);
     if (!credential || credential.broken_at || now - row.created_at > GIVE_UP_MS) {
-      await deps.db.updateTable("followed_orders").set({ done: 1 }).where("order_id", "=", row.order_id).execute();
+      await deps.db.updateTable("followed_orders").set({ done: 1, ...unlease }).where("order_id", "=", row.order_id).execute();
       continue;
     }
     try {
@@ -49,12 +78,12 @@ export async function checkFollowedOrders(deps: FollowerDeps, limit = 50): Promi
       const order = await deps.marketplace(() => apiKey).getOrder(row.order_id);
       const state = finalState(order.status);
       if (!state) {
-        await deps.db.updateTable("followed_orders").set({ attempts: row.attempts + 1, next_check_at: now + delayFor(row.attempts + 1) }).where("order_id", "=", row.order_id).execute();
+        await deps.db.updateTable("followed_orders").set({ attempts: row.attempts + 1, next_check_at: now + delayFor(row.attempts + 1), ...unlease }).where("order_id", "=", row.order_id).execute();
         continue;
       }
       const recipient = await recipientFor(deps.db, deps.translations, telegramId, "orders");
       const queued = await deps.db.transaction().execute(async (trx) => {
-        await trx.updateTable("followed_orders").set({ done: 1 }).where("order_id", "=", row.order_id).execute();
+        await trx.updateTable("followed_orders").set({ done: 1, ...unlease }).where("order_id", "=", row.order_id).execute();
         if (!recipient) return false;
         return enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: settlementKey(order.id, state), payload: settlementAlert(recipient, order, state), now });
       });
@@ -63,7 +92,7 @@ export async function checkFollowedOrders(deps: FollowerDeps, limit = 50): Promi
     } catch (error) {
       const kind = error instanceof MarketplaceError ? error.kind : "unexpected";
       deps.logger.warn({ orderId: row.order_id, kind }, "order check failed; will try again later");
-      await deps.db.updateTable("followed_orders").set({ attempts: row.attempts + 1, next_check_at: now + delayFor(row.attempts + 1) }).where("order_id", "=", row.order_id).execute();
+      await deps.db.updateTable("followed_orders").set({ attempts: row.attempts + 1, next_check_at: now + delayFor(row.attempts + 1), ...unlease }).where("order_id", "=", row.order_id).execute();
     }
   }
   return settled;

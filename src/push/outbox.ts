@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Database, OutboxTable } from "../db/schema";
+import { isPostgres } from "../db/dialect";
 
 export type OutboxRow = Selectable<OutboxTable>;
 export interface OutboxPayload {
@@ -39,36 +40,54 @@ export async function enqueueAlert(
 
 /**
  * Claims due rows with a lease: only the oldest queued row of each chat (so a chat's alerts leave
- * in order, and a row backing off holds the ones behind it), and only rows nobody holds.
+ * in order, and a row backing off or leased holds the ones behind it), and only rows nobody holds.
+ * One UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) on PostgreSQL, so replicas claiming
+ * at the same moment take disjoint rows without waiting on each other; the lease conditions are
+ * repeated in the UPDATE, so a row is never held by two replicas on either dialect.
  */
 export async function claimDue(db: Kysely<Database>, owner: string, now: number, limit: number, leaseMs: number): Promise<OutboxRow[]> {
-  const candidates = await db
-    .selectFrom("outbox as o")
-    .selectAll("o")
-    .where("o.status", "=", "queued")
-    .where("o.next_attempt_at", "<=", now)
-    .where((eb) => eb.or([eb("o.lease_until", "is", null), eb("o.lease_until", "<", now)]))
-    .where("o.id", "=", (eb) => eb.selectFrom("outbox as p").select((e) => e.fn.min("p.id").as("min_id")).where("p.chat_id", "=", eb.ref("o.chat_id")).where("p.status", "=", "queued"))
-    .orderBy("o.next_attempt_at")
-    .orderBy("o.id")
-    .limit(limit)
+  const pg = isPostgres(db);
+  const rows = await db
+    .updateTable("outbox")
+    .set({ lease_owner: owner, lease_until: now + leaseMs })
+    .where("id", "in", (eb) =>
+      eb
+        .selectFrom("outbox as o")
+        .select("o.id")
+        .where("o.status", "=", "queued")
+        .where("o.next_attempt_at", "<=", now)
+        .where((e) => e.or([e("o.lease_until", "is", null), e("o.lease_until", "<", now)]))
+        .where("o.id", "=", (e) => e.selectFrom("outbox as p").select((f) => f.fn.min("p.id").as("min_id")).where("p.chat_id", "=", e.ref("o.chat_id")).where("p.status", "=", "queued"))
+        .orderBy("o.next_attempt_at")
+        .orderBy("o.id")
+        .limit(limit)
+        .$if(pg, (qb) => qb.forUpdate().skipLocked()),
+    )
+    .where("status", "=", "queued")
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+    .returningAll()
     .execute();
-  const claimed: OutboxRow[] = [];
-  for (const row of candidates) {
-    const update = await db
-      .updateTable("outbox")
-      .set({ lease_owner: owner, lease_until: now + leaseMs })
-      .where("id", "=", row.id)
-      .where("status", "=", "queued")
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-      .executeTakeFirst();
-    if (Number(update.numUpdatedRows) > 0) claimed.push({ ...row, lease_owner: owner, lease_until: now + leaseMs });
-  }
-  return claimed;
+  return rows.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
 }
 
-export async function markSent(db: Kysely<Database>, id: number, now: number): Promise<void> {
-  await db.updateTable("outbox").set({ status: "sent", sent_at: now, lease_owner: null, lease_until: null, attempts: sql`attempts + 1` }).where("id", "=", id).execute();
+/**
+ * Records a row as sent. Only the lease holder may (a replica whose lease ran out and was taken
+ * over must not overwrite the new holder's outcome); returns false when the lease was lost.
+ */
+export async function markSent(db: Kysely<Database>, id: number, now: number, owner?: string): Promise<boolean> {
+  const result = await db
+    .updateTable("outbox")
+    .set({ status: "sent", sent_at: now, lease_owner: null, lease_until: null, attempts: sql`attempts + 1` })
+    .where("id", "=", id)
+    .$if(owner !== undefined, (qb) => qb.where("lease_owner", "=", owner!))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The number of queued rows this replica holds a lease on (for /metrics). */
+export async function leasedBy(db: Kysely<Database>, owner: string, now: number): Promise<number> {
+  const row = await db.selectFrom("outbox").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "queued").where("lease_owner", "=", owner).where("lease_until", ">=", now).executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 export async function markRetry(db: Kysely<Database>, id: number, nextAttemptAt: number, error: string): Promise<void> {
@@ -80,8 +99,19 @@ export async function markDropped(db: Kysely<Database>, id: number, error: strin
 }
 
 /** Releases a lease without counting an attempt (the chat was not due yet). */
-export async function releaseLease(db: Kysely<Database>, id: number, nextAttemptAt: number): Promise<void> {
-  await db.updateTable("outbox").set({ lease_owner: null, lease_until: null, next_attempt_at: nextAttemptAt }).where("id", "=", id).execute();
+export async function releaseLease(db: Kysely<Database>, id: number, nextAttemptAt: number, owner?: string): Promise<void> {
+  await db
+    .updateTable("outbox")
+    .set({ lease_owner: null, lease_until: null, next_attempt_at: nextAttemptAt })
+    .where("id", "=", id)
+    .$if(owner !== undefined, (qb) => qb.where("lease_owner", "=", owner!))
+    .execute();
+}
+
+/** When the earliest queued row becomes due (null when nothing is queued). */
+export async function nextDueAt(db: Kysely<Database>): Promise<number | null> {
+  const row = await db.selectFrom("outbox").select((eb) => eb.fn.min("next_attempt_at").as("at")).where("status", "=", "queued").executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 
 export async function queueDepth(db: Kysely<Database>): Promise<number> {

@@ -9,6 +9,9 @@ export interface ServerDeps {
   db: Kysely<Database>;
   logger: Logger;
   metrics: Metrics;
+  /** This replica's id, shown by /readyz and /metrics (several replicas share one database). */
+  replicaId?: string;
+  dialect?: string;
 }
 
 export type ServerEnv = { Variables: { requestId: string } };
@@ -40,14 +43,21 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
   app.get("/readyz", async (c) => {
     try {
       await sql`select 1`.execute(deps.db);
-      return c.json({ status: "ready", database: "ok" });
+      return c.json({ status: "ready", database: "ok", ...(deps.dialect ? { dialect: deps.dialect } : {}), ...(deps.replicaId ? { replica: deps.replicaId } : {}) });
     } catch (error) {
       deps.logger.warn({ err: error }, "readiness check: database unreachable");
       return c.json({ status: "not ready", database: "unreachable" }, 503);
     }
   });
 
-  app.get("/metrics", async (c) => c.text(await deps.metrics.render(), 200, { "content-type": "text/plain; version=0.0.4" }));
+  app.get("/metrics", async (c) => {
+    let text = await deps.metrics.render();
+    if (deps.replicaId) {
+      const label = (value: string) => value.replace(/["\\\n]/g, "_");
+      text = `${text.trimEnd()}\n# HELP replica_info This replica (several may share the database)\n# TYPE replica_info gauge\nreplica_info{replica="${label(deps.replicaId)}",dialect="${label(deps.dialect ?? "")}"} 1\n`;
+    }
+    return c.text(text, 200, { "content-type": "text/plain; version=0.0.4" });
+  });
 
   for (const register of routes) register(app);
 

@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { startWorld, linkKey, type World } from "../kit/world";
+import { dumpPostgresRows } from "../kit/test-database";
 import { findCredential } from "../../src/db/repos/credentials";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
 
@@ -32,10 +33,16 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     expect(reply.text).toContain("7 USDT");
     await world.app.stop();
     // the raw key is in no message, no log line and no byte of the database or its WAL
+    // (SQLite: the file's bytes on disk; PostgreSQL: every row of every table)
     expect(sentTexts()).not.toContain(apiKey);
     expect(world.logs()).not.toContain(apiKey);
-    for (const file of [world.app.dbPath, `${world.app.dbPath}-wal`]) {
-      if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(apiKey))).toBe(false);
+    if (world.dialect === "sqlite") {
+      expect(world.app.dbPath).not.toBe("");
+      for (const file of [world.app.dbPath, `${world.app.dbPath}-wal`]) {
+        if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(apiKey))).toBe(false);
+      }
+    } else {
+      expect(await dumpPostgresRows(world.env.DATABASE_URL!)).not.toContain(apiKey);
     }
     await world.restart();
   });

@@ -8,6 +8,7 @@ import { serve } from "@hono/node-server";
 import { startApp, type App } from "../../src/app";
 import { createSandbox, type Sandbox } from "../../src/sandbox";
 import { createChatUser, expectNoRejectedCalls, startFakeTelegram } from "./telegram-driver";
+import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "./test-database";
 import type { FakeUser } from "../../src/telegram-fake";
 
 export const BOT_TOKEN = "123456789:AAEexampleexampleexampleexample0000";
@@ -17,8 +18,13 @@ export const ADDRESS_C = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
 
 export interface WorldOptions {
   env?: Record<string, string | undefined>;
-  /** Keep the database in a file (for restart and at-rest tests); default ":memory:". */
+  /**
+   * Keep the database across restarts: a SQLite file, or with TEST_DATABASE_URL the world's own
+   * PostgreSQL database (which survives restarts anyway); default ":memory:" / a fresh database.
+   */
   file?: boolean;
+  /** Always SQLite, even with TEST_DATABASE_URL (tests about SQLite itself). */
+  sqlite?: boolean;
   rateLimits?: boolean;
   /** Run the bot's and the fake Telegram's clocks this many times faster than real time (rate-limit tests). */
   timeScale?: number;
@@ -47,11 +53,12 @@ export async function startWorld(options: WorldOptions = {}) {
       callback();
     },
   });
+  const database: TestDatabase | null = TEST_DATABASE_URL && !options.sqlite && !options.env?.DATABASE_URL ? await createPostgresTestDatabase() : null;
   const env: Record<string, string | undefined> = {
     BOT_TOKEN,
     TELEGRAM_API_ROOT: telegram.apiRoot,
     MARKETPLACE_URL: marketplaceUrl,
-    DATABASE_URL: options.file ? `file:${join(dir, "bot.db")}` : ":memory:",
+    DATABASE_URL: database ? database.url : options.file ? `file:${join(dir, "bot.db")}` : ":memory:",
     SECRET_KEY: randomBytes(32).toString("base64"),
     HOST: "127.0.0.1",
     PORT: "0",
@@ -69,6 +76,8 @@ export async function startWorld(options: WorldOptions = {}) {
     fake: telegram.fake,
     env,
     dir,
+    /** Which database this world runs on ("postgres" when TEST_DATABASE_URL is set). */
+    dialect: database ? ("postgres" as const) : ("sqlite" as const),
     marketplaceUrl,
     get app() {
       return app;
@@ -100,6 +109,7 @@ export async function startWorld(options: WorldOptions = {}) {
         sandboxServer.close(() => resolve());
         (sandboxServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      await database?.drop();
     },
   };
   return world;

@@ -1,0 +1,104 @@
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../db/schema";
+import { isPostgres } from "../db/dialect";
+
+/** First key of the two-key advisory locks taken for chat turns (the second is the chat's hash). */
+const TURN_LOCK_SPACE = 7_340_121;
+
+/**
+ * Telegram updates in webhook mode, shared by every replica behind the load balancer:
+ *
+ * - each update is recorded once by update_id (a redelivery while it is handled or after it was
+ *   handled is acknowledged and dropped; one whose handler died with its replica is taken over
+ *   once its lease runs out);
+ * - updates of one chat take turns in update_id order: an update is handled only when no earlier
+ *   update of its chat is waiting and no other one is being handled, wherever they are
+ *   (done: 0 waiting, 2 being handled, 1 done).
+ *
+ * Leases are wall-clock milliseconds and renewed while the handler runs.
+ */
+export interface TurnOptions {
+  leaseMs?: number;
+  /** How long to wait for the turn before handling anyway (an earlier update stuck far too long). */
+  maxWaitMs?: number;
+  pollMs?: number;
+}
+
+export type Turn = { kind: "duplicate" } | { kind: "go"; waitedMs: number; finish(): Promise<void>; abandon(): Promise<void> };
+
+export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: number, owner: string, options: TurnOptions = {}): Promise<Turn> {
+  const leaseMs = options.leaseMs ?? 15_000;
+  const maxWaitMs = options.maxWaitMs ?? 60_000;
+  const pollMs = options.pollMs ?? 15;
+  const started = Date.now();
+  const now = started;
+  const claimed = await db
+    .insertInto("telegram_updates")
+    .values({ update_id: updateId, chat_id: chatId, owner, lease_until: now + leaseMs, done: 0, received_at: now })
+    .onConflict((oc) =>
+      oc
+        .column("update_id")
+        .doUpdateSet({ owner, lease_until: now + leaseMs })
+        .where("telegram_updates.done", "=", 0)
+        .where("telegram_updates.lease_until", "<", now),
+    )
+    .executeTakeFirst();
+  if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return { kind: "duplicate" };
+
+  const renew = () => db.updateTable("telegram_updates").set({ lease_until: Date.now() + leaseMs }).where("update_id", "=", updateId).where("owner", "=", owner).execute();
+  const heartbeat = setInterval(() => void renew().catch(() => undefined), Math.max(200, Math.floor(leaseMs / 3)));
+  heartbeat.unref();
+  const stop = () => clearInterval(heartbeat);
+
+  const pg = isPostgres(db);
+  // Atomically: no live earlier update of this chat is waiting and none is being handled → ours
+  // is marked as being handled (done = 2). The check and the mark run under a per-chat lock
+  // (pg_advisory_xact_lock on PostgreSQL; SQLite has one writer), so two replicas cannot both go.
+  const tryGo = () =>
+    db.transaction().execute(async (trx) => {
+      if (pg) await sql`select pg_advisory_xact_lock(${TURN_LOCK_SPACE}::int, hashtext(${String(chatId)}))`.execute(trx);
+      const current = Date.now();
+      const blocker = await trx
+        .selectFrom("telegram_updates")
+        .select("update_id")
+        .where("chat_id", "=", chatId)
+        .where("lease_until", ">=", current)
+        .where("update_id", "!=", updateId)
+        .where((eb) => eb.or([eb.and([eb("done", "=", 0), eb("update_id", "<", updateId)]), eb("done", "=", 2)]))
+        .limit(1)
+        .executeTakeFirst();
+      if (blocker) return false;
+      await trx.updateTable("telegram_updates").set({ done: 2, lease_until: current + leaseMs }).where("update_id", "=", updateId).execute();
+      return true;
+    });
+  try {
+    while (!(await tryGo())) {
+      if (Date.now() - started > maxWaitMs) {
+        await db.updateTable("telegram_updates").set({ done: 2 }).where("update_id", "=", updateId).execute();
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return {
+    kind: "go",
+    waitedMs: Date.now() - started,
+    async finish() {
+      stop();
+      await db.updateTable("telegram_updates").set({ done: 1 }).where("update_id", "=", updateId).execute();
+    },
+    async abandon() {
+      // Handling failed: let a redelivery by Telegram try again at once.
+      stop();
+      await db.deleteFrom("telegram_updates").where("update_id", "=", updateId).where("owner", "=", owner).execute();
+    },
+  };
+}
+
+/** Finished updates are kept a day for redelivery dedupe. */
+export async function pruneTelegramUpdates(db: Kysely<Database>, now: number): Promise<void> {
+  await db.deleteFrom("telegram_updates").where("done", "=", 1).where("received_at", "<", now - 86_400_000).execute();
+}
