@@ -1,21 +1,13 @@
 import type { Kysely } from "kysely";
+import type { FollowerDeps } from "./order-follower";
 import type { Database } from "../db/schema";
 import { findCredential, markKeyBroken, openApiKey } from "../db/repos/credentials";
-import type { Logger } from "../logger";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
-import type { SecretBox } from "../security/secret-box";
-import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey, type Translations } from "./alerts";
+import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey } from "./alerts";
 import { isPostgres } from "../db/dialect";
 import { enqueueAlert, type OutboxPayload } from "./outbox";
 
-export interface PollerDeps {
-  db: Kysely<Database>;
-  logger: Logger;
-  box: SecretBox;
-  translations: Translations;
-  now: () => number;
-  marketplace: (apiKey?: () => string) => MarketplaceClient;
-  onQueued: () => void;
+export interface PollerDeps extends FollowerDeps {
   /** Marketplace requests per second the poller may make. */
   ratePerSecond: number;
   concurrency?: number;

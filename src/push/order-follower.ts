@@ -11,6 +11,7 @@ import { enqueueAlert } from "./outbox";
 const GIVE_UP_MS = 24 * 3_600_000;
 const delayFor = (attempts: number) => Math.min(5 * 60_000, 3_000 * 2 ** Math.min(attempts, 8));
 
+/** What a background job that reads users' marketplace data and queues alerts needs. */
 export interface FollowerDeps {
   db: Kysely<Database>;
   logger: Logger;
