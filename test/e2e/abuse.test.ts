@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startWorld, type World } from "../kit/world";
+import { describe, expect, it } from "vitest";
+import { type World, manageWorld } from "../kit/world";
 
 describe("abuse limits", () => {
   let world: World;
-  beforeEach(async () => {
-    world = await startWorld();
-  });
-  afterEach(async () => {
-    world.assertNoRejectedCalls();
-    await world.stop();
-  });
+  manageWorld((started) => (world = started));
 
   it("a flood of updates gets one polite warning, then is dropped", async () => {
     const user = world.user(601);

@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startWorld, linkKey, ADDRESS_A, ADDRESS_B, type World } from "../kit/world";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { startWorld, linkKey, ADDRESS_A, ADDRESS_B, type World, manageWorld } from "../kit/world";
 
 describe("/quote and /buy with an idempotent confirmation card", () => {
   let world: World;
-  beforeEach(async () => {
-    world = await startWorld({ file: true });
-  });
-  afterEach(async () => {
-    world.assertNoRejectedCalls();
-    await world.stop();
-  });
+  manageWorld((started) => (world = started), { file: true });
 
   const charges = (accountId: string) => world.sandbox.control.listOrders(accountId).length;
 
@@ -100,7 +94,15 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
 
   it("a Confirm that timed out shows 'check again'; after a restart Confirm reuses the key and charges once", async () => {
     await world.stop();
-    world = await startWorld({ file: true, env: { MARKETPLACE_TIMEOUT_MS: "300" } });
+    const replacement = await startWorld({ file: true, env: { MARKETPLACE_TIMEOUT_MS: "300" } });
+    world = replacement;
+    onTestFinished(async () => {
+      try {
+        replacement.assertNoRejectedCalls();
+      } finally {
+        await replacement.stop();
+      }
+    });
     const { accountId, apiKey } = world.newAccount();
     const user = world.user(311);
     await linkKey(world, user, apiKey);

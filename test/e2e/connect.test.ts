@@ -1,20 +1,14 @@
 import { readFileSync, existsSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { startWorld, linkKey, type World } from "../kit/world";
+import { linkKey, type World, manageWorld } from "../kit/world";
 import { dumpPostgresRows } from "../kit/test-database";
 import { findCredential } from "../../src/db/repos/credentials";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
 
 describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
   let world: World;
-  beforeEach(async () => {
-    world = await startWorld({ file: true, env: { PUBLIC_URL: "https://bot.example.com" } });
-  });
-  afterEach(async () => {
-    world.assertNoRejectedCalls();
-    await world.stop();
-  });
+  manageWorld((started) => (world = started), { file: true, env: { PUBLIC_URL: "https://bot.example.com" } });
 
   function sentTexts() {
     return world.fake.calls.filter((c) => c.method === "sendMessage" || c.method === "editMessageText").map((c) => String(c.params.text)).join("\n");

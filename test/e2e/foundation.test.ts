@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startWorld, type World } from "../kit/world";
+import { afterEach, describe, expect, it } from "vitest";
+import { startWorld, type World, manageWorld } from "../kit/world";
 import { telegramWebhookSecret } from "../../src/app";
 
 describe("foundation: a user talks to the bot through the fake Bot API", () => {
   let world: World;
-  beforeEach(async () => {
-    world = await startWorld();
-  });
-  afterEach(async () => {
-    world.assertNoRejectedCalls();
-    await world.stop();
-  });
+  manageWorld((started) => (world = started));
 
   it("answers /start in English, Russian and Chinese by the user's language", async () => {
     const en = world.user(101, { languageCode: "en" });

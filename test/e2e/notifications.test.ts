@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startWorld, linkKey, type World } from "../kit/world";
+import { describe, expect, it } from "vitest";
+import { linkKey, type World, manageWorld } from "../kit/world";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 function labels(message: ChatMessage): string[] {
@@ -12,13 +12,7 @@ function markReadButtons(message: ChatMessage): string[] {
 
 describe("/notifications", () => {
   let world: World;
-  beforeEach(async () => {
-    world = await startWorld();
-  });
-  afterEach(async () => {
-    world.assertNoRejectedCalls();
-    await world.stop();
-  });
+  manageWorld((started) => (world = started));
 
   async function linkedUser(id: number) {
     const account = world.newAccount();

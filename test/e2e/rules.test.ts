@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, startWorld, type World } from "../kit/world";
+import { describe, expect, it } from "vitest";
+import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, type World, manageWorld } from "../kit/world";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 type User = ReturnType<World["user"]>;
@@ -19,13 +19,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("automation rules: /rules, the rule card, and creating rules", () => {
   let world: World;
-  beforeEach(async () => {
-    world = await startWorld();
-  });
-  afterEach(async () => {
-    world.assertNoRejectedCalls();
-    await world.stop();
-  });
+  manageWorld((started) => (world = started));
 
   async function linked(id: number, balance = { trx: "1000", usdt: "50" }): Promise<{ accountId: string; apiKey: string; user: User }> {
     const { accountId, apiKey } = world.newAccount(balance);

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import jsQR from "jsqr";
 import { PNG } from "pngjs";
 import QRCode from "qrcode";
-import { startWorld, linkKey, type World } from "../kit/world";
+import { linkKey, type World, manageWorld } from "../kit/world";
 import { formatTrxForDisplay } from "../../src/marketplace/money";
 import type { ChatMessage } from "../../src/telegram-fake";
 
@@ -26,13 +26,7 @@ function decodeQr(bytes: Uint8Array): string | null {
 
 describe("/wallet, /topup, /transactions", () => {
   let world: World;
-  beforeEach(async () => {
-    world = await startWorld();
-  });
-  afterEach(async () => {
-    world.assertNoRejectedCalls();
-    await world.stop();
-  });
+  manageWorld((started) => (world = started));
 
   async function linkedUser(id: number, balance = { trx: "1000", usdt: "50" }) {
     const account = world.newAccount(balance);

@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -121,4 +122,24 @@ export type World = Awaited<ReturnType<typeof startWorld>>;
 export async function linkKey(world: World, user: ReturnType<World["user"]>, apiKey: string) {
   await user.send(`/connect ${apiKey}`);
   return user.nextMessage();
+}
+
+/**
+ * Starts a fresh world before each test of the enclosing suite and stops it after; every test
+ * fails when the fake recorded a call Telegram would have rejected (the world stops either way).
+ */
+export function manageWorld(assign: (world: World) => void, options?: WorldOptions): void {
+  let current: World | null = null;
+  beforeEach(async () => {
+    current = await startWorld(options);
+    assign(current);
+  });
+  afterEach(async () => {
+    try {
+      current?.assertNoRejectedCalls();
+    } finally {
+      await current?.stop();
+      current = null;
+    }
+  });
 }
