@@ -85,16 +85,8 @@ export interface LedgerEntryView {
   status: string;
   createdAt: string;
 }
-export interface NotificationView {
-  id: string;
-  type: string;
-  level: string;
-  title: string;
-  body: string;
-  link: string | null;
-  read: boolean;
-  createdAt: string;
-}
+/** A notification as the API shows it: the stored record without its owner. */
+export type NotificationView = Omit<NotificationRecord, "accountId">;
 export interface BalanceView {
   usdtTrc20: string;
   trx: string;
