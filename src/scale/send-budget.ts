@@ -8,7 +8,8 @@ import { isPostgres } from "../db/dialect";
  * - global: one token bucket row (rate `perSecond`, capacity `burst`), taken from in a short
  *   transaction (row lock FOR UPDATE on PostgreSQL; SQLite has one writer), so the replicas
  *   together never exceed it. Any sliding second sees at most `perSecond + burst` messages
- *   (20 + 5 = 25 by default, leaving room for network jitter under Telegram's 30);
+ *   (20 + 1 = 21 by default: replies to users do not take from this bucket, and sends granted
+ *   in one second can arrive bunched, so the margin under Telegram's 30 is kept wide);
  * - per chat: a row per chat with the earliest time of its next message, moved forward by one
  *   upsert whose DO UPDATE applies only when the chat is due, so two replicas cannot both write
  *   to a chat within the interval.
@@ -18,7 +19,7 @@ export interface GlobalBudget {
   burst: number;
 }
 
-export const DEFAULT_GLOBAL_BUDGET: GlobalBudget = { perSecond: 20, burst: 5 };
+export const DEFAULT_GLOBAL_BUDGET: GlobalBudget = { perSecond: 20, burst: 1 };
 
 /**
  * Takes up to `want` messages from the global bucket. Returns how many were granted and, when
