@@ -56,7 +56,7 @@ export interface Child {
 
 /** Forks a bench child (TypeScript, through the same tsx loader as this process), talking over IPC. */
 export function forkChild(script: string, env: Record<string, string>, options: { exposeGc?: boolean } = {}): Child {
-  const execArgv = [...process.execArgv, ...(options.exposeGc ? ["--expose-gc"] : []), ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])];
+  const execArgv = [...process.execArgv, ...(options.exposeGc ? ["--expose-gc"] : []), ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [])];
   const child = fork(join(BENCH_DIR, "children", script), [], { execArgv, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   let seq = 0;
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();

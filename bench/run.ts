@@ -11,6 +11,7 @@
  *   BENCH_DELIVERY_SCALE [2]     the fake Bot API's and the sender's clocks run this much faster
  *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
  *   BENCH_OUT [bench/results/latest.json]  where the JSON goes (the test writes to a temporary file)
+ *   BENCH_ONLY [all]             a comma list of parts to run: ingest, delivery, app (for profiling one part)
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
@@ -110,6 +111,8 @@ async function main() {
   const started = Date.now();
   const figures: Figure[] = [];
   log(quick ? "quick mode (BENCH_QUICK=1): tiny counts, not for the README" : "full run");
+  const only = new Set((process.env.BENCH_ONLY ?? "ingest,delivery,app").split(",").map((part) => part.trim()));
+  if (only.has("ingest"))
   figures.push(
     ...(await benchIngest(
       quick
@@ -118,8 +121,8 @@ async function main() {
       log,
     )),
   );
-  figures.push(...(await benchDelivery(quick ? { alerts: 90, chats: 30, timeScale: 5, timeLimitSeconds: 20 } : { alerts: 3_000, chats: 1_000, timeScale: envNumber("BENCH_DELIVERY_SCALE", 2), timeLimitSeconds: 240 }, log)));
-  figures.push(...(await benchApp()));
+  if (only.has("delivery")) figures.push(...(await benchDelivery(quick ? { alerts: 90, chats: 30, timeScale: 5, timeLimitSeconds: 20 } : { alerts: 3_000, chats: 1_000, timeScale: envNumber("BENCH_DELIVERY_SCALE", 2), timeLimitSeconds: 240 }, log)));
+  if (only.has("app")) figures.push(...(await benchApp()));
 
   const command = `${quick ? "BENCH_QUICK=1 " : ""}npm run bench`;
   const result = { machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", node: process.version }, command, quick, seconds: Math.round((Date.now() - started) / 1000), figures };

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from "kysely";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider, type SqliteDatabase } from "kysely";
 import { migrations } from "../../migrations/index";
 import type { Database } from "./schema";
 
@@ -75,8 +75,30 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("secure_delete = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }) });
   return { db, dialect: "sqlite", path };
+}
+
+/**
+ * better-sqlite3 compiles a statement on every prepare(); the queries here come from a few dozen
+ * shapes, so compiled statements are kept (most recently used first, at most 256) and reused.
+ */
+function cachedStatements(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = sqlite.prepare(sql);
+        if (cache.size >= 256) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      return statement as unknown as ReturnType<SqliteDatabase["prepare"]>;
+    },
+  };
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { FollowerDeps } from "./order-follower";
 import type { Database } from "../db/schema";
-import { findCredential, markKeyBroken, openApiKey } from "../db/repos/credentials";
+import { markKeyBroken, openApiKey, type Credential } from "../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
 import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey } from "./alerts";
 import { isPostgres } from "../db/dialect";
@@ -43,8 +43,10 @@ async function findPausedRule(client: MarketplaceClient, notification: Notificat
   }
 }
 
+type Alert = { key: string; chatId: number; payload: OutboxPayload };
+
 /** Builds the alert for one notification and its dedupe key (settlements share the order's key). */
-async function alertFor(deps: PollerDeps, telegramId: number, client: MarketplaceClient, notification: Notification): Promise<{ key: string; payload: OutboxPayload } | null> {
+async function alertFor(deps: PollerDeps, telegramId: number, client: MarketplaceClient, notification: Notification): Promise<Alert | null> {
   const text = textOf(notification);
   const id = UUID.exec(`${notification.link ?? ""} ${notification.body} ${notification.title}`)?.[0];
   const now = deps.now();
@@ -54,75 +56,149 @@ async function alertFor(deps: PollerDeps, telegramId: number, client: Marketplac
     try {
       const order = await client.getOrder(id);
       const state = finalState(order.status);
-      if (state) return { key: settlementKey(order.id, state), payload: settlementAlert(recipient, order, state) };
+      if (state) return { key: settlementKey(order.id, state), chatId: recipient.chatId, payload: settlementAlert(recipient, order, state) };
     } catch {
       // fall through to the notification's own words
     }
-    return { key: `notification:${notification.id}`, payload: notificationAlert(recipient, notification) };
+    return { key: `notification:${notification.id}`, chatId: recipient.chatId, payload: notificationAlert(recipient, notification) };
   }
   if (/pause/.test(text) && /automation|rule|refill|renewal|smart/.test(`${text} ${notification.body.toLowerCase()}`)) {
     const recipient = await recipientFor(deps.db, deps.translations, telegramId, "rules");
     if (!recipient) return null;
     const ruleId = id ?? (await findPausedRule(client, notification));
-    return { key: `notification:${notification.id}`, payload: await rulePausedAlert(deps.db, recipient, ruleId, `${notification.title}: ${notification.body}`, now) };
+    return { key: `notification:${notification.id}`, chatId: recipient.chatId, payload: await rulePausedAlert(deps.db, recipient, ruleId, `${notification.title}: ${notification.body}`, now) };
   }
   const kind = /deposit|top.?up|credit/.test(text) ? "deposits" : "other";
   const recipient = await recipientFor(deps.db, deps.translations, telegramId, kind);
   if (!recipient) return null;
-  return { key: `notification:${notification.id}`, payload: notificationAlert(recipient, notification) };
+  return { key: `notification:${notification.id}`, chatId: recipient.chatId, payload: notificationAlert(recipient, notification) };
 }
 
-/** Polls one user's newest notifications page; queues those not yet relayed. Never marks them read at the marketplace. */
-export async function pollUser(deps: PollerDeps, telegramId: number): Promise<number> {
-  const credential = await findCredential(deps.db, telegramId);
-  if (!credential || credential.broken_at) return 0;
-  const state = await deps.db.selectFrom("poll_state").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
+/** What one poll needs to know about its user, loaded for a whole batch in one query. */
+interface PollTarget {
+  telegramId: number;
+  credential: Credential | null;
+  primed: boolean;
+  failures: number;
+}
+
+/** The outcome of polling one user, written later together with other users' outcomes. */
+type PollOutcome =
+  | { telegramId: number; kind: "skipped" }
+  | { telegramId: number; kind: "polled"; seen: string[]; alerts: Alert[] }
+  | { telegramId: number; kind: "failed"; failures: number; nextPollAt: number };
+
+async function loadTargets(db: Kysely<Database>, telegramIds: number[]): Promise<PollTarget[]> {
+  if (telegramIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("poll_state as s")
+    .leftJoin("credentials as c", "c.telegram_id", "s.telegram_id")
+    .select(["s.telegram_id as id", "s.primed", "s.failures", "c.telegram_id", "c.key_id", "c.ciphertext", "c.last4", "c.broken_at", "c.broken_notified", "c.linked_at"])
+    .where("s.telegram_id", "in", telegramIds)
+    .execute();
+  const byId = new Map(rows.map((row) => [Number(row.id), row]));
+  return telegramIds.map((telegramId) => {
+    const row = byId.get(telegramId);
+    const credential: Credential | null =
+      row && row.telegram_id !== null && row.key_id !== null && row.ciphertext !== null
+        ? { telegram_id: Number(row.telegram_id), key_id: row.key_id, ciphertext: row.ciphertext, last4: row.last4 ?? "", broken_at: row.broken_at, broken_notified: row.broken_notified ?? 0, linked_at: row.linked_at ?? 0 }
+        : null;
+    return { telegramId, credential, primed: row?.primed === 1, failures: Number(row?.failures ?? 0) };
+  });
+}
+
+/**
+ * Fetches one user's newest notifications page and works out what to record: the ids not seen
+ * before and, once the user is primed, the alerts they make. Writes nothing but a broken key mark;
+ * the outcome is recorded by {@link recordOutcomes}. Never marks anything read at the marketplace.
+ */
+async function pollTarget(deps: PollerDeps, target: PollTarget): Promise<PollOutcome> {
+  const { telegramId, credential } = target;
+  if (!credential || credential.broken_at) return { telegramId, kind: "skipped" };
   let client: MarketplaceClient;
   try {
     const apiKey = openApiKey(deps.box, credential);
     client = deps.marketplace(() => apiKey);
   } catch {
-    return 0;
+    return { telegramId, kind: "skipped" };
   }
-  const now = deps.now();
   let page;
   try {
     page = await client.notifications({ page: 1 });
   } catch (error) {
+    const now = deps.now();
     if (error instanceof MarketplaceError && (error.kind === "unauthorized" || error.kind === "forbidden")) {
       await markKeyBroken(deps.db, telegramId, now);
     }
-    const failures = (state?.failures ?? 0) + 1;
-    await deps.db
-      .insertInto("poll_state")
-      .values({ telegram_id: telegramId, primed: state?.primed ?? 0, failures, next_poll_at: now + Math.min(30 * 60_000, 15_000 * 2 ** Math.min(failures, 7)) })
-      .onConflict((oc) => oc.column("telegram_id").doUpdateSet({ failures, next_poll_at: now + Math.min(30 * 60_000, 15_000 * 2 ** Math.min(failures, 7)) }))
-      .execute();
-    return 0;
+    deps.logger.debug({ userId: telegramId, err: error }, "notification poll failed; backing off");
+    const failures = target.failures + 1;
+    return { telegramId, kind: "failed", failures, nextPollAt: now + Math.min(30 * 60_000, 15_000 * 2 ** Math.min(failures, 7)) };
   }
   const ids = page.items.map((item) => item.id);
   const seen = ids.length === 0 ? [] : await deps.db.selectFrom("seen_notifications").select("notification_id").where("telegram_id", "=", telegramId).where("notification_id", "in", ids).execute();
   const seenIds = new Set(seen.map((row) => row.notification_id));
   const fresh = page.items.filter((item) => !seenIds.has(item.id));
-  const primed = state?.primed === 1;
-  const alerts: Array<{ key: string; payload: OutboxPayload } | null> = [];
-  if (primed) for (const notification of [...fresh].reverse()) alerts.push(await alertFor(deps, telegramId, client, notification));
-  const recipientChat = (await deps.db.selectFrom("users").select("chat_id").where("telegram_id", "=", telegramId).executeTakeFirst())?.chat_id;
-  let queued = 0;
-  await deps.db.transaction().execute(async (trx) => {
-    for (const notification of fresh) {
-      await trx.insertInto("seen_notifications").values({ telegram_id: telegramId, notification_id: notification.id, seen_at: now }).onConflict((oc) => oc.doNothing()).execute();
+  const alerts: Alert[] = [];
+  if (target.primed) {
+    for (const notification of [...fresh].reverse()) {
+      const alert = await alertFor(deps, telegramId, client, notification);
+      if (alert) alerts.push(alert);
     }
-    for (const alert of alerts) {
-      if (!alert || recipientChat === undefined) continue;
-      if (await enqueueAlert(trx, { telegramId, chatId: recipientChat, dedupeKey: alert.key, payload: alert.payload, now })) queued += 1;
+  }
+  return { telegramId, kind: "polled", seen: fresh.map((item) => item.id), alerts };
+}
+
+/**
+ * Records many users' outcomes in one transaction: notifications seen, alerts queued, poll state
+ * (primed, back-off) and, inside a cycle, the user done for it with the lease let go. Returns the
+ * alerts queued. An outcome lost to a crash before this commit is simply polled again.
+ */
+async function recordOutcomes(db: Kysely<Database>, outcomes: PollOutcome[], now: number, cycle?: { owner: string; id: number }): Promise<number> {
+  if (outcomes.length === 0) return 0;
+  const done = cycle ? { last_cycle: cycle.id, lease_owner: null, lease_until: null } : {};
+  return db.transaction().execute(async (trx) => {
+    let queued = 0;
+    const seenRows = outcomes.flatMap((outcome) => (outcome.kind === "polled" ? outcome.seen.map((id) => ({ telegram_id: outcome.telegramId, notification_id: id, seen_at: now })) : []));
+    for (let start = 0; start < seenRows.length; start += 300) {
+      await trx.insertInto("seen_notifications").values(seenRows.slice(start, start + 300)).onConflict((oc) => oc.doNothing()).execute();
     }
-    await trx
-      .insertInto("poll_state")
-      .values({ telegram_id: telegramId, primed: 1, failures: 0, next_poll_at: now })
-      .onConflict((oc) => oc.column("telegram_id").doUpdateSet({ primed: 1, failures: 0, next_poll_at: now }))
-      .execute();
+    for (const outcome of outcomes) {
+      if (outcome.kind !== "polled") continue;
+      for (const alert of outcome.alerts) {
+        if (await enqueueAlert(trx, { telegramId: outcome.telegramId, chatId: alert.chatId, dedupeKey: alert.key, payload: alert.payload, now })) queued += 1;
+      }
+    }
+    const polled = outcomes.filter((outcome) => outcome.kind === "polled").map((outcome) => outcome.telegramId);
+    for (let start = 0; start < polled.length; start += 500) {
+      await trx
+        .updateTable("poll_state")
+        .set({ primed: 1, failures: 0, next_poll_at: now, ...done })
+        .where("telegram_id", "in", polled.slice(start, start + 500))
+        .$if(cycle !== undefined, (qb) => qb.where("lease_owner", "=", cycle!.owner))
+        .execute();
+    }
+    for (const outcome of outcomes) {
+      if (outcome.kind !== "failed") continue;
+      await trx
+        .updateTable("poll_state")
+        .set({ failures: outcome.failures, next_poll_at: outcome.nextPollAt, ...done })
+        .where("telegram_id", "=", outcome.telegramId)
+        .$if(cycle !== undefined, (qb) => qb.where("lease_owner", "=", cycle!.owner))
+        .execute();
+    }
+    const skipped = outcomes.filter((outcome) => outcome.kind === "skipped").map((outcome) => outcome.telegramId);
+    if (cycle && skipped.length > 0) {
+      await trx.updateTable("poll_state").set(done).where("telegram_id", "in", skipped).where("lease_owner", "=", cycle.owner).execute();
+    }
+    return queued;
   });
+}
+
+/** Polls one user now (at link time, to prime); queues the notifications not yet relayed. */
+export async function pollUser(deps: PollerDeps, telegramId: number): Promise<number> {
+  const [target] = await loadTargets(deps.db, [telegramId]);
+  const outcome = await pollTarget(deps, target!);
+  const queued = await recordOutcomes(deps.db, [outcome], deps.now());
   if (queued > 0) deps.onQueued();
   return queued;
 }
@@ -192,40 +268,82 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
   return rows.map((row) => Number(row.telegram_id)).sort((a, b) => a - b);
 }
 
-/** Marks a claimed user as done for the cycle and lets go of the lease. */
-async function finishUser(db: Kysely<Database>, owner: string, telegramId: number, cycle: number): Promise<void> {
-  await db.updateTable("poll_state").set({ last_cycle: cycle, lease_owner: null, lease_until: null }).where("telegram_id", "=", telegramId).where("lease_owner", "=", owner).execute();
-}
-
 /**
  * Works on one poll cycle with the other replicas: claims batches of due users until none is
- * left, polling each with bounded concurrency and at most `ratePerSecond` marketplace requests
- * per second from this replica. Users a dead replica held come back when their lease runs out.
+ * left (the next batch is claimed while the current one is still being polled), polls each with
+ * bounded concurrency and at most `ratePerSecond` marketplace requests per second from this
+ * replica, and records the outcomes in group commits (one transaction for every user finished
+ * meanwhile). Users a dead replica held come back when their lease runs out.
  */
 export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, leaseMs = 60_000): Promise<{ users: number; queued: number }> {
   const interval = 1000 / deps.ratePerSecond;
   const concurrency = deps.concurrency ?? 16;
+  const batchSize = Math.max(concurrency * 2, 32);
   let polled = 0;
   let queued = 0;
   const started = Date.now();
-  for (;;) {
-    const batch = await claimUsersToPoll(deps.db, owner, cycle, deps.now(), Math.max(concurrency * 4, 32), leaseMs);
-    if (batch.length === 0) break;
-    let next = 0;
-    const worker = async () => {
-      while (next < batch.length) {
-        const telegramId = batch[next++]!;
-        const wait = started + polled++ * interval - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        queued += await pollUser(deps, telegramId).catch((error: unknown) => {
-          deps.logger.warn({ err: error }, "notification poll of one user failed");
-          return 0;
-        });
-        await finishUser(deps.db, owner, telegramId, cycle).catch((error: unknown) => deps.logger.warn({ err: error }, "could not record a poll as done; the user's lease will run out"));
+
+  const queue: PollTarget[] = [];
+  let exhausted = false;
+  let claiming: Promise<void> | null = null;
+  const refill = (): Promise<void> => {
+    claiming ??= (async () => {
+      try {
+        const ids = await claimUsersToPoll(deps.db, owner, cycle, deps.now(), batchSize, leaseMs);
+        if (ids.length === 0) exhausted = true;
+        else queue.push(...(await loadTargets(deps.db, ids)));
+      } catch (error) {
+        deps.logger.warn({ err: error }, "could not claim users to poll; the rest of this cycle is left to the next tick");
+        exhausted = true;
+      } finally {
+        claiming = null;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, batch.length) }, worker));
-  }
+    })();
+    return claiming;
+  };
+
+  const pending: PollOutcome[] = [];
+  let writing: Promise<void> | null = null;
+  const write = (): Promise<void> => {
+    writing ??= (async () => {
+      // Let the outcomes finishing in this turn of the loop join the same commit.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (pending.length > 0) {
+        const batch = pending.splice(0, 256);
+        try {
+          const added = await recordOutcomes(deps.db, batch, deps.now(), { owner, id: cycle });
+          queued += added;
+          if (added > 0) deps.onQueued();
+        } catch (error) {
+          deps.logger.warn({ err: error, users: batch.length }, "could not record polls; those users' leases will run out and they are polled again");
+        }
+      }
+      writing = null;
+    })();
+    return writing;
+  };
+
+  const worker = async () => {
+    for (;;) {
+      if (queue.length < batchSize / 2 && !exhausted) void refill();
+      const target = queue.shift();
+      if (!target) {
+        if (exhausted && !claiming) return;
+        await (claiming ?? refill());
+        continue;
+      }
+      const wait = started + polled++ * interval - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const outcome = await pollTarget(deps, target).catch((error: unknown): PollOutcome => {
+        deps.logger.warn({ err: error }, "notification poll of one user failed");
+        return { telegramId: target.telegramId, kind: "skipped" };
+      });
+      pending.push(outcome);
+      void write();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  while (writing || pending.length > 0) await (writing ?? write());
   return { users: polled, queued };
 }
 
