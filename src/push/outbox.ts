@@ -40,7 +40,8 @@ export async function enqueueAlert(
 
 /**
  * Claims due rows with a lease: only the oldest queued row of each chat (so a chat's alerts leave
- * in order, and a row backing off or leased holds the ones behind it), and only rows nobody holds.
+ * in order, and a row backing off or leased holds the ones behind it), only rows nobody holds, and
+ * only in chats whose next turn (chat_send, shared by every replica) has come.
  * One UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) on PostgreSQL, so replicas claiming
  * at the same moment take disjoint rows without waiting on each other; the lease conditions are
  * repeated in the UPDATE, so a row is never held by two replicas on either dialect.
@@ -58,6 +59,7 @@ export async function claimDue(db: Kysely<Database>, owner: string, now: number,
         .where("o.next_attempt_at", "<=", now)
         .where((e) => e.or([e("o.lease_until", "is", null), e("o.lease_until", "<", now)]))
         .where("o.id", "=", (e) => e.selectFrom("outbox as p").select((f) => f.fn.min("p.id").as("min_id")).where("p.chat_id", "=", e.ref("o.chat_id")).where("p.status", "=", "queued"))
+        .where((e) => e.not(e.exists(e.selectFrom("chat_send as cs").select("cs.chat_id").whereRef("cs.chat_id", "=", "o.chat_id").where("cs.next_send_at", ">", now))))
         .orderBy("o.next_attempt_at")
         .orderBy("o.id")
         .limit(limit)
@@ -106,6 +108,23 @@ export async function releaseLease(db: Kysely<Database>, id: number, nextAttempt
     .where("id", "=", id)
     .$if(owner !== undefined, (qb) => qb.where("lease_owner", "=", owner!))
     .execute();
+}
+
+/**
+ * When a queued row may next be claimable, at or after `now`: the earliest future attempt time,
+ * or the earliest next turn of a chat with queued rows (null when nothing is queued).
+ */
+export async function nextClaimableAt(db: Kysely<Database>, now: number): Promise<number | null> {
+  const due = await nextDueAt(db);
+  if (due === null) return null;
+  if (due > now) return due;
+  const row = await db
+    .selectFrom("chat_send as cs")
+    .select((eb) => eb.fn.min("cs.next_send_at").as("at"))
+    .where("cs.next_send_at", ">", now)
+    .where((eb) => eb.exists(eb.selectFrom("outbox as o").select("o.id").whereRef("o.chat_id", "=", "cs.chat_id").where("o.status", "=", "queued")))
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? now : Number(row.at);
 }
 
 /** When the earliest queued row becomes due (null when nothing is queued). */

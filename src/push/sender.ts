@@ -5,17 +5,17 @@ import type { Database } from "../db/schema";
 import { markUserInactive } from "../db/repos/users";
 import type { Logger } from "../logger";
 import type { Metrics } from "../metrics";
-import { DEFAULT_GLOBAL_BUDGET, deferChat, pruneSendBudget, returnChatSlot, takeChatSlot, takeGlobal, type GlobalBudget } from "../scale/send-budget";
-import { claimDue, nextDueAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "./outbox";
+import { DEFAULT_GLOBAL_BUDGET, deferChat, pruneSendBudget, refundGlobal, takeChatSlot, takeGlobalIn, type GlobalBudget } from "../scale/send-budget";
+import { claimDue, nextClaimableAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "./outbox";
 
 export interface SenderOptions {
   db: Kysely<Database>;
   logger: Logger;
   metrics: Metrics;
   now: () => number;
-  /** Messages per second across all chats and replicas (Telegram: about 30; default 20). */
+  /** Messages per second across all chats and replicas (Telegram: about 30; default 28). */
   globalPerSecond?: number;
-  /** Messages that may leave at once after a quiet spell (default 5: at most 25 in any second). */
+  /** Messages that may leave at once after a quiet spell (default 1.9: sends stay evenly spaced). */
   globalBurst?: number;
   /** Minimum spacing between two messages to one chat (Telegram: about 1 s). */
   perChatIntervalMs?: number;
@@ -25,6 +25,9 @@ export interface SenderOptions {
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+/** Rows one cycle may claim, and sends this replica may have in flight at once. */
+const MAX_PER_CYCLE = 20;
+const MAX_IN_FLIGHT = 32;
 
 /**
  * The loop that sends pushed messages, one per replica: claims due rows with a lease (SKIP LOCKED
@@ -100,7 +103,14 @@ export class OutboxSender {
     return Math.round(Math.min(250, Math.max(5, (this.nextDue - this.options.now()) / this.clockRate())));
   }
 
-  /** One pass: send what is due and allowed now. Exposed for tests and the benchmark. */
+  /** Sends in flight (not awaited by the cycle: a slow Telegram must not stall the budget's pace). */
+  private readonly inFlight = new Set<Promise<void>>();
+
+  /**
+   * One pass: in one short transaction, takes what the global budget allows (shared by every
+   * replica), claims that many due rows whose chats' turns have come, takes those turns and gives
+   * back the unused part of the grant; then starts the sends. Exposed for tests and the benchmark.
+   */
   async cycle(): Promise<number> {
     const { db, now } = this.options;
     if (!this.api) {
@@ -109,33 +119,45 @@ export class OutboxSender {
     }
     this.cycles += 1;
     if (this.cycles % 500 === 1) await pruneSendBudget(db, now()).catch(() => undefined);
-    const rows = await claimDue(db, this.owner, now(), 20, this.leaseMs);
     this.idle = true;
     this.nextDue = null;
-    const release = async (row: OutboxRow, at: number) => {
-      await releaseLease(db, row.id, Math.max(row.next_attempt_at, at), this.owner);
-      this.nextDue = this.nextDue === null ? at : Math.min(this.nextDue, at);
-    };
-    // 1. each row's chat turn (per-chat limit, shared by every replica)
-    const ready: Array<{ row: OutboxRow; takenAt: number }> = [];
+    const room = Math.min(MAX_PER_CYCLE, MAX_IN_FLIGHT - this.inFlight.size);
+    if (room <= 0) return 0; // a finishing send wakes the loop
+    const at = now();
+    const { rows, granted, limited, nextAt } = await db.transaction().execute(async (trx) => {
+      const grant = await takeGlobalIn(trx, at, room, this.budget);
+      if (grant.granted === 0) return { rows: [] as OutboxRow[], granted: 0, limited: true, nextAt: grant.nextAt };
+      const claimed = await claimDue(trx, this.owner, at, grant.granted, this.leaseMs);
+      const ready: OutboxRow[] = [];
+      for (const row of claimed) {
+        const chatWait = await takeChatSlot(trx, row.chat_id, at, this.perChatIntervalMs);
+        if (chatWait === null) ready.push(row);
+        else await releaseLease(trx, row.id, Math.max(row.next_attempt_at, chatWait), this.owner);
+      }
+      await refundGlobal(trx, grant.granted - ready.length, this.budget);
+      return { rows: ready, granted: grant.granted, limited: grant.limited, nextAt: grant.nextAt };
+    });
     for (const row of rows) {
-      const current = now();
-      const chatWait = await takeChatSlot(db, row.chat_id, current, this.perChatIntervalMs);
-      if (chatWait !== null) await release(row, chatWait);
-      else ready.push({ row, takenAt: current });
+      const sending: Promise<void> = this.send(row)
+        .catch((error: unknown) => this.options.logger.error({ err: error, outboxId: row.id }, "recording an alert's outcome failed; its lease will run out"))
+        .finally(() => {
+          this.inFlight.delete(sending);
+          this.wake();
+        });
+      this.inFlight.add(sending);
     }
-    // 2. as many as the global budget (shared by every replica) allows now, oldest first
-    const { granted, nextAt } = ready.length > 0 ? await takeGlobal(db, now(), ready.length, this.budget) : { granted: 0, nextAt: now() };
-    for (const { row, takenAt } of ready.slice(granted)) {
-      await returnChatSlot(db, row.chat_id, takenAt, this.perChatIntervalMs);
-      await release(row, nextAt);
+    if (granted === 0 || (limited && rows.length === granted)) {
+      // The budget is spent: come back when the next message is allowed.
+      this.nextDue = nextAt;
+    } else if (rows.length === granted) {
+      // Every granted message found a row and the budget had more: there may be more rows.
+      this.idle = false;
+    } else {
+      const next = await nextClaimableAt(db, now());
+      // Rows held by leases (ours in flight, or another replica's) are waited for, not polled hard.
+      this.nextDue = next === null ? null : Math.max(next, now() + 50);
     }
-    const sending = ready.slice(0, granted).map(({ row }) => this.send(row));
-    await Promise.all(sending);
-    // A full batch may have more behind it: come back at once.
-    if (granted > 0 && rows.length >= 20) this.idle = false;
-    if (rows.length === 0) this.nextDue = await nextDueAt(db);
-    return granted;
+    return rows.length;
   }
 
   private async send(row: OutboxRow): Promise<void> {
@@ -152,8 +174,11 @@ export class OutboxSender {
       await (raw[payload.method] as (params: unknown, signal?: AbortSignal) => Promise<unknown>)({ ...payload.params, chat_id: row.chat_id }, this.abort.signal);
       // The chat's spacing counts from the end of this send, so network jitter cannot squeeze two
       // messages closer than the interval at Telegram's end.
-      await deferChat(db, row.chat_id, now() + this.perChatIntervalMs).catch(() => undefined);
-      if (!(await markSent(db, row.id, now(), this.owner))) logger.warn({ outboxId: row.id }, "alert sent after its lease had run out (slow send); another replica may send it too");
+      const recorded = await db.transaction().execute(async (trx) => {
+        await deferChat(trx, row.chat_id, now() + this.perChatIntervalMs);
+        return markSent(trx, row.id, now(), this.owner);
+      });
+      if (!recorded) logger.warn({ outboxId: row.id }, "alert sent after its lease had run out (slow send); another replica may send it too");
       metrics.alerts.inc({ outcome: "sent" });
     } catch (error) {
       if (error instanceof GrammyError) {
@@ -201,12 +226,12 @@ export class OutboxSender {
     while (remaining() > 0) {
       const sent = await until(this.cycle());
       if (sent === null) break;
-      if (sent === 0) {
-        if (this.idle) break;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(100, remaining())));
-      }
+      if (sent === 0 && this.idle && this.nextDue === null && this.inFlight.size === 0) break;
+      if (sent === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(this.inFlight.size > 0 ? 10 : 100, remaining())));
     }
+    await until(Promise.allSettled([...this.inFlight]));
     this.abort.abort();
+    await Promise.allSettled([...this.inFlight]);
     if (this.running) await this.running;
   }
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import { isPostgres } from "../db/dialect";
 
@@ -7,9 +7,10 @@ import { isPostgres } from "../db/dialect";
  *
  * - global: one token bucket row (rate `perSecond`, capacity `burst`), taken from in a short
  *   transaction (row lock FOR UPDATE on PostgreSQL; SQLite has one writer), so the replicas
- *   together never exceed it. Any sliding second sees at most `perSecond + burst` messages
- *   (20 + 1 = 21 by default: replies to users do not take from this bucket, and sends granted
- *   in one second can arrive bunched, so the margin under Telegram's 30 is kept wide);
+ *   together never exceed it. Any sliding second sees at most floor(`perSecond` + `burst`)
+ *   grants (28 + 1.9: 29 by default, under Telegram's 30). Below 2 whole messages of burst the
+ *   sends stay spaced (about 36 ms apart) and cannot arrive bunched at Telegram's end, while a
+ *   loop that wakes a little late keeps the time it lost instead of falling behind the rate;
  * - per chat: a row per chat with the earliest time of its next message, moved forward by one
  *   upsert whose DO UPDATE applies only when the chat is due, so two replicas cannot both write
  *   to a chat within the interval.
@@ -19,35 +20,48 @@ export interface GlobalBudget {
   burst: number;
 }
 
-export const DEFAULT_GLOBAL_BUDGET: GlobalBudget = { perSecond: 20, burst: 1 };
+export const DEFAULT_GLOBAL_BUDGET: GlobalBudget = { perSecond: 28, burst: 1.9 };
 
 /**
  * Takes up to `want` messages from the global bucket. Returns how many were granted and, when
  * fewer than wanted, when the next one will be available.
  */
-export async function takeGlobal(db: Kysely<Database>, now: number, want: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<{ granted: number; nextAt: number }> {
-  if (want <= 0) return { granted: 0, nextAt: now };
-  const capacity = budget.burst * 1000;
-  const pg = isPostgres(db);
-  return db.transaction().execute(async (trx) => {
-    await trx.insertInto("send_budget").values({ name: "telegram", tokens_milli: capacity, updated_at: now }).onConflict((oc) => oc.doNothing()).execute();
-    const row = await trx
-      .selectFrom("send_budget")
-      .select(["tokens_milli", "updated_at"])
-      .where("name", "=", "telegram")
-      .$if(pg, (qb) => qb.forUpdate())
-      .executeTakeFirstOrThrow();
-    const elapsed = Math.max(0, now - Number(row.updated_at));
-    const available = Math.min(capacity, Number(row.tokens_milli) + elapsed * budget.perSecond);
-    const granted = Math.min(want, Math.floor(available / 1000));
-    const left = available - granted * 1000;
-    await trx
-      .updateTable("send_budget")
-      .set({ tokens_milli: Math.floor(left), updated_at: Math.max(now, Number(row.updated_at)) })
-      .where("name", "=", "telegram")
-      .execute();
-    return { granted, nextAt: now + Math.ceil((1000 - Math.min(1000, left)) / budget.perSecond) };
-  });
+export async function takeGlobal(db: Kysely<Database>, now: number, want: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<{ granted: number; limited: boolean; nextAt: number }> {
+  if (want <= 0) return { granted: 0, limited: false, nextAt: now };
+  return db.transaction().execute((trx) => takeGlobalIn(trx, now, want, budget));
+}
+
+/** {@link takeGlobal} inside a transaction the caller holds (to claim rows in the same one). */
+export async function takeGlobalIn(trx: Transaction<Database>, now: number, want: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<{ granted: number; limited: boolean; nextAt: number }> {
+  if (want <= 0) return { granted: 0, limited: false, nextAt: now };
+  const capacity = Math.round(budget.burst * 1000);
+  await trx.insertInto("send_budget").values({ name: "telegram", tokens_milli: capacity, updated_at: now }).onConflict((oc) => oc.doNothing()).execute();
+  const row = await trx
+    .selectFrom("send_budget")
+    .select(["tokens_milli", "updated_at"])
+    .where("name", "=", "telegram")
+    .$if(isPostgres<Database>(trx), (qb) => qb.forUpdate())
+    .executeTakeFirstOrThrow();
+  const elapsed = Math.max(0, now - Number(row.updated_at));
+  const available = Math.min(capacity, Number(row.tokens_milli) + elapsed * budget.perSecond);
+  const granted = Math.min(want, Math.floor(available / 1000));
+  const left = available - granted * 1000;
+  await trx
+    .updateTable("send_budget")
+    .set({ tokens_milli: Math.floor(left), updated_at: Math.max(now, Number(row.updated_at)) })
+    .where("name", "=", "telegram")
+    .execute();
+  return { granted, limited: granted < want, nextAt: now + Math.ceil((1000 - Math.min(1000, left)) / budget.perSecond) };
+}
+
+/** Gives back `count` granted messages that were not sent (no row was ready), up to the capacity. */
+export async function refundGlobal(db: Kysely<Database>, count: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<void> {
+  if (count <= 0) return;
+  await db
+    .updateTable("send_budget")
+    .set((eb) => ({ tokens_milli: sql<number>`case when ${eb.ref("tokens_milli")} + ${count * 1000} > ${Math.round(budget.burst * 1000)} then ${Math.round(budget.burst * 1000)} else ${eb.ref("tokens_milli")} + ${count * 1000} end` }))
+    .where("name", "=", "telegram")
+    .execute();
 }
 
 /** Takes the chat's next turn; null when granted, else the time the chat may be written to again. */
