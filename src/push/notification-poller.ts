@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { FollowerDeps } from "./order-follower";
 import type { Database } from "../db/schema";
 import { markKeyBroken, openApiKey, type Credential } from "../db/repos/credentials";
@@ -246,8 +246,8 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
   const rows = await db
     .updateTable("poll_state")
     .set({ lease_owner: owner, lease_until: now + leaseMs })
-    .where("telegram_id", "in", (eb) =>
-      eb
+    .where((eb) => {
+      const claim = eb
         .selectFrom("poll_state as s")
         .innerJoin("credentials as c", "c.telegram_id", "s.telegram_id")
         .innerJoin("users as u", "u.telegram_id", "s.telegram_id")
@@ -259,8 +259,10 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
         .where((e) => e.or([e("s.lease_until", "is", null), e("s.lease_until", "<", now)]))
         .orderBy("s.telegram_id")
         .limit(limit)
-        .$if(pg, (qb) => qb.forUpdate("s").skipLocked()),
-    )
+        .$if(pg, (qb) => qb.forUpdate("s").skipLocked());
+      // One evaluation on PostgreSQL: a LIMIT … SKIP LOCKED subquery under IN may be rescanned and return more than its limit.
+      return pg ? eb("telegram_id", "=", sql<number>`any(array(${claim}))`) : eb("telegram_id", "in", claim);
+    })
     .where("last_cycle", "<", cycle)
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
     .returning("telegram_id")

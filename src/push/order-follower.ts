@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { findCredential, openApiKey } from "../db/repos/credentials";
 import type { Logger } from "../logger";
@@ -40,8 +40,8 @@ export async function claimDueOrders(db: Kysely<Database>, owner: string, now: n
   const rows = await db
     .updateTable("followed_orders")
     .set({ lease_owner: owner, lease_until: now + leaseMs })
-    .where("order_id", "in", (eb) =>
-      eb
+    .where((eb) => {
+      const claim = eb
         .selectFrom("followed_orders as f")
         .select("f.order_id")
         .where("f.done", "=", 0)
@@ -49,8 +49,10 @@ export async function claimDueOrders(db: Kysely<Database>, owner: string, now: n
         .where((e) => e.or([e("f.lease_until", "is", null), e("f.lease_until", "<", now)]))
         .orderBy("f.next_check_at")
         .limit(limit)
-        .$if(pg, (qb) => qb.forUpdate().skipLocked()),
-    )
+        .$if(pg, (qb) => qb.forUpdate().skipLocked());
+      // One evaluation on PostgreSQL: a LIMIT … SKIP LOCKED subquery under IN may be rescanned and return more than its limit.
+      return pg ? eb("order_id", "=", sql<string>`any(array(${claim}))`) : eb("order_id", "in", claim);
+    })
     .where("done", "=", 0)
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
     .returningAll()

@@ -51,8 +51,8 @@ export async function claimDue(db: Kysely<Database>, owner: string, now: number,
   const rows = await db
     .updateTable("outbox")
     .set({ lease_owner: owner, lease_until: now + leaseMs })
-    .where("id", "in", (eb) =>
-      eb
+    .where((eb) => {
+      const claim = eb
         .selectFrom("outbox as o")
         .select("o.id")
         .where("o.status", "=", "queued")
@@ -63,8 +63,10 @@ export async function claimDue(db: Kysely<Database>, owner: string, now: number,
         .orderBy("o.next_attempt_at")
         .orderBy("o.id")
         .limit(limit)
-        .$if(pg, (qb) => qb.forUpdate().skipLocked()),
-    )
+        .$if(pg, (qb) => qb.forUpdate().skipLocked());
+      // One evaluation on PostgreSQL: a LIMIT … SKIP LOCKED subquery under IN may be rescanned and return more than its limit.
+      return pg ? eb("id", "=", sql<number>`any(array(${claim}))`) : eb("id", "in", claim);
+    })
     .where("status", "=", "queued")
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
     .returningAll()

@@ -129,7 +129,11 @@ export class OutboxSender {
       if (grant.granted === 0) return { rows: [] as OutboxRow[], granted: 0, limited: true, nextAt: grant.nextAt };
       const claimed = await claimDue(trx, this.owner, at, grant.granted, this.leaseMs);
       const ready: OutboxRow[] = [];
-      for (const row of claimed) {
+      for (const [index, row] of claimed.entries()) {
+        if (index >= grant.granted) {
+          await releaseLease(trx, row.id, row.next_attempt_at, this.owner);
+          continue;
+        }
         const chatWait = await takeChatSlot(trx, row.chat_id, at, this.perChatIntervalMs);
         if (chatWait === null) ready.push(row);
         else await releaseLease(trx, row.id, Math.max(row.next_attempt_at, chatWait), this.owner);
