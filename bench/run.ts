@@ -11,13 +11,18 @@
  *   BENCH_DELIVERY_SCALE [2]     the fake Bot API's and the sender's clocks run this much faster
  *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
  *   BENCH_OUT [bench/results/latest.json]  where the JSON goes (the test writes to a temporary file)
- *   BENCH_ONLY [all]             a comma list of parts to run: ingest, delivery, app (for profiling one part)
+ *   BENCH_ONLY [all]             a comma list of parts to run: ingest, delivery, app, replicas
+ *   BENCH_REPLICA_USERS [100000] users polled by three replicas on PostgreSQL (one notification each)
+ *   BENCH_REPLICA_RATE [300]     each replica's POLL_RATE, requests/s
+ *   BENCH_DATABASE_URL [unset]   a PostgreSQL server for the replicas part (a database is created and
+ *                                dropped on it); unset: a throwaway cluster from Debian's packages
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { benchIngest } from "./ingest";
 import { benchDelivery } from "./delivery";
+import { benchReplicas } from "./replicas";
 import { BENCH_DIR, createAgent, envNumber, figure, forkChild, openLoop, orderEvent, post, type Figure } from "./lib";
 
 const quick = process.env.BENCH_QUICK === "1";
@@ -111,7 +116,7 @@ async function main() {
   const started = Date.now();
   const figures: Figure[] = [];
   log(quick ? "quick mode (BENCH_QUICK=1): tiny counts, not for the README" : "full run");
-  const only = new Set((process.env.BENCH_ONLY ?? "ingest,delivery,app").split(",").map((part) => part.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? "ingest,delivery,app,replicas").split(",").map((part) => part.trim()));
   if (only.has("ingest"))
   figures.push(
     ...(await benchIngest(
@@ -123,6 +128,16 @@ async function main() {
   );
   if (only.has("delivery")) figures.push(...(await benchDelivery(quick ? { alerts: 90, chats: 30, timeScale: 5, timeLimitSeconds: 20 } : { alerts: 3_000, chats: 1_000, timeScale: envNumber("BENCH_DELIVERY_SCALE", 2), timeLimitSeconds: 240 }, log)));
   if (only.has("app")) figures.push(...(await benchApp()));
+  if (only.has("replicas")) {
+    figures.push(
+      ...(await benchReplicas(
+        quick
+          ? { users: 300, rate: 200, delayMs, ingestCount: 300, ingestSeconds: 3, concurrency: 16 }
+          : { users: envNumber("BENCH_REPLICA_USERS", 100_000), rate: envNumber("BENCH_REPLICA_RATE", 300), delayMs, ingestCount: 20_000, ingestSeconds: 10, concurrency: 64 },
+        log,
+      )),
+    );
+  }
 
   const command = `${quick ? "BENCH_QUICK=1 " : ""}npm run bench`;
   const result = { machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", node: process.version }, command, quick, seconds: Math.round((Date.now() - started) / 1000), figures };

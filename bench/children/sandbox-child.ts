@@ -23,9 +23,34 @@ for (let i = 0; i < accounts; i++) {
 }
 if (delayMs > 0) sandbox.control.injectFault({ method: "GET", pathPrefix: "/notifications", delayMs, times: 1_000_000_000 });
 
-const server = serve({ fetch: sandbox.app.fetch, port: 0, hostname: "127.0.0.1" }, () => {
+// Notification list calls per key, so the benchmark can tell that a cycle polled each user once.
+const keyIndex = new Map(keys.map((key, index) => [key, index]));
+let notificationCalls = new Map<number, number>();
+const fetch = (request: Request, ...rest: unknown[]) => {
+  if (request.method === "GET" && new URL(request.url).pathname.endsWith("/notifications")) {
+    const index = keyIndex.get(request.headers.get("x-api-key") ?? "");
+    if (index !== undefined) notificationCalls.set(index, (notificationCalls.get(index) ?? 0) + 1);
+  }
+  return (sandbox.app.fetch as (request: Request, ...rest: unknown[]) => Response | Promise<Response>)(request, ...rest);
+};
+
+const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }, () => {
   const port = (server.address() as AddressInfo).port;
   serveCommands({
+    /** How many accounts had their notifications listed 0, 1 and more times since the last reset. */
+    calls: ({ reset }) => {
+      let none = 0;
+      let once = 0;
+      let more = 0;
+      for (let i = 0; i < keys.length; i++) {
+        const n = notificationCalls.get(i) ?? 0;
+        if (n === 0) none += 1;
+        else if (n === 1) once += 1;
+        else more += 1;
+      }
+      if (reset) notificationCalls = new Map();
+      return { none, once, more };
+    },
     /** One new notification for each of the first `count` accounts. */
     notify: ({ count }) => {
       for (let i = 0; i < Number(count); i++) sandbox.control.addNotification({ accountId: accountIds[i]!, title: "Maintenance", body: `window ${Date.now()}` });

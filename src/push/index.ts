@@ -62,11 +62,16 @@ export interface PushHandle {
  * outbox rows, the poller claims the users of the open poll cycle, the follower claims due orders;
  * a cron tick opens a cycle once (whichever replica fires first) and every replica works on it.
  */
+/** Requests in flight the poller needs to keep its rate with up to 100 ms per marketplace call. */
+export function pollConcurrency(ratePerSecond: number): number {
+  return Math.max(16, Math.ceil(ratePerSecond / 10));
+}
+
 export function startPush(deps: PushDeps): PushHandle {
   const replicaId = deps.replicaId ?? randomUUID();
   const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now, owner: replicaId, leaseMs: deps.leaseMs ?? 30_000 });
   const wake = () => sender.wake();
-  const pollerDeps: PollerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake, ratePerSecond: deps.config.POLL_RATE };
+  const pollerDeps: PollerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake, ratePerSecond: deps.config.POLL_RATE, concurrency: pollConcurrency(deps.config.POLL_RATE) };
   const followerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake };
   /** This replica's poll work, one cycle at a time (a new cycle waits for the one in progress). */
   let pollChain: Promise<unknown> = Promise.resolve();
