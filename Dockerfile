@@ -10,6 +10,7 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY migrations ./migrations
 COPY locales ./locales
+RUN npm run build
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
@@ -24,4 +25,4 @@ VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "--enable-source-maps", "dist/main.mjs"]

@@ -1,10 +1,10 @@
-import { fork, type ChildProcess } from "node:child_process";
+import { execFileSync, fork, type ChildProcess } from "node:child_process";
+import { projectRoot } from "../src/paths";
 import { Agent, request } from "node:http";
-import { fileURLToPath } from "node:url";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 
-export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-export const ROOT_DIR = join(BENCH_DIR, "..");
+export const ROOT_DIR = projectRoot();
+export const BENCH_DIR = join(ROOT_DIR, "bench");
 
 export interface Figure {
   name: string;
@@ -54,10 +54,26 @@ export interface Child {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Forks a bench child (TypeScript, through the same tsx loader as this process), talking over IPC. */
+const bundles = new Map<string, string>();
+
+/**
+ * Bundles a bench child with esbuild exactly as `npm run build` bundles the bot (dependencies
+ * stay in node_modules), so the children run on plain Node as the bot does in production, not
+ * under the TypeScript loader (whose worker thread alone would add tens of MB to every RSS figure).
+ */
+function bundle(script: string): string {
+  const cached = bundles.get(script);
+  if (cached) return cached;
+  const out = join(BENCH_DIR, ".build", script.replace(/\.ts$/, ".mjs"));
+  execFileSync(join(ROOT_DIR, "node_modules", ".bin", "esbuild"), [join(BENCH_DIR, "children", script), "--bundle", "--platform=node", "--format=esm", "--packages=external", "--sourcemap", `--outfile=${out}`, "--log-level=warning"], { stdio: "inherit" });
+  bundles.set(script, out);
+  return out;
+}
+
+/** Forks a bench child (bundled, on plain Node), talking over IPC. */
 export function forkChild(script: string, env: Record<string, string>, options: { exposeGc?: boolean } = {}): Child {
-  const execArgv = [...process.execArgv, ...(options.exposeGc ? ["--expose-gc"] : []), ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [])];
-  const child = fork(join(BENCH_DIR, "children", script), [], { execArgv, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const execArgv = ["--enable-source-maps", ...(options.exposeGc ? ["--expose-gc"] : []), ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [])];
+  const child = fork(bundle(script), [], { execArgv, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   let seq = 0;
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let readyResolve!: (value: Record<string, unknown>) => void;

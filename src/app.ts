@@ -5,8 +5,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { run, type RunnerHandle } from "@grammyjs/runner";
 import type { Bot } from "grammy";
 import type { Kysely } from "kysely";
-import { fileURLToPath } from "node:url";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { parseConfig, dataDirectory, type Config } from "./config";
 import { createLogger, SecretScrubber, type Logger } from "./logger";
 import { migrateToLatest, openDatabase } from "./db/connection";
@@ -16,6 +15,7 @@ import { SecretBox } from "./security/secret-box";
 import { loadOrCreateSecretKey } from "./security/secret-key-file";
 import { Metrics } from "./metrics";
 import { createMarketplaceClient } from "./marketplace";
+import { projectRoot } from "./paths";
 import { createBot, registerCommands } from "./bot/create-bot";
 import type { BotContext, BotDeps } from "./bot/context";
 import { createI18n, pickLanguage } from "./bot/i18n";
@@ -64,7 +64,7 @@ export interface App {
   stop(): Promise<void>;
 }
 
-const LOCALES_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "locales");
+const LOCALES_DIR = join(projectRoot(), "locales");
 
 /** The Telegram webhook secret, derived from SECRET_KEY so every replica agrees without another variable. */
 export function telegramWebhookSecret(secretKey: string): string {

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join, sep } from "node:path";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { EmbeddedSandbox } from "../embedded-sandbox";
 import type { Logger } from "../logger";
 import type { ServerEnv } from "../server/create-server";
+import { projectRoot } from "../paths";
 import type { FakeEvent, FakeTelegram, FakeUser } from "../telegram-fake";
 import { playgroundGuard } from "./guard";
 import { createSandboxPanel, PanelError, type PanelHooks } from "./sandbox-panel";
@@ -23,7 +24,7 @@ export interface PlaygroundRouteDeps {
   botUsername?: string;
 }
 
-const PUBLIC_DIR = fileURLToPath(new URL("./public/", import.meta.url));
+const PUBLIC_DIR = join(projectRoot(), "src", "playground", "public") + sep;
 const ASSETS: Record<string, string> = {
   "/play": "index.html",
   "/play/app.js": "app.js",

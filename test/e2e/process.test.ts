@@ -1,14 +1,19 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
 
 const TOKEN = "123456789:AAEexampleexampleexampleexample0000";
 
+// What `npm start` runs: the bundle `npm run build` writes, on plain Node.
+beforeAll(() => {
+  execFileSync("npm", ["run", "build", "--silent"], { stdio: ["ignore", "ignore", "inherit"] });
+}, 60_000);
+
 function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.mjs"], { env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
