@@ -10,6 +10,7 @@
  *   BENCH_DELAY_MS [50]          latency added to every notifications call (sandbox injectFault delayMs)
  *   BENCH_DELIVERY_SCALE [2]     the fake Bot API's and the sender's clocks run this much faster
  *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
+ *   BENCH_ELD_POLL_RATE [N / (0.8 × interval)]  the poll rate while event-loop delay is measured
  *   BENCH_OUT [bench/results/latest.json]  where the JSON goes (the test writes to a temporary file)
  *   BENCH_ONLY [all]             a comma list of parts to run: ingest, delivery, app, replicas
  *   BENCH_REPLICA_USERS [100000] users polled by three replicas on PostgreSQL (one notification each)
@@ -35,6 +36,7 @@ const pollInterval = envNumber("BENCH_POLL_INTERVAL_S", 30);
 const notifications = envNumber("BENCH_NOTIFICATIONS", quick ? 3 : 10);
 const delayMs = envNumber("BENCH_DELAY_MS", 50);
 const ingestRate = envNumber("BENCH_INGEST_RATE", quick ? 200 : 1_000);
+const eldPollRate = envNumber("BENCH_ELD_POLL_RATE", Math.ceil(pollUsers / (pollInterval * 0.8)));
 
 async function benchApp(): Promise<Figure[]> {
   const sandbox = forkChild("sandbox-child.ts", { BENCH_ACCOUNTS: String(pollUsers), BENCH_NOTIFICATIONS: String(notifications), BENCH_DELAY_MS: String(delayMs) });
@@ -58,8 +60,9 @@ async function benchApp(): Promise<Figure[]> {
     await sandbox.call("notify", { count: Math.ceil(pollUsers / 10) });
     const cycle = await app.call<{ ms: number; users: number; queued: number; cpuUs: number; overlaps: number; skipped: number; cycles: number }>("poll", { ...pollArgs, eld: false }, timeout);
     log(`poll: cycle ${cycle.users} users in ${(cycle.ms / 1000).toFixed(1)} s, ${cycle.queued} alerts queued, ${cycle.skipped} ticks skipped while running`);
-    const after = await app.call<{ rss: number }>("rss");
-    log(`memory: RSS after ${pollUsers} users × ${notifications} notifications ${(after.rss / 2 ** 20).toFixed(1)} MB`);
+    const after = await app.call<{ rss: number; heapUsed: number; heapTotal: number; external: number }>("rss");
+    const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+    log(`memory: RSS after ${pollUsers} users × ${notifications} notifications ${mb(after.rss)} MB (heap used ${mb(after.heapUsed)} of ${mb(after.heapTotal)} MB, external ${mb(after.external)} MB)`);
 
     // Event-loop delay while a poll cycle and webhook ingest run together.
     const agent = createAgent(64);
@@ -83,11 +86,13 @@ async function benchApp(): Promise<Figure[]> {
         round += 1;
       }
     })();
-    const loaded = await app.call<{ ms: number; eldP99Ms: number; eldMaxMs: number }>("poll", { ...pollArgs, eld: true }, timeout);
+    // The cycle here runs at the rate production needs for these users: all of them within 80% of
+    // the poll interval (the throughput figure above runs at R, far above that).
+    const loaded = await app.call<{ ms: number; eldP99Ms: number; eldMaxMs: number }>("poll", { rate: eldPollRate, concurrency: Math.max(16, Math.ceil(eldPollRate / 10)), tickMs: Math.round((pollUsers / eldPollRate) * 250), eld: true }, timeout);
     stopIngest = true;
     await ingest;
     agent.destroy();
-    log(`event loop: p99 ${loaded.eldP99Ms.toFixed(1)} ms (max ${loaded.eldMaxMs.toFixed(1)} ms) during a ${(loaded.ms / 1000).toFixed(1)} s poll cycle with ${ingestOk}/${ingestSent} webhook events at ${ingestRate / 2}/s`);
+    log(`event loop: p99 ${loaded.eldP99Ms.toFixed(1)} ms (max ${loaded.eldMaxMs.toFixed(1)} ms) during a ${(loaded.ms / 1000).toFixed(1)} s poll cycle at ${eldPollRate}/s with ${ingestOk}/${ingestSent} webhook events at ${ingestRate / 2}/s`);
 
     const updateCount = quick ? 600 : 6_000;
     const updates = await app.call<{ full: { perSecond: number; p99: number; errors: number; handled: number }; bare: { perSecond: number; p99: number; errors: number } }>("updates", { count: updateCount, concurrency: 16 }, 180_000);
@@ -102,7 +107,7 @@ async function benchApp(): Promise<Figure[]> {
       figure({ name: "poll_cpu_ms_per_user", value: cpuMsPerUser, unit: "ms CPU per user polled", reference: "cycle wall time per user", referenceValue: cycle.ms / Math.max(1, cycle.users), target: "informational", met: true }),
       figure({ name: "updates_per_s", value: updates.full.perSecond, unit: "updates/s (/start, /quote energy 65k 1h, menu button; whole middleware stack)", reference: "bare grammY bot, one handler", referenceValue: updates.bare.perSecond, target: "ratio >= 0.5", met: updates.full.perSecond >= 0.5 * updates.bare.perSecond && updates.full.errors === 0 }),
       figure({ name: "updates_p99_ms", value: updates.full.p99, unit: "ms (16 in flight)", reference: "bare grammY bot p99", referenceValue: updates.bare.p99, target: "informational", met: updates.full.errors === 0 }),
-      figure({ name: "event_loop_delay_p99_ms", value: loaded.eldP99Ms, unit: `ms (poll cycle + ${ingestRate / 2} webhook events/s)`, reference: "max delay in the same window", referenceValue: loaded.eldMaxMs, ratio: null, target: "<= 20 ms", met: loaded.eldP99Ms <= 20 }),
+      figure({ name: "event_loop_delay_p99_ms", value: loaded.eldP99Ms, unit: `ms (poll cycle of ${pollUsers} users at ${eldPollRate}/s, i.e. within 80% of a ${pollInterval} s interval, + ${ingestRate / 2} webhook events/s)`, reference: "max delay in the same window", referenceValue: loaded.eldMaxMs, ratio: null, target: "<= 20 ms", met: loaded.eldP99Ms <= 20 }),
       figure({ name: "memory_rss_idle_mb", value: idle.rss / 2 ** 20, unit: "MB", reference: "target", referenceValue: 125, target: "<= 125 MB", met: idle.rss / 2 ** 20 <= 125 }),
       figure({ name: "memory_rss_growth_mb", value: growth, unit: `MB after ${pollUsers} users × ${notifications} notifications polled`, reference: "idle RSS (MB)", referenceValue: idle.rss / 2 ** 20, ratio: null, target: "<= +60 MB", met: growth <= 60 }),
     ];

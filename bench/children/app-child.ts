@@ -88,21 +88,23 @@ async function main() {
       SECRET_KEY: randomBytes(32).toString("base64"),
       HOST: "127.0.0.1",
       PORT: "0",
-      LOG_LEVEL: "info",
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
       NOTIFICATIONS_POLL: "0 0 1 1 *",
       MARKETPLACE_TIMEOUT_MS: "10000",
       NODE_ENV: "production",
     },
     logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
   });
-  // Alerts stay queued here: delivery is measured on its own against a rate-limited fake.
-  await app.push.sender.stop(0);
+  // Alerts stay queued here: delivery is measured on its own against a rate-limited fake. The
+  // background jobs stop too: they would join the measured cycle as a second, slower poller.
+  await app.push.stop();
   const botId = app.bot.botInfo.id;
 
   serveCommands({
     rss: () => {
       gcNow();
-      return { rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed };
+      const memory = process.memoryUsage();
+      return { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external };
     },
     seed: async ({ firstId, keys, tokens }) => {
       const apiKeys = keys as string[];
@@ -151,6 +153,7 @@ async function main() {
       // The app's own background job joins an open cycle (as another replica would): count every
       // user the cycle covered, whoever polled them.
       const covered = await app.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("last_cycle", ">=", first.id).executeTakeFirstOrThrow();
+      // (with the background jobs stopped, the bench's poller is the only one: covered = users)
       return { ms: first.end - first.start, users: Number(covered.n), byBench: first.users, queued: first.queued, cpuUs: first.cpuUs, overlaps, skipped, cycles: cycles.length, eldP99Ms: eld ? monitor.percentile(99) / 1e6 : null, eldMaxMs: eld ? monitor.max / 1e6 : null };
     },
     updates: async ({ count, concurrency }) => {

@@ -81,7 +81,8 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
 
 /**
  * better-sqlite3 compiles a statement on every prepare(); the queries here come from a few dozen
- * shapes, so compiled statements are kept (most recently used first, at most 256) and reused.
+ * shapes, so compiled statements are kept (most recently used first, at most 256) and reused;
+ * long ones, whose shape varies with the number of rows or ids, are compiled each time.
  */
 function cachedStatements(sqlite: SQLite.Database): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
@@ -93,6 +94,8 @@ function cachedStatements(sqlite: SQLite.Database): SqliteDatabase {
         cache.delete(sql);
       } else {
         statement = sqlite.prepare(sql);
+        // Long statements (many-row inserts, long IN lists) vary in shape and are rarely reused.
+        if (sql.length > 1_000) return statement as unknown as ReturnType<SqliteDatabase["prepare"]>;
         if (cache.size >= 256) cache.delete(cache.keys().next().value!);
       }
       cache.set(sql, statement);

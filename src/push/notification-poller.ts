@@ -257,7 +257,8 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
         .where("s.last_cycle", "<", cycle)
         .where("s.next_poll_at", "<=", now)
         .where((e) => e.or([e("s.lease_until", "is", null), e("s.lease_until", "<", now)]))
-        .orderBy("s.telegram_id")
+        // No ORDER BY: the (last_cycle, next_poll_at) index then reaches the users still due
+        // directly, instead of a scan past every user already done in this cycle.
         .limit(limit)
         .$if(pg, (qb) => qb.forUpdate("s").skipLocked());
       // One evaluation on PostgreSQL: a LIMIT … SKIP LOCKED subquery under IN may be rescanned and return more than its limit.
