@@ -1,5 +1,6 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
+import { sharedBudgetTransformer } from "../scale/send-budget";
 import { sequentialize } from "@grammyjs/runner";
 import { Bot, GrammyError, HttpError } from "grammy";
 import { randomBytes } from "node:crypto";
@@ -39,6 +40,8 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   });
   // Bounded: a few retries, never waiting more than 30 s for a flood wait.
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+  // Replies share Telegram's overall budget with pushed alerts, across every replica.
+  bot.api.config.use(sharedBudgetTransformer(deps.db, deps.now));
   bot.api.config.use(
     apiThrottler({
       global: { reservoir: 30, reservoirRefreshAmount: 30, reservoirRefreshInterval: 1000, maxConcurrent: 30, highWater: 1000 },

@@ -1,3 +1,4 @@
+import type { Transformer } from "grammy";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import { isPostgres } from "../db/dialect";
@@ -11,6 +12,8 @@ import { isPostgres } from "../db/dialect";
  *   grants (28 + 1.9: 29 by default, under Telegram's 30). Below 2 whole messages of burst the
  *   sends stay spaced (about 36 ms apart) and cannot arrive bunched at Telegram's end, while a
  *   loop that wakes a little late keeps the time it lost instead of falling behind the rate;
+ *   The bot's replies take from the same bucket (sharedBudgetTransformer), so replies and alerts
+ *   together stay under the limit;
  * - per chat: a row per chat with the earliest time of its next message, moved forward by one
  *   upsert whose DO UPDATE applies only when the chat is due, so two replicas cannot both write
  *   to a chat within the interval.
@@ -95,3 +98,33 @@ export async function pruneSendBudget(db: Kysely<Database>, now: number): Promis
   await db.deleteFrom("chat_send").where("next_send_at", "<", now - 3_600_000).execute();
 }
 
+
+/** Bot API methods that put a new message in a chat: each takes one message from the global budget. */
+const NEW_MESSAGE_METHODS = new Set(["sendMessage", "sendPhoto", "sendDocument", "sendAnimation", "sendVideo", "sendAudio", "sendVoice", "sendSticker", "sendLocation", "sendContact", "sendPoll", "sendDice", "sendMediaGroup", "copyMessage", "copyMessages", "forwardMessage", "forwardMessages"]);
+
+/**
+ * Makes the bot's own replies take from the same global budget as pushed alerts, so replies and
+ * alerts of every replica together stay under Telegram's overall limit. A reply waits for its turn
+ * (about 36 ms at most while alerts use the whole budget), for at most `maxWaitMs`; after that, or
+ * when the database cannot be asked, it goes anyway and Telegram's 429 handling takes over.
+ */
+export function sharedBudgetTransformer(db: Kysely<Database>, now: () => number, options: { budget?: GlobalBudget; maxWaitMs?: number } = {}): Transformer {
+  const budget = options.budget ?? DEFAULT_GLOBAL_BUDGET;
+  const maxWaitMs = options.maxWaitMs ?? 5_000;
+  return async (prev, method, payload, signal) => {
+    if (NEW_MESSAGE_METHODS.has(method)) {
+      const deadline = Date.now() + maxWaitMs;
+      try {
+        for (;;) {
+          const { granted, nextAt } = await takeGlobal(db, now(), 1, budget);
+          if (granted > 0 || Date.now() >= deadline) break;
+          // The app clock may run faster than the wall clock in tests: never sleep more than 50 ms at once.
+          await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(50, nextAt - now()))));
+        }
+      } catch {
+        // the budget is a courtesy to Telegram; a database hiccup must not swallow the reply
+      }
+    }
+    return prev(method, payload, signal);
+  };
+}
