@@ -1,4 +1,6 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
@@ -49,8 +51,8 @@ export function isPostgresUrl(databaseUrl: string): boolean {
 /**
  * Opens the database named by DATABASE_URL: `postgres://…` → PostgreSQL through a bounded `pg`
  * pool; `file:PATH` or `:memory:` → SQLite. SQLite pragmas live here and only here: WAL, a busy
- * timeout, foreign keys, full fsync on commit, and secure_delete so that a deleted secret does not
- * linger in free pages.
+ * timeout, foreign keys, full fsync on commit, secure_delete so that a deleted secret does not
+ * linger in free pages, and WAL checkpoints moved to a worker thread (see startCheckpointer).
  */
 export async function openDatabase(databaseUrl: string, options: OpenDatabaseOptions = {}): Promise<OpenDatabaseResult> {
   if (isPostgresUrl(databaseUrl)) {
@@ -75,7 +77,9 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("secure_delete = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }) });
+  const checkpointer = path === ":memory:" ? null : startCheckpointer(path);
+  if (checkpointer) sqlite.pragma("wal_autocheckpoint = 0");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite, () => checkpointer?.postMessage("stop")) }) });
   return { db, dialect: "sqlite", path };
 }
 
@@ -84,10 +88,13 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
  * shapes, so compiled statements are kept (most recently used first, at most 256) and reused;
  * long ones, whose shape varies with the number of rows or ids, are compiled each time.
  */
-function cachedStatements(sqlite: SQLite.Database): SqliteDatabase {
+function cachedStatements(sqlite: SQLite.Database, onClose: () => void): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
   return {
-    close: () => sqlite.close(),
+    close: () => {
+      sqlite.close();
+      onClose();
+    },
     prepare(sql: string) {
       let statement = cache.get(sql);
       if (statement) {
@@ -102,6 +109,34 @@ function cachedStatements(sqlite: SQLite.Database): SqliteDatabase {
       return statement as unknown as ReturnType<SqliteDatabase["prepare"]>;
     },
   };
+}
+
+/**
+ * Checkpoints the WAL from a worker thread with its own connection, so the copy into the database
+ * file and its fsync never run inside a commit on the main thread (SQLite's automatic checkpoint
+ * would, stalling the event loop for tens of ms every thousand pages). PASSIVE: it never waits for
+ * or blocks the writer. Null when the worker cannot start (then SQLite checkpoints by itself).
+ */
+const CHECKPOINTER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.module);
+const db = new Database(workerData.path);
+db.pragma("busy_timeout = 1000");
+db.pragma("synchronous = FULL");
+const checkpoint = () => { try { db.pragma("wal_checkpoint(PASSIVE)"); } catch {} };
+const timer = setInterval(checkpoint, workerData.everyMs);
+parentPort.on("message", () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });
+`;
+
+function startCheckpointer(path: string, everyMs = 250): Worker | null {
+  try {
+    const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { path, module: createRequire(import.meta.url).resolve("better-sqlite3"), everyMs } });
+    worker.on("error", () => undefined);
+    worker.unref();
+    return worker;
+  } catch {
+    return null;
+  }
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
