@@ -60,9 +60,15 @@ async function benchApp(): Promise<Figure[]> {
     await sandbox.call("notify", { count: Math.ceil(pollUsers / 10) });
     const cycle = await app.call<{ ms: number; users: number; queued: number; cpuUs: number; overlaps: number; skipped: number; cycles: number }>("poll", { ...pollArgs, eld: false }, timeout);
     log(`poll: cycle ${cycle.users} users in ${(cycle.ms / 1000).toFixed(1)} s, ${cycle.queued} alerts queued, ${cycle.skipped} ticks skipped while running`);
-    const after = await app.call<{ rss: number; heapUsed: number; heapTotal: number; external: number }>("rss");
+    type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-    log(`memory: RSS after ${pollUsers} users × ${notifications} notifications ${mb(after.rss)} MB (heap used ${mb(after.heapUsed)} of ${mb(after.heapTotal)} MB, external ${mb(after.external)} MB)`);
+    const justAfter = await app.call<Memory>("rss");
+    log(`memory: RSS right after polling ${pollUsers} users × ${notifications} notifications ${mb(justAfter.rss)} MB (heap used ${mb(justAfter.heapUsed)} of ${mb(justAfter.heapTotal)} MB)`);
+    // Measured as the idle figure is: with the bot idle again (V8 and the allocator hand back the
+    // burst's working memory within seconds), so the growth is what holding these users costs.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const after = await app.call<Memory>("rss");
+    log(`memory: RSS idle again 5 s later ${mb(after.rss)} MB (heap used ${mb(after.heapUsed)} of ${mb(after.heapTotal)} MB, external ${mb(after.external)} MB)`);
 
     // Event-loop delay while a poll cycle and webhook ingest run together.
     const agent = createAgent(64);
@@ -109,7 +115,7 @@ async function benchApp(): Promise<Figure[]> {
       figure({ name: "updates_p99_ms", value: updates.full.p99, unit: "ms (16 in flight)", reference: "bare grammY bot p99", referenceValue: updates.bare.p99, target: "informational", met: updates.full.errors === 0 }),
       figure({ name: "event_loop_delay_p99_ms", value: loaded.eldP99Ms, unit: `ms (poll cycle of ${pollUsers} users at ${eldPollRate}/s, i.e. within 80% of a ${pollInterval} s interval, + ${ingestRate / 2} webhook events/s)`, reference: "max delay in the same window", referenceValue: loaded.eldMaxMs, ratio: null, target: "<= 20 ms", met: loaded.eldP99Ms <= 20 }),
       figure({ name: "memory_rss_idle_mb", value: idle.rss / 2 ** 20, unit: "MB", reference: "target", referenceValue: 125, target: "<= 125 MB", met: idle.rss / 2 ** 20 <= 125 }),
-      figure({ name: "memory_rss_growth_mb", value: growth, unit: `MB after ${pollUsers} users × ${notifications} notifications polled`, reference: "idle RSS (MB)", referenceValue: idle.rss / 2 ** 20, ratio: null, target: "<= +60 MB", met: growth <= 60 }),
+      figure({ name: "memory_rss_growth_mb", value: growth, unit: `MB over idle, idle again 5 s after polling ${pollUsers} users × ${notifications} notifications`, reference: "growth right after the poll cycles (MB, transient)", referenceValue: (justAfter.rss - idle.rss) / 2 ** 20, ratio: null, target: "<= +60 MB", met: growth <= 60 }),
     ];
   } finally {
     await app?.kill();
