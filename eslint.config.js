@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "data/**", "bench/results/**", "test-output/**", "src/playground/public/**"] },
+  { ignores: ["node_modules/**", "data/**", "bench/results/**", "bench/.build/**", "dist/**", "test-output/**", "src/playground/public/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
