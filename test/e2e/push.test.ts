@@ -115,6 +115,28 @@ describe("pushed alerts", () => {
     expect(rows.every((row) => row.status === "sent")).toBe(true);
   });
 
+  it("replies take from the same overall budget as alerts: 20 users asking for /help while a backlog drains keep every second at or below 30 messages", async () => {
+    world = await startWorld({ rateLimits: true, timeScale: 5 });
+    const chats = Array.from({ length: 150 }, (_, i) => 6000 + i);
+    for (const chatId of chats) world.fake.sendText({ id: chatId, firstName: "U", languageCode: "en" }, "hi");
+    const now = Date.now();
+    const rows = chats.map((chatId) => ({ telegram_id: chatId, chat_id: chatId, dedupe_key: "backlog", payload: JSON.stringify({ method: "sendMessage", params: { text: `backlog ${chatId}` } }), status: "queued", attempts: 0, next_attempt_at: now, last_error: null, lease_owner: null, lease_until: null, created_at: now, sent_at: null }));
+    await world.app.db.insertInto("outbox").values(rows).execute();
+    world.app.push.sender.wake();
+    // The backlog is draining at the budget's full rate when the users write.
+    await waitFor(() => world.fake.calls.filter((c) => c.method === "sendMessage" && c.ok && /backlog/.test(String(c.params.text))).length >= 40, 20_000);
+    const askers = Array.from({ length: 20 }, (_, i) => 6500 + i);
+    const before = world.fake.calls.length;
+    for (const id of askers) world.fake.sendText({ id, firstName: "Asker", languageCode: "en" }, "/help");
+    await waitFor(() => askers.every((id) => botTexts(id).some((t) => t.includes("/connect"))), 20_000);
+    await waitFor(() => world.fake.calls.filter((c) => c.method === "sendMessage" && c.ok && /backlog/.test(String(c.params.text))).length >= 150, 30_000);
+    const sends = world.fake.calls.slice(before).filter((c) => c.method === "sendMessage");
+    expect(sends.filter((c) => c.throttled)).toHaveLength(0);
+    expect(sends.filter((c) => askers.includes(Number(c.params.chat_id))).length).toBeGreaterThanOrEqual(20);
+    const times = sends.map((c) => c.at).sort((a, b) => a - b);
+    for (let i = 0; i + 30 < times.length; i++) expect(times[i + 30]! - times[i]!).toBeGreaterThanOrEqual(1000);
+  }, 90_000);
+
   it("drains a burst within Telegram's limits: 50 to one chat, 200 over 100 chats, no 429, at most 1/s per chat", async () => {
     world = await startWorld({ rateLimits: true, timeScale: 25 });
     const chats = Array.from({ length: 100 }, (_, i) => 5000 + i);
