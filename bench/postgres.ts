@@ -5,25 +5,15 @@
  * part is skipped with a line saying why) when neither is available.
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import { freePort } from "../test/kit/net";
+import { createPostgresDatabase } from "../test/kit/test-database";
 
 export interface BenchPostgres {
   url: string;
   stop(): Promise<void>;
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 function findBinDir(): string | null {
@@ -35,19 +25,11 @@ function findBinDir(): string | null {
   return versions[0] ? join(root, versions[0], "bin") : null;
 }
 
-export async function benchPostgres(log: (line: string) => void, freePort: () => Promise<number>): Promise<BenchPostgres | null> {
+export async function benchPostgres(log: (line: string) => void): Promise<BenchPostgres | null> {
   const server = process.env.BENCH_DATABASE_URL;
   if (server) {
-    const name = `bench_${randomBytes(4).toString("hex")}`;
-    await withClient(server, (client) => client.query(`CREATE DATABASE "${name}"`));
-    const url = new URL(server);
-    url.pathname = `/${name}`;
-    return {
-      url: url.toString(),
-      stop: async () => {
-        await withClient(server, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
-      },
-    };
+    const database = await createPostgresDatabase(server, "bench");
+    return { url: database.url, stop: () => database.drop() };
   }
   const bin = findBinDir();
   if (!bin) {

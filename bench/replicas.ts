@@ -9,8 +9,6 @@
  *   that every acknowledged event is in the outbox exactly once.
  */
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { openDatabase } from "../src/db/connection";
 import { nextPollCycleId, openPollCycle } from "../src/push/notification-poller";
 import { benchPostgres } from "./postgres";
@@ -29,16 +27,8 @@ export interface ReplicaSettings {
 const REPLICAS = 3;
 const FIRST_ID = 700_000_000;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 export async function benchReplicas(settings: ReplicaSettings, log: (line: string) => void): Promise<Figure[]> {
-  const database = await benchPostgres(log, freePort);
+  const database = await benchPostgres(log);
   if (!database) return [];
   const children: Child[] = [];
   const { db } = await openDatabase(database.url, { poolMax: 2 });

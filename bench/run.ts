@@ -24,6 +24,7 @@ import { dirname, join } from "node:path";
 import { benchIngest } from "./ingest";
 import { benchDelivery } from "./delivery";
 import { benchReplicas } from "./replicas";
+import { pollConcurrency as concurrencyFor } from "../src/push";
 import { BENCH_DIR, createAgent, envNumber, figure, forkChild, openLoop, orderEvent, post, type Figure } from "./lib";
 
 const quick = process.env.BENCH_QUICK === "1";
@@ -94,7 +95,7 @@ async function benchApp(): Promise<Figure[]> {
     })();
     // The cycle here runs at the rate production needs for these users: all of them within 80% of
     // the poll interval (the throughput figure above runs at R, far above that).
-    const loaded = await app.call<{ ms: number; eldP99Ms: number; eldMaxMs: number }>("poll", { rate: eldPollRate, concurrency: Math.max(16, Math.ceil(eldPollRate / 10)), tickMs: Math.round((pollUsers / eldPollRate) * 250), eld: true }, timeout);
+    const loaded = await app.call<{ ms: number; eldP99Ms: number; eldMaxMs: number }>("poll", { rate: eldPollRate, concurrency: concurrencyFor(eldPollRate), tickMs: Math.round((pollUsers / eldPollRate) * 250), eld: true }, timeout);
     stopIngest = true;
     await ingest;
     agent.destroy();

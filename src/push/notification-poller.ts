@@ -90,21 +90,16 @@ type PollOutcome =
 
 async function loadTargets(db: Kysely<Database>, telegramIds: number[]): Promise<PollTarget[]> {
   if (telegramIds.length === 0) return [];
-  const rows = await db
-    .selectFrom("poll_state as s")
-    .leftJoin("credentials as c", "c.telegram_id", "s.telegram_id")
-    .select(["s.telegram_id as id", "s.primed", "s.failures", "c.telegram_id", "c.key_id", "c.ciphertext", "c.last4", "c.broken_at", "c.broken_notified", "c.linked_at"])
-    .where("s.telegram_id", "in", telegramIds)
-    .execute();
-  const byId = new Map(rows.map((row) => [Number(row.id), row]));
-  return telegramIds.map((telegramId) => {
-    const row = byId.get(telegramId);
-    const credential: Credential | null =
-      row && row.telegram_id !== null && row.key_id !== null && row.ciphertext !== null
-        ? { telegram_id: Number(row.telegram_id), key_id: row.key_id, ciphertext: row.ciphertext, last4: row.last4 ?? "", broken_at: row.broken_at, broken_notified: row.broken_notified ?? 0, linked_at: row.linked_at ?? 0 }
-        : null;
-    return { telegramId, credential, primed: row?.primed === 1, failures: Number(row?.failures ?? 0) };
-  });
+  const states = await db.selectFrom("poll_state").select(["telegram_id", "primed", "failures"]).where("telegram_id", "in", telegramIds).execute();
+  const credentials = await db.selectFrom("credentials").selectAll().where("telegram_id", "in", telegramIds).execute();
+  const stateOf = new Map(states.map((row) => [Number(row.telegram_id), row]));
+  const credentialOf = new Map(credentials.map((row) => [Number(row.telegram_id), row]));
+  return telegramIds.map((telegramId) => ({
+    telegramId,
+    credential: credentialOf.get(telegramId) ?? null,
+    primed: stateOf.get(telegramId)?.primed === 1,
+    failures: Number(stateOf.get(telegramId)?.failures ?? 0),
+  }));
 }
 
 /**

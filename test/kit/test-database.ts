@@ -20,8 +20,8 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+async function admin<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
     return await work(client);
@@ -30,18 +30,23 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** A fresh, empty database on the PostgreSQL server `serverUrl` names (tests, the benchmark). */
+export async function createPostgresDatabase(serverUrl: string, prefix: string): Promise<TestDatabase> {
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+  await admin(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
+  return {
+    url: withDatabase(serverUrl, name),
+    dialect: "postgres",
+    async drop() {
+      await admin(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
+    },
+  };
+}
+
 /** A fresh, empty PostgreSQL database on the TEST_DATABASE_URL server. */
 export async function createPostgresTestDatabase(prefix = "bot_test"): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) throw new Error("TEST_DATABASE_URL is not set");
-  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-  await admin((client) => client.query(`CREATE DATABASE "${name}"`));
-  return {
-    url: withDatabase(TEST_DATABASE_URL, name),
-    dialect: "postgres",
-    async drop() {
-      await admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
-    },
-  };
+  return createPostgresDatabase(TEST_DATABASE_URL, prefix);
 }
 
 /** Every row of every table of a PostgreSQL database as text (the at-rest check on PostgreSQL). */

@@ -17,6 +17,7 @@ import { SecretBox } from "../../src/security/secret-box";
 import { createChatUser, startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
 import { ADDRESS_A, BOT_TOKEN } from "../kit/world";
+import { freePort } from "../kit/net";
 
 /**
  * Three bot processes (`node src/main.ts`, webhook mode) on one PostgreSQL database, one fake
@@ -44,13 +45,6 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: num
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Replica {
   id: string;
