@@ -11,6 +11,12 @@ export interface PollerDeps extends FollowerDeps {
   /** Marketplace requests per second the poller may make. */
   ratePerSecond: number;
   concurrency?: number;
+  /**
+   * Least time between two commits of a cycle's outcomes, in ms (default 25). Answers keep
+   * arriving one by one at the poll rate; spacing the commits lets a few dozen users share one
+   * fsync instead of holding the event loop for one per user.
+   */
+  commitGapMs?: number;
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -302,11 +308,16 @@ export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, 
 
   const pending: PollOutcome[] = [];
   let writing: Promise<void> | null = null;
+  const commitGapMs = deps.commitGapMs ?? 25;
+  let lastCommitAt = -Infinity;
   const write = (): Promise<void> => {
     writing ??= (async () => {
-      // Let the outcomes finishing in this turn of the loop join the same commit.
-      await new Promise((resolve) => setImmediate(resolve));
+      // Let the outcomes finishing in this turn of the loop, and up to commitGapMs after the last
+      // commit, join the same commit.
+      const wait = lastCommitAt + commitGapMs - performance.now();
+      await new Promise((resolve) => (wait > 0 && pending.length < 256 ? setTimeout(resolve, wait) : setImmediate(resolve)));
       while (pending.length > 0) {
+        lastCommitAt = performance.now();
         const batch = pending.splice(0, 256);
         try {
           const added = await recordOutcomes(deps.db, batch, deps.now(), { owner, id: cycle });

@@ -69,6 +69,12 @@ export interface WebhookReceiverDeps {
   onQueued: () => void;
   /** Most requests one group commit carries (default 512). */
   maxBatch?: number;
+  /**
+   * Least time between the starts of two group commits, in ms (default 3). Each commit is an
+   * fsync that holds the event loop; spacing them lets a busy stream share one, while a lone
+   * request after a quiet spell still commits on the next turn of the loop.
+   */
+  commitGapMs?: number;
 }
 
 /** What one request asks of the batch: the token to resolve and, when it parsed, the event to store. */
@@ -121,16 +127,20 @@ function judge(deps: WebhookReceiverDeps, raw: string, signature: string | undef
  * Group commit. Requests arriving together share one token lookup and one transaction: their dedupe
  * keys and alerts are written with multi-row inserts, and every request is answered only after
  * the transaction holding its rows has committed (with synchronous=FULL, after the fsync). While a
- * batch commits, the next one gathers; a lone request waits only for the next turn of the loop.
+ * batch commits, the next one gathers; commits start at least `commitGapMs` apart, so a lone
+ * request waits at most that long (and only for the next turn of the loop after a quiet spell).
  */
 class IngestBatcher {
   private pending: Pending[] = [];
   private flushing = false;
   private scheduled = false;
   private readonly maxBatch: number;
+  private readonly commitGapMs: number;
+  private lastCommitAt = -Infinity;
 
   constructor(private readonly deps: WebhookReceiverDeps) {
     this.maxBatch = deps.maxBatch ?? 512;
+    this.commitGapMs = deps.commitGapMs ?? 3;
   }
 
   submit(tokenHash: string, verdict: Verdict): Promise<Outcome> {
@@ -143,15 +153,19 @@ class IngestBatcher {
   private kick(): void {
     if (this.flushing || this.scheduled || this.pending.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => {
+    const run = () => {
       this.scheduled = false;
       void this.flush();
-    });
+    };
+    const wait = this.lastCommitAt + this.commitGapMs - performance.now();
+    if (wait > 0 && this.pending.length < this.maxBatch) setTimeout(run, wait);
+    else setImmediate(run);
   }
 
   private async flush(): Promise<void> {
     if (this.flushing) return;
     this.flushing = true;
+    this.lastCommitAt = performance.now();
     const batch = this.pending.splice(0, this.maxBatch);
     try {
       await this.process(batch);
