@@ -13,13 +13,39 @@ export function pickLanguage(code: string | null | undefined): Language {
 
 /** Loads the Fluent files from `locales/`. Variables are inserted without Unicode isolation marks. */
 export function createI18n<C extends Context>(directory: string, negotiate: (ctx: C) => string | undefined | Promise<string | undefined>): I18n<C> {
-  return new I18n<C>({
+  const i18n = new I18n<C>({
     defaultLocale: "en",
     directory,
     useSession: false,
     fluentBundleOptions: { useIsolating: false },
     localeNegotiator: negotiate,
   });
+  rememberBundleMatches(i18n.fluent as unknown as BundleMatcher);
+  return i18n;
+}
+
+interface BundleMatcher {
+  matchBundles(locales: string[]): unknown;
+}
+
+/**
+ * Fluent negotiates the language again on every translation (parsing locale tags, comparing them
+ * with every bundle), which is most of the cost of a short message. The bundles are all loaded at
+ * start and never change, so the answer for a locale is remembered.
+ */
+function rememberBundleMatches(fluent: BundleMatcher): void {
+  const match = fluent.matchBundles.bind(fluent);
+  const known = new Map<string, unknown>();
+  fluent.matchBundles = (locales) => {
+    const key = locales.join("\n");
+    let bundles = known.get(key);
+    if (bundles === undefined) {
+      bundles = match(locales);
+      // Locales come from our own short list, but the map stays bounded whatever is passed.
+      if (known.size < 64) known.set(key, bundles);
+    }
+    return bundles;
+  };
 }
 
 export type Vars = Record<string, string | number>;
