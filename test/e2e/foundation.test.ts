@@ -84,6 +84,25 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     expect(metrics).toContain("process_resident_memory_bytes");
     expect(metrics).toMatch(/http_requests_total\{route="\/healthz",status="200"\} 1/);
   });
+
+  it("refuses a POST body over 1 MiB, declared or chunked, with 413 before any handler runs", async () => {
+    const big = JSON.stringify({ update_id: 1, pad: "x".repeat(1024 * 1024) });
+    const declared = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json" }, body: big });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({ error: "body too large" });
+    // Streamed without a Content-Length (Transfer-Encoding: chunked): counted while it arrives.
+    const chunks = [big.slice(0, 600_000), big.slice(600_000)];
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    const chunked = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(world.fake.calls.filter((c) => c.method === "sendMessage")).toHaveLength(0);
+  });
 });
 
 describe("webhook mode", () => {
