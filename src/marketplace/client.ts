@@ -16,6 +16,7 @@ import type { Paged } from "./schemas/paged";
 import { balanceSchema, depositAddressSchema, ledgerEntrySchema } from "./schemas/wallet";
 import type { Balance, DepositAddress, LedgerEntry } from "./schemas/wallet";
 import { createTransport } from "./transport";
+import { fetchExchange, nodeExchange } from "./http-exchange";
 import type { MarketplaceCallInfo, RequestSpec } from "./transport";
 
 export interface MarketplaceClientOptions {
@@ -29,6 +30,7 @@ export interface MarketplaceClientOptions {
   maxRetries?: number;
   /** Base of the exponential, fully jittered backoff, capped at 5 s per wait. Default 300. Retry-After (up to 30 s) overrides it. */
   backoffBaseMs?: number;
+  /** A fetch function to send requests through (tests script one); default: Node's http/https with keep-alive. */
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   /** Called after every attempt (metrics, logs); never receives the key. Must not throw. */
@@ -130,7 +132,7 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Mark
     timeoutMs: options.timeoutMs ?? 10_000,
     maxRetries: options.maxRetries ?? 3,
     backoffBaseMs: options.backoffBaseMs ?? 300,
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    exchange: options.fetch ? fetchExchange(options.fetch) : nodeExchange,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     ...(options.onCall ? { onCall: options.onCall } : {}),
     random: options.random ?? Math.random,

@@ -8,6 +8,7 @@ import { MarketplaceError, errorFromResponse } from "./errors";
 import type { MarketplaceErrorKind } from "./errors";
 import { isRetryable, parseRetryAfter, retryDelayMs } from "./retry-policy";
 import type { RetryPolicy } from "./retry-policy";
+import type { Exchange } from "./http-exchange";
 
 /** What `onCall` receives for every attempt: enough for metrics and logs, never the key or a body. */
 export interface MarketplaceCallInfo {
@@ -27,7 +28,7 @@ export interface TransportOptions {
   timeoutMs: number;
   maxRetries: number;
   backoffBaseMs: number;
-  fetch: typeof fetch;
+  exchange: Exchange;
   sleep: (ms: number) => Promise<void>;
   onCall?: (info: MarketplaceCallInfo) => void;
   random: () => number;
@@ -71,46 +72,33 @@ export function createTransport(options: TransportOptions): Transport {
     return `${baseUrl}${spec.path}${query ? `?${query}` : ""}`;
   }
 
-  function headersFor(spec: RequestSpec): Headers {
-    const headers = new Headers({ Accept: "application/json", ...spec.headers });
-    if (spec.body !== undefined) headers.set("Content-Type", "application/json");
+  function headersFor(spec: RequestSpec): Record<string, string> {
+    const headers: Record<string, string> = { Accept: "application/json", ...spec.headers };
+    if (spec.body !== undefined) headers["Content-Type"] = "application/json";
     if (spec.authenticated) {
       const key = options.apiKey?.();
       if (!key) {
         throw new MarketplaceError({ kind: "unauthorized", method: spec.method, path: spec.path, detail: "no API key is configured for this marketplace client" });
       }
-      headers.set("X-Api-Key", key);
+      headers["X-Api-Key"] = key;
     }
     return headers;
   }
 
   /** One attempt, body read included, under its own timeout. */
-  async function attempt(spec: RequestSpec, url: string, headers: Headers): Promise<Outcome> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+  async function attempt(spec: RequestSpec, url: string, headers: Record<string, string>): Promise<Outcome> {
     const fail = (kind: MarketplaceErrorKind, detail: string): Outcome => ({
       ok: false,
       error: new MarketplaceError({ kind, method: spec.method, path: spec.path, detail: redact(detail) }),
     });
-    try {
-      const response = await options.fetch(url, {
-        method: spec.method,
-        headers,
-        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        signal: controller.signal,
-      });
-      const text = await response.text();
-      if (response.ok) return { ok: true, status: response.status, text };
-      const retryAfterMs = parseRetryAfter(response.headers.get("Retry-After"), options.now());
-      const error = errorFromResponse({ method: spec.method, path: spec.path, status: response.status, bodyText: redact(text), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
-      return { ok: false, error };
-    } catch (cause) {
-      if (controller.signal.aborted) return fail("timeout", `no answer within ${options.timeoutMs} ms`);
-      // Only the cause's message is kept: a custom fetch could put anything in its error object.
-      return fail("network", cause instanceof Error ? cause.message + (cause.cause instanceof Error ? ` (${cause.cause.message})` : "") : String(cause));
-    } finally {
-      clearTimeout(timer);
-    }
+    const result = await options.exchange({ method: spec.method, url, headers, ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }), timeoutMs: options.timeoutMs });
+    if (result.kind === "timeout") return fail("timeout", `no answer within ${options.timeoutMs} ms`);
+    if (result.kind === "network") return fail("network", result.message);
+    const { status, text } = result;
+    if (status >= 200 && status < 300) return { ok: true, status, text };
+    const retryAfterMs = parseRetryAfter(result.retryAfter, options.now());
+    const error = errorFromResponse({ method: spec.method, path: spec.path, status, bodyText: redact(text), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    return { ok: false, error };
   }
 
   /** Hides the key should a server or a fetch error ever echo it back. */
