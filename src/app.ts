@@ -10,6 +10,7 @@ import { parseConfig, dataDirectory, type Config } from "./config";
 import { createLogger, SecretScrubber, type Logger } from "./logger";
 import { migrateToLatest, openDatabase } from "./db/connection";
 import type { Database } from "./db/schema";
+import { WriteBatcher } from "./db/write-batcher";
 import { reencryptCredentials } from "./db/repos/credentials";
 import { SecretBox } from "./security/secret-box";
 import { loadOrCreateSecretKey } from "./security/secret-key-file";
@@ -158,6 +159,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const deps: BotDeps = {
     config,
     db,
+    writes: new WriteBatcher(db),
     logger,
     box,
     metrics,

@@ -3,6 +3,7 @@ import type { Context } from "grammy";
 import type { Kysely } from "kysely";
 import type { Config } from "../config";
 import type { Database } from "../db/schema";
+import type { WriteBatcher } from "../db/write-batcher";
 import type { User } from "../db/repos/users";
 import type { Logger } from "../logger";
 import type { MarketplaceClient } from "../marketplace";
@@ -15,6 +16,8 @@ import type { OptionsCache } from "./options-cache";
 export interface BotDeps {
   config: Config;
   db: Kysely<Database>;
+  /** Small writes of concurrent updates committed together (see WriteBatcher). */
+  writes: WriteBatcher;
   logger: Logger;
   box: SecretBox;
   metrics: Metrics;

@@ -1,6 +1,6 @@
 import type { Composer } from "grammy";
 import { InlineKeyboard } from "grammy";
-import { clearFlow, getFlow, setFlow, type FlowState } from "../db/repos/flows";
+import { deleteFlow, flowExists, getFlow, setFlow, type FlowState } from "../db/repos/flows";
 import type { BotContext } from "./context";
 
 /**
@@ -19,12 +19,16 @@ export function answerButton(keyboard: InlineKeyboard, label: string, value: str
   return keyboard.text(label, `a:${value}`);
 }
 
+/** Saved (committed) before the question is asked; concurrent updates share the commit. */
 export async function startFlow(ctx: BotContext, flow: string, step: string, data: Record<string, unknown>): Promise<void> {
-  await setFlow(ctx.deps.db, ctx.account.telegram_id, { flow, step, data }, ctx.deps.now());
+  const now = ctx.deps.now();
+  await ctx.deps.writes.run((db) => setFlow(db, ctx.account.telegram_id, { flow, step, data }, now));
 }
 
 export async function endFlow(ctx: BotContext): Promise<boolean> {
-  return clearFlow(ctx.deps.db, ctx.account.telegram_id);
+  // Most commands end a flow that does not exist: a read is far cheaper than a write.
+  if (!(await flowExists(ctx.deps.db, ctx.account.telegram_id))) return false;
+  return ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id));
 }
 
 export async function currentFlow(ctx: BotContext): Promise<FlowState | null> {

@@ -48,7 +48,10 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     if (!ctx.from || !ctx.chat) return next();
     // Read first: most updates come from known, active users, and a write (an fsync) per update is costly.
     const known = await findUser(ctx.deps.db, ctx.from.id);
-    const account = known && known.active === 1 && known.chat_id === ctx.chat.id ? known : await upsertUser(ctx.deps.db, ctx.from.id, ctx.chat.id, ctx.deps.now());
+    const { id } = ctx.from;
+    const chatId = ctx.chat.id;
+    const now = ctx.deps.now();
+    const account = known && known.active === 1 && known.chat_id === chatId ? known : await ctx.deps.writes.run((db) => upsertUser(db, id, chatId, now));
     ctx.account = account;
     ctx.lang = pickLanguage(account.language ?? ctx.from.language_code);
     ctx.tr = translatorFor(ctx.deps.i18n, ctx.lang);

@@ -29,10 +29,11 @@ export async function setFlow(db: Kysely<Database>, telegramId: number, state: F
     .execute();
 }
 
-export async function clearFlow(db: Kysely<Database>, telegramId: number): Promise<boolean> {
-  // Most commands end a flow that does not exist: a read is far cheaper than a write transaction.
-  const exists = await db.selectFrom("flows").select("telegram_id").where("telegram_id", "=", telegramId).executeTakeFirst();
-  if (!exists) return false;
+export async function flowExists(db: Kysely<Database>, telegramId: number): Promise<boolean> {
+  return (await db.selectFrom("flows").select("telegram_id").where("telegram_id", "=", telegramId).executeTakeFirst()) !== undefined;
+}
+
+export async function deleteFlow(db: Kysely<Database>, telegramId: number): Promise<boolean> {
   const result = await db.deleteFrom("flows").where("telegram_id", "=", telegramId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -1,0 +1,85 @@
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "./schema";
+import { isPostgres } from "./dialect";
+
+type Write<T> = (db: Kysely<Database> | Transaction<Database>) => Promise<T>;
+
+interface Queued {
+  write: Write<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Group commit for the small writes of concurrent updates (a guided flow's step, a new user): on
+ * SQLite with synchronous=FULL every commit is an fsync that holds the event loop, so the writes
+ * asked for in one turn of the loop share one transaction. Each caller's promise settles only
+ * after the transaction holding its write has committed, exactly as a commit of its own would.
+ * A write must touch the database only (no network inside). If the shared transaction fails,
+ * every write is retried in a transaction of its own, so one bad write never fails its neighbours.
+ * On PostgreSQL each write runs at once on the pool (commits there do not hold the event loop).
+ */
+export class WriteBatcher {
+  private queue: Queued[] = [];
+  private scheduled = false;
+  private running = false;
+  private readonly direct: boolean;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly maxBatch = 128,
+  ) {
+    this.direct = isPostgres(db);
+  }
+
+  run<T>(write: Write<T>): Promise<T> {
+    if (this.direct) return write(this.db);
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.scheduled || this.running || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.running = true;
+    const batch = this.queue.splice(0, this.maxBatch);
+    try {
+      if (batch.length === 1) {
+        await this.alone(batch[0]!);
+        return;
+      }
+      let results: unknown[];
+      try {
+        results = await this.db.transaction().execute(async (trx) => {
+          const out: unknown[] = [];
+          for (const item of batch) out.push(await item.write(trx));
+          return out;
+        });
+      } catch {
+        for (const item of batch) await this.alone(item);
+        return;
+      }
+      batch.forEach((item, index) => item.resolve(results[index]));
+    } finally {
+      this.running = false;
+      this.kick();
+    }
+  }
+
+  private async alone(item: Queued): Promise<void> {
+    try {
+      item.resolve(await this.db.transaction().execute((trx) => item.write(trx)));
+    } catch (error) {
+      item.reject(error);
+    }
+  }
+}
