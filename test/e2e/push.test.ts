@@ -133,8 +133,10 @@ describe("pushed alerts", () => {
     const sends = world.fake.calls.slice(before).filter((c) => c.method === "sendMessage");
     expect(sends.filter((c) => c.throttled)).toHaveLength(0);
     expect(sends.filter((c) => askers.includes(Number(c.params.chat_id))).length).toBeGreaterThanOrEqual(20);
+    // No 31 sends within one second (the fake's clock runs 5x fast, so a few ms of loopback jitter
+    // between the sender and the fake read as up to 50 ms here, as in the replicas test).
     const times = sends.map((c) => c.at).sort((a, b) => a - b);
-    for (let i = 0; i + 30 < times.length; i++) expect(times[i + 30]! - times[i]!).toBeGreaterThanOrEqual(1000);
+    for (let i = 0; i + 30 < times.length; i++) expect(times[i + 30]! - times[i]!).toBeGreaterThanOrEqual(950);
   }, 90_000);
 
   it("drains a burst within Telegram's limits: 50 to one chat, 200 over 100 chats, no 429, at most 1/s per chat", async () => {
