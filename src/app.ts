@@ -72,18 +72,6 @@ export function telegramWebhookSecret(secretKey: string): string {
   return createHmac("sha256", Buffer.from(secretKey, "base64")).update("telegram-webhook-secret").digest("base64url");
 }
 
-/** DATABASE_POOL_MAX: PostgreSQL connections per replica (1–100, default 10). */
-function poolMax(value: string | undefined): number {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed >= 1 && parsed <= 100 ? parsed : 10;
-}
-
-/** LEASE_MS: how long a replica's claim on an alert, a user to poll or an order to check lasts (1 s–10 min). */
-function leaseMs(value: string | undefined): number | undefined {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed >= 1_000 && parsed <= 600_000 ? parsed : undefined;
-}
-
 /**
  * The composition root, used by `npm start` and by the tests alike:
  * config → logger → database → marketplace → bot → HTTP server → background jobs.
@@ -114,7 +102,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   }
   const box = new SecretBox(secretKey, config.SECRET_KEY_PREVIOUS);
 
-  const { db, path: dbPath, dialect } = await openDatabase(config.DATABASE_URL, { poolMax: poolMax(options.env.DATABASE_POOL_MAX) });
+  const { db, path: dbPath, dialect } = await openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
   await migrateToLatest(db);
   const rotation = await reencryptCredentials(db, box);
   if (rotation.rotated > 0 || rotation.unreadable > 0) logger.info(rotation, "re-encrypted stored API keys under the current SECRET_KEY");
@@ -153,8 +141,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   }
 
   const i18n = createI18n<BotContext>(LOCALES_DIR, (ctx) => ctx.lang ?? pickLanguage(ctx.from?.language_code));
-  const replicaId = options.env.REPLICA_ID || `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, leaseMs: leaseMs(options.env.LEASE_MS) });
+  const replicaId = config.REPLICA_ID ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }) });
   playground?.attach(push);
   const deps: BotDeps = {
     config,

@@ -101,6 +101,15 @@ export const configSchema = z.object({
   MARKETPLACE_WEBHOOK_SECRET: optionalString,
   MARKETPLACE_WEBHOOK_SIGNATURE_HEADER: z.preprocess((value) => blankToUndefined(value) ?? "x-signature", z.string()),
   NODE_ENV: optionalString,
+  /** PostgreSQL connections per replica. */
+  DATABASE_POOL_MAX: integerInRange(1, 100, 10),
+  /** How long a replica's claim on an alert, a user to poll or an order to check lasts; unset: 30 s for alerts, 60 s for polls and orders. */
+  LEASE_MS: z.preprocess(
+    blankToUndefined,
+    z.coerce.number({ message: "expected a whole number of milliseconds from 1000 to 600000" }).int("expected a whole number of milliseconds from 1000 to 600000").min(1_000, "expected a whole number of milliseconds from 1000 to 600000").max(600_000, "expected a whole number of milliseconds from 1000 to 600000").optional(),
+  ),
+  /** This replica's name in /readyz and /metrics. */
+  REPLICA_ID: z.preprocess(blankToUndefined, z.string().max(100, "expected at most 100 characters").optional()),
 });
 
 export type Config = z.infer<typeof configSchema> & {

@@ -30,6 +30,16 @@ describe("configuration", () => {
     expect(result.problems.join("\n")).not.toContain("hello");
   });
 
+  it("checks the replica settings like every other variable: bad values stop start-up, good ones are read", () => {
+    const bad = parseConfig({ DATABASE_POOL_MAX: "0", LEASE_MS: "soon", REPLICA_ID: "r".repeat(101) });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.problems.map((line) => line.split(":")[0]).sort()).toEqual(["DATABASE_POOL_MAX", "LEASE_MS", "REPLICA_ID"]);
+    const defaults = parseConfig({});
+    expect(defaults.ok && [defaults.config.DATABASE_POOL_MAX, defaults.config.LEASE_MS, defaults.config.REPLICA_ID]).toEqual([10, undefined, undefined]);
+    const set = parseConfig({ DATABASE_POOL_MAX: "25", LEASE_MS: "4000", REPLICA_ID: "bot-2" });
+    expect(set.ok && [set.config.DATABASE_POOL_MAX, set.config.LEASE_MS, set.config.REPLICA_ID]).toEqual([25, 4000, "bot-2"]);
+  });
+
   it("requires PUBLIC_URL in webhook mode", () => {
     const result = parseConfig({ BOT_MODE: "webhook", BOT_TOKEN: "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij" });
     expect(result.ok).toBe(false);
