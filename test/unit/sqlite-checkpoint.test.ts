@@ -26,7 +26,8 @@ describe("SQLite storage", () => {
       expect(await db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).toEqual({ n: 400 });
     } finally {
       await db.destroy();
-      rmSync(dir, { recursive: true, force: true });
+      // The checkpoint worker ends on its own thread and may still be closing its files.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     }
   });
 });

@@ -24,7 +24,8 @@ describe("WriteBatcher on SQLite (group commit of concurrent small writes)", () 
 
   afterEach(async () => {
     await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    // The checkpoint worker ends on its own thread and may still be closing its files.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   });
 
   it("commits the writes of one turn of the loop together, and each caller sees its own result", async () => {
