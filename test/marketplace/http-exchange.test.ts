@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import http from "node:http";
+import net from "node:net";
 import { gzipSync, brotliCompressSync } from "node:zlib";
 import type { AddressInfo } from "node:net";
 import { nodeExchange } from "../../src/marketplace/http-exchange";
@@ -115,6 +116,36 @@ describe("the marketplace's default HTTP exchange (Node http with keep-alive)", 
     expect(await nodeExchange({ method: "GET", url: `http://127.0.0.1:${port}/`, headers: {}, timeoutMs: 2_000 })).toMatchObject({ kind: "network", message: expect.stringContaining("ECONNREFUSED") });
     expect(await nodeExchange({ method: "GET", url: `${a.url}/huge`, headers: {}, timeoutMs: 5_000 })).toMatchObject({ kind: "network", message: expect.stringContaining("larger than") });
     expect(await nodeExchange({ method: "GET", url: "ftp://127.0.0.1/", headers: {}, timeoutMs: 2_000 })).toEqual({ kind: "network", message: "unsupported protocol ftp:" });
+  });
+
+  it("sends a read again once when a kept-alive connection turns out closed, never a write", async () => {
+    // Raw HTTP: the first request on a connection is answered with keep-alive; a second request on
+    // the same connection finds it closed by the server, as after the server's idle timeout.
+    let connections = 0;
+    const raw = net.createServer((socket) => {
+      connections += 1;
+      let requests = 0;
+      socket.on("data", (chunk) => {
+        if (!chunk.toString("latin1").includes("\r\n\r\n")) return;
+        requests += 1;
+        if (requests === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: keep-alive\r\n\r\n{"ok":true}');
+        else socket.destroy();
+      });
+    });
+    const port = await new Promise<number>((resolve) => raw.listen(0, "127.0.0.1", () => resolve((raw.address() as AddressInfo).port)));
+    try {
+      const url = `http://127.0.0.1:${port}/api/v1/orders`;
+      expect(await nodeExchange({ method: "GET", url, headers: {}, timeoutMs: 2_000 })).toMatchObject({ kind: "answer", status: 200 });
+      expect(await nodeExchange({ method: "GET", url, headers: {}, timeoutMs: 2_000 })).toMatchObject({ kind: "answer", status: 200, text: '{"ok":true}' });
+      expect(connections).toBe(2);
+      // A write on a connection found closed is not sent again here (the order POST carries an
+      // Idempotency-Key and the transport's own retry policy decides).
+      const write = await nodeExchange({ method: "POST", url, headers: {}, body: "{}", timeoutMs: 2_000 });
+      expect(write).toMatchObject({ kind: "network" });
+      expect(connections).toBe(2);
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 
   it("is what the client uses when no fetch is given: answers parsed, failures typed, the key never in an error", async () => {
