@@ -163,7 +163,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
-  if (config.BOT_MODE === "webhook") routes.push(registerTelegramWebhook(bot, webhookSecret, logger, { db, replicaId }));
+  if (config.BOT_MODE === "webhook") routes.push(registerTelegramWebhook(bot, webhookSecret, logger, { db, replicaId, writes: deps.writes }));
   if (playground) routes.push(playground.routes);
   const http = createServer({ db, logger, metrics, replicaId, dialect }, routes);
 

@@ -32,8 +32,23 @@ export class WriteBatcher {
     this.direct = isPostgres(db);
   }
 
+  /** Runs a write on its own (PostgreSQL) or in the next shared commit (SQLite). */
   run<T>(write: Write<T>): Promise<T> {
     if (this.direct) return write(this.db);
+    return this.enqueue(write);
+  }
+
+  /**
+   * Runs `work` inside a transaction: a transaction of its own on PostgreSQL, the next shared
+   * commit on SQLite (one writer: the writes of a batch run one after another, each seeing the
+   * ones before it).
+   */
+  transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    if (this.direct) return this.db.transaction().execute(work);
+    return this.enqueue((trx) => work(trx as Transaction<Database>));
+  }
+
+  private enqueue<T>(write: Write<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
       this.kick();

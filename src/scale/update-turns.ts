@@ -1,6 +1,7 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import { isPostgres } from "../db/dialect";
+import type { WriteBatcher } from "../db/write-batcher";
 
 /** First key of the two-key advisory locks taken for chat turns (the second is the chat's hash). */
 const TURN_LOCK_SPACE = 7_340_121;
@@ -22,6 +23,8 @@ export interface TurnOptions {
   /** How long to wait for the turn before handling anyway (an earlier update stuck far too long). */
   maxWaitMs?: number;
   pollMs?: number;
+  /** When given, the turn's writes share commits with other concurrent writes (SQLite). */
+  writes?: WriteBatcher;
 }
 
 export type Turn = { kind: "duplicate" } | { kind: "go"; waitedMs: number; finish(): Promise<void>; abandon(): Promise<void> };
@@ -32,17 +35,21 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
   const pollMs = options.pollMs ?? 15;
   const started = Date.now();
   const now = started;
-  const claimed = await db
-    .insertInto("telegram_updates")
-    .values({ update_id: updateId, chat_id: chatId, owner, lease_until: now + leaseMs, done: 0, received_at: now })
-    .onConflict((oc) =>
-      oc
-        .column("update_id")
-        .doUpdateSet({ owner, lease_until: now + leaseMs })
-        .where("telegram_updates.done", "=", 0)
-        .where("telegram_updates.lease_until", "<", now),
-    )
-    .executeTakeFirst();
+  const batcher = options.writes;
+  const write = <T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> => (batcher ? batcher.run(work) : work(db));
+  const claimed = await write((db) =>
+    db
+      .insertInto("telegram_updates")
+      .values({ update_id: updateId, chat_id: chatId, owner, lease_until: now + leaseMs, done: 0, received_at: now })
+      .onConflict((oc) =>
+        oc
+          .column("update_id")
+          .doUpdateSet({ owner, lease_until: now + leaseMs })
+          .where("telegram_updates.done", "=", 0)
+          .where("telegram_updates.lease_until", "<", now),
+      )
+      .executeTakeFirst(),
+  );
   if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return { kind: "duplicate" };
 
   const renew = () => db.updateTable("telegram_updates").set({ lease_until: Date.now() + leaseMs }).where("update_id", "=", updateId).where("owner", "=", owner).execute();
@@ -54,8 +61,9 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
   // Atomically: no live earlier update of this chat is waiting and none is being handled → ours
   // is marked as being handled (done = 2). The check and the mark run under a per-chat lock
   // (pg_advisory_xact_lock on PostgreSQL; SQLite has one writer), so two replicas cannot both go.
+  const inTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> => (batcher ? batcher.transaction(work) : db.transaction().execute(work));
   const tryGo = () =>
-    db.transaction().execute(async (trx) => {
+    inTransaction(async (trx) => {
       if (pg) await sql`select pg_advisory_xact_lock(${TURN_LOCK_SPACE}::int, hashtext(${String(chatId)}))`.execute(trx);
       const current = Date.now();
       const blocker = await trx
@@ -74,7 +82,7 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
   try {
     while (!(await tryGo())) {
       if (Date.now() - started > maxWaitMs) {
-        await db.updateTable("telegram_updates").set({ done: 2 }).where("update_id", "=", updateId).execute();
+        await write((db) => db.updateTable("telegram_updates").set({ done: 2 }).where("update_id", "=", updateId).execute());
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, pollMs));
@@ -88,12 +96,12 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
     waitedMs: Date.now() - started,
     async finish() {
       stop();
-      await db.updateTable("telegram_updates").set({ done: 1 }).where("update_id", "=", updateId).execute();
+      await write((db) => db.updateTable("telegram_updates").set({ done: 1 }).where("update_id", "=", updateId).execute());
     },
     async abandon() {
       // Handling failed: let a redelivery by Telegram try again at once.
       stop();
-      await db.deleteFrom("telegram_updates").where("update_id", "=", updateId).where("owner", "=", owner).execute();
+      await write((db) => db.deleteFrom("telegram_updates").where("update_id", "=", updateId).where("owner", "=", owner).execute());
     },
   };
 }

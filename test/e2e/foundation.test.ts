@@ -131,3 +131,39 @@ describe("webhook mode", () => {
     expect(String(sent[0]!.params.text)).toContain("/connect");
   });
 });
+
+describe("webhook mode, many updates at once", () => {
+  let world: World;
+  afterEach(async () => {
+    await world.stop();
+  });
+
+  it("handles the updates of three chats arriving together in order per chat and once each, also when one is redelivered", async () => {
+    world = await startWorld({ env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" } });
+    const secret = telegramWebhookSecret(world.env.SECRET_KEY!);
+    const chats = [301, 302, 303];
+    for (const id of chats) world.fake.sendText({ id, firstName: "W", languageCode: "en" }, "hello");
+    const updates = chats.flatMap((id, c) =>
+      Array.from({ length: 5 }, (_, i) => {
+        const text = `/step${i}`;
+        return { update_id: 1_000 + c * 10 + i, message: { message_id: 100 + i, date: 0, chat: { id, type: "private", first_name: "W" }, from: { id, is_bot: false, first_name: "W", language_code: "en" }, text, entities: [{ type: "bot_command", offset: 0, length: text.length }] } };
+      }),
+    );
+    const post = (update: unknown) => fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(update) });
+    // The three chats at once, each chat's updates one after another as Telegram sends them; then a
+    // redelivery of one already handled (Telegram retries when an answer was late).
+    const answers = await Promise.all(chats.map(async (_, c) => {
+      const statuses = [];
+      for (const update of updates.slice(c * 5, c * 5 + 5)) statuses.push((await post(update)).status);
+      return statuses;
+    }));
+    expect(answers.flat()).toEqual(Array.from({ length: 15 }, () => 200));
+    expect((await post(updates[7])).status).toBe(200);
+    for (const id of chats) {
+      const replies = world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === id).map((call) => /\/(step\d)/.exec(String(call.params.text))?.[1]);
+      expect(replies).toEqual(["step0", "step1", "step2", "step3", "step4"]);
+    }
+    const turns = await world.app.db.selectFrom("telegram_updates").select(["update_id", "done"]).orderBy("update_id").execute();
+    expect(turns).toEqual(updates.map((update) => ({ update_id: update.update_id, done: 1 })));
+  });
+});

@@ -5,6 +5,7 @@ import type { Kysely } from "kysely";
 import type { Update } from "grammy/types";
 import type { BotContext } from "../../bot/context";
 import type { Database } from "../../db/schema";
+import type { WriteBatcher } from "../../db/write-batcher";
 import type { Logger } from "../../logger";
 import { takeTurn } from "../../scale/update-turns";
 import type { ServerEnv } from "../create-server";
@@ -20,6 +21,8 @@ export interface TelegramWebhookShared {
   db: Kysely<Database>;
   /** This replica's id (owner of the update leases). */
   replicaId: string;
+  /** Shared commits for the turns' writes (SQLite). */
+  writes?: WriteBatcher;
 }
 
 /** The chat an update belongs to (its turn queue); 0 for the few chat-less kinds. */
@@ -40,7 +43,7 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
       await bot.handleUpdate(update);
       return;
     }
-    const turn = await takeTurn(shared.db, update.update_id, chatId, shared.replicaId);
+    const turn = await takeTurn(shared.db, update.update_id, chatId, shared.replicaId, shared.writes ? { writes: shared.writes } : {});
     if (turn.kind === "duplicate") {
       logger.info({ updateId: update.update_id }, "Telegram update already taken (redelivery); acknowledged, not handled again");
       return;
