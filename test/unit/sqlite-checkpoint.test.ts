@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeDatabaseDir } from "../kit/temp-dir";
 import { describe, expect, it } from "vitest";
 import { migrateToLatest, openDatabase } from "../../src/db/connection";
 import { upsertUser } from "../../src/db/repos/users";
@@ -26,8 +27,7 @@ describe("SQLite storage", () => {
       expect(await db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).toEqual({ n: 400 });
     } finally {
       await db.destroy();
-      // The checkpoint worker ends on its own thread and may still be closing its files.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+      await removeDatabaseDir(dir);
     }
   });
 });

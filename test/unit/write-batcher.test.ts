@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
+import { removeDatabaseDir } from "../kit/temp-dir";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Kysely } from "kysely";
 import { migrateToLatest, openDatabase } from "../../src/db/connection";
@@ -24,8 +25,7 @@ describe("WriteBatcher on SQLite (group commit of concurrent small writes)", () 
 
   afterEach(async () => {
     await db.destroy();
-    // The checkpoint worker ends on its own thread and may still be closing its files.
-    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    await removeDatabaseDir(dir);
   });
 
   it("commits the writes of one turn of the loop together, and each caller sees its own result", async () => {
