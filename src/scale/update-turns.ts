@@ -1,7 +1,7 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { isPostgres } from "../db/dialect";
-import type { WriteBatcher } from "../db/write-batcher";
+import { WriteBatcher } from "../db/write-batcher";
 
 /** First key of the two-key advisory locks taken for chat turns (the second is the chat's hash). */
 const TURN_LOCK_SPACE = 7_340_121;
@@ -23,7 +23,7 @@ export interface TurnOptions {
   /** How long to wait for the turn before handling anyway (an earlier update stuck far too long). */
   maxWaitMs?: number;
   pollMs?: number;
-  /** When given, the turn's writes share commits with other concurrent writes (SQLite). */
+  /** The app's batcher, so the turn's writes share commits with other concurrent writes (SQLite); default: one of its own. */
   writes?: WriteBatcher;
 }
 
@@ -35,9 +35,8 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
   const pollMs = options.pollMs ?? 15;
   const started = Date.now();
   const now = started;
-  const batcher = options.writes;
-  const write = <T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> => (batcher ? batcher.run(work) : work(db));
-  const claimed = await write((db) =>
+  const writes = options.writes ?? new WriteBatcher(db);
+  const claimed = await writes.run((db) =>
     db
       .insertInto("telegram_updates")
       .values({ update_id: updateId, chat_id: chatId, owner, lease_until: now + leaseMs, done: 0, received_at: now })
@@ -61,9 +60,8 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
   // Atomically: no live earlier update of this chat is waiting and none is being handled → ours
   // is marked as being handled (done = 2). The check and the mark run under a per-chat lock
   // (pg_advisory_xact_lock on PostgreSQL; SQLite has one writer), so two replicas cannot both go.
-  const inTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> => (batcher ? batcher.transaction(work) : db.transaction().execute(work));
   const tryGo = () =>
-    inTransaction(async (trx) => {
+    writes.transaction(async (trx) => {
       if (pg) await sql`select pg_advisory_xact_lock(${TURN_LOCK_SPACE}::int, hashtext(${String(chatId)}))`.execute(trx);
       const current = Date.now();
       const blocker = await trx
@@ -82,7 +80,7 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
   try {
     while (!(await tryGo())) {
       if (Date.now() - started > maxWaitMs) {
-        await write((db) => db.updateTable("telegram_updates").set({ done: 2 }).where("update_id", "=", updateId).execute());
+        await writes.run((db) => db.updateTable("telegram_updates").set({ done: 2 }).where("update_id", "=", updateId).execute());
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, pollMs));
@@ -96,12 +94,12 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
     waitedMs: Date.now() - started,
     async finish() {
       stop();
-      await write((db) => db.updateTable("telegram_updates").set({ done: 1 }).where("update_id", "=", updateId).execute());
+      await writes.run((db) => db.updateTable("telegram_updates").set({ done: 1 }).where("update_id", "=", updateId).execute());
     },
     async abandon() {
       // Handling failed: let a redelivery by Telegram try again at once.
       stop();
-      await write((db) => db.deleteFrom("telegram_updates").where("update_id", "=", updateId).where("owner", "=", owner).execute());
+      await writes.run((db) => db.deleteFrom("telegram_updates").where("update_id", "=", updateId).where("owner", "=", owner).execute());
     },
   };
 }

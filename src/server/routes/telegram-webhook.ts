@@ -22,7 +22,7 @@ export interface TelegramWebhookShared {
   /** This replica's id (owner of the update leases). */
   replicaId: string;
   /** Shared commits for the turns' writes (SQLite). */
-  writes?: WriteBatcher;
+  writes: WriteBatcher;
 }
 
 /** The chat an update belongs to (its turn queue); 0 for the few chat-less kinds. */
@@ -43,7 +43,7 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
       await bot.handleUpdate(update);
       return;
     }
-    const turn = await takeTurn(shared.db, update.update_id, chatId, shared.replicaId, shared.writes ? { writes: shared.writes } : {});
+    const turn = await takeTurn(shared.db, update.update_id, chatId, shared.replicaId, { writes: shared.writes });
     if (turn.kind === "duplicate") {
       logger.info({ updateId: update.update_id }, "Telegram update already taken (redelivery); acknowledged, not handled again");
       return;
