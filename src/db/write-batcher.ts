@@ -2,6 +2,17 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database } from "./schema";
 import { isPostgres } from "./dialect";
 
+/**
+ * When the next group commit runs: on the next turn of the loop, or, while the last commit
+ * started less than `gapMs` ago and the batch is not full yet, once that gap has passed (so a
+ * steady stream of writes shares commits instead of paying one fsync each).
+ */
+export function scheduleCommit(lastCommitAt: number, gapMs: number, full: boolean, run: () => void): void {
+  const wait = lastCommitAt + gapMs - performance.now();
+  if (wait > 0 && !full) setTimeout(run, wait);
+  else setImmediate(run);
+}
+
 type Write<T> = (db: Kysely<Database> | Transaction<Database>) => Promise<T>;
 
 interface Queued {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { FollowerDeps } from "./order-follower";
 import type { Database } from "../db/schema";
+import { scheduleCommit } from "../db/write-batcher";
 import { markKeyBroken, openApiKey, type Credential } from "../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
 import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey } from "./alerts";
@@ -314,8 +315,7 @@ export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, 
     writing ??= (async () => {
       // Let the outcomes finishing in this turn of the loop, and up to commitGapMs after the last
       // commit, join the same commit.
-      const wait = lastCommitAt + commitGapMs - performance.now();
-      await new Promise((resolve) => (wait > 0 && pending.length < 256 ? setTimeout(resolve, wait) : setImmediate(resolve)));
+      await new Promise<void>((resolve) => scheduleCommit(lastCommitAt, commitGapMs, pending.length >= 256, resolve));
       while (pending.length > 0) {
         lastCommitAt = performance.now();
         const batch = pending.splice(0, 256);

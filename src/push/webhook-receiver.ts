@@ -9,6 +9,7 @@ import { pickLanguage, translatorFor } from "../bot/i18n";
 import type { Logger } from "../logger";
 import type { ServerEnv } from "../server/create-server";
 import { settlementAlert, settlementKey, type FinalState, type OrderFacts, type Recipient, type Translations } from "./alerts";
+import { scheduleCommit } from "../db/write-batcher";
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 
@@ -153,13 +154,10 @@ class IngestBatcher {
   private kick(): void {
     if (this.flushing || this.scheduled || this.pending.length === 0) return;
     this.scheduled = true;
-    const run = () => {
+    scheduleCommit(this.lastCommitAt, this.commitGapMs, this.pending.length >= this.maxBatch, () => {
       this.scheduled = false;
       void this.flush();
-    };
-    const wait = this.lastCommitAt + this.commitGapMs - performance.now();
-    if (wait > 0 && this.pending.length < this.maxBatch) setTimeout(run, wait);
-    else setImmediate(run);
+    });
   }
 
   private async flush(): Promise<void> {
