@@ -130,13 +130,6 @@ describe("webhook mode", () => {
     expect(sent.length).toBe(1);
     expect(String(sent[0]!.params.text)).toContain("/connect");
   });
-});
-
-describe("webhook mode, many updates at once", () => {
-  let world: World;
-  afterEach(async () => {
-    await world.stop();
-  });
 
   it("handles the updates of three chats arriving together in order per chat and once each, also when one is redelivered", async () => {
     world = await startWorld({ env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" } });
