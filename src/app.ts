@@ -17,7 +17,7 @@ import { loadOrCreateSecretKey } from "./security/secret-key-file";
 import { Metrics } from "./metrics";
 import { createMarketplaceClient } from "./marketplace";
 import { projectRoot } from "./paths";
-import { createBot, registerCommands } from "./bot/create-bot";
+import { createBot, pollingRunnerOptions, registerCommands, telegramTimeouts, type TelegramTimeouts } from "./bot/create-bot";
 import type { BotContext, BotDeps } from "./bot/context";
 import { createI18n, pickLanguage } from "./bot/i18n";
 import { OptionsCache } from "./bot/options-cache";
@@ -26,6 +26,7 @@ import { registerTelegramWebhook } from "./server/routes/telegram-webhook";
 import { startPush, type PushHandle } from "./push";
 import { startEmbeddedSandbox, type EmbeddedSandbox } from "./embedded-sandbox";
 import { startPlayground, type PlaygroundHandle } from "./playground";
+import { urlHost } from "./listen-address";
 import type { Hono } from "hono";
 import type { DestinationStream } from "pino";
 import { startLeaderElection, type LeaderHandle } from "./scale/leader";
@@ -47,6 +48,8 @@ export interface AppOptions {
   perChatMinTimeMs?: number;
   /** Marketplace client retry back-off base (tests use small values). */
   marketplaceBackoffMs?: number;
+  /** Bot API request and long-poll timeouts (tests shorten them). */
+  telegramTimeouts?: Partial<TelegramTimeouts>;
 }
 
 export interface App {
@@ -113,10 +116,12 @@ export async function startApp(options: AppOptions): Promise<App> {
   let sandbox: EmbeddedSandbox | null = null;
   let marketplaceUrl = config.MARKETPLACE_URL;
   if (!marketplaceUrl) {
-    sandbox = await startEmbeddedSandbox();
+    // Kept beside a file database so a restart keeps the demo key a playground user linked.
+    sandbox = await startEmbeddedSandbox({ stateFile: config.DATABASE_URL.startsWith("file:") ? join(dataDirectory(config), "sandbox-state.json") : null });
     stops.push(() => sandbox!.stop());
     marketplaceUrl = sandbox.url;
-    logger.info({ marketplace: marketplaceUrl, demoApiKeyEnding: sandbox.demoApiKey.slice(-4) }, "using the embedded sandbox marketplace (no real TRX)");
+    logger.info({ marketplace: marketplaceUrl, demoApiKeyEnding: sandbox.demoApiKey.slice(-4), stateFile: sandbox.stateFile, restored: sandbox.restored }, "using the embedded sandbox marketplace (no real TRX)");
+    if (sandbox.restoreProblem) logger.warn({ stateFile: sandbox.stateFile, problem: sandbox.restoreProblem }, "the saved sandbox state could not be read: moved it aside and started a fresh sandbox (new demo key)");
   } else {
     logger.info({ marketplace: marketplaceUrl }, "using the marketplace at MARKETPLACE_URL");
   }
@@ -143,7 +148,6 @@ export async function startApp(options: AppOptions): Promise<App> {
   const i18n = createI18n<BotContext>(LOCALES_DIR, (ctx) => ctx.lang ?? pickLanguage(ctx.from?.language_code));
   const replicaId = config.REPLICA_ID ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }) });
-  playground?.attach(push);
   const deps: BotDeps = {
     config,
     db,
@@ -159,14 +163,17 @@ export async function startApp(options: AppOptions): Promise<App> {
     followOrder: (telegramId, orderId) => push.followOrder(telegramId, orderId),
     onLinked: (telegramId) => push.primeNotifications(telegramId),
   };
-  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs });
+  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts });
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
-  if (config.BOT_MODE === "webhook") routes.push(registerTelegramWebhook(bot, webhookSecret, logger, { db, replicaId, writes: deps.writes }));
+  const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { db, replicaId, writes: deps.writes }) : null;
+  if (telegramWebhook) routes.push(telegramWebhook.register);
   if (playground) routes.push(playground.routes);
   const http = createServer({ db, logger, metrics, replicaId, dialect }, routes);
 
+  // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
+  await bot.init();
   const host = config.HOST ?? (config.playground ? "127.0.0.1" : "0.0.0.0");
   const server: ServerType = await new Promise((resolve) => {
     const started = serve({ fetch: http.fetch, port: config.PORT, hostname: host }, () => resolve(started));
@@ -177,7 +184,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   nodeServer.headersTimeout = 10_000;
   nodeServer.keepAliveTimeout = 5_000;
   const address = server.address() as AddressInfo;
-  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${address.port}`;
+  const url = `http://${urlHost(host)}:${address.port}`;
+  playground?.attach({ push, db, now, selfUrl: url, publicUrl: config.PUBLIC_URL ?? null });
   stops.push(
     () =>
       new Promise<void>((resolve) => {
@@ -186,11 +194,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       }),
   );
 
-  await bot.init();
   let runner: RunnerHandle | null = null;
   let leadership: LeaderHandle | null = null;
   if (config.BOT_MODE === "webhook") {
-    await bot.api.setWebhook(`${config.PUBLIC_URL}/telegram`, { secret_token: webhookSecret, allowed_updates: ["message", "callback_query", "my_chat_member"] });
+    await bot.api.setWebhook(`${config.PUBLIC_URL}/telegram`, { secret_token: webhookSecret, allowed_updates: ["message", "edited_message", "callback_query", "my_chat_member"] });
     logger.info({ url: `${config.PUBLIC_URL}/telegram` }, "webhook mode: Telegram posts updates to /telegram");
   } else {
     // Exactly one replica calls getUpdates: the holder of the polling lease; another takes over
@@ -204,7 +211,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       renewMs: 2_500,
       onLead: async () => {
         await bot.api.deleteWebhook().catch((error: unknown) => logger.warn({ err: error }, "deleteWebhook failed"));
-        runner = run(bot, { runner: { fetch: { allowed_updates: ["message", "callback_query", "my_chat_member"] } } });
+        runner = run(bot, { runner: pollingRunnerOptions(telegramTimeouts(options.telegramTimeouts), ["message", "edited_message", "callback_query", "my_chat_member"]) });
         logger.info("long polling started");
       },
       onLose: async () => {
@@ -241,6 +248,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       stopped = true;
       logger.debug("stopping: long polling");
       await leadership?.stop();
+      if (telegramWebhook) {
+        logger.debug("stopping: Telegram updates being handled (at most 5 s)");
+        if (!(await telegramWebhook.drain(5_000))) logger.warn("stopping with Telegram updates still being handled; Telegram will redeliver them");
+      }
       logger.debug("stopping: pushed alerts (draining the outbox for a few seconds)");
       await push.stop();
       logger.debug("stopping: HTTP server and embedded services");

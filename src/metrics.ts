@@ -38,6 +38,7 @@ function renderLabels(labels: Labels): string {
 export class Metrics {
   readonly updates = new Counter("bot_updates_handled_total", "Telegram updates handled, by type and outcome");
   readonly apiCalls = new Counter("marketplace_api_calls_total", "Marketplace API calls, by method, route and outcome");
+  readonly telegramCalls = new Counter("telegram_api_calls_total", "Telegram Bot API requests made by the bot, by method and outcome (ok, error)");
   readonly httpRequests = new Counter("http_requests_total", "HTTP requests served, by route and status");
   readonly alerts = new Counter("alerts_total", "Pushed alerts, by outcome");
   private readonly gauges = new Map<string, { help: string; read: () => number | Promise<number> }>();
@@ -50,7 +51,7 @@ export class Metrics {
   async render(): Promise<string> {
     const memory = process.memoryUsage();
     const cpu = process.cpuUsage();
-    const blocks = [this.updates.render(), this.apiCalls.render(), this.httpRequests.render(), this.alerts.render()];
+    const blocks = [this.updates.render(), this.apiCalls.render(), this.telegramCalls.render(), this.httpRequests.render(), this.alerts.render()];
     for (const [name, gauge] of this.gauges) {
       blocks.push(`# HELP ${name} ${gauge.help}\n# TYPE ${name} gauge\n${name} ${await gauge.read()}`);
     }

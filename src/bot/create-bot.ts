@@ -1,7 +1,8 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { sharedBudgetTransformer } from "../scale/send-budget";
-import { sequentialize } from "@grammyjs/runner";
+import { sequentialize, type RunnerOptions } from "@grammyjs/runner";
+import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "./api-transformers";
 import { Bot, GrammyError, HttpError } from "grammy";
 import { randomBytes } from "node:crypto";
 import type { BotContext, BotDeps } from "./context";
@@ -10,7 +11,7 @@ import { installFlowRouter, type FlowRegistry } from "./flows";
 import { translatorFor, LANGUAGES, pickLanguage } from "./i18n";
 import { loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
 import { rateLimit } from "./middleware/rate-limit";
-import { secretPasteGuard } from "./middleware/secret-paste";
+import { groupKeyGuard, secretPasteGuard } from "./middleware/secret-paste";
 import { COMMANDS, startFeature, unhandledFeature, type MenuActions } from "./features/start";
 import { connectFeature } from "./features/connect";
 import { accountFeature } from "./features/account";
@@ -28,18 +29,55 @@ export interface CreateBotOptions {
   apiRoot: string;
   /** Per-chat minimum spacing of outgoing calls in ms (Telegram tolerates short bursts in private chats). */
   perChatMinTimeMs?: number;
+  /** Bot API timeouts (tests shorten them); see telegramTimeouts. */
+  timeouts?: Partial<TelegramTimeouts>;
+}
+
+export interface TelegramTimeouts {
+  /** How long one Bot API request may take before it is aborted. */
+  requestSeconds: number;
+  /** How long getUpdates asks Telegram to hold an idle poll. */
+  longPollSeconds: number;
+}
+
+/**
+ * The timeouts actually used: the long poll always ends well before the request timeout, so an
+ * idle poll is answered (empty) instead of aborted. An aborted poll is a network error, and the
+ * retries that followed it once left an idle bot deaf for longer and longer.
+ */
+export function telegramTimeouts(given: Partial<TelegramTimeouts> = {}): TelegramTimeouts {
+  const requestSeconds = given.requestSeconds ?? 45;
+  const margin = Math.min(10, Math.max(1, Math.floor(requestSeconds / 2)));
+  return { requestSeconds, longPollSeconds: Math.max(0, Math.min(given.longPollSeconds ?? 30, requestSeconds - margin)) };
+}
+
+/** Runner options for long polling: a failed poll is retried every second, for as long as it takes. */
+export function pollingRunnerOptions(timeouts: TelegramTimeouts, allowedUpdates: NonNullable<RunnerOptions["fetch"]>["allowed_updates"]): RunnerOptions {
+  // The runner's default doubles its wait after each failure (for up to 15 h, then stops polling
+  // for good): after a long outage the bot would answer minutes late, then never.
+  return { fetch: { timeout: timeouts.longPollSeconds, allowed_updates: allowedUpdates }, retryInterval: 1_000, maxRetryTime: Number.MAX_SAFE_INTEGER };
 }
 
 /**
  * Builds the bot: middleware in the order that matters (deps, private chats only, the account,
- * i18n, rate limit, secret-paste guard), then one composer per feature, then the catch-all.
+ * i18n, secret-paste guard, rate limit), then one composer per feature, then the catch-all.
  */
 export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
+  const timeouts = telegramTimeouts(options.timeouts);
   const bot = new Bot<BotContext>(options.token, {
-    client: { apiRoot: options.apiRoot, timeoutSeconds: 20 },
+    client: { apiRoot: options.apiRoot, timeoutSeconds: timeouts.requestSeconds },
   });
-  // Bounded: a few retries, never waiting more than 30 s for a flood wait.
-  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30 }));
+  // Innermost, so every request on the wire is counted, retries included.
+  bot.api.config.use(countApiCalls((method, outcome) => deps.metrics.telegramCalls.inc({ method, outcome })));
+  // Flood waits and 5xx: a few retries, never waiting more than 30 s for a flood wait. Network
+  // errors are rethrown to networkRetry, which bounds them (auto-retry would retry them forever).
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30, rethrowHttpErrors: true }));
+  bot.api.config.use(
+    networkRetry({
+      ...DEFAULT_NETWORK_RETRY,
+      onRetry: ({ method, retry, delayMs, error }) => deps.logger.warn({ method, retry, delayMs, reason: error.message }, "Bot API request failed on the network; retrying"),
+    }),
+  );
   // Replies share Telegram's overall budget with pushed alerts, across every replica.
   bot.api.config.use(sharedBudgetTransformer(deps.db, deps.now));
   bot.api.config.use(
@@ -57,11 +95,13 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   // Updates of one chat are handled in order, also under the concurrent runner.
   bot.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
   bot.use(provideDeps(deps));
+  // Secrets are deleted before anything may drop the update (group answer, rate limit).
+  bot.use(groupKeyGuard());
   bot.use(privateChatsOnly());
   bot.use(loadAccount());
   bot.use(deps.i18n);
-  bot.use(rateLimit());
   bot.use(secretPasteGuard());
+  bot.use(rateLimit());
 
   bot.use(startFeature(menu));
   bot.use(connectFeature(flows, menu));
@@ -69,7 +109,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   bot.use(quoteFeature(flows, menu));
   bot.use(buyFeature(flows, menu, cards));
   bot.use(ordersFeature(menu));
-  bot.use(addressesFeature());
+  bot.use(addressesFeature(flows));
   bot.use(rulesFeature(flows, menu, cards));
   bot.use(walletFeature(menu));
   bot.use(notificationsFeature(menu));

@@ -94,12 +94,30 @@ export async function leasedBy(db: Kysely<Database>, owner: string, now: number)
   return Number(row?.n ?? 0);
 }
 
-export async function markRetry(db: Kysely<Database>, id: number, nextAttemptAt: number, error: string): Promise<void> {
-  await db.updateTable("outbox").set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500), lease_owner: null, lease_until: null, attempts: sql`attempts + 1` }).where("id", "=", id).execute();
+/**
+ * Puts a row back for another attempt later. Like markSent, only the lease holder may when
+ * `owner` is given: a replica whose lease ran out must not overwrite the new holder's outcome
+ * (a sent row turned back to queued would be sent twice). Returns false when the lease was lost.
+ */
+export async function markRetry(db: Kysely<Database>, id: number, nextAttemptAt: number, error: string, owner?: string): Promise<boolean> {
+  const result = await db
+    .updateTable("outbox")
+    .set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500), lease_owner: null, lease_until: null, attempts: sql`attempts + 1` })
+    .where("id", "=", id)
+    .$if(owner !== undefined, (qb) => qb.where("lease_owner", "=", owner!))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
-export async function markDropped(db: Kysely<Database>, id: number, error: string): Promise<void> {
-  await db.updateTable("outbox").set({ status: "dropped", last_error: error.slice(0, 500), lease_owner: null, lease_until: null }).where("id", "=", id).execute();
+/** Gives a row up for good; with `owner`, only while this replica holds its lease (see markRetry). */
+export async function markDropped(db: Kysely<Database>, id: number, error: string, owner?: string): Promise<boolean> {
+  const result = await db
+    .updateTable("outbox")
+    .set({ status: "dropped", last_error: error.slice(0, 500), lease_owner: null, lease_until: null })
+    .where("id", "=", id)
+    .$if(owner !== undefined, (qb) => qb.where("lease_owner", "=", owner!))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Releases a lease without counting an attempt (the chat was not due yet). */

@@ -85,6 +85,53 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     expect(metrics).toMatch(/http_requests_total\{route="\/healthz",status="200"\} 1/);
   });
 
+  it("/metrics lists every metric family, counting Bot API calls by method and outcome", async () => {
+    const user = world.user(110);
+    user.send("/help");
+    await user.nextMessage();
+    const metrics = await (await fetch(`${world.app.url}/metrics`)).text();
+    const families = ["bot_updates_handled_total", "marketplace_api_calls_total", "telegram_api_calls_total", "http_requests_total", "alerts_total", "process_resident_memory_bytes", "nodejs_heap_used_bytes", "process_cpu_seconds_total", "process_uptime_seconds", "replica_info"];
+    for (const family of families) expect(metrics).toMatch(new RegExp(`^# TYPE ${family} (counter|gauge)$`, "m"));
+    expect(metrics).toMatch(/^telegram_api_calls_total\{method="sendMessage",outcome="ok"\} [1-9]/m);
+    expect(metrics).toMatch(/^telegram_api_calls_total\{method="getUpdates",outcome="ok"\} [1-9]/m);
+    expect(metrics).toMatch(/^telegram_api_calls_total\{method="getMe",outcome="ok"\} 1$/m);
+  });
+
+  it("answers /readyz with 503 while the database is unreachable, and 200 again after", async () => {
+    const executor = world.app.db.getExecutor();
+    const original = executor.executeQuery.bind(executor);
+    // Every query fails as with a database that went away.
+    executor.executeQuery = () => Promise.reject(new Error("connect ECONNREFUSED"));
+    try {
+      const down = await fetch(`${world.app.url}/readyz`);
+      expect(down.status).toBe(503);
+      expect(await down.json()).toEqual({ status: "not ready", database: "unreachable" });
+    } finally {
+      executor.executeQuery = original;
+    }
+    expect((await fetch(`${world.app.url}/readyz`)).status).toBe(200);
+    expect(world.logs()).toContain("readiness check: database unreachable");
+  });
+
+  it("/cancel inside a guided flow ends it: the next text is not taken as an answer", async () => {
+    const user = world.user(111);
+    user.send("/quote energy");
+    expect((await user.nextMessage()).text).toMatch(/How much energy\?/i);
+    user.send("/cancel");
+    expect((await user.nextMessage()).text).toBe("Cancelled. Nothing was changed.");
+    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 111).execute()).toEqual([]);
+    user.send("65000");
+    const next = await user.nextMessage();
+    expect(next.text).toContain("I didn't understand that");
+    expect(next.text).not.toContain("For how long?");
+  });
+
+  it("/cancel with no flow says there is nothing to cancel", async () => {
+    const user = world.user(112);
+    user.send("/cancel");
+    expect((await user.nextMessage()).text).toBe("There is nothing to cancel.");
+  });
+
   it("refuses a POST body over 1 MiB, declared or chunked, with 413 before any handler runs", async () => {
     const big = JSON.stringify({ update_id: 1, pad: "x".repeat(1024 * 1024) });
     const declared = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json" }, body: big });

@@ -14,12 +14,26 @@ export interface StartedFakeTelegram {
   close(): Promise<void>;
 }
 
+export interface FakeTelegramKitOptions {
+  /**
+   * Bot API methods answered with a 400 before the fake sees them (a Telegram that refuses them,
+   * e.g. setMyCommands). Not recorded as calls, so they never count as rejected.
+   */
+  refuseMethods?: readonly string[];
+}
+
 /** Serves a fresh fake Telegram on 127.0.0.1 and a free port. */
-export async function startFakeTelegram(options: Partial<FakeTelegramOptions> = {}): Promise<StartedFakeTelegram> {
+export async function startFakeTelegram(options: Partial<FakeTelegramOptions> = {}, kit: FakeTelegramKitOptions = {}): Promise<StartedFakeTelegram> {
   const token = options.token ?? TEST_BOT_TOKEN;
   const fake = createFakeTelegram({ ...options, token });
+  const refused = new Set((kit.refuseMethods ?? []).map((method) => method.toLowerCase()));
+  const answer = (request: Request, env?: unknown) => {
+    const method = /\/bot[^/]+\/([A-Za-z]+)$/.exec(new URL(request.url).pathname)?.[1]?.toLowerCase();
+    if (method && refused.has(method)) return Response.json({ ok: false, error_code: 400, description: "Bad Request: refused by the test" }, { status: 400 });
+    return fake.app.fetch(request, env);
+  };
   const { server, port } = await new Promise<{ server: Server; port: number }>((resolve) => {
-    const started = serve({ fetch: fake.app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+    const started = serve({ fetch: answer, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
       resolve({ server: started as Server, port: info.port }),
     );
   });

@@ -6,7 +6,7 @@ import { Writable } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { serve } from "@hono/node-server";
-import { startApp, type App } from "../../src/app";
+import { startApp, type App, type AppOptions } from "../../src/app";
 import { createSandbox, type Sandbox } from "../../src/sandbox";
 import { createChatUser, expectNoRejectedCalls, startFakeTelegram } from "./telegram-driver";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "./test-database";
@@ -29,6 +29,15 @@ export interface WorldOptions {
   rateLimits?: boolean;
   /** Run the bot's and the fake Telegram's clocks this many times faster than real time (rate-limit tests). */
   timeScale?: number;
+  /** Bot API request and long-poll timeouts of the app (tests of polling robustness). */
+  telegramTimeouts?: AppOptions["telegramTimeouts"];
+  /** Bot API methods the fake Telegram refuses with a 400 (e.g. setMyCommands). */
+  refuseMethods?: readonly string[];
+  /**
+   * Let the world stop although the fake recorded calls Telegram would have rejected (tests that
+   * provoke rejections on purpose); by default stop() fails the test on any.
+   */
+  allowRejectedCalls?: boolean;
 }
 
 /**
@@ -38,14 +47,20 @@ export interface WorldOptions {
 export async function startWorld(options: WorldOptions = {}) {
   let clock = Date.now();
   const sandbox: Sandbox = createSandbox({ now: () => new Date(clock), settleDelayMs: 0 });
+  // Every HTTP request the sandbox received ("GET /api/v1/…"), so a test can prove nothing was called.
+  const sandboxRequests: string[] = [];
+  const countedFetch: typeof sandbox.app.fetch = (request, ...rest) => {
+    sandboxRequests.push(`${request.method} ${new URL(request.url).pathname}`);
+    return sandbox.app.fetch(request, ...rest);
+  };
   const sandboxServer = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const started = serve({ fetch: sandbox.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+    const started = serve({ fetch: countedFetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
   });
   const marketplaceUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
   const origin = Date.now();
   const scale = options.timeScale ?? 1;
   const botNow = () => origin + (Date.now() - origin) * scale;
-  const telegram = await startFakeTelegram({ token: BOT_TOKEN, rateLimits: { enabled: options.rateLimits ?? false }, now: botNow });
+  const telegram = await startFakeTelegram({ token: BOT_TOKEN, rateLimits: { enabled: options.rateLimits ?? false }, now: botNow }, { refuseMethods: options.refuseMethods });
   const dir = mkdtempSync(join(tmpdir(), "bot-test-"));
   const logLines: string[] = [];
   const logDestination = new Writable({
@@ -68,11 +83,14 @@ export async function startWorld(options: WorldOptions = {}) {
     MARKETPLACE_TIMEOUT_MS: "3000",
     ...options.env,
   };
-  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, marketplaceBackoffMs: 5, now: botNow });
+  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts });
+  let allowRejectedCalls = options.allowRejectedCalls ?? false;
+  let stopping: Promise<void> | null = null;
   let app: App = await boot();
 
   const world = {
     sandbox,
+    sandboxRequests,
     telegram,
     fake: telegram.fake,
     env,
@@ -103,14 +121,28 @@ export async function startWorld(options: WorldOptions = {}) {
     assertNoRejectedCalls() {
       expectNoRejectedCalls(telegram.fake);
     },
-    async stop() {
-      await app.stop();
-      await telegram.close();
-      await new Promise<void>((resolve) => {
-        sandboxServer.close(() => resolve());
-        (sandboxServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    /** Opts this world out of the rejected-call check at stop (the test provokes rejections). */
+    allowRejectedCalls() {
+      allowRejectedCalls = true;
+    },
+    /**
+     * Stops everything (once; later calls wait for the first), then fails when the fake recorded
+     * a call Telegram would have rejected, unless the world opted out: every world is checked,
+     * whoever starts and stops it.
+     */
+    stop(): Promise<void> {
+      stopping ??= (async () => {
+        await app.stop();
+        await telegram.close();
+        await new Promise<void>((resolve) => {
+          sandboxServer.close(() => resolve());
+          (sandboxServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        });
+        await database?.drop();
+      })();
+      return stopping.then(() => {
+        if (!allowRejectedCalls) expectNoRejectedCalls(telegram.fake);
       });
-      await database?.drop();
     },
   };
   return world;
@@ -126,7 +158,8 @@ export async function linkKey(world: World, user: ReturnType<World["user"]>, api
 
 /**
  * Starts a fresh world before each test of the enclosing suite and stops it after; every test
- * fails when the fake recorded a call Telegram would have rejected (the world stops either way).
+ * fails when the fake recorded a call Telegram would have rejected (checked by stop(), after
+ * the world stopped).
  */
 export function manageWorld(assign: (world: World) => void, options?: WorldOptions): void {
   let current: World | null = null;
@@ -135,11 +168,8 @@ export function manageWorld(assign: (world: World) => void, options?: WorldOptio
     assign(current);
   });
   afterEach(async () => {
-    try {
-      current?.assertNoRejectedCalls();
-    } finally {
-      await current?.stop();
-      current = null;
-    }
+    const stopping = current?.stop();
+    current = null;
+    await stopping;
   });
 }

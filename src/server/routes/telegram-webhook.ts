@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import type { Bot } from "grammy";
+import { BotError, type Bot } from "grammy";
 import type { Hono } from "hono";
 import type { Kysely } from "kysely";
 import type { Update } from "grammy/types";
@@ -30,14 +30,34 @@ export function chatOf(update: Update): number {
   return update.message?.chat.id ?? update.edited_message?.chat.id ?? update.callback_query?.message?.chat.id ?? update.callback_query?.from.id ?? update.my_chat_member?.chat.id ?? 0;
 }
 
+/** How often one update may fail before the user is told and Telegram is told to stop redelivering it. */
+const MAX_FAILED_ATTEMPTS = 3;
+/** Failed update ids remembered for that count (a redelivery comes within minutes). */
+const FAILURES_REMEMBERED = 1_000;
+
+export interface TelegramWebhookHandle {
+  register(app: Hono<ServerEnv>): void;
+  /**
+   * Stops accepting updates (503: Telegram redelivers them, to another replica or after the
+   * restart) and waits up to `timeoutMs` for those being handled. True when none is left.
+   */
+  drain(timeoutMs: number): Promise<boolean>;
+}
+
 /**
  * POST /telegram in webhook mode. Only requests carrying our X-Telegram-Bot-Api-Secret-Token are
  * accepted. Updates of one chat are handled one after another and in update_id order, also when
  * they reach different replicas behind a load balancer (turns recorded in the database); a
- * redelivered update is acknowledged and not handled twice.
+ * redelivered update is acknowledged and not handled twice. An update whose handling failed is
+ * answered 500, so Telegram delivers it again (its turn was given up, so the redelivery is
+ * handled); after MAX_FAILED_ATTEMPTS the bot's error handler tells the user and it is acknowledged.
  */
-export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, logger: Logger, shared?: TelegramWebhookShared) {
-  const chains = new Map<number, Promise<void>>();
+export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, logger: Logger, shared?: TelegramWebhookShared): TelegramWebhookHandle {
+  const chains = new Map<number, Promise<Outcome>>();
+  const inFlight = new Set<Promise<Outcome>>();
+  const failures = new Map<number, number>();
+  let accepting = true;
+
   const handle = async (update: Update, chatId: number): Promise<void> => {
     if (!shared) {
       await bot.handleUpdate(update);
@@ -56,23 +76,60 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
       throw error;
     }
   };
-  return (app: Hono<ServerEnv>) => {
-    app.post("/telegram", async (c) => {
-      if (!sameSecret(c.req.header("x-telegram-bot-api-secret-token"), secret)) return c.json({ error: "forbidden" }, 401);
-      let update: Update;
-      try {
-        update = (await c.req.json()) as Update;
-      } catch {
-        return c.json({ error: "malformed JSON" }, 400);
-      }
-      if (typeof update !== "object" || update === null || typeof update.update_id !== "number") return c.json({ error: "not a Telegram update" }, 400);
-      const chatId = chatOf(update);
-      const previous = chains.get(chatId) ?? Promise.resolve();
-      const current = previous.then(() => handle(update, chatId)).catch((error: unknown) => logger.error({ err: error, updateId: update.update_id }, "webhook update failed"));
-      chains.set(chatId, current);
-      await current;
-      if (chains.get(chatId) === current) chains.delete(chatId);
-      return c.json({ ok: true });
-    });
+
+  const failed = async (update: Update, error: unknown): Promise<Outcome> => {
+    const attempts = (failures.get(update.update_id) ?? 0) + 1;
+    failures.delete(update.update_id);
+    if (attempts < MAX_FAILED_ATTEMPTS || !(error instanceof BotError)) {
+      failures.set(update.update_id, attempts);
+      if (failures.size > FAILURES_REMEMBERED) failures.delete(failures.keys().next().value!);
+      logger.error({ err: error, updateId: update.update_id, attempts }, "webhook update failed; answered 500 so Telegram delivers it again");
+      return "failed";
+    }
+    // The same update keeps failing: tell the user (error id) and let Telegram move on.
+    logger.error({ updateId: update.update_id, attempts }, "webhook update failed every time; the user is told and it is acknowledged");
+    await Promise.resolve(bot.errorHandler(error)).catch((handlerError: unknown) => logger.warn({ err: handlerError }, "the error handler failed"));
+    return "handled";
+  };
+
+  return {
+    register(app) {
+      app.post("/telegram", async (c) => {
+        if (!sameSecret(c.req.header("x-telegram-bot-api-secret-token"), secret)) return c.json({ error: "forbidden" }, 401);
+        // Not ready (before bot.init) or shutting down: Telegram retries later.
+        if (!accepting || !bot.isInited()) return c.json({ error: "unavailable" }, 503);
+        let update: Update;
+        try {
+          update = (await c.req.json()) as Update;
+        } catch {
+          return c.json({ error: "malformed JSON" }, 400);
+        }
+        if (typeof update !== "object" || update === null || typeof update.update_id !== "number") return c.json({ error: "not a Telegram update" }, 400);
+        const chatId = chatOf(update);
+        const previous = chains.get(chatId) ?? Promise.resolve<Outcome>("handled");
+        const current = previous.then(() => handle(update, chatId)).then(
+          (): Outcome => "handled",
+          (error: unknown) => failed(update, error),
+        );
+        chains.set(chatId, current);
+        inFlight.add(current);
+        const outcome = await current;
+        inFlight.delete(current);
+        if (chains.get(chatId) === current) chains.delete(chatId);
+        return outcome === "handled" ? c.json({ ok: true }) : c.json({ error: "update failed; deliver it again" }, 500);
+      });
+    },
+    async drain(timeoutMs) {
+      accepting = false;
+      if (inFlight.size === 0) return true;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+      const done = Promise.allSettled([...inFlight]).then(() => true as const);
+      const drained = await Promise.race([done, timedOut]);
+      clearTimeout(timer);
+      return drained;
+    },
   };
 }
+
+type Outcome = "handled" | "failed";
