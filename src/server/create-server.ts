@@ -72,7 +72,8 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
   app.notFound((c) => c.json({ error: "not found" }, 404));
   app.onError((error, c) => {
     const requestId = c.get("requestId");
-    deps.logger.error({ err: error, requestId, path: c.req.path }, "HTTP handler failed");
+    // The route pattern, never the path: /webhooks/marketplace/:token carries a personal secret.
+    deps.logger.error({ err: error, requestId, method: c.req.method, route: c.req.routePath || "unmatched" }, "HTTP handler failed");
     return c.json({ error: "internal error", requestId }, 500);
   });
   return app;

@@ -1,18 +1,50 @@
 import { readFileSync, existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { linkKey, type World, manageWorld } from "../kit/world";
-import { dumpPostgresRows } from "../kit/test-database";
+import { sql } from "kysely";
+import { ADDRESS_A, ADDRESS_B, linkKey, type World, manageWorld } from "../kit/world";
+import { dumpPostgresRows, TEST_DATABASE_URL } from "../kit/test-database";
 import { findCredential } from "../../src/db/repos/credentials";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+import { enqueueAlert } from "../../src/push/outbox";
 
 describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
   let world: World;
   manageWorld((started) => (world = started), { file: true, env: { PUBLIC_URL: "https://bot.example.com" } });
 
-  function sentTexts() {
-    return world.fake.calls.filter((c) => c.method === "sendMessage" || c.method === "editMessageText").map((c) => String(c.params.text)).join("\n");
+  /** The text and caption of every Bot API call, and every parameter of them besides. */
+  function everythingSent() {
+    const texts = world.fake.calls.flatMap((c) => [c.params.text, c.params.caption].filter((v) => v !== undefined).map(String));
+    return `${texts.join("\n")}\n${JSON.stringify(world.fake.calls.map((c) => c.params))}`;
   }
+
+  /** The raw key is in no Bot API call, no log line and no byte of the database (SQLite: the file and its WAL; PostgreSQL: every row). */
+  async function expectKeyNowhere(apiKey: string, when: string) {
+    expect(everythingSent(), when).not.toContain(apiKey);
+    expect(world.logs(), when).not.toContain(apiKey);
+    if (world.dialect === "sqlite") {
+      expect(world.app.dbPath).not.toBe("");
+      for (const file of [world.app.dbPath, `${world.app.dbPath}-wal`]) {
+        if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(apiKey)), `${when}: ${file}`).toBe(false);
+      }
+    } else {
+      expect(await dumpPostgresRows(world.env.DATABASE_URL!), when).not.toContain(apiKey);
+    }
+  }
+
+  /** Checked while the app runs (the WAL still holds recent pages), then again after it stopped. */
+  async function expectKeyNowhereBeforeAndAfterStop(apiKey: string) {
+    expect(existsSync(`${world.app.dbPath}-wal`) || world.dialect !== "sqlite", "the WAL exists while running").toBe(true);
+    await expectKeyNowhere(apiKey, "while running");
+    await world.app.stop();
+    await expectKeyNowhere(apiKey, "after stop");
+    await world.restart();
+  }
+
+  it.skipIf(TEST_DATABASE_URL !== undefined)("SQLite runs with secure_delete on, so deleted pages are zeroed (skipped on PostgreSQL: a SQLite pragma)", async () => {
+    const rows = await sql<{ secure_delete: number }>`PRAGMA secure_delete`.execute(world.app.db);
+    expect(rows.rows[0]?.secure_delete).toBe(1);
+  });
 
   it("links with the one-line form: deletes the key message first, shows the last 4 and balances, never stores or logs the key", async () => {
     const { apiKey } = world.newAccount({ trx: "123.5", usdt: "7" });
@@ -25,20 +57,21 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     expect(reply.text).toContain(apiKey.slice(-4));
     expect(reply.text).toContain("123.5 TRX");
     expect(reply.text).toContain("7 USDT");
-    await world.app.stop();
-    // the raw key is in no message, no log line and no byte of the database or its WAL
-    // (SQLite: the file's bytes on disk; PostgreSQL: every row of every table)
-    expect(sentTexts()).not.toContain(apiKey);
-    expect(world.logs()).not.toContain(apiKey);
-    if (world.dialect === "sqlite") {
-      expect(world.app.dbPath).not.toBe("");
-      for (const file of [world.app.dbPath, `${world.app.dbPath}-wal`]) {
-        if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(apiKey))).toBe(false);
-      }
-    } else {
-      expect(await dumpPostgresRows(world.env.DATABASE_URL!)).not.toContain(apiKey);
-    }
-    await world.restart();
+    expect(await findCredential(world.app.db, 201)).toBeDefined();
+    expect(world.sandboxRequests).toContain("GET /api/v1/wallet/balance");
+    await expectKeyNowhereBeforeAndAfterStop(apiKey);
+  });
+
+  it("the guided key is in no call, log, database file or WAL either, before and after stop", async () => {
+    const { apiKey } = world.newAccount();
+    const user = world.user(213);
+    user.send("/connect");
+    await user.nextMessage();
+    const sent = user.send(apiKey);
+    expect((await user.nextMessage()).text).toContain(apiKey.slice(-4));
+    expect(world.fake.messages(213).find((m) => m.messageId === sent.messageId)?.deleted).toBe(true);
+    expect(await findCredential(world.app.db, 213)).toBeDefined();
+    await expectKeyNowhereBeforeAndAfterStop(apiKey);
   });
 
   it("links with the guided form and a wrong key stores nothing and offers to try again", async () => {
@@ -76,8 +109,11 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
 
   it("a command needing a key, sent without one, offers /connect and calls nothing", async () => {
     const user = world.user(204);
+    const requestsBefore = world.sandboxRequests.length;
     user.send("/buy energy 65000 1h TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL");
     const reply = await user.nextMessage();
+    // the marketplace received no request at all
+    expect(world.sandboxRequests.slice(requestsBefore)).toEqual([]);
     expect(reply.text).toContain("/connect");
     expect(reply.replyMarkup?.inline_keyboard.flat().map((b) => b.text).join()).toMatch(/Connect/);
     expect(world.fake.calls.some((c) => c.method === "deleteMessage")).toBe(false);
@@ -158,19 +194,46 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     expect(world.logs()).not.toContain("abandon ability");
   });
 
-  it("/disconnect confirms, then leaves no row of the user's secrets", async () => {
+  it("/disconnect confirms, then leaves no row of the user's data: key, addresses, cards, flow, refs, queued alerts, followed orders", async () => {
     const user = world.user(208);
-    await linkKey(world, user, world.newAccount().apiKey);
+    const { accountId, apiKey } = world.newAccount();
+    world.sandbox.control.addNotification({ accountId, title: "Hello", body: "unread, so it gets a Mark read button" });
+    await linkKey(world, user, apiKey);
     await rotateWebhookToken(world.app.db, 208, Date.now());
-    user.send("/disconnect");
+    // a placed order: an address-book entry and a followed order
+    user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     await user.nextMessage();
-    user.press(/Confirm/);
-    const done = await user.nextBotEvent();
+    user.press("✅ Confirm");
+    let placed;
+    do placed = await user.nextBotEvent();
+    while (!placed.message.text?.includes("Order placed"));
+    // a confirmation card left pending
+    user.send(`/buy energy 65000 1h ${ADDRESS_B}`);
+    expect((await user.nextMessage()).text).toContain(ADDRESS_B);
+    // callback references (the Mark read buttons)
+    user.send("/notifications");
+    await user.nextMessage();
+    // a queued alert, not due yet so the sender leaves it queued
+    const later = Date.now() + 3_600_000;
+    await enqueueAlert(world.app.db, { telegramId: 208, chatId: 208, dedupeKey: "test:queued", payload: { method: "sendMessage", params: { chat_id: 208, text: "later" } }, now: later });
+    user.send("/disconnect");
+    const ask = await user.nextMessage();
+    // an open guided flow
+    user.send("/quote");
+    expect((await user.nextMessage()).text).toContain("Which resource");
+    const tables = ["credentials", "webhook_tokens", "addresses", "pending_actions", "flows", "callback_refs", "outbox", "followed_orders", "poll_state"] as const;
+    const rowsOf = async (table: (typeof tables)[number]) => (await world.app.db.selectFrom(table).selectAll().where("telegram_id", "=", 208).execute()).length;
+    for (const table of tables.filter((t) => t !== "poll_state")) expect(await rowsOf(table), `${table} before`).toBeGreaterThan(0);
+    expect(await rowsOf("pending_actions")).toBeGreaterThanOrEqual(2);
+    world.fake.pressButton(user.user, ask.messageId, "dc:y");
+    let done;
+    do done = await user.nextBotEvent();
+    while (done.message.messageId !== ask.messageId);
     expect(done.message.text).toContain("deleted");
-    for (const table of ["credentials", "webhook_tokens", "addresses", "pending_actions", "flows"] as const) {
-      const rows = await world.app.db.selectFrom(table).selectAll().where("telegram_id", "=", 208).execute();
-      expect(rows, table).toHaveLength(0);
-    }
+    for (const table of tables) expect(await rowsOf(table), `${table} after`).toBe(0);
+    expect(await world.app.db.selectFrom("seen_notifications").selectAll().where("telegram_id", "=", 208).execute()).toHaveLength(0);
+    // the user row stays (language, settings)
+    expect(await world.app.db.selectFrom("users").selectAll().where("telegram_id", "=", 208).executeTakeFirst()).toBeDefined();
   });
 
   it("/settings toggles persist across a restart", async () => {

@@ -4,6 +4,8 @@ import { MarketplaceError } from "../../marketplace";
 import { formatTrxForDisplay } from "../../marketplace/money";
 import type { BotContext } from "../context";
 import { endFlow, startFlow, type FlowRegistry } from "../flows";
+import { keyStepOpen } from "./connect-step";
+import { deleteSecretMessage } from "../middleware/secret-paste";
 import type { MenuActions } from "./start";
 
 const ATTEMPTS_PER_HOUR = 10;
@@ -11,7 +13,8 @@ const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
 
 /**
  * /connect, one-line (`/connect KEY`) and guided. The message carrying the key is deleted before
- * anything else happens. The guided flow stores only "waiting for the key" — the key itself never
+ * anything else happens. The guided flow stores only "waiting for the key" (and since when: the
+ * step closes after KEY_STEP_TTL_MS) — the key itself never
  * rests in the flow table, a session or a log; it is checked with a read call, then encrypted.
  */
 export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer<BotContext> {
@@ -28,12 +31,12 @@ export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer
   }
 
   async function deleteKeyMessage(ctx: BotContext): Promise<void> {
-    await ctx.deleteMessage().catch((error: unknown) => ctx.deps.logger.warn({ err: error, userId: ctx.account.telegram_id }, "could not delete the message carrying an API key"));
+    await deleteSecretMessage(ctx, "the message carrying an API key");
   }
 
   async function askForKey(ctx: BotContext): Promise<void> {
     const existing = await findCredential(ctx.deps.db, ctx.account.telegram_id);
-    await startFlow(ctx, "connect", "key", {});
+    await startFlow(ctx, "connect", "key", { askedAt: ctx.deps.now() });
     const lines = [ctx.tr("connect-ask")];
     if (existing) lines.push("", ctx.tr("connect-replaces", { last4: existing.last4 }));
     await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
@@ -87,10 +90,17 @@ export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer
   });
 
   flows.set("connect", {
-    async answer(ctx, _state, input) {
+    async answer(ctx, state, input) {
       // A button press cannot carry a key; only a typed message is treated as one (and deleted).
-      if (ctx.message) await deleteKeyMessage(ctx);
-      else return;
+      if (!ctx.message) return;
+      if (!keyStepOpen(state, ctx.deps.now())) {
+        // Typed long after the question: ordinary text, never sent to the marketplace. (A wallet
+        // secret was already deleted by the guard, which exempts only an open step.)
+        await endFlow(ctx);
+        await ctx.reply(ctx.tr("unknown-text"), { parse_mode: "HTML" });
+        return;
+      }
+      await deleteKeyMessage(ctx);
       await link(ctx, input);
     },
   });

@@ -164,7 +164,8 @@ export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
       await client.readNotification(id);
     } catch (error) {
       await ctx.answerCallbackQuery();
-      await replyMarketplaceError(ctx, error, { read: true });
+      // A POST: its 403 is about this write (scope, limits), not a key that lost access.
+      await replyMarketplaceError(ctx, error, { read: false });
       return;
     }
     await ctx.answerCallbackQuery({ text: ctx.tr("notifications-marked") });
@@ -182,7 +183,7 @@ export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
       await client.readAllNotifications();
     } catch (error) {
       await ctx.answerCallbackQuery();
-      await replyMarketplaceError(ctx, error, { read: true });
+      await replyMarketplaceError(ctx, error, { read: false });
       return;
     }
     await ctx.answerCallbackQuery({ text: ctx.tr("notifications-all-marked") });

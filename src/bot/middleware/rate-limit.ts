@@ -1,5 +1,6 @@
 import type { MiddlewareFn } from "grammy";
 import type { BotContext } from "../context";
+import { deleteDroppedKey } from "./secret-paste";
 
 const WINDOW_MS = 10_000;
 const MAX_UPDATES = 20;
@@ -7,7 +8,8 @@ const MAX_UPDATES = 20;
 /**
  * Per-user flood control: more than 20 updates in 10 s gets one polite warning, then the rest of
  * the window is dropped. In memory on purpose: it protects this process, and losing it on a
- * restart costs nothing.
+ * restart costs nothing. Wallet secrets are deleted by the guard before this runs; a dropped
+ * message carrying an API key is still deleted here.
  */
 export function rateLimit(): MiddlewareFn<BotContext> {
   const windows = new Map<number, { start: number; count: number; warned: boolean }>();
@@ -23,6 +25,7 @@ export function rateLimit(): MiddlewareFn<BotContext> {
     }
     window.count += 1;
     if (window.count <= MAX_UPDATES) return next();
+    await deleteDroppedKey(ctx);
     if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
     if (!window.warned) {
       window.warned = true;
