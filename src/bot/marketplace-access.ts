@@ -3,6 +3,7 @@ import { findCredential, markKeyBroken, openApiKey } from "../db/repos/credentia
 import { MarketplaceError, type MarketplaceClient } from "../marketplace";
 import { SecretBoxError } from "../security/secret-box";
 import type { BotContext } from "./context";
+import { trxText } from "./format";
 import { truncate } from "./html";
 
 export function connectButton(ctx: BotContext): InlineKeyboard {
@@ -75,6 +76,21 @@ export function describeMarketplaceError(ctx: BotContext, error: MarketplaceErro
     default:
       return { text: ctx.tr("error-unavailable") };
   }
+}
+
+/**
+ * describeMarketplaceError for a call that spends: a 402 also shows the TRX balance, read now so
+ * the user sees what they have (`knownBalanceTrx`, e.g. the card's preview, when the read fails).
+ */
+export async function describeSpendError(ctx: BotContext, client: MarketplaceClient, error: MarketplaceError, knownBalanceTrx?: string): Promise<{ text: string; keyboard?: InlineKeyboard }> {
+  const described = describeMarketplaceError(ctx, error);
+  if (error.kind !== "insufficient_balance") return described;
+  const balanceTrx = await client.balance().then(
+    (balance) => balance.trx,
+    () => knownBalanceTrx,
+  );
+  if (balanceTrx === undefined) return described;
+  return { ...described, text: `${described.text}\n${ctx.tr("card-balance", { value: trxText(balanceTrx) })}` };
 }
 
 /**

@@ -89,7 +89,10 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     // the address is now offered as a shortcut
     user.send("/buy energy 65k 1h");
     const ask = await user.nextMessage();
-    expect(JSON.stringify(ask.replyMarkup)).toContain(ADDRESS_B);
+    // a button carrying a short reference, never the address itself; pressing it picks the address
+    expect(JSON.stringify(ask.replyMarkup)).not.toContain(ADDRESS_B);
+    user.press("TR7N…Lj6t");
+    expect((await user.nextMessage()).text).toContain(ADDRESS_B);
   });
 
   it("a Confirm that timed out shows 'check again'; after a restart Confirm reuses the key and charges once", async () => {
@@ -209,6 +212,24 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     do event = await reader.nextBotEvent();
     while (event.message.text?.includes("Processing"));
     expect(event.message.text).toContain("read-only");
+  });
+
+  it("a 402 on Confirm shows the current TRX balance beside Top up, and nothing is charged", async () => {
+    const { accountId, apiKey } = world.newAccount();
+    const user = world.user(313);
+    await linkKey(world, user, apiKey);
+    user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+    const card = await user.nextMessage();
+    world.sandbox.control.setBalance({ accountId, trx: "1.25" });
+    user.press("✅ Confirm");
+    let event;
+    do event = await user.nextBotEvent();
+    while (event.message.text?.includes("Processing"));
+    expect(event.message.messageId).toBe(card.messageId);
+    expect(event.message.text).toContain("Not enough TRX");
+    expect(event.message.text).toContain("Balance: 1.25 TRX");
+    expect(event.message.replyMarkup!.inline_keyboard.flat().map((b) => b.text)).toContain("💳 Top up");
+    expect(charges(accountId)).toBe(0);
   });
 
   it("an out-of-bounds volume is answered with the bounds from the options endpoint", async () => {

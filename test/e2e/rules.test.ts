@@ -320,6 +320,36 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     expect(world.sandbox.control.listRules(accountId)).toHaveLength(0);
   });
 
+  it("a 402 on a smart rule's Confirm shows the current TRX balance beside Top up", async () => {
+    const { accountId, user } = await linked(514);
+    user.send(`/smart ${ADDRESS_A}`);
+    const card = await user.nextMessage();
+    world.sandbox.control.setBalance({ accountId, trx: "0.5" });
+    user.press("✅ Confirm");
+    const refused = await until(user, (text) => text.includes("Not enough TRX"));
+    expect(refused.messageId).toBe(card.messageId);
+    expect(refused.text).toContain("Balance: 0.5 TRX");
+    expect(labels(refused)).toContain("💳 Top up");
+    expect(world.sandbox.control.listRules(accountId)).toHaveLength(0);
+  });
+
+  it("one-line /refill: the auto-resume toggle edits the card in place and the rule is created with autoResume on", async () => {
+    const { accountId, user } = await linked(515);
+    user.send(`/refill ${ADDRESS_A} 30k 65k 1h`);
+    const card = await user.nextMessage();
+    expect(card.text).toContain("Auto-resume after a top-up: No");
+    expect(labels(card)).toContain("🔁 Auto-resume: No");
+    for (const data of callbacks(card)) expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
+    user.press("🔁 Auto-resume: No");
+    const toggled = await until(user, (text) => text.includes("Auto-resume after a top-up: Yes"));
+    expect(toggled.messageId).toBe(card.messageId);
+    expect(labels(toggled)).toEqual(["✅ Confirm", "✖️ Cancel", "🔁 Auto-resume: Yes"]);
+    await confirm(user);
+    const rules = world.sandbox.control.listRules(accountId);
+    expect(rules).toHaveLength(1);
+    expect(rules[0]).toMatchObject({ type: "auto-refill", targetAddress: ADDRESS_A, autoResume: true });
+  });
+
   it("a creation that timed out is found in the list instead of being sent again", async () => {
     const { accountId, user } = await linked(512);
     user.send(`/refill ${ADDRESS_C} 30k 65k 15m`);

@@ -8,7 +8,7 @@ import type { BotContext } from "../context";
 import { endFlow, type FlowRegistry } from "../flows";
 import { resourceText, trxText, volumeText } from "../format";
 import { code } from "../html";
-import { describeMarketplaceError, replyMarketplaceError, userClient } from "../marketplace-access";
+import { describeSpendError, replyMarketplaceError, userClient } from "../marketplace-access";
 import { sendCard, type CardKinds, type CardOutcome } from "./cards";
 import { askNextField, draftFromArguments, orderLimits, validateDraft, validateField, type DraftField, type OrderDraft } from "./order-params";
 import type { MenuActions } from "./start";
@@ -129,26 +129,34 @@ export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKi
     },
   });
 
+  /** Places the card's order with the card's key: a repeat returns the order an earlier attempt made. */
+  async function placeOrder(ctx: BotContext, action: PendingAction): Promise<CardOutcome> {
+    const client = await userClient(ctx);
+    if (!client) return { state: "failed", text: ctx.tr("card-no-key") };
+    const order = JSON.parse(action.payload) as OrderPayload;
+    try {
+      const placed = await client.createOrder({ resource: order.resource, targetAddress: order.address, volume: order.volume, duration: order.duration }, action.idempotency_key);
+      await touchAddress(ctx.deps.db, ctx.account.telegram_id, order.address, ctx.deps.now());
+      await ctx.deps.followOrder(ctx.account.telegram_id, placed.id);
+      ctx.deps.logger.info({ userId: ctx.account.telegram_id, orderId: placed.id, card: action.id }, "order placed");
+      const result = { orderId: placed.id, status: placed.status };
+      return { state: "done", text: doneText(ctx, result), result };
+    } catch (error) {
+      if (!(error instanceof MarketplaceError)) throw error;
+      ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status }, "order not placed");
+      if (RETRYABLE.has(error.kind)) return { state: "retry", text: ctx.tr("card-unknown-state") };
+      if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
+      const { text, keyboard } = await describeSpendError(ctx, client, error);
+      return { state: "failed", text, keyboard, result: { error: error.kind } };
+    }
+  }
+
   cards.set("order", {
-    async execute(ctx: BotContext, action: PendingAction): Promise<CardOutcome> {
-      const client = await userClient(ctx);
-      if (!client) return { state: "failed", text: ctx.tr("card-no-key") };
-      const order = JSON.parse(action.payload) as OrderPayload;
-      try {
-        const placed = await client.createOrder({ resource: order.resource, targetAddress: order.address, volume: order.volume, duration: order.duration }, action.idempotency_key);
-        await touchAddress(ctx.deps.db, ctx.account.telegram_id, order.address, ctx.deps.now());
-        await ctx.deps.followOrder(ctx.account.telegram_id, placed.id);
-        ctx.deps.logger.info({ userId: ctx.account.telegram_id, orderId: placed.id, card: action.id }, "order placed");
-        const result = { orderId: placed.id, status: placed.status };
-        return { state: "done", text: doneText(ctx, result), result };
-      } catch (error) {
-        if (!(error instanceof MarketplaceError)) throw error;
-        ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status }, "order not placed");
-        if (RETRYABLE.has(error.kind)) return { state: "retry", text: ctx.tr("card-unknown-state") };
-        if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
-        const { text, keyboard } = describeMarketplaceError(ctx, error);
-        return { state: "failed", text, keyboard, result: { error: error.kind } };
-      }
+    execute: placeOrder,
+    // The same key again: the marketplace answers with the order the lost attempt made, or makes it now.
+    recheck: placeOrder,
+    async cancelAfterAttempt(ctx) {
+      return { text: ctx.tr("card-cancelled-order-unknown") };
     },
     async refresh(ctx, action) {
       const client = await userClient(ctx);

@@ -1,6 +1,15 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { randomUUID } from "node:crypto";
-import { createPendingAction, findPendingAction, setPendingActionMessage, transitionPendingAction, type PendingAction } from "../../db/repos/pending-actions";
+import {
+  createPendingAction,
+  findPendingAction,
+  markPendingActionAttempted,
+  setPendingActionMessage,
+  setPendingActionPayload,
+  transitionPendingAction,
+  wasAttempted,
+  type PendingAction,
+} from "../../db/repos/pending-actions";
 import { shortId } from "../../security/secret-box";
 import type { BotContext } from "../context";
 import { editInPlace } from "../edit-in-place";
@@ -9,6 +18,8 @@ import { editInPlace } from "../edit-in-place";
 export const CARD_FRESH_MS = 5 * 60_000;
 /** A card stuck in "processing" this long (a crash mid-call) may be confirmed again with the same key. */
 const PROCESSING_STALE_MS = 30_000;
+/** After an unknown outcome, a short pause before looking again: a slow marketplace may finish meanwhile. */
+const RECHECK_DELAY_MS = 250;
 
 export interface CardOutcome {
   /** done: the action happened (result shown); failed: refused for good; retry: not known yet, Confirm may be tapped again. */
@@ -18,37 +29,101 @@ export interface CardOutcome {
   result?: unknown;
 }
 
+/** A button a kind adds under Confirm and Cancel while the card can still change (e.g. a toggle). */
+export interface CardButton {
+  text: string;
+  data: string;
+}
+
 /** What a kind of confirmation card does on Confirm, and how it rebuilds its text on Refresh. */
 export interface CardKind {
   execute(ctx: BotContext, action: PendingAction): Promise<CardOutcome>;
-  /** Re-runs the preview; returns the new card text and payload, or null after telling the user why not. */
-  refresh(ctx: BotContext, action: PendingAction): Promise<{ text: string; payload: unknown; canConfirm: boolean } | null>;
+  /**
+   * Learns the real state after an unknown outcome without risking a second charge or rule
+   * (orders: the same request with the same key; rules: a look in the rule list).
+   */
+  recheck(ctx: BotContext, action: PendingAction): Promise<CardOutcome>;
+  /**
+   * Re-runs the preview; returns the new card text and payload, or null after telling the user why
+   * not. For a card with an attempt behind it (wasAttempted) the payload must still describe that
+   * attempt (rules: the original knownIds).
+   */
+  refresh(ctx: BotContext, action: PendingAction): Promise<{ text: string; payload: unknown; canConfirm: boolean; extra?: (id: string) => CardButton[] } | null>;
   /** The card's text for an action already done (a second tap shows it again). */
   doneText(ctx: BotContext, action: PendingAction): string;
+  /**
+   * Cancel on a card whose earlier attempt may have gone through: never "nothing was charged".
+   * A `result` means the action did happen (the card becomes done with it).
+   */
+  cancelAfterAttempt(ctx: BotContext, action: PendingAction): Promise<{ text: string; keyboard?: InlineKeyboard; result?: unknown }>;
 }
 
 export type CardKinds = Map<string, CardKind>;
 
-export function cardKeyboard(ctx: BotContext, id: string, canConfirm: boolean): InlineKeyboard {
+export function cardKeyboard(ctx: BotContext, id: string, canConfirm: boolean, extra: CardButton[] = []): InlineKeyboard {
   const keyboard = new InlineKeyboard();
   if (canConfirm) keyboard.text(ctx.tr("button-confirm"), `cf:${id}`);
   else keyboard.text(ctx.tr("button-topup"), "m:topup");
-  return keyboard.text(ctx.tr("button-cancel"), `cx:${id}`);
+  keyboard.text(ctx.tr("button-cancel"), `cx:${id}`);
+  if (extra.length > 0) keyboard.row();
+  for (const button of extra) keyboard.text(button.text, button.data);
+  return keyboard;
 }
 
 /**
  * Sends a confirmation card. It owns one Idempotency-Key from this moment; Confirm, a double tap,
  * a retry or a tap after a restart all use that key, so the marketplace charges once.
+ * `extra` adds the kind's own buttons (they need the card id, made here).
  */
-export async function sendCard(ctx: BotContext, kind: string, payload: unknown, text: string, canConfirm: boolean): Promise<void> {
+export async function sendCard(ctx: BotContext, kind: string, payload: unknown, text: string, canConfirm: boolean, extra?: (id: string) => CardButton[]): Promise<void> {
   const id = shortId();
   await createPendingAction(ctx.deps.db, { id, telegramId: ctx.account.telegram_id, kind, payload, idempotencyKey: randomUUID(), chatId: ctx.chat!.id, now: ctx.deps.now() });
-  const message = await ctx.reply(text, { parse_mode: "HTML", reply_markup: cardKeyboard(ctx, id, canConfirm), link_preview_options: { is_disabled: true } });
+  const message = await ctx.reply(text, { parse_mode: "HTML", reply_markup: cardKeyboard(ctx, id, canConfirm, extra?.(id)), link_preview_options: { is_disabled: true } });
   await setPendingActionMessage(ctx.deps.db, id, message.message_id);
 }
 
 async function editCard(ctx: BotContext, text: string, keyboard: InlineKeyboard = new InlineKeyboard()): Promise<void> {
   await editInPlace(ctx, text, keyboard);
+}
+
+/**
+ * Edits a card that this handler already edited ("processing…"): editInPlace compares with the
+ * message as it was when pressed and would skip an edit back to that same view, leaving the card
+ * on "processing…".
+ */
+async function editCardAgain(ctx: BotContext, text: string, keyboard: InlineKeyboard = new InlineKeyboard()): Promise<void> {
+  await ctx.editMessageText(text, { parse_mode: "HTML", reply_markup: keyboard, link_preview_options: { is_disabled: true } }).catch((error: unknown) => {
+    if (!String(error).includes("message is not modified")) throw error;
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Confirm after the compare-and-set: run, and after an unknown outcome say "checking…" and look once more. */
+async function runConfirmed(ctx: BotContext, kind: CardKind, id: string): Promise<void> {
+  const db = ctx.deps.db;
+  const current = async () => (await findPendingAction(db, ctx.account.telegram_id, id))!;
+  let outcome: CardOutcome;
+  try {
+    // Read again after the compare-and-set: a toggle may have changed the payload meanwhile.
+    outcome = await kind.execute(ctx, await current());
+    if (outcome.state === "retry") {
+      await markPendingActionAttempted(db, id);
+      await editCardAgain(ctx, ctx.tr("card-checking"));
+      await sleep(RECHECK_DELAY_MS);
+      outcome = await kind.recheck(ctx, await current());
+    }
+  } catch (error) {
+    // Whatever threw may have come after the marketplace acted: treat the outcome as unknown.
+    await markPendingActionAttempted(db, id);
+    await transitionPendingAction(db, id, ["processing"], "pending", ctx.deps.now());
+    throw error;
+  }
+  const next = outcome.state === "retry" ? "pending" : outcome.state === "done" ? "placed" : outcome.state;
+  const result = outcome.state === "retry" ? { attempted: true } : (outcome.result ?? null);
+  await transitionPendingAction(db, id, ["processing"], next, ctx.deps.now(), result);
+  await editCardAgain(ctx, outcome.text, outcome.state === "retry" ? cardKeyboard(ctx, id, true) : outcome.keyboard);
+  if (next === "placed") await transitionPendingAction(db, id, ["placed"], "done", ctx.deps.now());
 }
 
 export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
@@ -75,7 +150,9 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
       await ctx.answerCallbackQuery({ text: ctx.tr(action.state === "cancelled" ? "card-cancelled-toast" : "card-expired") });
       return;
     }
-    if (action.state === "pending" && now - action.created_at > CARD_FRESH_MS) {
+    // After an attempt, sending the same request again is how the real state is learned: a fresh
+    // preview would be a new card, which could charge (or create a rule) a second time.
+    if (action.state === "pending" && !wasAttempted(action) && now - action.created_at > CARD_FRESH_MS) {
       await ctx.answerCallbackQuery();
       await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), `rf:${action.id}`).text(ctx.tr("button-cancel"), `cx:${action.id}`));
       return;
@@ -85,25 +162,18 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-processing") });
       return;
     }
+    // Taken over from a "processing" that never finished (a crash mid-call): its outcome is unknown.
+    if (action.state === "processing") await markPendingActionAttempted(ctx.deps.db, action.id);
     await ctx.answerCallbackQuery();
     // Swap the buttons for "processing…" first, so a second tap has nothing to press.
     await editCard(ctx, `${ctx.tr("card-working")}`);
-    let outcome: CardOutcome;
-    try {
-      outcome = await kind.execute(ctx, action);
-    } catch (error) {
-      await transitionPendingAction(ctx.deps.db, action.id, ["processing"], "pending", ctx.deps.now());
-      throw error;
-    }
-    const next = outcome.state === "retry" ? "pending" : outcome.state === "done" ? "placed" : outcome.state;
-    await transitionPendingAction(ctx.deps.db, action.id, ["processing"], next, ctx.deps.now(), outcome.result ?? null);
-    await editCard(ctx, outcome.text, outcome.state === "retry" ? cardKeyboard(ctx, action.id, true) : outcome.keyboard);
-    if (next === "placed") await transitionPendingAction(ctx.deps.db, action.id, ["placed"], "done", ctx.deps.now());
+    await runConfirmed(ctx, kind, action.id);
   });
 
   composer.callbackQuery(/^cx:([A-Za-z0-9_-]{10})$/, async (ctx) => {
     const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
-    if (!action) {
+    const kind = action ? kinds.get(action.kind) : undefined;
+    if (!action || !kind) {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
       return;
     }
@@ -112,7 +182,13 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
       return;
     }
     await ctx.answerCallbackQuery();
-    await editCard(ctx, ctx.tr("card-cancelled"));
+    if (!wasAttempted(action)) {
+      await editCard(ctx, ctx.tr("card-cancelled"));
+      return;
+    }
+    const cancelled = await kind.cancelAfterAttempt(ctx, action);
+    if (cancelled.result !== undefined) await transitionPendingAction(ctx.deps.db, action.id, ["cancelled"], "done", ctx.deps.now(), cancelled.result);
+    await editCard(ctx, cancelled.text, cancelled.keyboard);
   });
 
   composer.callbackQuery(/^rf:([A-Za-z0-9_-]{10})$/, async (ctx) => {
@@ -125,10 +201,17 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
     await ctx.answerCallbackQuery();
     const fresh = await kind.refresh(ctx, action);
     if (!fresh) return;
+    if (wasAttempted(action)) {
+      // The earlier attempt may have gone through: keep this card (its Idempotency-Key, its rule
+      // baseline) and only show the fresh figures, so Confirm can never make a second one.
+      if (!(await setPendingActionPayload(ctx.deps.db, action.id, fresh.payload))) return;
+      await editCard(ctx, fresh.text, cardKeyboard(ctx, action.id, true));
+      return;
+    }
     // The refreshed card is a new card (new id, new key); the old one can no longer be confirmed.
     await transitionPendingAction(ctx.deps.db, action.id, ["pending"], "cancelled", ctx.deps.now());
     await editCard(ctx, ctx.tr("card-refreshed"));
-    await sendCard(ctx, action.kind, fresh.payload, fresh.text, fresh.canConfirm);
+    await sendCard(ctx, action.kind, fresh.payload, fresh.text, fresh.canConfirm, fresh.extra);
   });
 
   return composer;

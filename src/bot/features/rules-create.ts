@@ -1,16 +1,17 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { recentAddresses, touchAddress } from "../../db/repos/addresses";
 import { markKeyBroken } from "../../db/repos/credentials";
-import type { PendingAction } from "../../db/repos/pending-actions";
+import { findPendingAction, setPendingActionPayload, wasAttempted, type PendingAction } from "../../db/repos/pending-actions";
 import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "../../marketplace";
 import { checkTronAddress } from "../../input/address";
 import { checkBounds, parseDuration, parseVolume } from "../../input/volume";
 import type { BotContext } from "../context";
+import { editInPlace } from "../edit-in-place";
 import { answerButton, endFlow, startFlow, type FlowRegistry } from "../flows";
 import { trxText, volumeText } from "../format";
 import { code, shortAddress } from "../html";
-import { describeMarketplaceError, replyMarketplaceError, userClient } from "../marketplace-access";
-import { sendCard, type CardKinds, type CardOutcome } from "./cards";
+import { describeSpendError, replyMarketplaceError, userClient } from "../marketplace-access";
+import { cardKeyboard, sendCard, type CardButton, type CardKinds, type CardOutcome } from "./cards";
 import { ruleCard, ruleCardText, ruleKind, type RuleKind } from "./rules-view";
 import type { MenuActions } from "./start";
 
@@ -48,7 +49,18 @@ interface RulePayload {
   duration: string | null;
   autoResume: boolean;
   knownIds: string[];
+  /** The preview's figures, so the card can be drawn again (a toggle) without calling the marketplace. Absent on older cards. */
+  figures?: CardFigures;
 }
+
+interface CardFigures {
+  priceTrx: string;
+  commissionTrx: string;
+  balanceTrx: string;
+}
+
+/** What a rule is made of, before the card adds what it learned from the marketplace. */
+type RuleRequest = Omit<RulePayload, "knownIds" | "figures">;
 
 const FIELDS: Record<RuleKind, RuleField[]> = {
   refill: ["address", "minimal", "volume", "duration"],
@@ -212,7 +224,7 @@ function scaleTrx(trx: string, numerator: bigint, denominator: bigint): string {
 }
 
 /** The cost of one firing. Renewal has no preview type of its own: it is priced as a refill of a day (an estimate), scaled when its volume is beyond the refill bounds. */
-async function previewFiring(client: MarketplaceClient, payload: Omit<RulePayload, "knownIds">, options: AutomationOptions): Promise<AutomationPreview> {
+async function previewFiring(client: MarketplaceClient, payload: RuleRequest, options: AutomationOptions): Promise<AutomationPreview> {
   if (payload.kind === "refill") return client.previewAutomation({ volume: payload.volume!, duration: payload.duration!, type: "refill" });
   if (payload.kind === "smart") return client.previewAutomation({ ...SMART_PREVIEW, type: "smart" });
   const volume = BigInt(payload.volume!);
@@ -223,16 +235,29 @@ async function previewFiring(client: MarketplaceClient, payload: Omit<RulePayloa
   return { priceTrx: scaleTrx(preview.priceTrx, volume, priced), baseCostTrx: scaleTrx(preview.baseCostTrx, volume, priced), commissionTrx: scaleTrx(preview.commissionTrx, volume, priced) };
 }
 
-async function buildCard(ctx: BotContext, client: MarketplaceClient, payload: Omit<RulePayload, "knownIds">): Promise<{ text: string; payload: RulePayload; canConfirm: boolean } | null> {
+/**
+ * Previews one firing and reads the balance and the matching rules that already exist. `knownIds`
+ * is given after an attempt whose outcome is unknown: the rule it may have made must stay "new".
+ */
+async function buildCard(ctx: BotContext, client: MarketplaceClient, request: RuleRequest, knownIds?: string[]): Promise<{ text: string; payload: RulePayload; canConfirm: boolean } | null> {
   let preview, balance, existing;
   try {
     const options = await ctx.deps.options.automationOptions(ctx.account.telegram_id, client);
-    [preview, balance, existing] = await Promise.all([previewFiring(client, payload, options), client.balance(), client.listAutomations()]);
+    [preview, balance, existing] = await Promise.all([previewFiring(client, request, options), client.balance(), knownIds ? Promise.resolve([]) : client.listAutomations()]);
   } catch (error) {
     await replyMarketplaceError(ctx, error, { read: true });
     return null;
   }
-  const full: RulePayload = { ...payload, knownIds: existing.filter((rule) => matches(rule, { ...payload, knownIds: [] })).map((rule) => rule.id) };
+  const payload: RulePayload = {
+    ...request,
+    knownIds: knownIds ?? existing.filter((rule) => matches(rule, { ...request, knownIds: [] })).map((rule) => rule.id),
+    figures: { priceTrx: preview.priceTrx, commissionTrx: preview.commissionTrx, balanceTrx: balance.trx },
+  };
+  return { ...confirmCard(ctx, payload, payload.figures!), payload };
+}
+
+/** The confirmation card's text, drawn from the payload alone. */
+function confirmCard(ctx: BotContext, payload: RulePayload, figures: CardFigures): { text: string; canConfirm: boolean } {
   const lines = [ctx.tr("rule-confirm-title"), "", ctx.tr("rule-confirm-kind", { value: ctx.tr(`rule-kind-${payload.kind}`) }), ctx.tr("card-target", {}, { value: code(payload.address) })];
   if (payload.kind === "refill") {
     lines.push(
@@ -248,16 +273,21 @@ async function buildCard(ctx: BotContext, client: MarketplaceClient, payload: Om
     lines.push("", ctx.tr("rule-confirm-trigger-smart"));
   }
   lines.push(
-    ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", { value: trxText(preview.priceTrx), commission: trxText(preview.commissionTrx) }),
+    ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", { value: trxText(figures.priceTrx), commission: trxText(figures.commissionTrx) }),
     ctx.tr("rule-confirm-charged"),
     ctx.tr("rule-card-auto-resume", { value: ctx.tr(payload.autoResume ? "button-yes" : "button-no") }),
-    ctx.tr("card-balance", { value: trxText(balance.trx) }),
+    ctx.tr("card-balance", { value: trxText(figures.balanceTrx) }),
   );
-  const covered = compareTrx(balance.trx, preview.priceTrx) >= 0;
+  const covered = compareTrx(figures.balanceTrx, figures.priceTrx) >= 0;
   // Renewal and smart rules need one firing's balance up front; a refill rule may be set up before topping up.
   const canConfirm = covered || payload.kind === "refill";
   if (!covered) lines.push("", ctx.tr(payload.kind === "refill" ? "rule-confirm-short-refill" : "rule-confirm-short"));
-  return { text: lines.join("\n"), payload: full, canConfirm };
+  return { text: lines.join("\n"), canConfirm };
+}
+
+/** The auto-resume toggle under Confirm and Cancel; its label shows the current choice. */
+function autoResumeButton(ctx: BotContext, autoResume: boolean): (id: string) => CardButton[] {
+  return (id) => [{ text: ctx.tr("button-auto-resume", { value: ctx.tr(autoResume ? "button-yes" : "button-no") }), data: `ar:${id}` }];
 }
 
 async function createdText(ctx: BotContext, rule: AutomationRule): Promise<{ text: string; keyboard: InlineKeyboard }> {
@@ -295,15 +325,16 @@ export function ruleCreationFeature(flows: FlowRegistry, _menu: MenuActions, car
     if (step) return ask(ctx, step, draft, options);
     await endFlow(ctx);
     const kind = draft.kind!;
+    const autoResume = draft.autoResume ?? false;
     const card = await buildCard(ctx, client, {
       kind,
       address: draft.address!,
       minimal: kind === "refill" ? draft.minimal! : null,
       volume: kind === "smart" ? null : draft.volume!,
       duration: kind === "refill" ? draft.duration! : null,
-      autoResume: draft.autoResume ?? false,
+      autoResume,
     });
-    if (card) await sendCard(ctx, "rule", card.payload, card.text, card.canConfirm);
+    if (card) await sendCard(ctx, "rule", card.payload, card.text, card.canConfirm, autoResumeButton(ctx, autoResume));
   }
 
   async function start(ctx: BotContext, kind: RuleKind | null, args: string): Promise<void> {
@@ -369,14 +400,14 @@ export function ruleCreationFeature(flows: FlowRegistry, _menu: MenuActions, car
       let rule: AutomationRule;
       try {
         // A second attempt (after an unknown outcome or a crash) first looks for the rule the first one may have made.
-        const earlier = action.result !== null || action.updated_at !== action.created_at ? await findCreated(client, payload, action) : null;
+        const earlier = wasAttempted(action) ? await findCreated(client, payload, action) : null;
         rule = earlier ?? (await create(client, payload));
       } catch (error) {
         if (!(error instanceof MarketplaceError)) throw error;
         ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status }, "rule not created");
         if (!RETRYABLE.has(error.kind)) {
           if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
-          const { text, keyboard } = describeMarketplaceError(ctx, error);
+          const { text, keyboard } = await describeSpendError(ctx, client, error, payload.figures?.balanceTrx);
           return { state: "failed", text, keyboard, result: { error: error.kind } };
         }
         // Rule creation has no idempotency key: look for the rule before offering to send again.
@@ -390,17 +421,58 @@ export function ruleCreationFeature(flows: FlowRegistry, _menu: MenuActions, car
       const { text, keyboard } = await createdText(ctx, rule);
       return { state: "done", text, keyboard, result: rule };
     },
+    async recheck(ctx, action): Promise<CardOutcome> {
+      const client = await userClient(ctx);
+      if (!client) return { state: "failed", text: ctx.tr("card-no-key") };
+      // Only a look: sending again here could make a second rule if the first is merely slow to list.
+      const found = await findCreated(client, JSON.parse(action.payload) as RulePayload, action).catch(() => null);
+      if (!found) return { state: "retry", text: ctx.tr("card-unknown-state") };
+      ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, ruleId: found.id }, "rule creation with an unknown outcome found in the list");
+      const { text, keyboard } = await createdText(ctx, found);
+      return { state: "done", text, keyboard, result: found };
+    },
+    async cancelAfterAttempt(ctx, action) {
+      const client = await userClient(ctx);
+      const found = client ? await findCreated(client, JSON.parse(action.payload) as RulePayload, action).catch(() => undefined) : undefined;
+      if (found === undefined) return { text: ctx.tr("card-cancelled-rule-unknown") };
+      if (found === null) return { text: ctx.tr("card-cancelled-rule-none") };
+      const card = await ruleCard(ctx, found);
+      return { text: `${ctx.tr("card-cancelled-rule-exists")}\n\n${card.text}`, keyboard: card.keyboard, result: found };
+    },
     async refresh(ctx, action) {
       const client = await userClient(ctx);
       if (!client) return null;
-      const { knownIds: _known, ...payload } = JSON.parse(action.payload) as RulePayload;
-      return buildCard(ctx, client, payload);
+      const { knownIds, figures: _figures, ...request } = JSON.parse(action.payload) as RulePayload;
+      const card = await buildCard(ctx, client, request, wasAttempted(action) ? knownIds : undefined);
+      return card ? { ...card, extra: autoResumeButton(ctx, request.autoResume) } : null;
     },
     doneText(ctx, action) {
       const rule = JSON.parse(action.result ?? "null") as AutomationRule | { error: string } | null;
       if (!rule || !("id" in rule)) return ctx.tr("rule-created");
       return `${ctx.tr("rule-created")}\n\n${ruleCardText(ctx, rule)}`;
     },
+  });
+
+  // The auto-resume toggle: one-line forms can choose it too. Only before Confirm was ever sent.
+  composer.callbackQuery(/^ar:([A-Za-z0-9_-]{10})$/, async (ctx) => {
+    const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
+    const payload = action?.kind === "rule" ? (JSON.parse(action.payload) as RulePayload) : null;
+    if (!action || !payload?.figures || action.state !== "pending") {
+      await ctx.answerCallbackQuery({ text: ctx.tr(action?.state === "processing" ? "card-processing" : "card-expired") });
+      return;
+    }
+    if (wasAttempted(action)) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("card-locked") });
+      return;
+    }
+    const toggled: RulePayload = { ...payload, autoResume: !payload.autoResume };
+    if (!(await setPendingActionPayload(ctx.deps.db, action.id, toggled))) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("card-processing") });
+      return;
+    }
+    await ctx.answerCallbackQuery();
+    const card = confirmCard(ctx, toggled, payload.figures);
+    await editInPlace(ctx, card.text, cardKeyboard(ctx, action.id, card.canConfirm, autoResumeButton(ctx, toggled.autoResume)(action.id)));
   });
 
   return composer;

@@ -46,3 +46,28 @@ export async function transitionPendingAction(db: Kysely<Database>, id: string, 
     .executeTakeFirst();
   return Number(update.numUpdatedRows) > 0;
 }
+
+/**
+ * Whether Confirm already reached (or may have reached) the marketplace without a known outcome:
+ * a timeout, a network error, a 5xx or a crash mid-call. Only such an attempt writes `result`
+ * while the card is still pending or processing (cards written before this marker existed stored
+ * JSON `null` there, which counts too). Such a card must keep its Idempotency-Key and never tell
+ * the user that nothing happened.
+ */
+export function wasAttempted(action: PendingAction): boolean {
+  return (action.state === "pending" || action.state === "processing") && action.result !== null;
+}
+
+/** Records on a card that an attempt's outcome is unknown (see wasAttempted); keeps its state. */
+export async function markPendingActionAttempted(db: Kysely<Database>, id: string): Promise<void> {
+  await db.updateTable("pending_actions").set({ result: JSON.stringify({ attempted: true }) }).where("id", "=", id).where("result", "is", null).execute();
+}
+
+/**
+ * Replaces what a still-pending card will do (a toggle on the card, a refreshed preview). Leaves
+ * `updated_at` alone: it dates state changes. Returns false when the card is no longer pending.
+ */
+export async function setPendingActionPayload(db: Kysely<Database>, id: string, payload: unknown): Promise<boolean> {
+  const update = await db.updateTable("pending_actions").set({ payload: JSON.stringify(payload) }).where("id", "=", id).where("state", "=", "pending").executeTakeFirst();
+  return Number(update.numUpdatedRows) > 0;
+}
