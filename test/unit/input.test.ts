@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { parseVolume, parseDuration, parseResource, checkBounds } from "../../src/input/volume";
 import { checkTronAddress } from "../../src/input/address";
+import { splitArguments } from "../../src/input/arguments";
+import { draftFromArguments, limitsFromOptions, recheckForResource, validateField, type OrderDraft } from "../../src/bot/features/order-params";
+import { readLabel } from "../../src/bot/features/addresses";
+import type { BotContext } from "../../src/bot/context";
+import type { OrderOptions } from "../../src/marketplace";
 
 describe("volume parsing", () => {
   it.each([
@@ -54,10 +59,16 @@ describe("volume parsing", () => {
     }
   });
 
-  it("checks bounds", () => {
-    expect(checkBounds(5n, 10n, 100n)).toBe("below");
-    expect(checkBounds(500n, 10n, 100n)).toBe("above");
-    expect(checkBounds(50n, 10n, 100n)).toBeNull();
+  it.each([
+    [9n, "below"],
+    [10n, null],
+    [11n, null],
+    [99n, null],
+    [100n, null],
+    [101n, "above"],
+    [-1n, "below"],
+  ] as const)("checks %s against 10–100 → %s", (volume, expected) => {
+    expect(checkBounds(volume, 10n, 100n)).toBe(expected);
   });
 });
 
@@ -94,5 +105,130 @@ describe("TRON address check", () => {
     ["", "format"],
   ])("rejects %s (%s)", (address, reason) => {
     expect(checkTronAddress(address)).toEqual({ ok: false, reason });
+  });
+});
+
+describe("one-line arguments", () => {
+  it.each([
+    ["energy 65 000 1h", ["energy", "65 000", "1h"]],
+    ["65 000 000 energy", ["65 000 000", "energy"]],
+    ["1 500 000", ["1 500 000"]],
+    ["  energy   65000  ", ["energy", "65000"]],
+    ["65 00 1h", ["65", "00", "1h"]],
+    ["1000 000", ["1000", "000"]],
+    ["65 0000", ["65", "0000"]],
+    ["65 000k", ["65", "000k"]],
+    ["", []],
+  ])("splits %j into %j", (text, expected) => {
+    expect(splitArguments(text)).toEqual(expected);
+  });
+});
+
+/** Options as the marketplace may send them: every int64 as a decimal string. */
+const OPTIONS: OrderOptions = {
+  resources: [
+    { resource: "energy", durations: ["15m", "1h", "1d"], unit: "65000", minVolume: "10000", maxVolume: "5000000" },
+    { resource: "Bandwidth", durations: ["1h", "1d"], unit: "350", minVolume: "1000", maxVolume: "1000000" },
+  ],
+  activationMaxTrx: "1.1",
+};
+const limits = limitsFromOptions(OPTIONS);
+/** validateField only needs the translator: the key and its variables are enough to assert on. */
+const ctx = { tr: (key: string, vars?: Record<string, string>) => `${key}${vars ? JSON.stringify(vars) : ""}` } as unknown as BotContext;
+
+describe("order limits from the options endpoint", () => {
+  it("reads int64 strings exactly, matching resources case-insensitively", () => {
+    expect(limits.bounds("energy")).toEqual({ min: 10000n, max: 5000000n });
+    expect(limits.bounds("bandwidth")).toEqual({ min: 1000n, max: 1000000n });
+    expect(limits.durations("bandwidth")).toEqual(["1h", "1d"]);
+    const huge = limitsFromOptions({ ...OPTIONS, resources: [{ ...OPTIONS.resources[0]!, maxVolume: "9007199254740993" }] });
+    expect(huge.bounds("energy")!.max).toBe(9007199254740993n);
+  });
+
+  it("without options (no key) offers the quote's durations and no bounds", () => {
+    const keyless = limitsFromOptions(null);
+    expect(keyless.durations("energy")).toEqual(["15m", "1h", "1d"]);
+    expect(keyless.bounds("energy")).toBeNull();
+  });
+
+  it.each([
+    ["energy", "10000", "10000"],
+    ["energy", "10 000", "10000"],
+    ["energy", "9999", null],
+    ["energy", "5m", "5000000"],
+    ["energy", "5,000,001", null],
+    ["bandwidth", "1000", "1000"],
+    ["bandwidth", "999", null],
+    ["bandwidth", "1m", "1000000"],
+    ["bandwidth", "1000001", null],
+    [undefined, "5m", "5000000"],
+    [undefined, "1000", "1000"],
+    [undefined, "999", null],
+    [undefined, "5000001", null],
+  ])("volume for %s: %j → %j", (resource, input, expected) => {
+    const check = validateField(ctx, "volume", input, { resource }, limits);
+    if (expected === null) {
+      expect(check.ok).toBe(false);
+      expect(!check.ok && check.message).toMatch(/^input-volume-bounds/);
+    } else expect(check).toEqual({ ok: true, value: expected });
+  });
+
+  it("a volume or duration given before the resource is re-checked against the chosen one", () => {
+    const tooBig = recheckForResource(ctx, { resource: "bandwidth", volume: "2000000", duration: "1h" }, limits);
+    expect(tooBig.draft).toEqual({ resource: "bandwidth", duration: "1h" });
+    expect(tooBig.problem).toBe('input-volume-bounds{"min":"1,000","max":"1,000,000"}');
+    const shortDuration = recheckForResource(ctx, { resource: "bandwidth", volume: "2000", duration: "15m" }, limits);
+    expect(shortDuration.draft).toEqual({ resource: "bandwidth", volume: "2000" });
+    expect(shortDuration.problem).toMatch(/^input-duration-bad.*1h, 1d/);
+    const fine = { resource: "energy", volume: "2000000", duration: "15m" };
+    expect(recheckForResource(ctx, fine, limits)).toEqual({ draft: fine, problem: null });
+  });
+
+  it("an address button's reference is resolved from the offered addresses only", () => {
+    const draft: OrderDraft = { offered: { abcdefghij: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" } };
+    expect(validateField(ctx, "address", "@abcdefghij", draft, limits)).toEqual({ ok: true, value: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" });
+    expect(validateField(ctx, "address", "@zzzzzzzzzz", draft, limits)).toEqual({ ok: false, message: "input-address-format" });
+  });
+});
+
+describe("draftFromArguments", () => {
+  it.each([
+    ["energy 65 000 1h TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", { resource: "energy", volume: "65 000", duration: "1h", address: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" }],
+    ["energy 65k 1h", { resource: "energy", volume: "65k", duration: "1h" }],
+    ["1h 1 500 000 bandwidth", { resource: "bandwidth", volume: "1 500 000", duration: "1h" }],
+    ["65,000 energy", { resource: "energy", volume: "65,000" }],
+    ["2m", { volume: "2m" }],
+    ["", {}],
+  ])("reads %j", (text, draft) => {
+    expect(draftFromArguments(text, limits)).toEqual({ draft, rejected: null });
+  });
+
+  it.each([
+    ["energy 65 00 1h", "00"],
+    ["energy 65 0000 1h", "0000"],
+    ["energy 1000 000 1h", "000"],
+    ["energy 65k 3d", "3d"],
+    ["energy 65k 1h 2h", "2h"],
+    ["water 65k", "water"],
+    ["energy energy", "energy"],
+    ["65k 131k", "131k"],
+    ["energy <b>", "<b>"],
+  ])("rejects %j at %j", (text, rejected) => {
+    expect(draftFromArguments(text, limits).rejected).toBe(rejected);
+  });
+});
+
+describe("address labels", () => {
+  it.each([
+    ["Treasury", "Treasury"],
+    ["  Hot   wallet\n2 ", "Hot wallet 2"],
+    ["-", null],
+    ["x".repeat(32), "x".repeat(32)],
+  ])("reads %j as %j", (input, label) => {
+    expect(readLabel(input)).toEqual({ ok: true, label });
+  });
+
+  it.each(["", "   ", "x".repeat(33)])("refuses %j", (input) => {
+    expect(readLabel(input)).toEqual({ ok: false });
   });
 });

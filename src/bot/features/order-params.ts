@@ -1,10 +1,12 @@
 import { InlineKeyboard } from "grammy";
 import { recentAddresses } from "../../db/repos/addresses";
+import { refFor } from "../../db/repos/callback-refs";
 import type { MarketplaceClient, OrderOptions } from "../../marketplace";
 import { checkTronAddress } from "../../input/address";
+import { splitArguments } from "../../input/arguments";
 import { checkBounds, parseDuration, parseResource, parseVolume, RESOURCES } from "../../input/volume";
 import type { BotContext } from "../context";
-import { shortAddress } from "../html";
+import { addressButtonLabel } from "./addresses";
 import { volumeText } from "../format";
 import { answerButton, startFlow } from "../flows";
 
@@ -16,6 +18,8 @@ export interface OrderDraft {
   address?: string;
   /** The energy hint (energy goes to the sender of the USDT) is said once per flow. */
   hinted?: boolean;
+  /** Saved addresses offered as buttons at the address step, by short reference (callback data never carries an address). */
+  offered?: Record<string, string>;
 }
 
 export type DraftField = "resource" | "volume" | "duration" | "address";
@@ -45,10 +49,25 @@ export async function orderLimits(ctx: BotContext, client: MarketplaceClient | n
   return limitsFromOptions(await ctx.deps.options.orderOptions(ctx.account.telegram_id, client));
 }
 
-/** Reads one-line arguments in any order: a resource word, a T… address, a listed duration, a volume. */
+/**
+ * Until the resource is chosen, a volume or duration is checked against what any resource allows
+ * (the widest bounds, every listed duration); once it is chosen, {@link recheckForResource} narrows it.
+ */
+function boundsFor(limits: OrderLimits, resource: string | undefined): { min: bigint; max: bigint } | null {
+  if (resource) return limits.bounds(resource);
+  const all = RESOURCES.map((name) => limits.bounds(name)).filter((bounds) => bounds !== null);
+  if (all.length === 0) return null;
+  return all.reduce((wide, bounds) => ({ min: bounds.min < wide.min ? bounds.min : wide.min, max: bounds.max > wide.max ? bounds.max : wide.max }));
+}
+
+function durationsFor(limits: OrderLimits, resource: string | undefined): string[] {
+  return resource ? limits.durations(resource) : [...new Set(RESOURCES.flatMap((name) => limits.durations(name)))];
+}
+
+/** Reads one-line arguments in any order: a resource word, a T… address, a listed duration, a volume ("65 000" is one). */
 export function draftFromArguments(text: string, limits: OrderLimits): { draft: OrderDraft; rejected: string | null } {
   const draft: OrderDraft = {};
-  for (const token of text.split(/\s+/).filter(Boolean)) {
+  for (const token of splitArguments(text)) {
     const resource = parseResource(token);
     if (resource && !draft.resource) {
       draft.resource = resource;
@@ -58,8 +77,7 @@ export function draftFromArguments(text: string, limits: OrderLimits): { draft: 
       draft.address = token;
       continue;
     }
-    const allDurations = [...new Set(RESOURCES.flatMap((r) => limits.durations(r)))];
-    const duration = parseDuration(token, allDurations);
+    const duration = parseDuration(token, durationsFor(limits, undefined));
     if (duration && !draft.duration) {
       draft.duration = duration;
       continue;
@@ -86,19 +104,20 @@ export function validateField(ctx: BotContext, field: DraftField, input: string,
     case "volume": {
       const parsed = parseVolume(input);
       if (!parsed.ok) return { ok: false, message: ctx.tr(`input-volume-${parsed.reason}`) };
-      const bounds = limits.bounds(draft.resource ?? "energy");
+      const bounds = boundsFor(limits, draft.resource);
       if (bounds && checkBounds(parsed.volume, bounds.min, bounds.max)) {
         return { ok: false, message: ctx.tr("input-volume-bounds", { min: volumeText(bounds.min), max: volumeText(bounds.max) }) };
       }
       return { ok: true, value: parsed.volume.toString() };
     }
     case "duration": {
-      const durations = limits.durations(draft.resource ?? "energy");
+      const durations = durationsFor(limits, draft.resource);
       const duration = parseDuration(input, durations);
       return duration ? { ok: true, value: duration } : { ok: false, message: ctx.tr("input-duration-bad", { durations: durations.join(", ") }) };
     }
     case "address": {
-      const check = checkTronAddress(input);
+      const offered = input.startsWith("@") ? draft.offered?.[input.slice(1)] : undefined;
+      const check = checkTronAddress(offered ?? input);
       return check.ok ? { ok: true, value: check.address } : { ok: false, message: ctx.tr(`input-address-${check.reason}`) };
     }
   }
@@ -117,13 +136,35 @@ export function validateDraft(ctx: BotContext, draft: OrderDraft, limits: OrderL
   return { ok: true, draft: result };
 }
 
+/**
+ * A volume or duration given before the resource was only checked against what any resource
+ * allows; once the resource is known it must fit that resource. The first misfit is dropped
+ * (to be asked again) and explained.
+ */
+export function recheckForResource(ctx: BotContext, draft: OrderDraft, limits: OrderLimits): { draft: OrderDraft; problem: string | null } {
+  if (!draft.resource) return { draft, problem: null };
+  for (const field of ["volume", "duration"] as const) {
+    const value = draft[field];
+    if (value === undefined) continue;
+    const check = validateField(ctx, field, value, draft, limits);
+    if (!check.ok) {
+      const next = { ...draft };
+      delete next[field];
+      return { draft: next, problem: check.message };
+    }
+  }
+  return { draft, problem: null };
+}
+
 /** Asks for the first missing field, with buttons as shortcuts; stores the flow. Returns false when nothing is missing. */
 export async function askNextField(ctx: BotContext, flow: string, draft: OrderDraft, limits: OrderLimits, fields: DraftField[], prefix?: string): Promise<boolean> {
-  const field = fields.find((name) => draft[name] === undefined);
+  const rechecked = recheckForResource(ctx, draft, limits);
+  const field = fields.find((name) => rechecked.draft[name] === undefined);
   if (!field) return false;
   const keyboard = new InlineKeyboard();
-  const lines: string[] = prefix ? [prefix, ""] : [];
-  const next = { ...draft };
+  const intro = [prefix, rechecked.problem].filter((line): line is string => Boolean(line));
+  const lines: string[] = intro.length > 0 ? [...intro, ""] : [];
+  const next = { ...rechecked.draft };
   switch (field) {
     case "resource":
       lines.push(ctx.tr("ask-resource"));
@@ -154,8 +195,11 @@ export async function askNextField(ctx: BotContext, flow: string, draft: OrderDr
     }
     case "address": {
       lines.push(ctx.tr("ask-address"));
+      next.offered = {};
       for (const saved of await recentAddresses(ctx.deps.db, ctx.account.telegram_id, 4)) {
-        answerButton(keyboard, saved.label ? `${saved.label} (${shortAddress(saved.address)})` : shortAddress(saved.address), saved.address).row();
+        const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, saved.address, ctx.deps.now());
+        next.offered[ref] = saved.address;
+        answerButton(keyboard, addressButtonLabel(saved), `@${ref}`).row();
       }
       break;
     }

@@ -1,20 +1,33 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { findCredential } from "../../db/repos/credentials";
+import { findCredential, openApiKey } from "../../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient } from "../../marketplace";
 import type { BotContext } from "../context";
 import { endFlow, type FlowRegistry } from "../flows";
 import { resourceText, sunPerUnit, trxText, volumeText } from "../format";
-import { replyMarketplaceError, userClient } from "../marketplace-access";
+import { replyMarketplaceError } from "../marketplace-access";
+import { SecretBoxError } from "../../security/secret-box";
 import { askNextField, draftFromArguments, orderLimits, validateDraft, validateField, type DraftField, type OrderDraft } from "./order-params";
 import type { MenuActions } from "./start";
 
 const FIELDS: DraftField[] = ["resource", "volume", "duration"];
 
-/** The key is optional for a quote: with one linked, bounds and durations come from the options endpoint. */
+/**
+ * The key is optional for a quote: with one linked, bounds and durations come from the options
+ * endpoint. A quote is public, so a key that is missing, broken or cannot be decrypted is not
+ * mentioned here (the quote goes on without it, one reply); /buy and the other commands that
+ * need the key tell the user to relink.
+ */
 async function optionalClient(ctx: BotContext): Promise<MarketplaceClient | null> {
   const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
   if (!credential || credential.broken_at) return null;
-  return userClient(ctx);
+  try {
+    const apiKey = openApiKey(ctx.deps.box, credential);
+    return ctx.deps.marketplace(() => apiKey);
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    ctx.deps.logger.warn({ userId: ctx.account.telegram_id, reason: error.reason }, "stored API key cannot be decrypted; quoting without it");
+    return null;
+  }
 }
 
 /** /quote [resource] [volume] [duration]: the public price, no key needed. "Buy this" carries the values to /buy. */

@@ -19,3 +19,13 @@ export async function recentAddresses(db: Kysely<Database>, telegramId: number, 
 export async function removeAddress(db: Kysely<Database>, telegramId: number, address: string): Promise<void> {
   await db.deleteFrom("addresses").where("telegram_id", "=", telegramId).where("address", "=", address).execute();
 }
+
+export async function findAddress(db: Kysely<Database>, telegramId: number, address: string): Promise<SavedAddress | undefined> {
+  return db.selectFrom("addresses").selectAll().where("telegram_id", "=", telegramId).where("address", "=", address).executeTakeFirst();
+}
+
+/** Sets (or clears, with null) the label of a saved address; false when the address is no longer saved. */
+export async function setAddressLabel(db: Kysely<Database>, telegramId: number, address: string, label: string | null): Promise<boolean> {
+  const result = await db.updateTable("addresses").set({ label }).where("telegram_id", "=", telegramId).where("address", "=", address).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
