@@ -5,10 +5,10 @@
  */
 import { sunToTrx } from "../marketplace/money";
 import { newUuid } from "./ids";
-import { firingPriceSun, firingShape } from "./price-book";
+import { AUTOMATION_LIMITS, DURATIONS, firingPriceSun, firingShape, isDuration } from "./price-book";
 import { notFound, SandboxError } from "./problem";
 import { findKeyById, wouldExceedSpendLimit } from "./spend-limit";
-import type { AccountRecord, ApiKeyRecord, Duration, FiringRecord, RuleRecord, RuleType, World } from "./types";
+import type { AccountRecord, ApiKeyRecord, AutomationOptionsView, Duration, FiringRecord, RuleRecord, RuleType, World } from "./types";
 import { nowIso, postLedgerEntry, raiseNotification } from "./world";
 
 const DAY_MS = 86_400_000;
@@ -54,6 +54,42 @@ function rollRenewalForward(world: World, rule: RuleRecord): void {
   let next = Date.parse(rule.nextRenewalAt);
   while (next <= now) next += DAY_MS;
   rule.nextRenewalAt = new Date(next).toISOString();
+}
+
+/** The automation options in force: the options endpoint serves them and rule creation checks against them. */
+export function automationOptionsOf(world: World): AutomationOptionsView {
+  return world.automationOptions ?? { durations: [...DURATIONS], ...AUTOMATION_LIMITS };
+}
+
+function optionsError(detail: string): SandboxError {
+  return new SandboxError(400, "control.bad_argument", "Bad argument", detail);
+}
+
+/**
+ * Changes the automation options, as the operator does over time (the spec: "the bounds change").
+ * Fields left out keep their value; the result must stay coherent (positive whole volumes,
+ * min ≤ max, at least one known duration), else nothing changes.
+ */
+export function setAutomationOptions(world: World, changes: Partial<Record<keyof AutomationOptionsView, unknown>>): AutomationOptionsView {
+  const current = automationOptionsOf(world);
+  const next: AutomationOptionsView = { ...current, durations: [...current.durations] };
+  for (const field of ["energyUnit", "minVolume", "maxVolume", "renewalMinVolume", "renewalMaxVolume"] as const) {
+    const value = changes[field];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw optionsError(`${field} must be a positive whole number, got ${JSON.stringify(value)}`);
+    next[field] = value;
+  }
+  if (changes.durations !== undefined) {
+    const durations = changes.durations;
+    if (!Array.isArray(durations) || durations.length === 0 || !durations.every(isDuration)) {
+      throw optionsError(`durations must be a non-empty list of ${DURATIONS.join(", ")}, got ${JSON.stringify(durations)}`);
+    }
+    next.durations = [...new Set(durations)];
+  }
+  if (next.minVolume > next.maxVolume) throw optionsError(`minVolume ${next.minVolume} is above maxVolume ${next.maxVolume}`);
+  if (next.renewalMinVolume > next.renewalMaxVolume) throw optionsError(`renewalMinVolume ${next.renewalMinVolume} is above renewalMaxVolume ${next.renewalMaxVolume}`);
+  world.automationOptions = next;
+  return { ...next, durations: [...next.durations] };
 }
 
 export function findRule(world: World, accountId: string | null, ruleId: string): RuleRecord {

@@ -3,7 +3,7 @@
  * inspect state. Arguments may arrive from HTTP as untrusted JSON, so each is checked.
  */
 import { parseTrx, sunToTrx } from "../marketplace/money";
-import { autoResumeRules, cancelRule, findRule, fireRule, systemPauseRule } from "./automations";
+import { autoResumeRules, cancelRule, findRule, fireRule, setAutomationOptions, systemPauseRule } from "./automations";
 import { newApiKey, newUuid } from "./ids";
 import { settleAllOrders } from "./orders";
 import { SandboxError } from "./problem";
@@ -213,6 +213,10 @@ export function createControl(world: World): SandboxControl {
 
     setInt64Format({ format: int64Format }) {
       world.settings.int64Format = oneOf<Int64Format>(int64Format, ["number", "string"], "format");
+    },
+
+    setAutomationOptions(args) {
+      return setAutomationOptions(world, args ?? {});
     },
   };
   return control;

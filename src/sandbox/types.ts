@@ -32,7 +32,7 @@ export interface Sandbox {
   /** Serves /api/v1/* per MARKETPLACE_API.md and the /_sandbox/* control routes. */
   app: Hono;
   control: SandboxControl;
-  /** Processes everything due at now(): settlements, daily renewals, webhook deliveries and retries. Calls are serialised. */
+  /** Processes everything due at now(): settlements, daily renewals, webhook deliveries and retries; resolves when the deliveries it started are done. */
   tick(): Promise<void>;
   /** Calls tick() every intervalMs (default 1000); returns stop(). */
   startTimers(intervalMs?: number): () => void;
@@ -92,6 +92,16 @@ export interface BalanceView {
   trx: string;
 }
 
+/** What GET /api/v1/automations/options serves (plain numbers here); setAutomationOptions changes it. */
+export interface AutomationOptionsView {
+  durations: Duration[];
+  energyUnit: number;
+  minVolume: number;
+  maxVolume: number;
+  renewalMinVolume: number;
+  renewalMaxVolume: number;
+}
+
 export type FireResult =
   | { fired: true; firing: FiringView; rule: RuleView }
   | { fired: false; reason: "insufficient_balance" | "spend_limit_exceeded"; rule: RuleView };
@@ -138,6 +148,8 @@ export interface SandboxControl {
   clearFaults(): void;
   setErrorCodePlacement(args: { placement: ErrorCodePlacement }): void;
   setInt64Format(args: { format: Int64Format }): void;
+  /** Changes the automation options (fields left out keep their value); rule creation and previews follow them. */
+  setAutomationOptions(args: Partial<AutomationOptionsView>): AutomationOptionsView;
 }
 
 // ---- in-memory records -------------------------------------------------------------------
@@ -266,4 +278,6 @@ export interface World {
   faults: FaultRecord[];
   unactivatedAddresses: Set<string>;
   settings: { errorCodePlacement: ErrorCodePlacement; int64Format: Int64Format };
+  /** Set by setAutomationOptions; unset means the price book's AUTOMATION_LIMITS and every duration. */
+  automationOptions?: AutomationOptionsView;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSandboxWorld, newCustomer, orderBody } from "./sandbox-world";
+import { ADDRESS, createSandboxWorld, newCustomer, orderBody } from "./sandbox-world";
 
 describe("API keys and scopes", () => {
   it("answers 401 for a missing, unknown or revoked key, except on the public quote", async () => {
@@ -28,6 +28,25 @@ describe("API keys and scopes", () => {
     expect(world.control.getBalance(accountId).trx).toBe("100");
     const { apiKey: full } = world.control.createKey({ accountId, scope: "full" });
     expect((await world.call("POST", "/api/v1/orders", { key: full, body: orderBody(), headers: { "Idempotency-Key": "f" } })).status).toBe(200);
+  });
+
+  it("answers 403 api_key.insufficient_scope to a read key on pause, resume and cancel, and leaves the rule as it was", async () => {
+    const world = createSandboxWorld();
+    const { accountId, apiKey: purchase } = newCustomer(world);
+    const { apiKey: read } = world.control.createKey({ accountId, scope: "read" });
+    const active = (await world.call("POST", "/api/v1/automations/smart", { key: purchase, body: { targetAddress: ADDRESS } })).body;
+    const paused = (await world.call("POST", "/api/v1/automations/smart", { key: purchase, body: { targetAddress: ADDRESS } })).body;
+    expect((await world.call("POST", `/api/v1/automations/${paused.id}/pause`, { key: purchase })).status).toBe(200);
+    const before = world.control.listRules(accountId);
+    world.advance(60_000);
+    for (const [id, action] of [[active.id, "pause"], [paused.id, "resume"], [active.id, "cancel"], [paused.id, "cancel"]] as const) {
+      const refused = await world.call("POST", `/api/v1/automations/${id}/${action}`, { key: read });
+      expect(refused.status, action).toBe(403);
+      expect(refused.body.type, action).toBe("https://docs.marketplace.example/errors/api_key.insufficient_scope");
+    }
+    // Unchanged down to updatedAt, though the clock moved.
+    expect(world.control.listRules(accountId)).toEqual(before);
+    expect(before.map((rule) => rule.status).sort()).toEqual(["active", "paused"]);
   });
 
   it("the demo account has 1000 TRX, 50 USDT and a purchase key without a limit", async () => {

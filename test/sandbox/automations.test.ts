@@ -182,6 +182,32 @@ describe("automation details", () => {
     });
   });
 
+  it("setAutomationOptions changes what the options endpoint serves, and creation and previews follow it", async () => {
+    const world = createSandboxWorld();
+    const { accountId, apiKey } = newCustomer(world, { trx: "1000" });
+    const options = world.control.setAutomationOptions({ minVolume: 100_000, maxVolume: 300_000, renewalMaxVolume: 400_000, durations: ["1h", "1d"] });
+    expect(options).toEqual({ durations: ["1h", "1d"], energyUnit: 65000, minVolume: 100000, maxVolume: 300000, renewalMinVolume: 65000, renewalMaxVolume: 400000 });
+    expect((await world.call("GET", "/api/v1/automations/options", { key: apiKey })).body).toEqual(options);
+
+    const small = await refill(world, apiKey, { volume: 65000 });
+    expect(small.status).toBe(422);
+    expect(small.body.detail).toContain("between 100000 and 300000");
+    const dropped = await refill(world, apiKey, { volume: 100000, duration: "15m" });
+    expect(dropped.status).toBe(422);
+    expect(dropped.body.detail).toContain("1h, 1d");
+    expect((await world.call("POST", "/api/v1/automations/renewal", { key: apiKey, body: { targetAddress: ADDRESS, volume: 500_000 } })).status).toBe(422);
+    expect((await world.call("GET", "/api/v1/automations/preview?volume=65000&duration=1h", { key: apiKey })).status).toBe(400);
+    expect((await world.call("GET", "/api/v1/automations/preview?volume=100000&duration=15m", { key: apiKey })).status).toBe(400);
+    expect((await refill(world, apiKey, { volume: 100000, duration: "1d" })).status).toBe(200);
+    expect(world.control.listRules(accountId)).toHaveLength(1);
+
+    // Incoherent options are refused whole: nothing changes.
+    expect(() => world.control.setAutomationOptions({ minVolume: 500_000 })).toThrow(/above maxVolume/);
+    expect(() => world.control.setAutomationOptions({ durations: [] })).toThrow(/durations/);
+    expect(() => world.control.setAutomationOptions({ maxVolume: -1 })).toThrow(/positive/);
+    expect((await world.call("GET", "/api/v1/automations/options", { key: apiKey })).body).toEqual(options);
+  });
+
   it("validates creation bodies with 422 and hides foreign rules behind 404", async () => {
     const world = createSandboxWorld();
     const mine = newCustomer(world);

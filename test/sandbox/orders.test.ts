@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS, createSandboxWorld, newCustomer, orderBody, OTHER_ADDRESS } from "./sandbox-world";
+import { orderPreviewSchema } from "../../src/marketplace";
 
 const PRICE_65K_1H = "4.6475"; // 65,000 × 65 sun = 4.225 TRX, + 10% commission
 
@@ -191,6 +192,25 @@ describe("daily spend limit", () => {
   });
 });
 
+describe("daily spend limit and automation firings", () => {
+  it("skips a firing over the creating key's limit until UTC midnight, then fires again", async () => {
+    const world = createSandboxWorld("2025-03-10T23:00:00.000Z");
+    const { accountId, apiKey } = newCustomer(world, { trx: "100", dailyLimitTrx: "10" });
+    const rule = (await world.call("POST", "/api/v1/automations/smart", { key: apiKey, body: { targetAddress: ADDRESS } })).body;
+    expect(world.control.fireRule({ ruleId: rule.id }).fired).toBe(true); // 9.3665 of 10
+    world.setNow("2025-03-10T23:59:59.999Z");
+    expect(world.control.fireRule({ ruleId: rule.id })).toMatchObject({ fired: false, reason: "spend_limit_exceeded", rule: { status: "active" } });
+    world.setNow("2025-03-11T00:00:00.000Z");
+    const next = world.control.fireRule({ ruleId: rule.id });
+    expect(next).toMatchObject({ fired: true, firing: { priceTrx: "9.3665", createdAt: "2025-03-11T00:00:00.000Z" } });
+    expect(world.control.listRules(accountId)[0]!.spentTrx).toBe("18.733");
+    // The new day's firing counts toward the new day: an order on top of it is refused.
+    const refused = await world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody(), headers: { "Idempotency-Key": "after" } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.type).toContain("api_key.spend_limit_exceeded");
+  });
+});
+
 describe("reading orders", () => {
   it("lists newest first with paging defaults, a 100 cap and totals", async () => {
     const world = createSandboxWorld();
@@ -261,7 +281,9 @@ describe("reading orders", () => {
     expect((await world.call("GET", "/api/v1/orders/preview?volume=65000&days=1")).body.baseCostTrx).toBe("5.525");
     expect((await world.call("GET", "/api/v1/orders/preview?volume=65000&days=week")).status).toBe(400);
     const bandwidth = await world.call("GET", "/api/v1/orders/preview?volume=1000&days=15m&resource=bandwidth");
-    expect(bandwidth.body).toMatchObject({ baseCostTrx: "0.6", priceTrx: "0.66", burnCostTrx: "1", savingsPercent: "34.0" });
+    // Savings versus burning are for energy only (spec): null for bandwidth, which the bot's schema reads as absent.
+    expect(bandwidth.body).toMatchObject({ baseCostTrx: "0.6", priceTrx: "0.66", burnCostTrx: null, savingsPercent: null });
+    expect(orderPreviewSchema.parse(bandwidth.body)).toMatchObject({ priceTrx: "0.66", burnCostTrx: null, savingsPercent: null });
 
     const quote = await world.call("GET", "/api/v1/pricing/quote?resource=energy&duration=15m&volume=65000", { key: null });
     expect(quote.status).toBe(200);

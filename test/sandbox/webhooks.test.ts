@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandboxWorld, newCustomer, orderBody } from "./sandbox-world";
+import type { SandboxWorld } from "./sandbox-world";
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -10,6 +11,20 @@ interface Received {
 }
 
 let server: Server | undefined;
+
+interface DeliveryState {
+  state: string;
+  attempts: number;
+  url: string;
+  lastError: string | null;
+}
+
+/** The account's queued webhook deliveries, from the sandbox's state dump. */
+async function webhooksOf(world: SandboxWorld, accountId: string): Promise<DeliveryState[]> {
+  const response = await world.sandbox.app.request(`/_sandbox/state?accountId=${accountId}`);
+  const state = (await response.json()) as { accounts: { webhooks: DeliveryState[] }[] };
+  return state.accounts[0]!.webhooks;
+}
 
 afterEach(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
@@ -94,24 +109,94 @@ describe("order webhooks", () => {
     expect(attempts.map((time) => (time - start) / 1000)).toEqual([0, 1, 3, 7, 15, 31]);
   });
 
-  it("sends nothing when no URL is set and stops after the URL is cleared", async () => {
-    let calls = 0;
+  it("sends nothing when no URL is set, and drops pending retries once the URL is cleared", async () => {
+    const calls: string[] = [];
     const world = createSandboxWorld("2025-03-10T12:00:00.000Z", {
-      webhookFetch: async () => {
-        calls += 1;
-        return new Response("ok");
+      webhookFetch: async (input) => {
+        calls.push(String(input));
+        return new Response("down", { status: 503 });
       },
     });
     const { accountId, apiKey } = newCustomer(world);
     await world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody(), headers: { "Idempotency-Key": "1" } });
     world.control.settleNow({ accountId });
     await world.sandbox.tick();
-    expect(calls).toBe(0);
+    expect(calls).toHaveLength(0);
+
     world.control.setWebhookUrl({ accountId, url: "http://127.0.0.1:9/x" });
     await world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody(), headers: { "Idempotency-Key": "2" } });
     world.control.settleNow({ accountId });
     await world.sandbox.tick();
-    expect(calls).toBe(1);
+    expect(calls).toEqual(["http://127.0.0.1:9/x"]); // failed: a retry is due in 1 s
+
+    world.control.setWebhookUrl({ accountId, url: null });
+    for (let second = 0; second < 40; second++) {
+      world.advance(1000);
+      await world.sandbox.tick();
+    }
+    expect(calls).toHaveLength(1);
+    const [delivery] = await webhooksOf(world, accountId);
+    expect(delivery).toMatchObject({ state: "failed", attempts: 1, lastError: expect.stringContaining("cleared") });
+
+    // Setting a URL again does not revive the dropped delivery.
+    world.control.setWebhookUrl({ accountId, url: "http://127.0.0.1:9/y" });
+    world.advance(60_000);
+    await world.sandbox.tick();
+    expect(calls).toHaveLength(1);
     expect(() => world.control.setWebhookUrl({ accountId, url: "ftp://x" })).toThrow(/url/);
+  });
+
+  it("sends each retry to the URL set at that moment", async () => {
+    const calls: string[] = [];
+    const world = createSandboxWorld("2025-03-10T12:00:00.000Z", {
+      webhookFetch: async (input) => {
+        calls.push(String(input));
+        return new Response("", { status: calls.length === 1 ? 500 : 200 });
+      },
+    });
+    const { accountId, apiKey } = newCustomer(world);
+    world.control.setWebhookUrl({ accountId, url: "http://127.0.0.1:9/old" });
+    await world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody(), headers: { "Idempotency-Key": "1" } });
+    world.control.settleNow({ accountId });
+    await world.sandbox.tick();
+    world.control.setWebhookUrl({ accountId, url: "http://127.0.0.1:9/new" });
+    world.advance(1000);
+    await world.sandbox.tick();
+    expect(calls).toEqual(["http://127.0.0.1:9/old", "http://127.0.0.1:9/new"]);
+    expect((await webhooksOf(world, accountId))[0]).toMatchObject({ state: "delivered", attempts: 2, url: "http://127.0.0.1:9/new" });
+  });
+
+  it("a receiver that hangs holds up neither settlement nor other deliveries, and is not sent twice meanwhile", async () => {
+    const calls: string[] = [];
+    let release: (() => void) | undefined;
+    const world = createSandboxWorld("2025-03-10T12:00:00.000Z", {
+      webhookFetch: async (input) => {
+        calls.push(String(input));
+        if (String(input).endsWith("/hangs")) {
+          await new Promise<void>((resolve) => (release = resolve));
+        }
+        return new Response("ok");
+      },
+    });
+    const slow = newCustomer(world);
+    const fast = newCustomer(world);
+    world.control.setWebhookUrl({ accountId: slow.accountId, url: "http://127.0.0.1:9/hangs" });
+    world.control.setWebhookUrl({ accountId: fast.accountId, url: "http://127.0.0.1:9/fast" });
+    await world.call("POST", "/api/v1/orders", { key: slow.apiKey, body: orderBody(), headers: { "Idempotency-Key": "s" } });
+    world.advance(3000);
+    let firstTickDone = false;
+    const firstTick = world.sandbox.tick().then(() => (firstTickDone = true));
+    expect(calls).toEqual(["http://127.0.0.1:9/hangs"]);
+
+    const order = await world.call("POST", "/api/v1/orders", { key: fast.apiKey, body: orderBody(), headers: { "Idempotency-Key": "f" } });
+    world.advance(3000);
+    await world.sandbox.tick(); // resolves while the first receiver still hangs
+    expect(firstTickDone).toBe(false);
+    expect((await world.call("GET", `/api/v1/orders/${order.body.id}`, { key: fast.apiKey })).body.status).toBe("Filled");
+    expect(calls).toEqual(["http://127.0.0.1:9/hangs", "http://127.0.0.1:9/fast"]);
+
+    release!();
+    await firstTick;
+    expect((await webhooksOf(world, slow.accountId))[0]).toMatchObject({ state: "delivered", attempts: 1 });
   });
 });

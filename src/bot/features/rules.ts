@@ -8,10 +8,16 @@ import type { FlowRegistry } from "../flows";
 import { describeMarketplaceError, replyMarketplaceError, userClient } from "../marketplace-access";
 import type { CardKinds } from "./cards";
 import { ruleCreationFeature } from "./rules-create";
-import { deliveriesText, ruleCard, rulesPage, ruleStatus } from "./rules-view";
+import { cancelAskKeyboard, deliveriesKeyboard, deliveriesText, ruleCard, rulesPage, ruleStatus } from "./rules-view";
 import type { MenuActions } from "./start";
 
 const REF = "([A-Za-z0-9_-]{10})";
+/** The list page the card was opened from, when it was opened from the list (see rules-view). */
+const PAGE = "(?::(\\d{1,4}))?";
+
+function pageOf(raw: string | undefined): number | undefined {
+  return raw === undefined ? undefined : Number(raw);
+}
 
 async function edit(ctx: BotContext, text: string, keyboard: InlineKeyboard = new InlineKeyboard()): Promise<void> {
   await editInPlace(ctx, text, keyboard);
@@ -76,10 +82,10 @@ export function rulesFeature(flows: FlowRegistry, menu: MenuActions, cards: Card
     return { client, rules, rule: rules.find((candidate) => candidate.id === ruleId) };
   }
 
-  /** The rule is gone (404 or missing from the list): say so and show the list instead. */
-  async function gone(ctx: BotContext, rules: AutomationRule[]): Promise<void> {
+  /** The rule is gone (404 or missing from the list): say so, in the toast and on the message, and show the list page it came from. */
+  async function gone(ctx: BotContext, rules: AutomationRule[], page: number | undefined): Promise<void> {
     await ctx.answerCallbackQuery({ text: ctx.tr("rule-toast-not-found") });
-    const view = await rulesPage(ctx, rules, 1);
+    const view = await rulesPage(ctx, rules, page ?? 1, { note: ctx.tr("rule-toast-not-found") });
     await edit(ctx, view.text, view.keyboard);
   }
 
@@ -93,6 +99,7 @@ export function rulesFeature(flows: FlowRegistry, menu: MenuActions, cards: Card
     await edit(ctx, view.text, view.keyboard);
   });
 
+  // Back on cards sent before Back carried the page.
   composer.callbackQuery("rl:b", async (ctx) => {
     const client = await userClient(ctx);
     if (!client) return void (await ctx.answerCallbackQuery());
@@ -103,40 +110,42 @@ export function rulesFeature(flows: FlowRegistry, menu: MenuActions, cards: Card
     await edit(ctx, view.text, view.keyboard);
   });
 
-  composer.callbackQuery(new RegExp(`^rl:o:${REF}$`), async (ctx) => {
+  composer.callbackQuery(new RegExp(`^rl:o:${REF}${PAGE}$`), async (ctx) => {
+    const page = pageOf(ctx.match[2]);
     const loaded = await load(ctx, ctx.match[1]!);
     if (!loaded) return;
-    if (!loaded.rule) return gone(ctx, loaded.rules);
+    if (!loaded.rule) return gone(ctx, loaded.rules, page);
     await ctx.answerCallbackQuery();
-    const card = await ruleCard(ctx, loaded.rule);
+    const card = await ruleCard(ctx, loaded.rule, { page });
     await edit(ctx, card.text, card.keyboard);
   });
 
   // Cancel rule asks again: cancelling is final.
-  composer.callbackQuery(new RegExp(`^rl:c:${REF}$`), async (ctx) => {
+  composer.callbackQuery(new RegExp(`^rl:c:${REF}${PAGE}$`), async (ctx) => {
     const ref = ctx.match[1]!;
+    const page = pageOf(ctx.match[2]);
     const loaded = await load(ctx, ref);
     if (!loaded) return;
-    if (!loaded.rule) return gone(ctx, loaded.rules);
+    if (!loaded.rule) return gone(ctx, loaded.rules, page);
     if (!ALLOWED.cancel(loaded.rule.status)) {
       await ctx.answerCallbackQuery({ text: ctx.tr("rule-toast-changed") });
-      const card = await ruleCard(ctx, loaded.rule);
+      const card = await ruleCard(ctx, loaded.rule, { page });
       return edit(ctx, card.text, card.keyboard);
     }
     await ctx.answerCallbackQuery();
-    const card = await ruleCard(ctx, loaded.rule, { note: ctx.tr("rule-cancel-ask") });
-    await edit(ctx, card.text, new InlineKeyboard().text(ctx.tr("button-confirm"), `rl:C:${ref}`).text(ctx.tr("button-back"), `rl:o:${ref}`));
+    const card = await ruleCard(ctx, loaded.rule, { note: ctx.tr("rule-cancel-ask"), page });
+    await edit(ctx, card.text, cancelAskKeyboard(ctx, ref, page));
   });
 
   /** Pause, resume or cancel: re-read the rule first; act only if it is still in the state the card showed. */
-  async function act(ctx: BotContext, ref: string, action: Action): Promise<void> {
+  async function act(ctx: BotContext, ref: string, page: number | undefined, action: Action): Promise<void> {
     const loaded = await load(ctx, ref);
     if (!loaded) return;
     const { client, rules, rule } = loaded;
-    if (!rule) return gone(ctx, rules);
+    if (!rule) return gone(ctx, rules, page);
     if (!ALLOWED[action](rule.status)) {
       await ctx.answerCallbackQuery({ text: ctx.tr("rule-toast-changed") });
-      const card = await ruleCard(ctx, rule);
+      const card = await ruleCard(ctx, rule, { page });
       return edit(ctx, card.text, card.keyboard);
     }
     let updated: AutomationRule;
@@ -146,8 +155,9 @@ export function rulesFeature(flows: FlowRegistry, menu: MenuActions, cards: Card
       if (!(error instanceof MarketplaceError)) throw error;
       ctx.deps.logger.info({ userId: ctx.account.telegram_id, ruleId: rule.id, action, kind: error.kind, status: error.status }, "rule action refused");
       if (error.kind === "not_found") {
-        const fresh = (await client.listAutomations().catch(() => null)) ?? rules.filter((candidate) => candidate.id !== rule.id);
-        return gone(ctx, fresh);
+        // The marketplace just said the rule does not exist for this key: do not list it, whatever a list read says.
+        const fresh = (await client.listAutomations().catch(() => null)) ?? rules;
+        return gone(ctx, fresh.filter((candidate) => candidate.id !== rule.id), page);
       }
       if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
       // Show the rule as it is now, with what went wrong under it.
@@ -156,35 +166,36 @@ export function rulesFeature(flows: FlowRegistry, menu: MenuActions, cards: Card
       const balance = error.kind === "insufficient_balance";
       const note = balance && action === "resume" ? ctx.tr("rule-resume-short") : described.text;
       await ctx.answerCallbackQuery({ text: ctx.tr("rule-toast-failed") });
-      const card = await ruleCard(ctx, current, { note, topUp: balance });
+      const card = await ruleCard(ctx, current, { note, topUp: balance, page });
       return edit(ctx, card.text, card.keyboard);
     }
     ctx.deps.logger.info({ userId: ctx.account.telegram_id, ruleId: rule.id, action, status: updated.status }, "rule updated");
     await ctx.answerCallbackQuery({ text: ctx.tr(TOAST[action]) });
-    const card = await ruleCard(ctx, updated);
+    const card = await ruleCard(ctx, updated, { page });
     await edit(ctx, card.text, card.keyboard);
   }
 
-  composer.callbackQuery(new RegExp(`^rl:p:${REF}$`), (ctx) => act(ctx, ctx.match[1]!, "pause"));
+  composer.callbackQuery(new RegExp(`^rl:p:${REF}${PAGE}$`), (ctx) => act(ctx, ctx.match[1]!, pageOf(ctx.match[2]), "pause"));
   // Also pressed on a pushed "rule paused" alert: the alert is edited into the rule card with the result.
-  composer.callbackQuery(new RegExp(`^rl:r:${REF}$`), (ctx) => act(ctx, ctx.match[1]!, "resume"));
-  composer.callbackQuery(new RegExp(`^rl:C:${REF}$`), (ctx) => act(ctx, ctx.match[1]!, "cancel"));
+  composer.callbackQuery(new RegExp(`^rl:r:${REF}${PAGE}$`), (ctx) => act(ctx, ctx.match[1]!, pageOf(ctx.match[2]), "resume"));
+  composer.callbackQuery(new RegExp(`^rl:C:${REF}${PAGE}$`), (ctx) => act(ctx, ctx.match[1]!, pageOf(ctx.match[2]), "cancel"));
 
-  composer.callbackQuery(new RegExp(`^rl:d:${REF}$`), async (ctx) => {
+  composer.callbackQuery(new RegExp(`^rl:d:${REF}${PAGE}$`), async (ctx) => {
     const ref = ctx.match[1]!;
+    const page = pageOf(ctx.match[2]);
     const loaded = await load(ctx, ref);
     if (!loaded) return;
-    if (!loaded.rule) return gone(ctx, loaded.rules);
+    if (!loaded.rule) return gone(ctx, loaded.rules, page);
     let firings;
     try {
       firings = await loaded.client.automationFires(loaded.rule.id);
     } catch (error) {
-      if (error instanceof MarketplaceError && error.kind === "not_found") return gone(ctx, loaded.rules.filter((rule) => rule.id !== loaded.rule!.id));
+      if (error instanceof MarketplaceError && error.kind === "not_found") return gone(ctx, loaded.rules.filter((rule) => rule.id !== loaded.rule!.id), page);
       await ctx.answerCallbackQuery().catch(() => undefined);
       return replyMarketplaceError(ctx, error, { read: true });
     }
     await ctx.answerCallbackQuery();
-    await edit(ctx, deliveriesText(ctx, loaded.rule, firings.slice(0, 50)), new InlineKeyboard().text(ctx.tr("button-back"), `rl:o:${ref}`));
+    await edit(ctx, deliveriesText(ctx, loaded.rule, firings.slice(0, 50)), deliveriesKeyboard(ctx, ref, page));
   });
 
   composer.use(ruleCreationFeature(flows, menu, cards));

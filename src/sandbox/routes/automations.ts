@@ -2,9 +2,9 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { sunToTrx } from "../../marketplace/money";
-import { cancelRule, createRule, findRule, pauseRule, resumeRule } from "../automations";
+import { automationOptionsOf, cancelRule, createRule, findRule, pauseRule, resumeRule } from "../automations";
 import type { RuleRequest } from "../automations";
-import { AUTOMATION_LIMITS, DURATIONS, firingShape, isDuration, providerCostSun, withCommission } from "../price-book";
+import { firingShape, providerCostSun, withCommission } from "../price-book";
 import { validationError } from "../problem";
 import type { Duration, RuleType, World } from "../types";
 import { firingView, int64, ruleView } from "../views";
@@ -14,8 +14,26 @@ import type { ApiEnv } from "./env";
 import { addressInput, checkVolume, durationInput, int64Input, parseWith, pathUuid, queryInt64, readJsonBody } from "./request-parsing";
 
 const MAX_FIRINGS_LISTED = 50;
-const REFILL_BOUNDS = { min: AUTOMATION_LIMITS.minVolume, max: AUTOMATION_LIMITS.maxVolume };
-const RENEWAL_BOUNDS = { min: AUTOMATION_LIMITS.renewalMinVolume, max: AUTOMATION_LIMITS.renewalMaxVolume };
+
+// Read per request: the options can change while the sandbox runs (setAutomationOptions).
+function refillBounds(world: World): { min: number; max: number } {
+  const options = automationOptionsOf(world);
+  return { min: options.minVolume, max: options.maxVolume };
+}
+
+function renewalBounds(world: World): { min: number; max: number } {
+  const options = automationOptionsOf(world);
+  return { min: options.renewalMinVolume, max: options.renewalMaxVolume };
+}
+
+/** A refill duration must be one the automation options list now. */
+function checkRefillDuration(world: World, duration: unknown, status: 400 | 422): Duration {
+  const allowed = automationOptionsOf(world).durations;
+  if (typeof duration !== "string" || !(allowed as string[]).includes(duration)) {
+    throw validationError(status, `duration must be one of ${allowed.join(", ")}, got ${JSON.stringify(duration ?? null)}`);
+  }
+  return duration as Duration;
+}
 
 const autoResumeInput = z.boolean({ error: "must be true or false" }).optional().transform((value) => value ?? false);
 
@@ -37,13 +55,14 @@ export function registerAutomationRoutes(app: Hono<ApiEnv>, world: World): void 
 
   app.get("/api/v1/automations/options", requireScope("read"), (c) => {
     const format = world.settings.int64Format;
+    const options = automationOptionsOf(world);
     return c.json({
-      durations: [...DURATIONS],
-      energyUnit: int64(AUTOMATION_LIMITS.energyUnit, format),
-      minVolume: int64(AUTOMATION_LIMITS.minVolume, format),
-      maxVolume: int64(AUTOMATION_LIMITS.maxVolume, format),
-      renewalMinVolume: int64(AUTOMATION_LIMITS.renewalMinVolume, format),
-      renewalMaxVolume: int64(AUTOMATION_LIMITS.renewalMaxVolume, format),
+      durations: options.durations,
+      energyUnit: int64(options.energyUnit, format),
+      minVolume: int64(options.minVolume, format),
+      maxVolume: int64(options.maxVolume, format),
+      renewalMinVolume: int64(options.renewalMinVolume, format),
+      renewalMaxVolume: int64(options.renewalMaxVolume, format),
     });
   });
 
@@ -56,13 +75,9 @@ export function registerAutomationRoutes(app: Hono<ApiEnv>, world: World): void 
     if (type !== "smart") {
       volume = queryInt64(c, "volume") ?? null;
       if (volume === null) throw validationError(400, "volume is required");
-      checkVolume(volume, type === "auto-refill" ? REFILL_BOUNDS : RENEWAL_BOUNDS, 400);
+      checkVolume(volume, type === "auto-refill" ? refillBounds(world) : renewalBounds(world), 400);
     }
-    if (type === "auto-refill") {
-      const raw = c.req.query("duration");
-      if (!isDuration(raw)) throw validationError(400, `duration must be one of ${DURATIONS.join(", ")}, got ${JSON.stringify(raw ?? null)}`);
-      duration = raw;
-    }
+    if (type === "auto-refill") duration = checkRefillDuration(world, c.req.query("duration"), 400);
     const shape = firingShape({ type, volume, duration });
     const price = withCommission(providerCostSun("energy", shape.volume, shape.duration));
     return c.json({ priceTrx: sunToTrx(price.priceSun), baseCostTrx: sunToTrx(price.baseSun), commissionTrx: sunToTrx(price.commissionSun) });
@@ -75,7 +90,8 @@ export function registerAutomationRoutes(app: Hono<ApiEnv>, world: World): void 
 
   app.post("/api/v1/automations", requireScope("purchase"), async (c) => {
     const body = parseWith(refillBody, await readJsonBody(c), 422);
-    checkVolume(body.volume, REFILL_BOUNDS, 422);
+    checkVolume(body.volume, refillBounds(world), 422);
+    checkRefillDuration(world, body.duration, 422);
     if (body.minimal < 0) throw validationError(422, `minimal must be 0 or more, got ${body.minimal}`);
     const request: RuleRequest = { type: "auto-refill", ...body };
     return c.json(view(createRule(world, c.get("key"), c.get("account"), request)));
@@ -83,7 +99,7 @@ export function registerAutomationRoutes(app: Hono<ApiEnv>, world: World): void 
 
   app.post("/api/v1/automations/renewal", requireScope("purchase"), async (c) => {
     const body = parseWith(renewalBody, await readJsonBody(c), 422);
-    checkVolume(body.volume, RENEWAL_BOUNDS, 422);
+    checkVolume(body.volume, renewalBounds(world), 422);
     const request: RuleRequest = { type: "auto-renewal", minimal: null, duration: "1d", ...body };
     return c.json(view(createRule(world, c.get("key"), c.get("account"), request)));
   });

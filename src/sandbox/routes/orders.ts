@@ -67,14 +67,15 @@ export function registerOrderRoutes(app: Hono<ApiEnv>, world: World): void {
     checkVolume(volume, { min: limits.minVolume, max: limits.maxVolume }, 400);
     const price = withCommission(providerCostSun(resource, volume, daysQuery(c.req.query("days"))));
     const target = c.req.query("target");
-    const burn = burnCostSun(resource, volume);
+    // The spec gives the saving versus burning TRX for energy only; bandwidth answers null for both.
+    const burn = resource === "energy" ? burnCostSun(resource, volume) : null;
     return c.json({
       priceTrx: sunToTrx(price.priceSun),
       baseCostTrx: sunToTrx(price.baseSun),
       commissionTrx: sunToTrx(price.commissionSun),
       activationTrx: sunToTrx(target ? activationFeeSun(world, target) : 0n),
-      burnCostTrx: sunToTrx(burn),
-      savingsPercent: savingsPercent(burn, price.priceSun),
+      burnCostTrx: burn === null ? null : sunToTrx(burn),
+      savingsPercent: burn === null ? null : savingsPercent(burn, price.priceSun),
       balanceTrx: sunToTrx(c.get("account").trxSun),
     });
   });
