@@ -41,10 +41,10 @@ export interface Recipient {
   tr: Translate;
 }
 
-/** The user to push to, if they are active and have this kind of alert switched on. */
-export async function recipientFor(db: Kysely<Database>, translations: Translations, telegramId: number, kind: AlertKind): Promise<Recipient | null> {
+/** The user to push to, if they are active and have this kind of alert switched on ("always": account problems no setting mutes). */
+export async function recipientFor(db: Kysely<Database>, translations: Translations, telegramId: number, kind: AlertKind | "always"): Promise<Recipient | null> {
   const user = await findUser(db, telegramId);
-  if (!user || user.active !== 1 || !alertEnabled(user, kind)) return null;
+  if (!user || user.active !== 1 || (kind !== "always" && !alertEnabled(user, kind))) return null;
   return { telegramId, chatId: user.chat_id, tr: translatorFor(translations, pickLanguage(user.language ?? "en")) };
 }
 
@@ -71,9 +71,18 @@ export function settlementAlert(recipient: Recipient, order: OrderFacts, state: 
 export async function rulePausedAlert(db: Kysely<Database>, recipient: Recipient, ruleId: string | null, reason: string, now: number): Promise<OutboxPayload> {
   const { tr } = recipient;
   const keyboard = new InlineKeyboard().text(tr("button-topup"), "m:topup");
-  if (ruleId) keyboard.text(tr("button-resume"), `rl:r:${await refFor(db, recipient.telegramId, ruleId, now)}`);
-  const lines = [tr("alert-rule-paused", { id: (ruleId ?? "").slice(0, 8) }), escapeHtml(truncate(reason, 1000))];
-  return message(lines.join("\n"), keyboard);
+  if (ruleId) {
+    keyboard.text(tr("button-resume"), `rl:r:${await refFor(db, recipient.telegramId, ruleId, now)}`);
+    return message([tr("alert-rule-paused", { id: ruleId.slice(0, 8) }), escapeHtml(truncate(reason, 1000))].join("\n"), keyboard);
+  }
+  // The rule could not be matched: say what the notification said and where to find the rule,
+  // rather than an empty id and no way to act.
+  return message([tr("alert-rule-paused-unknown"), escapeHtml(truncate(reason, 1000)), "", tr("alert-rules-hint")].join("\n"), keyboard);
+}
+
+/** Told once per link when the marketplace refuses the stored key (background polling stops). */
+export function keyBrokenAlert(recipient: Recipient, last4: string): OutboxPayload {
+  return message(recipient.tr("alert-key-broken", { last4 }));
 }
 
 export function notificationAlert(recipient: Recipient, notification: { title: string; body: string; link: string | null }): OutboxPayload {

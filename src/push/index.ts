@@ -12,7 +12,7 @@ import type { SecretBox } from "../security/secret-box";
 import type { ServerEnv } from "../server/create-server";
 import type { Translations } from "./alerts";
 import { checkFollowedOrders, followOrder } from "./order-follower";
-import { currentPollCycle, nextPollCycleId, openPollCycle, pollCycle, primeNotifications, type PollerDeps } from "./notification-poller";
+import { currentPollCycle, cycleHasUsersLeft, nextPollCycleId, openPollCycle, pollCycle, primeNotifications, type PollerDeps } from "./notification-poller";
 import { leasedBy, queueDepth } from "./outbox";
 import { withLease } from "../scale/leases";
 import { pruneTelegramUpdates } from "../scale/update-turns";
@@ -46,8 +46,11 @@ export interface PushHandle {
   joinPoll(): Promise<{ users: number; queued: number } | null>;
   /** This replica's id: the owner name of every lease it takes. */
   replicaId: string;
-  /** One pass of the order follower now. */
-  checkOrdersNow(): Promise<number>;
+  /**
+   * Checks followed orders now, whatever their back-off (a nudge after a settlement: the
+   * playground's "settle now", tests): one user's, or every open one. Waits for a pass in progress.
+   */
+  checkOrdersNow(telegramId?: number): Promise<number>;
   sender: OutboxSender;
   start(api?: Api): void;
   stop(): Promise<void>;
@@ -75,8 +78,12 @@ export function startPush(deps: PushDeps): PushHandle {
   const followerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake };
   /** This replica's poll work, one cycle at a time (a new cycle waits for the one in progress). */
   let pollChain: Promise<unknown> = Promise.resolve();
+  /** Poll work queued or running on this replica: a cron tick is skipped while there is any. */
   let polling = 0;
-  let following: Promise<number> | null = null;
+  let ticksSkipped = 0;
+  /** Aborted by stop(): the running cycle claims no more users and hands back the ones it holds. */
+  const stopPolling = new AbortController();
+  let following: Promise<number> = Promise.resolve(0);
   let task: { stop(): void | Promise<void> } | null = null;
   let followTimer: NodeJS.Timeout | null = null;
   let stopped = false;
@@ -93,6 +100,7 @@ export function startPush(deps: PushDeps): PushHandle {
     const row = await deps.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("last_cycle", "<", cycle).executeTakeFirst();
     return Number(row?.n ?? 0);
   });
+  deps.metrics.gauge("poll_ticks_skipped", "Cron ticks skipped because this replica's poll cycle was still running", () => ticksSkipped);
   deps.metrics.gauge("followed_orders_open", "Orders followed until they settle", async () => {
     const row = await deps.db.selectFrom("followed_orders").select((eb) => eb.fn.countAll<number>().as("n")).where("done", "=", 0).executeTakeFirst();
     return Number(row?.n ?? 0);
@@ -100,24 +108,53 @@ export function startPush(deps: PushDeps): PushHandle {
 
   /** Runs `work` after this replica's poll work in progress. */
   const queuePoll = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = pollChain.then(async () => {
-      polling += 1;
-      try {
-        return await work();
-      } finally {
-        polling -= 1;
-      }
+    polling += 1;
+    const run = pollChain.then(work).finally(() => {
+      polling -= 1;
     });
     pollChain = run.catch(() => undefined);
     return run;
   };
+  const leaseMs = deps.leaseMs ?? 60_000;
+  const workOn = (cycle: number) => pollCycle(pollerDeps, replicaId, cycle, leaseMs, stopPolling.signal);
+
+  /**
+   * A cron tick. Skipped while this replica's cycle is unfinished; opens the tick's cycle only
+   * when the open one has no users left (another replica may still be polling it, or a dead
+   * one's users wait for their leases to run out), and otherwise works on the open one. Every
+   * replica's tick names the same cycle (its scheduled second), so the first to open it wins.
+   */
+  const onTick = async (tick: number): Promise<{ users: number; queued: number } | null> => {
+    if (stopped) return null;
+    if (polling > 0) {
+      ticksSkipped += 1;
+      deps.logger.info({ tick }, "poll cycle still running; this cron tick is skipped");
+      return null;
+    }
+    return queuePoll(async () => {
+      const open = await currentPollCycle(deps.db);
+      if (open === null || !(await cycleHasUsersLeft(deps.db, open, deps.now()))) await openPollCycle(deps.db, replicaId, tick, deps.now());
+      else deps.logger.info({ cycle: open }, "the open poll cycle still has users left; working on it instead of opening another");
+      const cycle = await currentPollCycle(deps.db);
+      return cycle === null ? null : workOn(cycle);
+    });
+  };
+
+  /** One follower pass after the one in progress (never two at once on this replica). */
+  const followPass = (scope: Parameters<typeof checkFollowedOrders>[4] = {}): Promise<number> => {
+    const run = following.catch(() => 0).then(() => checkFollowedOrders(followerDeps, 50, replicaId, leaseMs, scope));
+    following = run.catch(() => 0);
+    return run;
+  };
+  let followPending = false;
 
   /** Joins the open cycle (another replica's tick, or users left by a replica that died). */
   const joinPoll = async (): Promise<{ users: number; queued: number } | null> => {
     if (polling > 0 || stopped) return null;
     const cycle = await currentPollCycle(deps.db);
-    if (cycle === null) return null;
-    return queuePoll(() => pollCycle(pollerDeps, replicaId, cycle, deps.leaseMs ?? 60_000));
+    // Only a cycle with users left is joined, so a tick skipped meanwhile had nothing to open.
+    if (cycle === null || !(await cycleHasUsersLeft(deps.db, cycle, deps.now()))) return null;
+    return queuePoll(() => workOn(cycle));
   };
 
   const handle: PushHandle = {
@@ -135,37 +172,32 @@ export function startPush(deps: PushDeps): PushHandle {
     primeNotifications: (telegramId) => primeNotifications(pollerDeps, telegramId),
     async pollNow() {
       const cycle = await openPollCycle(deps.db, replicaId, await nextPollCycleId(deps.db, Date.now()), deps.now());
-      return queuePoll(() => pollCycle(pollerDeps, replicaId, cycle, deps.leaseMs ?? 60_000));
+      return queuePoll(() => workOn(cycle));
     },
     joinPoll,
-    async checkOrdersNow() {
-      if (following) return 0;
-      following = checkFollowedOrders(followerDeps, 50, replicaId, deps.leaseMs ?? 60_000);
-      try {
-        return await following;
-      } finally {
-        following = null;
-      }
-    },
+    checkOrdersNow: (telegramId) => followPass({ now: true, ...(telegramId === undefined ? {} : { telegramId }) }),
     sender,
     start(api) {
       sender.start(api ?? createSenderApi(deps.token, deps.apiRoot));
       task = cron.schedule(deps.config.NOTIFICATIONS_POLL, (context) => {
         // Every replica's tick names the same cycle (its scheduled second): the first opens it.
         const tick = Math.floor((context?.date ?? new Date()).getTime() / 1000) * 1000;
-        void openPollCycle(deps.db, replicaId, tick, deps.now())
-          .then(() => queuePoll(async () => {
-            const cycle = await currentPollCycle(deps.db);
-            return cycle === null ? null : pollCycle(pollerDeps, replicaId, cycle, deps.leaseMs ?? 60_000);
-          }))
-          .catch((error: unknown) => deps.logger.error({ err: error }, "notification poll cycle failed"));
+        void onTick(tick).catch((error: unknown) => deps.logger.error({ err: error }, "notification poll cycle failed"));
         void withLease(deps.db, "cron:prune", replicaId, 60_000, async () => {
           await pruneWebhookEvents(deps.db, deps.now());
           await pruneTelegramUpdates(deps.db, Date.now());
         }).catch(() => undefined);
       });
       followTimer = setInterval(() => {
-        void handle.checkOrdersNow().catch((error: unknown) => deps.logger.error({ err: error }, "order follower pass failed"));
+        // A background pass is skipped while one is still running (a nudge waits instead).
+        if (!followPending) {
+          followPending = true;
+          void followPass()
+            .catch((error: unknown) => deps.logger.error({ err: error }, "order follower pass failed"))
+            .finally(() => {
+              followPending = false;
+            });
+        }
         void joinPoll().catch((error: unknown) => deps.logger.error({ err: error }, "joining the poll cycle failed"));
       }, 2_000);
     },
@@ -173,7 +205,10 @@ export function startPush(deps: PushDeps): PushHandle {
       stopped = true;
       await task?.stop();
       if (followTimer) clearInterval(followTimer);
-      await Promise.allSettled([pollChain, following]);
+      // A cycle can take minutes: it stops claiming users and hands back those it holds; polls in
+      // flight get a moment to be recorded (one not recorded is simply polled again later).
+      stopPolling.abort();
+      await Promise.race([Promise.allSettled([pollChain, following]), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       // Drain what can be sent in a few seconds; the rest stays queued for the next start.
       await sender.stop(3_000);
     },

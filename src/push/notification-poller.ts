@@ -2,11 +2,12 @@ import { sql, type Kysely } from "kysely";
 import type { FollowerDeps } from "./order-follower";
 import type { Database } from "../db/schema";
 import { scheduleCommit } from "../db/write-batcher";
-import { markKeyBroken, openApiKey, type Credential } from "../db/repos/credentials";
+import { openApiKey, type Credential } from "../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
 import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey } from "./alerts";
 import { isPostgres } from "../db/dialect";
 import { enqueueAlert, type OutboxPayload } from "./outbox";
+import { recordBrokenKey } from "./broken-key";
 
 export interface PollerDeps extends FollowerDeps {
   /** Marketplace requests per second the poller may make. */
@@ -52,8 +53,18 @@ async function findPausedRule(client: MarketplaceClient, notification: Notificat
 
 type Alert = { key: string; chatId: number; payload: OutboxPayload };
 
-/** Builds the alert for one notification and its dedupe key (settlements share the order's key). */
-async function alertFor(deps: PollerDeps, telegramId: number, client: MarketplaceClient, notification: Notification): Promise<Alert | null> {
+/**
+ * How long a settlement notification waits for its order to read as final before it is relayed
+ * in its own words (still under the settlement key, so a late webhook adds nothing).
+ */
+const SETTLEMENT_WAIT_MS = 3_600_000;
+
+/**
+ * Builds the alert for one notification and its dedupe key (settlements share the order's key).
+ * "later": a settlement whose order could not be read as final yet; left unseen, so the next
+ * cycle looks again instead of relaying it under a key no other path shares.
+ */
+async function alertFor(deps: PollerDeps, telegramId: number, client: MarketplaceClient, notification: Notification): Promise<Alert | null | "later"> {
   const text = textOf(notification);
   const id = UUID.exec(`${notification.link ?? ""} ${notification.body} ${notification.title}`)?.[0];
   const now = deps.now();
@@ -64,10 +75,13 @@ async function alertFor(deps: PollerDeps, telegramId: number, client: Marketplac
       const order = await client.getOrder(id);
       const state = finalState(order.status);
       if (state) return { key: settlementKey(order.id, state), chatId: recipient.chatId, payload: settlementAlert(recipient, order, state) };
-    } catch {
-      // fall through to the notification's own words
+    } catch (error) {
+      deps.logger.debug({ userId: telegramId, orderId: id, kind: error instanceof MarketplaceError ? error.kind : "unexpected" }, "order of a settlement notification not readable; looking again next cycle");
     }
-    return { key: `notification:${notification.id}`, chatId: recipient.chatId, payload: notificationAlert(recipient, notification) };
+    const age = now - Date.parse(notification.createdAt);
+    if (!(age > SETTLEMENT_WAIT_MS)) return "later";
+    const state = /fail|refund|cancel|reject|expire/.test(`${text} ${notification.body.toLowerCase()}`) ? "failed" : "filled";
+    return { key: settlementKey(id, state), chatId: recipient.chatId, payload: notificationAlert(recipient, notification) };
   }
   if (/pause/.test(text) && /automation|rule|refill|renewal|smart/.test(`${text} ${notification.body.toLowerCase()}`)) {
     const recipient = await recipientFor(deps.db, deps.translations, telegramId, "rules");
@@ -117,6 +131,7 @@ async function loadTargets(db: Kysely<Database>, telegramIds: number[]): Promise
 async function pollTarget(deps: PollerDeps, target: PollTarget): Promise<PollOutcome> {
   const { telegramId, credential } = target;
   if (!credential || credential.broken_at) return { telegramId, kind: "skipped" };
+  const now = deps.now();
   let client: MarketplaceClient;
   try {
     const apiKey = openApiKey(deps.box, credential);
@@ -128,9 +143,11 @@ async function pollTarget(deps: PollerDeps, target: PollTarget): Promise<PollOut
   try {
     page = await client.notifications({ page: 1 });
   } catch (error) {
-    const now = deps.now();
     if (error instanceof MarketplaceError && (error.kind === "unauthorized" || error.kind === "forbidden")) {
-      await markKeyBroken(deps.db, telegramId, now);
+      // Revoked: told once, and no longer claimed for polling until the user links again.
+      if (await recordBrokenKey(deps.db, deps.translations, telegramId, now)) deps.onQueued();
+      deps.logger.info({ userId: telegramId, kind: error.kind }, "marketplace refused a user's key while polling; marked broken, polling stops until they link again");
+      return { telegramId, kind: "skipped" };
     }
     deps.logger.debug({ userId: telegramId, err: error }, "notification poll failed; backing off");
     const failures = target.failures + 1;
@@ -141,13 +158,15 @@ async function pollTarget(deps: PollerDeps, target: PollTarget): Promise<PollOut
   const seenIds = new Set(seen.map((row) => row.notification_id));
   const fresh = page.items.filter((item) => !seenIds.has(item.id));
   const alerts: Alert[] = [];
+  const later = new Set<string>();
   if (target.primed) {
     for (const notification of [...fresh].reverse()) {
       const alert = await alertFor(deps, telegramId, client, notification);
-      if (alert) alerts.push(alert);
+      if (alert === "later") later.add(notification.id);
+      else if (alert) alerts.push(alert);
     }
   }
-  return { telegramId, kind: "polled", seen: fresh.map((item) => item.id), alerts };
+  return { telegramId, kind: "polled", seen: fresh.filter((item) => !later.has(item.id)).map((item) => item.id), alerts };
 }
 
 /**
@@ -280,7 +299,7 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
  * replica, and records the outcomes in group commits (one transaction for every user finished
  * meanwhile). Users a dead replica held come back when their lease runs out.
  */
-export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, leaseMs = 60_000): Promise<{ users: number; queued: number }> {
+export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, leaseMs = 60_000, signal?: AbortSignal): Promise<{ users: number; queued: number }> {
   const interval = 1000 / deps.ratePerSecond;
   const concurrency = deps.concurrency ?? 16;
   const batchSize = Math.max(concurrency * 2, 32);
@@ -292,6 +311,10 @@ export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, 
   let exhausted = false;
   let claiming: Promise<void> | null = null;
   const refill = (): Promise<void> => {
+    if (signal?.aborted) {
+      exhausted = true;
+      return Promise.resolve();
+    }
     claiming ??= (async () => {
       try {
         const ids = await claimUsersToPoll(deps.db, owner, cycle, deps.now(), batchSize, leaseMs);
@@ -332,8 +355,15 @@ export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, 
     return writing;
   };
 
+  /** Users claimed but not polled when the cycle was stopped: their leases are let go at the end. */
+  const unpolled: number[] = [];
   const worker = async () => {
     for (;;) {
+      if (signal?.aborted) {
+        exhausted = true;
+        unpolled.push(...queue.splice(0).map((target) => target.telegramId));
+        return;
+      }
       if (queue.length < batchSize / 2 && !exhausted) void refill();
       const target = queue.shift();
       if (!target) {
@@ -342,7 +372,12 @@ export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, 
         continue;
       }
       const wait = started + polled++ * interval - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0) await abortableSleep(wait, signal);
+      if (signal?.aborted) {
+        polled -= 1;
+        unpolled.push(target.telegramId);
+        continue;
+      }
       const outcome = await pollTarget(deps, target).catch((error: unknown): PollOutcome => {
         deps.logger.warn({ err: error }, "notification poll of one user failed");
         return { telegramId: target.telegramId, kind: "skipped" };
@@ -352,8 +387,48 @@ export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, 
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  while (claiming) await claiming;
+  unpolled.push(...queue.splice(0).map((target) => target.telegramId));
   while (writing || pending.length > 0) await (writing ?? write());
+  if (unpolled.length > 0) {
+    // Stopped: hand these users back now rather than when the lease runs out, so another
+    // replica (or the next start) polls them in this cycle.
+    await deps.db.updateTable("poll_state").set({ lease_owner: null, lease_until: null }).where("telegram_id", "in", unpolled).where("lease_owner", "=", owner).execute();
+  }
   return { users: polled, queued };
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * Whether the cycle still has users to poll: due (back-off passed), linked with a working key,
+ * active, and not yet done in it, whether or not a replica holds them right now. A cron tick
+ * opens no new cycle while this is true, so a slow cycle is finished, not overtaken.
+ */
+export async function cycleHasUsersLeft(db: Kysely<Database>, cycle: number, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom("poll_state as s")
+    .innerJoin("credentials as c", "c.telegram_id", "s.telegram_id")
+    .innerJoin("users as u", "u.telegram_id", "s.telegram_id")
+    .select("s.telegram_id")
+    .where("c.broken_at", "is", null)
+    .where("u.active", "=", 1)
+    .where("s.last_cycle", "<", cycle)
+    .where("s.next_poll_at", "<=", now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** One on-demand poll cycle over every active linked user whose back-off has passed (single-replica helper). */

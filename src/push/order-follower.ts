@@ -7,6 +7,7 @@ import type { SecretBox } from "../security/secret-box";
 import { finalState, recipientFor, settlementAlert, settlementKey, type Translations } from "./alerts";
 import { isPostgres } from "../db/dialect";
 import { enqueueAlert } from "./outbox";
+import { recordBrokenKey } from "./broken-key";
 
 const GIVE_UP_MS = 24 * 3_600_000;
 const delayFor = (attempts: number) => Math.min(5 * 60_000, 3_000 * 2 ** Math.min(attempts, 8));
@@ -31,11 +32,19 @@ export async function followOrder(db: Kysely<Database>, telegramId: number, orde
     .execute();
 }
 
+/** Which followed orders a pass takes: by default those due; a nudge takes one user's (or every) open order now. */
+export interface FollowScope {
+  /** Only this user's orders. */
+  telegramId?: number;
+  /** Ignore the back-off schedule (a nudge after a settlement the caller knows about). */
+  now?: boolean;
+}
+
 /**
  * Claims due followed orders with a lease (FOR UPDATE SKIP LOCKED on PostgreSQL), so replicas
  * share them and each order is checked by one replica at a time.
  */
-export async function claimDueOrders(db: Kysely<Database>, owner: string, now: number, limit: number, leaseMs: number) {
+export async function claimDueOrders(db: Kysely<Database>, owner: string, now: number, limit: number, leaseMs: number, scope: FollowScope = {}) {
   const pg = isPostgres(db);
   const rows = await db
     .updateTable("followed_orders")
@@ -45,7 +54,8 @@ export async function claimDueOrders(db: Kysely<Database>, owner: string, now: n
         .selectFrom("followed_orders as f")
         .select("f.order_id")
         .where("f.done", "=", 0)
-        .where("f.next_check_at", "<=", now)
+        .$if(!scope.now, (qb) => qb.where("f.next_check_at", "<=", now))
+        .$if(scope.telegramId !== undefined, (qb) => qb.where("f.telegram_id", "=", scope.telegramId!))
         .where((e) => e.or([e("f.lease_until", "is", null), e("f.lease_until", "<", now)]))
         .orderBy("f.next_check_at")
         .limit(limit)
@@ -64,9 +74,9 @@ export async function claimDueOrders(db: Kysely<Database>, owner: string, now: n
  * Checks due followed orders (GET /api/v1/orders/{id}) on a back-off schedule; a settled order
  * queues the same alert (same dedupe key) a webhook would, so users without a webhook are told too.
  */
-export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner = "local", leaseMs = 60_000): Promise<number> {
+export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner = "local", leaseMs = 60_000, scope: FollowScope = {}): Promise<number> {
   const now = deps.now();
-  const due = await claimDueOrders(deps.db, owner, now, limit, leaseMs);
+  const due = await claimDueOrders(deps.db, owner, now, limit, leaseMs, scope);
   let settled = 0;
   const unlease = { lease_owner: null, lease_until: null };
   for (const row of due) {
@@ -94,6 +104,10 @@ export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner 
       if (queued) deps.onQueued();
     } catch (error) {
       const kind = error instanceof MarketplaceError ? error.kind : "unexpected";
+      if (kind === "unauthorized" || kind === "forbidden") {
+        // The key was revoked: stop using it and tell the user once; the next pass closes the order.
+        if (await recordBrokenKey(deps.db, deps.translations, telegramId, now)) deps.onQueued();
+      }
       deps.logger.warn({ orderId: row.order_id, kind }, "order check failed; will try again later");
       await deps.db.updateTable("followed_orders").set({ attempts: row.attempts + 1, next_check_at: now + delayFor(row.attempts + 1), ...unlease }).where("order_id", "=", row.order_id).execute();
     }

@@ -170,7 +170,7 @@ export class OutboxSender {
     try {
       payload = JSON.parse(row.payload) as OutboxPayload;
     } catch {
-      await markDropped(db, row.id, "unreadable payload");
+      await markDropped(db, row.id, "unreadable payload", this.owner);
       return;
     }
     try {
@@ -189,20 +189,27 @@ export class OutboxSender {
         if (error.error_code === 429) {
           const retryAfter = Number(error.parameters.retry_after ?? 1);
           await deferChat(db, row.chat_id, now() + retryAfter * 1000);
-          await markRetry(db, row.id, now() + retryAfter * 1000, error.description);
+          await markRetry(db, row.id, now() + retryAfter * 1000, error.description, this.owner);
           metrics.alerts.inc({ outcome: "throttled" });
           return;
         }
         if (error.error_code === 403) {
           logger.info({ userId: row.telegram_id }, "user blocked the bot; alerts to them stop and their queue is dropped");
-          await markDropped(db, row.id, error.description);
+          await markDropped(db, row.id, error.description, this.owner);
           await markUserInactive(db, row.telegram_id, now());
-          metrics.alerts.inc({ outcome: "blocked" });
+          // Their other queued alerts would only meet the same 403: dropped without a call.
+          const others = await db
+            .updateTable("outbox")
+            .set({ status: "dropped", last_error: "user blocked the bot", lease_owner: null, lease_until: null })
+            .where("telegram_id", "=", row.telegram_id)
+            .where("status", "=", "queued")
+            .executeTakeFirst();
+          metrics.alerts.inc({ outcome: "blocked" }, 1 + Number(others.numUpdatedRows));
           return;
         }
         if (error.error_code >= 400 && error.error_code < 500) {
           logger.error({ outboxId: row.id, userId: row.telegram_id, description: error.description }, "Telegram refused an alert (400); dropped, not retried");
-          await markDropped(db, row.id, error.description);
+          await markDropped(db, row.id, error.description, this.owner);
           metrics.alerts.inc({ outcome: "refused" });
           return;
         }
@@ -210,7 +217,7 @@ export class OutboxSender {
       const reason = error instanceof GrammyError ? error.description : error instanceof HttpError ? "network error" : String(error);
       const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts, 10));
       logger.warn({ outboxId: row.id, attempts: row.attempts + 1, retryInMs: delay, reason }, "alert not delivered; will retry");
-      await markRetry(db, row.id, now() + delay, reason);
+      await markRetry(db, row.id, now() + delay, reason, this.owner);
       metrics.alerts.inc({ outcome: "retry" });
     }
   }

@@ -35,9 +35,8 @@ const isObject = (value: unknown): value is Json => typeof value === "object" &&
  * `type` or `name`, the order from `data.order`, `data`, `order`, `payload` or the body itself.
  */
 export function readEvent(body: unknown): { event: string; eventId: string | null; order: z.infer<typeof orderShape> } | null {
-  if (!isObject(body)) return null;
-  const event = [body.event, body.type, body.name].find((value): value is string => typeof value === "string" && value.length > 0 && value.length < 100);
-  if (!event) return null;
+  const event = readEventName(body);
+  if (!event || !isObject(body)) return null;
   const data = isObject(body.data) ? body.data : undefined;
   const candidates = [data && isObject(data.order) ? data.order : undefined, data, isObject(body.order) ? body.order : undefined, isObject(body.payload) ? body.payload : undefined, body];
   for (const candidate of candidates) {
@@ -51,6 +50,18 @@ export function readEvent(body: unknown): { event: string; eventId: string | nul
   }
   return null;
 }
+
+/** The event name alone (`event`, `type` or `name`), for events that carry no order. */
+export function readEventName(body: unknown): string | null {
+  if (!isObject(body)) return null;
+  return [body.event, body.type, body.name].find((value): value is string => typeof value === "string" && value.length > 0 && value.length < 100) ?? null;
+}
+
+// A Map, not an object: an event named "constructor" must not find anything.
+const SETTLEMENT_EVENTS = new Map<string, FinalState>([
+  ["order.filled", "filled"],
+  ["order.failed", "failed"],
+]);
 
 function validSignature(secret: string, raw: string, header: string | undefined): boolean {
   if (!header) return false;
@@ -109,9 +120,16 @@ function judge(deps: WebhookReceiverDeps, raw: string, signature: string | undef
     return { kind: "reject", status: 400, error: "malformed JSON" };
   }
   const event = readEvent(body);
-  if (!event) return { kind: "reject", status: 422, error: "not a recognisable event" };
+  if (!event) {
+    const name = readEventName(body);
+    if (!name) return { kind: "reject", status: 422, error: "not a recognisable event" };
+    // A settlement without its order cannot be alerted on; the sender should hear about it.
+    if (SETTLEMENT_EVENTS.has(name.toLowerCase())) return { kind: "reject", status: 422, error: "order event without an order" };
+    // Other events (ping, deposit.credited, …) are acknowledged so the sender does not retry them.
+    return { kind: "ignored", event: name.slice(0, 100) };
+  }
   const name = event.event.toLowerCase();
-  const state: FinalState | null = name === "order.filled" ? "filled" : name === "order.failed" ? "failed" : null;
+  const state: FinalState | null = SETTLEMENT_EVENTS.get(name) ?? null;
   if (!state) return { kind: "ignored", event: event.event };
   return {
     kind: "settlement",
@@ -316,7 +334,8 @@ class IngestBatcher {
  * POST /webhooks/marketplace/:token. The event is acknowledged only after its dedupe key and its
  * alert are committed (group commit: concurrent requests share one transaction); a duplicate is
  * acknowledged and queues nothing. Answers: 404 unknown token, 413 over 64 KiB, 401 bad signature
- * (with a secret set), 400 malformed JSON, 422 no recognisable event.
+ * (with a secret set), 400 malformed JSON, 422 no recognisable event name (or an order event
+ * without an order); 200 and nothing queued for any other event name.
  */
 export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
   const batcher = new IngestBatcher(deps);

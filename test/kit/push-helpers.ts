@@ -1,0 +1,46 @@
+import { ADDRESS_A, linkKey, type World } from "./world";
+import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+
+/** Polls `read` every 25 ms until it gives a truthy value (or fails after `timeoutMs`). */
+export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The bot's messages in one chat, as text. */
+export const botTexts = (world: World, chatId: number) => world.fake.messages(chatId).filter((m) => m.from === "bot").map((m) => m.text ?? "");
+
+/** A user linked to a fresh sandbox account, with a personal webhook URL and a way to post to it. */
+export async function linkedUser(world: World, id: number) {
+  const user = world.user(id);
+  const account = world.newAccount();
+  await linkKey(world, user, account.apiKey);
+  const token = await rotateWebhookToken(world.app.db, id, Date.now());
+  const webhookUrl = `${world.app.url}/webhooks/marketplace/${token}`;
+  const post = (body: unknown) => fetch(webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { user, token, webhookUrl, post, ...account };
+}
+
+/** Buys 65k energy for an hour through the bot's card; returns the sandbox's order id. */
+export async function buyThroughBot(world: World, who: Awaited<ReturnType<typeof linkedUser>>): Promise<string> {
+  const before = world.sandbox.control.listOrders(who.accountId).length;
+  await who.user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+  await who.user.nextMessage();
+  who.user.press("✅ Confirm");
+  const orders = await waitFor(() => {
+    const list = world.sandbox.control.listOrders(who.accountId);
+    return list.length > before && list;
+  });
+  await waitFor(() => world.fake.messages(who.user.user.id).some((m) => m.text?.includes("Order placed")));
+  return orders[0]!.id;
+}
+
+/** Outbox rows of one user (every status). */
+export const outboxOf = (world: World, telegramId: number) => world.app.db.selectFrom("outbox").selectAll().where("telegram_id", "=", telegramId).execute();
