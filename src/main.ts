@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { ConfigError, startApp } from "./app";
+import { isLoopbackHost } from "./listen-address";
 
 /** `npm start`: reads .env when present, starts the app, stops cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
   }
 
   if (app.playground) {
+    const host = app.config.HOST ?? "127.0.0.1";
+    const exposed = !isLoopbackHost(host);
     const lines = [
       "",
       "┌─ Local playground ─────────────────────────────────────────────",
@@ -32,10 +35,22 @@ async function main(): Promise<void> {
       "│ This is a local simulation: no Telegram; the bot talks to a local Bot API stand-in.",
       app.sandbox ? "│ Marketplace: the embedded sandbox (no real TRX)." : `│ Marketplace: ${app.marketplaceUrl}`,
       app.sandbox ? `│ Demo API key: ${app.sandbox.demoApiKey}   (send /connect, then paste it)` : "│",
+      ...(app.sandbox?.restored ? [`│ Sandbox state restored from ${app.sandbox.stateFile}.`] : []),
+      ...(exposed
+        ? [
+            "│",
+            `│ WARNING: HOST=${host} is not a loopback address: anyone who can reach this port can`,
+            "│ chat as any simulated user, drive the sandbox and read the demo key. Set HOST=127.0.0.1,",
+            "│ or set BOT_TOKEN to run the real bot (the playground then does not exist).",
+          ]
+        : []),
       "└────────────────────────────────────────────────────────────────",
       "",
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
+    // The same facts for whoever reads only the structured log (no demo key: it is shown above only).
+    app.logger.info({ url: `${app.url}/play`, telegram: "simulated (local Bot API stand-in)", marketplace: app.sandbox ? "embedded sandbox (no real TRX)" : app.marketplaceUrl }, "local playground ready: open the url");
+    if (exposed) app.logger.warn({ host }, "the playground listens on a non-loopback address: anyone who can reach it can act as any simulated user and read the demo key; set HOST=127.0.0.1 or BOT_TOKEN");
   } else if (app.sandbox) {
     process.stdout.write(`Embedded sandbox marketplace at ${app.sandbox.url} (no real TRX). Demo API key: ${app.sandbox.demoApiKey}\n`);
   }

@@ -2,6 +2,8 @@ import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema";
 import type { EmbeddedSandbox } from "../embedded-sandbox";
 import type { Logger } from "../logger";
 import type { ServerEnv } from "../server/create-server";
@@ -10,16 +12,29 @@ import { registerPlaygroundRoutes } from "./routes";
 import type { PanelHooks } from "./sandbox-panel";
 import { createPlaygroundState } from "./state";
 
+export interface PlaygroundAttachment {
+  push: { checkOrdersNow(): Promise<unknown>; pollNow(): Promise<unknown> };
+  db: Kysely<Database>;
+  now: () => number;
+  /** This server's URL as reachable from this machine (the loopback when it listens on all addresses). */
+  selfUrl: string;
+  publicUrl: string | null;
+}
+
+/** Newest Bot API calls and events kept for the page: every getUpdates is one, for as long as the process runs. */
+const KEPT_LOG_ENTRIES = 5000;
+
 export interface PlaygroundHandle {
   fake: FakeTelegram;
   token: string;
   apiRoot: string;
   routes: (app: Hono<ServerEnv>) => void;
   /**
-   * Lets the sandbox panel nudge the bot's push machinery (order follower, notification poll)
-   * so an alert shows at once; the push handle exists only after the playground has started.
+   * Hands the panel what exists only once the app is up: the push machinery to nudge (order
+   * follower, notification poll) so an alert shows at once, the database (personal webhook
+   * tokens) and this server's own URL (where the sandbox posts webhooks).
    */
-  attach(push: { checkOrdersNow(): Promise<unknown>; pollNow(): Promise<unknown> }): void;
+  attach(app: PlaygroundAttachment): void;
   stop(): Promise<void>;
 }
 
@@ -29,7 +44,7 @@ export interface PlaygroundHandle {
  */
 export async function startPlayground(options: { logger: Logger; sandbox: EmbeddedSandbox | null }): Promise<PlaygroundHandle> {
   const token = `1000000:${randomBytes(24).toString("base64url")}`;
-  const fake = createFakeTelegram({ token, rateLimits: { enabled: true } });
+  const fake = createFakeTelegram({ token, rateLimits: { enabled: true }, logLimit: KEPT_LOG_ENTRIES });
   const state = createPlaygroundState(fake);
   const streams = new Set<() => void>();
   let hooks: PanelHooks = {};
@@ -42,8 +57,8 @@ export async function startPlayground(options: { logger: Logger; sandbox: Embedd
     token,
     apiRoot: `http://127.0.0.1:${port}`,
     routes: registerPlaygroundRoutes({ fake, sandbox: options.sandbox, logger: options.logger, state, streams, hooks: () => hooks }),
-    attach(push) {
-      hooks = { checkOrdersNow: () => push.checkOrdersNow(), pollNotificationsNow: () => push.pollNow() };
+    attach({ push, db, now, selfUrl, publicUrl }) {
+      hooks = { checkOrdersNow: () => push.checkOrdersNow(), pollNotificationsNow: () => push.pollNow(), db, now, selfUrl, publicUrl };
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -27,6 +27,7 @@ export interface PlaygroundRouteDeps {
 const PUBLIC_DIR = join(projectRoot(), "src", "playground", "public") + sep;
 const ASSETS: Record<string, string> = {
   "/play": "index.html",
+  "/play/": "index.html",
   "/play/app.js": "app.js",
   "/play/app.css": "app.css",
 };

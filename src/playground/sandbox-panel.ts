@@ -1,16 +1,25 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema";
+import { findCredential } from "../db/repos/credentials";
 import type { EmbeddedSandbox } from "../embedded-sandbox";
 import { SandboxError } from "../sandbox";
 import type { FakeTelegram } from "../telegram-fake";
+import { createPersonalWebhookTokens, webhookUrlFromChat } from "./personal-webhook";
 
-/** What the panel may nudge in the bot after a sandbox change, once the push machinery exists. */
+/** What the panel may use in the bot once the app is up (see PlaygroundHandle.attach). */
 export interface PanelHooks {
   checkOrdersNow?: () => Promise<unknown>;
   pollNotificationsNow?: () => Promise<unknown>;
+  db?: Kysely<Database>;
+  now?: () => number;
+  /** This server's own URL: the sandbox posts webhooks to its receiver route there. */
+  selfUrl?: string;
+  publicUrl?: string | null;
 }
 
 export class PanelError extends Error {
   constructor(
-    readonly status: 400 | 404 | 409,
+    readonly status: 400 | 404 | 409 | 502,
     message: string,
   ) {
     super(message);
@@ -24,8 +33,6 @@ export interface ActionContext {
   origin?: string;
 }
 
-const WEBHOOK_URL_IN_CHAT = /https?:\/\/[^\s<>"]+\/webhooks\/marketplace\/[A-Za-z0-9_-]+/g;
-
 /**
  * The sandbox side panel acts on the demo account (`sandbox.demo`): the account whose key the
  * playground user links with /connect. Every action is a thin call on the sandbox's control API,
@@ -35,6 +42,7 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
   const { sandbox } = embedded;
   const accountId = sandbox.demo.accountId;
   let webhookUrl: string | null = null;
+  const tokenFor = createPersonalWebhookTokens(fake);
 
   const str = (body: Body, key: string, fallback?: string): string => {
     const value = body[key];
@@ -49,16 +57,6 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
   const nudgeNotifications = async () => {
     await hooks().pollNotificationsNow?.();
   };
-
-  /** The newest personal webhook URL the bot showed this user (from /webhook). */
-  function webhookUrlFromChat(userId: number): string | null {
-    const messages = fake.messages(userId).filter((m) => m.from === "bot" && !m.deleted).reverse();
-    for (const message of messages) {
-      const found = (message.text ?? "").match(WEBHOOK_URL_IN_CHAT);
-      if (found) return found.at(-1)!;
-    }
-    return null;
-  }
 
   const actions: Record<string, (body: Body, context: ActionContext) => Promise<unknown>> = {
     async deposit(body) {
@@ -103,7 +101,7 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
       else if (typeof body.url === "string" && body.url.trim() !== "") url = body.url.trim();
       else {
         const userId = Number(body.userId);
-        const shown = Number.isSafeInteger(userId) ? webhookUrlFromChat(userId) : null;
+        const shown = Number.isSafeInteger(userId) ? webhookUrlFromChat(fake, userId) : null;
         if (!shown) {
           throw new PanelError(
             409,
@@ -117,6 +115,32 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
       sandbox.control.setWebhookUrl({ accountId, url });
       webhookUrl = url;
       return { webhookUrl };
+    },
+    /**
+     * Has the sandbox POST order.filled / order.failed for one of the demo account's orders (the
+     * newest by default) to this server's receiver route with the user's personal token, over
+     * HTTP, whatever PUBLIC_URL says: the event takes the same path as a real marketplace's.
+     */
+    async "send-webhook"(body) {
+      const { db, now, selfUrl, publicUrl } = hooks();
+      if (!db || !now || !selfUrl) throw new PanelError(409, "the bot is still starting; try again in a moment");
+      const userId = Number(body.userId);
+      if (!Number.isSafeInteger(userId) || userId < 1) throw new PanelError(400, "userId is required");
+      const orders = sandbox.control.listOrders(accountId);
+      const order = body.orderId === undefined || body.orderId === "" ? orders[0] : orders.find((candidate) => candidate.id === body.orderId);
+      if (!order) throw new PanelError(body.orderId === undefined || body.orderId === "" ? 409 : 404, orders.length ? "no such order on the demo account" : "The demo account has no orders yet: place one with /buy first.");
+      if (order.status === "Created" && body.event === undefined) throw new PanelError(409, `Order ${order.id.slice(0, 8)} is still Created: settle it first.`);
+      if (!(await findCredential(db, userId))) throw new PanelError(409, "This user has no linked key: press \"/connect it\" first (the alert goes to the user who owns the order).");
+      const outcome = await tokenFor(db, userId, now(), !publicUrl);
+      if ("unknown" in outcome) {
+        throw new PanelError(409, "This user already has a personal webhook URL and only its hash is stored: send /webhook, press Rotate, then try again.");
+      }
+      const url = `${selfUrl}/webhooks/marketplace/${outcome.token}`;
+      const sent = await embedded.postOrderWebhook({ orderId: order.id, url, ...(typeof body.event === "string" ? { event: body.event as "order.filled" } : {}) });
+      if (!sent.delivered) {
+        throw new PanelError(502, `The bot's receiver did not accept ${sent.event}: ${sent.error} (sandbox webhooks are unsigned, so MARKETPLACE_WEBHOOK_SECRET must be unset).`);
+      }
+      return { orderId: order.id, event: sent.event, eventId: sent.eventId, delivered: true, tokenIssued: outcome.issued };
     },
   };
 

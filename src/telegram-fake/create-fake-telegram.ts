@@ -1,4 +1,4 @@
-import { createEventLog } from "./event-log";
+import { createEventLog, trimToNewest } from "./event-log";
 import { commandsKey, createFakeState } from "./fake-state";
 import type { BotIdentity } from "./message-json";
 import type { MethodContext } from "./method-context";
@@ -21,11 +21,13 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
     username: options.botUsername ?? "sandbox_energy_bot",
   };
   const state = createFakeState();
-  const events = createEventLog();
+  const logLimit = options.logLimit ?? Number.POSITIVE_INFINITY;
+  const events = createEventLog(logLimit);
   const updates = createUpdateQueue(options.longPollMaxMs ?? 25_000);
   const rateLimiter = createRateLimiter(options.rateLimits, now);
   const webhookDelivery = createWebhookDelivery(state, updates);
   const calls: ApiCall[] = [];
+  let lastCallSeq = 0;
   const callbackAnswers: CallbackAnswer[] = [];
   let downMode: DownMode = null;
 
@@ -34,8 +36,9 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
     state,
     methodContext: (signal): MethodContext => ({ state, updates, events, rateLimiter, bot, now, callbackAnswers, signal }),
     recordCall(call) {
-      const recorded: ApiCall = { seq: calls.length + 1, at: now(), ...call };
+      const recorded: ApiCall = { seq: ++lastCallSeq, at: now(), ...call };
       calls.push(recorded);
+      trimToNewest(calls, logLimit);
       events.emit({ kind: "call", call: recorded });
       if (recorded.ok && recorded.method === "setWebhook") webhookDelivery.kick();
     },

@@ -12,6 +12,8 @@ export interface FakeTelegramOptions {
   rateLimits?: { enabled: boolean; perChatPerSecond?: number; perChatBurst?: number; globalPerSecond?: number };
   /** Cap on the getUpdates `timeout`, in ms (default 25000), so tests never hang on a poll. */
   longPollMaxMs?: number;
+  /** Keep only about this many newest events and calls (default: all; the playground bounds them). */
+  logLimit?: number;
 }
 
 /** A person talking to the bot. Their private chat has the same id as the user. */

@@ -3,9 +3,13 @@ import { get } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { startApp, type App } from "../../src/app";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
+import { createSandbox } from "../../src/sandbox";
+import { serve } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
 import { BOT_TOKEN } from "../kit/world";
 
 const ADDRESS = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
+const OTHER_ADDRESS = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
 const USER = 424242;
 
 interface MessageView {
@@ -64,6 +68,40 @@ async function readEvents(url: string, headers: Record<string, string>, count: n
     controller.abort();
   }
   return events.slice(0, count);
+}
+
+/** A simulated user driving the playground over its JSON interface, reading their chat back. */
+function playClient(app: App, userId: number) {
+  const base = `${app.url}/play/api`;
+  const request = async (path: string, body: object) => {
+    const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  };
+  const post = async (path: string, body: object) => {
+    const { status, json } = await request(path, body);
+    if (status !== 200) throw new Error(`${path} → ${status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const chat = async () => ((await (await fetch(`${base}/chat?userId=${userId}`)).json()) as { messages: MessageView[] }).messages;
+  const botMessages = async () => (await chat()).filter((m) => m.from === "bot" && !m.deleted);
+  const lastId = async () => (await chat()).at(-1)?.messageId ?? 0;
+  return {
+    request,
+    post,
+    chat,
+    botMessages,
+    lastId,
+    say: (text: string) => post("/send", { userId, text }),
+    /** The first bot message after `after` that passes `test`, waiting for it. */
+    newBotMessage: (after: number, test: (m: MessageView) => boolean, what: string) => waitFor(async () => (await botMessages()).find((m) => m.messageId > after && test(m)), what),
+    /** Presses the button whose label matches on the newest bot message that has one. */
+    async press(label: RegExp, what: string) {
+      const message = await waitFor(async () => (await botMessages()).reverse().find((m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => label.test(b.text))), what);
+      const button = message.replyMarkup!.inline_keyboard.flat().find((b) => label.test(b.text))!;
+      await post("/press", { userId, messageId: message.messageId, callbackData: button.callback_data });
+      return message;
+    },
+  };
 }
 
 describe("the local playground's JSON and SSE interface", () => {
@@ -144,7 +182,6 @@ describe("the local playground's JSON and SSE interface", () => {
     mark = await lastId();
     const settled = (await post("/sandbox/settle", {})) as { result: { settled: Array<{ status: string }> } };
     expect(settled.result.settled.map((o) => o.status)).toEqual(["Filled"]);
-    await app.push.checkOrdersNow();
     const alert = await newBotMessage(mark, (m) => /Order [0-9a-f]{8}\S* filled/.test(m.text ?? ""), "the filled alert");
     expect(alert.text).toContain(ADDRESS);
     expect(alert.text).toContain("65,000");
@@ -175,11 +212,7 @@ describe("the local playground's JSON and SSE interface", () => {
     const { rejections } = (await (await fetch(`${base}/chat?userId=${USER}`)).json()) as { rejections: Array<{ method: string; description: string }> };
     expect(rejections).toEqual([expect.objectContaining({ method: "sendMessage", description: expect.stringContaining("can't parse entities") })]);
 
-    // Sandbox panel: the other actions answer, and reject bad input.
-    expect((await post("/sandbox/deposit", { amount: "25" })).ok).toBe(true);
-    expect((await post("/sandbox/fail-next", { mode: "sync" })).ok).toBe(true);
-    const notified = (await post("/sandbox/notify", { title: "Hello <b>", body: "from the panel & co" })) as { ok: boolean };
-    expect(notified.ok).toBe(true);
+    // Sandbox panel: bad input is refused.
     const bad = await fetch(`${base}/sandbox/fire-rule`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ruleId: "nope" }) });
     expect(bad.status).toBe(404);
     const noWebhook = await fetch(`${base}/sandbox/webhook`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: USER }) });
@@ -263,5 +296,138 @@ describe("the local playground's JSON and SSE interface", () => {
     expect((await fetch(`${app.url}/play`)).status).toBe(404);
     expect((await fetch(`${app.url}/play/api/config`)).status).toBe(404);
     expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
+  });
+
+  it("each sandbox panel action produces what the user should see: deposit and notify alerts, pause alerts from pause-rule and an unfunded fire-rule, the 502 text after fail-next sync", async () => {
+    app = await startApp({ env: playgroundEnv(), perChatMinTimeMs: 0 });
+    const user = playClient(app, 6060);
+    const { sandbox } = app.sandbox!;
+    const accountId = sandbox.demo.accountId;
+    const texts = (message: MessageView) => message.text ?? "";
+
+    let mark = await user.lastId();
+    await user.say(`/connect ${app.sandbox!.demoApiKey}`);
+    await user.newBotMessage(mark, (m) => texts(m).includes(app!.sandbox!.demoApiKey.slice(-4)), "the linked reply");
+
+    mark = await user.lastId();
+    const deposit = (await user.post("/sandbox/deposit", { amount: "25", currency: "TRX" })) as { result: { balance: { trx: string } } };
+    expect(deposit.result.balance.trx).toBe("1025");
+    const credited = await user.newBotMessage(mark, (m) => /credited/i.test(texts(m)), "the deposit alert");
+    expect(texts(credited)).toContain("25 TRX");
+
+    mark = await user.lastId();
+    await user.post("/sandbox/notify", { title: "Hello <b>", body: "from the panel & co" });
+    const notice = await user.newBotMessage(mark, (m) => texts(m).includes("Hello <b>"), "the notification alert");
+    expect(texts(notice)).toContain("from the panel & co");
+
+    // Two rules (one per address, so each pause alert names its own rule).
+    for (const address of [ADDRESS, OTHER_ADDRESS]) {
+      mark = await user.lastId();
+      await user.say(`/refill ${address} 30k 65k 1h`);
+      await user.newBotMessage(mark, (m) => texts(m).includes("Confirm the new rule"), "the rule preview");
+      await user.press(/Confirm/, "the Confirm button");
+      await waitFor(async () => sandbox.control.listRules(accountId).some((rule) => rule.targetAddress === address), "the rule");
+    }
+    const ruleFor = (address: string) => sandbox.control.listRules(accountId).find((rule) => rule.targetAddress === address)!;
+
+    mark = await user.lastId();
+    const paused = (await user.post("/sandbox/pause-rule", { ruleId: ruleFor(ADDRESS).id })) as { result: { rule: { status: string; pauseReason: string } } };
+    expect(paused.result.rule).toMatchObject({ status: "paused", pauseReason: "System" });
+    const pauseAlert = await user.newBotMessage(mark, (m) => texts(m).includes(`Rule ${ruleFor(ADDRESS).id.slice(0, 8)}`) && /paused/.test(texts(m)), "the pause alert");
+    expect(pauseAlert.replyMarkup!.inline_keyboard.flat().map((b) => b.text).join(" ")).toMatch(/Top up.*Resume|Resume.*Top up/);
+
+    // fire-rule on a funded account charges one firing and tells nobody; on an empty one it pauses the rule, which is an alert.
+    const before = await user.lastId();
+    const fired = (await user.post("/sandbox/fire-rule", { ruleId: ruleFor(OTHER_ADDRESS).id })) as { result: { fired: boolean } };
+    expect(fired.result.fired).toBe(true);
+    expect(sandbox.control.ledger(accountId).some((entry) => entry.type === "AutomationCharge")).toBe(true);
+    sandbox.control.setBalance({ accountId, trx: "0" });
+    const unfunded = (await user.post("/sandbox/fire-rule", { ruleId: ruleFor(OTHER_ADDRESS).id })) as { result: { fired: boolean; reason: string } };
+    expect(unfunded.result).toMatchObject({ fired: false, reason: "insufficient_balance" });
+    const firePause = await user.newBotMessage(before, (m) => texts(m).includes(`Rule ${ruleFor(OTHER_ADDRESS).id.slice(0, 8)}`), "the pause alert of the fired rule");
+    expect(texts(firePause)).toMatch(/paused/);
+    // Nothing was said about the funded firing.
+    expect((await user.botMessages()).filter((m) => m.messageId > before).map(texts)).toEqual([texts(firePause)]);
+
+    sandbox.control.setBalance({ accountId, trx: "1000" });
+    expect(((await user.post("/sandbox/fail-next", { mode: "sync" })) as { result: { armed: string } }).result.armed).toBe("sync");
+    mark = await user.lastId();
+    await user.say(`/buy energy 65000 1h ${ADDRESS}`);
+    await user.newBotMessage(mark, (m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => /Confirm/.test(b.text)), "the order preview");
+    await user.press(/Confirm/, "the Confirm button");
+    const failed = await waitFor(async () => (await user.botMessages()).find((m) => m.messageId > mark && /provider failed/.test(texts(m))), "the 502 text");
+    expect(texts(failed)).toContain("refunded");
+    expect(sandbox.control.listOrders(accountId)).toEqual([]);
+  });
+
+  it("send-webhook has the sandbox post order.filled to this server's receiver with the user's personal token: one filled alert", async () => {
+    app = await startApp({ env: playgroundEnv(), perChatMinTimeMs: 0 });
+    const user = playClient(app, 7070);
+    const { sandbox } = app.sandbox!;
+    const accountId = sandbox.demo.accountId;
+
+    const noOrders = await user.request("/sandbox/send-webhook", { userId: 7070 });
+    expect(noOrders.status).toBe(409);
+    expect(noOrders.json.error).toContain("no orders yet");
+
+    let mark = await user.lastId();
+    await user.say(`/connect ${app.sandbox!.demoApiKey}`);
+    await user.newBotMessage(mark, (m) => (m.text ?? "").includes(app!.sandbox!.demoApiKey.slice(-4)), "the linked reply");
+    mark = await user.lastId();
+    await user.say(`/buy energy 65000 1h ${ADDRESS}`);
+    await user.newBotMessage(mark, (m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => /Confirm/.test(b.text)), "the order preview");
+    await user.press(/Confirm/, "the Confirm button");
+    const order = await waitFor(async () => sandbox.control.listOrders(accountId)[0], "the order");
+
+    const pending = await user.request("/sandbox/send-webhook", { userId: 7070 });
+    expect(pending.status).toBe(409);
+    expect(pending.json.error).toContain("still Created");
+
+    // Settled behind the bot's back (no panel nudge), so the alert can only come from the webhook
+    // or the follower's own schedule; the receiver's stored event shows which.
+    sandbox.control.settleNow({ accountId });
+    const stranger = await user.request("/sandbox/send-webhook", { userId: 8080 });
+    expect(stranger.status).toBe(409);
+    expect(stranger.json.error).toContain("no linked key");
+    mark = await user.lastId();
+    const sent = (await user.post("/sandbox/send-webhook", { userId: 7070 })) as { result: { orderId: string; event: string; eventId: string; delivered: boolean; tokenIssued: boolean } };
+    expect(sent.result).toEqual({ orderId: order.id, event: "order.filled", eventId: expect.any(String), delivered: true, tokenIssued: true });
+    // The receiver stored the sandbox's event (its delivery id) for this user before acknowledging it.
+    const stored = await app.db.selectFrom("webhook_events").select("dedupe_key").execute();
+    expect(stored).toEqual([{ dedupe_key: `7070:event:${sent.result.eventId}` }]);
+
+    const filled = /Order [0-9a-f]{8}\S* filled/;
+    const alert = await user.newBotMessage(mark, (m) => filled.test(m.text ?? ""), "the filled alert");
+    expect(alert.text).toContain(order.id.slice(0, 8));
+    // Sending again reuses the token the panel issued; the event is a duplicate, so still one alert.
+    const again = (await user.post("/sandbox/send-webhook", { userId: 7070, orderId: order.id })) as { result: { tokenIssued: boolean } };
+    expect(again.result.tokenIssued).toBe(false);
+    await app.push.checkOrdersNow();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await user.botMessages()).filter((m) => filled.test(m.text ?? ""))).toHaveLength(1);
+  });
+
+  it("has no sandbox panel when MARKETPLACE_URL points at another marketplace", async () => {
+    const external = createSandbox();
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const started = serve({ fetch: external.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+    });
+    try {
+      app = await startApp({ env: playgroundEnv({ MARKETPLACE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }), perChatMinTimeMs: 0 });
+      expect(app.sandbox).toBeNull();
+      const user = playClient(app, 9090);
+      expect((await fetch(`${app.url}/play`)).status).toBe(200);
+      expect(((await (await fetch(`${app.url}/play/api/config`)).json()) as { sandbox: boolean }).sandbox).toBe(false);
+      expect((await fetch(`${app.url}/play/api/sandbox`)).status).toBe(404);
+      for (const action of ["deposit", "settle", "send-webhook", "webhook"]) {
+        const answer = await user.request(`/sandbox/${action}`, { userId: 9090, amount: "5" });
+        expect(answer.status).toBe(404);
+        expect(answer.json.error).toContain("MARKETPLACE_URL");
+      }
+    } finally {
+      await app?.stop();
+      app = undefined;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -68,7 +68,10 @@ describe("the local playground in a browser", () => {
     await lastBot().locator(".kb", { hasText: "Quote" }).waitFor();
     await expect(lastBot().textContent()).resolves.toContain("sandbox");
     await lastBot().locator(".kb", { hasText: "Quote" }).click();
-    await page.waitForTimeout(300);
+    // The Quote button starts the guided quote: its first question, with resource buttons.
+    const question = page.locator(".msg.bot", { hasText: "Which resource?" }).last();
+    await question.waitFor();
+    expect(await question.locator(".kb").count()).toBeGreaterThan(1);
 
     await send("/quote energy 65k 1h");
     await page.locator(".msg.bot", { hasText: "65,000" }).first().waitFor();
@@ -85,14 +88,20 @@ describe("the local playground in a browser", () => {
     await confirm.waitFor();
     await page.screenshot({ path: `${OUT}/1-preview.png` });
     await confirm.click();
-    await page.locator(".msg.bot", { hasText: /placed|Order placed/ }).first().waitFor();
+    // Confirm edits the card in place (buttons swapped, then the result): the bubble is marked edited.
+    const placed = page.locator(".msg.bot", { hasText: /placed|Order placed/ }).first();
+    await placed.waitFor();
+    await placed.locator(".meta .edited", { hasText: "edited" }).waitFor();
 
     await page.click("#panel-settle");
     await page.locator("#toast", { hasText: "Settled 1" }).waitFor();
-    await app.push.checkOrdersNow();
     const alert = page.locator(".msg.bot", { hasText: /Order [0-9a-f]{8}\S* filled/ });
     await alert.first().waitFor({ timeout: 10_000 });
     await expect(alert.first().textContent()).resolves.toContain(ADDRESS);
+    // The panel's Send webhook posts the same event through the bot's receiver: accepted, still one alert.
+    await page.click("#panel-send-webhook");
+    await page.locator("#toast", { hasText: "receiver accepted order.filled" }).waitFor();
+    expect(await alert.count()).toBe(1);
     await page.screenshot({ path: `${OUT}/2-filled.png` });
     // The README's picture: regenerate with UPDATE_DOCS_SCREENSHOT=1 (a plain run never touches docs/).
     if (process.env.UPDATE_DOCS_SCREENSHOT) {
@@ -118,12 +127,36 @@ describe("the local playground in a browser", () => {
     await page.locator(".msg.rejected", { hasText: "can't parse entities" }).waitFor();
     await page.screenshot({ path: `${OUT}/4-rejected.png` });
 
+    // A callback answer with text shows as a toast: Mark all read on the notification list.
+    await send("/notifications");
+    const markAll = lastBot().locator(".kb", { hasText: "Mark all read" });
+    await markAll.waitFor();
+    await markAll.click();
+    await page.locator("#toast", { hasText: "All marked as read" }).waitFor();
+
     // Reloading shows the same history.
     const count = await page.locator(".msg").count();
     await page.reload();
     await expect.poll(() => page.locator(".msg").count()).toBe(count);
     await page.locator(".msg.bot img.photo").last().waitFor();
     await page.locator(".msg.rejected", { hasText: "can't parse entities" }).waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("switching the language to ru gives Russian replies and the Russian command menu", async () => {
+    await page.selectOption("#lang-select", "ru");
+    await page.locator("#toast", { hasText: "language_code is now ru" }).waitFor();
+    await expect.poll(() => page.locator("#chat-sub").textContent()).toContain("· ru");
+    await send("/start");
+    await page.locator(".msg.bot", { hasText: "Добро пожаловать" }).last().waitFor();
+    await expect(lastBot().textContent()).resolves.toContain("sandbox: без реальных TRX");
+
+    await page.fill("#composer-input", "/");
+    await page.locator("#composer-input").dispatchEvent("input");
+    const start = page.locator("#command-menu button", { hasText: "/start" }).first();
+    await start.waitFor();
+    await expect(start.textContent()).resolves.toContain("приветствие");
+    await page.keyboard.press("Escape");
     expect(pageErrors).toEqual([]);
   });
 });

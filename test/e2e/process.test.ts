@@ -1,6 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, statSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, statSync, existsSync, readFileSync } from "node:fs";
+import { connect } from "node:net";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
@@ -66,4 +68,88 @@ describe("npm start as a process", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(proc.out()).toContain('"msg":"stopped"');
   }, 40_000);
+
+  it(`runs the playground with no BOT_TOKEN: names the /play URL, the simulation and the demo key; ${NON_LOOPBACK ? `is not reachable on ${NON_LOOPBACK}` : "(this machine has no non-loopback IPv4 address to check that it is unreachable there)"}; keeps the linked demo key working after a restart`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bot-play-"));
+    const env = { DATABASE_URL: `file:${join(dir, "bot.db")}`, PORT: "0" };
+
+    const first = run(env);
+    const url = await playgroundUrl(first);
+    expect(new URL(url).hostname).toBe("127.0.0.1");
+    expect(first.out()).toContain("local simulation");
+    expect(first.out()).toContain("embedded sandbox (no real TRX)");
+    const demoKey = /Demo API key: (\S+)/.exec(first.out())?.[1];
+    expect(demoKey).toMatch(/^sk_sandbox_/);
+    // The structured log names the URL and the simulation too, never the key.
+    const ready = first.out().split("\n").find((line) => line.includes("local playground ready"));
+    expect(JSON.parse(ready!)).toMatchObject({ url, telegram: expect.stringContaining("simulated"), marketplace: expect.stringContaining("embedded sandbox") });
+    expect(first.out()).not.toMatch(/"level":40.*non-loopback/);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("/play/app.js");
+    expect((await fetch(`${url}/`)).status).toBe(200);
+
+    if (NON_LOOPBACK) expect(await connects(NON_LOOPBACK, Number(new URL(url).port))).toBe(false);
+
+    let api = new URL("/play/api/send", url).href;
+    const say = async (text: string) => {
+      const response = await fetch(api, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: 31337, text, waitMs: 4000 }) });
+      expect(response.status).toBe(200);
+      const { replies } = (await response.json()) as { replies: Array<{ kind: string; message?: { text?: string } }> };
+      return replies.flatMap((reply) => (reply.kind === "message" && reply.message?.text ? [reply.message.text] : [])).join("\n");
+    };
+    expect(await say(`/connect ${demoKey}`)).toContain(demoKey!.slice(-4));
+    const stateFile = join(dir, "sandbox-state.json");
+    expect(statSync(stateFile).mode & 0o777).toBe(0o600);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+
+    const second = run(env);
+    api = new URL("/play/api/send", await playgroundUrl(second)).href;
+    expect(/Demo API key: (\S+)/.exec(second.out())?.[1]).toBe(demoKey);
+    expect(second.out()).toContain("Sandbox state restored");
+    const wallet = await say("/wallet");
+    expect(wallet).toMatch(/1,?000/);
+    expect(wallet).toContain("TRX");
+    expect(wallet).not.toMatch(/no longer works|relink/);
+    expect(readFileSync(stateFile, "utf8")).toContain(demoKey);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  }, 90_000);
+
+  it("warns loudly, on the console and in the log, when the playground listens on a non-loopback HOST", async () => {
+    const proc = run({ DATABASE_URL: ":memory:", PORT: "0", HOST: "0.0.0.0", SECRET_KEY: randomBytes(32).toString("base64") });
+    const url = await playgroundUrl(proc);
+    expect(new URL(url).hostname).toBe("127.0.0.1");
+    expect(proc.out()).toContain("│ WARNING: HOST=0.0.0.0 is not a loopback address");
+    const warning = proc.out().split("\n").find((line) => line.includes("non-loopback address"));
+    expect(JSON.parse(warning!)).toMatchObject({ level: 40, host: "0.0.0.0" });
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  }, 40_000);
 });
+
+/** The first non-internal IPv4 address of this machine, if it has one. */
+const NON_LOOPBACK = Object.values(networkInterfaces())
+  .flat()
+  .find((address) => address && address.family === "IPv4" && !address.internal)?.address;
+
+async function playgroundUrl(proc: ReturnType<typeof run>): Promise<string> {
+  await until(() => proc.out().includes("local playground ready") && proc.out().includes("long polling started"), 30_000);
+  return /Open (http\S+\/play)/.exec(proc.out())![1]!;
+}
+
+function connects(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 2000 });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}

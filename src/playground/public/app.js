@@ -355,6 +355,13 @@ function renderPanel(state) {
       h("li", {}, h("code", { text: order.id.slice(0, 8) }), ` ${order.volume} ${order.resource} · ${order.totalTrx} TRX · `, h("span", { class: `status-${order.status}`, text: order.status })),
     ),
   );
+  const orderSelect = $("webhook-order");
+  const chosenOrder = orderSelect.value;
+  orderSelect.replaceChildren(
+    h("option", { value: "", text: "the newest order" }),
+    ...state.orders.map((order) => h("option", { value: order.id, text: `${order.id.slice(0, 8)} · ${order.status}` })),
+  );
+  if (state.orders.some((order) => order.id === chosenOrder)) orderSelect.value = chosenOrder;
   const select = $("rule-select");
   const chosen = select.value;
   const live = state.rules.filter((rule) => rule.status !== "cancelled");
@@ -408,6 +415,10 @@ function wirePanel() {
   $("panel-webhook").onclick = async () => {
     const result = await panelAction("webhook", { userId: view.userId });
     if (result) toast("Webhook URL registered with the sandbox");
+  };
+  $("panel-send-webhook").onclick = async () => {
+    const result = await panelAction("send-webhook", { userId: view.userId, orderId: $("webhook-order").value });
+    if (result) toast(`The bot's receiver accepted ${result.event} for order ${result.orderId.slice(0, 8)}`);
   };
   $("panel-webhook-off").onclick = () => panelAction("webhook", { url: null });
   void refreshPanel();
