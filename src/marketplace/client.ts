@@ -124,6 +124,15 @@ function pageParam(value: number | undefined, name: string): number | undefined 
   return value;
 }
 
+/** The spec's maximum pageSize for the order and ledger lists. */
+export const MAX_PAGE_SIZE = 100;
+
+/** Clamped rather than refused: a caller asking for "everything" still gets the largest page the spec allows. */
+function pageSizeParam(value: number | undefined): number | undefined {
+  const size = pageParam(value, "pageSize");
+  return size === undefined ? undefined : Math.min(size, MAX_PAGE_SIZE);
+}
+
 /** Builds a client for one marketplace and one key (or none, for the public quote only). */
 export function createMarketplaceClient(options: MarketplaceClientOptions): MarketplaceClient {
   const transport = createTransport({
@@ -172,7 +181,7 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Mark
     },
     getOrder: async (id) => transport.json(get("/api/v1/orders/{id}", `/api/v1/orders/${pathId(id)}`), orderSchema),
     listOrders: async (query = {}) =>
-      transport.json(get("/api/v1/orders", "/api/v1/orders", { page: pageParam(query.page, "page"), pageSize: pageParam(query.pageSize, "pageSize") }), orderPageSchema),
+      transport.json(get("/api/v1/orders", "/api/v1/orders", { page: pageParam(query.page, "page"), pageSize: pageSizeParam(query.pageSize) }), orderPageSchema),
     orderStats: async () => transport.json(get("/api/v1/orders/stats", "/api/v1/orders/stats"), orderStatsSchema),
     orderOptions: async () => transport.json(get("/api/v1/orders/options", "/api/v1/orders/options"), orderOptionsSchema),
     previewOrder: async (query) =>
@@ -227,7 +236,7 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Mark
       transport.json(
         get("/api/v1/wallet/transactions", "/api/v1/wallet/transactions", {
           page: pageParam(query.page, "page"),
-          pageSize: pageParam(query.pageSize, "pageSize"),
+          pageSize: pageSizeParam(query.pageSize),
           type: query.type,
           currency: query.currency,
         }),
