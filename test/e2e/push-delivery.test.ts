@@ -55,7 +55,8 @@ describe("pushed alerts: delivery through Telegram's answers", () => {
     const faulty = await faultyTelegram(world, (chatId, attempt) => (chatId === 601 && attempt === 0 ? { status: 429, description: "Too Many Requests: retry after 2", retryAfter: 2 } : null));
     proxy = faulty.server;
     await who.post(filled("60100000-0000-4000-8000-000000000001"));
-    await waitFor(() => botTexts(world, 601).some((t) => t.includes("Order 60100000")), 8000);
+    // The proxy records a forwarded attempt once the fake has answered it, a moment after the text appears.
+    await waitFor(() => botTexts(world, 601).some((t) => t.includes("Order 60100000")) && faulty.attempts.filter((a) => a.chatId === 601).length >= 2, 8000);
     const tries = faulty.attempts.filter((a) => a.chatId === 601);
     expect(tries.map((a) => a.status)).toEqual([429, 200]);
     expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(1950);
