@@ -17,6 +17,7 @@ import { leasedBy, queueDepth } from "./outbox";
 import { withLease } from "../scale/leases";
 import { pruneTelegramUpdates } from "../scale/update-turns";
 import { createSenderApi, OutboxSender } from "./sender";
+import { releaseStuckCards } from "./stuck-cards";
 import { pruneWebhookEvents, registerMarketplaceWebhook } from "./webhook-receiver";
 
 export interface PushDeps {
@@ -51,6 +52,8 @@ export interface PushHandle {
    * playground's "settle now", tests): one user's, or every open one. Waits for a pass in progress.
    */
   checkOrdersNow(telegramId?: number): Promise<number>;
+  /** Gives back the cards a crash left in "processing" (done at start and on every cron tick). */
+  releaseStuckCards(): Promise<number>;
   sender: OutboxSender;
   start(api?: Api): void;
   stop(): Promise<void>;
@@ -75,6 +78,7 @@ export function startPush(deps: PushDeps): PushHandle {
   const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now, owner: replicaId, leaseMs: deps.leaseMs ?? 30_000 });
   const wake = () => sender.wake();
   const pollerDeps: PollerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake, ratePerSecond: deps.config.POLL_RATE, concurrency: pollConcurrency(deps.config.POLL_RATE) };
+  const stuckCardDeps = { db: deps.db, translations: deps.i18n, now: deps.now, onQueued: wake };
   const followerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake };
   /** This replica's poll work, one cycle at a time (a new cycle waits for the one in progress). */
   let pollChain: Promise<unknown> = Promise.resolve();
@@ -176,9 +180,16 @@ export function startPush(deps: PushDeps): PushHandle {
     },
     joinPoll,
     checkOrdersNow: (telegramId) => followPass({ now: true, ...(telegramId === undefined ? {} : { telegramId }) }),
+    releaseStuckCards: () => releaseStuckCards(stuckCardDeps),
     sender,
     start(api) {
       sender.start(api ?? createSenderApi(deps.token, deps.apiRoot));
+      const releaseCards = () =>
+        void withLease(deps.db, "cron:cards", replicaId, 60_000, () => releaseStuckCards(stuckCardDeps)).catch((error: unknown) =>
+          deps.logger.error({ err: error }, "releasing stuck confirmation cards failed"),
+        );
+      // After a crash, the cards it left on "processing…" get their buttons back.
+      releaseCards();
       task = cron.schedule(deps.config.NOTIFICATIONS_POLL, (context) => {
         // Every replica's tick names the same cycle (its scheduled second): the first opens it.
         const tick = Math.floor((context?.date ?? new Date()).getTime() / 1000) * 1000;
@@ -187,6 +198,7 @@ export function startPush(deps: PushDeps): PushHandle {
           await pruneWebhookEvents(deps.db, deps.now());
           await pruneTelegramUpdates(deps.db, Date.now());
         }).catch(() => undefined);
+        releaseCards();
       });
       followTimer = setInterval(() => {
         // A background pass is skipped while one is still running (a nudge waits instead).

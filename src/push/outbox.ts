@@ -4,7 +4,8 @@ import { isPostgres } from "../db/dialect";
 
 export type OutboxRow = Selectable<OutboxTable>;
 export interface OutboxPayload {
-  method: "sendMessage" | "sendPhoto";
+  /** editMessageText: a card a crash left on "processing…" is given its buttons back (stuck-cards.ts). */
+  method: "sendMessage" | "sendPhoto" | "editMessageText";
   params: Record<string, unknown>;
 }
 
