@@ -304,6 +304,7 @@ rule-confirm-trigger-renewal = When it fires: once a day, { $volume } energy is 
 rule-confirm-trigger-smart = When it fires: the provider decides when the address needs energy; each delivery is about 131,000 energy for 1h.
 rule-confirm-cost = Cost of one firing: <b>{ $value }</b> (commission { $commission })
 rule-confirm-cost-estimate = Cost of one firing (estimate): <b>{ $value }</b> (commission { $commission })
+rule-confirm-estimate-priced-for = The marketplace lists no one-day duration, so this estimate is priced for { $duration }; a daily renewal may cost more.
 rule-confirm-charged = Each firing is charged to your TRX balance; there is no prepaid budget. You can pause or cancel the rule at any time in /rules.
 rule-confirm-short = ⚠️ Your balance does not cover one firing. Top up first.
 rule-confirm-short-refill = ⚠️ Your balance does not cover one firing yet: the rule would be paused at its first firing until you top up.

@@ -304,6 +304,7 @@ rule-confirm-trigger-renewal = 触发条件：每天一次，将 { $volume } 能
 rule-confirm-trigger-smart = 触发条件：由供应方判断地址何时需要能量；每次交付约 131,000 能量，时长 1 小时。
 rule-confirm-cost = 每次触发的费用：<b>{ $value }</b>（佣金 { $commission }）
 rule-confirm-cost-estimate = 每次触发的费用（估算）：<b>{ $value }</b>（佣金 { $commission }）
+rule-confirm-estimate-priced-for = 市场未提供一天的时长，因此此估算按 { $duration } 计价；每日续期的费用可能更高。
 rule-confirm-charged = 每次触发都从您的 TRX 余额扣费；没有预付预算。您可以随时在 /rules 中暂停或取消规则。
 rule-confirm-short = ⚠️ 您的余额不足以支付一次触发。请先充值。
 rule-confirm-short-refill = ⚠️ 您的余额暂不足以支付一次触发：规则会在首次触发时暂停，直到您充值。

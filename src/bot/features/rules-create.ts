@@ -1,5 +1,6 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { recentAddresses, touchAddress } from "../../db/repos/addresses";
+import { refFor } from "../../db/repos/callback-refs";
 import { markKeyBroken } from "../../db/repos/credentials";
 import { findPendingAction, setPendingActionPayload, wasAttempted, type PendingAction } from "../../db/repos/pending-actions";
 import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "../../marketplace";
@@ -9,9 +10,10 @@ import type { BotContext } from "../context";
 import { editInPlace } from "../edit-in-place";
 import { answerButton, endFlow, startFlow, type FlowRegistry } from "../flows";
 import { trxText, volumeText } from "../format";
-import { code, shortAddress } from "../html";
+import { code } from "../html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../marketplace-access";
 import { cardKeyboard, sendCard, type CardButton, type CardKinds, type CardOutcome } from "./cards";
+import { addressButtonLabel } from "./addresses";
 import { ruleCard, ruleCardText, ruleKind, type RuleKind } from "./rules-view";
 import type { MenuActions } from "./start";
 
@@ -20,8 +22,9 @@ const KINDS: RuleKind[] = ["refill", "renewal", "smart"];
 const RETRYABLE = new Set(["timeout", "network", "server", "rate_limited", "invalid_response"]);
 /** What one smart-mode delivery is (MARKETPLACE_API.md: roughly 131k energy); used for its preview only. */
 const SMART_PREVIEW = { volume: "131000", duration: "1h" };
-/** Auto-renewal renews once a day, so its preview is priced for a day. */
+/** Auto-renewal renews once a day: what the card shows, and what its preview is priced for when the options list it. */
 const RENEWAL_DURATION = "1d";
+const DAY_MINUTES = 24 * 60;
 /** A rule created this much before the card (clock skew between us and the marketplace) may still be ours. */
 const CLOCK_SLACK_MS = 60_000;
 
@@ -38,6 +41,8 @@ interface RuleDraft {
   autoResume?: boolean;
   /** Asked step by step: the auto-resume question is asked too (one-line forms use No). */
   guided?: boolean;
+  /** Saved addresses offered as buttons at the address step, by short reference (callback data never carries an address). */
+  offered?: Record<string, string>;
 }
 
 /** What the confirmation card creates. `knownIds`: matching rules that existed before the card (not ours after a timeout). */
@@ -57,6 +62,8 @@ interface CardFigures {
   priceTrx: string;
   commissionTrx: string;
   balanceTrx: string;
+  /** Renewal only: the duration the estimate was priced for when the options do not list a day. */
+  pricedFor?: string;
 }
 
 /** What a rule is made of, before the card adds what it learned from the marketplace. */
@@ -95,10 +102,12 @@ function parseKind(ctx: BotContext, input: string): RuleKind | null {
 
 type Check<T> = { ok: true; value: T } | { ok: false; message: string };
 
-function validateRuleField(ctx: BotContext, field: RuleField, input: string, kind: RuleKind, options: AutomationOptions): Check<string> {
+/** `offered`: the address buttons of the guided step, whose answer is "@<reference>". */
+function validateRuleField(ctx: BotContext, field: RuleField, input: string, kind: RuleKind, options: AutomationOptions, offered?: Record<string, string>): Check<string> {
   switch (field) {
     case "address": {
-      const check = checkTronAddress(input);
+      const chosen = input.startsWith("@") ? offered?.[input.slice(1)] : undefined;
+      const check = checkTronAddress(chosen ?? input);
       return check.ok ? { ok: true, value: check.address } : { ok: false, message: ctx.tr(`input-address-${check.reason}`) };
     }
     case "minimal": {
@@ -166,6 +175,7 @@ async function automationOptions(ctx: BotContext, client: MarketplaceClient): Pr
 async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: AutomationOptions): Promise<void> {
   const keyboard = new InlineKeyboard();
   const lines: string[] = [];
+  const next: RuleDraft = { ...draft };
   switch (step) {
     case "kind":
       lines.push(ctx.tr("newrule-ask-kind"));
@@ -173,8 +183,11 @@ async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: A
       break;
     case "address":
       lines.push(ctx.tr("ask-rule-address"));
+      next.offered = {};
       for (const saved of await recentAddresses(ctx.deps.db, ctx.account.telegram_id, 4)) {
-        answerButton(keyboard, saved.label ? `${saved.label} (${shortAddress(saved.address)})` : shortAddress(saved.address), saved.address).row();
+        const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, saved.address, ctx.deps.now());
+        next.offered[ref] = saved.address;
+        answerButton(keyboard, addressButtonLabel(saved), `@${ref}`).row();
       }
       break;
     case "minimal":
@@ -199,7 +212,7 @@ async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: A
       break;
   }
   lines.push("", ctx.tr("ask-cancel-hint"));
-  await startFlow(ctx, FLOW, step, draft as Record<string, unknown>);
+  await startFlow(ctx, FLOW, step, next as Record<string, unknown>);
   const hasButtons = keyboard.inline_keyboard.some((row) => row.length > 0);
   await ctx.reply(lines.join("\n"), { parse_mode: "HTML", ...(hasButtons ? { reply_markup: keyboard } : {}) });
 }
@@ -223,16 +236,39 @@ function scaleTrx(trx: string, numerator: bigint, denominator: bigint): string {
   return sunToTrx((trxToSun(trx) * numerator) / denominator);
 }
 
-/** The cost of one firing. Renewal has no preview type of its own: it is priced as a refill of a day (an estimate), scaled when its volume is beyond the refill bounds. */
-async function previewFiring(client: MarketplaceClient, payload: RuleRequest, options: AutomationOptions): Promise<AutomationPreview> {
+/** Minutes in a listed duration ("15m", "1h", "1d"); an unknown form counts as 0 (never preferred). */
+function durationMinutes(duration: string): number {
+  const match = /^(\d+)([mhd])$/i.exec(duration.trim());
+  if (!match) return 0;
+  return Number(match[1]) * { m: 1, h: 60, d: DAY_MINUTES }[match[2]!.toLowerCase() as "m" | "h" | "d"];
+}
+
+/**
+ * The duration a renewal's estimate is priced for: the refill preview only accepts listed
+ * durations, so a day when one is listed, else the longest listed one (the closest to a day).
+ */
+function renewalPricingDuration(durations: readonly string[]): string {
+  const day = durations.find((duration) => durationMinutes(duration) === DAY_MINUTES);
+  if (day) return day;
+  return [...durations].sort((a, b) => durationMinutes(b) - durationMinutes(a))[0] ?? RENEWAL_DURATION;
+}
+
+/**
+ * The cost of one firing. Renewal has no preview type of its own: it is priced as a refill (an
+ * estimate) of a day or the longest listed duration, scaled when its volume is beyond the refill
+ * bounds. `pricedFor` names that duration when it is not a day.
+ */
+async function previewFiring(client: MarketplaceClient, payload: RuleRequest, options: AutomationOptions): Promise<AutomationPreview & { pricedFor?: string }> {
   if (payload.kind === "refill") return client.previewAutomation({ volume: payload.volume!, duration: payload.duration!, type: "refill" });
   if (payload.kind === "smart") return client.previewAutomation({ ...SMART_PREVIEW, type: "smart" });
   const volume = BigInt(payload.volume!);
   const { min, max } = volumeBounds("refill", options);
   const priced = volume < min ? min : volume > max ? max : volume;
-  const preview = await client.previewAutomation({ volume: priced.toString(), duration: RENEWAL_DURATION, type: "refill" });
-  if (priced === volume) return preview;
-  return { priceTrx: scaleTrx(preview.priceTrx, volume, priced), baseCostTrx: scaleTrx(preview.baseCostTrx, volume, priced), commissionTrx: scaleTrx(preview.commissionTrx, volume, priced) };
+  const duration = renewalPricingDuration(options.durations);
+  const pricedFor = durationMinutes(duration) === DAY_MINUTES ? {} : { pricedFor: duration };
+  const preview = await client.previewAutomation({ volume: priced.toString(), duration, type: "refill" });
+  if (priced === volume) return { ...preview, ...pricedFor };
+  return { priceTrx: scaleTrx(preview.priceTrx, volume, priced), baseCostTrx: scaleTrx(preview.baseCostTrx, volume, priced), commissionTrx: scaleTrx(preview.commissionTrx, volume, priced), ...pricedFor };
 }
 
 /**
@@ -251,7 +287,7 @@ async function buildCard(ctx: BotContext, client: MarketplaceClient, request: Ru
   const payload: RulePayload = {
     ...request,
     knownIds: knownIds ?? existing.filter((rule) => matches(rule, { ...request, knownIds: [] })).map((rule) => rule.id),
-    figures: { priceTrx: preview.priceTrx, commissionTrx: preview.commissionTrx, balanceTrx: balance.trx },
+    figures: { priceTrx: preview.priceTrx, commissionTrx: preview.commissionTrx, balanceTrx: balance.trx, ...(preview.pricedFor ? { pricedFor: preview.pricedFor } : {}) },
   };
   return { ...confirmCard(ctx, payload, payload.figures!), payload };
 }
@@ -274,6 +310,7 @@ function confirmCard(ctx: BotContext, payload: RulePayload, figures: CardFigures
   }
   lines.push(
     ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", { value: trxText(figures.priceTrx), commission: trxText(figures.commissionTrx) }),
+    ...(figures.pricedFor ? [ctx.tr("rule-confirm-estimate-priced-for", { duration: figures.pricedFor })] : []),
     ctx.tr("rule-confirm-charged"),
     ctx.tr("rule-card-auto-resume", { value: ctx.tr(payload.autoResume ? "button-yes" : "button-no") }),
     ctx.tr("card-balance", { value: trxText(figures.balanceTrx) }),
@@ -381,7 +418,7 @@ export function ruleCreationFeature(flows: FlowRegistry, _menu: MenuActions, car
         }
         draft.autoResume = value;
       } else if (draft.kind && FIELDS[draft.kind].includes(step)) {
-        const check = validateRuleField(ctx, step, input, draft.kind, options);
+        const check = validateRuleField(ctx, step, input, draft.kind, options, draft.offered);
         if (!check.ok) {
           await ctx.reply(check.message, { parse_mode: "HTML" });
           return;

@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { ADDRESS_A, linkKey, manageWorld, type World } from "../kit/world";
+import type { ChatMessage } from "../../src/telegram-fake";
+
+type User = ReturnType<World["user"]>;
+
+const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The next new message or edit in the user's chat whose text passes `check`. */
+async function until(user: User, check: (text: string) => boolean, timeoutMs = 8000): Promise<ChatMessage> {
+  for (;;) {
+    const event = await user.nextBotEvent({ timeoutMs });
+    if (event.kind !== "delete" && check(event.message.text ?? "")) return event.message;
+  }
+}
+
+/** Waits for the card's outcome after Confirm, skipping "processing…" and "checking…". */
+const settled = (user: User) => until(user, (text) => !text.includes("Processing") && !text.includes("checking whether"));
+
+describe("/buy Confirm: a restart mid-call, refusals and a provider failure", () => {
+  let world: World;
+  // A file database: the card must survive the restart.
+  manageWorld((started) => (world = started), { file: true });
+
+  async function linked(id: number) {
+    const { accountId, apiKey } = world.newAccount();
+    const user = world.user(id);
+    await linkKey(world, user, apiKey);
+    return { accountId, apiKey, user };
+  }
+
+  const ledgerOf = (accountId: string, type: string) => world.sandbox.control.ledger(accountId).filter((entry) => entry.type === type);
+  const orderPosts = () => world.sandboxRequests.filter((request) => request === "POST /api/v1/orders").length;
+
+  async function answerTo(callbackQueryId: string): Promise<string> {
+    for (let i = 0; i < 200; i++) {
+      const answer = world.fake.callbackAnswers.find((candidate) => candidate.callbackQueryId === callbackQueryId);
+      if (answer) return answer.text ?? "";
+      await sleep(20);
+    }
+    throw new Error(`callback ${callbackQueryId} was never answered`);
+  }
+
+  /**
+   * Leaves the newest card as a crash right after Confirm's compare-and-set would: "processing",
+   * last changed `ageMs` ago, its message not yet swapped for "processing…".
+   */
+  async function stuckInProcessing(ageMs: number): Promise<{ id: string; idempotencyKey: string }> {
+    const card = await world.app.db.selectFrom("pending_actions").select(["id", "idempotency_key"]).orderBy("created_at", "desc").executeTakeFirstOrThrow();
+    await world.app.db.updateTable("pending_actions").set({ state: "processing", updated_at: Date.now() - ageMs }).where("id", "=", card.id).execute();
+    return { id: card.id, idempotencyKey: card.idempotency_key };
+  }
+
+  it("a card left processing by a crash before the call: a tap right away is refused, after the restart Confirm places one order", async () => {
+    const { accountId, user } = await linked(801);
+    user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+    const card = await user.nextMessage();
+    await stuckInProcessing(0);
+    // Still within the window of a live call on another replica: not taken over.
+    const early = user.press("✅ Confirm");
+    expect(await answerTo(early.callbackQueryId)).toContain("Already processing");
+    expect(orderPosts()).toBe(0);
+
+    await stuckInProcessing(60_000);
+    await world.restart();
+    user.press("✅ Confirm");
+    const placed = await settled(user);
+    expect(placed.messageId).toBe(card.messageId);
+    expect(placed.text).toContain("Order placed");
+    const orders = world.sandbox.control.listOrders(accountId);
+    expect(orders).toHaveLength(1);
+    expect(placed.text).toContain(orders[0]!.id);
+    expect(ledgerOf(accountId, "OrderPayment")).toHaveLength(1);
+    // The card ends done (set just after its last edit), so a later tap only says so.
+    const cardState = async () => (await world.app.db.selectFrom("pending_actions").select("state").executeTakeFirstOrThrow()).state;
+    for (let i = 0; i < 100 && (await cardState()) !== "done"; i++) await sleep(20);
+    expect(await cardState()).toBe("done");
+  });
+
+  it("a card left processing by a crash after the marketplace placed the order: Confirm after the restart shows that order, charged once", async () => {
+    const { accountId, apiKey, user } = await linked(802);
+    user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+    const card = await user.nextMessage();
+    const { idempotencyKey } = await stuckInProcessing(60_000);
+    // The call the crash interrupted: it reached the marketplace with the card's key.
+    const client = world.app.deps.marketplace(() => apiKey);
+    const earlier = await client.createOrder({ resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h" }, idempotencyKey);
+    const balanceAfterCharge = world.sandbox.control.getBalance(accountId).trx;
+
+    await world.restart();
+    user.press("✅ Confirm");
+    const placed = await settled(user);
+    expect(placed.messageId).toBe(card.messageId);
+    expect(placed.text).toContain("Order placed");
+    expect(placed.text).toContain(earlier.id);
+    expect(world.sandbox.control.listOrders(accountId).map((order) => order.id)).toEqual([earlier.id]);
+    expect(ledgerOf(accountId, "OrderPayment")).toHaveLength(1);
+    expect(world.sandbox.control.getBalance(accountId).trx).toBe(balanceAfterCharge);
+  });
+
+  for (const [index, status] of ([400, 422] as const).entries()) {
+    it(`a ${status} on Confirm shows the marketplace's reason and charges nothing`, async () => {
+      const { accountId, user } = await linked(811 + index);
+      user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+      const card = await user.nextMessage();
+      const balanceBefore = world.sandbox.control.getBalance(accountId).trx;
+      const detail = `target <${status}> is not accepted & was refused`;
+      world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", status, body: { type: "about:blank", title: "Rejected", status, detail } });
+      user.press("✅ Confirm");
+      const refused = await settled(user);
+      expect(refused.messageId).toBe(card.messageId);
+      expect(refused.text).toContain("The marketplace refused the request");
+      // The marketplace's words, escaped: they arrive as text, not markup.
+      expect(refused.text).toContain(detail);
+      expect(refused.html).toContain("&lt;");
+      expect(labels(refused)).not.toContain("✅ Confirm");
+      // Refused for good: sent once, never retried.
+      expect(orderPosts()).toBe(1);
+      expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
+      expect(ledgerOf(accountId, "OrderPayment")).toHaveLength(0);
+      expect(world.sandbox.control.getBalance(accountId).trx).toBe(balanceBefore);
+    });
+  }
+
+  it("a 502 on Confirm says the provider failed and the TRX was refunded, and the balance is back where it was", async () => {
+    const { accountId, user } = await linked(820);
+    user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+    const card = await user.nextMessage();
+    const balanceBefore = world.sandbox.control.getBalance(accountId).trx;
+    world.sandbox.control.failNextOrder({ accountId, mode: "sync" });
+    user.press("✅ Confirm");
+    const failed = await settled(user);
+    expect(failed.messageId).toBe(card.messageId);
+    expect(failed.text).toContain("provider failed");
+    expect(failed.text).toContain("refunded");
+    expect(labels(failed)).not.toContain("✅ Confirm");
+    // The sandbox charged and refunded the same amount; nothing was sent again.
+    const [payment] = ledgerOf(accountId, "OrderPayment");
+    const [refund] = ledgerOf(accountId, "OrderRefund");
+    expect(ledgerOf(accountId, "OrderPayment")).toHaveLength(1);
+    expect(refund!.amount.replace("-", "")).toBe(payment!.amount.replace("-", ""));
+    expect(orderPosts()).toBe(1);
+    expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
+    expect(world.sandbox.control.getBalance(accountId).trx).toBe(balanceBefore);
+  });
+});
