@@ -172,6 +172,13 @@ export interface TelegramUpdatesTable {
   received_at: number;
 }
 
+/** One /connect attempt; the hourly cap per user counts these (see repos/connect-attempts). */
+export interface ConnectAttemptsTable {
+  id: string;
+  telegram_id: number;
+  attempted_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   credentials: CredentialsTable;
@@ -190,4 +197,5 @@ export interface Database {
   send_budget: SendBudgetTable;
   chat_send: ChatSendTable;
   telegram_updates: TelegramUpdatesTable;
+  connect_attempts: ConnectAttemptsTable;
 }

@@ -68,7 +68,7 @@ export interface MarketplaceClient {
   createOrder(body: CreateOrderInput, idempotencyKey: string): Promise<Order>;
   /** GET /api/v1/orders/{id}; not_found for an unknown or foreign order. */
   getOrder(id: string): Promise<Order>;
-  /** GET /api/v1/orders, newest first; pageSize at most 100. */
+  /** GET /api/v1/orders, newest first; pageSize at most 100 (a larger one is sent as 100). */
   listOrders(query?: PageQuery): Promise<Paged<Order>>;
   orderStats(): Promise<OrderStats>;
   orderOptions(): Promise<OrderOptions>;
@@ -96,7 +96,7 @@ export interface MarketplaceClient {
   balance(): Promise<Balance>;
   /** Created on the first call, stable afterwards. */
   depositAddress(): Promise<DepositAddress>;
-  /** Ledger entries, newest first; defaults page 1, pageSize 20, max 100. */
+  /** Ledger entries, newest first; defaults page 1, pageSize 20, max 100 (a larger one is sent as 100). */
   transactions(query?: TransactionsQuery): Promise<Paged<LedgerEntry>>;
 
   /** GET /api/v1/pricing/quote: public, sent without X-Api-Key; the provider price with no commission. */

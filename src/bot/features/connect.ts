@@ -1,4 +1,5 @@
 import { Composer, InlineKeyboard } from "grammy";
+import { tryConnectAttempt } from "../../db/repos/connect-attempts";
 import { findCredential, saveApiKey } from "../../db/repos/credentials";
 import { MarketplaceError } from "../../marketplace";
 import { formatTrxForDisplay } from "../../marketplace/money";
@@ -8,7 +9,7 @@ import { keyStepOpen } from "./connect-step";
 import { deleteSecretMessage } from "../middleware/secret-paste";
 import type { MenuActions } from "./start";
 
-const ATTEMPTS_PER_HOUR = 10;
+const ATTEMPT_CAP = { limit: 10, windowMs: 3_600_000 };
 const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
 
 /**
@@ -19,15 +20,10 @@ const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
  */
 export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer<BotContext> {
   const composer = new Composer<BotContext>();
-  const attempts = new Map<number, number[]>();
 
-  function allowAttempt(ctx: BotContext): boolean {
-    const now = ctx.deps.now();
-    const recent = (attempts.get(ctx.account.telegram_id) ?? []).filter((at) => now - at < 3_600_000);
-    if (recent.length >= ATTEMPTS_PER_HOUR) return false;
-    recent.push(now);
-    attempts.set(ctx.account.telegram_id, recent);
-    return true;
+  // In the database, not in memory: the cap must survive a restart and bind every replica at once.
+  function allowAttempt(ctx: BotContext): Promise<boolean> {
+    return tryConnectAttempt(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now(), ATTEMPT_CAP);
   }
 
   async function deleteKeyMessage(ctx: BotContext): Promise<void> {
@@ -44,7 +40,7 @@ export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer
 
   async function link(ctx: BotContext, rawKey: string): Promise<void> {
     const key = rawKey.trim();
-    if (!allowAttempt(ctx)) {
+    if (!(await allowAttempt(ctx))) {
       await endFlow(ctx);
       await ctx.reply(ctx.tr("connect-too-many"), { parse_mode: "HTML" });
       return;
