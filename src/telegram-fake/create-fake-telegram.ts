@@ -25,7 +25,7 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
   const events = createEventLog(logLimit);
   const updates = createUpdateQueue(options.longPollMaxMs ?? 25_000);
   const rateLimiter = createRateLimiter(options.rateLimits, now);
-  const webhookDelivery = createWebhookDelivery(state, updates);
+  const webhookDelivery = createWebhookDelivery(state, updates, options.webhook);
   const calls: ApiCall[] = [];
   let lastCallSeq = 0;
   const callbackAnswers: CallbackAnswer[] = [];

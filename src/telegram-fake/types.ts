@@ -14,6 +14,18 @@ export interface FakeTelegramOptions {
   longPollMaxMs?: number;
   /** Keep only about this many newest events and calls (default: all; the playground bounds them). */
   logLimit?: number;
+  /** Webhook delivery; default one update at a time, oldest first. */
+  webhook?: WebhookDeliveryOptions;
+}
+
+export interface WebhookDeliveryOptions {
+  /** Updates posted at once, like setWebhook's max_connections (default 1). */
+  maxConnections?: number;
+  /**
+   * Telegram posts the updates of one chat one at a time. Set this to post them in parallel too,
+   * as a load balancer's retry or a redelivery can, to race two updates of one chat at two replicas.
+   */
+  sameChatInParallel?: boolean;
 }
 
 /** A person talking to the bot. Their private chat has the same id as the user. */

@@ -78,12 +78,13 @@ export function createUpdateQueue(longPollMaxMs: number) {
       });
       return closed ? [] : take(limit);
     },
-    /** The oldest update not yet confirmed, for webhook delivery. */
-    peek(): QueuedUpdate | undefined {
-      return take(1)[0];
+    /** The oldest `limit` updates not yet confirmed, for webhook delivery. */
+    waiting(limit: number): QueuedUpdate[] {
+      return take(limit);
     },
-    confirm(updateId: number): void {
-      confirmBelow(updateId + 1);
+    /** Confirms one delivered update, leaving older ones still being delivered in place. */
+    confirmOne(updateId: number): void {
+      pending = pending.filter((update) => update.update_id !== updateId);
     },
     pendingCount(): number {
       return pending.length;

@@ -1,28 +1,67 @@
 import type { FakeState } from "./fake-state";
-import type { UpdateQueue } from "./update-queue";
+import type { WebhookDeliveryOptions } from "./types";
+import type { QueuedUpdate, UpdateQueue } from "./update-queue";
 
 const RETRY_DELAY_MS = 1000;
 // Telegram gives a webhook at most 60 s to answer before it retries.
 const ANSWER_TIMEOUT_MS = 60_000;
 
+/** The chat an update belongs to (undefined: none, e.g. an inline query). */
+function chatOf(update: QueuedUpdate): number | undefined {
+  const inner = Object.values(update).find((value) => typeof value === "object" && value !== null) as
+    | { chat?: { id?: number }; message?: { chat?: { id?: number } }; from?: { id?: number } }
+    | undefined;
+  return inner?.chat?.id ?? inner?.message?.chat?.id ?? inner?.from?.id;
+}
+
 /**
- * Posts queued updates to the webhook one at a time, oldest first, with the secret token header;
- * an update is confirmed on a 2xx answer and retried otherwise, as Telegram does.
+ * Posts queued updates to the webhook with the secret token header, oldest first; an update is
+ * confirmed on a 2xx answer and retried a second later otherwise, as Telegram does. Up to
+ * `maxConnections` updates are in flight at once (default 1: strictly one at a time), never two
+ * of one chat unless `sameChatInParallel` (what a load balancer's retry can do, Telegram never).
  */
-export function createWebhookDelivery(state: FakeState, updates: UpdateQueue) {
-  let running = false;
+export function createWebhookDelivery(state: FakeState, updates: UpdateQueue, options: WebhookDeliveryOptions = {}) {
+  const maxConnections = Math.max(1, options.maxConnections ?? 1);
+  const inFlight = new Set<number>();
+  const retryAt = new Map<number, number>();
+  let wakeTimer: ReturnType<typeof setTimeout> | null = null;
   let closed = false;
 
-  async function deliverAll(): Promise<void> {
-    if (running) return;
-    running = true;
-    try {
-      for (let update = updates.peek(); !closed && state.webhook && update; update = updates.peek()) {
-        if (await post(state.webhook, update)) updates.confirm(update.update_id);
-        else await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS).unref());
+  function pump(): void {
+    const webhook = state.webhook;
+    if (closed || !webhook) return;
+    const busyChats = new Set<number>();
+    let nextRetry = Number.POSITIVE_INFINITY;
+    for (const update of updates.waiting(100)) {
+      if (inFlight.size >= maxConnections) break;
+      const chat = chatOf(update);
+      const chatBusy = !options.sameChatInParallel && chat !== undefined && busyChats.has(chat);
+      // An earlier update of a chat, delivered or waiting, holds back the later ones (in order).
+      if (chat !== undefined) busyChats.add(chat);
+      if (inFlight.has(update.update_id) || chatBusy) continue;
+      const due = retryAt.get(update.update_id) ?? 0;
+      if (due > Date.now()) {
+        nextRetry = Math.min(nextRetry, due);
+        // One connection keeps Telegram's strict order: nothing overtakes an update being retried.
+        if (maxConnections === 1) break;
+        continue;
       }
-    } finally {
-      running = false;
+      inFlight.add(update.update_id);
+      void post(webhook, update).then((ok) => {
+        inFlight.delete(update.update_id);
+        if (ok) {
+          retryAt.delete(update.update_id);
+          updates.confirmOne(update.update_id);
+        } else retryAt.set(update.update_id, Date.now() + RETRY_DELAY_MS);
+        pump();
+      });
+    }
+    if (nextRetry < Number.POSITIVE_INFINITY && !wakeTimer) {
+      wakeTimer = setTimeout(() => {
+        wakeTimer = null;
+        pump();
+      }, nextRetry - Date.now());
+      wakeTimer.unref();
     }
   }
 
@@ -44,11 +83,12 @@ export function createWebhookDelivery(state: FakeState, updates: UpdateQueue) {
     }
   }
 
-  const stop = updates.onEnqueue(() => void deliverAll());
+  const stop = updates.onEnqueue(pump);
   return {
-    kick: () => void deliverAll(),
+    kick: pump,
     close(): void {
       closed = true;
+      if (wakeTimer) clearTimeout(wakeTimer);
       stop();
     },
   };
