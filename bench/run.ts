@@ -4,11 +4,12 @@
  *
  * Environment (defaults in brackets; BENCH_QUICK=1 shrinks everything to a few seconds):
  *   BENCH_POLL_USERS [10000]     linked users polled (each with BENCH_NOTIFICATIONS [10] notifications)
- *   BENCH_POLL_RATE [1000]       the poller's request rate R (POLL_RATE), requests/s
- *   BENCH_POLL_CONCURRENCY [R × 0.12, at least 16]  requests in flight (50 ms latency needs R × 0.05)
+ *   BENCH_POLL_RATE [1000]       the poller's request rate R (the app's POLL_RATE; requests in flight
+ *                                as the app sets them: R / 10, at least 16), requests/s
  *   BENCH_POLL_INTERVAL_S [30]   the poll interval the cycle must stay below (NOTIFICATIONS_POLL default)
  *   BENCH_DELAY_MS [50]          latency added to every notifications call (sandbox injectFault delayMs)
  *   BENCH_DELIVERY_SCALE [2]     the fake Bot API's and the sender's clocks run this much faster
+ *   BENCH_UPDATES [6000]         updates in the measured mix (each kind alone: a third of it)
  *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
  *   BENCH_ELD_POLL_RATE [N / (0.8 × interval)]  the poll rate while event-loop delay is measured
  *   BENCH_OUT [bench/results/latest.json]  where the JSON goes (the test writes to a temporary file)
@@ -25,14 +26,13 @@ import { benchIngest } from "./ingest";
 import { benchDelivery } from "./delivery";
 import { benchReplicas } from "./replicas";
 import { pollConcurrency as concurrencyFor } from "../src/push";
-import { BENCH_DIR, createAgent, envNumber, figure, forkChild, openLoop, orderEvent, post, type Figure } from "./lib";
+import { BENCH_DIR, createAgent, envNumber, figure, forkChild, openLoop, orderEvent, post, round, type Figure } from "./lib";
 
 const quick = process.env.BENCH_QUICK === "1";
 const log = (line: string) => console.log(`[bench] ${line}`);
 
 const pollUsers = envNumber("BENCH_POLL_USERS", quick ? 200 : 10_000);
 const pollRate = envNumber("BENCH_POLL_RATE", quick ? 400 : 1_000);
-const pollConcurrency = envNumber("BENCH_POLL_CONCURRENCY", Math.max(16, Math.ceil(pollRate * 0.12)));
 const pollInterval = envNumber("BENCH_POLL_INTERVAL_S", 30);
 const notifications = envNumber("BENCH_NOTIFICATIONS", quick ? 3 : 10);
 const delayMs = envNumber("BENCH_DELAY_MS", 50);
@@ -45,7 +45,7 @@ async function benchApp(): Promise<Figure[]> {
   try {
     const market = (await sandbox.ready) as { url: string; keys: string[] };
     log(`sandbox: ${market.keys.length} accounts × ${notifications} notifications, +${delayMs} ms per notifications call`);
-    app = forkChild("app-child.ts", { BENCH_MARKETPLACE_URL: market.url }, { exposeGc: true });
+    app = forkChild("app-child.ts", { BENCH_MARKETPLACE_URL: market.url, BENCH_POLL_RATE: String(pollRate) }, { exposeGc: true });
     await app.ready;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const idle = await app.call<{ rss: number }>("rss");
@@ -53,14 +53,18 @@ async function benchApp(): Promise<Figure[]> {
     const seeded = await app.call<{ tokens: string[]; url: string; log: string }>("seed", { firstId: 500_000_000, keys: market.keys, tokens: Math.min(1000, pollUsers) });
     log(`app: ${pollUsers} linked users; log at ${seeded.log}`);
     const nOverR = pollUsers / pollRate;
-    const tickMs = Math.max(250, Math.round((nOverR * 1000) / 4));
-    const pollArgs = { rate: pollRate, concurrency: pollConcurrency, tickMs };
+    // Ticks of the app's own cron task, several per cycle (the cycle must outlast some of them).
+    const tickMs = Math.max(50, Math.round((nOverR * 1000) / 8));
     const timeout = Math.max(120_000, nOverR * 4_000);
-    const priming = await app.call<{ ms: number; users: number }>("poll", { ...pollArgs, eld: false }, timeout);
+    type Ticked = { ms: number; users: number; cpuUs: number; ticks: number; skipped: number; opened: number; concurrency: number };
+    const priming = await app.call<Ticked>("ticks", { tickMs }, timeout);
     log(`poll: priming cycle ${priming.users} users in ${(priming.ms / 1000).toFixed(1)} s`);
     await sandbox.call("notify", { count: Math.ceil(pollUsers / 10) });
-    const cycle = await app.call<{ ms: number; users: number; queued: number; cpuUs: number; overlaps: number; skipped: number; cycles: number }>("poll", { ...pollArgs, eld: false }, timeout);
-    log(`poll: cycle ${cycle.users} users in ${(cycle.ms / 1000).toFixed(1)} s, ${cycle.queued} alerts queued, ${cycle.skipped} ticks skipped while running`);
+    await sandbox.call("cycles", { reset: true });
+    const cycle = await app.call<Ticked>("ticks", { tickMs }, timeout);
+    // The marketplace's view: the n-th listing of each key belongs to the n-th cycle.
+    const seen = await sandbox.call<{ cycles: number; atOnce: number; spansMs: number[] }>("cycles", { reset: true });
+    log(`poll: cycle ${cycle.users} users in ${(cycle.ms / 1000).toFixed(1)} s through the app's cron task ticked every ${tickMs} ms: ${cycle.ticks} ticks, ${cycle.skipped} skipped by the app (poll_ticks_skipped), ${cycle.opened} cycle(s) opened; the marketplace saw ${seen.cycles} cycle(s) (spans ${seen.spansMs.join(", ")} ms), at most ${seen.atOnce} at once`);
     type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number };
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
     const justAfter = await app.call<Memory>("rss");
@@ -95,30 +99,36 @@ async function benchApp(): Promise<Figure[]> {
     })();
     // The cycle here runs at the rate production needs for these users: all of them within 80% of
     // the poll interval (the throughput figure above runs at R, far above that).
-    const loaded = await app.call<{ ms: number; eldP99Ms: number; eldMaxMs: number }>("poll", { rate: eldPollRate, concurrency: concurrencyFor(eldPollRate), tickMs: Math.round((pollUsers / eldPollRate) * 250), eld: true }, timeout);
+    const loaded = await app.call<{ ms: number; eldP99Ms: number; eldMaxMs: number }>("poll", { rate: eldPollRate, concurrency: concurrencyFor(eldPollRate) }, timeout);
     stopIngest = true;
     await ingest;
     agent.destroy();
     log(`event loop: p99 ${loaded.eldP99Ms.toFixed(1)} ms (max ${loaded.eldMaxMs.toFixed(1)} ms) during a ${(loaded.ms / 1000).toFixed(1)} s poll cycle at ${eldPollRate}/s with ${ingestOk}/${ingestSent} webhook events at ${ingestRate / 2}/s`);
 
-    const updateCount = quick ? 600 : 6_000;
-    type Driven = { perSecond: number; p99: number; errors: number; handled: number };
-    const updates = await app.call<{ full: Driven; bare: Driven; kinds: Driven[] }>("updates", { count: updateCount, concurrency: 16 }, 180_000);
-    log(`updates: full stack ${updates.full.perSecond.toFixed(0)}/s (p99 ${updates.full.p99.toFixed(1)} ms, ${updates.full.errors} errors); bare grammY ${updates.bare.perSecond.toFixed(0)}/s`);
+    const updateCount = envNumber("BENCH_UPDATES", quick ? 600 : 6_000);
+    type Driven = { perSecond: number; p99: number; errors: number; handled: number; seconds: number; cpuMs: number };
+    // As deployed, replies are held to the shared budget (28/s): a few seconds' worth shows it.
+    const deployedCount = quick ? 60 : 150;
+    const updates = await app.call<{ deployed: Driven & { messagesPerSecond: number }; full: Driven; bare: Driven; kinds: Driven[]; calls: { answered: number; counted: number } }>("updates", { count: updateCount, concurrency: 16, deployedCount }, 240_000);
+    log(`updates as deployed (Telegram's limits on): ${updates.deployed.perSecond.toFixed(1)}/s, ${updates.deployed.messagesPerSecond.toFixed(1)} messages/s (p99 ${updates.deployed.p99.toFixed(0)} ms, ${updates.deployed.errors} errors)`);
+    log(`updates, limits lifted: full stack ${updates.full.perSecond.toFixed(0)}/s (p99 ${updates.full.p99.toFixed(1)} ms, ${updates.full.cpuMs.toFixed(2)} ms CPU each, ${updates.full.errors} errors); bare grammY ${updates.bare.perSecond.toFixed(0)}/s (${updates.bare.cpuMs.toFixed(3)} ms CPU each); Bot API calls answered in-process ${updates.calls.answered}, counted by the app's own transformer ${updates.calls.counted}`);
     const kindNames = ["/start", "/quote energy 65k 1h", "the menu's Quote button"];
-    log(`updates, each kind alone from known users: ${updates.kinds.map((kind, i) => `${kindNames[i]} ${kind.perSecond.toFixed(0)}/s`).join(", ")}`);
+    log(`updates, each kind alone from known users: ${updates.kinds.map((kind, i) => `${kindNames[i]} ${kind.perSecond.toFixed(0)}/s (${kind.cpuMs.toFixed(2)} ms CPU each)`).join(", ")}`);
 
     const cpuMsPerUser = cycle.cpuUs / 1000 / Math.max(1, cycle.users);
     const cycleSeconds = cycle.ms / 1000;
     const growth = (after.rss - idle.rss) / 2 ** 20;
     return [
-      figure({ name: "poll_cycle_s", value: cycleSeconds, unit: `s (N=${cycle.users}, R=${pollRate}/s, concurrency ${pollConcurrency}, +${delayMs} ms per call)`, reference: "N/R", referenceValue: nOverR, target: `ratio <= 1.1 and < interval ${pollInterval} s`, met: cycle.users === pollUsers && cycleSeconds <= 1.1 * nOverR && cycleSeconds < pollInterval }),
-      figure({ name: "poll_overlapping_cycles", value: cycle.overlaps, unit: "cycles", reference: `ticks every ${tickMs} ms skipped while a cycle ran`, referenceValue: cycle.skipped, ratio: null, target: "0", met: cycle.overlaps === 0 }),
+      figure({ name: "poll_cycle_s", value: cycleSeconds, unit: `s (N=${cycle.users}, R=${pollRate}/s, concurrency ${cycle.concurrency}, +${delayMs} ms per call; started by the app's cron task)`, reference: "N/R", referenceValue: nOverR, target: `ratio <= 1.1 and < interval ${pollInterval} s`, met: cycle.users === pollUsers && cycleSeconds <= 1.1 * nOverR && cycleSeconds < pollInterval }),
+      figure({ name: "poll_cycles_at_once", value: seen.atOnce, unit: `poll cycles running at once, as the marketplace saw them (${seen.cycles} cycle(s) while the app's cron task was ticked ${cycle.ticks} times, every ${tickMs} ms)`, reference: "ticks the app skipped while its cycle ran (poll_ticks_skipped)", referenceValue: cycle.skipped, ratio: null, target: "<= 1, and ticks skipped", met: seen.atOnce <= 1 && cycle.skipped > 0 }),
       figure({ name: "poll_cpu_ms_per_user", value: cpuMsPerUser, unit: "ms CPU per user polled", reference: "cycle wall time per user", referenceValue: cycle.ms / Math.max(1, cycle.users), target: "informational", met: true }),
-      figure({ name: "updates_per_s", value: updates.full.perSecond, unit: "updates/s (/start, /quote energy 65k 1h, menu button in turn from 3,000 users, most first seen in the run; whole middleware stack)", reference: "bare grammY bot, one handler", referenceValue: updates.bare.perSecond, target: "ratio >= 0.5", met: updates.full.perSecond >= 0.5 * updates.bare.perSecond && updates.full.errors === 0 }),
+      figure({ name: "updates_per_s", value: updates.full.perSecond, unit: "updates/s (/start, /quote energy 65k 1h, menu button in turn from 3,000 users, most first seen in the run; whole middleware stack and every Bot API transformer, Telegram's rate limits lifted)", reference: "bare grammY bot, one handler", referenceValue: updates.bare.perSecond, target: "ratio >= 0.5", met: updates.full.perSecond >= 0.5 * updates.bare.perSecond && updates.full.errors === 0 }),
+      figure({ name: "updates_calls_counted_by_app", value: updates.calls.counted, unit: "Bot API calls of the measured mix counted by the app's own transformer", reference: "calls answered in-process beneath the transformers", referenceValue: updates.calls.answered, target: "equal (the transformers ran)", met: updates.calls.counted === updates.calls.answered && updates.calls.answered > 0 }),
+      figure({ name: "updates_per_s_deployed", value: updates.deployed.perSecond, unit: `updates/s of the mix with Telegram's limits as deployed (${round(updates.deployed.messagesPerSecond, 1)} messages/s sent, p99 ${Math.round(updates.deployed.p99)} ms)`, reference: "the shared budget, messages/s", referenceValue: 28, target: "messages <= 29/s", met: updates.deployed.messagesPerSecond <= 29 && updates.deployed.errors === 0 }),
       ...updates.kinds.map((kind, i) =>
-        figure({ name: `updates_per_s_${["start", "quote", "menu_button"][i]}`, value: kind.perSecond, unit: `updates/s, ${kindNames[i]} alone, users already known (p99 ${kind.p99.toFixed(1)} ms)`, reference: "bare grammY bot, one handler", referenceValue: updates.bare.perSecond, target: "informational", met: kind.errors === 0 }),
+        figure({ name: `updates_per_s_${["start", "quote", "menu_button"][i]}`, value: kind.perSecond, unit: `updates/s, ${kindNames[i]} alone, users already known (p99 ${kind.p99.toFixed(1)} ms, ${kind.cpuMs.toFixed(2)} ms CPU each)`, reference: "bare grammY bot, one handler", referenceValue: updates.bare.perSecond, target: "informational", met: kind.errors === 0 }),
       ),
+      figure({ name: "updates_cpu_ms", value: updates.full.cpuMs, unit: "ms CPU per update of the mix (this process: bot, database, Bot API answered in-process)", reference: "bare grammY bot, ms CPU per update", referenceValue: updates.bare.cpuMs, target: "informational", met: true }),
       figure({ name: "updates_p99_ms", value: updates.full.p99, unit: "ms (16 in flight)", reference: "bare grammY bot p99", referenceValue: updates.bare.p99, target: "informational", met: updates.full.errors === 0 }),
       figure({ name: "event_loop_delay_p99_ms", value: loaded.eldP99Ms, unit: `ms (poll cycle of ${pollUsers} users at ${eldPollRate}/s, i.e. within 80% of a ${pollInterval} s interval, + ${ingestRate / 2} webhook events/s)`, reference: "max delay in the same window", referenceValue: loaded.eldMaxMs, ratio: null, target: "<= 20 ms", met: loaded.eldP99Ms <= 20 }),
       figure({ name: "memory_rss_idle_mb", value: idle.rss / 2 ** 20, unit: "MB", reference: "target", referenceValue: 125, target: "<= 125 MB", met: idle.rss / 2 ** 20 <= 125 }),

@@ -31,6 +31,7 @@ import type { Hono } from "hono";
 import type { DestinationStream } from "pino";
 import { startLeaderElection, type LeaderHandle } from "./scale/leader";
 import { leasesHeldBy } from "./scale/leases";
+import type { GlobalBudget } from "./scale/send-budget";
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -46,6 +47,8 @@ export interface AppOptions {
   now?: () => number;
   /** Spacing of outgoing calls per chat (tests use 0). */
   perChatMinTimeMs?: number;
+  /** Telegram's overall budget as the bot's replies take from it (default 28/s); the benchmark lifts it. */
+  telegramBudget?: GlobalBudget;
   /** Marketplace client retry back-off base (tests use small values). */
   marketplaceBackoffMs?: number;
   /** Bot API request and long-poll timeouts (tests shorten them). */
@@ -163,7 +166,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     followOrder: (telegramId, orderId) => push.followOrder(telegramId, orderId),
     onLinked: (telegramId) => push.primeNotifications(telegramId),
   };
-  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts });
+  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget });
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];

@@ -1,8 +1,9 @@
 /**
  * Bench child: the whole bot (startApp, SQLite file, synchronous=FULL) with a fake Bot API in this
  * process and the marketplace at BENCH_MARKETPLACE_URL (the sandbox child). Commands: rss, seed,
- * poll (one notification poll cycle under a cron-like tick, optionally measuring event-loop
- * delay), updates (the full middleware stack vs a bare grammY bot).
+ * ticks (poll cycles started by the app's own cron task, ticked faster than a cycle takes), poll
+ * (one cycle at a given rate while event-loop delay is measured), updates (the full middleware
+ * stack vs a bare grammY bot, the Bot API answered in-process beneath the app's transformers).
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,13 +11,16 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import pino from "pino";
-import { Bot, type Transformer } from "grammy";
+import cron from "node-cron";
+import { Bot } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
-import { startApp } from "../../src/app";
-import { nextPollCycleId, openPollCycle, pollCycle, type PollerDeps } from "../../src/push/notification-poller";
+import { startApp, type App } from "../../src/app";
+import { currentPollCycle, cycleHasUsersLeft, nextPollCycleId, openPollCycle, pollCycle, type PollerDeps } from "../../src/push/notification-poller";
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
+import { pollConcurrency } from "../../src/push";
 import { seedCredentials, seedUsers, seedWebhookTokens } from "../seed";
-import { percentile, serveCommands } from "../lib";
+import { percentile, serveCommands, sleep } from "../lib";
+import { installInstantTelegram } from "./instant-telegram";
 
 const TOKEN = "123456789:AAEbenchbenchbenchbenchbenchbench00";
 
@@ -28,17 +32,21 @@ function gcNow(): void {
   }
 }
 
-/** Answers every Bot API call at once (no network), except getUpdates, which the runner long-polls. */
-function instantApi(): Transformer {
-  let messageId = 1000;
-  return async (prev, method, payload) => {
-    if (method === "getUpdates" || method === "getMe") return prev(method, payload);
-    const params = (payload ?? {}) as Record<string, unknown>;
-    const chat = { id: Number(params.chat_id ?? 1), type: "private" as const, first_name: "U" };
-    const message = { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat, text: String(params.text ?? params.caption ?? "") };
-    const result = /^(send|edit|copy|forward)/.test(method) ? message : true;
-    return { ok: true, result } as never;
-  };
+/** Reads one of the app's Prometheus series, summed over the label sets `keep` accepts. */
+async function metric(app: App, name: string, keep: (labels: string) => boolean = () => true): Promise<number> {
+  let total = 0;
+  for (const line of (await app.deps.metrics.render()).split("\n")) {
+    if ((line.startsWith(`${name} `) || line.startsWith(`${name}{`)) && keep(line.slice(name.length, line.lastIndexOf(" ")))) total += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return total;
+}
+
+/** {@link drive} on an app; errors are the updates the app's handler failed (its bot.catch keeps them from the caller). */
+async function driveApp(app: App, count: number, concurrency: number, offset: number, only?: number) {
+  const failed = () => metric(app, "bot_updates_handled_total", (labels) => labels.includes('outcome="error"'));
+  const before = await failed();
+  const result = await drive((update) => app.bot.handleUpdate(update), count, concurrency, app.bot.botInfo.id, offset, only);
+  return { ...result, errors: result.errors + (await failed()) - before };
 }
 
 /** kind 0 /start, 1 /quote energy 65k 1h, 2 the menu's Quote button; by default the three in turn. */
@@ -61,6 +69,7 @@ async function drive(handle: (update: Update) => Promise<void>, count: number, c
   let next = 0;
   let errors = 0;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const deadline = started + 60_000;
   const worker = async () => {
     while (next < count && performance.now() < deadline) {
@@ -74,31 +83,41 @@ async function drive(handle: (update: Update) => Promise<void>, count: number, c
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { perSecond: latencies.length / seconds, p99: percentile(latencies, 99), errors, handled: latencies.length };
+  const used = process.cpuUsage(cpu);
+  // CPU per update: the work itself, whatever the waits (timers, commits) did to the rate.
+  return { perSecond: latencies.length / seconds, p99: percentile(latencies, 99), errors, handled: latencies.length, seconds, cpuMs: (used.user + used.system) / 1000 / Math.max(1, latencies.length) };
 }
 
+/** The lifted budget: far beyond any rate reached here, so replies never wait, yet every grant is taken. */
+const LIFTED = { perSecond: 1_000_000, burst: 1_000_000 };
+
 async function main() {
+  // Before any Bot is built: grammY's clients take their fetch when they are built.
+  const instant = installInstantTelegram();
   const telegram = await startFakeTelegram({ token: TOKEN, longPollMaxMs: 5_000 });
   const dir = mkdtempSync(join(tmpdir(), "bench-app-"));
-  const app = await startApp({
-    env: {
-      BOT_TOKEN: TOKEN,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
-      MARKETPLACE_URL: process.env.BENCH_MARKETPLACE_URL,
-      DATABASE_URL: `file:${join(dir, "bot.db")}`,
-      SECRET_KEY: randomBytes(32).toString("base64"),
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
-      NOTIFICATIONS_POLL: "0 0 1 1 *",
-      MARKETPLACE_TIMEOUT_MS: "10000",
-      NODE_ENV: "production",
-    },
-    logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
+  const env = (name: string) => ({
+    BOT_TOKEN: TOKEN,
+    TELEGRAM_API_ROOT: telegram.apiRoot,
+    MARKETPLACE_URL: process.env.BENCH_MARKETPLACE_URL,
+    DATABASE_URL: `file:${join(dir, `${name}.db`)}`,
+    SECRET_KEY: randomBytes(32).toString("base64"),
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
+    // Never fires by itself: the ticks command drives the app's own cron task.
+    NOTIFICATIONS_POLL: "0 0 1 1 *",
+    POLL_RATE: process.env.BENCH_POLL_RATE ?? "50",
+    MARKETPLACE_TIMEOUT_MS: "10000",
+    NODE_ENV: "production",
   });
+  const app = await startApp({ env: env("bot"), logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }) });
   // Alerts stay queued here: delivery is measured on its own against a rate-limited fake. The
-  // background jobs stop too: they would join the measured cycle as a second, slower poller.
-  await app.push.stop();
+  // scheduler keeps running: the ticks command goes through it.
+  await app.push.sender.stop(0);
+  const pollTask = [...cron.getTasks().values()][0];
+  if (!pollTask) throw new Error("the app scheduled no cron task");
+  let pushStopped = false;
   const botId = app.bot.botInfo.id;
 
   serveCommands({
@@ -116,64 +135,105 @@ async function main() {
       return { tokens: raw, url: app.url, log: join(dir, "app.log") };
     },
     /**
-     * Cron-like: a tick every `tickMs` starts a cycle unless one is running (the guard pollNow
-     * uses); returns after the first cycle has finished and one more tick has passed.
+     * Poll cycles through the app's real tick path: the app's own cron task is executed every
+     * `tickMs` (faster than a cycle takes) until the first cycle opened by a tick has no user
+     * left; the app's scheduler decides what each tick does (skip, open, join). Returns that
+     * cycle's time and CPU, the ticks driven and the app's count of skipped ticks.
      */
-    poll: async ({ rate, concurrency, tickMs, eld }) => {
-      const deps: PollerDeps = { db: app.db, logger: app.logger, box: app.deps.box, translations: app.deps.i18n, now: Date.now, marketplace: app.deps.marketplace, onQueued: () => undefined, ratePerSecond: Number(rate), concurrency: Number(concurrency) };
-      const monitor = monitorEventLoopDelay({ resolution: 5 });
-      const cycles: Array<{ id: number; start: number; end: number; users: number; queued: number; cpuUs: number }> = [];
-      let running: Promise<void> | null = null;
-      let skipped = 0;
+    ticks: async ({ tickMs }) => {
+      // A tick names its cycle by its wall-clock second: start in a fresh second, so the first
+      // tick cannot name the cycle that just ended (it would open nothing until the next second).
+      await sleep(1_005 - (Date.now() % 1_000));
+      const before = (await currentPollCycle(app.db)) ?? 0;
+      const skippedBefore = await metric(app, "poll_ticks_skipped");
+      const start = performance.now();
+      const cpu = process.cpuUsage();
+      let ticks = 0;
       const tick = () => {
-        if (running) {
-          skipped += 1;
-          return;
-        }
-        const start = performance.now();
-        const cpu = process.cpuUsage();
-        running = (async () => {
-          const id = await openPollCycle(app.db, "bench", await nextPollCycleId(app.db, Date.now()), Date.now());
-          const result = await pollCycle(deps, "bench", id);
-          const used = process.cpuUsage(cpu);
-          cycles.push({ id, start, end: performance.now(), users: result.users, queued: result.queued, cpuUs: used.user + used.system });
-          running = null;
-        })();
+        ticks += 1;
+        void pollTask.execute().catch(() => undefined);
       };
-      if (eld) monitor.enable();
       tick();
       const timer = setInterval(tick, Number(tickMs));
-      while (cycles.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      clearInterval(timer);
-      if (eld) monitor.disable();
-      const pending = running as Promise<void> | null;
-      if (pending) await pending;
-      let overlaps = 0;
-      for (let i = 1; i < cycles.length; i++) if (cycles[i]!.start < cycles[i - 1]!.end) overlaps += 1;
-      const first = cycles[0]!;
+      let cycle = before;
+      let ms = 0;
+      let cpuUs = 0;
+      try {
+        for (;;) {
+          await sleep(10);
+          cycle = (await currentPollCycle(app.db)) ?? before;
+          if (cycle > before && !(await cycleHasUsersLeft(app.db, cycle, Date.now()))) break;
+          if (performance.now() - start > 600_000) throw new Error("poll cycle did not finish in 10 minutes");
+        }
+        ms = performance.now() - start;
+        const used = process.cpuUsage(cpu);
+        cpuUs = used.user + used.system;
+      } finally {
+        clearInterval(timer);
+      }
+      // A tick that fired as the cycle ended may have opened the next one: let it finish.
+      await sleep(200);
+      for (let last = (await currentPollCycle(app.db)) ?? cycle; await cycleHasUsersLeft(app.db, last, Date.now()); last = (await currentPollCycle(app.db)) ?? last) await sleep(25);
+      await sleep(100);
+      const opened = await app.db.selectFrom("poll_cycles").select((eb) => eb.fn.countAll<number>().as("n")).where("id", ">", before).executeTakeFirstOrThrow();
       // Every user the cycle covered, counted in the database (not by the poller that covered them).
-      const covered = await app.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("last_cycle", ">=", first.id).executeTakeFirstOrThrow();
-      return { ms: first.end - first.start, users: Number(covered.n), queued: first.queued, cpuUs: first.cpuUs, overlaps, skipped, cycles: cycles.length, eldP99Ms: eld ? monitor.percentile(99) / 1e6 : null, eldMaxMs: eld ? monitor.max / 1e6 : null };
+      const covered = await app.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("last_cycle", ">=", cycle).executeTakeFirstOrThrow();
+      return { ms, users: Number(covered.n), cpuUs, ticks, skipped: (await metric(app, "poll_ticks_skipped")) - skippedBefore, opened: Number(opened.n), concurrency: pollConcurrency(app.config.POLL_RATE) };
     },
-    updates: async ({ count, concurrency }) => {
-      app.bot.api.config.use(instantApi());
-      const botInfo: UserFromGetMe = app.bot.botInfo;
+    /** One poll cycle at `rate` (not the app's POLL_RATE) while event-loop delay is measured. */
+    poll: async ({ rate, concurrency }) => {
+      if (!pushStopped) {
+        // The scheduler's background join would take part in this cycle as a second poller.
+        pushStopped = true;
+        await app.push.stop();
+      }
+      const deps: PollerDeps = { db: app.db, logger: app.logger, box: app.deps.box, translations: app.deps.i18n, now: Date.now, marketplace: app.deps.marketplace, onQueued: () => undefined, ratePerSecond: Number(rate), concurrency: Number(concurrency) };
+      const monitor = monitorEventLoopDelay({ resolution: 5 });
+      monitor.enable();
+      const start = performance.now();
+      const id = await openPollCycle(app.db, "bench", await nextPollCycleId(app.db, Date.now()), Date.now());
+      const result = await pollCycle(deps, "bench", id);
+      const ms = performance.now() - start;
+      monitor.disable();
+      return { ms, users: result.users, eldP99Ms: monitor.percentile(99) / 1e6, eldMaxMs: monitor.max / 1e6 };
+    },
+    updates: async ({ count, concurrency, deployedCount }) => {
+      instant.setInstant(true);
+      const n = Number(count);
+      const c = Number(concurrency);
+
+      // As deployed: Telegram's limits hold the replies to the shared budget's rate.
+      instant.answered(true);
+      const deployed = await driveApp(app, Number(deployedCount), c, 0);
+      const deployedCalls = instant.answered(true);
+      const deployedMessages = (deployedCalls.sendMessage ?? 0) / deployed.seconds;
+
+      // Limits lifted (a second app: the throttler's limits are set when a bot is built); every
+      // transformer still runs and every reply still takes its grant from the database.
+      const lifted = await startApp({ env: env("lifted"), logDestination: pino.destination({ dest: join(dir, "lifted.log"), sync: false }), telegramBudget: LIFTED });
+      await lifted.push.stop();
+      const botInfo: UserFromGetMe = lifted.bot.botInfo;
       const bare = new Bot(TOKEN, { botInfo });
-      bare.api.config.use(instantApi());
       bare.use(async (ctx) => {
         await ctx.reply("ok");
       });
-      const n = Number(count);
-      const c = Number(concurrency);
       // warm-up both, then measure each
-      await drive((update) => app.bot.handleUpdate(update), Math.min(300, n), c, botId, 0);
+      await driveApp(lifted, Math.min(300, n), c, 0);
       await drive((update) => bare.handleUpdate(update), Math.min(300, n), c, botId, 0);
-      const full = await drive((update) => app.bot.handleUpdate(update), n, c, botId, 10_000);
+      // Long polls are left out: both apps' runners make them (answered in-process, idle).
+      const notPolls = (labels: string) => !labels.includes('method="getUpdates"');
+      const countedBefore = await metric(lifted, "telegram_api_calls_total", notPolls);
+      instant.answered(true);
+      const full = await driveApp(lifted, n, c, 10_000);
+      const answered = Object.entries(instant.answered(true)).reduce((sum, [method, calls]) => sum + (method === "getUpdates" ? 0 : calls), 0);
+      const counted = (await metric(lifted, "telegram_api_calls_total", notPolls)) - countedBefore;
       const reference = await drive((update) => bare.handleUpdate(update), n, c, botId, 10_000);
       // Each kind on its own, from users the bot already knows (the mix above met most of them first).
       const kinds = [];
-      for (const kind of [0, 1, 2]) kinds.push(await drive((update) => app.bot.handleUpdate(update), Math.ceil(n / 3), c, botId, 20_000, kind));
-      return { full, bare: reference, kinds };
+      for (const kind of [0, 1, 2]) kinds.push(await driveApp(lifted, Math.ceil(n / 3), c, 20_000, kind));
+      await lifted.stop();
+      instant.setInstant(false);
+      return { deployed: { ...deployed, messagesPerSecond: deployedMessages }, full, bare: reference, kinds, calls: { answered, counted } };
     },
   });
   process.send!({ ready: true });

@@ -26,10 +26,18 @@ if (delayMs > 0) sandbox.control.injectFault({ method: "GET", pathPrefix: "/noti
 // Notification list calls per key, so the benchmark can tell that a cycle polled each user once.
 const keyIndex = new Map(keys.map((key, index) => [key, index]));
 let notificationCalls = new Map<number, number>();
+// When each key was listed, so the benchmark can see from the marketplace's side whether poll
+// cycles ran one after another or at once.
+let callTimes = new Map<number, number[]>();
 const fetch = (request: Request, ...rest: unknown[]) => {
   if (request.method === "GET" && new URL(request.url).pathname.endsWith("/notifications")) {
     const index = keyIndex.get(request.headers.get("x-api-key") ?? "");
-    if (index !== undefined) notificationCalls.set(index, (notificationCalls.get(index) ?? 0) + 1);
+    if (index !== undefined) {
+      notificationCalls.set(index, (notificationCalls.get(index) ?? 0) + 1);
+      const times = callTimes.get(index);
+      if (times) times.push(performance.now());
+      else callTimes.set(index, [performance.now()]);
+    }
   }
   return (sandbox.app.fetch as (request: Request, ...rest: unknown[]) => Response | Promise<Response>)(request, ...rest);
 };
@@ -50,6 +58,38 @@ const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }, () => {
       }
       if (reset) notificationCalls = new Map();
       return { none, once, more };
+    },
+    /**
+     * Poll cycles as the marketplace saw them: a cycle lists each key once, so the n-th listing of
+     * every key belongs to the n-th cycle since the last reset. Returns how many cycles there were
+     * and the most whose spans (first to last listing) overlapped at any moment.
+     */
+    cycles: ({ reset }) => {
+      const spans: Array<{ from: number; to: number }> = [];
+      for (const times of callTimes.values()) {
+        times.forEach((at, n) => {
+          const span = spans[n];
+          if (!span) spans[n] = { from: at, to: at };
+          else {
+            span.from = Math.min(span.from, at);
+            span.to = Math.max(span.to, at);
+          }
+        });
+      }
+      const edges = spans.flatMap((span) => [
+        { at: span.from, step: 1 },
+        { at: span.to, step: -1 },
+      ]);
+      // Starts before ends at the same instant, so touching spans count as overlapping (strict).
+      edges.sort((a, b) => a.at - b.at || b.step - a.step);
+      let open = 0;
+      let atOnce = 0;
+      for (const edge of edges) {
+        open += edge.step;
+        atOnce = Math.max(atOnce, open);
+      }
+      if (reset) callTimes = new Map();
+      return { cycles: spans.length, atOnce, spansMs: spans.map((span) => Math.round(span.to - span.from)) };
     },
     /** One new notification for each of the first `count` accounts. */
     notify: ({ count }) => {

@@ -2,6 +2,7 @@ import type { Transformer } from "grammy";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import { isPostgres } from "../db/dialect";
+import { transactionWithoutFsync } from "../db/write-batcher";
 
 /**
  * Telegram's limits held across all replicas together, in the database:
@@ -31,7 +32,8 @@ export const DEFAULT_GLOBAL_BUDGET: GlobalBudget = { perSecond: 28, burst: 1.9 }
  */
 export async function takeGlobal(db: Kysely<Database>, now: number, want: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<{ granted: number; limited: boolean; nextAt: number }> {
   if (want <= 0) return { granted: 0, limited: false, nextAt: now };
-  return db.transaction().execute((trx) => takeGlobalIn(trx, now, want, budget));
+  // No fsync on SQLite: a reply (or a retry while it waits) would otherwise pay one per grant.
+  return transactionWithoutFsync(db, (trx) => takeGlobalIn(trx, now, want, budget));
 }
 
 /** {@link takeGlobal} inside a transaction the caller holds (to claim rows in the same one). */

@@ -1,0 +1,58 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql, type Kysely } from "kysely";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { removeDatabaseDir } from "../kit/temp-dir";
+import { migrateToLatest, openDatabase } from "../../src/db/connection";
+import type { Database } from "../../src/db/schema";
+import { transactionWithoutFsync } from "../../src/db/write-batcher";
+import { takeGlobal } from "../../src/scale/send-budget";
+
+const synchronous = async (db: Kysely<Database>) => Number((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous);
+
+describe("the shared Telegram budget commits without an fsync on SQLite", () => {
+  let dir: string;
+  let dbs: Array<Kysely<Database>>;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "budget-"));
+    const url = `file:${join(dir, "bot.db")}`;
+    // Two connections to one file, as two processes would hold.
+    dbs = [(await openDatabase(url)).db, (await openDatabase(url)).db];
+    await migrateToLatest(dbs[0]!);
+  });
+
+  afterEach(async () => {
+    for (const db of dbs) await db.destroy();
+    await removeDatabaseDir(dir);
+  });
+
+  it("runs the budget's transaction at synchronous=NORMAL and gives the connection back at FULL, also after a failure", async () => {
+    const [db] = dbs as [Kysely<Database>];
+    expect(await synchronous(db)).toBe(2);
+    const inside = await transactionWithoutFsync(db, (trx) => synchronous(trx));
+    expect(inside).toBe(1);
+    expect(await synchronous(db)).toBe(2);
+    await expect(transactionWithoutFsync(db, () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    expect(await synchronous(db)).toBe(2);
+    // The failed transaction left nothing behind, and the next one commits.
+    await expect(takeGlobal(db, 1_000, 1)).resolves.toMatchObject({ granted: 1 });
+  });
+
+  it("keeps one bucket for every connection: grants are visible to the other at once and never exceed rate plus burst", async () => {
+    const now = 5_000_000;
+    const budget = { perSecond: 10, burst: 3 };
+    let granted = 0;
+    // Within one instant both connections together get the burst, no more.
+    for (let i = 0; i < 6; i++) granted += (await takeGlobal(dbs[i % 2]!, now, 1, budget)).granted;
+    expect(granted).toBe(3);
+    const row = await dbs[1]!.selectFrom("send_budget").select(["tokens_milli", "updated_at"]).where("name", "=", "telegram").executeTakeFirstOrThrow();
+    expect(Number(row.tokens_milli)).toBe(0);
+    // One second later the bucket is full again (capacity 3), shared by whoever asks.
+    let later = 0;
+    for (let i = 0; i < 20; i++) later += (await takeGlobal(dbs[i % 2]!, now + 1_000, 1, budget)).granted;
+    expect(later).toBe(3);
+    expect(granted + later).toBeLessThanOrEqual(budget.perSecond + budget.burst);
+  });
+});
