@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, linkKey, manageWorld, type World } from "../kit/world";
+import { ADDRESS_A, linkKey, manageWorld, type World, callbackAnswerText } from "../kit/world";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 type User = ReturnType<World["user"]>;
@@ -33,14 +33,7 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
   const ledgerOf = (accountId: string, type: string) => world.sandbox.control.ledger(accountId).filter((entry) => entry.type === type);
   const orderPosts = () => world.sandboxRequests.filter((request) => request === "POST /api/v1/orders").length;
 
-  async function answerTo(callbackQueryId: string): Promise<string> {
-    for (let i = 0; i < 200; i++) {
-      const answer = world.fake.callbackAnswers.find((candidate) => candidate.callbackQueryId === callbackQueryId);
-      if (answer) return answer.text ?? "";
-      await sleep(20);
-    }
-    throw new Error(`callback ${callbackQueryId} was never answered`);
-  }
+  const answerTo = (callbackQueryId: string) => callbackAnswerText(world, callbackQueryId);
 
   /**
    * Leaves the newest card as a crash right after Confirm's compare-and-set would: "processing",

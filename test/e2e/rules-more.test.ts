@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, ADDRESS_B, linkKey, type World, manageWorld } from "../kit/world";
+import { ADDRESS_A, ADDRESS_B, linkKey, type World, manageWorld, callbackAnswerText } from "../kit/world";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 type User = ReturnType<World["user"]>;
 
 const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 const callbacks = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.callback_data ?? "");
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The next new message or edit in the user's chat whose text passes `check`, with which of the two it was. */
 async function until(user: User, check: (text: string) => boolean, timeoutMs = 8000): Promise<ChatMessage & { edited: boolean }> {
@@ -28,14 +27,7 @@ describe("the rule view: errors, bounds, edits in place and Back", () => {
     return (await response.json()) as { id: string };
   }
 
-  async function answerTo(callbackQueryId: string): Promise<string> {
-    for (let i = 0; i < 200; i++) {
-      const answer = world.fake.callbackAnswers.find((candidate) => candidate.callbackQueryId === callbackQueryId);
-      if (answer) return answer.text ?? "";
-      await sleep(20);
-    }
-    throw new Error(`callback ${callbackQueryId} was never answered`);
-  }
+  const answerTo = (callbackQueryId: string) => callbackAnswerText(world, callbackQueryId);
 
   /** /rules, then the rule button matching `label`: the card, edited over the list. */
   async function openRule(user: User, label: RegExp): Promise<ChatMessage> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, type World, manageWorld } from "../kit/world";
+import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, type World, manageWorld, callbackAnswerText } from "../kit/world";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 type User = ReturnType<World["user"]>;
@@ -28,14 +28,7 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     return { accountId, apiKey, user };
   }
 
-  async function answerTo(callbackQueryId: string): Promise<string> {
-    for (let i = 0; i < 200; i++) {
-      const answer = world.fake.callbackAnswers.find((candidate) => candidate.callbackQueryId === callbackQueryId);
-      if (answer) return answer.text ?? "";
-      await sleep(20);
-    }
-    throw new Error(`callback ${callbackQueryId} was never answered`);
-  }
+  const answerTo = (callbackQueryId: string) => callbackAnswerText(world, callbackQueryId);
 
   /** Confirms the newest card and waits for the rule card. */
   async function confirm(user: User): Promise<ChatMessage> {

@@ -6,6 +6,14 @@ import { STUCK_CARD_MS } from "../../src/push/stuck-cards";
 
 const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 
+/** Waits for the card to show the placed order; returns that message. */
+async function orderPlaced(user: ReturnType<World["user"]>): Promise<ChatMessage> {
+  for (;;) {
+    const next = await user.nextBotEvent({ timeoutMs: 8000 });
+    if (next.kind !== "delete" && next.message.text?.includes("Order placed")) return next.message;
+  }
+}
+
 describe("a confirmation card a crash left on 'processing…'", () => {
   let world: World;
   manageWorld((started) => (world = started), { file: true });
@@ -42,13 +50,7 @@ describe("a confirmation card a crash left on 'processing…'", () => {
     expect(state.result).not.toBeNull();
 
     user.press("✅ Confirm");
-    for (;;) {
-      const next = await user.nextBotEvent({ timeoutMs: 8000 });
-      if (next.kind !== "delete" && next.message.text?.includes("Order placed")) {
-        expect(next.message.messageId).toBe(card.messageId);
-        break;
-      }
-    }
+    expect((await orderPlaced(user)).messageId).toBe(card.messageId);
     expect(world.sandbox.control.listOrders(accountId)).toHaveLength(1);
   });
 
@@ -62,13 +64,7 @@ describe("a confirmation card a crash left on 'processing…'", () => {
     await world.app.push.releaseStuckCards();
     await user.nextBotEvent();
     user.press("✅ Confirm");
-    for (;;) {
-      const next = await user.nextBotEvent({ timeoutMs: 8000 });
-      if (next.kind !== "delete" && next.message.text?.includes("Order placed")) {
-        expect(next.message.text).toContain(placed.id);
-        break;
-      }
-    }
+    expect((await orderPlaced(user)).text).toContain(placed.id);
     expect(world.sandbox.control.listOrders(accountId)).toHaveLength(1);
     expect((await client.balance()).trx).toBe(balanceAfterOrder);
   });

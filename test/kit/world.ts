@@ -161,6 +161,16 @@ export async function linkKey(world: World, user: ReturnType<World["user"]>, api
  * fails when the fake recorded a call Telegram would have rejected (checked by stop(), after
  * the world stopped).
  */
+/** The toast text the bot answered a button press with (waits up to 4 s for the answer). */
+export async function callbackAnswerText(world: World, callbackQueryId: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const answer = world.fake.callbackAnswers.find((candidate) => candidate.callbackQueryId === callbackQueryId);
+    if (answer) return answer.text ?? "";
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`callback ${callbackQueryId} was never answered`);
+}
+
 export function manageWorld(assign: (world: World) => void, options?: WorldOptions): void {
   let current: World | null = null;
   beforeEach(async () => {
