@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import cron from "node-cron";
 import type { Api } from "grammy";
 import type { Hono } from "hono";
@@ -87,6 +88,9 @@ export function startPush(deps: PushDeps): PushHandle {
   let ticksSkipped = 0;
   /** Aborted by stop(): the running cycle claims no more users and hands back the ones it holds. */
   const stopPolling = new AbortController();
+  // Every poll worker waiting for its rate slot listens for the abort (and stops listening after
+  // the wait): more than Node's default of 10 at once is expected, not a leak.
+  setMaxListeners(0, stopPolling.signal);
   let following: Promise<number> = Promise.resolve(0);
   let task: { stop(): void | Promise<void> } | null = null;
   let followTimer: NodeJS.Timeout | null = null;
