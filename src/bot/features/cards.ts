@@ -86,17 +86,6 @@ async function editCard(ctx: BotContext, text: string, keyboard: InlineKeyboard 
   await editInPlace(ctx, text, keyboard);
 }
 
-/**
- * Edits a card that this handler already edited ("processing…"): editInPlace compares with the
- * message as it was when pressed and would skip an edit back to that same view, leaving the card
- * on "processing…".
- */
-async function editCardAgain(ctx: BotContext, text: string, keyboard: InlineKeyboard = new InlineKeyboard()): Promise<void> {
-  await ctx.editMessageText(text, { parse_mode: "HTML", reply_markup: keyboard, link_preview_options: { is_disabled: true } }).catch((error: unknown) => {
-    if (!String(error).includes("message is not modified")) throw error;
-  });
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Confirm after the compare-and-set: run, and after an unknown outcome say "checking…" and look once more. */
@@ -109,7 +98,7 @@ async function runConfirmed(ctx: BotContext, kind: CardKind, id: string): Promis
     outcome = await kind.execute(ctx, await current());
     if (outcome.state === "retry") {
       await markPendingActionAttempted(db, id);
-      await editCardAgain(ctx, ctx.tr("card-checking"));
+      await editCard(ctx, ctx.tr("card-checking"));
       await sleep(RECHECK_DELAY_MS);
       outcome = await kind.recheck(ctx, await current());
     }
@@ -122,7 +111,7 @@ async function runConfirmed(ctx: BotContext, kind: CardKind, id: string): Promis
   const next = outcome.state === "retry" ? "pending" : outcome.state === "done" ? "placed" : outcome.state;
   const result = outcome.state === "retry" ? { attempted: true } : (outcome.result ?? null);
   await transitionPendingAction(db, id, ["processing"], next, ctx.deps.now(), result);
-  await editCardAgain(ctx, outcome.text, outcome.state === "retry" ? cardKeyboard(ctx, id, true) : outcome.keyboard);
+  await editCard(ctx, outcome.text, outcome.state === "retry" ? cardKeyboard(ctx, id, true) : outcome.keyboard);
   if (next === "placed") await transitionPendingAction(db, id, ["placed"], "done", ctx.deps.now());
 }
 
