@@ -64,8 +64,9 @@ export function messageView(message: ChatMessage): MessageView {
   return view;
 }
 
-/** The chat a call was about, when it names one. */
+/** The chat a call was about, when it names one (or answers a press in one). */
 export function callChatId(call: ApiCall): number | undefined {
+  if (call.chatId !== undefined) return call.chatId;
   const raw = call.params.chat_id;
   const id = typeof raw === "number" ? raw : typeof raw === "string" && /^-?\d+$/.test(raw) ? Number(raw) : undefined;
   return id;

@@ -36,7 +36,9 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
     state,
     methodContext: (signal): MethodContext => ({ state, updates, events, rateLimiter, bot, now, callbackAnswers, signal }),
     recordCall(call) {
-      const recorded: ApiCall = { seq: ++lastCallSeq, at: now(), ...call };
+      // A callback answer names no chat: take it from the press it answers.
+      const queryChat = call.params.chat_id === undefined && typeof call.params.callback_query_id === "string" ? state.callbackQueries.get(call.params.callback_query_id)?.chatId : undefined;
+      const recorded: ApiCall = { seq: ++lastCallSeq, at: now(), ...call, ...(queryChat === undefined ? {} : { chatId: queryChat }) };
       calls.push(recorded);
       trimToNewest(calls, logLimit);
       events.emit({ kind: "call", call: recorded });

@@ -93,6 +93,8 @@ export interface ApiCall {
   throttled?: boolean;
   /** Answered with a fault injected by setDown or blockUser. */
   injectedFault?: boolean;
+  /** The chat of a call whose parameters name none (a callback answer: the chat of the press). */
+  chatId?: number;
 }
 
 export interface CallbackAnswer {

@@ -211,6 +211,13 @@ describe("the local playground's JSON and SSE interface", () => {
     expect(refused.status).toBe(400);
     const { rejections } = (await (await fetch(`${base}/chat?userId=${USER}`)).json()) as { rejections: Array<{ method: string; description: string }> };
     expect(rejections).toEqual([expect.objectContaining({ method: "sendMessage", description: expect.stringContaining("can't parse entities") })]);
+    // A refused callback answer names no chat: it is shown in the chat of the press it answers.
+    const answered = app.playground!.fake.callbackAnswers.at(-1)!.callbackQueryId;
+    const twice = await fetch(`${apiRoot}/bot${token}/answerCallbackQuery`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ callback_query_id: answered }) });
+    expect(twice.status).toBe(400);
+    const after = (await (await fetch(`${base}/chat?userId=${USER}`)).json()) as { rejections: Array<{ method: string; description: string }> };
+    expect(after.rejections.map((r) => r.method)).toEqual(["sendMessage", "answerCallbackQuery"]);
+    expect(after.rejections[1]!.description).toContain("query ID is invalid");
 
     // Sandbox panel: bad input is refused.
     const bad = await fetch(`${base}/sandbox/fire-rule`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ruleId: "nope" }) });
