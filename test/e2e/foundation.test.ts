@@ -30,6 +30,12 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     const replies = world.fake.messages(sent.chatId).filter((m) => m.from === "bot");
     expect(replies).toHaveLength(1);
     expect(replies[0]!.text).toContain("private chats");
+    // Said once: more messages in that group within the hour get nothing at all.
+    world.fake.sendText(user.user, "/buy energy 65k 1h", { chat: "group", groupId: -100500 });
+    world.fake.sendText(world.user(106).user, "hello", { chat: "group", groupId: -100500 });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(world.fake.messages(sent.chatId).filter((m) => m.from === "bot")).toHaveLength(1);
+    expect(world.fake.calls.filter((c) => Number(c.params.chat_id) === sent.chatId).map((c) => c.method)).toEqual(["sendMessage"]);
   });
 
   it("gives an unknown command a helpful answer", async () => {

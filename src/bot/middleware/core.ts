@@ -18,13 +18,18 @@ export function provideDeps(deps: BotDeps): MiddlewareFn<BotContext> {
   };
 }
 
-const groupsTold = new Map<number, number>();
+const GROUP_REPLY_EVERY_MS = 3_600_000;
 
 /**
  * Private chats only. In a group the bot says once (per chat, per hour) that it works in private
  * chats, answers any button press, and does nothing else.
  */
 export function privateChatsOnly(): MiddlewareFn<BotContext> {
+  /**
+   * When each group was last told, oldest first (an entry is moved to the end when renewed), so
+   * the ones past the hour are forgotten from the front and the map stays small.
+   */
+  const groupsTold = new Map<number, number>();
   return async (ctx, next) => {
     const chat = ctx.chat;
     if (!chat || chat.type === "private") return next();
@@ -35,8 +40,13 @@ export function privateChatsOnly(): MiddlewareFn<BotContext> {
     if (chat.type === "channel" || !ctx.message) return;
     const now = ctx.deps.now();
     const last = groupsTold.get(chat.id);
-    if (last !== undefined && now - last < 3_600_000) return;
+    if (last !== undefined && now - last < GROUP_REPLY_EVERY_MS) return;
+    groupsTold.delete(chat.id);
     groupsTold.set(chat.id, now);
+    for (const [chatId, at] of groupsTold) {
+      if (now - at < GROUP_REPLY_EVERY_MS) break;
+      groupsTold.delete(chatId);
+    }
     const lang = pickLanguage(ctx.from?.language_code);
     await ctx.reply(translatorFor(ctx.deps.i18n, lang)("private-only"), { parse_mode: "HTML" });
   };
