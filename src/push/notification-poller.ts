@@ -268,15 +268,7 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
     .updateTable("poll_state")
     .set({ lease_owner: owner, lease_until: now + leaseMs })
     .where((eb) => {
-      const claim = eb
-        .selectFrom("poll_state as s")
-        .innerJoin("credentials as c", "c.telegram_id", "s.telegram_id")
-        .innerJoin("users as u", "u.telegram_id", "s.telegram_id")
-        .select("s.telegram_id")
-        .where("c.broken_at", "is", null)
-        .where("u.active", "=", 1)
-        .where("s.last_cycle", "<", cycle)
-        .where("s.next_poll_at", "<=", now)
+      const claim = usersDueIn(db, cycle, now)
         .where((e) => e.or([e("s.lease_until", "is", null), e("s.lease_until", "<", now)]))
         // No ORDER BY: the (last_cycle, next_poll_at) index then reaches the users still due
         // directly, instead of a scan past every user already done in this cycle.
@@ -417,7 +409,13 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
  * opens no new cycle while this is true, so a slow cycle is finished, not overtaken.
  */
 export async function cycleHasUsersLeft(db: Kysely<Database>, cycle: number, now: number): Promise<boolean> {
-  const row = await db
+  const row = await usersDueIn(db, cycle, now).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The users still to poll in `cycle`: linked with a working key, active, not done in it, back-off passed. */
+function usersDueIn(db: Kysely<Database>, cycle: number, now: number) {
+  return db
     .selectFrom("poll_state as s")
     .innerJoin("credentials as c", "c.telegram_id", "s.telegram_id")
     .innerJoin("users as u", "u.telegram_id", "s.telegram_id")
@@ -425,10 +423,7 @@ export async function cycleHasUsersLeft(db: Kysely<Database>, cycle: number, now
     .where("c.broken_at", "is", null)
     .where("u.active", "=", 1)
     .where("s.last_cycle", "<", cycle)
-    .where("s.next_poll_at", "<=", now)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .where("s.next_poll_at", "<=", now);
 }
 
 /** One on-demand poll cycle over every active linked user whose back-off has passed (single-replica helper). */
