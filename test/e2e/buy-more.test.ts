@@ -1,22 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, linkKey, manageWorld, type World, callbackAnswerText } from "../kit/world";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { ADDRESS_A, linkKey, manageWorld, type World, callbackAnswerText, cardOutcome, buttonLabels } from "../kit/world";
 
-type User = ReturnType<World["user"]>;
-
-const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The next new message or edit in the user's chat whose text passes `check`. */
-async function until(user: User, check: (text: string) => boolean, timeoutMs = 8000): Promise<ChatMessage> {
-  for (;;) {
-    const event = await user.nextBotEvent({ timeoutMs });
-    if (event.kind !== "delete" && check(event.message.text ?? "")) return event.message;
-  }
-}
-
-/** Waits for the card's outcome after Confirm, skipping "processing…" and "checking…". */
-const settled = (user: User) => until(user, (text) => !text.includes("Processing") && !text.includes("checking whether"));
 
 describe("/buy Confirm: a restart mid-call, refusals and a provider failure", () => {
   let world: World;
@@ -58,7 +43,7 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     await stuckInProcessing(60_000);
     await world.restart();
     user.press("✅ Confirm");
-    const placed = await settled(user);
+    const placed = await cardOutcome(user);
     expect(placed.messageId).toBe(card.messageId);
     expect(placed.text).toContain("Order placed");
     const orders = world.sandbox.control.listOrders(accountId);
@@ -83,7 +68,7 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
 
     await world.restart();
     user.press("✅ Confirm");
-    const placed = await settled(user);
+    const placed = await cardOutcome(user);
     expect(placed.messageId).toBe(card.messageId);
     expect(placed.text).toContain("Order placed");
     expect(placed.text).toContain(earlier.id);
@@ -101,13 +86,13 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
       const detail = `target <${status}> is not accepted & was refused`;
       world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", status, body: { type: "about:blank", title: "Rejected", status, detail } });
       user.press("✅ Confirm");
-      const refused = await settled(user);
+      const refused = await cardOutcome(user);
       expect(refused.messageId).toBe(card.messageId);
       expect(refused.text).toContain("The marketplace refused the request");
       // The marketplace's words, escaped: they arrive as text, not markup.
       expect(refused.text).toContain(detail);
       expect(refused.html).toContain("&lt;");
-      expect(labels(refused)).not.toContain("✅ Confirm");
+      expect(buttonLabels(refused)).not.toContain("✅ Confirm");
       // Refused for good: sent once, never retried.
       expect(orderPosts()).toBe(1);
       expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
@@ -123,11 +108,11 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     const balanceBefore = world.sandbox.control.getBalance(accountId).trx;
     world.sandbox.control.failNextOrder({ accountId, mode: "sync" });
     user.press("✅ Confirm");
-    const failed = await settled(user);
+    const failed = await cardOutcome(user);
     expect(failed.messageId).toBe(card.messageId);
     expect(failed.text).toContain("provider failed");
     expect(failed.text).toContain("refunded");
-    expect(labels(failed)).not.toContain("✅ Confirm");
+    expect(buttonLabels(failed)).not.toContain("✅ Confirm");
     // The sandbox charged and refunded the same amount; nothing was sent again.
     const [payment] = ledgerOf(accountId, "OrderPayment");
     const [refund] = ledgerOf(accountId, "OrderRefund");

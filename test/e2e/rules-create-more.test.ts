@@ -1,23 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, manageWorld, type World } from "../kit/world";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, manageWorld, type World, nextBotText, cardOutcome, buttonLabels } from "../kit/world";
 
-type User = ReturnType<World["user"]>;
-
-const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 /** A TRON address anywhere in a string (base58, T and 33 more characters). */
 const TRON_ADDRESS = /T[1-9A-HJ-NP-Za-km-z]{33}/;
-
-/** The next new message or edit in the user's chat whose text passes `check`. */
-async function until(user: User, check: (text: string) => boolean, timeoutMs = 8000): Promise<ChatMessage> {
-  for (;;) {
-    const event = await user.nextBotEvent({ timeoutMs });
-    if (event.kind !== "delete" && check(event.message.text ?? "")) return event.message;
-  }
-}
-
-/** Waits for the card's outcome after Confirm, skipping "processing…". */
-const settled = (user: User) => until(user, (text) => !text.includes("Processing") && !text.includes("checking whether"));
 
 describe("creating rules: guided renewal, refusals on Confirm, address buttons, renewal estimates", () => {
   let world: World;
@@ -47,7 +32,7 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     user.send("/newrule");
     const kinds = await user.nextMessage();
     expect(kinds.text).toContain("Which kind of rule");
-    expect(labels(kinds)).toEqual(["Auto-refill", "Auto-renewal", "Smart mode"]);
+    expect(buttonLabels(kinds)).toEqual(["Auto-refill", "Auto-renewal", "Smart mode"]);
     user.press("Auto-renewal");
     expect((await user.nextMessage()).text).toContain("Which address");
     user.send(ADDRESS_B);
@@ -62,7 +47,7 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     // The options list a day, so the estimate needs no "priced for" caveat.
     expect(card.text).not.toContain("priced for");
     user.press("✅ Confirm");
-    const created = await until(user, (text) => text.includes("Rule created"));
+    const created = await nextBotText(user, (text) => text.includes("Rule created"));
     const rules = world.sandbox.control.listRules(accountId);
     expect(rules).toHaveLength(1);
     expect(rules[0]).toMatchObject({ type: "auto-renewal", targetAddress: ADDRESS_B, autoResume: true, status: "active" });
@@ -82,11 +67,11 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
       body: { type: "about:blank", title: "Forbidden", status: 403, code: "api_key.spend_limit_exceeded", detail: "the daily spend limit of this key is reached" },
     });
     user.press("✅ Confirm");
-    const refused = await settled(user);
+    const refused = await cardOutcome(user);
     expect(refused.messageId).toBe(card.messageId);
     expect(refused.text).toContain("daily spend limit");
     expect(refused.text).not.toContain("Rule created");
-    expect(labels(refused)).not.toContain("✅ Confirm");
+    expect(buttonLabels(refused)).not.toContain("✅ Confirm");
     expect(world.sandbox.control.listRules(accountId)).toHaveLength(0);
   });
 
@@ -96,7 +81,7 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     const card = await user.nextMessage();
     expect(card.text).toContain("Confirm the new rule");
     user.press("✅ Confirm");
-    const refused = await settled(user);
+    const refused = await cardOutcome(user);
     expect(refused.messageId).toBe(card.messageId);
     expect(refused.text).toContain("read-only");
     expect(refused.text).toContain("purchase scope");
@@ -113,7 +98,7 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
       user.send(`/smart ${address}`);
       await user.nextMessage();
       user.press("✅ Confirm");
-      await until(user, (text) => text.includes("Rule created"));
+      await nextBotText(user, (text) => text.includes("Rule created"));
       world.advance(1000);
     }
 
@@ -122,7 +107,7 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     user.press("Auto-refill");
     const addressStep = await user.nextMessage();
     expect(addressStep.text).toContain("Which address");
-    expect(labels(addressStep)).toEqual(expect.arrayContaining(["TNPe…YqeL", "TLa2…YjU7"]));
+    expect(buttonLabels(addressStep)).toEqual(expect.arrayContaining(["TNPe…YqeL", "TLa2…YjU7"]));
     expect(JSON.stringify(addressStep.replyMarkup)).not.toMatch(TRON_ADDRESS);
     user.press("TLa2…YjU7");
     expect((await user.nextMessage()).text).toContain("falls below how much");
@@ -136,13 +121,13 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     const card = await user.nextMessage();
     expect(card.text).toContain(ADDRESS_C);
     user.press("🔁 Auto-resume: No");
-    await until(user, (text) => text.includes("Auto-resume after a top-up: Yes"));
+    await nextBotText(user, (text) => text.includes("Auto-resume after a top-up: Yes"));
     user.press("✅ Confirm");
-    await until(user, (text) => text.includes("Rule created"));
+    await nextBotText(user, (text) => text.includes("Rule created"));
 
     // Guided /renewal picks the other saved address by its button.
     user.send("/renewal");
-    expect(labels(await user.nextMessage())).toContain("TNPe…YqeL");
+    expect(buttonLabels(await user.nextMessage())).toContain("TNPe…YqeL");
     user.press("TNPe…YqeL");
     expect((await user.nextMessage()).text).toContain("renewed each day");
     user.press("65,000");
@@ -150,7 +135,7 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     user.press("No");
     expect((await user.nextMessage()).text).toContain(ADDRESS_A);
     user.press("✖️ Cancel");
-    await until(user, (text) => text.includes("Cancelled"));
+    await nextBotText(user, (text) => text.includes("Cancelled"));
 
     const refill = world.sandbox.control.listRules(accountId).find((rule) => rule.type === "auto-refill");
     expect(refill).toMatchObject({ targetAddress: ADDRESS_C, duration: "15m", autoResume: true });
@@ -170,7 +155,7 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     owner.send(`/smart ${ADDRESS_B}`);
     await owner.nextMessage();
     owner.press("✅ Confirm");
-    await until(owner, (text) => text.includes("Rule created"));
+    await nextBotText(owner, (text) => text.includes("Rule created"));
     owner.send("/smart");
     const ownerStep = await owner.nextMessage();
     const ownerData = ownerStep.replyMarkup!.inline_keyboard.flat()[0]!.callback_data!;
@@ -191,7 +176,7 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     user.send(`/renewal ${ADDRESS_A} 100k`);
     const card = await user.nextMessage();
     for (const word of ["Auto-renewal", ADDRESS_A, "100,000", "estimate", "priced for 1h", "Auto-resume after a top-up: No"]) expect(card.text).toContain(word);
-    expect(labels(card)).toContain("✅ Confirm");
+    expect(buttonLabels(card)).toContain("✅ Confirm");
     // The figure is the marketplace's own preview of a 1h refill of that volume.
     const response = await fetch(`${world.marketplaceUrl}/api/v1/automations/preview?type=refill&volume=100000&duration=1h`, { headers: { "X-Api-Key": apiKey } });
     expect(response.status).toBe(200);
@@ -200,10 +185,10 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
 
     // The auto-resume toggle redraws the card from its stored figures: the caveat stays.
     user.press("🔁 Auto-resume: No");
-    const toggled = await until(user, (text) => text.includes("Auto-resume after a top-up: Yes"));
+    const toggled = await nextBotText(user, (text) => text.includes("Auto-resume after a top-up: Yes"));
     expect(toggled.text).toContain("priced for 1h");
     user.press("✅ Confirm");
-    await until(user, (text) => text.includes("Rule created"));
+    await nextBotText(user, (text) => text.includes("Rule created"));
     const rules = world.sandbox.control.listRules(accountId);
     expect(rules).toHaveLength(1);
     expect(rules[0]).toMatchObject({ type: "auto-renewal", targetAddress: ADDRESS_A, autoResume: true });
@@ -217,8 +202,8 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     world.sandbox.control.setBalance({ accountId, trx: "0" });
     expect(world.sandbox.control.fireRule({ ruleId: rule.id }).fired).toBe(false);
     await world.app.push.pollNow();
-    const alert = await until(user, (text) => text.includes("paused") && text.includes(rule.id.slice(0, 8)), 10_000);
-    expect(labels(alert)).toContain("💳 Top up");
+    const alert = await nextBotText(user, (text) => text.includes("paused") && text.includes(rule.id.slice(0, 8)), 10_000);
+    expect(buttonLabels(alert)).toContain("💳 Top up");
 
     const response = await fetch(`${world.marketplaceUrl}/api/v1/wallet/deposit-address`, { headers: { "X-Api-Key": apiKey } });
     const deposit = (await response.json()) as { network: string; address: string };
@@ -233,7 +218,7 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     expect(photo.caption).toContain(deposit.address);
     expect(world.fake.calls.filter((call) => call.method === "sendPhoto").length).toBe(photosBefore + 1);
     // The alert itself is left as it was, its Resume still there.
-    expect(labels(world.fake.messages(user.user.id).find((message) => message.messageId === alert.messageId)!)).toContain("▶️ Resume");
+    expect(buttonLabels(world.fake.messages(user.user.id).find((message) => message.messageId === alert.messageId)!)).toContain("▶️ Resume");
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("paused");
   });
 });

@@ -1,19 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, type World, manageWorld, callbackAnswerText } from "../kit/world";
+import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, type World, manageWorld, callbackAnswerText, nextBotText, buttonLabels } from "../kit/world";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 type User = ReturnType<World["user"]>;
 
-const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 const callbacks = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.callback_data ?? "");
-
-/** The next new message or edit in the user's chat whose text passes `check`. */
-async function until(user: User, check: (text: string) => boolean, timeoutMs = 8000): Promise<ChatMessage> {
-  for (;;) {
-    const event = await user.nextBotEvent({ timeoutMs });
-    if (event.kind !== "delete" && check(event.message.text ?? "")) return event.message;
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,7 +24,7 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
   /** Confirms the newest card and waits for the rule card. */
   async function confirm(user: User): Promise<ChatMessage> {
     user.press("✅ Confirm");
-    return until(user, (text) => text.includes("Rule created"));
+    return nextBotText(user, (text) => text.includes("Rule created"));
   }
 
   async function openFirstRule(user: User, label: RegExp): Promise<ChatMessage> {
@@ -41,7 +32,7 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const list = await user.nextMessage();
     expect(list.text).toContain("Your automation rules");
     user.press(label);
-    return until(user, (text) => text.includes("TRX spent"));
+    return nextBotText(user, (text) => text.includes("TRX spent"));
   }
 
   it("/refill one-line: bounds from the options, a preview of one firing, Confirm creates the rule and shows its card", async () => {
@@ -51,12 +42,12 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     for (const word of ["Confirm the new rule", "Auto-refill", ADDRESS_A, "30,000", "65,000", "1h", "Cost of one firing", "TRX", "charged to your TRX balance", "falls below 30,000", "Auto-resume after a top-up: No"]) {
       expect(card.text).toContain(word);
     }
-    expect(labels(card)).toContain("✅ Confirm");
+    expect(buttonLabels(card)).toContain("✅ Confirm");
     const ruleCard = await confirm(user);
     expect(ruleCard.text).toContain(ADDRESS_A);
     expect(ruleCard.text).toContain("active");
-    expect(labels(ruleCard)).toEqual(expect.arrayContaining(["⏸ Pause", "🗑 Cancel rule", "📋 Deliveries", "⬅️ Back"]));
-    expect(labels(ruleCard)).not.toContain("▶️ Resume");
+    expect(buttonLabels(ruleCard)).toEqual(expect.arrayContaining(["⏸ Pause", "🗑 Cancel rule", "📋 Deliveries", "⬅️ Back"]));
+    expect(buttonLabels(ruleCard)).not.toContain("▶️ Resume");
     for (const data of callbacks(ruleCard)) expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
     const rules = world.sandbox.control.listRules(accountId);
     expect(rules).toHaveLength(1);
@@ -167,7 +158,7 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const data = card.replyMarkup!.inline_keyboard[0]![0]!.callback_data!;
     const first = world.fake.pressButton(user.user, card.messageId, data);
     const second = world.fake.pressButton(user.user, card.messageId, data);
-    await until(user, (text) => text.includes("Rule created"));
+    await nextBotText(user, (text) => text.includes("Rule created"));
     await answerTo(first.callbackQueryId);
     expect(await answerTo(second.callbackQueryId)).toMatch(/Already/);
     await sleep(200);
@@ -180,43 +171,43 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     await user.nextMessage();
     await confirm(user);
     const card = await openFirstRule(user, /Auto-refill/);
-    expect(labels(card)).toContain("⏸ Pause");
+    expect(buttonLabels(card)).toContain("⏸ Pause");
 
     user.press("⏸ Pause");
-    const paused = await until(user, (text) => text.includes("Pause reason"));
+    const paused = await nextBotText(user, (text) => text.includes("Pause reason"));
     expect(paused.text).toContain("paused");
     expect(paused.text).toContain("User");
-    expect(labels(paused)).toContain("▶️ Resume");
-    expect(labels(paused)).not.toContain("⏸ Pause");
+    expect(buttonLabels(paused)).toContain("▶️ Resume");
+    expect(buttonLabels(paused)).not.toContain("⏸ Pause");
     expect(world.sandbox.control.listRules(accountId)[0]).toMatchObject({ status: "paused", pauseReason: "User" });
 
     user.press("▶️ Resume");
-    const active = await until(user, (text) => !text.includes("Pause reason"));
+    const active = await nextBotText(user, (text) => !text.includes("Pause reason"));
     expect(active.text).toContain("active");
-    expect(labels(active)).toContain("⏸ Pause");
+    expect(buttonLabels(active)).toContain("⏸ Pause");
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("active");
 
     user.press("⏸ Pause");
-    await until(user, (text) => text.includes("Pause reason"));
+    await nextBotText(user, (text) => text.includes("Pause reason"));
     world.sandbox.control.setBalance({ accountId, trx: "0" });
     user.press("▶️ Resume");
-    const short = await until(user, (text) => text.includes("Not enough TRX"));
-    expect(labels(short)).toContain("💳 Top up");
+    const short = await nextBotText(user, (text) => text.includes("Not enough TRX"));
+    expect(buttonLabels(short)).toContain("💳 Top up");
     expect(callbacks(short)).toContain("m:topup");
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("paused");
 
     user.press("🗑 Cancel rule");
-    const ask = await until(user, (text) => text.includes("Cancelling is final"));
-    expect(labels(ask)).toEqual(["✅ Confirm", "⬅️ Back"]);
+    const ask = await nextBotText(user, (text) => text.includes("Cancelling is final"));
+    expect(buttonLabels(ask)).toEqual(["✅ Confirm", "⬅️ Back"]);
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("paused");
     user.press("✅ Confirm");
-    const cancelled = await until(user, (text) => text.includes("cancelled for good"));
-    expect(labels(cancelled)).toEqual(["📋 Deliveries", "⬅️ Back"]);
+    const cancelled = await nextBotText(user, (text) => text.includes("cancelled for good"));
+    expect(buttonLabels(cancelled)).toEqual(["📋 Deliveries", "⬅️ Back"]);
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("cancelled");
 
     user.press("⬅️ Back");
-    const list = await until(user, (text) => text.includes("Your automation rules"));
-    expect(labels(list).some((label) => label.includes("cancelled"))).toBe(true);
+    const list = await nextBotText(user, (text) => text.includes("Your automation rules"));
+    expect(buttonLabels(list).some((label) => label.includes("cancelled"))).toBe(true);
   });
 
   it("Deliveries lists the firings the sandbox made, newest first; none yet gives a helpful line", async () => {
@@ -225,17 +216,17 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     await user.nextMessage();
     await confirm(user);
     user.press("📋 Deliveries");
-    const empty = await until(user, (text) => text.includes("Deliveries of rule"));
+    const empty = await nextBotText(user, (text) => text.includes("Deliveries of rule"));
     expect(empty.text).toContain("No deliveries yet");
     user.press("⬅️ Back");
-    await until(user, (text) => text.includes("TRX spent"));
+    await nextBotText(user, (text) => text.includes("TRX spent"));
 
     const [rule] = world.sandbox.control.listRules(accountId);
     expect(world.sandbox.control.fireRule({ ruleId: rule!.id }).fired).toBe(true);
     world.advance(60_000);
     expect(world.sandbox.control.fireRule({ ruleId: rule!.id }).fired).toBe(true);
     user.press("📋 Deliveries");
-    const list = await until(user, (text) => text.includes("Deliveries of rule"));
+    const list = await nextBotText(user, (text) => text.includes("Deliveries of rule"));
     expect(list.text).toContain(": 2");
     const lines = (list.text ?? "").split("\n").filter((line) => line.includes("UTC"));
     expect(lines).toHaveLength(2);
@@ -256,10 +247,10 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const [rule] = world.sandbox.control.listRules(accountId);
     world.sandbox.control.cancelRule({ ruleId: rule!.id });
     const press = user.press("⏸ Pause");
-    const refreshed = await until(user, (text) => text.includes("cancelled for good"));
+    const refreshed = await nextBotText(user, (text) => text.includes("cancelled for good"));
     expect(refreshed.messageId).toBe(card.messageId);
-    expect(labels(refreshed)).not.toContain("⏸ Pause");
-    expect(labels(refreshed)).not.toContain("▶️ Resume");
+    expect(buttonLabels(refreshed)).not.toContain("⏸ Pause");
+    expect(buttonLabels(refreshed)).not.toContain("▶️ Resume");
     expect(await answerTo(press.callbackQueryId)).toContain("changed elsewhere");
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("cancelled");
   });
@@ -274,7 +265,7 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const card = await openFirstRule(user, /Auto-refill/);
     expect(card.text).toContain("System");
     expect(card.text).toContain("does not resume by itself");
-    expect(labels(card)).toContain("▶️ Resume");
+    expect(buttonLabels(card)).toContain("▶️ Resume");
   });
 
   it("Resume on a pushed 'rule paused' alert resumes the rule and edits that alert with the result", async () => {
@@ -285,10 +276,10 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const [rule] = world.sandbox.control.listRules(accountId);
     world.sandbox.control.systemPauseRule({ ruleId: rule!.id });
     await world.app.push.pollNow();
-    const alert = await until(user, (text) => text.includes("paused"), 10_000);
+    const alert = await nextBotText(user, (text) => text.includes("paused"), 10_000);
     expect(callbacks(alert).some((data) => data.startsWith("rl:r:"))).toBe(true);
     user.press("▶️ Resume");
-    const resumed = await until(user, (text) => text.includes("TRX spent"));
+    const resumed = await nextBotText(user, (text) => text.includes("TRX spent"));
     expect(resumed.messageId).toBe(alert.messageId);
     expect(resumed.text).toContain("active");
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("active");
@@ -299,17 +290,17 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     user.send(`/renewal ${ADDRESS_A} 65k`);
     const card = await user.nextMessage();
     expect(card.text).toContain("does not cover one firing");
-    expect(labels(card)).toContain("💳 Top up");
-    expect(labels(card)).not.toContain("✅ Confirm");
+    expect(buttonLabels(card)).toContain("💳 Top up");
+    expect(buttonLabels(card)).not.toContain("✅ Confirm");
 
     world.sandbox.control.setBalance({ accountId, trx: "1000" });
     user.send(`/smart ${ADDRESS_A}`);
     const smart = await user.nextMessage();
     world.sandbox.control.setBalance({ accountId, trx: "0" });
     user.press("✅ Confirm");
-    const refused = await until(user, (text) => text.includes("Not enough TRX"));
+    const refused = await nextBotText(user, (text) => text.includes("Not enough TRX"));
     expect(refused.messageId).toBe(smart.messageId);
-    expect(labels(refused)).toContain("💳 Top up");
+    expect(buttonLabels(refused)).toContain("💳 Top up");
     expect(world.sandbox.control.listRules(accountId)).toHaveLength(0);
   });
 
@@ -319,10 +310,10 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const card = await user.nextMessage();
     world.sandbox.control.setBalance({ accountId, trx: "0.5" });
     user.press("✅ Confirm");
-    const refused = await until(user, (text) => text.includes("Not enough TRX"));
+    const refused = await nextBotText(user, (text) => text.includes("Not enough TRX"));
     expect(refused.messageId).toBe(card.messageId);
     expect(refused.text).toContain("Balance: 0.5 TRX");
-    expect(labels(refused)).toContain("💳 Top up");
+    expect(buttonLabels(refused)).toContain("💳 Top up");
     expect(world.sandbox.control.listRules(accountId)).toHaveLength(0);
   });
 
@@ -331,12 +322,12 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     user.send(`/refill ${ADDRESS_A} 30k 65k 1h`);
     const card = await user.nextMessage();
     expect(card.text).toContain("Auto-resume after a top-up: No");
-    expect(labels(card)).toContain("🔁 Auto-resume: No");
+    expect(buttonLabels(card)).toContain("🔁 Auto-resume: No");
     for (const data of callbacks(card)) expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
     user.press("🔁 Auto-resume: No");
-    const toggled = await until(user, (text) => text.includes("Auto-resume after a top-up: Yes"));
+    const toggled = await nextBotText(user, (text) => text.includes("Auto-resume after a top-up: Yes"));
     expect(toggled.messageId).toBe(card.messageId);
-    expect(labels(toggled)).toEqual(["✅ Confirm", "✖️ Cancel", "🔁 Auto-resume: Yes"]);
+    expect(buttonLabels(toggled)).toEqual(["✅ Confirm", "✖️ Cancel", "🔁 Auto-resume: Yes"]);
     await confirm(user);
     const rules = world.sandbox.control.listRules(accountId);
     expect(rules).toHaveLength(1);
@@ -350,11 +341,11 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     // The marketplace answers after the bot's 3 s timeout, but still creates the rule.
     world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/automations", delayMs: 3600, times: 1 });
     user.press("✅ Confirm");
-    const unknown = await until(user, (text) => text.includes("could not confirm"), 10_000);
-    expect(labels(unknown)).toContain("✅ Confirm");
+    const unknown = await nextBotText(user, (text) => text.includes("could not confirm"), 10_000);
+    expect(buttonLabels(unknown)).toContain("✅ Confirm");
     for (let i = 0; i < 100 && world.sandbox.control.listRules(accountId).length === 0; i++) await sleep(50);
     user.press("✅ Confirm");
-    await until(user, (text) => text.includes("Rule created"));
+    await nextBotText(user, (text) => text.includes("Rule created"));
     expect(world.sandbox.control.listRules(accountId)).toHaveLength(1);
   });
 
@@ -375,13 +366,13 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     user.press("🤖 Rules");
     const list = await user.nextMessage();
     expect(list.text).toContain("page 1 of 2, 9 in all");
-    const ruleButtons = labels(list).filter((label) => label.includes("Smart mode"));
+    const ruleButtons = buttonLabels(list).filter((label) => label.includes("Smart mode"));
     expect(ruleButtons).toHaveLength(8);
     expect(ruleButtons[0]).toContain("TR7N…Lj6t");
-    expect(labels(list)).toContain("Next ▶️");
+    expect(buttonLabels(list)).toContain("Next ▶️");
     user.press("Next ▶️");
-    const second = await until(user, (text) => text.includes("page 2 of 2"));
-    expect(labels(second).filter((label) => label.includes("Smart mode"))).toHaveLength(1);
-    expect(labels(second)).toContain("◀️ Prev");
+    const second = await nextBotText(user, (text) => text.includes("page 2 of 2"));
+    expect(buttonLabels(second).filter((label) => label.includes("Smart mode"))).toHaveLength(1);
+    expect(buttonLabels(second)).toContain("◀️ Prev");
   });
 });

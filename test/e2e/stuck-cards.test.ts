@@ -1,18 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, linkKey, manageWorld, type World } from "../kit/world";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { ADDRESS_A, linkKey, manageWorld, type World, nextBotText, buttonLabels } from "../kit/world";
 import { createMarketplaceClient } from "../../src/marketplace";
 import { STUCK_CARD_MS } from "../../src/push/stuck-cards";
 
-const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
-
 /** Waits for the card to show the placed order; returns that message. */
-async function orderPlaced(user: ReturnType<World["user"]>): Promise<ChatMessage> {
-  for (;;) {
-    const next = await user.nextBotEvent({ timeoutMs: 8000 });
-    if (next.kind !== "delete" && next.message.text?.includes("Order placed")) return next.message;
-  }
-}
+const orderPlaced = (user: ReturnType<World["user"]>) => nextBotText(user, (text) => text.includes("Order placed"));
 
 describe("a confirmation card a crash left on 'processing…'", () => {
   let world: World;
@@ -43,7 +35,7 @@ describe("a confirmation card a crash left on 'processing…'", () => {
     if (event.kind === "delete") throw new Error("unexpected deletion");
     expect(event.message.messageId).toBe(card.messageId);
     expect(event.message.text).toContain("could not confirm");
-    expect(labels(event.message)).toEqual(["✅ Confirm", "✖️ Cancel"]);
+    expect(buttonLabels(event.message)).toEqual(["✅ Confirm", "✖️ Cancel"]);
     const state = await world.app.db.selectFrom("pending_actions").select(["state", "result", "idempotency_key"]).where("id", "=", row.id).executeTakeFirstOrThrow();
     expect(state.state).toBe("pending");
     expect(state.idempotency_key).toBe(row.idempotency_key);

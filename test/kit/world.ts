@@ -10,7 +10,7 @@ import { startApp, type App, type AppOptions } from "../../src/app";
 import { createSandbox, type Sandbox } from "../../src/sandbox";
 import { createChatUser, expectNoRejectedCalls, startFakeTelegram } from "./telegram-driver";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "./test-database";
-import type { FakeUser } from "../../src/telegram-fake";
+import type { ChatMessage, FakeUser } from "../../src/telegram-fake";
 
 export const BOT_TOKEN = "123456789:AAEexampleexampleexampleexample0000";
 export const ADDRESS_A = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
@@ -161,6 +161,21 @@ export async function linkKey(world: World, user: ReturnType<World["user"]>, api
  * fails when the fake recorded a call Telegram would have rejected (checked by stop(), after
  * the world stopped).
  */
+/** The labels of a message's inline buttons, row after row. */
+export const buttonLabels = (message: ChatMessage): string[] => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+
+/** The next new message or edit in the user's chat whose text passes `check`. */
+export async function nextBotText(user: ReturnType<World["user"]>, check: (text: string) => boolean, timeoutMs = 8000): Promise<ChatMessage> {
+  for (;;) {
+    const event = await user.nextBotEvent({ timeoutMs });
+    if (event.kind !== "delete" && check(event.message.text ?? "")) return event.message;
+  }
+}
+
+/** A confirmation card's outcome after Confirm, past "processing…" and "checking…". */
+export const cardOutcome = (user: ReturnType<World["user"]>): Promise<ChatMessage> =>
+  nextBotText(user, (text) => !text.includes("Processing") && !text.includes("checking whether"));
+
 /** The toast text the bot answered a button press with (waits up to 4 s for the answer). */
 export async function callbackAnswerText(world: World, callbackQueryId: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
