@@ -79,9 +79,18 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     return routes;
   }
 
-  it("two messages of one chat at two replicas at once are handled in update_id order, once each, also when redelivered", async () => {
+  it("two messages of one chat at two replicas, the second arriving while the first is handled, are handled in update_id order, once each, also when redelivered", async () => {
     const user = createChatUser(telegram.fake, { id: userId, firstName: "Racer", languageCode: "en" });
     const first = user.send("/quote energy 65000 1h");
+    // Order is kept among the updates a replica has recorded (Telegram itself never sends a chat's
+    // next update before the previous one is answered): the second arrives once the first is
+    // recorded and while it is still being handled (its quote takes SLOW_MS), at the other replica.
+    const { db } = await openDatabase(database.url, { poolMax: 1 });
+    try {
+      await waitUntil(async () => (await db.selectFrom("telegram_updates").select("update_id").where("update_id", "=", first.updateId).executeTakeFirst()) !== undefined, 5_000, "the first update recorded", 10);
+    } finally {
+      await db.destroy();
+    }
     const second = user.send("/help");
     await waitUntil(() => user.botMessages().length >= 2, 20_000, "both replies");
     const routes = raced(first.updateId, second.updateId);
