@@ -1,8 +1,8 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { sharedBudgetTransformer, type GlobalBudget } from "../scale/send-budget";
 import { sequentialize, type RunnerOptions } from "@grammyjs/runner";
 import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "./api-transformers";
+import { chatThrottler } from "./chat-throttle";
 import { Bot, GrammyError, HttpError } from "grammy";
 import { randomBytes } from "node:crypto";
 import type { BotContext, BotDeps } from "./context";
@@ -84,10 +84,10 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   bot.api.config.use(sharedBudgetTransformer(deps.db, deps.now, options.overallBudget ? { budget: options.overallBudget } : {}));
   const overallPerSecond = Math.max(30, Math.ceil((options.overallBudget?.perSecond ?? 0) + (options.overallBudget?.burst ?? 0)));
   bot.api.config.use(
-    apiThrottler({
-      global: { reservoir: overallPerSecond, reservoirRefreshAmount: overallPerSecond, reservoirRefreshInterval: 1000, maxConcurrent: 30, highWater: 1000 },
-      group: { maxConcurrent: 1, minTime: 1000, reservoir: 20, reservoirRefreshAmount: 20, reservoirRefreshInterval: 60_000, highWater: 100 },
-      out: { maxConcurrent: 1, minTime: options.perChatMinTimeMs ?? 250, highWater: 100 },
+    chatThrottler({
+      overall: { perSecond: overallPerSecond, maxConcurrent: 30, highWater: 1000 },
+      group: { minTimeMs: 1000, perWindow: { count: 20, windowMs: 60_000 }, highWater: 100 },
+      private: { minTimeMs: options.perChatMinTimeMs ?? 250, highWater: 100 },
     }),
   );
 

@@ -1,0 +1,200 @@
+import type { Transformer } from "grammy";
+
+/**
+ * Telegram's per-process limits on outgoing calls, as a grammY API transformer:
+ *
+ * - per chat: calls of one chat run one at a time, in the order they were made, their starts at
+ *   least `minTimeMs` apart (and, for groups, at most `perWindow.count` starts in any `windowMs`);
+ * - overall: at most `perSecond` starts in any sliding second and `maxConcurrent` calls in flight.
+ *
+ * Calls without a `chat_id` (answerCallbackQuery, getUpdates, setMyCommands) pass straight through,
+ * as they did under @grammyjs/transformer-throttler, which this replaces: its Bottleneck limiters
+ * yielded to a timer (at least 1 ms) several times per call and took every submission through one
+ * lock, so a bot with free capacity still waited about 8 ms per reply and handled a few hundred
+ * updates a second at most. Here a call that may start starts in the same tick; a timer is set
+ * only when a limit really makes it wait.
+ *
+ * A chat whose queue already holds `highWater` calls refuses the next one with
+ * {@link ThrottleQueueFullError} (older calls keep their order; the newest is the one refused), and
+ * so does the process when `globalHighWater` calls are waiting in all.
+ */
+export interface ChatThrottleOptions {
+  overall: { perSecond: number; maxConcurrent: number; highWater: number };
+  /** Private chats (chat_id > 0, or a username). */
+  private: LaneLimits;
+  /** Groups and channels (chat_id < 0). */
+  group: LaneLimits;
+  /** Milliseconds, monotonic (tests may pass their own). */
+  now?: () => number;
+}
+
+export interface LaneLimits {
+  minTimeMs: number;
+  perWindow?: { count: number; windowMs: number };
+  highWater: number;
+}
+
+export class ThrottleQueueFullError extends Error {
+  constructor(what: string) {
+    super(`too many Telegram calls waiting ${what}; this one was not sent`);
+    this.name = "ThrottleQueueFullError";
+  }
+}
+
+/** At most `limit` events in any `windowMs`: the times of the last events, oldest first. */
+class SlidingWindow {
+  private readonly times: number[] = [];
+  private head = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** 0 when an event may happen at `now`, else the time it may. */
+  nextFree(now: number): number {
+    while (this.head < this.times.length && this.times[this.head]! <= now - this.windowMs) this.head++;
+    if (this.head > 1024 && this.head * 2 > this.times.length) {
+      this.times.splice(0, this.head);
+      this.head = 0;
+    }
+    if (this.times.length - this.head < this.limit) return 0;
+    return this.times[this.times.length - this.limit]! + this.windowMs;
+  }
+
+  record(now: number): void {
+    this.times.push(now);
+  }
+
+  idleAt(now: number): boolean {
+    return this.nextFree(now) === 0 && (this.times.length === this.head || this.times[this.times.length - 1]! <= now - this.windowMs);
+  }
+}
+
+interface Job {
+  start(): void;
+}
+
+interface Lane {
+  readonly limits: LaneLimits;
+  readonly window: SlidingWindow | null;
+  readonly queue: Job[];
+  busy: boolean;
+  /** Earliest start of the next call (the last start + minTimeMs). */
+  nextAt: number;
+  timer: ReturnType<typeof setTimeout> | null;
+  waitingOverall: boolean;
+}
+
+export function chatThrottler(options: ChatThrottleOptions): Transformer {
+  const now = options.now ?? (() => performance.now());
+  const lanes = new Map<string, Lane>();
+  const overallWindow = new SlidingWindow(options.overall.perSecond, 1_000);
+  const waitingLanes: Lane[] = [];
+  let running = 0;
+  let queued = 0;
+  let overallTimer: ReturnType<typeof setTimeout> | null = null;
+  let lastSweep = now();
+
+  /** 0 when a call may start overall now, else when (Infinity: when a call in flight ends). */
+  const overallFreeAt = (at: number) => (running >= options.overall.maxConcurrent ? Infinity : overallWindow.nextFree(at));
+
+  const pump = (lane: Lane): void => {
+    if (lane.busy || lane.queue.length === 0 || lane.timer || lane.waitingOverall) return;
+    const at = now();
+    const laneFreeAt = Math.max(lane.nextAt, lane.window?.nextFree(at) ?? 0);
+    if (laneFreeAt > at) {
+      lane.timer = setTimeout(() => {
+        lane.timer = null;
+        pump(lane);
+      }, Math.ceil(laneFreeAt - at));
+      return;
+    }
+    if (overallFreeAt(at) !== 0) {
+      lane.waitingOverall = true;
+      waitingLanes.push(lane);
+      armOverallTimer(at);
+      return;
+    }
+    const job = lane.queue.shift()!;
+    queued -= 1;
+    lane.busy = true;
+    lane.nextAt = at + lane.limits.minTimeMs;
+    lane.window?.record(at);
+    overallWindow.record(at);
+    running += 1;
+    job.start();
+  };
+
+  const wakeWaiting = (): void => {
+    while (waitingLanes.length > 0 && overallFreeAt(now()) === 0) {
+      const lane = waitingLanes.shift()!;
+      lane.waitingOverall = false;
+      pump(lane);
+    }
+    if (waitingLanes.length > 0) armOverallTimer(now());
+  };
+
+  const armOverallTimer = (at: number): void => {
+    const freeAt = overallFreeAt(at);
+    // Waiting for a call in flight to end: its end wakes the waiting lanes.
+    if (overallTimer || freeAt === Infinity) return;
+    overallTimer = setTimeout(
+      () => {
+        overallTimer = null;
+        wakeWaiting();
+      },
+      Math.max(1, Math.ceil(freeAt - at)),
+    );
+  };
+
+  const finish = (lane: Lane): void => {
+    lane.busy = false;
+    running -= 1;
+    pump(lane);
+    wakeWaiting();
+  };
+
+  const laneFor = (chatId: unknown): Lane => {
+    const key = String(chatId);
+    let lane = lanes.get(key);
+    if (lane) return lane;
+    sweep();
+    const limits = Number(chatId) < 0 ? options.group : options.private;
+    lane = { limits, window: limits.perWindow ? new SlidingWindow(limits.perWindow.count, limits.perWindow.windowMs) : null, queue: [], busy: false, nextAt: 0, timer: null, waitingOverall: false };
+    lanes.set(key, lane);
+    return lane;
+  };
+
+  /** Forgets chats with nothing queued whose limits no longer hold anything back (once a minute at most). */
+  const sweep = (): void => {
+    const at = now();
+    if (at - lastSweep < 60_000) return;
+    lastSweep = at;
+    for (const [key, lane] of lanes) {
+      if (!lane.busy && lane.queue.length === 0 && !lane.timer && !lane.waitingOverall && lane.nextAt <= at && (lane.window?.idleAt(at) ?? true)) lanes.delete(key);
+    }
+  };
+
+  return (prev, method, payload, signal) => {
+    if (!payload || typeof payload !== "object" || !("chat_id" in payload)) return prev(method, payload, signal);
+    const lane = laneFor((payload as { chat_id: unknown }).chat_id);
+    if (lane.queue.length >= lane.limits.highWater) return Promise.reject(new ThrottleQueueFullError("for this chat"));
+    if (queued >= options.overall.highWater) return Promise.reject(new ThrottleQueueFullError("in all"));
+    return new Promise((resolve, reject) => {
+      lane.queue.push({
+        start: () => {
+          let call;
+          try {
+            call = signal?.aborted ? Promise.reject(new Error("the call was aborted while it waited for its turn")) : prev(method, payload, signal);
+          } catch (error) {
+            call = Promise.reject(error);
+          }
+          call.then(resolve, reject).finally(() => finish(lane));
+        },
+      });
+      queued += 1;
+      pump(lane);
+    });
+  };
+}
