@@ -80,7 +80,20 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   const checkpointer = path === ":memory:" ? null : startCheckpointer(path);
   if (checkpointer) sqlite.pragma("wal_autocheckpoint = 0");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite, () => checkpointer?.postMessage("stop")) }) });
+  sqliteHandles.set(db, sqlite);
   return { db, dialect: "sqlite", path };
+}
+
+const sqliteHandles = new WeakMap<Kysely<Database>, SQLite.Database>();
+
+/**
+ * The better-sqlite3 connection beneath a SQLite `db` (null on PostgreSQL), for the few hot
+ * writes that run as one synchronous call instead of several awaited Kysely queries. Use it only
+ * inside `db.connection().execute(...)`: holding Kysely's connection is what guarantees that no
+ * Kysely transaction is open on it at the time.
+ */
+export function sqliteHandle(db: Kysely<Database>): SQLite.Database | null {
+  return sqliteHandles.get(db) ?? null;
 }
 
 /**

@@ -55,4 +55,34 @@ describe("the shared Telegram budget commits without an fsync on SQLite", () => 
     expect(later).toBe(3);
     expect(granted + later).toBeLessThanOrEqual(budget.perSecond + budget.burst);
   });
+
+  it("takes its grant in one call only once no Kysely transaction holds the connection, and outside it", async () => {
+    const [db] = dbs as [Kysely<Database>];
+    const budget = { perSecond: 10, burst: 3 };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let grantDone = false;
+    const open = db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto("send_budget").values({ name: "other", tokens_milli: 1, updated_at: 1 }).execute();
+        await held;
+        throw new Error("rolled back");
+      })
+      .catch((error: Error) => error.message);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const grant = takeGlobal(db, 9_000_000, 2, budget).then((result) => {
+      grantDone = true;
+      return result;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(grantDone).toBe(false);
+    release();
+    expect(await open).toBe("rolled back");
+    expect(await grant).toMatchObject({ granted: 2 });
+    // The grant was committed on its own; the rolled-back transaction took nothing with it.
+    const rows = await dbs[1]!.selectFrom("send_budget").select(["name", "tokens_milli"]).orderBy("name").execute();
+    expect(rows).toEqual([{ name: "telegram", tokens_milli: 1_000 }]);
+    expect(await synchronous(db)).toBe(2);
+  });
 });
