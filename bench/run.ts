@@ -109,11 +109,15 @@ async function benchApp(): Promise<Figure[]> {
     type Driven = { perSecond: number; p99: number; errors: number; handled: number; seconds: number; cpuMs: number };
     // As deployed, replies are held to the shared budget (28/s): a few seconds' worth shows it.
     const deployedCount = quick ? 60 : 150;
-    const updates = await app.call<{ deployed: Driven & { messagesPerSecond: number }; full: Driven; bare: Driven; kinds: Driven[]; calls: { answered: number; counted: number } }>("updates", { count: updateCount, concurrency: 16, deployedCount }, 240_000);
+    const updates = await app.call<{ deployed: Driven & { messagesPerSecond: number }; full: Driven; bare: Driven; kinds: Driven[]; calls: { answered: number; counted: number }; quoteCall: { perSecond: number; cpuMs: number } }>("updates", { count: updateCount, concurrency: 16, deployedCount }, 240_000);
     log(`updates as deployed (Telegram's limits on): ${updates.deployed.perSecond.toFixed(1)}/s, ${updates.deployed.messagesPerSecond.toFixed(1)} messages/s (p99 ${updates.deployed.p99.toFixed(0)} ms, ${updates.deployed.errors} errors)`);
     log(`updates, limits lifted: full stack ${updates.full.perSecond.toFixed(0)}/s (p99 ${updates.full.p99.toFixed(1)} ms, ${updates.full.cpuMs.toFixed(2)} ms CPU each, ${updates.full.errors} errors); bare grammY ${updates.bare.perSecond.toFixed(0)}/s (${updates.bare.cpuMs.toFixed(3)} ms CPU each); Bot API calls answered in-process ${updates.calls.answered}, counted by the app's own transformer ${updates.calls.counted}`);
     const kindNames = ["/start", "/quote energy 65k 1h", "the menu's Quote button"];
     log(`updates, each kind alone from known users: ${updates.kinds.map((kind, i) => `${kindNames[i]} ${kind.perSecond.toFixed(0)}/s (${kind.cpuMs.toFixed(2)} ms CPU each)`).join(", ")}`);
+    // The mix's ceiling were the app free but for the bare bot's work and the fresh price a /quote
+    // must fetch: three updates cost at least three bare updates and one quote request.
+    const ceiling = 3_000 / (3 * updates.bare.cpuMs + updates.quoteCall.cpuMs);
+    log(`updates: the price request alone ${updates.quoteCall.perSecond.toFixed(0)}/s, ${updates.quoteCall.cpuMs.toFixed(3)} ms CPU each; ceiling of the mix with nothing else to do ${ceiling.toFixed(0)}/s (${(ceiling / updates.bare.perSecond).toFixed(2)} of the bare bot)`);
 
     const cpuMsPerUser = cycle.cpuUs / 1000 / Math.max(1, cycle.users);
     const cycleSeconds = cycle.ms / 1000;
@@ -128,6 +132,8 @@ async function benchApp(): Promise<Figure[]> {
       ...updates.kinds.map((kind, i) =>
         figure({ name: `updates_per_s_${["start", "quote", "menu_button"][i]}`, value: kind.perSecond, unit: `updates/s, ${kindNames[i]} alone, users already known (p99 ${kind.p99.toFixed(1)} ms, ${kind.cpuMs.toFixed(2)} ms CPU each)`, reference: "bare grammY bot, one handler", referenceValue: updates.bare.perSecond, target: "informational", met: kind.errors === 0 }),
       ),
+      figure({ name: "updates_quote_request_cpu_ms", value: updates.quoteCall.cpuMs, unit: "ms CPU per price quote request alone (the marketplace client's side of the HTTP round trip each /quote makes)", reference: "bare grammY bot, ms CPU per update", referenceValue: updates.bare.cpuMs, target: "informational", met: true }),
+      figure({ name: "updates_per_s_ceiling_fresh_quote", value: ceiling, unit: "updates/s the mix could reach at most if the app cost nothing beyond the bare bot's work and the /quote's price request (from CPU per update: 3 / (3 bare + 1 request))", reference: "bare grammY bot, one handler", referenceValue: updates.bare.perSecond, target: "informational", met: true }),
       figure({ name: "updates_cpu_ms", value: updates.full.cpuMs, unit: "ms CPU per update of the mix (this process: bot, database, Bot API answered in-process)", reference: "bare grammY bot, ms CPU per update", referenceValue: updates.bare.cpuMs, target: "informational", met: true }),
       figure({ name: "updates_p99_ms", value: updates.full.p99, unit: "ms (16 in flight)", reference: "bare grammY bot p99", referenceValue: updates.bare.p99, target: "informational", met: updates.full.errors === 0 }),
       figure({ name: "event_loop_delay_p99_ms", value: loaded.eldP99Ms, unit: `ms (poll cycle of ${pollUsers} users at ${eldPollRate}/s, i.e. within 80% of a ${pollInterval} s interval, + ${ingestRate / 2} webhook events/s)`, reference: "max delay in the same window", referenceValue: loaded.eldMaxMs, ratio: null, target: "<= 20 ms", met: loaded.eldP99Ms <= 20 }),

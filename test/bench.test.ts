@@ -18,6 +18,8 @@ const FIGURES = [
   "poll_cycles_at_once",
   "poll_cpu_ms_per_user",
   "updates_per_s",
+  "updates_quote_request_cpu_ms",
+  "updates_per_s_ceiling_fresh_quote",
   "updates_per_s_deployed",
   "updates_calls_counted_by_app",
   "updates_cpu_ms",

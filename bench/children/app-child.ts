@@ -15,6 +15,7 @@ import cron from "node-cron";
 import { Bot } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import { startApp, type App } from "../../src/app";
+import { createMarketplaceClient } from "../../src/marketplace";
 import { currentPollCycle, cycleHasUsersLeft, nextPollCycleId, openPollCycle, pollCycle, type PollerDeps } from "../../src/push/notification-poller";
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { pollConcurrency } from "../../src/push";
@@ -86,6 +87,26 @@ async function drive(handle: (update: Update) => Promise<void>, count: number, c
   const used = process.cpuUsage(cpu);
   // CPU per update: the work itself, whatever the waits (timers, commits) did to the rate.
   return { perSecond: latencies.length / seconds, p99: percentile(latencies, 99), errors, handled: latencies.length, seconds, cpuMs: (used.user + used.system) / 1000 / Math.max(1, latencies.length) };
+}
+
+/** `count` public price quotes (the one /quote energy 65k 1h asks for) through the marketplace client, `concurrency` in flight. */
+async function quoteCallsAlone(count: number, concurrency: number) {
+  const client = createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! });
+  const query = { resource: "energy", duration: "1h", volume: 65_000 };
+  for (let i = 0; i < 100; i++) await client.quote(query);
+  let next = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next += 1;
+        await client.quote(query);
+      }
+    }),
+  );
+  const used = process.cpuUsage(cpu);
+  return { perSecond: count / ((performance.now() - started) / 1000), cpuMs: (used.user + used.system) / 1000 / count };
 }
 
 /** The lifted budget: far beyond any rate reached here, so replies never wait, yet every grant is taken. */
@@ -231,9 +252,12 @@ async function main() {
       // Each kind on its own, from users the bot already knows (the mix above met most of them first).
       const kinds = [];
       for (const kind of [0, 1, 2]) kinds.push(await driveApp(lifted, Math.ceil(n / 3), c, 20_000, kind));
+      // The price request a /quote makes, alone: what the fresh quote costs this process however
+      // little the rest of the app did.
+      const quoteCall = await quoteCallsAlone(Math.ceil(n / 3), c);
       await lifted.stop();
       instant.setInstant(false);
-      return { deployed: { ...deployed, messagesPerSecond: deployedMessages }, full, bare: reference, kinds, calls: { answered, counted } };
+      return { deployed: { ...deployed, messagesPerSecond: deployedMessages }, full, bare: reference, kinds, calls: { answered, counted }, quoteCall };
     },
   });
   process.send!({ ready: true });
