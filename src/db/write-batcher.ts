@@ -1,29 +1,6 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { type Kysely, type Transaction } from "kysely";
 import type { Database } from "./schema";
 import { isPostgres } from "./dialect";
-
-/**
- * Runs `work` in a transaction whose commit need not survive a crash (the shared Telegram budget:
- * a grant lost with the process costs nothing), so on SQLite it commits without an fsync:
- * synchronous=NORMAL for this one transaction on the held connection, then the level it had
- * again. In WAL mode that keeps every other commit as durable as before: the next synchronous
- * commit syncs the WAL up to and including it, and a torn tail is cut off at this commit, never
- * before an earlier one. The commit is visible to other connections at once either way. On
- * PostgreSQL an ordinary transaction (its commits do not hold the event loop).
- */
-export async function transactionWithoutFsync<T>(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  if (isPostgres(db)) return db.transaction().execute(work);
-  return db.connection().execute(async (connection) => {
-    const before = await sql<{ synchronous: number }>`pragma synchronous`.execute(connection);
-    const level = Number(before.rows[0]?.synchronous ?? 2);
-    await sql`pragma synchronous = NORMAL`.execute(connection);
-    try {
-      return await connection.transaction().execute(work);
-    } finally {
-      await sql`pragma synchronous = ${sql.raw(String(level))}`.execute(connection);
-    }
-  });
-}
 
 /**
  * When the next group commit runs: on the next turn of the loop, or, while the last commit

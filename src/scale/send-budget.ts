@@ -2,7 +2,6 @@ import type { Transformer } from "grammy";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import { isPostgres } from "../db/dialect";
-import { transactionWithoutFsync } from "../db/write-batcher";
 import { sqliteHandle } from "../db/connection";
 import type SQLite from "better-sqlite3";
 
@@ -37,7 +36,7 @@ export async function takeGlobal(db: Kysely<Database>, now: number, want: number
   // No fsync on SQLite: a reply (or a retry while it waits) would otherwise pay one per grant.
   const sqlite = sqliteHandle(db);
   if (sqlite) return db.connection().execute(async () => takeGlobalOnSqlite(sqlite, now, want, budget));
-  return transactionWithoutFsync(db, (trx) => takeGlobalIn(trx, now, want, budget));
+  return db.transaction().execute((trx) => takeGlobalIn(trx, now, want, budget));
 }
 
 /** What a bucket holding `tokensMilli` at `updatedAt` grants at `now`: the grant and the row to write. */
@@ -54,8 +53,13 @@ const budgetStatements = new WeakMap<SQLite.Database, { seed: SQLite.Statement; 
 
 /**
  * {@link takeGlobalIn} as one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE, so another
- * process's grant waits on SQLite's lock instead of failing) at synchronous=NORMAL: a reply's grant
- * costs a few microseconds instead of eight awaited queries. The caller holds Kysely's connection.
+ * process's grant waits on SQLite's lock instead of failing): a reply's grant costs a few
+ * microseconds instead of several awaited queries. The caller holds Kysely's connection.
+ *
+ * It commits without an fsync (synchronous=NORMAL for this transaction, then the level the
+ * connection had): a grant lost with the process costs nothing, and in WAL mode every other commit
+ * stays as durable, since the next synchronous commit syncs the WAL up to and including this one
+ * and a torn tail is cut off here, never before an earlier commit.
  */
 function takeGlobalOnSqlite(sqlite: SQLite.Database, now: number, want: number, budget: GlobalBudget): { granted: number; limited: boolean; nextAt: number } {
   let statements = budgetStatements.get(sqlite);

@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { removeDatabaseDir } from "../kit/temp-dir";
 import { migrateToLatest, openDatabase } from "../../src/db/connection";
 import type { Database } from "../../src/db/schema";
-import { transactionWithoutFsync } from "../../src/db/write-batcher";
 import { takeGlobal } from "../../src/scale/send-budget";
 
 const synchronous = async (db: Kysely<Database>) => Number((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous);
@@ -28,16 +27,20 @@ describe("the shared Telegram budget commits without an fsync on SQLite", () => 
     await removeDatabaseDir(dir);
   });
 
-  it("runs the budget's transaction at synchronous=NORMAL and gives the connection back at FULL, also after a failure", async () => {
-    const [db] = dbs as [Kysely<Database>];
+  it("gives the connection back at synchronous=FULL after a grant, also when the grant failed and left nothing behind", async () => {
+    const [db, other] = dbs as [Kysely<Database>, Kysely<Database>];
     expect(await synchronous(db)).toBe(2);
-    const inside = await transactionWithoutFsync(db, (trx) => synchronous(trx));
-    expect(inside).toBe(1);
-    expect(await synchronous(db)).toBe(2);
-    await expect(transactionWithoutFsync(db, () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
-    expect(await synchronous(db)).toBe(2);
-    // The failed transaction left nothing behind, and the next one commits.
     await expect(takeGlobal(db, 1_000, 1)).resolves.toMatchObject({ granted: 1 });
+    expect(await synchronous(db)).toBe(2);
+    // Another process's trigger makes the grant's update fail inside its transaction.
+    await sql`create trigger refuse_grants before update on send_budget begin select raise(abort, 'grant refused'); end`.execute(other);
+    await expect(takeGlobal(db, 2_000, 1)).rejects.toThrow("grant refused");
+    expect(await synchronous(db)).toBe(2);
+    await sql`drop trigger refuse_grants`.execute(other);
+    // The failed transaction left nothing behind (its grant was rolled back), and the next one commits.
+    const row = await other.selectFrom("send_budget").select(["updated_at"]).where("name", "=", "telegram").executeTakeFirstOrThrow();
+    expect(Number(row.updated_at)).toBe(1_000);
+    await expect(takeGlobal(db, 3_000, 1)).resolves.toMatchObject({ granted: 1 });
   });
 
   it("keeps one bucket for every connection: grants are visible to the other at once and never exceed rate plus burst", async () => {
