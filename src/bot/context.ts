@@ -33,6 +33,8 @@ export interface BotDeps {
   followOrder: (telegramId: number, orderId: string) => Promise<void>;
   /** Called after a key was linked: record existing notifications as seen so they are not replayed. */
   onLinked: (telegramId: number) => Promise<void>;
+  /** Registers a user's secret (a personal webhook token) with the log scrubber. */
+  rememberSecret: (value: string) => void;
 }
 
 export interface BotContextExtras {

@@ -33,6 +33,8 @@ export interface CreateBotOptions {
   timeouts?: Partial<TelegramTimeouts>;
   /** Telegram's overall budget shared with alerts (default 28/s); the benchmark lifts it to measure handling alone. */
   overallBudget?: GlobalBudget;
+  /** Retries of a call Telegram answered with 5xx or 429 (default 3; tests of failure paths use 0). */
+  serverErrorRetries?: number;
 }
 
 export interface TelegramTimeouts {
@@ -73,7 +75,9 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   bot.api.config.use(countApiCalls((method, outcome) => deps.metrics.telegramCalls.inc({ method, outcome })));
   // Flood waits and 5xx: a few retries, never waiting more than 30 s for a flood wait. Network
   // errors are rethrown to networkRetry, which bounds them (auto-retry would retry them forever).
-  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 30, rethrowHttpErrors: true }));
+  // auto-retry waits once before it checks the attempts left, so 0 retries must rethrow 5xx itself.
+  const serverErrorRetries = options.serverErrorRetries ?? 3;
+  bot.api.config.use(autoRetry({ maxRetryAttempts: serverErrorRetries, maxDelaySeconds: 30, rethrowHttpErrors: true, rethrowInternalServerErrors: serverErrorRetries === 0 }));
   bot.api.config.use(
     networkRetry({
       ...DEFAULT_NETWORK_RETRY,

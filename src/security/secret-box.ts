@@ -32,46 +32,57 @@ function deriveDataKey(secretKeyBase64: string): DataKey {
 }
 
 export class SecretBox {
-  private readonly current: DataKey;
-  private readonly previous: DataKey | null;
+  // Private fields (#) stay out of JSON.stringify, util.inspect and any object a logger walks.
+  readonly #current: DataKey;
+  readonly #previous: DataKey | null;
+  readonly #onPlaintext: ((plaintext: string) => void) | undefined;
 
-  constructor(secretKey: string, previousSecretKey?: string) {
-    this.current = deriveDataKey(secretKey);
-    this.previous = previousSecretKey ? deriveDataKey(previousSecretKey) : null;
+  /**
+   * @param onPlaintext told of every plaintext sealed or opened (the app's log scrubber learns
+   *   the API keys this way, so none of them can reach a log line).
+   */
+  constructor(secretKey: string, previousSecretKey?: string, onPlaintext?: (plaintext: string) => void) {
+    this.#current = deriveDataKey(secretKey);
+    this.#previous = previousSecretKey ? deriveDataKey(previousSecretKey) : null;
+    this.#onPlaintext = onPlaintext;
   }
 
   get currentKeyId(): string {
-    return this.current.id;
+    return this.#current.id;
   }
 
   /** Encrypts under the current key. `context` (e.g. the user id) is bound as associated data, so a ciphertext moved to another row fails. */
   seal(plaintext: string, context: string): SealedValue {
+    this.#onPlaintext?.(plaintext);
     const nonce = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.current.bytes, nonce);
+    const cipher = createCipheriv("aes-256-gcm", this.#current.bytes, nonce);
     cipher.setAAD(Buffer.from(context, "utf8"));
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-    return { keyId: this.current.id, ciphertext: Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64") };
+    return { keyId: this.#current.id, ciphertext: Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64") };
   }
 
   /** Decrypts; throws SecretBoxError on an unknown key id or a failed authentication tag. */
   open(sealed: SealedValue, context: string): string {
-    const key = [this.current, this.previous].find((candidate) => candidate?.id === sealed.keyId);
+    const key = [this.#current, this.#previous].find((candidate) => candidate?.id === sealed.keyId);
     if (!key) throw new SecretBoxError("unknown_key");
     const raw = Buffer.from(sealed.ciphertext, "base64");
     if (raw.length < 12 + 16) throw new SecretBoxError("tampered");
+    let plaintext: string;
     try {
       const decipher = createDecipheriv("aes-256-gcm", key.bytes, raw.subarray(0, 12));
       decipher.setAAD(Buffer.from(context, "utf8"));
       decipher.setAuthTag(raw.subarray(raw.length - 16));
-      return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString("utf8");
+      plaintext = Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString("utf8");
     } catch {
       throw new SecretBoxError("tampered");
     }
+    this.#onPlaintext?.(plaintext);
+    return plaintext;
   }
 
   /** True when the value is under an older key and should be re-sealed. */
   needsRotation(sealed: SealedValue): boolean {
-    return sealed.keyId !== this.current.id;
+    return sealed.keyId !== this.#current.id;
   }
 }
 

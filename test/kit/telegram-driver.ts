@@ -11,6 +11,13 @@ export interface StartedFakeTelegram {
   /** For grammY: `new Bot(token, { client: { apiRoot } })`. */
   apiRoot: string;
   token: string;
+  /**
+   * Bot API methods (lower case) answered with this HTTP status before the fake sees them, while
+   * set: 500 (Telegram failing), 400 (a refused call) or 403 (the user blocked the bot).
+   */
+  failing: Map<string, 400 | 403 | 500>;
+  /** The raw bodies of the calls answered with a failure from `failing`, as the bot sent them. */
+  failedBodies: string[];
   close(): Promise<void>;
 }
 
@@ -27,9 +34,17 @@ export async function startFakeTelegram(options: Partial<FakeTelegramOptions> = 
   const token = options.token ?? TEST_BOT_TOKEN;
   const fake = createFakeTelegram({ ...options, token });
   const refused = new Set((kit.refuseMethods ?? []).map((method) => method.toLowerCase()));
-  const answer = (request: Request, env?: unknown) => {
+  const failing = new Map<string, 400 | 403 | 500>();
+  const failedBodies: string[] = [];
+  const FAILURE_DESCRIPTIONS = { 400: "Bad Request: refused by the test", 403: "Forbidden: bot was blocked by the user", 500: "Internal Server Error" } as const;
+  const answer = async (request: Request, env?: unknown) => {
     const method = /\/bot[^/]+\/([A-Za-z]+)$/.exec(new URL(request.url).pathname)?.[1]?.toLowerCase();
     if (method && refused.has(method)) return Response.json({ ok: false, error_code: 400, description: "Bad Request: refused by the test" }, { status: 400 });
+    const failure = method ? failing.get(method) : undefined;
+    if (failure) {
+      failedBodies.push(await request.text());
+      return Response.json({ ok: false, error_code: failure, description: FAILURE_DESCRIPTIONS[failure] }, { status: failure });
+    }
     return fake.app.fetch(request, env);
   };
   const { server, port } = await new Promise<{ server: Server; port: number }>((resolve) => {
@@ -41,6 +56,8 @@ export async function startFakeTelegram(options: Partial<FakeTelegramOptions> = 
     fake,
     apiRoot: `http://127.0.0.1:${port}`,
     token,
+    failing,
+    failedBodies,
     async close() {
       fake.close();
       // grammY keeps connections alive; without this, close() waits for them to time out.

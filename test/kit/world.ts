@@ -31,6 +31,8 @@ export interface WorldOptions {
   timeScale?: number;
   /** Bot API request and long-poll timeouts of the app (tests of polling robustness). */
   telegramTimeouts?: AppOptions["telegramTimeouts"];
+  /** Retries of a Bot API call answered with 5xx or 429 (tests of failure paths use 0). */
+  telegramServerErrorRetries?: number;
   /** Bot API methods the fake Telegram refuses with a 400 (e.g. setMyCommands). */
   refuseMethods?: readonly string[];
   /**
@@ -83,7 +85,7 @@ export async function startWorld(options: WorldOptions = {}) {
     MARKETPLACE_TIMEOUT_MS: "3000",
     ...options.env,
   };
-  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts });
+  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts, telegramServerErrorRetries: options.telegramServerErrorRetries });
   let allowRejectedCalls = options.allowRejectedCalls ?? false;
   let stopping: Promise<void> | null = null;
   let app: App = await boot();

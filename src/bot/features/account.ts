@@ -94,6 +94,7 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
       return;
     }
     const token = await rotateWebhookToken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
+    ctx.deps.rememberSecret(token);
     const { text, keyboard } = await webhookText(ctx, token);
     await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
   });
@@ -102,6 +103,7 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
     await ctx.answerCallbackQuery();
     if (!ctx.deps.config.PUBLIC_URL || !(await findCredential(ctx.deps.db, ctx.account.telegram_id))) return;
     const token = await rotateWebhookToken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
+    ctx.deps.rememberSecret(token);
     ctx.deps.logger.info({ userId: ctx.account.telegram_id }, "personal webhook token rotated; the old URL stopped working");
     const { text, keyboard } = await webhookText(ctx, token);
     await ctx.editMessageText(`${text}\n\n${ctx.tr("webhook-rotated")}`, { parse_mode: "HTML", reply_markup: keyboard });
