@@ -2,6 +2,7 @@ import type { Composer } from "grammy";
 import { InlineKeyboard } from "grammy";
 import { deleteFlow, flowExists, getFlow, setFlow, type FlowState } from "../db/repos/flows";
 import type { BotContext } from "./context";
+import { pressedButtonExists } from "./pressed-button";
 
 /**
  * Guided flows are small step machines persisted in the `flows` table: the step and the answers
@@ -42,6 +43,10 @@ export function installFlowRouter(composer: Composer<BotContext>, flows: FlowReg
     const handler = state ? flows.get(state.flow) : undefined;
     if (!state || !handler) {
       await ctx.answerCallbackQuery({ text: ctx.tr("flow-closed") });
+      return;
+    }
+    if (!pressedButtonExists(ctx)) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;
     }
     await ctx.answerCallbackQuery();

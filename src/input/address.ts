@@ -38,3 +38,11 @@ export function checkTronAddress(input: string): AddressCheck {
   const matches = checksum.every((byte, index) => byte === bytes[21 + index]);
   return matches ? { ok: true, address } : { ok: false, reason: "checksum" };
 }
+
+/**
+ * How one-line arguments tell an address from the other values: T and 20 or more word
+ * characters. Such an argument is the address, and {@link checkTronAddress} then decides.
+ */
+export function looksLikeAddress(token: string): boolean {
+  return /^T\w{20,}$/.test(token);
+}

@@ -88,11 +88,12 @@ export function isMarketplaceError(error: unknown, ...kinds: MarketplaceErrorKin
   return error instanceof MarketplaceError && (kinds.length === 0 || kinds.includes(error.kind));
 }
 
-const KIND_BY_CODE: Record<string, MarketplaceErrorKind> = {
-  "wallet.insufficient_balance": "insufficient_balance",
-  "api_key.insufficient_scope": "insufficient_scope",
-  "api_key.spend_limit_exceeded": "spend_limit",
-};
+// A Map, not an object: the code comes from the response body, and "constructor" must find nothing.
+const KIND_BY_CODE = new Map<string, MarketplaceErrorKind>([
+  ["wallet.insufficient_balance", "insufficient_balance"],
+  ["api_key.insufficient_scope", "insufficient_scope"],
+  ["api_key.spend_limit_exceeded", "spend_limit"],
+]);
 
 const KIND_BY_STATUS: Record<number, MarketplaceErrorKind> = {
   400: "bad_request",
@@ -108,7 +109,7 @@ const KIND_BY_STATUS: Record<number, MarketplaceErrorKind> = {
 
 /** The kind for an HTTP error: a known code decides, else the status. */
 export function kindFor(status: number, code: string | undefined): MarketplaceErrorKind {
-  const byCode = code === undefined ? undefined : KIND_BY_CODE[code];
+  const byCode = code === undefined ? undefined : KIND_BY_CODE.get(code);
   if (byCode) return byCode;
   return KIND_BY_STATUS[status] ?? (status >= 500 && status <= 599 ? "server" : "http");
 }

@@ -5,6 +5,7 @@ import type { BotContext } from "../context";
 import { editInPlace } from "../edit-in-place";
 import { endFlow, startFlow, type FlowRegistry } from "../flows";
 import { code, escapeHtml, shortAddress } from "../html";
+import { checkTronAddress, looksLikeAddress } from "../../input/address";
 
 /** Labels are short names for button texts and lists; longer ones are refused, not cut. */
 export const LABEL_MAX = 32;
@@ -14,13 +15,50 @@ export function addressButtonLabel(saved: Pick<SavedAddress, "address" | "label"
   return saved.label ? `${saved.label} (${shortAddress(saved.address)})` : shortAddress(saved.address);
 }
 
-/** A typed label, tidied: control characters and repeated spaces go; "-" clears the label. */
+/**
+ * A typed label, tidied: control characters and repeated spaces go; "-" clears the label.
+ * Direction overrides and isolates go too: shown before an address, they could turn it around.
+ * A label with nothing visible (only zero-width or format characters) is refused.
+ */
 export function readLabel(input: string): { ok: true; label: string | null } | { ok: false } {
-  // eslint-disable-next-line no-control-regex
-  const label = input.replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
+  const label = input
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .replace(/[\u202a-\u202e\u2066-\u2069]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
   if (label === "-") return { ok: true, label: null };
-  if (label.length === 0 || label.length > LABEL_MAX) return { ok: false };
+  if (label.length === 0 || label.length > LABEL_MAX || !/[^\s\p{Cf}]/u.test(label)) return { ok: false };
   return { ok: true, label };
+}
+
+/**
+ * The saved address behind an address button's answer ("@<reference>"), or undefined. Own keys
+ * only: "@toString" or "@__proto__" typed at the address step must not find a built-in.
+ */
+export function offeredAddress(offered: Record<string, string> | undefined, input: string): string | undefined {
+  if (!offered || !input.startsWith("@")) return undefined;
+  const reference = input.slice(1);
+  const address = Object.hasOwn(offered, reference) ? offered[reference] : undefined;
+  return typeof address === "string" ? address : undefined;
+}
+
+/** An address answer or argument, checked locally before any call: a saved address's button or a typed T… address. */
+export function readAddress(ctx: BotContext, input: string, offered?: Record<string, string>): { ok: true; value: string } | { ok: false; message: string } {
+  const check = checkTronAddress(offeredAddress(offered, input) ?? input);
+  return check.ok ? { ok: true, value: check.address } : { ok: false, message: ctx.tr(`input-address-${check.reason}`) };
+}
+
+/**
+ * The explanation for the one-line argument that reads as an address, when it is not a valid
+ * one; null otherwise. Commands call this before reading any options, so a bad address costs
+ * no marketplace call.
+ */
+export function badAddressArgument(ctx: BotContext, tokens: readonly string[]): string | null {
+  const token = tokens.find(looksLikeAddress);
+  if (token === undefined) return null;
+  const check = readAddress(ctx, token);
+  return check.ok ? null : check.message;
 }
 
 /** /addresses: the address book (last used first), each with a label and a remove button. */
@@ -49,8 +87,12 @@ export function addressesFeature(flows: FlowRegistry): Composer<BotContext> {
 
   composer.callbackQuery(/^ad:x:([A-Za-z0-9_-]{10})$/, async (ctx) => {
     const address = await resolveRef(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
+    if (!address) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
+      return;
+    }
     await ctx.answerCallbackQuery();
-    if (address) await removeAddress(ctx.deps.db, ctx.account.telegram_id, address);
+    await removeAddress(ctx.deps.db, ctx.account.telegram_id, address);
     const { text, keyboard } = await view(ctx);
     await editInPlace(ctx, text, keyboard);
   });

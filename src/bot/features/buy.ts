@@ -7,8 +7,11 @@ import { addTrx, compareTrx, sunToTrx, trxToSun } from "../../marketplace/money"
 import type { BotContext } from "../context";
 import { endFlow, type FlowRegistry } from "../flows";
 import { resourceText, trxText, volumeText } from "../format";
-import { code } from "../html";
+import { code, truncate } from "../html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../marketplace-access";
+import { pressedButtonExists } from "../pressed-button";
+import { splitArguments } from "../../input/arguments";
+import { badAddressArgument, readAddress } from "./addresses";
 import { sendCard, type CardKinds, type CardOutcome } from "./cards";
 import { askNextField, draftFromArguments, orderLimits, validateDraft, validateField, type DraftField, type OrderDraft } from "./order-params";
 import type { MenuActions } from "./start";
@@ -80,6 +83,11 @@ export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKi
   async function start(ctx: BotContext, args: string): Promise<void> {
     const client = await userClient(ctx);
     if (!client) return;
+    const badAddress = badAddressArgument(ctx, splitArguments(args));
+    if (badAddress) {
+      await ctx.reply(badAddress, { parse_mode: "HTML" });
+      return;
+    }
     let limits;
     try {
       limits = await orderLimits(ctx, client);
@@ -88,7 +96,7 @@ export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKi
     }
     const { draft, rejected } = draftFromArguments(args, limits);
     if (rejected !== null) {
-      await ctx.reply(ctx.tr("input-argument-bad", { value: rejected, usage: "/buy energy 65k 1h TAddress…" }), { parse_mode: "HTML" });
+      await ctx.reply(ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage: "/buy energy 65k 1h TAddress…" }), { parse_mode: "HTML" });
       return;
     }
     const valid = validateDraft(ctx, draft, limits, FIELDS);
@@ -104,6 +112,10 @@ export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKi
 
   // "Buy this" under a quote: the same values, then the address step.
   composer.callbackQuery(/^qb:([eb]):(\d{1,12}):([A-Za-z0-9]{1,8})$/, async (ctx) => {
+    if (!pressedButtonExists(ctx)) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
+      return;
+    }
     await ctx.answerCallbackQuery();
     const [, resource, volume, duration] = ctx.match;
     await start(ctx, `${resource === "e" ? "energy" : "bandwidth"} ${volume} ${duration}`);
@@ -114,13 +126,19 @@ export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKi
       const client = await userClient(ctx);
       if (!client) return;
       const draft = state.data as OrderDraft;
-      let limits;
-      try {
-        limits = await orderLimits(ctx, client);
-      } catch (error) {
-        return replyMarketplaceError(ctx, error, { read: true });
+      let check;
+      if (state.step === "address") {
+        // An address needs no options: a bad one is refused before any marketplace call.
+        check = readAddress(ctx, input, draft.offered);
+      } else {
+        let limits;
+        try {
+          limits = await orderLimits(ctx, client);
+        } catch (error) {
+          return replyMarketplaceError(ctx, error, { read: true });
+        }
+        check = validateField(ctx, state.step as DraftField, input, draft, limits);
       }
-      const check = validateField(ctx, state.step as DraftField, input, draft, limits);
       if (!check.ok) {
         await ctx.reply(check.message, { parse_mode: "HTML" });
         return;

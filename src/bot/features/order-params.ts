@@ -2,11 +2,11 @@ import { InlineKeyboard } from "grammy";
 import { recentAddresses } from "../../db/repos/addresses";
 import { refFor } from "../../db/repos/callback-refs";
 import type { MarketplaceClient, OrderOptions } from "../../marketplace";
-import { checkTronAddress } from "../../input/address";
+import { looksLikeAddress } from "../../input/address";
 import { splitArguments } from "../../input/arguments";
 import { checkBounds, parseDuration, parseResource, parseVolume, RESOURCES } from "../../input/volume";
 import type { BotContext } from "../context";
-import { addressButtonLabel } from "./addresses";
+import { addressButtonLabel, readAddress } from "./addresses";
 import { volumeText } from "../format";
 import { answerButton, startFlow } from "../flows";
 
@@ -73,7 +73,7 @@ export function draftFromArguments(text: string, limits: OrderLimits): { draft: 
       draft.resource = resource;
       continue;
     }
-    if (/^T\w{20,}$/.test(token) && !draft.address) {
+    if (looksLikeAddress(token) && !draft.address) {
       draft.address = token;
       continue;
     }
@@ -115,11 +115,8 @@ export function validateField(ctx: BotContext, field: DraftField, input: string,
       const duration = parseDuration(input, durations);
       return duration ? { ok: true, value: duration } : { ok: false, message: ctx.tr("input-duration-bad", { durations: durations.join(", ") }) };
     }
-    case "address": {
-      const offered = input.startsWith("@") ? draft.offered?.[input.slice(1)] : undefined;
-      const check = checkTronAddress(offered ?? input);
-      return check.ok ? { ok: true, value: check.address } : { ok: false, message: ctx.tr(`input-address-${check.reason}`) };
-    }
+    case "address":
+      return readAddress(ctx, input, draft.offered);
   }
 }
 

@@ -4,6 +4,7 @@ import { MarketplaceError, type MarketplaceClient } from "../../marketplace";
 import type { BotContext } from "../context";
 import { endFlow, type FlowRegistry } from "../flows";
 import { resourceText, sunPerUnit, trxText, volumeText } from "../format";
+import { truncate } from "../html";
 import { replyMarketplaceError } from "../marketplace-access";
 import { SecretBoxError } from "../../security/secret-box";
 import { askNextField, draftFromArguments, orderLimits, validateDraft, validateField, type DraftField, type OrderDraft } from "./order-params";
@@ -72,7 +73,7 @@ export function quoteFeature(flows: FlowRegistry, menu: MenuActions): Composer<B
     if (!limits) return;
     const { draft, rejected } = draftFromArguments(args, limits);
     if (rejected !== null) {
-      await ctx.reply(ctx.tr("input-argument-bad", { value: rejected, usage: "/quote energy 65k 1h" }), { parse_mode: "HTML" });
+      await ctx.reply(ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage: "/quote energy 65k 1h" }), { parse_mode: "HTML" });
       return;
     }
     const valid = validateDraft(ctx, draft, limits, FIELDS);

@@ -4,16 +4,16 @@ import { refFor } from "../../db/repos/callback-refs";
 import { markKeyBroken } from "../../db/repos/credentials";
 import { findPendingAction, setPendingActionPayload, wasAttempted, type PendingAction } from "../../db/repos/pending-actions";
 import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "../../marketplace";
-import { checkTronAddress } from "../../input/address";
+import { looksLikeAddress } from "../../input/address";
 import { checkBounds, parseDuration, parseVolume } from "../../input/volume";
 import type { BotContext } from "../context";
 import { editInPlace } from "../edit-in-place";
 import { answerButton, endFlow, startFlow, type FlowRegistry } from "../flows";
 import { trxText, volumeText } from "../format";
-import { code } from "../html";
+import { code, truncate } from "../html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../marketplace-access";
 import { cardKeyboard, sendCard, type CardButton, type CardKinds, type CardOutcome } from "./cards";
-import { addressButtonLabel } from "./addresses";
+import { addressButtonLabel, badAddressArgument, readAddress } from "./addresses";
 import { ruleCard, ruleCardText, ruleKind, type RuleKind } from "./rules-view";
 import type { MenuActions } from "./start";
 
@@ -105,11 +105,8 @@ type Check<T> = { ok: true; value: T } | { ok: false; message: string };
 /** `offered`: the address buttons of the guided step, whose answer is "@<reference>". */
 function validateRuleField(ctx: BotContext, field: RuleField, input: string, kind: RuleKind, options: AutomationOptions, offered?: Record<string, string>): Check<string> {
   switch (field) {
-    case "address": {
-      const chosen = input.startsWith("@") ? offered?.[input.slice(1)] : undefined;
-      const check = checkTronAddress(chosen ?? input);
-      return check.ok ? { ok: true, value: check.address } : { ok: false, message: ctx.tr(`input-address-${check.reason}`) };
-    }
+    case "address":
+      return readAddress(ctx, input, offered);
     case "minimal": {
       const parsed = parseVolume(input);
       return parsed.ok ? { ok: true, value: parsed.volume.toString() } : { ok: false, message: ctx.tr("input-minimal-bad") };
@@ -137,7 +134,7 @@ function draftFromArguments(ctx: BotContext, kind: RuleKind, text: string, optio
   const volumeSlots = fields.filter((field): field is "minimal" | "volume" => field === "minimal" || field === "volume");
   const raw: Partial<Record<RuleField, string>> = {};
   for (const token of text.split(/\s+/).filter(Boolean)) {
-    if (/^T\w{20,}$/.test(token) && raw.address === undefined) {
+    if (looksLikeAddress(token) && raw.address === undefined) {
       raw.address = token;
       continue;
     }
@@ -150,7 +147,7 @@ function draftFromArguments(ctx: BotContext, kind: RuleKind, text: string, optio
       raw[slot] = token;
       continue;
     }
-    return { ok: false, message: ctx.tr("input-argument-bad", { value: token, usage: USAGE[kind] }) };
+    return { ok: false, message: ctx.tr("input-argument-bad", { value: truncate(token, 40), usage: USAGE[kind] }) };
   }
   for (const field of fields) {
     const value = raw[field];
@@ -377,6 +374,11 @@ export function ruleCreationFeature(flows: FlowRegistry, _menu: MenuActions, car
   async function start(ctx: BotContext, kind: RuleKind | null, args: string): Promise<void> {
     const client = await userClient(ctx);
     if (!client) return;
+    const badAddress = kind ? badAddressArgument(ctx, args.split(/\s+/)) : null;
+    if (badAddress) {
+      await ctx.reply(badAddress, { parse_mode: "HTML" });
+      return;
+    }
     const options = await automationOptions(ctx, client);
     if (!options) return;
     if (!kind) return proceed(ctx, client, { guided: true }, options);
@@ -399,10 +401,18 @@ export function ruleCreationFeature(flows: FlowRegistry, _menu: MenuActions, car
     async answer(ctx, state, input) {
       const client = await userClient(ctx);
       if (!client) return;
-      const options = await automationOptions(ctx, client);
-      if (!options) return;
       const draft = { ...(state.data as RuleDraft) };
       const step = state.step as RuleStep;
+      if (step === "address") {
+        // An address needs no options: a bad one is refused before any marketplace call.
+        const check = readAddress(ctx, input, draft.offered);
+        if (!check.ok) {
+          await ctx.reply(check.message, { parse_mode: "HTML" });
+          return;
+        }
+      }
+      const options = await automationOptions(ctx, client);
+      if (!options) return;
       if (step === "kind") {
         const kind = parseKind(ctx, input);
         if (!kind) {

@@ -2,6 +2,7 @@ import { Composer, InlineKeyboard } from "grammy";
 import { findCredential } from "../../db/repos/credentials";
 import type { BotContext } from "../context";
 import { endFlow } from "../flows";
+import { truncate } from "../html";
 
 /** Areas reachable from the main menu; each runs the same code as its command. */
 export type MenuActions = Record<string, (ctx: BotContext) => Promise<void>>;
@@ -72,9 +73,14 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
   });
 
   composer.callbackQuery(/^m:([a-z]{1,20})$/, async (ctx) => {
-    const action = menu[ctx.match[1]!];
+    const area = ctx.match[1]!;
+    // Own entries only: "m:constructor" must not find the object's constructor.
+    const action = Object.hasOwn(menu, area) ? menu[area] : undefined;
+    if (!action) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
+      return;
+    }
     await ctx.answerCallbackQuery();
-    if (!action) return;
     await endFlow(ctx);
     await action(ctx);
   });
@@ -92,7 +98,7 @@ export function unhandledFeature(): Composer<BotContext> {
     const text = ctx.message.text;
     if (text.startsWith("/")) {
       const command = text.slice(1).split(/[\s@]/)[0] ?? "";
-      await ctx.reply(ctx.tr("unknown-command", { command }), { parse_mode: "HTML" });
+      await ctx.reply(ctx.tr("unknown-command", { command: truncate(command, 40) }), { parse_mode: "HTML" });
       return;
     }
     await ctx.reply(ctx.tr("unknown-text"), { parse_mode: "HTML" });

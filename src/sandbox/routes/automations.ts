@@ -41,14 +41,17 @@ const refillBody = z.object({ targetAddress: addressInput, minimal: int64Input, 
 const renewalBody = z.object({ targetAddress: addressInput, volume: int64Input, autoResume: autoResumeInput });
 const smartBody = z.object({ targetAddress: addressInput, autoResume: autoResumeInput });
 
-/** Preview type names: the spec's "refill"/"smart", plus "renewal"; the rule type literals are accepted too. */
-const PREVIEW_TYPES: Record<string, RuleType> = {
-  refill: "auto-refill",
-  "auto-refill": "auto-refill",
-  renewal: "auto-renewal",
-  "auto-renewal": "auto-renewal",
-  smart: "smart",
-};
+/**
+ * Preview type names: the spec's "refill"/"smart", plus "renewal"; the rule type literals are
+ * accepted too. A Map: `?type=constructor` must be refused, not find a built-in.
+ */
+const PREVIEW_TYPES = new Map<string, RuleType>([
+  ["refill", "auto-refill"],
+  ["auto-refill", "auto-refill"],
+  ["renewal", "auto-renewal"],
+  ["auto-renewal", "auto-renewal"],
+  ["smart", "smart"],
+]);
 
 export function registerAutomationRoutes(app: Hono<ApiEnv>, world: World): void {
   const view = (rule: Parameters<typeof ruleView>[0]) => ruleView(rule, world.settings.int64Format);
@@ -68,7 +71,7 @@ export function registerAutomationRoutes(app: Hono<ApiEnv>, world: World): void 
 
   app.get("/api/v1/automations/preview", requireScope("read"), (c) => {
     const rawType = c.req.query("type") || "refill";
-    const type = PREVIEW_TYPES[rawType];
+    const type = PREVIEW_TYPES.get(rawType);
     if (!type) throw validationError(400, `type must be refill, renewal or smart, got ${JSON.stringify(rawType)}`);
     let volume: number | null = null;
     let duration: Duration | null = null;
