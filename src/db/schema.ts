@@ -79,6 +79,8 @@ export interface CallbackRefsTable {
   telegram_id: number;
   value: string;
   created_at: number;
+  /** When it last went out on a button; retention counts from here. */
+  issued_at: number;
 }
 
 export interface OutboxTable {
@@ -179,6 +181,14 @@ export interface ConnectAttemptsTable {
   attempted_at: number;
 }
 
+/** Each user's current flood-limit window, shared by every replica (written on PostgreSQL only). */
+export interface UpdateWindowsTable {
+  telegram_id: number;
+  window_start: number;
+  /** Updates counted in the window so far, this one included. */
+  updates: number;
+}
+
 export interface Database {
   users: UsersTable;
   credentials: CredentialsTable;
@@ -198,4 +208,5 @@ export interface Database {
   chat_send: ChatSendTable;
   telegram_updates: TelegramUpdatesTable;
   connect_attempts: ConnectAttemptsTable;
+  update_windows: UpdateWindowsTable;
 }

@@ -16,10 +16,10 @@ import { checkFollowedOrders, followOrder } from "./order-follower";
 import { currentPollCycle, cycleHasUsersLeft, nextPollCycleId, openPollCycle, pollCycle, primeNotifications, type PollerDeps } from "./notification-poller";
 import { leasedBy, queueDepth } from "./outbox";
 import { withLease } from "../scale/leases";
-import { pruneTelegramUpdates } from "../scale/update-turns";
 import { createSenderApi, OutboxSender } from "./sender";
 import { releaseStuckCards } from "./stuck-cards";
-import { pruneWebhookEvents, registerMarketplaceWebhook } from "./webhook-receiver";
+import { registerMarketplaceWebhook } from "./webhook-receiver";
+import { runRetention, type RetentionReport } from "./retention";
 
 export interface PushDeps {
   db: Kysely<Database>;
@@ -55,6 +55,11 @@ export interface PushHandle {
   checkOrdersNow(telegramId?: number): Promise<number>;
   /** Gives back the cards a crash left in "processing" (done at start and on every cron tick). */
   releaseStuckCards(): Promise<number>;
+  /**
+   * Deletes what is past its retention window (on every cron tick). Under a lease, so one replica
+   * does it; null when another replica holds the lease.
+   */
+  runRetention(): Promise<RetentionReport | null>;
   sender: OutboxSender;
   start(api?: Api): void;
   stop(): Promise<void>;
@@ -185,6 +190,7 @@ export function startPush(deps: PushDeps): PushHandle {
     joinPoll,
     checkOrdersNow: (telegramId) => followPass({ now: true, ...(telegramId === undefined ? {} : { telegramId }) }),
     releaseStuckCards: () => releaseStuckCards(stuckCardDeps),
+    runRetention: () => withLease(deps.db, "cron:retention", replicaId, 60_000, () => runRetention({ db: deps.db, logger: deps.logger, now: deps.now })),
     sender,
     start(api) {
       sender.start(api ?? createSenderApi(deps.token, deps.apiRoot));
@@ -198,10 +204,7 @@ export function startPush(deps: PushDeps): PushHandle {
         // Every replica's tick names the same cycle (its scheduled second): the first opens it.
         const tick = Math.floor((context?.date ?? new Date()).getTime() / 1000) * 1000;
         void onTick(tick).catch((error: unknown) => deps.logger.error({ err: error }, "notification poll cycle failed"));
-        void withLease(deps.db, "cron:prune", replicaId, 60_000, async () => {
-          await pruneWebhookEvents(deps.db, deps.now());
-          await pruneTelegramUpdates(deps.db, Date.now());
-        }).catch(() => undefined);
+        void handle.runRetention().catch((error: unknown) => deps.logger.error({ err: error }, "retention pass failed; the next cron tick tries again"));
         releaseCards();
       });
       followTimer = setInterval(() => {

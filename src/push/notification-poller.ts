@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { FollowerDeps } from "./order-follower";
 import type { Database } from "../db/schema";
 import { scheduleCommit } from "../db/write-batcher";
@@ -103,10 +103,18 @@ interface PollTarget {
   failures: number;
 }
 
+/**
+ * How long after it was first seen a notification is remembered once it has left the first page.
+ * The poller reads only that page, so a notification pushed off it cannot come back, and one still
+ * on it is never forgotten, however old (it would be relayed again).
+ */
+export const SEEN_NOTIFICATION_MS = 4 * 86_400_000;
+
 /** The outcome of polling one user, written later together with other users' outcomes. */
 type PollOutcome =
   | { telegramId: number; kind: "skipped" }
-  | { telegramId: number; kind: "polled"; seen: string[]; alerts: Alert[] }
+  /** firstPage: the ids on the page now, when it changed (something new arrived); else null. */
+  | { telegramId: number; kind: "polled"; seen: string[]; alerts: Alert[]; firstPage: string[] | null }
   | { telegramId: number; kind: "failed"; failures: number; nextPollAt: number };
 
 async function loadTargets(db: Kysely<Database>, telegramIds: number[]): Promise<PollTarget[]> {
@@ -166,7 +174,7 @@ async function pollTarget(deps: PollerDeps, target: PollTarget): Promise<PollOut
       else if (alert) alerts.push(alert);
     }
   }
-  return { telegramId, kind: "polled", seen: fresh.filter((item) => !later.has(item.id)).map((item) => item.id), alerts };
+  return { telegramId, kind: "polled", seen: fresh.filter((item) => !later.has(item.id)).map((item) => item.id), alerts, firstPage: fresh.length > 0 ? ids : null };
 }
 
 /**
@@ -182,6 +190,11 @@ async function recordOutcomes(db: Kysely<Database>, outcomes: PollOutcome[], now
     const seenRows = outcomes.flatMap((outcome) => (outcome.kind === "polled" ? outcome.seen.map((id) => ({ telegram_id: outcome.telegramId, notification_id: id, seen_at: now })) : []));
     for (let start = 0; start < seenRows.length; start += 300) {
       await trx.insertInto("seen_notifications").values(seenRows.slice(start, start + 300)).onConflict((oc) => oc.doNothing()).execute();
+    }
+    // Only a page with something new can have pushed older notifications off it: the retention
+    // of seen notifications costs nothing on the polls that find nothing new.
+    for (const outcome of outcomes) {
+      if (outcome.kind === "polled" && outcome.firstPage !== null) await forgetSeenOffFirstPage(trx, outcome.telegramId, outcome.firstPage, now - SEEN_NOTIFICATION_MS);
     }
     for (const outcome of outcomes) {
       if (outcome.kind !== "polled") continue;
@@ -213,6 +226,12 @@ async function recordOutcomes(db: Kysely<Database>, outcomes: PollOutcome[], now
     }
     return queued;
   });
+}
+
+/** Forgets a user's notifications seen before `before` that are no longer on the first page. */
+async function forgetSeenOffFirstPage(trx: Transaction<Database>, telegramId: number, firstPage: string[], before: number): Promise<void> {
+  if (firstPage.length === 0) return;
+  await trx.deleteFrom("seen_notifications").where("telegram_id", "=", telegramId).where("seen_at", "<", before).where("notification_id", "not in", firstPage).execute();
 }
 
 /** Polls one user now (at link time, to prime); queues the notifications not yet relayed. */
@@ -430,4 +449,18 @@ function usersDueIn(db: Kysely<Database>, cycle: number, now: number) {
 export async function pollAll(deps: PollerDeps, owner = "local"): Promise<{ users: number; queued: number }> {
   const cycle = await openPollCycle(deps.db, owner, await nextPollCycleId(deps.db, Date.now()), deps.now());
   return pollCycle(deps, owner, cycle);
+}
+
+/**
+ * Deletes up to `limit` poll cycles opened before `before`, never the newest (the one replicas
+ * work on and the next id counts from). Returns how many went.
+ */
+export async function deletePollCyclesBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const newest = await currentPollCycle(db);
+  if (newest === null) return 0;
+  const result = await db
+    .deleteFrom("poll_cycles")
+    .where("id", "in", (eb) => eb.selectFrom("poll_cycles").select("id").where("id", "<", newest).where("opened_at", "<", before).limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -114,3 +114,17 @@ export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner 
   }
   return settled;
 }
+
+/**
+ * Deletes up to `limit` finished follows created before `before` (the retention job). Kept as long
+ * as a card can still be pressed: checking an old card again finds its order, and a follow still
+ * on record stops that order from being followed, and alerted on, a second time.
+ */
+export async function deleteFinishedFollowsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("followed_orders")
+    .where("order_id", "in", (eb) => eb.selectFrom("followed_orders").select("order_id").where("done", "=", 1).where("created_at", "<", before).limit(limit))
+    .where("done", "=", 1)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -158,3 +158,24 @@ export async function queueDepth(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom("outbox").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "queued").executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/**
+ * Deletes up to `limit` finished rows: sent before `before`, or dropped with their last attempt
+ * before it (the retention job). A queued row is never touched, whatever its age. Deleting a row
+ * frees its dedupe key, so `before` must lie past every path's own dedupe window. Returns how many went.
+ */
+export async function deleteFinishedAlerts(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const sent = await db
+    .deleteFrom("outbox")
+    .where("id", "in", (eb) => eb.selectFrom("outbox").select("id").where("status", "=", "sent").where("sent_at", "<", before).limit(limit))
+    .where("status", "=", "sent")
+    .executeTakeFirst();
+  const left = limit - Number(sent.numDeletedRows);
+  if (left <= 0) return limit;
+  const dropped = await db
+    .deleteFrom("outbox")
+    .where("id", "in", (eb) => eb.selectFrom("outbox").select("id").where("status", "=", "dropped").where("next_attempt_at", "<", before).limit(left))
+    .where("status", "=", "dropped")
+    .executeTakeFirst();
+  return Number(sent.numDeletedRows) + Number(dropped.numDeletedRows);
+}

@@ -10,6 +10,9 @@ import type { Logger } from "../logger";
 import type { ServerEnv } from "../server/create-server";
 import { settlementAlert, settlementKey, type FinalState, type OrderFacts, type Recipient, type Translations } from "./alerts";
 import { scheduleCommit } from "../db/write-batcher";
+import { findUserByWebhookToken } from "../db/repos/webhook-tokens";
+import { clientAddress } from "../server/client-address";
+import { UnknownTokenLimiter } from "./unknown-token-limit";
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 
@@ -81,6 +84,8 @@ export interface WebhookReceiverDeps {
   onQueued: () => void;
   /** Most requests one group commit carries (default 512). */
   maxBatch?: number;
+  /** Counts unknown tokens per client address (default: UNKNOWN_TOKEN_LIMIT, in this process). */
+  unknownTokens?: UnknownTokenLimiter;
   /**
    * Least time between the starts of two group commits, in ms (default 3). Each commit is an
    * fsync that holds the event loop; spacing them lets a busy stream share one, while a lone
@@ -336,23 +341,47 @@ class IngestBatcher {
  * acknowledged and queues nothing. Answers: 404 unknown token, 413 over 64 KiB, 401 bad signature
  * (with a secret set), 400 malformed JSON, 422 no recognisable event name (or an order event
  * without an order); 200 and nothing queued for any other event name.
+ *
+ * A client address past its limit of unknown tokens gets 429 with Retry-After instead of 404, its
+ * body unread. A known token is served whatever its address's count: behind a load balancer every
+ * client shares one address, and the marketplace's deliveries must not pay for someone's guessing.
  */
 export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
   const batcher = new IngestBatcher(deps);
+  const unknownTokens = deps.unknownTokens ?? new UnknownTokenLimiter();
   return (app: Hono<ServerEnv>) => {
     app.post("/webhooks/marketplace/:token", async (c: Context<ServerEnv>) => {
       const declared = Number(c.req.header("content-length") ?? "0");
       if (declared > WEBHOOK_BODY_LIMIT) return c.json({ error: "body too large" }, 413);
       const token = c.req.param("token") ?? "";
-      if (token.length < 16 || token.length > 128) return c.json({ error: "unknown token" }, 404);
+      const address = clientAddress(c);
+      const wait = unknownTokens.waitFor(address, deps.now());
+      if (wait > 0 && (await findUserByWebhookToken(deps.db, token)) === undefined) {
+        c.header("Retry-After", String(Math.ceil(wait / 1000)));
+        return c.json({ error: "too many requests for unknown tokens" }, 429);
+      }
+      if (token.length < 16 || token.length > 128) {
+        unknownTokens.record(address, deps.now());
+        return c.json({ error: "unknown token" }, 404);
+      }
       const raw = await c.req.text();
       const outcome = await batcher.submit(hashToken(token), judge(deps, raw, c.req.header(deps.signatureHeader)));
+      if (outcome.status === 404) unknownTokens.record(address, deps.now());
       return c.json(outcome.body, outcome.status);
     });
   };
 }
 
-/** Dedupe keys are kept 4 days (senders retry for up to 3). */
-export async function pruneWebhookEvents(db: Kysely<Database>, now: number): Promise<void> {
-  await db.deleteFrom("webhook_events").where("received_at", "<", now - 4 * 86_400_000).execute();
+/** How long a webhook's dedupe key is kept: 4 days (senders retry for up to 3). */
+export const WEBHOOK_DEDUPE_MS = 4 * 86_400_000;
+
+/** Forgets dedupe keys past WEBHOOK_DEDUPE_MS, at most `limit` of them a call. Returns how many went. */
+export async function pruneWebhookEvents(db: Kysely<Database>, now: number, limit = 10_000): Promise<number> {
+  const before = now - WEBHOOK_DEDUPE_MS;
+  const result = await db
+    .deleteFrom("webhook_events")
+    .where("dedupe_key", "in", (eb) => eb.selectFrom("webhook_events").select("dedupe_key").where("received_at", "<", before).limit(limit))
+    .where("received_at", "<", before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

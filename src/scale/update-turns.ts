@@ -104,7 +104,20 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
   };
 }
 
-/** Finished updates are kept a day for redelivery dedupe. */
-export async function pruneTelegramUpdates(db: Kysely<Database>, now: number): Promise<void> {
-  await db.deleteFrom("telegram_updates").where("done", "=", 1).where("received_at", "<", now - 86_400_000).execute();
+/** How long a received update is remembered for redelivery dedupe (Telegram gives up well before). */
+export const UPDATE_DEDUPE_MS = 86_400_000;
+
+/**
+ * Forgets updates received over UPDATE_DEDUPE_MS ago that nobody holds: finished ones, and those
+ * whose handler died with its replica (their lease ran out). At most `limit` a call; wall-clock
+ * `now`, as the turns' own times. Returns how many went.
+ */
+export async function pruneTelegramUpdates(db: Kysely<Database>, now: number, limit = 10_000): Promise<number> {
+  const before = now - UPDATE_DEDUPE_MS;
+  const result = await db
+    .deleteFrom("telegram_updates")
+    .where("update_id", "in", (eb) => eb.selectFrom("telegram_updates").select("update_id").where("received_at", "<", before).where("lease_until", "<", now).limit(limit))
+    .where("lease_until", "<", now)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -1,34 +1,72 @@
 import type { MiddlewareFn } from "grammy";
+import type { Kysely } from "kysely";
 import type { BotContext } from "../context";
+import type { Database } from "../../db/schema";
+import { isPostgres } from "../../db/dialect";
+import { countUpdateInWindow } from "../../db/repos/update-windows";
 import { deleteDroppedKey } from "./secret-paste";
 
-const WINDOW_MS = 10_000;
-const MAX_UPDATES = 20;
+export const FLOOD_WINDOW_MS = 10_000;
+export const FLOOD_MAX_UPDATES = 20;
+
+/** Counts a user's updates in their current window: the place of this one (1 for the first). */
+export interface UpdateCounter {
+  count(userId: number, now: number): Promise<number>;
+}
+
+/** One process's count (SQLite: one process by design). A restart forgets it, which costs nothing. */
+export function memoryUpdateCounter(): UpdateCounter {
+  const windows = new Map<number, { start: number; count: number }>();
+  return {
+    async count(userId, now) {
+      let window = windows.get(userId);
+      if (!window || now - window.start > FLOOD_WINDOW_MS) {
+        window = { start: now, count: 0 };
+        windows.set(userId, window);
+        if (windows.size > 50_000) for (const [id, w] of windows) if (now - w.start > FLOOD_WINDOW_MS) windows.delete(id);
+      }
+      window.count += 1;
+      return window.count;
+    },
+  };
+}
+
+/** Every replica's count in one row per user: one upsert per update (PostgreSQL, shared by replicas). */
+export function databaseUpdateCounter(db: Kysely<Database>): UpdateCounter {
+  return { count: (userId, now) => countUpdateInWindow(db, userId, now, FLOOD_WINDOW_MS) };
+}
+
+/** The counter for this database: shared through it on PostgreSQL, in memory on SQLite. */
+export function updateCounterFor(db: Kysely<Database>): UpdateCounter {
+  return isPostgres(db) ? databaseUpdateCounter(db) : memoryUpdateCounter();
+}
 
 /**
  * Per-user flood control: more than 20 updates in 10 s gets one polite warning, then the rest of
- * the window is dropped. In memory on purpose: it protects this process, and losing it on a
- * restart costs nothing. Wallet secrets are deleted by the guard before this runs; a dropped
- * message carrying an API key is still deleted here.
+ * the window is dropped. The count holds across replicas when they share PostgreSQL, so a load
+ * balancer spreading a user's updates does not multiply the limit; only the update that crosses
+ * the limit warns, whichever replica has it. Wallet secrets are deleted by the guard before this
+ * runs; a dropped message carrying an API key is still deleted here.
  */
-export function rateLimit(): MiddlewareFn<BotContext> {
-  const windows = new Map<number, { start: number; count: number; warned: boolean }>();
+export function rateLimit(counter?: UpdateCounter): MiddlewareFn<BotContext> {
+  let chosen = counter;
   return async (ctx, next) => {
     const userId = ctx.from?.id;
     if (userId === undefined) return next();
-    const now = ctx.deps.now();
-    let window = windows.get(userId);
-    if (!window || now - window.start > WINDOW_MS) {
-      window = { start: now, count: 0, warned: false };
-      windows.set(userId, window);
-      if (windows.size > 50_000) for (const [id, w] of windows) if (now - w.start > WINDOW_MS) windows.delete(id);
+    chosen ??= updateCounterFor(ctx.deps.db);
+    let place: number;
+    try {
+      place = await chosen.count(userId, ctx.deps.now());
+    } catch (error) {
+      // The database is what failed; the update's own handling will meet it too. Letting it
+      // through keeps a brief outage from reading as a flood.
+      ctx.deps.logger.warn({ err: error, userId }, "flood limit could not be counted; update let through");
+      return next();
     }
-    window.count += 1;
-    if (window.count <= MAX_UPDATES) return next();
+    if (place <= FLOOD_MAX_UPDATES) return next();
     await deleteDroppedKey(ctx);
     if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
-    if (!window.warned) {
-      window.warned = true;
+    if (place === FLOOD_MAX_UPDATES + 1) {
       ctx.deps.logger.warn({ userId }, "flood: updates dropped for the rest of the window");
       await ctx.reply(ctx.tr("flood-warning"), { parse_mode: "HTML" });
     }

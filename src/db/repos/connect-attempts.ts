@@ -30,3 +30,12 @@ export async function tryConnectAttempt(db: Kysely<Database>, telegramId: number
   await db.deleteFrom("connect_attempts").where("id", "=", id).execute();
   return false;
 }
+
+/** Deletes up to `limit` attempts made before `before` (the retention job, for a bot nobody /connects to). */
+export async function deleteConnectAttemptsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("connect_attempts")
+    .where("id", "in", (eb) => eb.selectFrom("connect_attempts").select("id").where("attempted_at", "<", before).limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -71,3 +71,19 @@ export async function setPendingActionPayload(db: Kysely<Database>, id: string, 
   const update = await db.updateTable("pending_actions").set({ payload: JSON.stringify(payload) }).where("id", "=", id).where("state", "=", "pending").executeTakeFirst();
   return Number(update.numUpdatedRows) > 0;
 }
+
+/**
+ * Deletes up to `limit` cards whose state last changed before `before` (the retention job), in
+ * any state but "processing": such a card is mid-Confirm, and the stuck-card release gives it back
+ * as pending with a fresh date instead. Returns how many went.
+ */
+export async function deletePendingActionsChangedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("pending_actions")
+    .where("id", "in", (eb) => eb.selectFrom("pending_actions").select("id").where("updated_at", "<", before).where("state", "!=", "processing").limit(limit))
+    // Repeated outside: a card pressed while this runs is kept (PostgreSQL rechecks the new row).
+    .where("updated_at", "<", before)
+    .where("state", "!=", "processing")
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,36 @@
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../schema";
+
+/**
+ * Counts one update of a user in their flood-limit window and returns its place in the window
+ * (1 for the first). A window opens at a user's first update and lasts `windowMs`; the next update
+ * after it opens a new one. One upsert, so replicas counting the same user at once each get their
+ * own place: exactly one of them sees any given number.
+ */
+export async function countUpdateInWindow(db: Kysely<Database>, telegramId: number, now: number, windowMs: number): Promise<number> {
+  const expired = sql<boolean>`update_windows.window_start < ${now - windowMs}`;
+  const row = await db
+    .insertInto("update_windows")
+    .values({ telegram_id: telegramId, window_start: now, updates: 1 })
+    .onConflict((oc) =>
+      oc.column("telegram_id").doUpdateSet({
+        // Both read the row as it was before this update.
+        window_start: sql<number>`case when ${expired} then ${now} else update_windows.window_start end`,
+        updates: sql<number>`case when ${expired} then 1 else update_windows.updates + 1 end`,
+      }),
+    )
+    .returning("updates")
+    .executeTakeFirstOrThrow();
+  return Number(row.updates);
+}
+
+/** Deletes up to `limit` windows opened before `before` (the retention job). Returns how many went. */
+export async function deleteUpdateWindowsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("update_windows")
+    .where("telegram_id", "in", (eb) => eb.selectFrom("update_windows").select("telegram_id").where("window_start", "<", before).limit(limit))
+    // Repeated outside: a window reopened while this runs is kept (PostgreSQL rechecks the new row).
+    .where("window_start", "<", before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
