@@ -13,6 +13,10 @@ COPY locales ./locales
 RUN npm run build
 
 FROM node:24-bookworm-slim
+# HOST=0.0.0.0 so the published port reaches the server. Without BOT_TOKEN that would serve the
+# local playground (demo key, every simulated user) to the network, so the container refuses to
+# start and says so; PLAYGROUND_PUBLIC is deliberately not set here: exposing the playground is
+# the operator's explicit choice (docker run -e PLAYGROUND_PUBLIC=true …), never the image's.
 ENV NODE_ENV=production \
     DATABASE_URL=file:/data/bot.db \
     HOST=0.0.0.0 \

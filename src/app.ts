@@ -53,6 +53,8 @@ export interface AppOptions {
   marketplaceBackoffMs?: number;
   /** Bot API request and long-poll timeouts (tests shorten them). */
   telegramTimeouts?: Partial<TelegramTimeouts>;
+  /** Retries of a Bot API call answered with 5xx or 429 (default 3; tests of failure paths use 0). */
+  telegramServerErrorRetries?: number;
 }
 
 export interface App {
@@ -72,6 +74,17 @@ export interface App {
 }
 
 const LOCALES_DIR = join(projectRoot(), "locales");
+
+/** The password inside a database URL (postgres://user:password@host/db), as written and decoded. */
+function databasePasswords(databaseUrl: string): string[] {
+  if (!/^postgres(ql)?:/i.test(databaseUrl)) return [];
+  try {
+    const password = new URL(databaseUrl).password;
+    return password ? [password, decodeURIComponent(password)] : [];
+  } catch {
+    return [];
+  }
+}
 
 /** The Telegram webhook secret, derived from SECRET_KEY so every replica agrees without another variable. */
 export function telegramWebhookSecret(secretKey: string): string {
@@ -93,6 +106,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   scrubber.add(config.BOT_TOKEN);
   scrubber.add(config.SECRET_KEY);
   scrubber.add(config.SECRET_KEY_PREVIOUS);
+  scrubber.add(config.MARKETPLACE_WEBHOOK_SECRET);
+  for (const password of databasePasswords(config.DATABASE_URL)) scrubber.add(password);
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: !options.logDestination && config.NODE_ENV !== "production" && process.stdout.isTTY, scrubber, destination: options.logDestination });
 
   let secretKey = config.SECRET_KEY;
@@ -106,7 +121,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       logger.warn({ path: generated.path }, "SECRET_KEY is not set: using the generated key from the data folder");
     }
   }
-  const box = new SecretBox(secretKey, config.SECRET_KEY_PREVIOUS);
+  scrubber.add(telegramWebhookSecret(secretKey));
+  const box = new SecretBox(secretKey, config.SECRET_KEY_PREVIOUS, (apiKey) => scrubber.addUserSecret(apiKey));
 
   const { db, path: dbPath, dialect } = await openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
   await migrateToLatest(db);
@@ -129,20 +145,27 @@ export async function startApp(options: AppOptions): Promise<App> {
     logger.info({ marketplace: marketplaceUrl }, "using the marketplace at MARKETPLACE_URL");
   }
 
+  // Every key a call is made with (a stored one, or one offered to /connect) is scrubbed from logs.
   const marketplace = (apiKey?: () => string) =>
     createMarketplaceClient({
       baseUrl: marketplaceUrl,
-      apiKey,
+      apiKey: apiKey && (() => {
+        const key = apiKey();
+        scrubber.addUserSecret(key);
+        return key;
+      }),
       timeoutMs: config.MARKETPLACE_TIMEOUT_MS,
       backoffBaseMs: options.marketplaceBackoffMs,
       onCall: (info) => metrics.apiCalls.inc({ method: info.method, route: info.route, outcome: info.outcome }),
     });
 
+  // The playground stays on this machine unless HOST says otherwise (and parseConfig allowed it).
+  const host = config.HOST ?? (config.playground ? "127.0.0.1" : "0.0.0.0");
   let playground: PlaygroundHandle | null = null;
   let token = config.BOT_TOKEN;
   let apiRoot = config.TELEGRAM_API_ROOT!;
   if (config.playground) {
-    playground = await startPlayground({ logger, sandbox });
+    playground = await startPlayground({ logger, sandbox, address: { host, publicUrl: config.PUBLIC_URL ?? null } });
     stops.push(() => playground!.stop());
     token = playground.token;
     apiRoot = playground.apiRoot;
@@ -165,8 +188,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     i18n,
     followOrder: (telegramId, orderId) => push.followOrder(telegramId, orderId),
     onLinked: (telegramId) => push.primeNotifications(telegramId),
+    rememberSecret: (value) => scrubber.addUserSecret(value),
   };
-  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget });
+  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget, serverErrorRetries: options.telegramServerErrorRetries });
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
@@ -177,7 +201,6 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
   await bot.init();
-  const host = config.HOST ?? (config.playground ? "127.0.0.1" : "0.0.0.0");
   const server: ServerType = await new Promise((resolve) => {
     const started = serve({ fetch: http.fetch, port: config.PORT, hostname: host }, () => resolve(started));
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isLoopbackHost } from "./listen-address";
 
 /**
  * Every setting the bot reads, from the environment (and `.env`, loaded by main before this runs).
@@ -110,6 +111,11 @@ export const configSchema = z.object({
   ),
   /** This replica's name in /readyz and /metrics. */
   REPLICA_ID: z.preprocess(blankToUndefined, z.string().max(100, "expected at most 100 characters").optional()),
+  /** The one way to let the playground listen on a non-loopback HOST: it must be asked for in so many words. */
+  PLAYGROUND_PUBLIC: z.preprocess(
+    (value) => (typeof value === "string" ? value.trim().toLowerCase() : value) || "false",
+    z.enum(["true", "false"], { message: "expected true or false" }).transform((value) => value === "true"),
+  ),
 });
 
 export type Config = z.infer<typeof configSchema> & {
@@ -131,8 +137,23 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
   if (config.BOT_MODE === "webhook" && !config.PUBLIC_URL) problems.push("PUBLIC_URL: required when BOT_MODE=webhook (the https origin Telegram posts updates to)");
   if (config.BOT_MODE === "webhook" && !config.BOT_TOKEN) problems.push("BOT_TOKEN: required when BOT_MODE=webhook");
   if (config.SECRET_KEY_PREVIOUS && !config.SECRET_KEY) problems.push("SECRET_KEY: required when SECRET_KEY_PREVIOUS is set (the new key of the rotation)");
+  if (!config.BOT_TOKEN && config.HOST && !isLoopbackHost(config.HOST) && !config.PLAYGROUND_PUBLIC) problems.push(playgroundExposureProblem(config.HOST));
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, config: { ...config, playground: !config.BOT_TOKEN } };
+}
+
+/**
+ * Without BOT_TOKEN the server is the local playground, which holds the sandbox's demo key and lets
+ * its visitor act as any simulated user: on a network address that is everyone's, so it takes an
+ * explicit PLAYGROUND_PUBLIC=true (the Docker image's HOST=0.0.0.0 alone is not enough).
+ */
+function playgroundExposureProblem(host: string): string {
+  return (
+    `PLAYGROUND_PUBLIC: HOST=${host} is not a loopback address and BOT_TOKEN is unset, so the local playground would be served to the network. ` +
+    "That is dangerous: anyone who can reach the port acts as any simulated user, drives the sandbox and reads the demo API key. " +
+    "Set HOST=127.0.0.1 (or leave HOST unset) to keep it on this machine, or set BOT_TOKEN to run the real bot; " +
+    "to expose the playground on purpose, set PLAYGROUND_PUBLIC=true (for example PLAYGROUND_PUBLIC=true npm start, or docker run -e PLAYGROUND_PUBLIC=true …)."
+  );
 }
 
 /** The folder beside a file database (where a generated SECRET_KEY is kept); ./data otherwise. */

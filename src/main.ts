@@ -39,9 +39,9 @@ async function main(): Promise<void> {
       ...(exposed
         ? [
             "│",
-            `│ WARNING: HOST=${host} is not a loopback address: anyone who can reach this port can`,
-            "│ chat as any simulated user, drive the sandbox and read the demo key. Set HOST=127.0.0.1,",
-            "│ or set BOT_TOKEN to run the real bot (the playground then does not exist).",
+            `│ WARNING: HOST=${host} is not a loopback address and PLAYGROUND_PUBLIC=true: anyone who can`,
+            "│ reach this port can chat as any simulated user, drive the sandbox and read the demo key.",
+            "│ Set HOST=127.0.0.1, or BOT_TOKEN to run the real bot (the playground then does not exist).",
           ]
         : []),
       "└────────────────────────────────────────────────────────────────",
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join("\n")}\n`);
     // The same facts for whoever reads only the structured log (no demo key: it is shown above only).
     app.logger.info({ url: `${app.url}/play`, telegram: "simulated (local Bot API stand-in)", marketplace: app.sandbox ? "embedded sandbox (no real TRX)" : app.marketplaceUrl }, "local playground ready: open the url");
-    if (exposed) app.logger.warn({ host }, "the playground listens on a non-loopback address: anyone who can reach it can act as any simulated user and read the demo key; set HOST=127.0.0.1 or BOT_TOKEN");
+    if (exposed) app.logger.warn({ host }, "the playground listens on a non-loopback address (PLAYGROUND_PUBLIC=true): anyone who can reach it can act as any simulated user and read the demo key; set HOST=127.0.0.1 or BOT_TOKEN");
   } else if (app.sandbox) {
     process.stdout.write(`Embedded sandbox marketplace at ${app.sandbox.url} (no real TRX). Demo API key: ${app.sandbox.demoApiKey}\n`);
   }

@@ -7,7 +7,7 @@ import type { Logger } from "../logger";
 import type { ServerEnv } from "../server/create-server";
 import { projectRoot } from "../paths";
 import type { FakeEvent, FakeTelegram, FakeUser } from "../telegram-fake";
-import { playgroundGuard } from "./guard";
+import { playgroundGuard, type PlaygroundAddress } from "./guard";
 import { createSandboxPanel, PanelError, type PanelHooks } from "./sandbox-panel";
 import { LANGUAGES, type PlaygroundState, type PlayUser } from "./state";
 import { eventView, messageView, callView, transcriptText, type EventView } from "./views";
@@ -22,6 +22,8 @@ export interface PlaygroundRouteDeps {
   /** Streams to end when the playground stops. */
   streams: Set<() => void>;
   botUsername?: string;
+  /** Where the server listens: requests must name it (see playgroundGuard). */
+  address: PlaygroundAddress;
 }
 
 const PUBLIC_DIR = join(projectRoot(), "src", "playground", "public") + sep;
@@ -54,8 +56,9 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
   const fakeUser = (user: PlayUser): FakeUser => ({ id: user.id, firstName: user.firstName, languageCode: user.languageCode });
 
   return (app: Hono<ServerEnv>) => {
-    app.use("/play", playgroundGuard());
-    app.use("/play/*", playgroundGuard());
+    const guard = playgroundGuard(deps.address);
+    app.use("/play", guard);
+    app.use("/play/*", guard);
 
     for (const [route, file] of Object.entries(ASSETS)) {
       const type = CONTENT_TYPES[file.split(".").pop()!]!;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { get } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { startApp, type App } from "../../src/app";
+import { ConfigError, startApp, type App } from "../../src/app";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
 import { createSandbox } from "../../src/sandbox";
 import { serve } from "@hono/node-server";
@@ -28,6 +28,11 @@ function playgroundEnv(extra: Record<string, string> = {}): Record<string, strin
   return { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent", ...extra };
 }
 
+/** What a browser sends with the page's POSTs: the content type and the playground's own origin. */
+function pageHeaders(app: App, contentType = "application/json"): Record<string, string> {
+  return { "content-type": contentType, origin: new URL(app.url).origin };
+}
+
 async function waitFor<T>(read: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -36,6 +41,17 @@ async function waitFor<T>(read: () => Promise<T | undefined | false>, what: stri
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The status of GET /play/api/config sent with this `Host` header (fetch cannot set Host). */
+function statusWithHost(url: string, host: string): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise<number>((resolve, reject) => {
+    get({ hostname, port, path: "/play/api/config", headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }).on("error", reject);
+  });
 }
 
 /** Reads server-sent events from a stream until `count` events arrived (or the time is up). */
@@ -74,7 +90,7 @@ async function readEvents(url: string, headers: Record<string, string>, count: n
 function playClient(app: App, userId: number) {
   const base = `${app.url}/play/api`;
   const request = async (path: string, body: object) => {
-    const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${base}${path}`, { method: "POST", headers: pageHeaders(app), body: JSON.stringify(body) });
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
   const post = async (path: string, body: object) => {
@@ -123,7 +139,7 @@ describe("the local playground's JSON and SSE interface", () => {
 
     const base = `${app.url}/play/api`;
     const post = async (path: string, body: object) => {
-      const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const response = await fetch(`${base}${path}`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify(body) });
       const json = (await response.json()) as Record<string, unknown>;
       if (!response.ok) throw new Error(`${path} → ${response.status} ${JSON.stringify(json)}`);
       return json;
@@ -220,9 +236,9 @@ describe("the local playground's JSON and SSE interface", () => {
     expect(after.rejections[1]!.description).toContain("query ID is invalid");
 
     // Sandbox panel: bad input is refused.
-    const bad = await fetch(`${base}/sandbox/fire-rule`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ruleId: "nope" }) });
+    const bad = await fetch(`${base}/sandbox/fire-rule`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify({ ruleId: "nope" }) });
     expect(bad.status).toBe(404);
-    const noWebhook = await fetch(`${base}/sandbox/webhook`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: USER }) });
+    const noWebhook = await fetch(`${base}/sandbox/webhook`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify({ userId: USER }) });
     expect(noWebhook.status).toBe(409);
   });
 
@@ -230,7 +246,7 @@ describe("the local playground's JSON and SSE interface", () => {
     app = await startApp({ env: playgroundEnv({ PUBLIC_URL: "https://playground.invalid" }), perChatMinTimeMs: 0 });
     const base = `${app.url}/play/api`;
     const post = async (path: string, body: object) => {
-      const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const response = await fetch(`${base}${path}`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify(body) });
       return { status: response.status, json: (await response.json()) as Record<string, unknown> };
     };
     const say = async (text: string) => (await post("/send", { userId: 5150, text, waitMs: 5000 })).json as { replies: Array<{ kind: string; message: MessageView }> };
@@ -259,7 +275,7 @@ describe("the local playground's JSON and SSE interface", () => {
     app = await startApp({ env: playgroundEnv(), perChatMinTimeMs: 0 });
     const base = `${app.url}/play/api`;
     const send = (text: string) =>
-      fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: 77, text, waitMs: 3000 }) });
+      fetch(`${base}/send`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify({ userId: 77, text, waitMs: 3000 }) });
     await send("/help");
     const all = await readEvents(`${base}/events?since=0&userId=77`, {}, 2);
     expect(all.length).toBe(2);
@@ -279,20 +295,23 @@ describe("the local playground's JSON and SSE interface", () => {
     const [next] = await live;
     expect(next!.data.kind).toBe("user_message");
 
-    const text = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify({ userId: 77, text: "/start" }) });
+    const text = await fetch(`${base}/send`, { method: "POST", headers: pageHeaders(app!, "text/plain"), body: JSON.stringify({ userId: 77, text: "/start" }) });
     expect(text.status).toBe(415);
     const cross = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json", origin: "https://evil.example" }, body: JSON.stringify({ userId: 77, text: "/start" }) });
     expect(cross.status).toBe(403);
     // A DNS-rebinding page reaches the port under its own domain name (fetch cannot forge Host).
-    const rebound = await new Promise<number>((resolve, reject) => {
-      const { hostname, port } = new URL(app!.url);
-      get({ hostname, port, path: "/play/api/config", headers: { host: "evil.example" } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      }).on("error", reject);
-    });
-    expect(rebound).toBe(403);
-    const badUser = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: "x", text: "hi" }) });
+    expect(await statusWithHost(app.url, "evil.example")).toBe(403);
+    // On a loopback HOST the server has loopback names only: another address is not its own either.
+    const { port } = new URL(app.url);
+    expect(await statusWithHost(app.url, `10.0.0.7:${port}`)).toBe(403);
+    expect(await statusWithHost(app.url, `localhost:${port}`)).toBe(200);
+    // Every POST names its origin, and it must be this page's.
+    const noOrigin = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: 77, text: "/start" }) });
+    expect(noOrigin.status).toBe(403);
+    expect(((await noOrigin.json()) as { error: string }).error).toContain("Origin");
+    const otherPort = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json", origin: "http://127.0.0.1:1" }, body: JSON.stringify({ userId: 77, text: "/start" }) });
+    expect(otherPort.status).toBe(403);
+    const badUser = await fetch(`${base}/send`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify({ userId: "x", text: "hi" }) });
     expect(badUser.status).toBe(400);
   });
 
@@ -303,6 +322,25 @@ describe("the local playground's JSON and SSE interface", () => {
     expect((await fetch(`${app.url}/play`)).status).toBe(404);
     expect((await fetch(`${app.url}/play/api/config`)).status).toBe(404);
     expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
+  });
+
+  it("is refused on a non-loopback HOST unless PLAYGROUND_PUBLIC=true; then answers under its IP addresses and loopback names only", async () => {
+    const refused = await startApp({ env: playgroundEnv({ HOST: "0.0.0.0" }), perChatMinTimeMs: 0 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConfigError);
+    const [problem, ...others] = (refused as ConfigError).problems;
+    expect(others).toEqual([]);
+    expect(problem).toMatch(/^PLAYGROUND_PUBLIC: HOST=0\.0\.0\.0 is not a loopback address/);
+    for (const words of ["dangerous", "acts as any simulated user", "demo API key", "HOST=127.0.0.1", "BOT_TOKEN", "set PLAYGROUND_PUBLIC=true"]) expect(problem).toContain(words);
+    expect((await startApp({ env: playgroundEnv({ HOST: "0.0.0.0", PLAYGROUND_PUBLIC: "yes" }), perChatMinTimeMs: 0 }).catch((error: unknown) => error)) as ConfigError).toMatchObject({ problems: ["PLAYGROUND_PUBLIC: expected true or false"] });
+
+    app = await startApp({ env: playgroundEnv({ HOST: "0.0.0.0", PLAYGROUND_PUBLIC: "true" }), perChatMinTimeMs: 0 });
+    expect(app.playground).not.toBeNull();
+    const { port } = new URL(app.url);
+    expect(await statusWithHost(app.url, `127.0.0.1:${port}`)).toBe(200);
+    expect(await statusWithHost(app.url, `192.0.2.10:${port}`)).toBe(200);
+    expect(await statusWithHost(app.url, `evil.example:${port}`)).toBe(403);
+    const sent = await fetch(`${app.url}/play/api/send`, { method: "POST", headers: pageHeaders(app), body: JSON.stringify({ userId: 88, text: "/help" }) });
+    expect(sent.status).toBe(200);
   });
 
   it("each sandbox panel action produces what the user should see: deposit and notify alerts, pause alerts from pause-rule and an unfunded fire-rule, the 502 text after fail-next sync", async () => {

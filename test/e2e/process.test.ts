@@ -93,7 +93,7 @@ describe("npm start as a process", () => {
 
     let api = new URL("/play/api/send", url).href;
     const say = async (text: string) => {
-      const response = await fetch(api, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: 31337, text, waitMs: 4000 }) });
+      const response = await fetch(api, { method: "POST", headers: { "content-type": "application/json", origin: new URL(api).origin }, body: JSON.stringify({ userId: 31337, text, waitMs: 4000 }) });
       expect(response.status).toBe(200);
       const { replies } = (await response.json()) as { replies: Array<{ kind: string; message?: { text?: string } }> };
       return replies.flatMap((reply) => (reply.kind === "message" && reply.message?.text ? [reply.message.text] : [])).join("\n");
@@ -117,11 +117,25 @@ describe("npm start as a process", () => {
     expect(await second.exited).toBe(0);
   }, 90_000);
 
-  it("warns loudly, on the console and in the log, when the playground listens on a non-loopback HOST", async () => {
-    const proc = run({ DATABASE_URL: ":memory:", PORT: "0", HOST: "0.0.0.0", SECRET_KEY: randomBytes(32).toString("base64") });
+  it("started like the Docker image (HOST=0.0.0.0, no BOT_TOKEN, no PLAYGROUND_PUBLIC), refuses to serve the playground: exit code 2 and how to allow it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bot-exposed-"));
+    const proc = run({ DATABASE_URL: `file:${join(dir, "bot.db")}`, HOST: "0.0.0.0", PORT: "0" });
+    expect(await proc.exited).toBe(2);
+    expect(proc.err()).toContain("Cannot start: the configuration has problems.");
+    const line = proc.err().split("\n").find((candidate) => candidate.trim().startsWith("PLAYGROUND_PUBLIC:"));
+    expect(line).toContain("HOST=0.0.0.0 is not a loopback address");
+    expect(line).toContain("anyone who can reach the port acts as any simulated user");
+    expect(line).toContain("set PLAYGROUND_PUBLIC=true");
+    expect(proc.out()).not.toContain("Demo API key");
+    expect(existsSync(join(dir, "secret.key"))).toBe(false);
+    expect(proc.err()).not.toMatch(/\bat .*\.ts:\d+/);
+  }, 30_000);
+
+  it("with PLAYGROUND_PUBLIC=true, warns loudly, on the console and in the log, when the playground listens on a non-loopback HOST", async () => {
+    const proc = run({ DATABASE_URL: ":memory:", PORT: "0", HOST: "0.0.0.0", PLAYGROUND_PUBLIC: "true", SECRET_KEY: randomBytes(32).toString("base64") });
     const url = await playgroundUrl(proc);
     expect(new URL(url).hostname).toBe("127.0.0.1");
-    expect(proc.out()).toContain("│ WARNING: HOST=0.0.0.0 is not a loopback address");
+    expect(proc.out()).toContain("│ WARNING: HOST=0.0.0.0 is not a loopback address and PLAYGROUND_PUBLIC=true");
     const warning = proc.out().split("\n").find((line) => line.includes("non-loopback address"));
     expect(JSON.parse(warning!)).toMatchObject({ level: 40, host: "0.0.0.0" });
     proc.child.kill("SIGTERM");

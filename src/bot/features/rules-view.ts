@@ -3,7 +3,7 @@ import { refFor } from "../../db/repos/callback-refs";
 import type { AutomationRule, Firing } from "../../marketplace";
 import type { BotContext } from "../context";
 import { timeText, trxText, volumeText } from "../format";
-import { code, MESSAGE_LIMIT, shortAddress, truncate } from "../html";
+import { code, escapeHtml, MESSAGE_LIMIT, shortAddress, truncate } from "../html";
 
 /** Rules per list page. */
 export const RULES_PAGE_SIZE = 8;
@@ -28,6 +28,7 @@ export function ruleStatus(status: string): RuleStatus {
   return "other";
 }
 
+/** The rule's kind in words, as plain text: an unknown type is the marketplace's own string, so escape it before HTML. */
 export function kindText(ctx: BotContext, type: string): string {
   const kind = ruleKind(type);
   return kind ? ctx.tr(`rule-kind-${kind}`) : type;
@@ -154,7 +155,7 @@ function unescape(text: string): string {
 /** The rule's firings, newest first, one compact line each; cut to fit one message. */
 export function deliveriesText(ctx: BotContext, rule: AutomationRule, firings: Firing[]): string {
   const sorted = [...firings].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || 0);
-  const head = [ctx.tr("deliveries-title", { count: String(sorted.length) }, { id: code(rule.id.slice(0, 8)) }), `${kindText(ctx, rule.type)} · ${code(rule.targetAddress)}`, ""];
+  const head = [ctx.tr("deliveries-title", { count: String(sorted.length) }, { id: code(rule.id.slice(0, 8)) }), `${escapeHtml(truncate(kindText(ctx, rule.type), 100))} · ${code(rule.targetAddress)}`, ""];
   if (sorted.length === 0) return [...head, ctx.tr("deliveries-empty")].join("\n");
   const budget = MESSAGE_LIMIT - 200;
   let length = head.join("\n").length;
