@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     setupFiles: ["test/setup.ts"],
+    globalSetup: ["test/global-setup.ts"],
   },
 });

@@ -1,3 +1,5 @@
+import { isSandboxTxId } from "../sandbox/ids";
+
 /** Escapes text for Telegram's HTML parse mode: every <, > and & (and quotes, for attributes). */
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -10,15 +12,19 @@ export function code(text: string): string {
 
 const TRONSCAN = "https://tronscan.org/#/transaction/";
 
-/** A transaction id linked to the TRON explorer (only hex ids become links). */
-export function txLink(txId: string): string {
+/**
+ * A transaction id linked to the TRON explorer (only hex ids become links). A sandbox id would
+ * lead to "not found" there, so it reads as `sandboxLabel` (the translated "sandbox transaction").
+ */
+export function txLink(txId: string, sandboxLabel: string): string {
+  if (isSandboxTxId(txId)) return escapeHtml(sandboxLabel);
   if (/^[0-9a-fA-F]{64}$/.test(txId)) return `<a href="${TRONSCAN}${txId}">${escapeHtml(txId.slice(0, 8))}…${escapeHtml(txId.slice(-6))}</a>`;
   return code(txId);
 }
 
 /** The explorer URL of a transaction, for URL buttons. */
 export function txUrl(txId: string): string | null {
-  return /^[0-9a-fA-F]{64}$/.test(txId) ? `${TRONSCAN}${txId}` : null;
+  return /^[0-9a-fA-F]{64}$/.test(txId) && !isSandboxTxId(txId) ? `${TRONSCAN}${txId}` : null;
 }
 
 /** Shortens an address for button labels: TNPe…YqeL. */

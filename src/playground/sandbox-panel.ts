@@ -43,6 +43,13 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
   const accountId = sandbox.demo.accountId;
   let webhookUrl: string | null = null;
   const tokenFor = createPersonalWebhookTokens(fake);
+  // Here the panel settles orders, so "settle pending orders" has something to settle; the
+  // settle-mode action lets them settle by themselves instead.
+  sandbox.control.setSettleDelay({ ms: null });
+  const settlement = () => {
+    const { settleDelayMs } = sandbox.control.getSettleDelay();
+    return settleDelayMs === null ? { auto: false as const, seconds: null } : { auto: true as const, seconds: settleDelayMs / 1000 };
+  };
 
   const str = (body: Body, key: string, fallback?: string): string => {
     const value = body[key];
@@ -69,6 +76,15 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
       const settled = sandbox.control.settleNow({ accountId });
       await nudgeOrders();
       return { settled };
+    },
+    /** `{ seconds: N }`: orders settle by themselves N s after they are placed; `{ seconds: null }`: they wait for settle. */
+    async "settle-mode"(body) {
+      const seconds = body.seconds;
+      if (seconds !== null && (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0 || seconds > 3600)) {
+        throw new PanelError(400, "seconds must be a number from 0 to 3600, or null (orders wait for the panel's settle)");
+      }
+      sandbox.control.setSettleDelay({ ms: seconds === null ? null : Math.round(seconds * 1000) });
+      return { settlement: settlement() };
     },
     async "fail-next"(body) {
       const mode = str(body, "mode", "async");
@@ -154,6 +170,7 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
       return {
         demo: { accountId, apiKey: sandbox.demo.apiKey },
         balance: sandbox.control.getBalance(accountId),
+        settlement: settlement(),
         orders: sandbox.control.listOrders(accountId).slice(0, 20),
         rules: sandbox.control.listRules(accountId),
         webhookUrl,
@@ -161,7 +178,8 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
     },
     has: (action: string) => Object.hasOwn(actions, action),
     async run(action: string, body: Body, context: ActionContext = {}): Promise<unknown> {
-      const handler = actions[action];
+      // The action is the URL's last segment: "constructor" or "__proto__" must not find a built-in.
+      const handler = Object.hasOwn(actions, action) ? actions[action] : undefined;
       if (!handler) throw new PanelError(404, `unknown sandbox action ${action}`);
       try {
         return await handler(body, context);

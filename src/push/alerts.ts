@@ -7,6 +7,7 @@ import { pickLanguage, translatorFor, type Translate } from "../bot/i18n";
 import { code, escapeHtml, truncate, txLink } from "../bot/html";
 import { trxText, volumeText } from "../bot/format";
 import type { OutboxPayload } from "./outbox";
+import { readPauseReason } from "./pause-reason";
 
 export type Translations = { t(locale: string, key: string, vars?: Record<string, string>): string };
 
@@ -63,7 +64,7 @@ export function settlementAlert(recipient: Recipient, order: OrderFacts, state: 
   if (order.volume && order.resource) lines.push(tr("alert-delivered", { volume: volumeText(order.volume), resource: order.resource }));
   if (order.targetAddress) lines.push(tr("alert-target", {}, { value: code(order.targetAddress) }));
   if (order.totalTrx) lines.push(tr("alert-total", { value: trxText(order.totalTrx) }));
-  if (order.txId) lines.push(tr("alert-tx", {}, { link: txLink(order.txId) }));
+  if (order.txId) lines.push(tr("alert-tx", {}, { link: txLink(order.txId, tr("tx-sandbox")) }));
   lines.push("", tr("alert-filled-hint"));
   return message(lines.join("\n"));
 }
@@ -73,11 +74,26 @@ export async function rulePausedAlert(db: Kysely<Database>, recipient: Recipient
   const keyboard = new InlineKeyboard().text(tr("button-topup"), "m:topup");
   if (ruleId) {
     keyboard.text(tr("button-resume"), `rl:r:${await refFor(db, recipient.telegramId, ruleId, now)}`);
-    return message([tr("alert-rule-paused", { id: ruleId.slice(0, 8) }), escapeHtml(truncate(reason, 1000))].join("\n"), keyboard);
+    return message([tr("alert-rule-paused", { id: ruleId.slice(0, 8) }), ...pauseWhy(tr, reason)].join("\n"), keyboard);
   }
   // The rule could not be matched: say what the notification said and where to find the rule,
   // rather than an empty id and no way to act.
-  return message([tr("alert-rule-paused-unknown"), escapeHtml(truncate(reason, 1000)), "", tr("alert-rules-hint")].join("\n"), keyboard);
+  return message([tr("alert-rule-paused-unknown"), ...pauseWhy(tr, reason), "", tr("alert-rules-hint")].join("\n"), keyboard);
+}
+
+/**
+ * The reason, said once. A lack of balance is said in the user's language with the balance the
+ * marketplace saw and the next delivery's cost when its text names them (a bare "not enough
+ * balance" beside a balance that looks ample reads as a bug); any other reason in its own words.
+ */
+function pauseWhy(tr: Translate, reason: string): string[] {
+  const read = readPauseReason(reason);
+  if (!read.shortOfBalance) return [escapeHtml(truncate(reason, 1000))];
+  const balance = read.balanceTrx === null ? null : trxText(read.balanceTrx);
+  const cost = read.nextDeliveryTrx === null ? null : trxText(read.nextDeliveryTrx);
+  const why =
+    balance && cost ? tr("alert-pause-why-both", { balance, cost }) : cost ? tr("alert-pause-why-cost", { cost }) : balance ? tr("alert-pause-why-balance", { balance }) : tr("alert-pause-why");
+  return read.resumesByItself ? [why, tr("rule-card-paused-system-auto")] : [why];
 }
 
 /** Told once per link when the marketplace refuses the stored key (background polling stops). */

@@ -163,8 +163,8 @@ export function systemPauseRule(world: World, rule: RuleRecord): void {
     level: "warning",
     title: "Automation paused",
     body:
-      `Your ${LABELS[rule.type]} rule for ${rule.targetAddress} was paused: the TRX balance cannot cover the next delivery ` +
-      `(${sunToTrx(firingPriceSun(rule))} TRX).` +
+      `Your ${LABELS[rule.type]} rule for ${rule.targetAddress} was paused: the TRX balance (${sunToTrx(accountOf(world, rule).trxSun)} TRX) ` +
+      `cannot cover the next delivery (${sunToTrx(firingPriceSun(rule))} TRX).` +
       (rule.autoResume ? " It resumes by itself after a top-up." : " Top up and resume it."),
   });
 }

@@ -126,6 +126,16 @@ export function createControl(world: World): SandboxControl {
       return settleAllOrders(world, args.accountId).map((order) => orderView(order, format));
     },
 
+    setSettleDelay({ ms }) {
+      if (ms !== null && (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0)) throw badArgument("ms must be a non-negative number of milliseconds, or null (orders wait for settleNow)");
+      world.settleDelayMs = ms;
+      return { settleDelayMs: world.settleDelayMs };
+    },
+
+    getSettleDelay() {
+      return { settleDelayMs: world.settleDelayMs };
+    },
+
     markUnactivated({ address }) {
       world.unactivatedAddresses.add(stringArg(address, "address"));
     },

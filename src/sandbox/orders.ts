@@ -117,11 +117,13 @@ export function settleOrder(world: World, order: OrderRecord): void {
   enqueueOrderEvent(world, order, "order.filled");
 }
 
-/** Settles Created orders at least settleDelayMs old. */
+/** Settles Created orders at least settleDelayMs old (none while settleDelayMs is null). */
 export function settleDueOrders(world: World): void {
+  const delay = world.settleDelayMs;
+  if (delay === null) return;
   const now = world.now().getTime();
   for (const order of world.orders) {
-    if (order.status === "Created" && now - Date.parse(order.createdAt) >= world.settleDelayMs) settleOrder(world, order);
+    if (order.status === "Created" && now - Date.parse(order.createdAt) >= delay) settleOrder(world, order);
   }
 }
 

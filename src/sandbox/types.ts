@@ -20,8 +20,8 @@ export type FailureMode = "sync" | "async";
 export interface SandboxOptions {
   /** Injectable clock; default () => new Date(). */
   now?: () => Date;
-  /** A Created order settles at the first tick() at least this long after creation; default 3000. */
-  settleDelayMs?: number;
+  /** A Created order settles at the first tick() at least this long after creation; default 3000. null: only settleNow() settles. */
+  settleDelayMs?: number | null;
   /** Used to POST webhooks; default globalThis.fetch (looked up at call time). */
   webhookFetch?: typeof fetch;
   /** Source of randomness in [0, 1) for ids, keys and tx ids; default crypto-backed. */
@@ -133,6 +133,9 @@ export interface SandboxControl {
   getBalance(accountId: string): BalanceView;
   failNextOrder(args: { accountId: string; mode: FailureMode }): void;
   settleNow(args?: { accountId?: string }): OrderView[];
+  /** How long after creation a tick settles an order; null: orders wait for settleNow (a demo's "settle" button). */
+  setSettleDelay(args: { ms: number | null }): { settleDelayMs: number | null };
+  getSettleDelay(): { settleDelayMs: number | null };
   markUnactivated(args: { address: string }): void;
   markActivated(args: { address: string }): void;
   fireRule(args: { ruleId: string }): FireResult;
@@ -265,7 +268,7 @@ export interface World {
   now: () => Date;
   random: () => number;
   webhookFetch: typeof fetch;
-  settleDelayMs: number;
+  settleDelayMs: number | null;
   accounts: Map<string, AccountRecord>;
   keysByApiKey: Map<string, ApiKeyRecord>;
   orders: OrderRecord[];

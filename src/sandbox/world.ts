@@ -10,7 +10,7 @@ export function createWorld(options: SandboxOptions): World {
     random: options.random ?? (() => randomInt(0, 2 ** 47) / 2 ** 47),
     // Looked up at call time so a test that stubs globalThis.fetch after construction is honoured.
     webhookFetch: options.webhookFetch ?? ((input, init) => globalThis.fetch(input, init)),
-    settleDelayMs: options.settleDelayMs ?? 3000,
+    settleDelayMs: options.settleDelayMs === undefined ? 3000 : options.settleDelayMs,
     accounts: new Map(),
     keysByApiKey: new Map(),
     orders: [],

@@ -157,7 +157,9 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     const alert = await waitFor(() => world.fake.messages(508).find((m) => m.from === "bot" && m.text?.includes("paused")));
     expect(alert.html).not.toContain("<code></code>");
     expect(alert.text).toContain("One of your rules was paused");
-    expect(alert.text).toContain("the balance cannot cover the next delivery");
+    // The reason once, in the bot's words (this text names no figures).
+    expect(alert.text).toContain("Why: not enough balance for the next delivery.");
+    expect(alert.text).not.toContain("cannot cover");
     expect(alert.text).toContain("/rules");
     expect(alert.replyMarkup!.inline_keyboard.flat().map((b) => b.text)).toEqual(["💳 Top up"]);
   });

@@ -23,7 +23,7 @@ function orderCard(ctx: BotContext, order: Order): string {
     ctx.tr("order-card-price", { value: trxText(order.priceTrx) }),
     ctx.tr("order-card-activation", { value: trxText(order.activationTrx) }),
     ctx.tr("card-total", { value: trxText(order.totalTrx) }),
-    ctx.tr("order-card-tx", {}, { value: order.txId ? txLink(order.txId) : "—" }),
+    ctx.tr("order-card-tx", {}, { value: order.txId ? txLink(order.txId, ctx.tr("tx-sandbox")) : "—" }),
     ctx.tr("order-card-created", { value: timeText(order.createdAt) }),
   ];
   return lines.join("\n");

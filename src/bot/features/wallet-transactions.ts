@@ -45,7 +45,7 @@ function entryLine(ctx: BotContext, entry: LedgerEntry): string {
     currency: truncate(entry.currency, 20),
     status: truncate(entry.status, 30),
   });
-  return entry.txId ? `${line} · ${txLink(truncate(entry.txId, 80))}` : line;
+  return entry.txId ? `${line} · ${txLink(truncate(entry.txId, 80), ctx.tr("tx-sandbox"))}` : line;
 }
 
 async function fetchPage(client: MarketplaceClient, page: number, filter: Filter): Promise<Paged<LedgerEntry>> {

@@ -33,9 +33,16 @@ function topUpText(ctx: BotContext, deposit: DepositAddress): string {
     lines.push(ctx.tr("topup-minimums"));
     for (const minimum of deposit.minimums) lines.push(ctx.tr("topup-minimum-line", { currency: minimum.currency, amount: `${formatTrxForDisplay(minimum.amount)} ${minimum.currency}` }));
   }
-  const currencies = deposit.minimums.length > 0 ? [...new Set(deposit.minimums.map((minimum) => minimum.currency))].join(", ") : "USDT-TRC20, TRX";
+  const codes = deposit.minimums.length > 0 ? deposit.minimums.map((minimum) => minimum.currency) : ["USDT-TRC20", "TRX"];
+  const currencies = new Intl.ListFormat(ctx.lang, { type: "disjunction" }).format([...new Set(codes.map((currency) => tokenName(currency, deposit.network)))]);
   lines.push("", ctx.tr("topup-warning", { currencies, network: deposit.network }), "", ctx.tr("topup-credited"));
   return lines.join("\n");
+}
+
+/** "USDT-TRC20" on the TRC20 network reads "USDT": the warning names the network once, on its own. */
+function tokenName(currency: string, network: string): string {
+  const suffix = `-${network}`;
+  return currency.length > suffix.length && currency.toUpperCase().endsWith(suffix.toUpperCase()) ? currency.slice(0, -suffix.length) : currency;
 }
 
 /** A PNG QR code of the text, drawn locally (no network). */

@@ -15,6 +15,8 @@ const view = {
   seenCalls: new Set(),
   menuIndex: 0,
   refreshTimer: null,
+  /** The sandbox panel's last state, so its "what this will do" lines follow the inputs. */
+  panelState: null,
 };
 
 // ---------------------------------------------------------------- helpers
@@ -348,8 +350,73 @@ function scheduleRefresh() {
   view.refreshTimer = setTimeout(() => void refreshPanel().catch(() => undefined), 500);
 }
 
+function settlementText(settlement) {
+  return settlement.auto
+    ? `Mode: orders settle by themselves ${settlement.seconds} s after they are placed.`
+    : "Mode: orders wait for you: “Simulate: settle pending orders now” settles them.";
+}
+
+/** "990" + "100.5" as decimal strings, in integer millionths (never floats near money); null when either is not an amount. */
+function addAmounts(a, b) {
+  const micro = (text) => {
+    const match = /^(\d{1,15})(?:\.(\d{1,6}))?$/.exec(String(text).trim());
+    return match ? BigInt(match[1]) * 1000000n + BigInt((match[2] || "").padEnd(6, "0")) : null;
+  };
+  const [left, right] = [micro(a), micro(b)];
+  if (left === null || right === null) return null;
+  const total = left + right;
+  const fraction = (total % 1000000n).toString().padStart(6, "0").replace(/0+$/, "");
+  return `${total / 1000000n}${fraction ? `.${fraction}` : ""}`;
+}
+
+/** Under each Simulate button: what pressing it will do to the demo account and the chat, from the current state. */
+function renderProduces(state) {
+  const currency = $("deposit-currency").value;
+  const before = currency === "TRX" ? state.balance.trx : state.balance.usdtTrc20;
+  const after = addAmounts(before, $("deposit-amount").value);
+  const unit = currency === "TRX" ? "TRX" : "USDT";
+  $("produces-deposit").textContent = after === null
+    ? "→ enter an amount such as 100 or 2.5"
+    : `→ balance ${before} → ${after} ${unit}; a “Deposit credited” notification${currency === "TRX" ? "; rules paused for lack of balance with auto-resume on come back once it covers them" : ""}`;
+
+  const created = state.orders.filter((order) => order.status === "Created").length;
+  $("produces-settle").textContent = created
+    ? `→ ${created} Created order(s) settle now (Filled, or Failed and refunded when armed below); the chat gets the alert`
+    : "→ nothing to settle: no order is Created (place one with /buy)";
+
+  $("produces-fail").textContent = $("fail-mode").value === "sync"
+    ? "→ the next order placed is refused at once (502); nothing is charged"
+    : "→ the next order placed is accepted, then settles as Failed; its TRX is refunded";
+
+  const rule = state.rules.find((candidate) => candidate.id === $("rule-select").value);
+  const name = rule ? `rule ${rule.id.slice(0, 8)}` : "";
+  if (!rule) {
+    $("produces-fire").textContent = "→ create a rule in the chat first (/refill, /renewal, /smart)";
+    $("produces-pause").textContent = "";
+  } else if (rule.status !== "active") {
+    $("produces-fire").textContent = `→ ${name} is ${rule.status}: only an active rule fires or pauses`;
+    $("produces-pause").textContent = "";
+  } else {
+    $("produces-fire").textContent = `→ ${name} delivers once now, paid from the balance (${state.balance.trx} TRX); if that does not cover it, it pauses instead`;
+    $("produces-pause").textContent =
+      `→ ${name}: paused (System), as if the balance could not cover its next delivery, although it holds ${state.balance.trx} TRX; ` +
+      `the chat gets the “paused” alert with both figures; it comes back ${rule.autoResume ? "by itself after a deposit that covers it" : "with Resume after a top-up"}`;
+  }
+
+  $("produces-notify").textContent = "→ a new notification in /notifications, pushed to the chat";
+  const chosen = state.orders.find((order) => order.id === $("webhook-order").value) || state.orders[0];
+  $("produces-send-webhook").textContent = !chosen
+    ? "→ no order yet: place one with /buy"
+    : chosen.status === "Created"
+      ? `→ order ${chosen.id.slice(0, 8)} is still Created: settle it first`
+      : `→ the sandbox posts order.${chosen.status === "Filled" ? "filled" : "failed"} for order ${chosen.id.slice(0, 8)} to this server's receiver (one alert, however many times)`;
+}
+
 function renderPanel(state) {
   $("balance").textContent = `Balance: ${state.balance.trx} TRX · ${state.balance.usdtTrc20} USDT`;
+  $("settle-mode").textContent = settlementText(state.settlement);
+  $("settle-auto").checked = state.settlement.auto;
+  if (state.settlement.auto && document.activeElement !== $("settle-seconds")) $("settle-seconds").value = String(state.settlement.seconds);
   $("orders").replaceChildren(
     ...state.orders.slice(0, 6).map((order) =>
       h("li", {}, h("code", { text: order.id.slice(0, 8) }), ` ${order.volume} ${order.resource} · ${order.totalTrx} TRX · `, h("span", { class: `status-${order.status}`, text: order.status })),
@@ -370,6 +437,8 @@ function renderPanel(state) {
   );
   if (live.some((rule) => rule.id === chosen)) select.value = chosen;
   $("webhook-state").textContent = state.webhookUrl ? `Registered: ${state.webhookUrl.replace(/[^/]{12}$/, "…")}` : "No webhook URL registered.";
+  view.panelState = state;
+  renderProduces(state);
 }
 
 async function panelAction(action, body) {
@@ -396,6 +465,16 @@ function wirePanel() {
     const result = await panelAction("settle");
     if (result) toast(result.settled.length ? `Settled ${result.settled.length} order(s): ${result.settled.map((o) => o.status).join(", ")}` : "No pending orders");
   };
+  const setSettleMode = async () => {
+    const seconds = Number($("settle-seconds").value);
+    const result = await panelAction("settle-mode", { seconds: $("settle-auto").checked ? seconds : null });
+    if (result) toast(settlementText(result.settlement));
+    else void refreshPanel().catch(() => undefined);
+  };
+  $("settle-auto").onchange = setSettleMode;
+  $("settle-seconds").onchange = () => {
+    if ($("settle-auto").checked) void setSettleMode();
+  };
   $("panel-fail").onclick = async () => {
     const result = await panelAction("fail-next", { mode: $("fail-mode").value });
     if (result) toast(`The next order will fail (${result.armed})`);
@@ -421,6 +500,9 @@ function wirePanel() {
     if (result) toast(`The bot's receiver accepted ${result.event} for order ${result.orderId.slice(0, 8)}`);
   };
   $("panel-webhook-off").onclick = () => panelAction("webhook", { url: null });
+  for (const id of ["deposit-amount", "deposit-currency", "fail-mode", "rule-select", "webhook-order"]) {
+    $(id).addEventListener("input", () => view.panelState && renderProduces(view.panelState));
+  }
   void refreshPanel();
 }
 
