@@ -165,6 +165,7 @@ card-processing = Already processing…
 card-locked = This confirmation was already sent to the marketplace and can no longer change.
 card-no-key = No working API key is linked any more. Nothing was done.
 card-unknown-state = ⚠️ I could not confirm the result with the marketplace. Tap Confirm to check again: the same confirmation never charges twice.
+card-attempt-expired = ⚠️ An earlier Confirm on this card could not be confirmed, and no matching order shows in your order list. It was over 24 hours ago, so I will not send it again (the marketplace may no longer recognise it, and a second charge is possible). Check /orders, or press Refresh for a new preview.
 order-placed = ✅ Order placed: { $status }, waiting for delivery.
 order-id-line = Order { $id }
 order-placed-followup = I will tell you when it is delivered.

@@ -164,6 +164,7 @@ card-processing = 正在处理…
 card-locked = 此确认已发送至市场，无法再更改。
 card-no-key = 已没有可用的 API 密钥，未执行任何操作。
 card-unknown-state = ⚠️ 无法向市场确认结果。点击“确认”再次检查：同一确认绝不会重复扣费。
+card-attempt-expired = ⚠️ 此卡片之前的确认未能得到确认，您的订单列表中也没有相符的订单。那已是 24 小时以前，因此我不会再次发送（市场可能已不再识别它，可能会重复扣费）。请查看 /orders，或点击刷新获取新的预览。
 order-placed = ✅ 订单已提交：{ $status }，等待交付。
 order-id-line = 订单 { $id }
 order-placed-followup = 交付后我会通知您。

@@ -133,13 +133,16 @@ function pageSizeParam(value: number | undefined): number | undefined {
   return size === undefined ? undefined : Math.min(size, MAX_PAGE_SIZE);
 }
 
+/** Retries after a failed first attempt when the caller sets none (reads, and orders with their key). */
+export const DEFAULT_MARKETPLACE_RETRIES = 3;
+
 /** Builds a client for one marketplace and one key (or none, for the public quote only). */
 export function createMarketplaceClient(options: MarketplaceClientOptions): MarketplaceClient {
   const transport = createTransport({
     baseUrl: options.baseUrl,
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     timeoutMs: options.timeoutMs ?? 10_000,
-    maxRetries: options.maxRetries ?? 3,
+    maxRetries: options.maxRetries ?? DEFAULT_MARKETPLACE_RETRIES,
     backoffBaseMs: options.backoffBaseMs ?? 300,
     exchange: options.fetch ? fetchExchange(options.fetch) : nodeExchange,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),

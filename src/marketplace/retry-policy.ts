@@ -58,3 +58,11 @@ export function parseRetryAfter(header: string | null, nowMs: number): number | 
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);
 }
+
+/**
+ * The longest one marketplace call can take with the client's retries: every attempt running to
+ * its timeout, and every wait between attempts at its longest (a Retry-After at the cap).
+ */
+export function longestMarketplaceCallMs(options: { timeoutMs: number; maxRetries: number }): number {
+  return (options.maxRetries + 1) * options.timeoutMs + options.maxRetries * Math.max(MAX_RETRY_AFTER_MS, MAX_BACKOFF_MS);
+}

@@ -84,7 +84,7 @@ export function startPush(deps: PushDeps): PushHandle {
   const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now, owner: replicaId, leaseMs: deps.leaseMs ?? 30_000 });
   const wake = () => sender.wake();
   const pollerDeps: PollerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake, ratePerSecond: deps.config.POLL_RATE, concurrency: pollConcurrency(deps.config.POLL_RATE) };
-  const stuckCardDeps = { db: deps.db, translations: deps.i18n, now: deps.now, onQueued: wake };
+  const stuckCardDeps = { db: deps.db, marketplaceTimeoutMs: deps.config.MARKETPLACE_TIMEOUT_MS, translations: deps.i18n, now: deps.now, onQueued: wake };
   const followerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake };
   /** This replica's poll work, one cycle at a time (a new cycle waits for the one in progress). */
   let pollChain: Promise<unknown> = Promise.resolve();

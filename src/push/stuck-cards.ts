@@ -1,19 +1,26 @@
 import { InlineKeyboard } from "grammy";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
-import { markPendingActionAttempted, transitionPendingAction } from "../db/repos/pending-actions";
+import { markPendingActionAttempted, processingDeadlineMs, transitionPendingAction } from "../db/repos/pending-actions";
+import { DEFAULT_MARKETPLACE_RETRIES } from "../marketplace/client";
+import { longestMarketplaceCallMs } from "../marketplace/retry-policy";
 import { recipientFor, type Translations } from "./alerts";
 import { enqueueAlert } from "./outbox";
 
 /**
- * How long a card may stay in "processing" before it counts as abandoned. Well above the longest
- * Confirm can take in a live process (a marketplace call with its retries), so a slow call is
- * never taken for a crash.
+ * How long a card may stay in "processing" with its claim unrenewed before it counts as abandoned,
+ * from the configured marketplace timeout and the client's retries: longer than a live Confirm
+ * ever goes between two renewals, so a slow call is never taken for a crash (with the default
+ * 10 s timeout: 3 calls of 4 attempts and 3 waits of up to 30 s, plus 30 s, = 420 s).
  */
-export const STUCK_CARD_MS = 2 * 60_000;
+export function stuckCardAfterMs(marketplaceTimeoutMs: number): number {
+  return processingDeadlineMs(longestMarketplaceCallMs({ timeoutMs: marketplaceTimeoutMs, maxRetries: DEFAULT_MARKETPLACE_RETRIES }));
+}
 
 export interface StuckCardDeps {
   db: Kysely<Database>;
+  /** MARKETPLACE_TIMEOUT_MS: sets how long a card must be left before it counts as stuck. */
+  marketplaceTimeoutMs: number;
   translations: Translations;
   now: () => number;
   onQueued?: () => void;
@@ -32,13 +39,14 @@ export async function releaseStuckCards(deps: StuckCardDeps): Promise<number> {
     .selectFrom("pending_actions")
     .select(["id", "telegram_id", "message_id", "updated_at"])
     .where("state", "=", "processing")
-    .where("updated_at", "<", now - STUCK_CARD_MS)
+    .where("updated_at", "<", now - stuckCardAfterMs(deps.marketplaceTimeoutMs))
     .limit(100)
     .execute();
   let released = 0;
   for (const card of stuck) {
-    await markPendingActionAttempted(deps.db, card.id);
-    if (!(await transitionPendingAction(deps.db, card.id, ["processing"], "pending", now))) continue;
+    await markPendingActionAttempted(deps.db, card.id, card.updated_at);
+    // Fenced by the claim read above: a Confirm that renewed it meanwhile keeps its card.
+    if (!(await transitionPendingAction(deps.db, card.id, ["processing"], "pending", now, undefined, card.updated_at))) continue;
     released += 1;
     const recipient = card.message_id === null ? null : await recipientFor(deps.db, deps.translations, card.telegram_id, "always");
     if (!recipient) continue;

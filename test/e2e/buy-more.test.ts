@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, linkKey, manageWorld, type World, callbackAnswerText, cardOutcome, buttonLabels } from "../kit/world";
+import { stuckCardAfterMs } from "../../src/push/stuck-cards";
+import { ADDRESS_A, linkKey, manageWorld, type World, callbackAnswerText, cardOutcome, buttonLabels, nextBotText } from "../kit/world";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -40,8 +41,10 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     expect(await answerTo(early.callbackQueryId)).toContain("Already processing");
     expect(orderPosts()).toBe(0);
 
-    await stuckInProcessing(60_000);
+    await stuckInProcessing(stuckCardAfterMs(3_000) + 1_000);
     await world.restart();
+    // Abandoned past the stuck window: the restarted bot gives the card its buttons back at once.
+    expect((await nextBotText(user, (text) => text.includes("could not confirm"))).messageId).toBe(card.messageId);
     user.press("✅ Confirm");
     const placed = await cardOutcome(user);
     expect(placed.messageId).toBe(card.messageId);
@@ -60,13 +63,15 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     const { accountId, apiKey, user } = await linked(802);
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
-    const { idempotencyKey } = await stuckInProcessing(60_000);
+    const { idempotencyKey } = await stuckInProcessing(stuckCardAfterMs(3_000) + 1_000);
     // The call the crash interrupted: it reached the marketplace with the card's key.
     const client = world.app.deps.marketplace(() => apiKey);
     const earlier = await client.createOrder({ resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h" }, idempotencyKey);
     const balanceAfterCharge = world.sandbox.control.getBalance(accountId).trx;
 
     await world.restart();
+    // Abandoned past the stuck window: the restarted bot gives the card its buttons back at once.
+    expect((await nextBotText(user, (text) => text.includes("could not confirm"))).messageId).toBe(card.messageId);
     user.press("✅ Confirm");
     const placed = await cardOutcome(user);
     expect(placed.messageId).toBe(card.messageId);

@@ -113,6 +113,8 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     await user.nextMessage();
     // every attempt reaches the marketplace (and the first one charges) but answers too late
     world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", delayMs: 600, times: 10 });
+    // The automatic check reads the order list first: it answers too late as well.
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/orders", delayMs: 600, times: 10 });
     user.press("✅ Confirm");
     let event;
     do event = await user.nextBotEvent({ timeoutMs: 10_000 });

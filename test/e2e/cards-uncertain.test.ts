@@ -66,6 +66,8 @@ describe("confirmation cards after an unknown outcome", () => {
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
     world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", delayMs: 600, times: 20 });
+    // The automatic check reads the order list first (a late order would be found there): it answers too late as well.
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/orders", delayMs: 600, times: 20 });
     user.press("✅ Confirm");
     const seen = await until(user, (text) => text.includes("could not confirm"));
     // "checking…" came first: the bot looked once more by itself before giving up.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, linkKey, manageWorld, type World, nextBotText, buttonLabels } from "../kit/world";
 import { createMarketplaceClient } from "../../src/marketplace";
-import { STUCK_CARD_MS } from "../../src/push/stuck-cards";
+import { stuckCardAfterMs } from "../../src/push/stuck-cards";
+import { KEY_RESEND_WINDOW_MS } from "../../src/bot/features/buy";
 
 /** Waits for the card to show the placed order; returns that message. */
 const orderPlaced = (user: ReturnType<World["user"]>) => nextBotText(user, (text) => text.includes("Order placed"));
@@ -9,6 +10,14 @@ const orderPlaced = (user: ReturnType<World["user"]>) => nextBotText(user, (text
 describe("a confirmation card a crash left on 'processing…'", () => {
   let world: World;
   manageWorld((started) => (world = started), { file: true });
+  /** From the world's MARKETPLACE_TIMEOUT_MS (3 s): 3 calls × (4 attempts × 3 s + 3 waits × 30 s) + 30 s. */
+  const STUCK_CARD_MS = stuckCardAfterMs(3_000);
+
+  it("the stuck window follows the configured marketplace timeout and retries", () => {
+    expect(stuckCardAfterMs(3_000)).toBe(3 * (4 * 3_000 + 3 * 30_000) + 30_000);
+    expect(stuckCardAfterMs(10_000)).toBe(420_000);
+    expect(stuckCardAfterMs(60_000)).toBeGreaterThan(stuckCardAfterMs(10_000));
+  });
 
   /** Shows a /buy card, then leaves it as a crash after Confirm's first edit would: processing, buttons gone. */
   async function stuckCard(userId: number, ageMs: number) {
@@ -62,7 +71,7 @@ describe("a confirmation card a crash left on 'processing…'", () => {
   });
 
   it("a card processing for less than the stuck window is left alone (a slow call on a live replica)", async () => {
-    const { card } = await stuckCard(903, STUCK_CARD_MS - 30_000);
+    const { card } = await stuckCard(903, STUCK_CARD_MS - 2_000);
     expect(await world.app.push.releaseStuckCards()).toBe(0);
     const row = await world.app.db.selectFrom("pending_actions").select("state").where("telegram_id", "=", 903).executeTakeFirstOrThrow();
     expect(row.state).toBe("processing");

@@ -61,7 +61,8 @@ export async function startWorld(options: WorldOptions = {}) {
   const marketplaceUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
   const origin = Date.now();
   const scale = options.timeScale ?? 1;
-  const botNow = () => origin + (Date.now() - origin) * scale;
+  let clockOffset = 0;
+  const botNow = () => origin + (Date.now() - origin) * scale + clockOffset;
   const telegram = await startFakeTelegram({ token: BOT_TOKEN, rateLimits: { enabled: options.rateLimits ?? false }, now: botNow }, { refuseMethods: options.refuseMethods });
   const dir = mkdtempSync(join(tmpdir(), "bot-test-"));
   const logLines: string[] = [];
@@ -106,6 +107,10 @@ export async function startWorld(options: WorldOptions = {}) {
     logs: () => logLines.join(""),
     advance(ms: number) {
       clock += ms;
+    },
+    /** Moves the app's (and the fake Telegram's) clock forward by `ms`, as time passing would. */
+    shiftAppClock(ms: number) {
+      clockOffset += ms;
     },
     user(id: number, user: Partial<FakeUser> = {}) {
       return createChatUser(telegram.fake, { id, firstName: `User${id}`, languageCode: "en", ...user });

@@ -45,7 +45,7 @@ describe.each(dialects)("retention against the repositories (%s)", (dialect) => 
     const id = `card${++cardCount}`;
     await createPendingAction(db, { id, telegramId: USER, kind: "order", payload: { volume: 65000 }, idempotencyKey: `key-${id}`, chatId: USER, now: at });
     if (state !== "pending") expect(await transitionPendingAction(db, id, ["pending"], state, at)).toBe(true);
-    if (attempted) await markPendingActionAttempted(db, id);
+    if (attempted) await markPendingActionAttempted(db, id, at);
     return id;
   }
   const cardsLeft = async () => (await db.selectFrom("pending_actions").select("id").orderBy("id").execute()).map((row) => row.id);

@@ -1,7 +1,7 @@
-import { Composer } from "grammy";
+import { Composer, InlineKeyboard } from "grammy";
 import { touchAddress } from "../../db/repos/addresses";
 import { markKeyBroken } from "../../db/repos/credentials";
-import type { PendingAction } from "../../db/repos/pending-actions";
+import { firstAttemptAt, wasAttempted, type PendingAction } from "../../db/repos/pending-actions";
 import { MarketplaceError, type MarketplaceClient, type OrderPreview } from "../../marketplace";
 import { addTrx, compareTrx, sunToTrx, trxToSun } from "../../marketplace/money";
 import type { BotContext } from "../context";
@@ -18,6 +18,39 @@ import type { MenuActions } from "./start";
 
 const FIELDS: DraftField[] = ["resource", "volume", "duration", "address"];
 const RETRYABLE = new Set(["timeout", "network", "server", "rate_limited", "invalid_response"]);
+/** How long after an attempt with an unknown outcome the card's Idempotency-Key may be sent again. */
+export const KEY_RESEND_WINDOW_MS = 24 * 60 * 60_000;
+/** Pages of the order list (newest first, 100 each) read to find the order of an earlier attempt. */
+const ORDER_LOOKUP_PAGES = 2;
+/** Clocks of the bot and the marketplace may disagree by this much. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * The order an earlier attempt of a card made, if the order list shows one: same target, resource,
+ * volume and duration, created after the card. Reads at most ORDER_LOOKUP_PAGES pages (which,
+ * with the order itself, is CALLS_PER_CLAIM calls between two renewals of a Confirm's claim).
+ */
+async function findOrderOfCard(client: MarketplaceClient, order: OrderPayload, cardCreatedAt: number): Promise<{ id: string; status: string } | null> {
+  for (let page = 1; page <= ORDER_LOOKUP_PAGES; page++) {
+    const list = await client.listOrders({ page, pageSize: 100 });
+    let older = false;
+    for (const candidate of list.items) {
+      const createdAt = Date.parse(candidate.createdAt);
+      if (createdAt < cardCreatedAt - CLOCK_SKEW_MS) {
+        older = true;
+        continue;
+      }
+      const same =
+        candidate.targetAddress === order.address &&
+        candidate.resource.toLowerCase() === order.resource.toLowerCase() &&
+        String(candidate.volume) === String(order.volume) &&
+        candidate.duration === order.duration;
+      if (same) return { id: candidate.id, status: candidate.status };
+    }
+    if (older || list.items.length < 100) return null;
+  }
+  return null;
+}
 
 interface OrderPayload {
   resource: string;
@@ -147,18 +180,40 @@ export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKi
     },
   });
 
-  /** Places the card's order with the card's key: a repeat returns the order an earlier attempt made. */
+  async function orderPlaced(ctx: BotContext, action: PendingAction, order: OrderPayload, placed: { id: string; status: string }): Promise<CardOutcome> {
+    await touchAddress(ctx.deps.db, ctx.account.telegram_id, order.address, ctx.deps.now());
+    await ctx.deps.followOrder(ctx.account.telegram_id, placed.id);
+    ctx.deps.logger.info({ userId: ctx.account.telegram_id, orderId: placed.id, card: action.id }, "order placed");
+    const result = { orderId: placed.id, status: placed.status };
+    return { state: "done", text: doneText(ctx, result), result };
+  }
+
+  /**
+   * Places the card's order with the card's key: a repeat returns the order an earlier attempt
+   * made. After an attempt with an unknown outcome the order list is read first, and the key is
+   * sent again only within KEY_RESEND_WINDOW_MS of that attempt: how long the marketplace keeps
+   * a key is not stated, and a forgotten key would make the resend a second charge.
+   */
   async function placeOrder(ctx: BotContext, action: PendingAction): Promise<CardOutcome> {
     const client = await userClient(ctx);
     if (!client) return { state: "failed", text: ctx.tr("card-no-key") };
     const order = JSON.parse(action.payload) as OrderPayload;
     try {
+      if (wasAttempted(action)) {
+        const found = await findOrderOfCard(client, order, action.created_at);
+        if (found) return await orderPlaced(ctx, action, order, found);
+        if (ctx.deps.now() - firstAttemptAt(action) > KEY_RESEND_WINDOW_MS) {
+          ctx.deps.logger.warn({ userId: ctx.account.telegram_id, card: action.id }, "an order attempt with an unknown outcome is over 24 h old and not in the order list; its key is not sent again");
+          return {
+            state: "failed",
+            text: ctx.tr("card-attempt-expired"),
+            keyboard: new InlineKeyboard().text(ctx.tr("button-refresh"), `rf:${action.id}`),
+            result: { attemptExpired: true },
+          };
+        }
+      }
       const placed = await client.createOrder({ resource: order.resource, targetAddress: order.address, volume: order.volume, duration: order.duration }, action.idempotency_key);
-      await touchAddress(ctx.deps.db, ctx.account.telegram_id, order.address, ctx.deps.now());
-      await ctx.deps.followOrder(ctx.account.telegram_id, placed.id);
-      ctx.deps.logger.info({ userId: ctx.account.telegram_id, orderId: placed.id, card: action.id }, "order placed");
-      const result = { orderId: placed.id, status: placed.status };
-      return { state: "done", text: doneText(ctx, result), result };
+      return await orderPlaced(ctx, action, order, placed);
     } catch (error) {
       if (!(error instanceof MarketplaceError)) throw error;
       ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status }, "order not placed");

@@ -1,7 +1,10 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { randomUUID } from "node:crypto";
 import {
+  claimPendingAction,
   createPendingAction,
+  firstAttemptAt,
+  renewClaim,
   findPendingAction,
   markPendingActionAttempted,
   setPendingActionMessage,
@@ -11,13 +14,12 @@ import {
   type PendingAction,
 } from "../../db/repos/pending-actions";
 import { shortId } from "../../security/secret-box";
+import { stuckCardAfterMs } from "../../push/stuck-cards";
 import type { BotContext } from "../context";
 import { editInPlace } from "../edit-in-place";
 
 /** A card older than this asks for a fresh preview before Confirm (prices move). */
 export const CARD_FRESH_MS = 5 * 60_000;
-/** A card stuck in "processing" this long (a crash mid-call) may be confirmed again with the same key. */
-const PROCESSING_STALE_MS = 30_000;
 /** After an unknown outcome, a short pause before looking again: a slow marketplace may finish meanwhile. */
 const RECHECK_DELAY_MS = 250;
 
@@ -88,31 +90,55 @@ async function editCard(ctx: BotContext, text: string, keyboard: InlineKeyboard 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Confirm after the compare-and-set: run, and after an unknown outcome say "checking…" and look once more. */
-async function runConfirmed(ctx: BotContext, kind: CardKind, id: string): Promise<void> {
+/**
+ * Confirm after the claim: run, and after an unknown outcome say "checking…" and look once more.
+ * The claim is renewed before each marketplace stretch and fences every write: a Confirm left so
+ * long that its card was released as stuck (and maybe taken by a new tap) stops instead of
+ * acting on a card that is no longer its own.
+ */
+async function runConfirmed(ctx: BotContext, kind: CardKind, id: string, claimed: number): Promise<void> {
   const db = ctx.deps.db;
   const current = async () => (await findPendingAction(db, ctx.account.telegram_id, id))!;
+  let claim: number | null = claimed;
+  const renew = async () => (claim = await renewClaim(db, id, claim!, ctx.deps.now()));
   let outcome: CardOutcome;
   try {
-    // Read again after the compare-and-set: a toggle may have changed the payload meanwhile.
+    if (!(await renew())) return overtaken(ctx, id);
+    // Read again after the claim: a toggle may have changed the payload meanwhile.
     outcome = await kind.execute(ctx, await current());
     if (outcome.state === "retry") {
-      await markPendingActionAttempted(db, id);
+      await markPendingActionAttempted(db, id, ctx.deps.now());
       await editCard(ctx, ctx.tr("card-checking"));
       await sleep(RECHECK_DELAY_MS);
+      if (!(await renew())) return overtaken(ctx, id);
       outcome = await kind.recheck(ctx, await current());
     }
   } catch (error) {
     // Whatever threw may have come after the marketplace acted: treat the outcome as unknown.
-    await markPendingActionAttempted(db, id);
-    await transitionPendingAction(db, id, ["processing"], "pending", ctx.deps.now());
+    await markPendingActionAttempted(db, id, ctx.deps.now());
+    if (claim !== null) await transitionPendingAction(db, id, ["processing"], "pending", ctx.deps.now(), undefined, claim);
     throw error;
   }
   const next = outcome.state === "retry" ? "pending" : outcome.state === "done" ? "placed" : outcome.state;
-  const result = outcome.state === "retry" ? { attempted: true } : (outcome.result ?? null);
-  await transitionPendingAction(db, id, ["processing"], next, ctx.deps.now(), result);
+  const result = outcome.state === "retry" ? { attempted: true, at: firstAttemptAt(await current()) } : (outcome.result ?? null);
+  if (!(await transitionPendingAction(db, id, ["processing"], next, ctx.deps.now(), result, claim!))) return overtaken(ctx, id);
   await editCard(ctx, outcome.text, outcome.state === "retry" ? cardKeyboard(ctx, id, true) : outcome.keyboard);
   if (next === "placed") await transitionPendingAction(db, id, ["placed"], "done", ctx.deps.now());
+}
+
+/** A card given up after an attempt too old to send again (see the order kind): it only offers a new preview. */
+function attemptExpired(action: PendingAction): boolean {
+  if (action.state !== "failed" || action.result === null) return false;
+  try {
+    return (JSON.parse(action.result) as { attemptExpired?: unknown } | null)?.attemptExpired === true;
+  } catch {
+    return false;
+  }
+}
+
+/** This Confirm's card was released as stuck meanwhile: whoever holds it now tells the user. */
+function overtaken(ctx: BotContext, id: string): void {
+  ctx.deps.logger.warn({ userId: ctx.account.telegram_id, card: id }, "a Confirm outlived its claim on the card; it stopped and left the card to whoever holds it now");
 }
 
 export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
@@ -146,17 +172,22 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
       await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), `rf:${action.id}`).text(ctx.tr("button-cancel"), `cx:${action.id}`));
       return;
     }
-    const from = now - action.updated_at > PROCESSING_STALE_MS ? ["pending", "processing"] : ["pending"];
-    if (!(await transitionPendingAction(ctx.deps.db, action.id, from, "processing", now))) {
+    // A card left in "processing" past the deadline (a crash mid-call) may be taken over; a live
+    // Confirm renews its claim well within it, so it is never overtaken.
+    const abandoned = action.state === "processing" && now - action.updated_at > stuckCardAfterMs(ctx.deps.config.MARKETPLACE_TIMEOUT_MS);
+    const claim = abandoned
+      ? (await transitionPendingAction(ctx.deps.db, action.id, ["processing"], "processing", now, undefined, action.updated_at)) ? now : null
+      : await claimPendingAction(ctx.deps.db, action.id, ["pending"], now);
+    if (claim === null) {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-processing") });
       return;
     }
     // Taken over from a "processing" that never finished (a crash mid-call): its outcome is unknown.
-    if (action.state === "processing") await markPendingActionAttempted(ctx.deps.db, action.id);
+    if (abandoned) await markPendingActionAttempted(ctx.deps.db, action.id, action.updated_at);
     await ctx.answerCallbackQuery();
     // Swap the buttons for "processing…" first, so a second tap has nothing to press.
     await editCard(ctx, `${ctx.tr("card-working")}`);
-    await runConfirmed(ctx, kind, action.id);
+    await runConfirmed(ctx, kind, action.id, claim);
   });
 
   composer.callbackQuery(/^cx:([A-Za-z0-9_-]{10})$/, async (ctx) => {
@@ -183,7 +214,8 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   composer.callbackQuery(/^rf:([A-Za-z0-9_-]{10})$/, async (ctx) => {
     const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
     const kind = action ? kinds.get(action.kind) : undefined;
-    if (!action || !kind || action.state !== "pending") {
+    // A card whose earlier attempt is too old to resend may still offer a new preview (a new card).
+    if (!action || !kind || (action.state !== "pending" && !attemptExpired(action))) {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
       return;
     }

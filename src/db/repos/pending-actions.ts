@@ -37,13 +37,15 @@ export async function setPendingActionMessage(db: Kysely<Database>, id: string, 
  * Moves a card from one state to another only if it is still in `from`: the compare-and-set that
  * makes a Confirm tap one-shot even when two taps race (or reach two processes).
  */
-export async function transitionPendingAction(db: Kysely<Database>, id: string, from: string[], to: string, now: number, result?: unknown): Promise<boolean> {
-  const update = await db
+export async function transitionPendingAction(db: Kysely<Database>, id: string, from: string[], to: string, now: number, result?: unknown, claim?: number): Promise<boolean> {
+  let query = db
     .updateTable("pending_actions")
     .set({ state: to, updated_at: now, ...(result === undefined ? {} : { result: JSON.stringify(result) }) })
     .where("id", "=", id)
-    .where("state", "in", from)
-    .executeTakeFirst();
+    .where("state", "in", from);
+  // A Confirm's own outcome lands only while the card is still its claim (see claimPendingAction).
+  if (claim !== undefined) query = query.where("updated_at", "=", claim);
+  const update = await query.executeTakeFirst();
   return Number(update.numUpdatedRows) > 0;
 }
 
@@ -58,9 +60,62 @@ export function wasAttempted(action: PendingAction): boolean {
   return (action.state === "pending" || action.state === "processing") && action.result !== null;
 }
 
-/** Records on a card that an attempt's outcome is unknown (see wasAttempted); keeps its state. */
-export async function markPendingActionAttempted(db: Kysely<Database>, id: string): Promise<void> {
-  await db.updateTable("pending_actions").set({ result: JSON.stringify({ attempted: true }) }).where("id", "=", id).where("result", "is", null).execute();
+/**
+ * Records on a card that an attempt's outcome is unknown (see wasAttempted), with the time of the
+ * first such attempt (a later call keeps it); keeps its state.
+ */
+export async function markPendingActionAttempted(db: Kysely<Database>, id: string, now: number): Promise<void> {
+  await db.updateTable("pending_actions").set({ result: JSON.stringify({ attempted: true, at: now }) }).where("id", "=", id).where("result", "is", null).execute();
+}
+
+/**
+ * When a card's first attempt with an unknown outcome was made. Cards marked before the time was
+ * recorded answer with their creation: the earliest the attempt can have been, so a window
+ * measured from it closes early rather than late.
+ */
+export function firstAttemptAt(action: PendingAction): number {
+  try {
+    const at = (JSON.parse(action.result ?? "null") as { at?: unknown } | null)?.at;
+    if (typeof at === "number" && Number.isFinite(at)) return at;
+  } catch {
+    // unreadable marker: fall through to the conservative answer
+  }
+  return action.created_at;
+}
+
+/**
+ * Takes a card for a Confirm: moves it to "processing" from one of `from` and returns the claim
+ * (its new `updated_at`), or null when another tap or replica has it. Every later write of that
+ * Confirm is fenced by the claim, so a Confirm that was given up on (see processingDeadlineMs)
+ * can no longer act on the card.
+ */
+export async function claimPendingAction(db: Kysely<Database>, id: string, from: string[], now: number): Promise<number | null> {
+  return (await transitionPendingAction(db, id, from, "processing", now)) ? now : null;
+}
+
+/**
+ * Renews a Confirm's claim before its next marketplace call; false when the card is no longer
+ * this Confirm's (released as stuck, then maybe taken by another tap): the caller must stop.
+ */
+export async function renewClaim(db: Kysely<Database>, id: string, claim: number, now: number): Promise<number | null> {
+  const next = Math.max(now, claim + 1);
+  const update = await db.updateTable("pending_actions").set({ updated_at: next }).where("id", "=", id).where("state", "=", "processing").where("updated_at", "=", claim).executeTakeFirst();
+  return Number(update.numUpdatedRows) > 0 ? next : null;
+}
+
+/** Marketplace calls one Confirm makes between two renewals of its claim (order lookup pages and the order itself). */
+export const CALLS_PER_CLAIM = 3;
+/** Room for the database writes, the pause before the second look, and a busy event loop. */
+const PROCESSING_MARGIN_MS = 30_000;
+
+/**
+ * How long a card may stay in "processing" without its claim being renewed before it counts as
+ * abandoned (a crash mid-call): longer than the longest stretch a live Confirm spends between two
+ * renewals, which is CALLS_PER_CLAIM marketplace calls, each with every retry the client makes.
+ * @param longestCallMs the longest one marketplace call can take (see longestMarketplaceCallMs)
+ */
+export function processingDeadlineMs(longestCallMs: number): number {
+  return CALLS_PER_CLAIM * longestCallMs + PROCESSING_MARGIN_MS;
 }
 
 /**
