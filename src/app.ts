@@ -7,7 +7,7 @@ import type { Bot } from "grammy";
 import type { Kysely } from "kysely";
 import { join } from "node:path";
 import { parseConfig, dataDirectory, type Config } from "./config";
-import { createLogger, SecretScrubber, type Logger } from "./logger";
+import { createLogger, SecretScrubber, wantsPrettyLogs, type Logger } from "./logger";
 import { migrateToLatest, openDatabase } from "./db/connection";
 import type { Database } from "./db/schema";
 import { WriteBatcher } from "./db/write-batcher";
@@ -108,7 +108,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   scrubber.add(config.SECRET_KEY_PREVIOUS);
   scrubber.add(config.MARKETPLACE_WEBHOOK_SECRET);
   for (const password of databasePasswords(config.DATABASE_URL)) scrubber.add(password);
-  const logger = createLogger({ level: config.LOG_LEVEL, pretty: !options.logDestination && config.NODE_ENV !== "production" && process.stdout.isTTY, scrubber, destination: options.logDestination });
+  const logger = createLogger({ level: config.LOG_LEVEL, pretty: !options.logDestination && wantsPrettyLogs(config.LOG_FORMAT, process.stdout.isTTY === true), scrubber, destination: options.logDestination });
 
   let secretKey = config.SECRET_KEY;
   if (!secretKey) {

@@ -95,6 +95,8 @@ export const configSchema = z.object({
     (value) => blankToUndefined(value) ?? "info",
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "expected one of fatal, error, warn, info, debug, trace, silent" }),
   ),
+  /** `json` always, `pretty` always, unset: readable lines on a terminal, JSON elsewhere (containers, CI). */
+  LOG_FORMAT: z.preprocess((value) => blankToUndefined(value), z.enum(["json", "pretty"], { message: "expected json or pretty" }).optional()),
   /** Requests per second the notification poller may send to the marketplace (it publishes no limit). */
   POLL_RATE: integerInRange(1, 10_000, 50),
   MARKETPLACE_TIMEOUT_MS: integerInRange(100, 120_000, 10_000),

@@ -92,6 +92,14 @@ export class SecretScrubber {
   }
 }
 
+/**
+ * Readable lines only for a person at a terminal: LOG_FORMAT=json forces JSON, LOG_FORMAT=pretty
+ * forces readable lines, and unset means readable exactly when stdout is a TTY.
+ */
+export function wantsPrettyLogs(format: "json" | "pretty" | undefined, stdoutIsTTY: boolean): boolean {
+  return format === "pretty" || (format === undefined && stdoutIsTTY);
+}
+
 export interface LoggerOptions {
   level: string;
   pretty?: boolean;

@@ -39,6 +39,26 @@ describe("npm start as a process", () => {
     telegram = null;
   });
 
+  it.each([
+    ["on a terminal, readable lines", undefined, false],
+    ["on a terminal with LOG_FORMAT=json, JSON lines", "json", true],
+  ] as const)("logs %s", async (_, format, json) => {
+    telegram = await startFakeTelegram({ token: TOKEN });
+    const dir = mkdtempSync(join(tmpdir(), "bot-tty-"));
+    const env = { PATH: process.env.PATH ?? "", BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(dir, "bot.db")}`, PORT: "0", HOST: "127.0.0.1", ...(format ? { LOG_FORMAT: format } : {}) };
+    // script(1) gives the bot a terminal as its stdout, as a person running npm start has.
+    const child = spawn("script", ["-qfec", `${process.execPath} dist/main.mjs`, "/dev/null"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (chunk) => (out += chunk));
+    try {
+      await until(() => out.includes("long polling started"), 20_000);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    expect(out.includes('{"level":30')).toBe(json);
+    if (!json) expect(out).toMatch(/INFO.*long polling started/);
+  }, 30_000);
+
   it("refuses bad configuration with one line per problem, exit code 2, no stack trace and no secret", async () => {
     const secret = "this-is-not-a-valid-secret-key";
     const proc = run({ BOT_TOKEN: "malformed", SECRET_KEY: secret, PORT: "http", BOT_MODE: "both" });
