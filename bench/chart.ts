@@ -1,0 +1,92 @@
+/**
+ * The /stats chart's rendering cost: CPU time of one report (Vega-Lite → Vega → SVG → resvg PNG)
+ * from a month of sandbox history, in every language and both windows. Run alone, it also writes
+ * the README's sample image: `npx tsx bench/chart.ts --write docs/stats.png`.
+ */
+import { writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { createI18n } from "../src/chat/i18n";
+import { collectSpending, type SpendingRecords } from "../src/bot/features/stats/collect";
+import { buildSpendingReport } from "../src/bot/features/stats/report";
+import { chartFonts } from "../src/bot/features/stats/fonts";
+import { lastDays } from "../src/bot/features/stats/time-zones";
+import { createMarketplaceClient } from "../src/marketplace";
+import { join } from "node:path";
+import { projectRoot } from "../src/paths";
+import { createSandbox } from "../src/sandbox";
+import { figure, percentile, type Figure } from "./lib";
+
+const LANGUAGES = ["en", "ru", "zh"] as const;
+/** A fixed moment and a seeded generator: the same history, and so the same picture, every run. */
+const NOW = Date.parse("2026-11-23T15:00:00Z");
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+async function monthOfHistory(): Promise<SpendingRecords> {
+  const sandbox = createSandbox({ now: () => new Date(NOW), random: seeded(7) });
+  const { accountId } = sandbox.control.createAccount({ trx: "1000" });
+  const { apiKey } = sandbox.control.createKey({ accountId, scope: "read" });
+  sandbox.control.fillHistory({ accountId, days: 30 });
+  const client = createMarketplaceClient({ baseUrl: "http://sandbox.local", apiKey: () => apiKey, fetch: async (input, init) => sandbox.app.fetch(new Request(String(input), init)) });
+  return collectSpending(client, lastDays("UTC", 30, NOW).from, NOW);
+}
+
+const translations = () => createI18n(join(projectRoot(), "locales"), () => "en");
+
+/** Renders `rounds` reports per language and window; CPU ms of each, the first (cold) one apart. */
+export async function benchChart(rounds: number, log: (line: string) => void): Promise<Figure[]> {
+  const records = await monthOfHistory();
+  const i18n = translations();
+  const fonts = chartFonts();
+  log(`chart: fonts ${fonts.files.join(", ") || "(system fonts: no known font file found)"}`);
+  const times: number[] = [];
+  let cold = 0;
+  for (let round = 0; round < rounds; round++) {
+    for (const lang of LANGUAGES) {
+      for (const days of [7, 30]) {
+        const tr = (key: string, vars?: Record<string, string | number>) => i18n.t(lang, key, vars as Record<string, string>);
+        const before = process.cpuUsage();
+        await buildSpendingReport({ tr, lang, records, window: lastDays("UTC", days, NOW), heading: tr("stats-title", { days }), period: tr("stats-period", { days }) });
+        const used = process.cpuUsage(before);
+        const ms = (used.user + used.system) / 1000;
+        if (times.length === 0 && cold === 0) cold = ms;
+        else times.push(ms);
+      }
+    }
+  }
+  const median = percentile(times, 50);
+  const p95 = percentile(times, 95);
+  log(`chart: ${times.length + 1} renders, first ${cold.toFixed(1)} ms CPU, then median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`);
+  return [
+    figure({ name: "chart_render_cpu_ms", value: median, unit: "ms CPU per /stats chart (median over en, ru, zh × 7, 30 days)", reference: "p95", referenceValue: p95, ratio: null, target: "<= 150 ms", met: median <= 150 && p95 <= 150 }),
+    figure({ name: "chart_render_cpu_ms_cold", value: cold, unit: "ms CPU, the process's first chart (modules warming up)", reference: "target", referenceValue: 150, ratio: null, target: "reported", met: true }),
+  ];
+}
+
+async function writeSample(path: string): Promise<void> {
+  const records = await monthOfHistory();
+  const i18n = translations();
+  const tr = (key: string, vars?: Record<string, string | number>) => i18n.t("en", key, vars as Record<string, string>);
+  const report = await buildSpendingReport({ tr, lang: "en", records, window: lastDays("UTC", 30, NOW), heading: tr("stats-title", { days: 30 }), period: tr("stats-period", { days: 30 }) });
+  if (report.kind !== "chart") throw new Error("the sample history spent nothing");
+  writeFileSync(path, report.png);
+  console.log(`written: ${path} (${report.png.length} bytes)\n\n${report.caption}`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const at = process.argv.indexOf("--write");
+  const work = at > 0 ? writeSample(process.argv[at + 1] ?? "docs/stats.png") : benchChart(10, (line) => console.log(`[bench] ${line}`)).then((figures) => console.log(figures));
+  work.catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,94 @@
+import { Composer, InputFile, type InlineKeyboard } from "grammy";
+import { labelledAddresses } from "../../../db/repos/addresses";
+import { findCredential } from "../../../db/repos/credentials";
+import type { BotContext } from "../../context";
+import { editInPlace } from "../../edit-in-place";
+import { replyMarketplaceError, userClient } from "../../marketplace-access";
+import type { MenuActions } from "../start";
+import { SpendingCache } from "./cache";
+import { collectSpending } from "./collect";
+import { buildSpendingReport, windowKeyboard, type SpendingReport } from "./report";
+import { knownZone, lastDays } from "./time-zones";
+import { STATS_WINDOW } from "../../../chat/callback-data";
+
+/** The longest window offered; one read of it serves both buttons. */
+const READ_DAYS = 30;
+
+type Shown = { report: SpendingReport; keyboard: InlineKeyboard; days: 7 | 30 };
+
+/**
+ * /stats: TRX spent per day over the last 7 or 30 days as a chart (a photo) stacked by source,
+ * with the figures as its caption. /stats reads 30 days from the marketplace and keeps them a few
+ * minutes, so the 7/30 switch redraws from memory and edits the same message.
+ */
+export function statsFeature(menu: MenuActions): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+  const cache = new SpendingCache();
+
+  /** `fresh`: a /stats command reads again; the 7/30 switch reuses that read for a few minutes. */
+  async function load(ctx: BotContext, days: 7 | 30, fresh: boolean): Promise<Shown | null> {
+    const client = await userClient(ctx);
+    if (!client) return null;
+    const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+    const identity = `${credential?.last4 ?? ""}:${credential?.linked_at ?? 0}`;
+    const timeZone = knownZone(ctx.account.digest_time_zone);
+    const now = ctx.deps.now();
+    const readWindow = lastDays(timeZone, READ_DAYS, now);
+    let records = fresh ? null : cache.get(ctx.account.telegram_id, identity, readWindow.from, now);
+    if (!records) {
+      await ctx.replyWithChatAction("upload_photo").catch(() => undefined);
+      try {
+        records = await collectSpending(client, readWindow.from, now);
+      } catch (error) {
+        await replyMarketplaceError(ctx, error, { read: true });
+        return null;
+      }
+      cache.set(ctx.account.telegram_id, identity, records);
+      ctx.deps.logger.debug({ userId: ctx.account.telegram_id, requests: records.requests, gaps: records.gaps }, "spending read from the marketplace for /stats");
+    }
+    const report = await buildSpendingReport({
+      tr: ctx.tr,
+      lang: ctx.lang,
+      records,
+      window: lastDays(timeZone, days, now),
+      heading: ctx.tr("stats-title", { days: String(days) }),
+      period: ctx.tr("stats-period", { days: String(days) }),
+      addressLabels: await labelledAddresses(ctx.deps.db, ctx.account.telegram_id),
+    });
+    return { report, keyboard: windowKeyboard(ctx.tr, days), days };
+  }
+
+  async function send(ctx: BotContext, shown: Shown): Promise<void> {
+    const { report, keyboard } = shown;
+    if (report.kind === "text") await ctx.reply(report.text, { parse_mode: "HTML", reply_markup: keyboard });
+    else await ctx.replyWithPhoto(new InputFile(report.png, `spending-${shown.days}d.png`), { caption: report.caption, parse_mode: "HTML", reply_markup: keyboard });
+  }
+
+  async function showStats(ctx: BotContext): Promise<void> {
+    const shown = await load(ctx, 7, true);
+    if (shown) await send(ctx, shown);
+  }
+
+  composer.command("stats", showStats);
+  menu.stats = showStats;
+
+  composer.callbackQuery(STATS_WINDOW.pattern, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    const shown = await load(ctx, ctx.match[1] === "30" ? 30 : 7, false);
+    if (!shown) return;
+    const message = ctx.callbackQuery.message;
+    const showsPhoto = Boolean(message && "photo" in message && message.photo);
+    const { report, keyboard } = shown;
+    if (report.kind === "chart" && showsPhoto) {
+      await ctx.editMessageMedia({ type: "photo", media: new InputFile(report.png, `spending-${shown.days}d.png`), caption: report.caption, parse_mode: "HTML" }, { reply_markup: keyboard });
+    } else if (report.kind === "text" && !showsPhoto) {
+      await editInPlace(ctx, report.text, keyboard);
+    } else {
+      // Telegram turns neither a text into a photo nor a photo into a text: the view is replaced.
+      await ctx.deleteMessage().catch(() => undefined);
+      await send(ctx, shown);
+    }
+  });
+
+  return composer;
+}

@@ -1,0 +1,65 @@
+import { Resvg } from "@resvg/resvg-js";
+import * as vega from "vega";
+import { compile, type TopLevelSpec } from "vega-lite";
+import { CHART_SCALE } from "./chart-spec";
+import { chartFonts } from "./fonts";
+
+/** East Asian wide characters: about one em each, where Latin letters and digits are about 0.6. */
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
+
+/** True when the text has a character only the CJK font draws. */
+export function hasWideCharacters(text: string): boolean {
+  return WIDE.test(text);
+}
+
+function estimateTextWidth(text: string, fontSize: number): number {
+  let ems = 0;
+  for (const char of text) ems += WIDE.test(char) ? 1 : char === " " ? 0.32 : /[A-ZМШЩЖЮФ@%]/.test(char) ? 0.7 : 0.6;
+  return ems * fontSize;
+}
+
+type TextItem = { text?: unknown; fontSize?: number };
+let metricsInstalled = false;
+
+/**
+ * Vega lays text out by its width before any font is involved, and without a canvas it guesses
+ * 0.8 em a character whatever the script: Chinese labels come out too narrow and the legend
+ * overlaps them. Vega accepts a width function of one's own (its documented hook for headless
+ * rendering); this one knows that CJK characters are one em wide.
+ */
+function installTextMetrics(): void {
+  if (metricsInstalled) return;
+  const metrics = (vega as unknown as { textMetrics: { width: (item: TextItem, text?: unknown) => number } }).textMetrics;
+  metrics.width = (item, text) => {
+    const value = text ?? item.text;
+    const string = Array.isArray(value) ? value.join(" ") : value === null || value === undefined ? "" : String(value);
+    return estimateTextWidth(string, item.fontSize ?? 11);
+  };
+  metricsInstalled = true;
+}
+
+/** The chart as SVG text (Vega-Lite compiled to Vega, rendered headless). */
+export async function renderChartSvg(spec: TopLevelSpec): Promise<string> {
+  installTextMetrics();
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/**
+ * The chart as a PNG, CHART_SCALE times its CSS size, with the fonts found on this machine. The
+ * CJK font file is loaded only when a text needs it (`cjk`): loading it costs several ms.
+ */
+export async function renderChartPng(spec: TopLevelSpec, options: { cjk: boolean }): Promise<Buffer> {
+  const svg = await renderChartSvg(spec);
+  const fonts = chartFonts();
+  const files = options.cjk || !fonts.latin ? fonts.files : [fonts.latin];
+  const resvg = new Resvg(svg, {
+    fitTo: { mode: "zoom", value: CHART_SCALE },
+    font: files.length > 0 ? { loadSystemFonts: false, fontFiles: files, defaultFontFamily: fonts.defaultFamily } : { loadSystemFonts: true },
+  });
+  return resvg.render().asPng();
+}
