@@ -1,0 +1,125 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema";
+import { activeWatchesOn, activeWatchTargets, claimWatchCycle, markWatchFired, rearmWatch, type PriceWatch, type WatchTarget } from "../db/repos/watches";
+import type { Logger } from "../logger";
+import { MarketplaceError, type MarketplaceClient } from "../marketplace";
+import { trxToSun } from "../marketplace/money";
+import { priceReachedAlert, recipientFor, type Translations } from "../chat/alerts";
+import { enqueueAlert } from "../db/repos/outbox";
+
+export interface PriceWatchJobDeps {
+  db: Kysely<Database>;
+  logger: Logger;
+  translations: Translations;
+  now: () => number;
+  /** Called without a key: the check reads only the public quote. */
+  marketplace: (apiKey?: () => string) => MarketplaceClient;
+  /** Wakes the outbox sender after an alert was queued. */
+  onQueued: () => void;
+  /** Quotes in flight at once (default 4). */
+  concurrency?: number;
+}
+
+export interface PriceWatchReport {
+  /** Distinct (resource, volume, duration) of active watches. */
+  targets: number;
+  /** Quote requests answered (one per target at most). */
+  quoted: number;
+  fired: number;
+  rearmed: number;
+}
+
+export type WatchDecision = "fire" | "rearm" | "none";
+
+/**
+ * What one price seen means for a watch. It alerts when the price is at or below the threshold,
+ * it is armed and its cooldown is over; "above" watches are disarmed by an alert until the price
+ * is seen above the threshold again, "cooldown" watches only wait for the cooldown.
+ */
+export function decideWatch(watch: Pick<PriceWatch, "armed" | "rearm" | "quiet_until" | "threshold_sun">, priceSun: bigint, now: number): WatchDecision {
+  if (priceSun <= BigInt(watch.threshold_sun)) {
+    const armed = watch.armed === 1 || watch.rearm === "cooldown";
+    return armed && now >= watch.quiet_until ? "fire" : "none";
+  }
+  return watch.armed === 0 && watch.rearm === "above" ? "rearm" : "none";
+}
+
+/** The outbox dedupe key of a watch's n-th crossing: a restart or a second replica queues it once. */
+export function watchAlertKey(watchId: string, crossing: number): string {
+  return `watch:${watchId}:${crossing}`;
+}
+
+/**
+ * Checks every active price watch for cron tick `tick` (ms), once across all replicas: the first
+ * to claim the tick does it (the caller also holds a lease, so two checks never overlap). One
+ * public quote per distinct target, however many users watch it. Returns null when the tick was
+ * already claimed. A null tick is a check asked for now (the playground, tests): it claims none.
+ */
+export async function checkPriceWatches(deps: PriceWatchJobDeps, tick: number | null): Promise<PriceWatchReport | null> {
+  if (tick !== null && !(await claimWatchCycle(deps.db, tick))) return null;
+  const targets = await activeWatchTargets(deps.db);
+  const report: PriceWatchReport = { targets: targets.length, quoted: 0, fired: 0, rearmed: 0 };
+  const client = deps.marketplace();
+  let next = 0;
+  const worker = async () => {
+    while (next < targets.length) {
+      const target = targets[next++]!;
+      await checkTarget(deps, client, target, report);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.concurrency ?? 4, targets.length) }, worker));
+  if (report.fired > 0 || report.rearmed > 0) deps.logger.info(report, "price watches checked");
+  return report;
+}
+
+async function checkTarget(deps: PriceWatchJobDeps, client: MarketplaceClient, target: WatchTarget, report: PriceWatchReport): Promise<void> {
+  let priceTrx: string;
+  try {
+    priceTrx = (await client.quote({ resource: target.resource, duration: target.duration, volume: target.volume })).priceTrx;
+  } catch (error) {
+    if (!(error instanceof MarketplaceError)) throw error;
+    deps.logger.warn({ ...target, kind: error.kind, status: error.status }, "price quote for watches failed; these watches are checked again at the next tick");
+    return;
+  }
+  report.quoted += 1;
+  const priceSun = trxToSun(priceTrx);
+  const now = deps.now();
+  for (const watch of await activeWatchesOn(deps.db, target, priceSun, now)) {
+    const decision = decideWatch(watch, priceSun, now);
+    if (decision === "rearm") {
+      await rearmWatch(deps.db, watch, now);
+      report.rearmed += 1;
+    } else if (decision === "fire" && (await fire(deps, watch, priceTrx, now))) {
+      report.fired += 1;
+    }
+  }
+}
+
+/**
+ * Queues the alert and records the crossing in one transaction, so an alert is queued exactly
+ * when the watch is marked fired. A user who switched price alerts off (or blocked the bot) is
+ * skipped and the watch stays as it was.
+ */
+async function fire(deps: PriceWatchJobDeps, watch: PriceWatch, priceTrx: string, now: number): Promise<boolean> {
+  const recipient = await recipientFor(deps.db, deps.translations, watch.telegram_id, "prices");
+  if (!recipient) return false;
+  const crossing = watch.crossings + 1;
+  const payload = priceReachedAlert(recipient, {
+    watchId: watch.id,
+    resource: watch.resource,
+    volume: watch.volume,
+    duration: watch.duration,
+    thresholdSun: BigInt(watch.threshold_sun),
+    priceTrx,
+    at: now,
+  });
+  const queued = await deps.db.transaction().execute(async (trx) => {
+    if (!(await markWatchFired(trx, watch, now + watch.cooldown_ms, now))) return false;
+    return enqueueAlert(trx, { telegramId: watch.telegram_id, chatId: recipient.chatId, dedupeKey: watchAlertKey(watch.id, crossing), payload, now });
+  });
+  if (queued) {
+    deps.logger.info({ userId: watch.telegram_id, watch: watch.id, crossing, priceTrx }, "price watch reached its threshold; alert queued");
+    deps.onQueued();
+  }
+  return queued;
+}
