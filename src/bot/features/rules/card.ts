@@ -1,24 +1,20 @@
-import { Composer, InlineKeyboard } from "grammy";
-import { recentAddresses, touchAddress } from "../../db/repos/addresses";
-import { refFor } from "../../db/repos/callback-refs";
-import { markKeyBroken } from "../../db/repos/credentials";
-import { findPendingAction, setPendingActionPayload, wasAttempted, type PendingAction } from "../../db/repos/pending-actions";
-import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "../../marketplace";
-import { looksLikeAddress } from "../../input/address";
-import { checkBounds, parseDuration, parseVolume } from "../../input/volume";
-import type { BotContext } from "../context";
-import { editInPlace } from "../edit-in-place";
-import { answerButton, endFlow, startFlow, type FlowRegistry } from "../flows";
-import { trxText, volumeText } from "../format";
-import { code, truncate } from "../html";
-import { describeSpendError, replyMarketplaceError, userClient } from "../marketplace-access";
-import { cardKeyboard, sendCard, type CardButton, type CardKinds, type CardOutcome } from "./cards";
-import { addressButtonLabel, badAddressArgument, readAddress } from "./addresses";
-import { ruleCard, ruleCardText, ruleKind, type RuleKind } from "./rules-view";
-import type { MenuActions } from "./start";
+import { Composer } from "grammy";
+import type { Menu } from "@grammyjs/menu";
+import { CARD_AUTO_RESUME } from "../../../chat/callback-data";
+import { touchAddress } from "../../../db/repos/addresses";
+import { markKeyBroken } from "../../../db/repos/credentials";
+import { findPendingAction, setPendingActionPayload, wasAttempted, type PendingAction } from "../../../db/repos/pending-actions";
+import { markInMotion } from "../../../db/repos/poll-schedule";
+import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { editInPlace } from "../../edit-in-place";
+import { trxText, volumeText } from "../../../chat/format";
+import { code } from "../../../chat/html";
+import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
+import { cardKeyboard, sendCard, type CardButton, type CardKinds, type CardOutcome } from "../cards";
+import { volumeBounds, type RuleDraft } from "./draft";
+import { ruleCardText, ruleKind, type RuleKind } from "./views";
 
-const FLOW = "rule";
-const KINDS: RuleKind[] = ["refill", "renewal", "smart"];
 const RETRYABLE = new Set(["timeout", "network", "server", "rate_limited", "invalid_response"]);
 /** What one smart-mode delivery is (MARKETPLACE_API.md: roughly 131k energy); used for its preview only. */
 const SMART_PREVIEW = { volume: "131000", duration: "1h" };
@@ -27,23 +23,6 @@ const RENEWAL_DURATION = "1d";
 const DAY_MINUTES = 24 * 60;
 /** A rule created this much before the card (clock skew between us and the marketplace) may still be ours. */
 const CLOCK_SLACK_MS = 60_000;
-
-type RuleField = "address" | "minimal" | "volume" | "duration";
-type RuleStep = "kind" | RuleField | "autoResume";
-
-/** A rule being put together, from arguments or step by step. Plain JSON (stored in the flow). */
-interface RuleDraft {
-  kind?: RuleKind;
-  address?: string;
-  minimal?: string;
-  volume?: string;
-  duration?: string;
-  autoResume?: boolean;
-  /** Asked step by step: the auto-resume question is asked too (one-line forms use No). */
-  guided?: boolean;
-  /** Saved addresses offered as buttons at the address step, by short reference (callback data never carries an address). */
-  offered?: Record<string, string>;
-}
 
 /** What the confirmation card creates. `knownIds`: matching rules that existed before the card (not ours after a timeout). */
 interface RulePayload {
@@ -69,157 +48,21 @@ interface CardFigures {
 /** What a rule is made of, before the card adds what it learned from the marketplace. */
 type RuleRequest = Omit<RulePayload, "knownIds" | "figures">;
 
-const FIELDS: Record<RuleKind, RuleField[]> = {
-  refill: ["address", "minimal", "volume", "duration"],
-  renewal: ["address", "volume"],
-  smart: ["address"],
-};
-
-const USAGE: Record<RuleKind, string> = {
-  refill: "/refill TAddress… 30k 65k 1h",
-  renewal: "/renewal TAddress… 65k",
-  smart: "/smart TAddress…",
-};
-
-function volumeBounds(kind: RuleKind, options: AutomationOptions): { min: bigint; max: bigint } {
-  return kind === "renewal"
-    ? { min: BigInt(options.renewalMinVolume), max: BigInt(options.renewalMaxVolume) }
-    : { min: BigInt(options.minVolume), max: BigInt(options.maxVolume) };
-}
-
-function parseYesNo(ctx: BotContext, input: string): boolean | null {
-  const text = input.trim().toLowerCase();
-  if (["yes", "y", "true", "1", ctx.tr("button-yes").toLowerCase()].includes(text)) return true;
-  if (["no", "n", "false", "0", ctx.tr("button-no").toLowerCase()].includes(text)) return false;
-  return null;
-}
-
-function parseKind(ctx: BotContext, input: string): RuleKind | null {
-  const text = input.trim().toLowerCase();
-  const found = KINDS.find((kind) => kind === text || ctx.tr(`rule-kind-${kind}`).toLowerCase() === text);
-  return found ?? ruleKind(text);
-}
-
-type Check<T> = { ok: true; value: T } | { ok: false; message: string };
-
-/** `offered`: the address buttons of the guided step, whose answer is "@<reference>". */
-function validateRuleField(ctx: BotContext, field: RuleField, input: string, kind: RuleKind, options: AutomationOptions, offered?: Record<string, string>): Check<string> {
-  switch (field) {
-    case "address":
-      return readAddress(ctx, input, offered);
-    case "minimal": {
-      const parsed = parseVolume(input);
-      return parsed.ok ? { ok: true, value: parsed.volume.toString() } : { ok: false, message: ctx.tr("input-minimal-bad") };
-    }
-    case "volume": {
-      const parsed = parseVolume(input);
-      if (!parsed.ok) return { ok: false, message: ctx.tr(`input-volume-${parsed.reason}`) };
-      const bounds = volumeBounds(kind, options);
-      if (checkBounds(parsed.volume, bounds.min, bounds.max)) {
-        return { ok: false, message: ctx.tr("input-volume-bounds", { min: volumeText(bounds.min), max: volumeText(bounds.max) }) };
-      }
-      return { ok: true, value: parsed.volume.toString() };
-    }
-    case "duration": {
-      const duration = parseDuration(input, options.durations);
-      return duration ? { ok: true, value: duration } : { ok: false, message: ctx.tr("input-duration-bad", { durations: options.durations.join(", ") }) };
-    }
-  }
-}
-
-/** One-line arguments: an address (T…), a listed duration, then volumes in order (refill: minimal, volume). */
-function draftFromArguments(ctx: BotContext, kind: RuleKind, text: string, options: AutomationOptions): { ok: true; draft: RuleDraft } | { ok: false; message: string } {
-  const draft: RuleDraft = { kind };
-  const fields = FIELDS[kind];
-  const volumeSlots = fields.filter((field): field is "minimal" | "volume" => field === "minimal" || field === "volume");
-  const raw: Partial<Record<RuleField, string>> = {};
-  for (const token of text.split(/\s+/).filter(Boolean)) {
-    if (looksLikeAddress(token) && raw.address === undefined) {
-      raw.address = token;
-      continue;
-    }
-    if (fields.includes("duration") && raw.duration === undefined && parseDuration(token, options.durations)) {
-      raw.duration = token;
-      continue;
-    }
-    const slot = volumeSlots.find((field) => raw[field] === undefined);
-    if (slot && parseVolume(token).ok) {
-      raw[slot] = token;
-      continue;
-    }
-    return { ok: false, message: ctx.tr("input-argument-bad", { value: truncate(token, 40), usage: USAGE[kind] }) };
-  }
-  for (const field of fields) {
-    const value = raw[field];
-    if (value === undefined) continue;
-    const check = validateRuleField(ctx, field, value, kind, options);
-    if (!check.ok) return check;
-    draft[field] = check.value;
-  }
-  return { ok: true, draft };
-}
-
-async function automationOptions(ctx: BotContext, client: MarketplaceClient): Promise<AutomationOptions | null> {
-  try {
-    return await ctx.deps.options.automationOptions(ctx.account.telegram_id, client);
-  } catch (error) {
-    await replyMarketplaceError(ctx, error, { read: true });
-    return null;
-  }
-}
-
-/** Asks the next question of the guided form, storing the flow. */
-async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: AutomationOptions): Promise<void> {
-  const keyboard = new InlineKeyboard();
-  const lines: string[] = [];
-  const next: RuleDraft = { ...draft };
-  switch (step) {
-    case "kind":
-      lines.push(ctx.tr("newrule-ask-kind"));
-      for (const kind of KINDS) answerButton(keyboard, ctx.tr(`rule-kind-${kind}`), kind);
-      break;
-    case "address":
-      lines.push(ctx.tr("ask-rule-address"));
-      next.offered = {};
-      for (const saved of await recentAddresses(ctx.deps.db, ctx.account.telegram_id, 4)) {
-        const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, saved.address, ctx.deps.now());
-        next.offered[ref] = saved.address;
-        answerButton(keyboard, addressButtonLabel(saved), `@${ref}`).row();
-      }
-      break;
-    case "minimal":
-      lines.push(ctx.tr("ask-rule-minimal"));
-      break;
-    case "volume": {
-      const bounds = volumeBounds(draft.kind!, options);
-      lines.push(ctx.tr(draft.kind === "renewal" ? "ask-rule-renewal-volume" : "ask-rule-volume"), ctx.tr("bounds-line", { min: volumeText(bounds.min), max: volumeText(bounds.max) }));
-      const presets = [65_000n, 131_000n].filter((value) => !checkBounds(value, bounds.min, bounds.max));
-      if (presets.length === 0) presets.push(bounds.min);
-      for (const value of presets) answerButton(keyboard, volumeText(value), value.toString());
-      break;
-    }
-    case "duration":
-      lines.push(ctx.tr("ask-rule-duration"));
-      for (const duration of options.durations) answerButton(keyboard, duration, duration);
-      break;
-    case "autoResume":
-      lines.push(ctx.tr("ask-auto-resume"));
-      answerButton(keyboard, ctx.tr("button-yes"), "yes");
-      answerButton(keyboard, ctx.tr("button-no"), "no");
-      break;
-  }
-  lines.push("", ctx.tr("ask-cancel-hint"));
-  await startFlow(ctx, FLOW, step, next as Record<string, unknown>);
-  const hasButtons = keyboard.inline_keyboard.some((row) => row.length > 0);
-  await ctx.reply(lines.join("\n"), { parse_mode: "HTML", ...(hasButtons ? { reply_markup: keyboard } : {}) });
-}
-
-function nextStep(draft: RuleDraft): RuleStep | null {
-  if (!draft.kind) return "kind";
-  const field = FIELDS[draft.kind].find((name) => draft[name] === undefined);
-  if (field) return field;
-  if (draft.autoResume === undefined && draft.guided) return "autoResume";
-  return null;
+/** The confirmation card of a complete draft. Creating it is all a flow does: Confirm creates the rule. */
+export async function sendRuleCard(ctx: BotContext, draft: RuleDraft): Promise<void> {
+  const client = await userClient(ctx);
+  if (!client) return;
+  const kind = draft.kind!;
+  const autoResume = draft.autoResume ?? false;
+  const card = await buildCard(ctx, client, {
+    kind,
+    address: draft.address!,
+    minimal: kind === "refill" ? draft.minimal! : null,
+    volume: kind === "smart" ? null : draft.volume!,
+    duration: kind === "refill" ? draft.duration! : null,
+    autoResume,
+  });
+  if (card) await sendCard(ctx, "rule", card.payload, card.text, card.canConfirm, autoResumeButton(ctx, autoResume));
 }
 
 /** Ids of existing rules that a timed-out creation could be confused with. */
@@ -321,12 +164,7 @@ function confirmCard(ctx: BotContext, payload: RulePayload, figures: CardFigures
 
 /** The auto-resume toggle under Confirm and Cancel; its label shows the current choice. */
 function autoResumeButton(ctx: BotContext, autoResume: boolean): (id: string) => CardButton[] {
-  return (id) => [{ text: ctx.tr("button-auto-resume", { value: ctx.tr(autoResume ? "button-yes" : "button-no") }), data: `ar:${id}` }];
-}
-
-async function createdText(ctx: BotContext, rule: AutomationRule): Promise<{ text: string; keyboard: InlineKeyboard }> {
-  const card = await ruleCard(ctx, rule);
-  return { text: `${ctx.tr("rule-created")}\n\n${card.text}`, keyboard: card.keyboard };
+  return (id) => [{ text: ctx.tr("button-auto-resume", { value: ctx.tr(autoResume ? "button-yes" : "button-no") }), data: CARD_AUTO_RESUME.data(id) }];
 }
 
 /**
@@ -350,94 +188,17 @@ async function create(client: MarketplaceClient, payload: RulePayload): Promise<
   }
 }
 
-/** /refill, /renewal, /smart (one-line or step by step) and the guided /newrule; the confirmation card creates the rule once. */
-export function ruleCreationFeature(flows: FlowRegistry, _menu: MenuActions, cards: CardKinds): Composer<BotContext> {
+/** Shows a rule as its card (text and menu): the rules menu does it. */
+export type RuleCardMaker = (ctx: BotContext, rule: AutomationRule) => Promise<{ text: string; keyboard: Menu<BotContext> }>;
+
+/** The rule confirmation card: Confirm creates the rule once (no idempotency key: a timed-out creation is looked for first); the auto-resume toggle. */
+export function ruleCardFeature(cards: CardKinds, ruleCard: RuleCardMaker): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
-  async function proceed(ctx: BotContext, client: MarketplaceClient, draft: RuleDraft, options: AutomationOptions): Promise<void> {
-    const step = nextStep(draft);
-    if (step) return ask(ctx, step, draft, options);
-    await endFlow(ctx);
-    const kind = draft.kind!;
-    const autoResume = draft.autoResume ?? false;
-    const card = await buildCard(ctx, client, {
-      kind,
-      address: draft.address!,
-      minimal: kind === "refill" ? draft.minimal! : null,
-      volume: kind === "smart" ? null : draft.volume!,
-      duration: kind === "refill" ? draft.duration! : null,
-      autoResume,
-    });
-    if (card) await sendCard(ctx, "rule", card.payload, card.text, card.canConfirm, autoResumeButton(ctx, autoResume));
+  async function createdText(ctx: BotContext, rule: AutomationRule): Promise<{ text: string; keyboard: Menu<BotContext> }> {
+    const card = await ruleCard(ctx, rule);
+    return { text: `${ctx.tr("rule-created")}\n\n${card.text}`, keyboard: card.keyboard };
   }
-
-  async function start(ctx: BotContext, kind: RuleKind | null, args: string): Promise<void> {
-    const client = await userClient(ctx);
-    if (!client) return;
-    const badAddress = kind ? badAddressArgument(ctx, args.split(/\s+/)) : null;
-    if (badAddress) {
-      await ctx.reply(badAddress, { parse_mode: "HTML" });
-      return;
-    }
-    const options = await automationOptions(ctx, client);
-    if (!options) return;
-    if (!kind) return proceed(ctx, client, { guided: true }, options);
-    const parsed = draftFromArguments(ctx, kind, args, options);
-    if (!parsed.ok) {
-      await ctx.reply(parsed.message, { parse_mode: "HTML" });
-      return;
-    }
-    const draft = parsed.draft;
-    draft.guided = FIELDS[kind].some((field) => draft[field] === undefined);
-    await proceed(ctx, client, draft, options);
-  }
-
-  composer.command("refill", (ctx) => start(ctx, "refill", ctx.match));
-  composer.command("renewal", (ctx) => start(ctx, "renewal", ctx.match));
-  composer.command("smart", (ctx) => start(ctx, "smart", ctx.match));
-  composer.command("newrule", (ctx) => start(ctx, null, ""));
-
-  flows.set(FLOW, {
-    async answer(ctx, state, input) {
-      const client = await userClient(ctx);
-      if (!client) return;
-      const draft = { ...(state.data as RuleDraft) };
-      const step = state.step as RuleStep;
-      if (step === "address") {
-        // An address needs no options: a bad one is refused before any marketplace call.
-        const check = readAddress(ctx, input, draft.offered);
-        if (!check.ok) {
-          await ctx.reply(check.message, { parse_mode: "HTML" });
-          return;
-        }
-      }
-      const options = await automationOptions(ctx, client);
-      if (!options) return;
-      if (step === "kind") {
-        const kind = parseKind(ctx, input);
-        if (!kind) {
-          await ctx.reply(ctx.tr("newrule-kind-bad"), { parse_mode: "HTML" });
-          return;
-        }
-        draft.kind = kind;
-      } else if (step === "autoResume") {
-        const value = parseYesNo(ctx, input);
-        if (value === null) {
-          await ctx.reply(ctx.tr("input-yes-no"), { parse_mode: "HTML" });
-          return;
-        }
-        draft.autoResume = value;
-      } else if (draft.kind && FIELDS[draft.kind].includes(step)) {
-        const check = validateRuleField(ctx, step, input, draft.kind, options, draft.offered);
-        if (!check.ok) {
-          await ctx.reply(check.message, { parse_mode: "HTML" });
-          return;
-        }
-        draft[step] = check.value;
-      }
-      await proceed(ctx, client, draft, options);
-    },
-  });
 
   cards.set("rule", {
     async execute(ctx, action): Promise<CardOutcome> {
@@ -465,6 +226,7 @@ export function ruleCreationFeature(flows: FlowRegistry, _menu: MenuActions, car
       }
       await touchAddress(ctx.deps.db, ctx.account.telegram_id, payload.address, ctx.deps.now());
       ctx.deps.logger.info({ userId: ctx.account.telegram_id, ruleId: rule.id, card: action.id }, "rule created");
+      await markInMotion(ctx.deps.db, ctx.account.telegram_id, "rule", ctx.deps.now());
       const { text, keyboard } = await createdText(ctx, rule);
       return { state: "done", text, keyboard, result: rule };
     },
@@ -501,8 +263,8 @@ export function ruleCreationFeature(flows: FlowRegistry, _menu: MenuActions, car
   });
 
   // The auto-resume toggle: one-line forms can choose it too. Only before Confirm was ever sent.
-  composer.callbackQuery(/^ar:([A-Za-z0-9_-]{10})$/, async (ctx) => {
-    const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
+  composer.callbackQuery(CARD_AUTO_RESUME.pattern, async (ctx) => {
+    const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, CARD_AUTO_RESUME.parse(ctx.callbackQuery.data)!);
     const payload = action?.kind === "rule" ? (JSON.parse(action.payload) as RulePayload) : null;
     if (!action || !payload?.figures || action.state !== "pending") {
       await ctx.answerCallbackQuery({ text: ctx.tr(action?.state === "processing" ? "card-processing" : "card-expired") });

@@ -1,9 +1,8 @@
-import { InlineKeyboard } from "grammy";
-import { refFor } from "../../db/repos/callback-refs";
-import type { AutomationRule, Firing } from "../../marketplace";
-import type { BotContext } from "../context";
-import { timeText, trxText, volumeText } from "../format";
-import { code, escapeHtml, MESSAGE_LIMIT, shortAddress, truncate } from "../html";
+import { refFor } from "../../../db/repos/callback-refs";
+import type { AutomationRule, Firing } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { timeText, trxText, volumeText } from "../../../chat/format";
+import { code, escapeHtml, MESSAGE_LIMIT, shortAddress, truncate } from "../../../chat/html";
 
 /** Rules per list page. */
 export const RULES_PAGE_SIZE = 8;
@@ -75,77 +74,40 @@ export function ruleCardText(ctx: BotContext, rule: AutomationRule): string {
   return lines.join("\n");
 }
 
-/** Longest rule button label: room for the icon, kind, short target and status in every locale. */
-const LABEL_MAX = 60;
-
-/**
- * The list page a rule card was opened from travels in its callback data (`:3`), so Back, and the
- * list shown when the rule has gone, return there. Cards opened elsewhere (an alert, a new rule) omit it.
- */
-function onPage(data: string, page: number | undefined): string {
-  return page === undefined ? data : `${data}:${page}`;
-}
-
-/** Pause when active, Resume when paused, Cancel rule unless cancelled; Deliveries and Back always. */
-export function ruleCardKeyboard(ctx: BotContext, rule: AutomationRule, ref: string, options: { topUp?: boolean; page?: number } = {}): InlineKeyboard {
-  const status = ruleStatus(rule.status);
-  const { page } = options;
-  const keyboard = new InlineKeyboard();
-  if (options.topUp) keyboard.text(ctx.tr("button-topup"), "m:topup").row();
-  if (status === "active") keyboard.text(ctx.tr("button-pause"), onPage(`rl:p:${ref}`, page));
-  if (status === "paused") keyboard.text(ctx.tr("button-resume"), onPage(`rl:r:${ref}`, page));
-  if (status !== "cancelled") keyboard.text(ctx.tr("button-cancel-rule"), onPage(`rl:c:${ref}`, page)).row();
-  keyboard.text(ctx.tr("button-deliveries"), onPage(`rl:d:${ref}`, page)).text(ctx.tr("button-back"), `rl:l:${page ?? 1}`);
-  return keyboard;
-}
-
-/** The two buttons under "Cancel this rule?": Confirm cancels, Back returns to the card. */
-export function cancelAskKeyboard(ctx: BotContext, ref: string, page: number | undefined): InlineKeyboard {
-  return new InlineKeyboard().text(ctx.tr("button-confirm"), onPage(`rl:C:${ref}`, page)).text(ctx.tr("button-back"), onPage(`rl:o:${ref}`, page));
-}
-
-/** Back from the deliveries list to the rule card. */
-export function deliveriesKeyboard(ctx: BotContext, ref: string, page: number | undefined): InlineKeyboard {
-  return new InlineKeyboard().text(ctx.tr("button-back"), onPage(`rl:o:${ref}`, page));
-}
-
 export async function ruleRef(ctx: BotContext, ruleId: string): Promise<string> {
   return refFor(ctx.deps.db, ctx.account.telegram_id, ruleId, ctx.deps.now());
-}
-
-export async function ruleCard(
-  ctx: BotContext,
-  rule: AutomationRule,
-  options: { topUp?: boolean; note?: string; page?: number } = {},
-): Promise<{ text: string; keyboard: InlineKeyboard }> {
-  const ref = await ruleRef(ctx, rule.id);
-  const text = ruleCardText(ctx, rule) + (options.note ? `\n\n${options.note}` : "");
-  return { text, keyboard: ruleCardKeyboard(ctx, rule, ref, options) };
 }
 
 function newestFirst(rules: AutomationRule[]): AutomationRule[] {
   return [...rules].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || 0);
 }
 
-/** One page of the rule list: a button per rule (kind, short target, status), Prev/Next; `note` goes above the title. */
-export async function rulesPage(ctx: BotContext, rules: AutomationRule[], page: number, options: { note?: string } = {}): Promise<{ text: string; keyboard: InlineKeyboard }> {
+/** Longest rule button label: room for the icon, kind, short target and status in every locale. */
+const LABEL_MAX = 60;
+
+/** A rule on a list page: its button label (plain text) and its short reference. */
+export interface RuleEntry {
+  label: string;
+  ref: string;
+}
+
+/** One page of the rule list (newest first): the text (`note` above the title) and a button entry per rule. */
+export async function rulesPage(ctx: BotContext, rules: AutomationRule[], page: number, options: { note?: string } = {}): Promise<{ text: string; page: number; pages: number; entries: RuleEntry[] }> {
   const sorted = newestFirst(rules);
   const pages = Math.max(1, Math.ceil(sorted.length / RULES_PAGE_SIZE));
   const number = Math.min(Math.max(1, page), pages);
-  const keyboard = new InlineKeyboard();
   const lines = options.note ? [options.note, ""] : [];
   lines.push(ctx.tr("rules-title", { page: String(number), pages: String(pages), total: String(sorted.length) }));
   if (sorted.length === 0) lines.push("", ctx.tr("rules-empty"));
   else lines.push(ctx.tr("rules-hint"));
+  const entries: RuleEntry[] = [];
   for (const rule of sorted.slice((number - 1) * RULES_PAGE_SIZE, number * RULES_PAGE_SIZE)) {
     const status = ruleStatus(rule.status);
     const label = `${STATUS_ICON[status]} ${ctx.tr("rules-line", { kind: kindText(ctx, rule.type), target: shortAddress(rule.targetAddress), status: statusText(ctx, rule.status) })}`;
     // Button labels are plain text: undo the HTML escaping of the translation; truncate never splits an emoji's surrogate pair.
-    keyboard.text(truncate(unescape(label), LABEL_MAX), `rl:o:${await ruleRef(ctx, rule.id)}:${number}`).row();
+    entries.push({ label: truncate(unescape(label), LABEL_MAX), ref: await ruleRef(ctx, rule.id) });
   }
-  if (number > 1) keyboard.text(ctx.tr("button-prev"), `rl:l:${number - 1}`);
-  if (number < pages) keyboard.text(ctx.tr("button-next"), `rl:l:${number + 1}`);
-  return { text: lines.join("\n"), keyboard };
+  return { text: lines.join("\n"), page: number, pages, entries };
 }
 
 function unescape(text: string): string {

@@ -3,10 +3,12 @@ import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { alertEnabled, findUser, type AlertKind } from "../db/repos/users";
 import { refFor } from "../db/repos/callback-refs";
-import { pickLanguage, translatorFor, type Translate } from "../bot/i18n";
-import { code, escapeHtml, truncate, txLink } from "../bot/html";
-import { trxText, volumeText } from "../bot/format";
-import type { OutboxPayload } from "./outbox";
+import { pickLanguage, translatorFor, type Language, type Translate } from "./i18n";
+import { code, escapeHtml, truncate, txLink } from "./html";
+import { timeText, trxText, volumeText } from "./format";
+import { CARD_CANCEL, CARD_CONFIRM, MAIN_MENU, RULE_RESUME, WATCH_BUY } from "./callback-data";
+import { sunToTrx } from "../marketplace/money";
+import type { OutboxPayload } from "../db/repos/outbox";
 import { readPauseReason } from "./pause-reason";
 
 export type Translations = { t(locale: string, key: string, vars?: Record<string, string>): string };
@@ -40,13 +42,33 @@ export interface Recipient {
   telegramId: number;
   chatId: number;
   tr: Translate;
+  /** The user's language: the alert's words and its numbers (ru "1 090,705 TRX"). */
+  language: Language;
+}
+
+/** The recipient fields that follow the user's chosen language (English when none). */
+export function recipientLanguage(translations: Translations, language: string | null): Pick<Recipient, "tr" | "language"> {
+  const picked = pickLanguage(language ?? "en");
+  return { tr: translatorFor(translations, picked), language: picked };
 }
 
 /** The user to push to, if they are active and have this kind of alert switched on ("always": account problems no setting mutes). */
 export async function recipientFor(db: Kysely<Database>, translations: Translations, telegramId: number, kind: AlertKind | "always"): Promise<Recipient | null> {
   const user = await findUser(db, telegramId);
   if (!user || user.active !== 1 || (kind !== "always" && !alertEnabled(user, kind))) return null;
-  return { telegramId, chatId: user.chat_id, tr: translatorFor(translations, pickLanguage(user.language ?? "en")) };
+  return { telegramId, chatId: user.chat_id, ...recipientLanguage(translations, user.language) };
+}
+
+/**
+ * A confirmation card's buttons: Confirm (Top up instead while the balance is short) and Cancel.
+ * The bot puts them on the cards it sends; push gives them back to a card a crash left on
+ * "processing…".
+ */
+export function cardButtons(tr: Translate, cardId: string, canConfirm = true): InlineKeyboard {
+  const keyboard = new InlineKeyboard();
+  if (canConfirm) keyboard.text(tr("button-confirm"), CARD_CONFIRM.data(cardId));
+  else keyboard.text(tr("button-topup"), MAIN_MENU.data("topup"));
+  return keyboard.text(tr("button-cancel"), CARD_CANCEL.data(cardId));
 }
 
 /** Every part of an alert is bounded before escaping, so the visible text stays far below 4096 (never cut HTML). */
@@ -55,30 +77,30 @@ function message(text: string, keyboard?: InlineKeyboard): OutboxPayload {
 }
 
 export function settlementAlert(recipient: Recipient, order: OrderFacts, state: FinalState): OutboxPayload {
-  const { tr } = recipient;
+  const { tr, language } = recipient;
   const short = order.id.slice(0, 8);
   if (state === "failed") {
-    return message([tr("alert-order-failed", { id: short }), order.totalTrx ? tr("alert-refunded-amount", { value: trxText(order.totalTrx) }) : tr("alert-refunded")].join("\n"));
+    return message([tr("alert-order-failed", { id: short }), order.totalTrx ? tr("alert-refunded-amount", { value: trxText(order.totalTrx, language) }) : tr("alert-refunded")].join("\n"));
   }
   const lines = [tr("alert-order-filled", { id: short })];
-  if (order.volume && order.resource) lines.push(tr("alert-delivered", { volume: volumeText(order.volume), resource: order.resource }));
+  if (order.volume && order.resource) lines.push(tr("alert-delivered", { volume: volumeText(order.volume, language), resource: order.resource }));
   if (order.targetAddress) lines.push(tr("alert-target", {}, { value: code(order.targetAddress) }));
-  if (order.totalTrx) lines.push(tr("alert-total", { value: trxText(order.totalTrx) }));
+  if (order.totalTrx) lines.push(tr("alert-total", { value: trxText(order.totalTrx, language) }));
   if (order.txId) lines.push(tr("alert-tx", {}, { link: txLink(order.txId, tr("tx-sandbox")) }));
   lines.push("", tr("alert-filled-hint"));
   return message(lines.join("\n"));
 }
 
 export async function rulePausedAlert(db: Kysely<Database>, recipient: Recipient, ruleId: string | null, reason: string, now: number): Promise<OutboxPayload> {
-  const { tr } = recipient;
-  const keyboard = new InlineKeyboard().text(tr("button-topup"), "m:topup");
+  const { tr, language } = recipient;
+  const keyboard = new InlineKeyboard().text(tr("button-topup"), MAIN_MENU.data("topup"));
   if (ruleId) {
-    keyboard.text(tr("button-resume"), `rl:r:${await refFor(db, recipient.telegramId, ruleId, now)}`);
-    return message([tr("alert-rule-paused", { id: ruleId.slice(0, 8) }), ...pauseWhy(tr, reason)].join("\n"), keyboard);
+    keyboard.text(tr("button-resume"), RULE_RESUME.data(await refFor(db, recipient.telegramId, ruleId, now)));
+    return message([tr("alert-rule-paused", { id: ruleId.slice(0, 8) }), ...pauseWhy(tr, language, reason)].join("\n"), keyboard);
   }
   // The rule could not be matched: say what the notification said and where to find the rule,
   // rather than an empty id and no way to act.
-  return message([tr("alert-rule-paused-unknown"), ...pauseWhy(tr, reason), "", tr("alert-rules-hint")].join("\n"), keyboard);
+  return message([tr("alert-rule-paused-unknown"), ...pauseWhy(tr, language, reason), "", tr("alert-rules-hint")].join("\n"), keyboard);
 }
 
 /**
@@ -86,11 +108,11 @@ export async function rulePausedAlert(db: Kysely<Database>, recipient: Recipient
  * marketplace saw and the next delivery's cost when its text names them (a bare "not enough
  * balance" beside a balance that looks ample reads as a bug); any other reason in its own words.
  */
-function pauseWhy(tr: Translate, reason: string): string[] {
+function pauseWhy(tr: Translate, language: Language, reason: string): string[] {
   const read = readPauseReason(reason);
   if (!read.shortOfBalance) return [escapeHtml(truncate(reason, 1000))];
-  const balance = read.balanceTrx === null ? null : trxText(read.balanceTrx);
-  const cost = read.nextDeliveryTrx === null ? null : trxText(read.nextDeliveryTrx);
+  const balance = read.balanceTrx === null ? null : trxText(read.balanceTrx, language);
+  const cost = read.nextDeliveryTrx === null ? null : trxText(read.nextDeliveryTrx, language);
   const why =
     balance && cost ? tr("alert-pause-why-both", { balance, cost }) : cost ? tr("alert-pause-why-cost", { cost }) : balance ? tr("alert-pause-why-balance", { balance }) : tr("alert-pause-why");
   return read.resumesByItself ? [why, tr("rule-card-paused-system-auto")] : [why];
@@ -105,4 +127,34 @@ export function notificationAlert(recipient: Recipient, notification: { title: s
   const lines = [`<b>${escapeHtml(truncate(notification.title, 200))}</b>`, escapeHtml(truncate(notification.body, 3000))];
   if (notification.link && /^https?:\/\//.test(notification.link)) lines.push(`<a href="${escapeHtml(notification.link)}">${escapeHtml(truncate(notification.link, 200))}</a>`);
   return message(lines.join("\n"));
+}
+
+/** What a price alert shows: the watch's target and threshold, the price that reached it, and when. */
+export interface PriceReached {
+  watchId: string;
+  resource: string;
+  volume: string;
+  duration: string;
+  thresholdSun: bigint;
+  priceTrx: string;
+  /** When the price was seen (ms). */
+  at: number;
+}
+
+/**
+ * The "price watch reached" alert. Buy now carries only the watch id: it opens /buy with a fresh
+ * preview, so the price shown here is never the price charged.
+ */
+export function priceReachedAlert(recipient: Recipient, reached: PriceReached): OutboxPayload {
+  const { tr, language } = recipient;
+  const resource = reached.resource === "energy" || reached.resource === "bandwidth" ? tr(`resource-${reached.resource}`) : reached.resource;
+  const lines = [
+    tr("alert-watch-reached", { id: reached.watchId.slice(0, 8) }),
+    tr("alert-watch-target", { volume: volumeText(reached.volume, language), resource, duration: reached.duration }),
+    tr("alert-watch-price", { price: trxText(reached.priceTrx, language), threshold: trxText(sunToTrx(reached.thresholdSun), language) }),
+    tr("alert-watch-at", { time: timeText(new Date(reached.at).toISOString()) }),
+    "",
+    tr("alert-watch-hint"),
+  ];
+  return message(lines.join("\n"), new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)));
 }

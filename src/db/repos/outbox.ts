@@ -1,11 +1,14 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
-import type { Database, OutboxTable } from "../db/schema";
-import { isPostgres } from "../db/dialect";
+import type { Database, OutboxTable } from "../schema";
+import { isPostgres } from "../dialect";
 
 export type OutboxRow = Selectable<OutboxTable>;
 export interface OutboxPayload {
-  /** editMessageText: a card a crash left on "processing…" is given its buttons back (stuck-cards.ts). */
-  method: "sendMessage" | "sendPhoto" | "editMessageText";
+  /**
+   * editMessageText: a card a crash left on "processing…" is given its buttons back (stuck-cards.ts).
+   * sendDigest: not a Bot API method; the sender has the weekly digest built when it is due (digest.ts).
+   */
+  method: "sendMessage" | "sendPhoto" | "editMessageText" | "sendDigest";
   params: Record<string, unknown>;
 }
 
@@ -16,7 +19,7 @@ export interface OutboxPayload {
  */
 export async function enqueueAlert(
   db: Kysely<Database> | Transaction<Database>,
-  alert: { telegramId: number; chatId: number; dedupeKey: string; payload: OutboxPayload; now: number },
+  alert: { telegramId: number; chatId: number; dedupeKey: string; payload: OutboxPayload; now: number; notBefore?: number },
 ): Promise<boolean> {
   const result = await db
     .insertInto("outbox")
@@ -27,7 +30,7 @@ export async function enqueueAlert(
       payload: JSON.stringify(alert.payload),
       status: "queued",
       attempts: 0,
-      next_attempt_at: alert.now,
+      next_attempt_at: alert.notBefore ?? alert.now,
       last_error: null,
       lease_owner: null,
       lease_until: null,
@@ -37,6 +40,61 @@ export async function enqueueAlert(
     .onConflict((oc) => oc.columns(["telegram_id", "dedupe_key"]).doNothing())
     .executeTakeFirst();
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+/** An alert to queue in a batch: its payload already serialised (see enqueueAlert). */
+export interface QueuedAlert {
+  telegramId: number;
+  chatId: number;
+  dedupeKey: string;
+  payload: string;
+  at: number;
+}
+
+/**
+ * Queues many alerts in one statement, each once per (user, dedupe key) as enqueueAlert does.
+ * Returns how many were new. Call inside the transaction that records their events.
+ */
+export async function enqueueAlerts(db: Kysely<Database> | Transaction<Database>, alerts: readonly QueuedAlert[]): Promise<number> {
+  if (alerts.length === 0) return 0;
+  const inserted = await db
+    .insertInto("outbox")
+    .values(
+      alerts.map((alert) => ({
+        telegram_id: alert.telegramId,
+        chat_id: alert.chatId,
+        dedupe_key: alert.dedupeKey,
+        payload: alert.payload,
+        status: "queued",
+        attempts: 0,
+        next_attempt_at: alert.at,
+        last_error: null,
+        lease_owner: null,
+        lease_until: null,
+        created_at: alert.at,
+        sent_at: null,
+      })),
+    )
+    .onConflict((oc) => oc.columns(["telegram_id", "dedupe_key"]).doNothing())
+    .returning("id")
+    .execute();
+  return inserted.length;
+}
+
+/** Drops every alert still queued for a user (they blocked the bot: each would meet the same 403). Returns how many. */
+export async function dropQueuedAlerts(db: Kysely<Database> | Transaction<Database>, telegramId: number, reason: string): Promise<number> {
+  const result = await db
+    .updateTable("outbox")
+    .set({ status: "dropped", last_error: reason, lease_owner: null, lease_until: null })
+    .where("telegram_id", "=", telegramId)
+    .where("status", "=", "queued")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Deletes every alert still queued for a user (/disconnect: nothing personal is kept). */
+export async function deleteQueuedAlerts(db: Kysely<Database> | Transaction<Database>, telegramId: number): Promise<void> {
+  await db.deleteFrom("outbox").where("telegram_id", "=", telegramId).where("status", "=", "queued").execute();
 }
 
 /**
@@ -129,6 +187,15 @@ export async function releaseLease(db: Kysely<Database>, id: number, nextAttempt
     .where("id", "=", id)
     .$if(owner !== undefined, (qb) => qb.where("lease_owner", "=", owner!))
     .execute();
+}
+
+/**
+ * Gives back every queued row this replica still holds a lease on. Only for a stopped sender
+ * (no send in flight): a row released while its send is in flight could be sent twice.
+ */
+export async function releaseLeasesOf(db: Kysely<Database>, owner: string): Promise<number> {
+  const result = await db.updateTable("outbox").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).where("status", "=", "queued").executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /**

@@ -1,0 +1,85 @@
+import { conversations, createConversation, type ConversationBuilder } from "@grammyjs/conversations";
+import { Composer, type Context, type MiddlewareFn } from "grammy";
+import { ANSWER } from "../../chat/callback-data";
+import type { BotContext } from "../context";
+import { endFlow } from "../flows";
+import { FLOW_COMMANDS, type FlowName } from "./steps";
+import { conversationStorage } from "./storage";
+
+export type FlowBuilders = Record<FlowName, ConversationBuilder<BotContext, Context>>;
+
+/**
+ * Guided flows on @grammyjs/conversations, with their state in the bot's database. Installed
+ * before the features, so a flow sees its chat's updates first: it takes the answers and leaves
+ * everything else to the features. A command leaves the flow before it runs.
+ *
+ * Only the chat's active flow runs for an update; a flow is registered with the plugin when it
+ * runs or when it is entered (enterFlow), not for every update: most updates belong to no flow,
+ * and each registered flow is one more middleware on every update.
+ */
+export function guidedFlows(builders: FlowBuilders): Composer<BotContext> {
+  const flows = new Map(Object.entries(builders).map(([name, builder]) => [name, createConversation<BotContext, Context>(builder, name)]));
+  const composer = new Composer<BotContext>();
+  composer.use(conversations<BotContext, Context>({ storage: conversationStorage() }));
+  composer.use(beforeFlows());
+  composer.use((ctx, next) => {
+    const registered = new Set<string>();
+    const register = async (name: string) => {
+      const flow = flows.get(name);
+      if (!flow || registered.has(name)) return;
+      registered.add(name);
+      // With no state of its own yet, the flow's middleware only registers it (and calls next).
+      await flow(ctx, () => Promise.resolve());
+    };
+    registries.set(ctx, register);
+    const [active] = Object.keys(ctx.conversation.active());
+    const flow = active === undefined ? undefined : flows.get(active);
+    if (active === undefined || !flow) return next();
+    registered.add(active);
+    return flow(ctx, next);
+  });
+  // An answer button no flow took: its flow has ended (or the button was made up).
+  composer.callbackQuery(ANSWER.pattern, (ctx) => ctx.answerCallbackQuery({ text: ctx.tr("flow-closed") }));
+  return composer;
+}
+
+/** Per update: registers a flow with the plugin (once), so it can be entered. */
+const registries = new WeakMap<BotContext, (name: string) => Promise<void>>();
+
+/** Enters a guided flow, leaving whatever flow the chat was in. */
+export async function enterFlow(ctx: BotContext, flow: FlowName, ...args: unknown[]): Promise<void> {
+  await endFlow(ctx);
+  await registries.get(ctx)?.(flow);
+  await ctx.conversation.enter(flow, ...args);
+}
+
+/**
+ * Before the flows see an update: a command leaves the flow (/cancel, /start or any other), so
+ * text after it is never taken as an answer; and the answer to a step whose stored state a deploy
+ * made unreadable (FLOW_VERSION changed) is told the step expired and how to start again. Nothing
+ * of such a flow was applied, since a flow acts only at its end (a confirmation card, a label).
+ */
+function beforeFlows(): MiddlewareFn<BotContext> {
+  return (ctx, next) => {
+    const text = ctx.message?.text;
+    const command = text?.startsWith("/") === true;
+    if (command && Object.keys(ctx.conversation.active()).length > 0) return leaveThen(ctx, next);
+    const flow = ctx.outdatedFlow;
+    if (flow === undefined || command) return next();
+    const data = ctx.callbackQuery?.data;
+    if (text === undefined && (data === undefined || ANSWER.parse(data) === null)) return next();
+    return sayExpired(ctx, flow);
+  };
+}
+
+async function leaveThen(ctx: BotContext, next: () => Promise<void>): Promise<void> {
+  await ctx.conversation.exitAll();
+  ctx.flowLeft = true;
+  await next();
+}
+
+async function sayExpired(ctx: BotContext, flow: string): Promise<void> {
+  if (ctx.callbackQuery) await ctx.answerCallbackQuery();
+  const command = Object.hasOwn(FLOW_COMMANDS, flow) ? FLOW_COMMANDS[flow as FlowName] : "/help";
+  await ctx.reply(ctx.tr("flow-expired", { command }), { parse_mode: "HTML" });
+}

@@ -1,0 +1,91 @@
+import type { Conversation } from "@grammyjs/conversations";
+import type { Context } from "grammy";
+import { ANSWER, answerData } from "../../chat/callback-data";
+import type { BotContext } from "../context";
+import { pressedButtonExists } from "../pressed-button";
+
+/**
+ * A guided flow's handle. Inside a flow, Telegram and the marketplace are reached only through
+ * `conversation.external` with the bot's own context: the replay never repeats those calls, and
+ * the bot's context carries what the plugin's context lacks (dependencies, the user, the
+ * translations, and the Bot API transformers that keep replies within Telegram's limits).
+ */
+export type Guided = Conversation<BotContext, Context>;
+
+/** The flows and the command that starts each again (said when a step has expired). */
+export const FLOW_COMMANDS = {
+  quote: "/quote",
+  buy: "/buy",
+  rule: "/newrule",
+  "address-label": "/addresses",
+  watch: "/watch",
+} as const;
+export type FlowName = keyof typeof FLOW_COMMANDS;
+
+/** How long a question waits for its answer; a later answer is refused with a clear message. */
+export const STEP_TTL_MS = 10 * 60_000;
+
+/** A question that was put to the user, and when (plain JSON: it is stored in the replay log). */
+export interface Asked {
+  askedAt: number;
+}
+
+/** An answer checked: its value, or why not (HTML, said to the user; absent when the check already replied). */
+export type Checked<T> = { ok: true; value: T } | { ok: false; message?: string };
+
+/** Records the step being asked (stored beside the flow's state) and when it was asked. Runs inside `external`. */
+export function markAsked(ctx: BotContext, flow: FlowName, step: string): Asked {
+  ctx.flowStep = `${flow}/${step}`;
+  return { askedAt: ctx.deps.now() };
+}
+
+/** Sends a question (HTML) with its answer buttons, if any. Runs inside `external`. */
+export async function sendQuestion(ctx: BotContext, text: string, buttons: AnswerButton[][] = []): Promise<void> {
+  const rows = buttons.filter((row) => row.length > 0).map((row) => row.map((button) => ({ text: button.label, callback_data: answerData(button.value) })));
+  await ctx.reply(text, { parse_mode: "HTML", ...(rows.length > 0 ? { reply_markup: { inline_keyboard: rows } } : {}) });
+}
+
+/** A button that answers the open question with `value` (short: callback data holds 64 bytes). */
+export interface AnswerButton {
+  label: string;
+  value: string;
+}
+
+/**
+ * The answer an update carries: typed text, or the value of an answer button that is on the
+ * pressed message (data missing from it was made up, or belongs to a keyboard since replaced).
+ * Null for everything else, which the flow leaves to the rest of the bot.
+ */
+function answerIn(ctx: Context): string | null {
+  const text = ctx.message?.text;
+  if (text !== undefined) return text.startsWith("/") ? null : text;
+  const data = ctx.callbackQuery?.data;
+  if (data === undefined) return null;
+  const value = ANSWER.parse(data);
+  return value !== null && pressedButtonExists(ctx) ? value : null;
+}
+
+/**
+ * Waits for the answer to a question and checks it. A refused answer is explained and the
+ * question stays open; it leaves no trace in the flow's state (the plugin's `skip` drops it).
+ * An answer after STEP_TTL_MS ends the flow with a message saying how to start again. Anything
+ * that is not an answer (another feature's button, a photo) goes on to the rest of the bot.
+ */
+export async function answer<T>(conversation: Guided, flow: FlowName, asked: Asked, check: (ctx: BotContext, input: string) => Promise<Checked<T>>): Promise<T> {
+  const update = await conversation.wait();
+  const input = answerIn(update);
+  if (input === null) return conversation.skip({ next: true });
+  const result = await conversation.external(async (ctx): Promise<Checked<T> | { expired: true }> => {
+    if (ctx.callbackQuery) await ctx.answerCallbackQuery();
+    if (ctx.deps.now() - asked.askedAt >= STEP_TTL_MS) {
+      await ctx.reply(ctx.tr("flow-expired", { command: FLOW_COMMANDS[flow] }), { parse_mode: "HTML" });
+      return { expired: true };
+    }
+    const checked = await check(ctx, input);
+    if (!checked.ok && checked.message) await ctx.reply(checked.message, { parse_mode: "HTML" });
+    return checked;
+  });
+  if ("expired" in result) return conversation.halt();
+  if (!result.ok) return conversation.skip({ next: false });
+  return result.value;
+}

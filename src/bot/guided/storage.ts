@@ -1,0 +1,57 @@
+import type { ConversationData, ConversationStorage, VersionedState } from "@grammyjs/conversations";
+import { deleteConversation, findConversation, saveConversation } from "../../db/repos/conversations";
+import { FLOW_VERSION } from "../../db/repos/flows";
+import type { BotContext } from "../context";
+
+type Stored = VersionedState<ConversationData>;
+
+/** The flow a stored state belongs to (one flow per chat at a time). */
+function flowOf(state: ConversationData): string {
+  return Object.keys(state)[0] ?? "";
+}
+
+/**
+ * The conversations plugin's storage, over the bot's own database (SQLite or PostgreSQL), so every
+ * replica and every restart sees the same flows. Updates of one chat are handled one at a time
+ * across replicas, so a plain upsert per update is enough.
+ *
+ * `version` is FLOW_VERSION: a deploy that changes a flow's code bumps it, and a state written by
+ * the older code is never replayed against the newer one. Such a state is deleted when read, and
+ * `ctx.outdatedFlow` names its flow, so the user who answers it is told the step expired.
+ */
+export function conversationStorage(): ConversationStorage<BotContext, ConversationData> {
+  return {
+    type: "context",
+    version: FLOW_VERSION,
+    adapter: {
+      async read(ctx) {
+        const chatId = ctx.chat?.id;
+        if (chatId === undefined) return undefined;
+        const row = await findConversation(ctx.deps.db, chatId);
+        if (!row) return undefined;
+        let stored: Stored | null = null;
+        try {
+          stored = JSON.parse(row.state) as Stored;
+        } catch {
+          stored = null;
+        }
+        if (stored && Array.isArray(stored.version) && stored.version[1] === FLOW_VERSION) return stored;
+        ctx.outdatedFlow = row.flow;
+        ctx.deps.logger.info({ userId: ctx.from?.id, flow: row.flow, step: row.step }, "a guided flow stored by another version of the bot was dropped; the user is told it expired");
+        await ctx.deps.writes.run((db) => deleteConversation(db, chatId));
+        return undefined;
+      },
+      async write(ctx, state) {
+        const chatId = ctx.chat?.id;
+        if (chatId === undefined) return;
+        const row = { flow: flowOf(state.state), step: ctx.flowStep ?? null, state: JSON.stringify(state) };
+        await ctx.deps.writes.run((db) => saveConversation(db, chatId, row, ctx.deps.now()));
+      },
+      async delete(ctx) {
+        const chatId = ctx.chat?.id;
+        if (chatId === undefined) return;
+        await ctx.deps.writes.run((db) => deleteConversation(db, chatId));
+      },
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * Every piece of callback data the bot puts on a button, declared once: its prefix, how it is
+ * written, and how it is read back. Used by the bot's features and by push (the buttons of
+ * alerts), so no other file writes a prefix by hand.
+ *
+ * Callback data is short and opaque: at most 64 bytes, ids as short per-user references (ten
+ * characters of [A-Za-z0-9_-]), never an address or an amount. A parser accepts exactly what its
+ * writer makes and returns null for anything else, so crafted data never reaches a handler.
+ */
+
+/** A short per-user reference (db/repos/callback-refs) or a card id. */
+const REF = "([A-Za-z0-9_-]{10})";
+/** A page number. */
+const PAGE = "(\\d{1,6})";
+
+/** One kind of callback data. */
+export interface CallbackKind<Values> {
+  /** What every piece of data of this kind starts with. */
+  readonly prefix: string;
+  /** Matches the whole data of this kind and nothing else (for grammY's `callbackQuery`). */
+  readonly pattern: RegExp;
+  /** The values the data carries, or null when it is not well-formed data of this kind. */
+  parse(data: string): Values | null;
+}
+
+function kind<Values>(prefix: string, body: string, read: (match: RegExpExecArray) => Values, flags = ""): CallbackKind<Values> {
+  const pattern = new RegExp(`^${escapeRegExp(prefix)}${body}$`, flags);
+  return {
+    prefix,
+    pattern,
+    parse(data) {
+      const match = pattern.exec(data);
+      return match ? read(match) : null;
+    },
+  };
+}
+
+function fixed(data: string): CallbackKind<true> & { data: string } {
+  return { ...kind(data, "", () => true as const), data };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function page(raw: string | undefined): number {
+  return Number(raw);
+}
+
+/** The answer to the open question of a guided flow. */
+export const ANSWER = { ...kind("a:", "(.{1,62})", (m) => m[1]!, "s"), data: (value: string) => `a:${value}` };
+export const answerData = ANSWER.data;
+
+/** A main-menu area ("m:topup"); also the Top up button of alerts and cards. */
+export const MAIN_MENU = { ...kind("m:", "([a-z]{1,20})", (m) => m[1]!), data: (area: string) => `m:${area}` };
+
+/** "Buy this" under a quote: resource initial, volume, duration. */
+export const QUOTE_BUY = {
+  ...kind("qb:", "([eb]):(\\d{1,12}):([A-Za-z0-9]{1,8})", (m) => ({ resource: m[1] === "e" ? "energy" : "bandwidth", volume: m[2]!, duration: m[3]! })),
+  data: (resource: string, volume: string, duration: string) => `qb:${resource[0]}:${volume}:${duration}`,
+};
+
+/** Confirmation cards: Confirm, Cancel, Refresh (a stale card), and a rule card's auto-resume toggle. */
+export const CARD_CONFIRM = { ...kind("cf:", REF, (m) => m[1]!), data: (id: string) => `cf:${id}` };
+export const CARD_CANCEL = { ...kind("cx:", REF, (m) => m[1]!), data: (id: string) => `cx:${id}` };
+export const CARD_REFRESH = { ...kind("rf:", REF, (m) => m[1]!), data: (id: string) => `rf:${id}` };
+export const CARD_AUTO_RESUME = { ...kind("ar:", REF, (m) => m[1]!), data: (id: string) => `ar:${id}` };
+
+/** /disconnect's question. */
+export const DISCONNECT_YES = fixed("dc:y");
+export const DISCONNECT_NO = fixed("dc:n");
+
+/** /webhook's Rotate. */
+export const WEBHOOK_ROTATE = fixed("wh:rot");
+
+/** /wallet's Transactions and Refresh. */
+export const WALLET_TRANSACTIONS = fixed("w:tx");
+export const WALLET_REFRESH = fixed("w:r");
+
+/** A page of /transactions under a filter: currency letter (a, t, u) and a ledger type by reference ("-": all). */
+export const TRANSACTIONS_PAGE = {
+  ...kind("tx:p:", `${PAGE}:([atu]):(-|[A-Za-z0-9_-]{10})`, (m) => ({ page: page(m[1]), currency: m[2] as "a" | "t" | "u", typeRef: m[3] === "-" ? null : m[3]! })),
+  data: (pageNumber: number, currency: "a" | "t" | "u", typeRef: string | null) => `tx:p:${pageNumber}:${currency}:${typeRef ?? "-"}`,
+};
+
+/** /orders: a page, an order card (with the page to go back to), the stats. */
+export const ORDERS_PAGE = { ...kind("or:p:", PAGE, (m) => page(m[1])), data: (pageNumber: number) => `or:p:${pageNumber}` };
+export const ORDER_OPEN = { ...kind("or:o:", `${REF}:${PAGE}`, (m) => ({ ref: m[1]!, page: page(m[2]) })), data: (ref: string, pageNumber: number) => `or:o:${ref}:${pageNumber}` };
+export const ORDERS_STATS = fixed("or:s");
+
+/** /notifications: a page, Mark read (one, by reference), Mark all read. */
+export const NOTIFICATIONS_PAGE = { ...kind("n:p:", PAGE, (m) => page(m[1])), data: (pageNumber: number) => `n:p:${pageNumber}` };
+export const NOTIFICATION_READ = { ...kind("n:r:", `${REF}:${PAGE}`, (m) => ({ ref: m[1]!, page: page(m[2]) })), data: (ref: string, pageNumber: number) => `n:r:${ref}:${pageNumber}` };
+export const NOTIFICATIONS_READ_ALL = { ...kind("n:a:", PAGE, (m) => page(m[1])), data: (pageNumber: number) => `n:a:${pageNumber}` };
+
+/** /addresses: remove an address, or set its label (by reference). */
+export const ADDRESS_REMOVE = { ...kind("ad:x:", REF, (m) => m[1]!), data: (ref: string) => `ad:x:${ref}` };
+export const ADDRESS_LABEL = { ...kind("ad:l:", REF, (m) => m[1]!), data: (ref: string) => `ad:l:${ref}` };
+
+/**
+ * Resume on a pushed "rule paused" alert (by rule reference). Alerts leave through the outbox
+ * without a context, so this button is plain data, not a menu's; pressing it opens the rule's menu.
+ */
+export const RULE_RESUME = { ...kind("rl:r:", REF, (m) => m[1]!), data: (ref: string) => `rl:r:${ref}` };
+
+/**
+ * Buy now on a price alert, by watch id (ten characters like a reference). Alerts leave through
+ * the outbox without a context, so this is plain data, not a menu's: /buy for the watch's values,
+ * with a fresh preview.
+ */
+export const WATCH_BUY = { ...kind("wt:b:", REF, (m) => m[1]!), data: (id: string) => `wt:b:${id}` };
+
+/** The weekly digest's buttons (laid out by stats/digest-settings, shown in the /settings menu): on/off ("d") and the time zone ("z"). */
+export const DIGEST_SETTING = {
+  ...kind("st:", "([dz]):([a-z]{2,10})", (m) => ({ what: m[1] as "d" | "z", value: m[2]! })),
+  data: (what: "d" | "z", value: string) => `st:${what}:${value}`,
+};
+
+/** /stats: the window shown (7 or 30 days). */
+export const STATS_WINDOW = { ...kind("ss:", "(7|30)", (m) => Number(m[1]) as 7 | 30), data: (days: 7 | 30) => `ss:${days}` };
+
+/**
+ * Identifiers of the @grammyjs/menu menus. A menu writes its own data (`<id>/<row>/<column>/<payload>/<fingerprint>`);
+ * MENU_DATA reads that shape for every menu id, so malformed data is refused before a menu sees it.
+ */
+export const MENU_IDS = {
+  /** /rules: the list. */
+  rules: "rl",
+  /** A rule's card. */
+  rule: "ru",
+  /** "Cancel this rule?" */
+  ruleCancel: "rc",
+  /** A rule's deliveries. */
+  ruleDeliveries: "rd",
+  /** /settings. */
+  settings: "st",
+  /** /transactions and its filters. */
+  transactions: "tx",
+  /** /watches: the list of price watches (payload: a watch id). */
+  watches: "wl",
+  /** A price watch's card (payload: its id). */
+  watch: "wc",
+} as const;
+
+/** The data a menu writes; `payload` is a short reference, optionally with a page (`<ref>.<page>`). */
+export const MENU_DATA = kind(
+  "",
+  `(${Object.values(MENU_IDS).join("|")})/([0-9a-f]{1,2})/([0-9a-f]{1,2})/([A-Za-z0-9_.-]{0,24})/([fh][\\s\\S]{1,12})`,
+  (m) => ({ menu: m[1]!, payload: m[4]! }),
+);

@@ -1,0 +1,55 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { formatDecimalForLocale, trxToSun } from "../marketplace/money";
+import type { Language, Translate } from "./i18n";
+
+const numbersLanguage = new AsyncLocalStorage<Language>();
+
+/**
+ * Runs `work` with numbers written as `language` writes them. The bot runs each update inside
+ * its user's language (loadAccount), so every amount a handler formats follows /settings without
+ * each of them passing the language along; code outside an update passes it explicitly.
+ */
+export function withNumbersIn<T>(language: Language, work: () => T): T {
+  return numbersLanguage.run(language, work);
+}
+
+/** The language numbers are written in now: the update's user's, else English. */
+export function numbersLanguageNow(): Language {
+  return numbersLanguage.getStore() ?? "en";
+}
+
+/** "65,000" (ru "65 000") from an int64 string or bigint. */
+export function volumeText(volume: string | bigint, language: Language = numbersLanguageNow()): string {
+  return formatDecimalForLocale(volume.toString(), language);
+}
+
+/** "1,090.705" (ru "1 090,705"): a decimal amount of any currency, without its unit, never through a float. */
+export function amountText(value: string, language: Language = numbersLanguageNow()): string {
+  return formatDecimalForLocale(value, language);
+}
+
+/** "1,090.705 TRX" (ru "1 090,705 TRX") from the API's decimal string, never through a float. */
+export function trxText(trx: string, language: Language = numbersLanguageNow()): string {
+  return `${formatDecimalForLocale(trx, language)} TRX`;
+}
+
+/** Price per unit in sun with up to 3 decimals, computed exactly (ru "71,5"). */
+export function sunPerUnit(priceTrx: string, volume: bigint, language: Language = numbersLanguageNow()): string {
+  if (volume <= 0n) return "0";
+  const milliSun = (trxToSun(priceTrx) * 1000n) / volume;
+  const whole = milliSun / 1000n;
+  const fraction = (milliSun % 1000n).toString().padStart(3, "0").replace(/0+$/, "");
+  return formatDecimalForLocale(fraction ? `${whole}.${fraction}` : whole.toString(), language);
+}
+
+/** A timestamp in UTC, compact: 2026-11-22 05:31 UTC. Invalid input is shown as given. */
+export function timeText(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** "Energy" or "Bandwidth" in the reader's language; another resource as the marketplace names it. */
+export function resourceText(ctx: { tr: Translate }, resource: string): string {
+  return resource === "energy" || resource === "bandwidth" ? ctx.tr(`resource-${resource}`) : resource;
+}

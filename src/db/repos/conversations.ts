@@ -1,0 +1,43 @@
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../schema";
+
+/** A stored guided flow: the conversations plugin's state (a JSON string, versioned inside) and where the user is. */
+export interface StoredConversation {
+  flow: string;
+  step: string;
+  state: string;
+  updatedAt: number;
+}
+
+/** The guided flow of a chat, if one is stored. One indexed read: it runs for every update. */
+export async function findConversation(db: Kysely<Database>, chatId: number): Promise<StoredConversation | null> {
+  const row = await db.selectFrom("conversations").select(["flow", "step", "state", "updated_at"]).where("chat_id", "=", chatId).executeTakeFirst();
+  return row ? { flow: row.flow, step: row.step, state: row.state, updatedAt: Number(row.updated_at) } : null;
+}
+
+/**
+ * Stores a chat's flow state. `step` null keeps the step already stored (an update that asked
+ * nothing new, such as a refused answer or a button of another feature, leaves it as it was).
+ */
+export async function saveConversation(db: Kysely<Database> | Transaction<Database>, chatId: number, row: { flow: string; step: string | null; state: string }, now: number): Promise<void> {
+  const values = { flow: row.flow, state: row.state, updated_at: now, ...(row.step === null ? {} : { step: row.step }) };
+  await db
+    .insertInto("conversations")
+    .values({ chat_id: chatId, step: row.step ?? "", ...values })
+    .onConflict((oc) => oc.column("chat_id").doUpdateSet(values))
+    .execute();
+}
+
+export async function deleteConversation(db: Kysely<Database> | Transaction<Database>, chatId: number): Promise<void> {
+  await db.deleteFrom("conversations").where("chat_id", "=", chatId).execute();
+}
+
+/**
+ * Deletes up to `limit` flows untouched since `before` (the retention job: a step expires after
+ * minutes, so these are long dead). Returns how many went.
+ */
+export async function deleteConversationsUpdatedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const stale = db.selectFrom("conversations").select("chat_id").where("updated_at", "<", before).limit(limit);
+  const result = await db.deleteFrom("conversations").where("chat_id", "in", stale).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
