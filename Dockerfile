@@ -22,6 +22,8 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080
 WORKDIR /app
+# The /stats chart's fonts: DejaVu Sans for Latin and Cyrillic, WenQuanYi Micro Hei for Chinese.
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core fonts-wqy-microhei && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app /app
 RUN mkdir -p /data && chown node:node /data
 USER node

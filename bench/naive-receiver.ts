@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { findUserByWebhookToken } from "../src/db/repos/webhook-tokens";
-import { recipientFor, settlementAlert, settlementKey, type OrderFacts } from "../src/push/alerts";
-import { enqueueAlert } from "../src/push/outbox";
+import { recipientFor, settlementAlert, settlementKey, type OrderFacts } from "../src/chat/alerts";
+import { enqueueAlert } from "../src/db/repos/outbox";
 import { readEvent, WEBHOOK_BODY_LIMIT, type WebhookReceiverDeps } from "../src/push/webhook-receiver";
 import type { ServerEnv } from "../src/server/create-server";
 

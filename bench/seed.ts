@@ -42,3 +42,30 @@ export async function seedCredentials(db: Kysely<Database>, box: SecretBox, firs
     }
   });
 }
+
+/** A seeded user's poll state beyond the defaults: their schedule, rule check and seen notifications. */
+export interface SeededPollState {
+  primed?: number;
+  next_poll_at?: number;
+  motion?: string | null;
+  rule_active?: number;
+  rules_checked_at?: number;
+  order_until?: number | null;
+  deposit_until?: number | null;
+  seen_until?: number | null;
+}
+
+/**
+ * Gives each user a poll state as one linked a while ago has (rules already read at `now`), with
+ * what `state` adds for the i-th user; without it, every user is due at once and on the fast
+ * schedule for a day (polled every cycle, as every user was before schedules).
+ */
+export async function seedPollStates(db: Kysely<Database>, firstId: number, count: number, now: number, state: (index: number) => SeededPollState = () => ({ motion: "deposit", deposit_until: now + 86_400_000 })): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (let start = 0; start < count; start += CHUNK) {
+      const rows = [];
+      for (let i = start; i < Math.min(count, start + CHUNK); i++) rows.push({ telegram_id: firstId + i, primed: 0, failures: 0, next_poll_at: 0, rules_checked_at: now, ...state(i) });
+      await trx.insertInto("poll_state").values(rows).onConflict((oc) => oc.doNothing()).execute();
+    }
+  });
+}

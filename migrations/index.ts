@@ -3,6 +3,10 @@ import { initial } from "./001-initial";
 import { scaleOut } from "./002-scale-out";
 import { connectAttempts } from "./003-connect-attempts";
 import { retention } from "./004-retention";
+import { weeklyDigest } from "./006-weekly-digest";
+import { conversations } from "./007-conversations";
+import { priceWatches } from "./008-price-watches";
+import { pollSchedule } from "./009-poll-schedule";
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +14,8 @@ export const migrations: Record<string, Migration> = {
   "002-scale-out": scaleOut,
   "003-connect-attempts": connectAttempts,
   "004-retention": retention,
+  "006-weekly-digest": weeklyDigest,
+  "007-conversations": conversations,
+  "008-price-watches": priceWatches,
+  "009-poll-schedule": pollSchedule,
 };

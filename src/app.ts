@@ -18,8 +18,9 @@ import { Metrics } from "./metrics";
 import { createMarketplaceClient } from "./marketplace";
 import { projectRoot } from "./paths";
 import { createBot, pollingRunnerOptions, registerCommands, telegramTimeouts, type TelegramTimeouts } from "./bot/create-bot";
+import type { TypingOptions } from "./bot/middleware/typing";
 import type { BotContext, BotDeps } from "./bot/context";
-import { createI18n, pickLanguage } from "./bot/i18n";
+import { createI18n, pickLanguage } from "./chat/i18n";
 import { OptionsCache } from "./bot/options-cache";
 import { createServer, type ServerEnv } from "./server/create-server";
 import { registerTelegramWebhook } from "./server/routes/telegram-webhook";
@@ -31,7 +32,9 @@ import type { Hono } from "hono";
 import type { DestinationStream } from "pino";
 import { startLeaderElection, type LeaderHandle } from "./scale/leader";
 import { leasesHeldBy } from "./scale/leases";
-import type { GlobalBudget } from "./scale/send-budget";
+import { databaseSendBudget, memorySendBudget, type ChatPace, type GlobalBudget } from "./scale/send-budget";
+import { isPostgres } from "./db/dialect";
+import { ArrivalWindow, DEFAULT_ARRIVAL_WINDOW } from "./scale/arrival-window";
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -45,10 +48,14 @@ export interface AppOptions {
   /** Where log lines go (tests capture them to prove no secret leaks). */
   logDestination?: DestinationStream;
   now?: () => number;
-  /** Spacing of outgoing calls per chat (tests use 0). */
+  /** Spacing of outgoing calls per chat (tests use 0, which also lifts the per-chat pace of replies unless telegramChatPace is given). */
   perChatMinTimeMs?: number;
   /** Telegram's overall budget as the bot's replies take from it (default 28/s); the benchmark lifts it. */
   telegramBudget?: GlobalBudget;
+  /** A private chat's pace shared by replies and alerts (default DEFAULT_CHAT_PACE); null: replies are not paced. */
+  telegramChatPace?: ChatPace | null;
+  /** "typing…" while an update is slow (default after 300 ms); null: never (tests that count a chat's calls). */
+  telegramTyping?: TypingOptions | null;
   /** Marketplace client retry back-off base (tests use small values). */
   marketplaceBackoffMs?: number;
   /** Bot API request and long-poll timeouts (tests shorten them). */
@@ -173,7 +180,13 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const i18n = createI18n<BotContext>(LOCALES_DIR, (ctx) => ctx.lang ?? pickLanguage(ctx.from?.language_code));
   const replicaId = config.REPLICA_ID ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }) });
+  // One for the process: replies and alerts together stay within Telegram's overall limit on arrival.
+  const lifted = options.telegramBudget ? Math.floor(options.telegramBudget.perSecond + options.telegramBudget.burst) : 0;
+  const sendWindow = new ArrivalWindow({ windowMs: DEFAULT_ARRIVAL_WINDOW.windowMs, limit: Math.max(DEFAULT_ARRIVAL_WINDOW.limit, lifted), now });
+  // Telegram's budgets: in the database every replica shares (PostgreSQL), or in this process's
+  // memory on SQLite, which is one process by design. Replies and alerts take from the same one.
+  const sendBudget = isPostgres(db) ? databaseSendBudget(db) : memorySendBudget();
+  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, sendWindow, sendBudget, ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }) });
   const deps: BotDeps = {
     config,
     db,
@@ -190,7 +203,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     onLinked: (telegramId) => push.primeNotifications(telegramId),
     rememberSecret: (value) => scrubber.addUserSecret(value),
   };
-  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget, serverErrorRetries: options.telegramServerErrorRetries });
+  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget, serverErrorRetries: options.telegramServerErrorRetries, sendWindow, sendBudget, ...(options.telegramTyping !== undefined ? { typing: options.telegramTyping } : {}), chatPace: options.telegramChatPace !== undefined ? options.telegramChatPace : options.perChatMinTimeMs === 0 ? null : undefined });
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
@@ -201,6 +214,9 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
   await bot.init();
+  if (!bot.botInfo.supports_inline_queries) {
+    logger.warn({ bot: bot.botInfo.username }, "inline mode is off for this bot, so \"@bot 65k 1h\" quotes do not work in chats: in @BotFather send /setinline, choose the bot and set a placeholder");
+  }
   const server: ServerType = await new Promise((resolve) => {
     const started = serve({ fetch: http.fetch, port: config.PORT, hostname: host }, () => resolve(started));
   });
@@ -223,7 +239,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   let runner: RunnerHandle | null = null;
   let leadership: LeaderHandle | null = null;
   if (config.BOT_MODE === "webhook") {
-    await bot.api.setWebhook(`${config.PUBLIC_URL}/telegram`, { secret_token: webhookSecret, allowed_updates: ["message", "edited_message", "callback_query", "my_chat_member"] });
+    await bot.api.setWebhook(`${config.PUBLIC_URL}/telegram`, { secret_token: webhookSecret, allowed_updates: ["message", "edited_message", "callback_query", "my_chat_member", "inline_query"] });
     logger.info({ url: `${config.PUBLIC_URL}/telegram` }, "webhook mode: Telegram posts updates to /telegram");
   } else {
     // Exactly one replica calls getUpdates: the holder of the polling lease; another takes over
@@ -237,7 +253,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       renewMs: 2_500,
       onLead: async () => {
         await bot.api.deleteWebhook().catch((error: unknown) => logger.warn({ err: error }, "deleteWebhook failed"));
-        runner = run(bot, { runner: pollingRunnerOptions(telegramTimeouts(options.telegramTimeouts), ["message", "edited_message", "callback_query", "my_chat_member"]) });
+        runner = run(bot, { runner: pollingRunnerOptions(telegramTimeouts(options.telegramTimeouts), ["message", "edited_message", "callback_query", "my_chat_member", "inline_query"]) });
         logger.info("long polling started");
       },
       onLose: async () => {

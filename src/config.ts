@@ -53,6 +53,26 @@ const cronExpression = z.preprocess(
   }, "expected a cron expression of 5 or 6 fields, e.g. */30 * * * * * (every 30 s)"),
 );
 
+const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+const durationMessage = (min: string, max: string) => `expected a duration with its unit, from ${min} to ${max}: e.g. 600s, 10m or 1h`;
+
+/** A duration written with its unit (`500ms`, `600s`, `10m`, `1h`), read as milliseconds; a bare number is refused (seconds or milliseconds?). */
+const durationMs = (fallback: string, minMs: number, maxMs: number, min: string, max: string) =>
+  z.preprocess(
+    (value) => (blankToUndefined(value) ?? fallback),
+    z
+      .string()
+      .transform((value, ctx) => {
+        const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/i.exec(value);
+        const ms = match ? Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2]!.toLowerCase() as keyof typeof DURATION_UNITS_MS]) : Number.NaN;
+        if (!(ms >= minMs && ms <= maxMs)) {
+          ctx.addIssue({ code: "custom", message: durationMessage(min, max) });
+          return z.NEVER;
+        }
+        return ms;
+      }),
+  );
+
 const databaseUrl = z.preprocess(
   (value) => blankToUndefined(value) ?? "file:./data/bot.db",
   z
@@ -91,6 +111,8 @@ export const configSchema = z.object({
   HOST: optionalString,
   PORT: integerInRange(0, 65535, 8080),
   NOTIFICATIONS_POLL: cronExpression,
+  /** How often a linked user with nothing in motion is polled, in ms (written `10m`, `1h`, `600s`); users with something in motion are polled every tick. */
+  POLL_IDLE_INTERVAL: durationMs("10m", 1_000, 86_400_000, "1s", "24h"),
   LOG_LEVEL: z.preprocess(
     (value) => blankToUndefined(value) ?? "info",
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "expected one of fatal, error, warn, info, debug, trace, silent" }),

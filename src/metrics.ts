@@ -41,7 +41,15 @@ export class Metrics {
   readonly telegramCalls = new Counter("telegram_api_calls_total", "Telegram Bot API requests made by the bot, by method and outcome (ok, error)");
   readonly httpRequests = new Counter("http_requests_total", "HTTP requests served, by route and status");
   readonly alerts = new Counter("alerts_total", "Pushed alerts, by outcome");
+  readonly pollExtraPages = new Counter("notification_poll_extra_pages_total", "Notification pages read past the newest one (more than a page arrived between two polls of a user)");
+  readonly pollPageLimit = new Counter("notification_poll_page_limit_total", "Polls that stopped at the page limit without reaching a notification already seen (the older ones were not read)");
   private readonly gauges = new Map<string, { help: string; read: () => number | Promise<number> }>();
+  private readonly labeledGauges = new Map<string, { help: string; read: () => Promise<Array<{ labels: Labels; value: number }>> }>();
+
+  /** Registers a gauge with one series per label set, all read at scrape time in one go. */
+  labeledGauge(name: string, help: string, read: () => Promise<Array<{ labels: Labels; value: number }>>): void {
+    this.labeledGauges.set(name, { help, read });
+  }
 
   /** Registers a gauge read at scrape time (queue depth, leases…). */
   gauge(name: string, help: string, read: () => number | Promise<number>): void {
@@ -51,9 +59,13 @@ export class Metrics {
   async render(): Promise<string> {
     const memory = process.memoryUsage();
     const cpu = process.cpuUsage();
-    const blocks = [this.updates.render(), this.apiCalls.render(), this.telegramCalls.render(), this.httpRequests.render(), this.alerts.render()];
+    const blocks = [this.updates.render(), this.apiCalls.render(), this.telegramCalls.render(), this.httpRequests.render(), this.alerts.render(), this.pollExtraPages.render(), this.pollPageLimit.render()];
     for (const [name, gauge] of this.gauges) {
       blocks.push(`# HELP ${name} ${gauge.help}\n# TYPE ${name} gauge\n${name} ${await gauge.read()}`);
+    }
+    for (const [name, gauge] of this.labeledGauges) {
+      const series = (await gauge.read()).map(({ labels, value }) => `${name}${renderLabels(labels)} ${value}`);
+      blocks.push([`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`, ...series].join("\n"));
     }
     blocks.push(
       `# HELP process_resident_memory_bytes Resident memory size in bytes\n# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes ${memory.rss}`,

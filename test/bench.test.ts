@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..");
 const FIGURES = [
+  "chart_render_cpu_ms",
+  "chart_render_cpu_ms_cold",
   "ingest_events_per_s_vs_naive",
   "ingest_events_per_s_vs_bare",
   "ingest_p99_ms_at_offered_rate",
@@ -14,6 +16,10 @@ const FIGURES = [
   "delivery_429_responses",
   "delivery_out_of_order",
   "delivery_max_chat_rate",
+  "flood_ingest_accepted",
+  "flood_429_responses",
+  "flood_most_sends_in_any_second",
+  "flood_most_sends_to_one_chat_in_any_second",
   "poll_cycle_s",
   "poll_cycles_at_once",
   "poll_cpu_ms_per_user",
@@ -23,10 +29,17 @@ const FIGURES = [
   "updates_per_s_deployed",
   "updates_calls_counted_by_app",
   "updates_cpu_ms",
+  "updates_cpu_vs_same_io",
+  "updates_p99_ms_at_200_per_s",
+  "updates_guided_step_cpu_ms",
   "updates_p99_ms",
   "event_loop_delay_p99_ms",
   "memory_rss_idle_mb",
   "memory_rss_growth_mb",
+  "poll_schedule_requests_per_min",
+  "poll_schedule_cpu_s_per_min",
+  "poll_alert_p99_active_s",
+  "poll_alert_p99_idle_s",
 ];
 const REPLICA_FIGURES = ["replicas_poll_cycle_s", "replicas_users_polled_twice", "replicas_poll_cpu_ms_per_user", "replicas_ingest_events_per_s", "replicas_ingest_events_lost"];
 // The three-replica part needs PostgreSQL: on the PostgreSQL run it uses that server.
@@ -36,7 +49,7 @@ describe("npm run bench", () => {
   // Keeps the script runnable (tiny mode); its timings are not asserted.
   it("runs in quick mode, exits 0 and writes a well-formed results JSON", () => {
     const out = join(mkdtempSync(join(tmpdir(), "bench-test-")), "latest.json");
-    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "bench/run.ts"], { cwd: ROOT, env: { ...process.env, BENCH_QUICK: "1", BENCH_OUT: out, ...(DATABASE_URL ? { BENCH_DATABASE_URL: DATABASE_URL } : { BENCH_ONLY: "ingest,delivery,app" }) }, encoding: "utf8", timeout: 170_000 });
+    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "bench/run.ts"], { cwd: ROOT, env: { ...process.env, BENCH_QUICK: "1", BENCH_OUT: out, ...(DATABASE_URL ? { BENCH_DATABASE_URL: DATABASE_URL } : { BENCH_ONLY: "chart,ingest,delivery,flood,app,schedule" }) }, encoding: "utf8", timeout: 170_000 });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     const result = JSON.parse(readFileSync(out, "utf8")) as { machine: { cores: number; node: string }; command: string; figures: Array<Record<string, unknown>> };
     expect(result.machine.cores).toBeGreaterThan(0);

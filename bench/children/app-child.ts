@@ -15,11 +15,12 @@ import cron from "node-cron";
 import { Bot } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import { startApp, type App } from "../../src/app";
+import { MAIN_MENU } from "../../src/chat/callback-data";
 import { createMarketplaceClient } from "../../src/marketplace";
 import { currentPollCycle, cycleHasUsersLeft, nextPollCycleId, openPollCycle, pollCycle, type PollerDeps } from "../../src/push/notification-poller";
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { pollConcurrency } from "../../src/push";
-import { seedCredentials, seedUsers, seedWebhookTokens } from "../seed";
+import { seedCredentials, seedPollStates, seedUsers, seedWebhookTokens } from "../seed";
 import { percentile, serveCommands, sleep } from "../lib";
 import { installInstantTelegram } from "./instant-telegram";
 
@@ -58,7 +59,7 @@ function updatesFor(index: number, botId: number, only?: number): Update {
   const date = Math.floor(Date.now() / 1000);
   const kind = only ?? index % 3;
   if (kind === 2) {
-    return { update_id: index + 1, callback_query: { id: `cb${index}`, from, chat_instance: "bench", data: "m:quote", message: { message_id: 1, date, chat, from: { id: botId, is_bot: true, first_name: "Bot" }, text: "menu" } } } as Update;
+    return { update_id: index + 1, callback_query: { id: `cb${index}`, from, chat_instance: "bench", data: MAIN_MENU.data("quote"), message: { message_id: 1, date, chat, from: { id: botId, is_bot: true, first_name: "Bot" }, text: "menu" } } } as Update;
   }
   const text = kind === 0 ? "/start" : "/quote energy 65k 1h";
   const command = text.split(" ")[0]!;
@@ -87,6 +88,68 @@ async function drive(handle: (update: Update) => Promise<void>, count: number, c
   const used = process.cpuUsage(cpu);
   // CPU per update: the work itself, whatever the waits (timers, commits) did to the rate.
   return { perSecond: latencies.length / seconds, p99: percentile(latencies, 99), errors, handled: latencies.length, seconds, cpuMs: (used.user + used.system) / 1000 / Math.max(1, latencies.length) };
+}
+
+/**
+ * Open loop: updates offered at `rate` a second whatever the replies do (as Telegram would push
+ * them), each timed from its arrival to the end of its handling (its reply sent). Returns the p99.
+ */
+async function drivePaced(handle: (update: Update) => Promise<void>, count: number, rate: number, botId: number, offset: number) {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let index = 0; index < count; index++) {
+    const due = started + (index * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    // Timed from when it was due, so a loop that falls behind counts its lateness too.
+    const at = due;
+    inFlight.push(
+      handle(updatesFor(offset + index, botId))
+        .catch(() => {
+          errors += 1;
+        })
+        .then(() => {
+          latencies.push(performance.now() - at);
+        }),
+    );
+  }
+  await Promise.all(inFlight);
+  return { p99: percentile(latencies, 99), offeredPerSecond: count / ((performance.now() - started) / 1000), errors };
+}
+
+/** The guided steps of a /quote: entering it, then two answers; each asks the next question. */
+const GUIDED_STEPS = ["/quote", "energy", "65k"];
+
+/**
+ * `users` users the bot has not seen (from `offset`) each walk a guided /quote, their steps in
+ * order, `concurrency` users at a time. CPU per step: the flow's state read and written, the
+ * replay of its earlier steps, the answer checked and the next question sent.
+ */
+async function driveGuided(app: App, users: number, concurrency: number, offset: number) {
+  let next = 0;
+  let steps = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const worker = async () => {
+    while (next < users) {
+      const index = next++;
+      const userId = 950_000_000 + offset + index;
+      const from = { id: userId, is_bot: false, first_name: "Bench", language_code: "en" };
+      const chat = { id: userId, type: "private" as const, first_name: "Bench" };
+      for (const [step, text] of GUIDED_STEPS.entries()) {
+        const entities = text.startsWith("/") ? [{ type: "bot_command", offset: 0, length: text.length }] : undefined;
+        const update = { update_id: 5_000_000 + (offset + index) * 10 + step, message: { message_id: step + 1, date: Math.floor(Date.now() / 1000), chat, from, text, ...(entities ? { entities } : {}) } } as Update;
+        await app.bot.handleUpdate(update);
+        steps += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const used = process.cpuUsage(cpu);
+  const seconds = (performance.now() - started) / 1000;
+  return { steps, perSecond: steps / seconds, cpuMs: (used.user + used.system) / 1000 / Math.max(1, steps) };
 }
 
 /** `count` public price quotes (the one /quote energy 65k 1h asks for) through the marketplace client, `concurrency` in flight. */
@@ -152,6 +215,8 @@ async function main() {
       const now = Date.now();
       await seedUsers(app.db, Number(firstId), apiKeys.length, now);
       await seedCredentials(app.db, app.deps.box, Number(firstId), apiKeys, now);
+      // Every user in motion: each cron-started cycle polls all of them, as before schedules.
+      await seedPollStates(app.db, Number(firstId), apiKeys.length, now);
       const raw = await seedWebhookTokens(app.db, Number(firstId), Number(tokens), now);
       return { tokens: raw, url: app.url, log: join(dir, "app.log") };
     },
@@ -212,7 +277,7 @@ async function main() {
       const monitor = monitorEventLoopDelay({ resolution: 5 });
       monitor.enable();
       const start = performance.now();
-      const id = await openPollCycle(app.db, "bench", await nextPollCycleId(app.db, Date.now()), Date.now());
+      const id = await openPollCycle(app.db, "bench", await nextPollCycleId(app.db, Date.now()), Date.now(), { everyone: true });
       const result = await pollCycle(deps, "bench", id);
       const ms = performance.now() - start;
       monitor.disable();
@@ -238,9 +303,21 @@ async function main() {
       bare.use(async (ctx) => {
         await ctx.reply("ok");
       });
+      // The reference: the same stack doing the mix's essential I/O and nothing else. It reads the
+      // user's row from the app's database, makes the marketplace request where the real handler
+      // makes one (the fresh price of a /quote) and sends one reply.
+      const referenceClient = createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! });
+      const referenceBot = new Bot(TOKEN, { botInfo });
+      referenceBot.use(async (ctx) => {
+        const userId = ctx.from?.id ?? 0;
+        await lifted.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst();
+        if (ctx.message?.text?.startsWith("/quote")) await referenceClient.quote({ resource: "energy", duration: "1h", volume: 65_000 });
+        await ctx.reply("ok");
+      });
       // warm-up both, then measure each
       await driveApp(lifted, Math.min(300, n), c, 0);
       await drive((update) => bare.handleUpdate(update), Math.min(300, n), c, botId, 0);
+      await drive((update) => referenceBot.handleUpdate(update), Math.min(300, n), c, botId, 0);
       // Long polls are left out: both apps' runners make them (answered in-process, idle).
       const notPolls = (labels: string) => !labels.includes('method="getUpdates"');
       const countedBefore = await metric(lifted, "telegram_api_calls_total", notPolls);
@@ -249,15 +326,22 @@ async function main() {
       const answered = Object.entries(instant.answered(true)).reduce((sum, [method, calls]) => sum + (method === "getUpdates" ? 0 : calls), 0);
       const counted = (await metric(lifted, "telegram_api_calls_total", notPolls)) - countedBefore;
       const reference = await drive((update) => bare.handleUpdate(update), n, c, botId, 10_000);
+      const sameIo = await drive((update) => referenceBot.handleUpdate(update), n, c, botId, 10_000);
+      // 200 updates a second of the mix, offered open-loop, from users the bot knows.
+      const paced = await drivePaced((update) => lifted.bot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, botId, 10_000);
+      const pacedReference = await drivePaced((update) => referenceBot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, botId, 10_000);
       // Each kind on its own, from users the bot already knows (the mix above met most of them first).
       const kinds = [];
       for (const kind of [0, 1, 2]) kinds.push(await driveApp(lifted, Math.ceil(n / 3), c, 20_000, kind));
       // The price request a /quote makes, alone: what the fresh quote costs this process however
       // little the rest of the app did.
       const quoteCall = await quoteCallsAlone(Math.ceil(n / 3), c);
+      // Guided steps (a /quote asked step by step), after a warm-up of their own.
+      await driveGuided(lifted, 100, c, 0);
+      const guided = await driveGuided(lifted, Math.ceil(n / 3 / GUIDED_STEPS.length), c, 1_000);
       await lifted.stop();
       instant.setInstant(false);
-      return { deployed: { ...deployed, messagesPerSecond: deployedMessages }, full, bare: reference, kinds, calls: { answered, counted }, quoteCall };
+      return { deployed: { ...deployed, messagesPerSecond: deployedMessages }, full, bare: reference, sameIo, paced, pacedReference, kinds, calls: { answered, counted }, quoteCall, guided };
     },
   });
   process.send!({ ready: true });

@@ -12,7 +12,7 @@ import { migrateToLatest, openDatabase } from "../../src/db/connection";
 import { createServer } from "../../src/server/create-server";
 import { createLogger } from "../../src/logger";
 import { Metrics } from "../../src/metrics";
-import { createI18n } from "../../src/bot/i18n";
+import { createI18n } from "../../src/chat/i18n";
 import { registerMarketplaceWebhook, type WebhookReceiverDeps } from "../../src/push/webhook-receiver";
 import { registerNaiveWebhook } from "../naive-receiver";
 import { seedUsers, seedWebhookTokens } from "../seed";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { startApp } from "../../src/app";
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
-import { seedCredentials, seedUsers, seedWebhookTokens } from "../seed";
+import { seedCredentials, seedPollStates, seedUsers, seedWebhookTokens } from "../seed";
 import { serveCommands } from "../lib";
 
 const TOKEN = "123456789:AAEbenchbenchbenchbenchbenchbench00";
@@ -45,6 +45,8 @@ async function main() {
       const now = Date.now();
       await seedUsers(app.db, Number(firstId), apiKeys.length, now);
       await seedCredentials(app.db, app.deps.box, Number(firstId), apiKeys, now);
+      // Every user in motion: the cycle covers all of them, as the cycle measured here always did.
+      await seedPollStates(app.db, Number(firstId), apiKeys.length, now);
       return { tokens: await seedWebhookTokens(app.db, Number(firstId), Number(tokens), now) };
     },
     /** What a cron tick does after the cycle is open: this replica starts on it now (not awaited). */

@@ -97,5 +97,5 @@ const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }, () => {
       return { added: Number(count) };
     },
   });
-  process.send!({ ready: true, url: `http://127.0.0.1:${port}`, keys });
+  process.send!({ ready: true, url: `http://127.0.0.1:${port}`, keys, accountIds });
 });

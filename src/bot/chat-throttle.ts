@@ -73,6 +73,8 @@ class SlidingWindow {
 
 interface Job {
   start(): void;
+  /** Whether the next call must keep `minTimeMs` from this one (a chat action need not). */
+  spaced: boolean;
 }
 
 interface Lane {
@@ -119,7 +121,7 @@ export function chatThrottler(options: ChatThrottleOptions): Transformer {
     const job = lane.queue.shift()!;
     queued -= 1;
     lane.busy = true;
-    lane.nextAt = at + lane.limits.minTimeMs;
+    if (job.spaced) lane.nextAt = at + lane.limits.minTimeMs;
     lane.window?.record(at);
     overallWindow.record(at);
     running += 1;
@@ -183,6 +185,8 @@ export function chatThrottler(options: ChatThrottleOptions): Transformer {
     if (queued >= options.overall.highWater) return Promise.reject(new ThrottleQueueFullError("in all"));
     return new Promise((resolve, reject) => {
       lane.queue.push({
+        // "typing…" keeps its place in the chat's order but does not hold back the reply after it.
+        spaced: method !== "sendChatAction",
         start: () => {
           let call;
           try {

@@ -1,3 +1,4 @@
+import type { ConversationControls } from "@grammyjs/conversations";
 import type { I18n, I18nFlavor } from "@grammyjs/i18n";
 import type { Context } from "grammy";
 import type { Kysely } from "kysely";
@@ -9,7 +10,7 @@ import type { Logger } from "../logger";
 import type { MarketplaceClient } from "../marketplace";
 import type { Metrics } from "../metrics";
 import type { SecretBox } from "../security/secret-box";
-import type { Language, Translate } from "./i18n";
+import type { Language, Translate } from "../chat/i18n";
 import type { OptionsCache } from "./options-cache";
 
 /** Everything the bot needs from outside, built once in the composition root. */
@@ -44,6 +45,14 @@ export interface BotContextExtras {
   lang: Language;
   /** Translates with every string variable HTML-escaped. */
   tr: Translate;
+  /** Enters, leaves and lists guided flows (@grammyjs/conversations). */
+  conversation: ConversationControls;
+  /** The step a guided flow asked during this update ("buy/address"), stored beside its state. */
+  flowStep?: string;
+  /** True once this update left a guided flow (a command does before it runs), so /cancel can say so. */
+  flowLeft?: boolean;
+  /** The guided flow whose stored state an update of the bot made unreadable (see guided/storage). */
+  outdatedFlow?: string;
 }
 
 export type BotContext = Context & I18nFlavor & BotContextExtras;

@@ -1,28 +1,38 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { sharedBudgetTransformer, type GlobalBudget } from "../scale/send-budget";
+import { DEFAULT_CHAT_PACE, databaseSendBudget, sharedBudgetTransformer, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
+import type { ArrivalWindow } from "../scale/arrival-window";
 import { sequentialize, type RunnerOptions } from "@grammyjs/runner";
 import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "./api-transformers";
 import { chatThrottler } from "./chat-throttle";
+import { commandList } from "./command-menu";
 import { Bot, GrammyError, HttpError } from "grammy";
 import { randomBytes } from "node:crypto";
 import type { BotContext, BotDeps } from "./context";
 import { markUserInactive } from "../db/repos/users";
-import { installFlowRouter, type FlowRegistry } from "./flows";
-import { translatorFor, LANGUAGES, pickLanguage } from "./i18n";
+import { guidedFlows } from "./guided/install";
+import { translatorFor, LANGUAGES, pickLanguage } from "../chat/i18n";
 import { loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
+import { skipIdenticalEdits } from "./edit-in-place";
+import { menuDataGuard, menuRoot } from "./menus";
 import { rateLimit } from "./middleware/rate-limit";
+import { DEFAULT_TYPING, typingWhileSlow, type TypingOptions } from "./middleware/typing";
 import { groupKeyGuard, secretPasteGuard } from "./middleware/secret-paste";
-import { COMMANDS, startFeature, unhandledFeature, type MenuActions } from "./features/start";
+import { startFeature, unhandledFeature, type MenuActions } from "./features/start";
 import { connectFeature } from "./features/connect";
 import { accountFeature } from "./features/account";
-import { quoteFeature } from "./features/quote";
-import { buyFeature } from "./features/buy";
+import { settingsFeature, settingsMenu } from "./features/settings";
+import { quoteConversation, quoteFeature } from "./features/quote";
+import { buyConversation, buyFeature } from "./features/buy";
 import { ordersFeature } from "./features/orders";
-import { addressesFeature } from "./features/addresses";
-import { rulesFeature } from "./features/rules";
+import { addressesFeature, addressLabelConversation } from "./features/addresses";
+import { ruleConversation, rulesFeature, rulesMenus } from "./features/rules";
 import { walletFeature } from "./features/wallet";
+import { transactionsMenu } from "./features/wallet-transactions";
 import { notificationsFeature } from "./features/notifications";
+import { statsFeature } from "./features/stats";
 import { cardsFeature, type CardKinds } from "./features/cards";
+import { inlineFeature } from "./features/inline";
+import { watchConversation, watchFeature, watchMenus } from "./features/watch";
 
 export interface CreateBotOptions {
   token: string;
@@ -33,6 +43,14 @@ export interface CreateBotOptions {
   timeouts?: Partial<TelegramTimeouts>;
   /** Telegram's overall budget shared with alerts (default 28/s); the benchmark lifts it to measure handling alone. */
   overallBudget?: GlobalBudget;
+  /** A private chat's pace, whose turns alerts take too (default: a burst of 3, then 1 per 1.1 s); null: none. */
+  chatPace?: ChatPace | null;
+  /** This process's messages on arrival at Telegram, shared with the pushed alerts. */
+  sendWindow?: ArrivalWindow;
+  /** Where Telegram's budgets live, shared with the pushed alerts; default: the database. */
+  sendBudget?: SendBudgetStore;
+  /** "typing…" while an update takes longer than afterMs (default 300 ms); null: never. */
+  typing?: TypingOptions | null;
   /** Retries of a call Telegram answered with 5xx or 429 (default 3; tests of failure paths use 0). */
   serverErrorRetries?: number;
 }
@@ -84,8 +102,10 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       onRetry: ({ method, retry, delayMs, error }) => deps.logger.warn({ method, retry, delayMs, reason: error.message }, "Bot API request failed on the network; retrying"),
     }),
   );
-  // Replies share Telegram's overall budget with pushed alerts, across every replica.
-  bot.api.config.use(sharedBudgetTransformer(deps.db, deps.now, options.overallBudget ? { budget: options.overallBudget } : {}));
+  // Replies share Telegram's overall budget and each chat's pace with pushed alerts, across every
+  // replica; inside the chat throttler, so one chat's replies take their turns one at a time.
+  const chatPace = options.chatPace === undefined ? DEFAULT_CHAT_PACE : options.chatPace;
+  bot.api.config.use(sharedBudgetTransformer(options.sendBudget ?? databaseSendBudget(deps.db), deps.now, { chatPace, ...(options.overallBudget ? { budget: options.overallBudget } : {}), ...(options.sendWindow ? { window: options.sendWindow } : {}) }));
   const overallPerSecond = Math.max(30, Math.ceil((options.overallBudget?.perSecond ?? 0) + (options.overallBudget?.burst ?? 0)));
   bot.api.config.use(
     chatThrottler({
@@ -95,34 +115,62 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     }),
   );
 
-  const flows: FlowRegistry = new Map();
   const menu: MenuActions = {};
   const cards: CardKinds = new Map();
 
+  // Counted from arrival to the last write (a guided flow's state is saved after its reply).
+  const handling = { count: 0 };
+  inFlight.set(bot, handling);
+  deps.metrics.gauge("bot_updates_in_flight", "Telegram updates being handled now", () => handling.count);
+  bot.use((_ctx, next) => {
+    handling.count += 1;
+    return next().finally(() => {
+      handling.count -= 1;
+    });
+  });
   // Updates of one chat are handled in order, also under the concurrent runner.
   bot.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
   bot.use(provideDeps(deps));
+  // Before the menus, so it sees each edit with the menu's keyboard rendered.
+  bot.use(skipIdenticalEdits());
   // Secrets are deleted before anything may drop the update (group answer, rate limit).
   bot.use(groupKeyGuard());
   bot.use(privateChatsOnly());
+  const typing = options.typing === undefined ? DEFAULT_TYPING : options.typing;
+  if (typing) bot.use(typingWhileSlow(typing));
   bot.use(loadAccount());
   bot.use(deps.i18n);
+  // Inline queries come without a chat: answered here, needing no account and no rate limit.
+  bot.use(inlineFeature());
   bot.use(secretPasteGuard());
   bot.use(rateLimit());
+  bot.use(menuDataGuard());
+  // Menus before everything that may send one (the main menu opens /rules, a card shows a new
+  // rule). One root serves them all: a single middleware per update, whichever menu is pressed.
+  const showTopUp = (ctx: BotContext) => (Object.hasOwn(menu, "topup") ? menu.topup!(ctx) : Promise.resolve());
+  const ruleMenus = rulesMenus(showTopUp);
+  const transactions = transactionsMenu(showTopUp);
+  const settings = settingsMenu();
+  const watches = watchMenus();
+  bot.use(menuRoot([ruleMenus.list, transactions.menu, settings.menu, watches.list]));
+  // Guided flows see their chat's updates before the features: answers are theirs, the rest goes on.
+  bot.use(guidedFlows({ quote: quoteConversation, buy: buyConversation, rule: ruleConversation, "address-label": addressLabelConversation, watch: watchConversation(watches) }));
 
   bot.use(startFeature(menu));
-  bot.use(connectFeature(flows, menu));
-  bot.use(accountFeature(menu));
-  bot.use(quoteFeature(flows, menu));
-  bot.use(buyFeature(flows, menu, cards));
+  bot.use(connectFeature(menu));
+  bot.use(accountFeature());
+  bot.use(settingsFeature(menu, settings));
+  bot.use(quoteFeature(menu));
+  bot.use(buyFeature(menu, cards));
+  bot.use(watchFeature(menu, watches));
   bot.use(ordersFeature(menu));
-  bot.use(addressesFeature(flows));
-  bot.use(rulesFeature(flows, menu, cards));
-  bot.use(walletFeature(menu));
+  bot.use(addressesFeature());
+  bot.use(rulesFeature(menu, cards, ruleMenus));
+  bot.use(walletFeature(menu, transactions));
   bot.use(notificationsFeature(menu));
+  bot.use(statsFeature(menu));
   bot.use(cardsFeature(cards));
 
-  installFlowRouter(bot, flows);
   bot.use(unhandledFeature());
 
   bot.catch(async (error) => {
@@ -151,11 +199,17 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   return bot;
 }
 
+const inFlight = new WeakMap<Bot<BotContext>, { count: number }>();
+
+/** How many Telegram updates the bot is handling now (waiting for their chat's turn included). */
+export function updatesInFlight(bot: Bot<BotContext>): number {
+  return inFlight.get(bot)?.count ?? 0;
+}
+
 /** Registers the command menu per language; a failure is logged, never fatal. */
 export async function registerCommands(bot: Bot<BotContext>, deps: BotDeps): Promise<void> {
   for (const language of LANGUAGES) {
-    const tr = translatorFor(deps.i18n, language);
-    const commands = COMMANDS.map((command) => ({ command, description: tr(`command-${command}`).slice(0, 256) }));
+    const commands = commandList(deps.i18n, language);
     try {
       await bot.api.setMyCommands(commands, language === "en" ? {} : { language_code: language });
       if (language === "en") await bot.api.setMyCommands(commands, { language_code: "en" });

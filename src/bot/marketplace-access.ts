@@ -3,15 +3,16 @@ import { findCredential, markKeyBroken, openApiKey } from "../db/repos/credentia
 import { MarketplaceError, type MarketplaceClient } from "../marketplace";
 import { SecretBoxError } from "../security/secret-box";
 import type { BotContext } from "./context";
-import { trxText } from "./format";
-import { truncate } from "./html";
+import { trxText } from "../chat/format";
+import { truncate } from "../chat/html";
+import { MAIN_MENU } from "../chat/callback-data";
 
 export function connectButton(ctx: BotContext): InlineKeyboard {
-  return new InlineKeyboard().text(ctx.tr("button-connect"), "m:connect");
+  return new InlineKeyboard().text(ctx.tr("button-connect"), MAIN_MENU.data("connect"));
 }
 
 export function topUpButton(ctx: BotContext): InlineKeyboard {
-  return new InlineKeyboard().text(ctx.tr("button-topup"), "m:topup");
+  return new InlineKeyboard().text(ctx.tr("button-topup"), MAIN_MENU.data("topup"));
 }
 
 /**
@@ -19,7 +20,16 @@ export function topUpButton(ctx: BotContext): InlineKeyboard {
  * (with a button), relink a broken or unreadable one. Commands that need a key call this first,
  * so nothing is half-run without one.
  */
-export async function userClient(ctx: BotContext): Promise<MarketplaceClient | null> {
+export function userClient(ctx: BotContext): Promise<MarketplaceClient | null> {
+  // Once per update: a command and the guided flow it enters both ask, and the user is told once.
+  let client = clients.get(ctx);
+  if (!client) clients.set(ctx, (client = openUserClient(ctx)));
+  return client;
+}
+
+const clients = new WeakMap<BotContext, Promise<MarketplaceClient | null>>();
+
+async function openUserClient(ctx: BotContext): Promise<MarketplaceClient | null> {
   const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
   if (!credential) {
     await ctx.reply(ctx.tr("connect-needed"), { parse_mode: "HTML", reply_markup: connectButton(ctx) });

@@ -1,5 +1,5 @@
+import type { Context } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
-import type { BotContext } from "./context";
 
 /**
  * Whether the message the callback came from carries a button with this callback data. Telegram
@@ -7,7 +7,7 @@ import type { BotContext } from "./context";
  * (or the keyboard has changed since): the button is no longer valid. A message Telegram no
  * longer shows (date 0) comes without its content; then the handler's own checks decide.
  */
-export function pressedButtonExists(ctx: BotContext): boolean {
+export function pressedButtonExists(ctx: Context): boolean {
   const query = ctx.callbackQuery;
   if (!query?.message || query.message.date === 0) return true;
   const markup = (query.message as { reply_markup?: InlineKeyboardMarkup }).reply_markup;

@@ -18,6 +18,14 @@ export interface UsersTable {
   active: number;
   created_at: number;
   updated_at: number;
+  /** 1 when the weekly digest is on (off by default). */
+  digest_enabled: Generated<number>;
+  /** IANA zone whose Monday 09:00 the digest goes out at; one of the zones /settings offers. */
+  digest_time_zone: Generated<string>;
+  /** Local date (YYYY-MM-DD) of the Monday whose digest was last queued or skipped; null = never. */
+  digest_week: string | null;
+  /** 1 when price watch alerts are pushed (on by default; /settings). */
+  alert_prices: Generated<number>;
 }
 
 /** A user's marketplace API key, AES-256-GCM encrypted; never stored in plaintext. */
@@ -47,7 +55,7 @@ export interface AddressesTable {
   last_used_at: number;
 }
 
-/** A guided flow in progress (one per user): which step and the answers so far. Never holds a key. */
+/** The /connect key step in progress (one per user): "waiting for the key since …". Never holds a key. */
 export interface FlowsTable {
   telegram_id: number;
   flow: string;
@@ -55,6 +63,55 @@ export interface FlowsTable {
   data: string;
   version: number;
   updated_at: number;
+}
+
+/**
+ * A guided flow on @grammyjs/conversations, one per chat: the plugin's versioned state (JSON) and,
+ * for people reading the table, the flow and the step last asked. Never holds a key.
+ */
+export interface ConversationsTable {
+  chat_id: number;
+  flow: string;
+  step: string;
+  state: string;
+  updated_at: number;
+}
+
+/**
+ * A price watch: alert when renting `volume` of `resource` for `duration` costs at most
+ * `threshold_sun` by the public quote. Money and volumes are decimal strings (sun for money).
+ */
+export interface PriceWatchesTable {
+  /** Short random id (10 characters of [A-Za-z0-9_-]); callback data carries it. */
+  id: string;
+  telegram_id: number;
+  resource: string;
+  volume: string;
+  duration: string;
+  /** Where Buy now sends the energy; null = asked when buying. */
+  address: string | null;
+  threshold_sun: string;
+  /** active | paused */
+  status: string;
+  /** 1 while the next crossing alerts; 0 from an alert until the watch rearms. */
+  armed: number;
+  /** above: rearms when the price is seen above the threshold; cooldown: when the cooldown ends. */
+  rearm: string;
+  cooldown_ms: number;
+  /** No alert before this time (the cooldown after the last one). */
+  quiet_until: number;
+  /** Alerts given so far; the outbox dedupe key is "watch:<id>:<crossings>". */
+  crossings: number;
+  last_price_sun: string | null;
+  last_checked_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The last cron tick whose price watch check one replica claimed. */
+export interface PriceWatchCyclesTable {
+  name: string;
+  tick: number;
 }
 
 /** A confirmation card: what a Confirm tap will do, bound to one Idempotency-Key. */
@@ -123,6 +180,18 @@ export interface PollStateTable {
   last_cycle: Generated<number>;
   lease_owner: string | null;
   lease_until: number | null;
+  /** Why the user is polled every cycle: "rule", "order" or "deposit"; null: idle (every POLL_IDLE_INTERVAL). */
+  motion: Generated<string | null>;
+  /** 1 while the user is known to have an active automation rule. */
+  rule_active: Generated<number>;
+  /** When the rule list was last read for rule_active (0: read it at the next poll). */
+  rules_checked_at: Generated<number>;
+  /** Fast until then: a Confirm or an order webhook (an order may be on its way). */
+  order_until: Generated<number | null>;
+  /** Fast until then: /topup or /wallet (a deposit is expected). */
+  deposit_until: Generated<number | null>;
+  /** Creation time (marketplace clock, ms) of the newest notification recorded as seen; older ones are never new. */
+  seen_until: Generated<number | null>;
 }
 
 export interface FollowedOrdersTable {
@@ -141,6 +210,8 @@ export interface PollCyclesTable {
   id: number;
   opened_by: string;
   opened_at: number;
+  /** 1: an on-demand cycle that polls every linked user, whatever their schedule (back-off still holds). */
+  everyone: Generated<number>;
 }
 
 /** Named leases: the polling leader, cron jobs. The holder renews; anyone takes an expired one. */
@@ -195,6 +266,7 @@ export interface Database {
   webhook_tokens: WebhookTokensTable;
   addresses: AddressesTable;
   flows: FlowsTable;
+  conversations: ConversationsTable;
   pending_actions: PendingActionsTable;
   callback_refs: CallbackRefsTable;
   outbox: OutboxTable;
@@ -209,4 +281,6 @@ export interface Database {
   telegram_updates: TelegramUpdatesTable;
   connect_attempts: ConnectAttemptsTable;
   update_windows: UpdateWindowsTable;
+  price_watches: PriceWatchesTable;
+  price_watch_cycles: PriceWatchCyclesTable;
 }

@@ -53,6 +53,30 @@ export function formatTrxForDisplay(value: string): string {
   return `${minus ?? ""}${groupThousands(whole!)}${fraction ? `.${fraction}` : ""}`;
 }
 
+const localeFormats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * A decimal string as `locale` writes numbers ("1090.705": en "1,090.705", ru "1 090,705", zh
+ * "1,090.705"), with exactly the digits given: Intl.NumberFormat formats a string as an exact
+ * decimal, never through a float. Anything that is not a plain decimal is returned as given, and
+ * so is every amount on an engine that would round it (its digits are checked).
+ */
+export function formatDecimalForLocale(value: string, locale: string): string {
+  const match = TRX_PATTERN.exec(value.trim());
+  if (!match) return value;
+  const [, minus, whole, fraction = ""] = match;
+  const digits = Math.min(100, fraction.length);
+  const key = `${locale}|${digits}`;
+  let format = localeFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: true });
+    if (localeFormats.size < 256) localeFormats.set(key, format);
+  }
+  const exact = `${minus ?? ""}${whole}${fraction ? `.${fraction}` : ""}`;
+  const text = format.format(exact as unknown as number);
+  return text.replace(/\D/g, "") === `${whole}${fraction}` ? text : formatTrxForDisplay(exact);
+}
+
 /** Adds thousands separators to a decimal integer string or bigint ("65000" → "65,000"). */
 export function groupThousands(value: string | bigint | number): string {
   const text = value.toString();

@@ -14,7 +14,7 @@ import type { PanelHooks } from "./sandbox-panel";
 import { createPlaygroundState } from "./state";
 
 export interface PlaygroundAttachment {
-  push: { checkOrdersNow(): Promise<unknown>; pollNow(): Promise<unknown> };
+  push: { checkOrdersNow(): Promise<unknown>; pollNow(): Promise<unknown>; checkPriceWatches(): Promise<unknown> };
   db: Kysely<Database>;
   now: () => number;
   /** This server's URL as reachable from this machine (the loopback when it listens on all addresses). */
@@ -59,7 +59,7 @@ export async function startPlayground(options: { logger: Logger; sandbox: Embedd
     apiRoot: `http://127.0.0.1:${port}`,
     routes: registerPlaygroundRoutes({ fake, sandbox: options.sandbox, logger: options.logger, state, streams, hooks: () => hooks, address: options.address }),
     attach({ push, db, now, selfUrl, publicUrl }) {
-      hooks = { checkOrdersNow: () => push.checkOrdersNow(), pollNotificationsNow: () => push.pollNow(), db, now, selfUrl, publicUrl };
+      hooks = { checkOrdersNow: () => push.checkOrdersNow(), pollNotificationsNow: () => push.pollNow(), checkPriceWatchesNow: () => push.checkPriceWatches(), db, now, selfUrl, publicUrl };
     },
     stop: () =>
       new Promise<void>((resolve) => {

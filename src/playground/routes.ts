@@ -91,11 +91,15 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
       }),
     );
 
-    app.get("/play/api/commands", (c) => {
-      const lang = c.req.query("lang") ?? "";
-      const localised = fake.commands(lang);
-      return c.json({ lang, commands: localised.length ? localised : fake.commands() });
-    });
+    // The menu Telegram would show this user's chat: its own (the language chosen in /settings)
+    // before the one for the app's language.
+    app.get("/play/api/commands", (c) =>
+      handle(c, async () => {
+        const lang = c.req.query("lang") ?? "";
+        const id = c.req.query("userId");
+        return { lang, commands: id === undefined ? fake.commandMenu(0, lang) : fake.commandMenu(userId(id), lang) };
+      }),
+    );
 
     app.get("/play/api/chat", (c) =>
       handle(c, async () => {
@@ -166,6 +170,42 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
           return withReplies(user.id, body.waitMs, () => fake.pressButtonByLabel(fakeUser(user), label, messageId === undefined ? {} : { messageId }));
         }
         throw new BadInput("give callbackData (with messageId) or label");
+      }),
+    );
+
+    // Inline mode as Telegram shows it: the user types "@bot 65k 1h", sees the bot's results,
+    // and may send one into the chat. The answer is awaited here (Telegram drops it after 10 s).
+    app.post("/play/api/inline", (c) =>
+      handle(c, async (body) => {
+        const user = state.user(userId(body.userId), userChanges(body));
+        const query = typeof body.query === "string" ? body.query : "";
+        const { inlineQueryId } = fakeAction(() => fake.sendInlineQuery(fakeUser(user), query));
+        return { inlineQueryId, answer: (await inlineAnswer(inlineQueryId)) ?? null };
+      }),
+    );
+    app.post("/play/api/inline/choose", (c) =>
+      handle(c, async (body) => {
+        const user = state.user(userId(body.userId), userChanges(body));
+        if (typeof body.inlineQueryId !== "string" || typeof body.resultId !== "string") throw new BadInput("inlineQueryId and resultId are required");
+        const { inlineQueryId, resultId } = body;
+        return { message: messageView(fakeAction(() => fake.chooseInlineResult(fakeUser(user), inlineQueryId, resultId))) };
+      }),
+    );
+    /**
+     * A t.me link to the bot (a "Buy in the bot" button, a shared link) or an inline answer's
+     * button (its start parameter): the client sends /start with the payload, as Telegram's does.
+     */
+    app.post("/play/api/open-link", (c) =>
+      handle(c, async (body) => {
+        const user = state.user(userId(body.userId), userChanges(body));
+        if (typeof body.startParameter === "string") {
+          const payload = body.startParameter;
+          if (!/^[A-Za-z0-9_-]{1,64}$/.test(payload)) throw new BadInput("startParameter must be 1-64 characters of A-Z a-z 0-9 _ -");
+          return fake.sendText(fakeUser(user), `/start ${payload}`);
+        }
+        if (typeof body.url !== "string") throw new BadInput("url or startParameter is required");
+        const url = body.url;
+        return fakeAction(() => fake.openDeepLink(fakeUser(user), url));
       }),
     );
 
@@ -260,6 +300,13 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
     }
   }
 
+  /** The bot's answer to an inline query, waited for as long as Telegram would (undefined if none came). */
+  async function inlineAnswer(inlineQueryId: string) {
+    const deadline = Date.now() + 10_000;
+    while (!fake.inlineAnswer(inlineQueryId) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    return fake.inlineAnswer(inlineQueryId);
+  }
+
   function nextUserId(): number {
     return Math.max(2000, ...state.users().map((user) => user.id)) + 1;
   }
@@ -285,6 +332,16 @@ async function handle(c: Context, run: (body: Body) => Promise<unknown>): Promis
     if (error instanceof PanelError) return c.json({ error: error.message }, error.status);
     // The fake throws plain Errors for presses on missing messages or buttons.
     if (error instanceof Error && /^press/.test(error.message)) return c.json({ error: error.message }, 404);
+    throw error;
+  }
+}
+
+/** A user-side action of the fake; what it refuses (inline mode off, a link to another bot) is the request's fault. */
+function fakeAction<T>(act: () => T): T {
+  try {
+    return act();
+  } catch (error) {
+    if (error instanceof Error && /^(sendInlineQuery|chooseInlineResult|openDeepLink): /.test(error.message)) throw new BadInput(error.message);
     throw error;
   }
 }

@@ -10,6 +10,8 @@ import { createPersonalWebhookTokens, webhookUrlFromChat } from "./personal-webh
 export interface PanelHooks {
   checkOrdersNow?: () => Promise<unknown>;
   pollNotificationsNow?: () => Promise<unknown>;
+  /** Checks every price watch now (not waiting for the cron tick). */
+  checkPriceWatchesNow?: () => Promise<unknown>;
   db?: Kysely<Database>;
   now?: () => number;
   /** This server's own URL: the sandbox posts webhooks to its receiver route there. */
@@ -101,6 +103,26 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
       await nudgeNotifications();
       return { rule };
     },
+    /** `{ days: N }` (default 30): backdated orders, rule firings and ledger entries for /stats to chart. */
+    async "fill-history"(body) {
+      const days = body.days === undefined ? 30 : body.days;
+      if (typeof days !== "number" || !Number.isInteger(days) || days < 1 || days > 90) throw new PanelError(400, "days must be a whole number from 1 to 90");
+      return sandbox.control.fillHistory({ accountId, days });
+    },
+    /**
+     * `{ resource, duration, sunPerUnit }`: the rate quotes, previews and orders use (sunPerUnit
+     * null restores the price book's); price watches are checked at once, so one that the new
+     * price reaches alerts the chat now.
+     */
+    async "set-price"(body) {
+      const sunPerUnit = body.sunPerUnit === null ? null : body.sunPerUnit;
+      const rate = sandbox.control.setPrice({ resource: str(body, "resource", "energy") as "energy", duration: str(body, "duration", "1h") as "1h", sunPerUnit: sunPerUnit as number | null });
+      const watches = await hooks().checkPriceWatchesNow?.();
+      return { rate, watches: watches ?? null };
+    },
+    async "check-watches"() {
+      return { watches: (await hooks().checkPriceWatchesNow?.()) ?? null };
+    },
     async notify(body) {
       const notification = sandbox.control.addNotification({
         accountId,
@@ -173,6 +195,7 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
         settlement: settlement(),
         orders: sandbox.control.listOrders(accountId).slice(0, 20),
         rules: sandbox.control.listRules(accountId),
+        prices: sandbox.control.getPrices(),
         webhookUrl,
       };
     },

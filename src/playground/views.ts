@@ -33,6 +33,8 @@ export interface CallView {
   method: string;
   chatId?: number;
   summary: string;
+  /** sendChatAction's action ("typing"), shown in the chat's header. */
+  action?: string;
   ok: boolean;
   errorCode?: number;
   description?: string;
@@ -54,7 +56,8 @@ export function messageView(message: ChatMessage): MessageView {
   const view: MessageView = { ...rest };
   if (photo) {
     view.photo = {
-      src: photo.bytes.length > 0 ? photoPath(message.chatId, message.messageId) : null,
+      // The file id changes when the photo is replaced (editMessageMedia): the browser's cached copy must not be shown.
+      src: photo.bytes.length > 0 ? `${photoPath(message.chatId, message.messageId)}?file=${encodeURIComponent(photo.fileId)}` : null,
       bytes: photo.bytes.length,
       ...(photo.width !== undefined ? { width: photo.width } : {}),
       ...(photo.height !== undefined ? { height: photo.height } : {}),
@@ -109,6 +112,7 @@ export function callView(call: ApiCall): CallView {
     method: call.method,
     ...(chatId !== undefined ? { chatId } : {}),
     summary: callSummary(call),
+    ...(call.method === "sendChatAction" && typeof call.params.action === "string" ? { action: call.params.action } : {}),
     ok: call.ok,
     ...(call.errorCode !== undefined ? { errorCode: call.errorCode } : {}),
     ...(call.description !== undefined ? { description: call.description } : {}),
@@ -125,7 +129,7 @@ export function eventView(event: FakeEvent, rejection: RejectionView | undefined
   if (event.kind === "callback_answer" && event.callbackAnswer) {
     return { id: event.id, kind: "callback_answer", ...(event.chatId !== undefined ? { chatId: event.chatId } : {}), callbackAnswer: event.callbackAnswer };
   }
-  if (event.message && event.kind !== "call" && event.kind !== "callback_answer") {
+  if (event.message && event.kind !== "call" && event.kind !== "callback_answer" && event.kind !== "inline_answer") {
     return { id: event.id, kind: event.kind, chatId: event.message.chatId, message: messageView(event.message) };
   }
   return null;

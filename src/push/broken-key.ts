@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { markKeyBroken } from "../db/repos/credentials";
-import { keyBrokenAlert, recipientFor, type Translations } from "./alerts";
-import { enqueueAlert } from "./outbox";
+import { keyBrokenAlert, recipientFor, type Translations } from "../chat/alerts";
+import { enqueueAlert } from "../db/repos/outbox";
 
 /**
  * The marketplace refused a user's stored key (401, or 403 on a read) during background work:

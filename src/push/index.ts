@@ -11,15 +11,20 @@ import type { MarketplaceClient } from "../marketplace";
 import type { Metrics } from "../metrics";
 import type { SecretBox } from "../security/secret-box";
 import type { ServerEnv } from "../server/create-server";
-import type { Translations } from "./alerts";
-import { checkFollowedOrders, followOrder } from "./order-follower";
-import { currentPollCycle, cycleHasUsersLeft, nextPollCycleId, openPollCycle, pollCycle, primeNotifications, type PollerDeps } from "./notification-poller";
-import { leasedBy, queueDepth } from "./outbox";
+import type { Translations } from "../chat/alerts";
+import { checkFollowedOrders, followOrder, releaseFollowLeases } from "./order-follower";
+import { countUsersLeftIn, currentPollCycle, cycleHasClaimableUsers, nextPollCycleId, openPollCycle, pollCycle, primeNotifications, releasePollLeases, type PollerDeps } from "./notification-poller";
+import { leasedBy, queueDepth, releaseLeasesOf } from "../db/repos/outbox";
+import { countUsersBySchedule, MOTION_REASONS } from "../db/repos/poll-schedule";
 import { withLease } from "../scale/leases";
+import type { SendBudgetStore } from "../scale/send-budget";
+import type { ArrivalWindow } from "../scale/arrival-window";
 import { createSenderApi, OutboxSender } from "./sender";
 import { releaseStuckCards } from "./stuck-cards";
 import { registerMarketplaceWebhook } from "./webhook-receiver";
 import { runRetention, type RetentionReport } from "./retention";
+import { digestBuilder, queueWeeklyDigests } from "./digest";
+import { checkPriceWatches, type PriceWatchReport } from "./price-watch-job";
 
 export interface PushDeps {
   db: Kysely<Database>;
@@ -36,14 +41,27 @@ export interface PushDeps {
   replicaId?: string;
   /** Lease length of claimed alerts, users and orders (a dead replica's work returns after it). */
   leaseMs?: number;
+  /** This process's messages on arrival at Telegram, shared with the bot's replies. */
+  sendWindow?: ArrivalWindow;
+  /** Where Telegram's budgets live, shared with the bot's replies; default: the database. */
+  sendBudget?: SendBudgetStore;
 }
 
 export interface PushHandle {
   routes: (app: Hono<ServerEnv>) => void;
   followOrder(telegramId: number, orderId: string): Promise<void>;
   primeNotifications(telegramId: number): Promise<void>;
-  /** Opens a notification poll cycle now (also done by cron) and works on it until no user is left. */
+  /**
+   * Opens an on-demand poll cycle over every linked user, whatever their schedule (/play, tests),
+   * and works on it until no user is left.
+   */
   pollNow(): Promise<{ users: number; queued: number } | null>;
+  /**
+   * Does what a cron tick does for notifications, now: opens the next scheduled cycle (the users
+   * due: fast ones, idle ones whose interval has passed) unless the open one still has users this
+   * replica can claim, and works on it. Null when this replica's poll work is still running.
+   */
+  pollTick(): Promise<{ users: number; queued: number } | null>;
   /** Works on the open poll cycle with the other replicas (run every 2 s in the background). */
   joinPoll(): Promise<{ users: number; queued: number } | null>;
   /** This replica's id: the owner name of every lease it takes. */
@@ -60,6 +78,17 @@ export interface PushHandle {
    * does it; null when another replica holds the lease.
    */
   runRetention(): Promise<RetentionReport | null>;
+  /**
+   * Checks the price watches for a cron tick (ms), under a lease and once per tick across
+   * replicas; null when another replica has it or the tick was already checked. Without a tick,
+   * a check now (the playground's button, tests), still under the lease.
+   */
+  checkPriceWatches(tick?: number): Promise<PriceWatchReport | null>;
+  /**
+   * Queues the weekly digests whose Monday 09:00 has come (on every cron tick), under a lease so
+   * one replica does it; null when another replica holds the lease.
+   */
+  queueDigests(): Promise<number | null>;
   sender: OutboxSender;
   start(api?: Api): void;
   stop(): Promise<void>;
@@ -81,9 +110,21 @@ export function pollConcurrency(ratePerSecond: number): number {
 
 export function startPush(deps: PushDeps): PushHandle {
   const replicaId = deps.replicaId ?? randomUUID();
-  const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now, owner: replicaId, leaseMs: deps.leaseMs ?? 30_000 });
+  const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now, owner: replicaId, leaseMs: deps.leaseMs ?? 30_000, prepare: digestBuilder({ db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, marketplace: deps.marketplace, now: deps.now }), ...(deps.sendWindow ? { window: deps.sendWindow } : {}), ...(deps.sendBudget ? { budgetStore: deps.sendBudget } : {}) });
   const wake = () => sender.wake();
-  const pollerDeps: PollerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake, ratePerSecond: deps.config.POLL_RATE, concurrency: pollConcurrency(deps.config.POLL_RATE) };
+  const pollerDeps: PollerDeps = {
+    db: deps.db,
+    logger: deps.logger,
+    box: deps.box,
+    translations: deps.i18n,
+    now: deps.now,
+    marketplace: deps.marketplace,
+    onQueued: wake,
+    ratePerSecond: deps.config.POLL_RATE,
+    concurrency: pollConcurrency(deps.config.POLL_RATE),
+    idleIntervalMs: deps.config.POLL_IDLE_INTERVAL,
+    metrics: deps.metrics,
+  };
   const stuckCardDeps = { db: deps.db, marketplaceTimeoutMs: deps.config.MARKETPLACE_TIMEOUT_MS, translations: deps.i18n, now: deps.now, onQueued: wake };
   const followerDeps = { db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake };
   /** This replica's poll work, one cycle at a time (a new cycle waits for the one in progress). */
@@ -107,11 +148,13 @@ export function startPush(deps: PushDeps): PushHandle {
     const row = await deps.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("lease_owner", "=", replicaId).where("lease_until", ">=", deps.now()).executeTakeFirst();
     return Number(row?.n ?? 0);
   });
-  deps.metrics.gauge("poll_cycle_pending_users", "Linked users not yet polled in the open cycle", async () => {
+  deps.metrics.gauge("poll_cycle_pending_users", "Linked users due in the open cycle and not yet polled in it", async () => {
     const cycle = await currentPollCycle(deps.db);
-    if (cycle === null) return 0;
-    const row = await deps.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("last_cycle", "<", cycle).executeTakeFirst();
-    return Number(row?.n ?? 0);
+    return cycle === null ? 0 : countUsersLeftIn(deps.db, cycle, deps.now());
+  });
+  deps.metrics.labeledGauge("poll_schedule_users", "Linked users with a working key by poll schedule: fast (every tick) with the reason (rule, order, deposit), or idle (every POLL_IDLE_INTERVAL)", async () => {
+    const counts = await countUsersBySchedule(deps.db);
+    return [{ labels: { schedule: "idle", reason: "none" }, value: counts.idle }, ...MOTION_REASONS.map((reason) => ({ labels: { schedule: "fast", reason }, value: counts[reason] }))];
   });
   deps.metrics.gauge("poll_ticks_skipped", "Cron ticks skipped because this replica's poll cycle was still running", () => ticksSkipped);
   deps.metrics.gauge("followed_orders_open", "Orders followed until they settle", async () => {
@@ -132,9 +175,10 @@ export function startPush(deps: PushDeps): PushHandle {
   const workOn = (cycle: number) => pollCycle(pollerDeps, replicaId, cycle, leaseMs, stopPolling.signal);
 
   /**
-   * A cron tick. Skipped while this replica's cycle is unfinished; opens the tick's cycle only
-   * when the open one has no users left (another replica may still be polling it, or a dead
-   * one's users wait for their leases to run out), and otherwise works on the open one. Every
+   * A cron tick. Skipped while this replica's cycle is unfinished; works on the open cycle while
+   * it has users this replica can claim, and otherwise opens the tick's cycle: when every user left
+   * is held by another replica (finishing its last batch, or stopped without handing them back),
+   * the users due meanwhile are polled in the new cycle rather than waiting on those leases. Every
    * replica's tick names the same cycle (its scheduled second), so the first to open it wins.
    */
   const onTick = async (tick: number): Promise<{ users: number; queued: number } | null> => {
@@ -146,7 +190,8 @@ export function startPush(deps: PushDeps): PushHandle {
     }
     return queuePoll(async () => {
       const open = await currentPollCycle(deps.db);
-      if (open === null || !(await cycleHasUsersLeft(deps.db, open, deps.now()))) await openPollCycle(deps.db, replicaId, tick, deps.now());
+      // The tick's own cycle (or a later one) already open: another replica's tick opened it first.
+      if (open === null || (open < tick && !(await cycleHasClaimableUsers(deps.db, open, deps.now())))) await openPollCycle(deps.db, replicaId, tick, deps.now());
       else deps.logger.info({ cycle: open }, "the open poll cycle still has users left; working on it instead of opening another");
       const cycle = await currentPollCycle(deps.db);
       return cycle === null ? null : workOn(cycle);
@@ -165,8 +210,8 @@ export function startPush(deps: PushDeps): PushHandle {
   const joinPoll = async (): Promise<{ users: number; queued: number } | null> => {
     if (polling > 0 || stopped) return null;
     const cycle = await currentPollCycle(deps.db);
-    // Only a cycle with users left is joined, so a tick skipped meanwhile had nothing to open.
-    if (cycle === null || !(await cycleHasUsersLeft(deps.db, cycle, deps.now()))) return null;
+    // Only a cycle with users left to claim is joined, so a tick skipped meanwhile had nothing to open.
+    if (cycle === null || !(await cycleHasClaimableUsers(deps.db, cycle, deps.now()))) return null;
     return queuePoll(() => workOn(cycle));
   };
 
@@ -184,13 +229,21 @@ export function startPush(deps: PushDeps): PushHandle {
     followOrder: (telegramId, orderId) => followOrder(deps.db, telegramId, orderId, deps.now()),
     primeNotifications: (telegramId) => primeNotifications(pollerDeps, telegramId),
     async pollNow() {
-      const cycle = await openPollCycle(deps.db, replicaId, await nextPollCycleId(deps.db, Date.now()), deps.now());
+      const cycle = await openPollCycle(deps.db, replicaId, await nextPollCycleId(deps.db, Date.now()), deps.now(), { everyone: true });
       return queuePoll(() => workOn(cycle));
+    },
+    async pollTick() {
+      return onTick(await nextPollCycleId(deps.db, Date.now()));
     },
     joinPoll,
     checkOrdersNow: (telegramId) => followPass({ now: true, ...(telegramId === undefined ? {} : { telegramId }) }),
     releaseStuckCards: () => releaseStuckCards(stuckCardDeps),
     runRetention: () => withLease(deps.db, "cron:retention", replicaId, 60_000, () => runRetention({ db: deps.db, logger: deps.logger, now: deps.now })),
+    queueDigests: () => withLease(deps.db, "cron:digest", replicaId, 60_000, () => queueWeeklyDigests({ db: deps.db, logger: deps.logger, now: deps.now, onQueued: wake })),
+    checkPriceWatches: (tick) =>
+      withLease(deps.db, "cron:watches", replicaId, 60_000, () =>
+        checkPriceWatches({ db: deps.db, logger: deps.logger, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake }, tick ?? null),
+      ).then((report) => report ?? null),
     sender,
     start(api) {
       sender.start(api ?? createSenderApi(deps.token, deps.apiRoot));
@@ -205,6 +258,8 @@ export function startPush(deps: PushDeps): PushHandle {
         const tick = Math.floor((context?.date ?? new Date()).getTime() / 1000) * 1000;
         void onTick(tick).catch((error: unknown) => deps.logger.error({ err: error }, "notification poll cycle failed"));
         void handle.runRetention().catch((error: unknown) => deps.logger.error({ err: error }, "retention pass failed; the next cron tick tries again"));
+        void handle.queueDigests().catch((error: unknown) => deps.logger.error({ err: error }, "queueing weekly digests failed; the next cron tick tries again"));
+        void handle.checkPriceWatches(tick).catch((error: unknown) => deps.logger.error({ err: error }, "price watch check failed; the next cron tick tries again"));
         releaseCards();
       });
       followTimer = setInterval(() => {
@@ -230,6 +285,14 @@ export function startPush(deps: PushDeps): PushHandle {
       await Promise.race([Promise.allSettled([pollChain, following]), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       // Drain what can be sent in a few seconds; the rest stays queued for the next start.
       await sender.stop(3_000);
+      // Every claim still held is handed back (a poll or an order check waiting on a slow
+      // marketplace answer, an alert whose outcome could not be recorded): the replacement, or
+      // another replica, takes them at once instead of after the lease.
+      const released = await Promise.all([releasePollLeases(deps.db, replicaId), releaseFollowLeases(deps.db, replicaId), releaseLeasesOf(deps.db, replicaId)]).catch((error: unknown) => {
+        deps.logger.warn({ err: error }, "could not hand back this replica's leases; they return when they run out");
+        return null;
+      });
+      if (released && released.some((count) => count > 0)) deps.logger.info({ users: released[0], orders: released[1], alerts: released[2] }, "handed back the work this replica still held");
     },
   };
   return handle;

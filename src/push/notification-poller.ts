@@ -4,10 +4,12 @@ import type { Database } from "../db/schema";
 import { scheduleCommit } from "../db/write-batcher";
 import { openApiKey, type Credential } from "../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
-import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey } from "./alerts";
+import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey } from "../chat/alerts";
 import { isPostgres } from "../db/dialect";
-import { enqueueAlert, type OutboxPayload } from "./outbox";
+import { enqueueAlert, type OutboxPayload } from "../db/repos/outbox";
 import { recordBrokenKey } from "./broken-key";
+import { RULE_RECHECK_MS, scheduleAfterPoll } from "../db/repos/poll-schedule";
+import type { Metrics } from "../metrics";
 
 export interface PollerDeps extends FollowerDeps {
   /** Marketplace requests per second the poller may make. */
@@ -19,7 +21,20 @@ export interface PollerDeps extends FollowerDeps {
    * fsync instead of holding the event loop for one per user.
    */
   commitGapMs?: number;
+  /** How long a user with nothing in motion waits between polls, in ms (POLL_IDLE_INTERVAL; default 10 minutes). */
+  idleIntervalMs?: number;
+  /** Counts pages read past the newest and polls stopped at the page limit. */
+  metrics?: Pick<Metrics, "pollExtraPages" | "pollPageLimit">;
 }
+
+/** POLL_IDLE_INTERVAL's default. */
+export const DEFAULT_IDLE_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * Most notification pages one poll reads. A poll reads further pages until one holds a
+ * notification already seen; past this many, the older ones are left unread (logged and counted).
+ */
+export const MAX_POLL_PAGES = 10;
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
@@ -27,10 +42,14 @@ function textOf(notification: Notification): string {
   return `${notification.type} ${notification.title}`.toLowerCase();
 }
 
-/** Records a user's existing notifications as seen (at link time), so they are not replayed as alerts. */
+/**
+ * Records a user's existing notifications as seen (at link time), so they are not replayed as
+ * alerts, and reads their rule list (the key may belong to another account than before).
+ */
 export async function primeNotifications(deps: PollerDeps, telegramId: number): Promise<void> {
   const now = deps.now();
-  await deps.db.insertInto("poll_state").values({ telegram_id: telegramId, primed: 0, failures: 0, next_poll_at: now }).onConflict((oc) => oc.column("telegram_id").doUpdateSet({ primed: 0, failures: 0, next_poll_at: now })).execute();
+  const fresh = { primed: 0, failures: 0, next_poll_at: now, rules_checked_at: 0, seen_until: null };
+  await deps.db.insertInto("poll_state").values({ telegram_id: telegramId, ...fresh }).onConflict((oc) => oc.column("telegram_id").doUpdateSet(fresh)).execute();
   await pollUser(deps, telegramId).catch((error: unknown) => deps.logger.warn({ err: error, userId: telegramId }, "priming notifications failed; the first poll will do it"));
 }
 
@@ -101,25 +120,34 @@ interface PollTarget {
   credential: Credential | null;
   primed: boolean;
   failures: number;
+  /** When the rule list was last read (0: never). */
+  rulesCheckedAt: number;
+  /** Creation time of the newest notification seen (marketplace clock, ms), or null. */
+  seenUntil: number | null;
 }
 
 /**
  * How long after it was first seen a notification is remembered once it has left the first page.
- * The poller reads only that page, so a notification pushed off it cannot come back, and one still
- * on it is never forgotten, however old (it would be relayed again).
+ * The poller reads further pages only until one holds a notification it remembers, and the ones on
+ * the first page are never forgotten, so it always finds one; past that, a notification older than
+ * the newest seen is never taken for new (`seen_until`).
  */
 export const SEEN_NOTIFICATION_MS = 4 * 86_400_000;
 
 /** The outcome of polling one user, written later together with other users' outcomes. */
 type PollOutcome =
   | { telegramId: number; kind: "skipped" }
-  /** firstPage: the ids on the page now, when it changed (something new arrived); else null. */
-  | { telegramId: number; kind: "polled"; seen: string[]; alerts: Alert[]; firstPage: string[] | null }
+  /**
+   * firstPage: the ids on the first page now, when something new arrived; else null.
+   * seenUntil: the newer creation time of the newest notification seen, when it moved.
+   * rules: what a read of the rule list found, and the rules_checked_at it was read against.
+   */
+  | { telegramId: number; kind: "polled"; seen: string[]; alerts: Alert[]; firstPage: string[] | null; seenUntil: number | null; rules: { active: boolean; checkedAt: number } | null }
   | { telegramId: number; kind: "failed"; failures: number; nextPollAt: number };
 
 async function loadTargets(db: Kysely<Database>, telegramIds: number[]): Promise<PollTarget[]> {
   if (telegramIds.length === 0) return [];
-  const states = await db.selectFrom("poll_state").select(["telegram_id", "primed", "failures"]).where("telegram_id", "in", telegramIds).execute();
+  const states = await db.selectFrom("poll_state").select(["telegram_id", "primed", "failures", "rules_checked_at", "seen_until"]).where("telegram_id", "in", telegramIds).execute();
   const credentials = await db.selectFrom("credentials").selectAll().where("telegram_id", "in", telegramIds).execute();
   const stateOf = new Map(states.map((row) => [Number(row.telegram_id), row]));
   const credentialOf = new Map(credentials.map((row) => [Number(row.telegram_id), row]));
@@ -128,15 +156,29 @@ async function loadTargets(db: Kysely<Database>, telegramIds: number[]): Promise
     credential: credentialOf.get(telegramId) ?? null,
     primed: stateOf.get(telegramId)?.primed === 1,
     failures: Number(stateOf.get(telegramId)?.failures ?? 0),
+    rulesCheckedAt: Number(stateOf.get(telegramId)?.rules_checked_at ?? 0),
+    seenUntil: nullableNumber(stateOf.get(telegramId)?.seen_until),
   }));
 }
 
+const nullableNumber = (value: number | string | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** A notification's creation time in ms, or null when the marketplace sent one Date cannot read. */
+function createdMs(notification: Notification): number | null {
+  const ms = Date.parse(notification.createdAt);
+  return Number.isFinite(ms) ? ms : null;
+}
+
 /**
- * Fetches one user's newest notifications page and works out what to record: the ids not seen
- * before and, once the user is primed, the alerts they make. Writes nothing but a broken key mark;
- * the outcome is recorded by {@link recordOutcomes}. Never marks anything read at the marketplace.
+ * Fetches one user's new notifications and works out what to record: the ids not seen before and,
+ * once the user is primed, the alerts they make (oldest first). Reads the newest page and, while a
+ * page holds nothing seen before, the next ones (at most {@link MAX_POLL_PAGES}); priming reads the
+ * newest page only. Reads the rule list when it is due or a new notification is about a rule.
+ * `pace` is awaited before every request after the first (the poll rate counts them all).
+ * Writes nothing but a broken key mark; the outcome is recorded by {@link recordOutcomes}.
+ * Never marks anything read at the marketplace.
  */
-async function pollTarget(deps: PollerDeps, target: PollTarget): Promise<PollOutcome> {
+async function pollTarget(deps: PollerDeps, target: PollTarget, pace: () => Promise<void> = async () => undefined): Promise<PollOutcome> {
   const { telegramId, credential } = target;
   if (!credential || credential.broken_at) return { telegramId, kind: "skipped" };
   const now = deps.now();
@@ -147,24 +189,55 @@ async function pollTarget(deps: PollerDeps, target: PollTarget): Promise<PollOut
   } catch {
     return { telegramId, kind: "skipped" };
   }
-  let page;
-  try {
-    page = await client.notifications({ page: 1 });
-  } catch (error) {
-    if (error instanceof MarketplaceError && (error.kind === "unauthorized" || error.kind === "forbidden")) {
-      // Revoked: told once, and no longer claimed for polling until the user links again.
-      if (await recordBrokenKey(deps.db, deps.translations, telegramId, now)) deps.onQueued();
-      deps.logger.info({ userId: telegramId, kind: error.kind }, "marketplace refused a user's key while polling; marked broken, polling stops until they link again");
-      return { telegramId, kind: "skipped" };
+  const fresh: Notification[] = [];
+  const freshIds = new Set<string>();
+  let firstPage: string[] = [];
+  for (let number = 1; ; number += 1) {
+    let page;
+    try {
+      if (number > 1) await pace();
+      page = await client.notifications({ page: number });
+    } catch (error) {
+      if (error instanceof MarketplaceError && (error.kind === "unauthorized" || error.kind === "forbidden")) {
+        // Revoked: told once, and no longer claimed for polling until the user links again.
+        if (await recordBrokenKey(deps.db, deps.translations, telegramId, now)) deps.onQueued();
+        deps.logger.info({ userId: telegramId, kind: error.kind }, "marketplace refused a user's key while polling; marked broken, polling stops until they link again");
+        return { telegramId, kind: "skipped" };
+      }
+      // A later page lost: nothing is recorded, so the next poll reads from the newest page again
+      // (recording the newer pages alone would make the unread older ones look seen).
+      deps.logger.debug({ userId: telegramId, page: number, err: error }, "notification poll failed; backing off");
+      const failures = target.failures + 1;
+      return { telegramId, kind: "failed", failures, nextPollAt: now + Math.min(30 * 60_000, 15_000 * 2 ** Math.min(failures, 7)) };
     }
-    deps.logger.debug({ userId: telegramId, err: error }, "notification poll failed; backing off");
-    const failures = target.failures + 1;
-    return { telegramId, kind: "failed", failures, nextPollAt: now + Math.min(30 * 60_000, 15_000 * 2 ** Math.min(failures, 7)) };
+    const ids = page.items.map((item) => item.id);
+    if (number === 1) firstPage = ids;
+    const seen = ids.length === 0 ? [] : await deps.db.selectFrom("seen_notifications").select("notification_id").where("telegram_id", "=", telegramId).where("notification_id", "in", ids).execute();
+    const seenIds = new Set(seen.map((row) => row.notification_id));
+    let reachedSeen = false;
+    for (const item of page.items) {
+      const created = createdMs(item);
+      if (seenIds.has(item.id) || (target.seenUntil !== null && created !== null && created < target.seenUntil)) {
+        reachedSeen = true;
+        continue;
+      }
+      // A notification raised between two page reads shifts the list: the next page repeats some.
+      if (!freshIds.has(item.id)) {
+        freshIds.add(item.id);
+        fresh.push(item);
+      }
+    }
+    const size = page.pageSize > 0 ? page.pageSize : page.items.length;
+    const lastPage = page.items.length === 0 || page.items.length < size || number * size >= page.total;
+    // Priming reads the newest page only: what is already there at link time is not replayed.
+    if (reachedSeen || lastPage || !target.primed) break;
+    if (number >= MAX_POLL_PAGES) {
+      deps.metrics?.pollPageLimit.inc();
+      deps.logger.warn({ userId: telegramId, pages: number }, `no notification already seen in the newest ${MAX_POLL_PAGES} pages; the older ones are left unread`);
+      break;
+    }
+    deps.metrics?.pollExtraPages.inc();
   }
-  const ids = page.items.map((item) => item.id);
-  const seen = ids.length === 0 ? [] : await deps.db.selectFrom("seen_notifications").select("notification_id").where("telegram_id", "=", telegramId).where("notification_id", "in", ids).execute();
-  const seenIds = new Set(seen.map((row) => row.notification_id));
-  const fresh = page.items.filter((item) => !seenIds.has(item.id));
   const alerts: Alert[] = [];
   const later = new Set<string>();
   if (target.primed) {
@@ -174,15 +247,39 @@ async function pollTarget(deps: PollerDeps, target: PollTarget): Promise<PollOut
       else if (alert) alerts.push(alert);
     }
   }
-  return { telegramId, kind: "polled", seen: fresh.filter((item) => !later.has(item.id)).map((item) => item.id), alerts, firstPage: fresh.length > 0 ? ids : null };
+  let rules: { active: boolean; checkedAt: number } | null = null;
+  const aboutRules = target.primed && fresh.some((notification) => /automation|rule/.test(textOf(notification)));
+  if (aboutRules || now - target.rulesCheckedAt >= RULE_RECHECK_MS) {
+    try {
+      await pace();
+      const list = await client.listAutomations();
+      rules = { active: list.some((rule) => rule.status.toLowerCase() === "active"), checkedAt: target.rulesCheckedAt };
+    } catch (error) {
+      deps.logger.debug({ userId: telegramId, kind: error instanceof MarketplaceError ? error.kind : "unexpected" }, "rule list not readable; read again at the next poll");
+    }
+  }
+  const recorded = fresh.filter((item) => !later.has(item.id));
+  return { telegramId, kind: "polled", seen: recorded.map((item) => item.id), alerts, firstPage: fresh.length > 0 ? firstPage : null, seenUntil: newSeenUntil(target.seenUntil, recorded, fresh.filter((item) => later.has(item.id))), rules };
+}
+
+/**
+ * The creation time of the newest notification now recorded as seen, when it moved forward; null
+ * otherwise. A settlement left for a later look holds it back, so that one is still read as new.
+ */
+function newSeenUntil(current: number | null, recorded: Notification[], later: Notification[]): number | null {
+  let newest = -Infinity;
+  for (const item of recorded) newest = Math.max(newest, createdMs(item) ?? -Infinity);
+  for (const item of later) newest = Math.min(newest, (createdMs(item) ?? Infinity) - 1);
+  return Number.isFinite(newest) && (current === null || newest > current) ? newest : null;
 }
 
 /**
  * Records many users' outcomes in one transaction: notifications seen, alerts queued, poll state
- * (primed, back-off) and, inside a cycle, the user done for it with the lease let go. Returns the
- * alerts queued. An outcome lost to a crash before this commit is simply polled again.
+ * (primed, back-off, the schedule: fast with its reason, or idle for `idleMs`) and, inside a
+ * cycle, the user done for it with the lease let go. Returns the alerts queued. An outcome lost to
+ * a crash before this commit is simply polled again.
  */
-async function recordOutcomes(db: Kysely<Database>, outcomes: PollOutcome[], now: number, cycle?: { owner: string; id: number }): Promise<number> {
+async function recordOutcomes(db: Kysely<Database>, outcomes: PollOutcome[], now: number, idleMs: number, cycle?: { owner: string; id: number }): Promise<number> {
   if (outcomes.length === 0) return 0;
   const done = cycle ? { last_cycle: cycle.id, lease_owner: null, lease_until: null } : {};
   return db.transaction().execute(async (trx) => {
@@ -202,11 +299,22 @@ async function recordOutcomes(db: Kysely<Database>, outcomes: PollOutcome[], now
         if (await enqueueAlert(trx, { telegramId: outcome.telegramId, chatId: alert.chatId, dedupeKey: alert.key, payload: alert.payload, now })) queued += 1;
       }
     }
+    for (const outcome of outcomes) {
+      if (outcome.kind !== "polled") continue;
+      if (outcome.seenUntil !== null) {
+        await trx.updateTable("poll_state").set({ seen_until: outcome.seenUntil }).where("telegram_id", "=", outcome.telegramId).where((eb) => eb.or([eb("seen_until", "is", null), eb("seen_until", "<", outcome.seenUntil!)])).execute();
+      }
+      // Only against the rule state the list was read for: a rule created or resumed meanwhile wins.
+      if (outcome.rules) {
+        await trx.updateTable("poll_state").set({ rule_active: outcome.rules.active ? 1 : 0, rules_checked_at: now }).where("telegram_id", "=", outcome.telegramId).where("rules_checked_at", "=", outcome.rules.checkedAt).execute();
+      }
+    }
     const polled = outcomes.filter((outcome) => outcome.kind === "polled").map((outcome) => outcome.telegramId);
+    const schedule = scheduleAfterPoll(now, idleMs);
     for (let start = 0; start < polled.length; start += 500) {
       await trx
         .updateTable("poll_state")
-        .set({ primed: 1, failures: 0, next_poll_at: now, ...done })
+        .set({ primed: 1, failures: 0, ...schedule, ...done })
         .where("telegram_id", "in", polled.slice(start, start + 500))
         .$if(cycle !== undefined, (qb) => qb.where("lease_owner", "=", cycle!.owner))
         .execute();
@@ -238,7 +346,7 @@ async function forgetSeenOffFirstPage(trx: Transaction<Database>, telegramId: nu
 export async function pollUser(deps: PollerDeps, telegramId: number): Promise<number> {
   const [target] = await loadTargets(deps.db, [telegramId]);
   const outcome = await pollTarget(deps, target!);
-  const queued = await recordOutcomes(deps.db, [outcome], deps.now());
+  const queued = await recordOutcomes(deps.db, [outcome], deps.now(), deps.idleIntervalMs ?? DEFAULT_IDLE_INTERVAL_MS);
   if (queued > 0) deps.onQueued();
   return queued;
 }
@@ -248,8 +356,12 @@ export async function pollUser(deps: PollerDeps, telegramId: number): Promise<nu
  * first insert opens the cycle and the others find it open: a tick never starts two cycles. Users
  * linked without a poll_state row get one here (they are due in this cycle).
  */
-export async function openPollCycle(db: Kysely<Database>, owner: string, id: number, now: number): Promise<number> {
-  await db.insertInto("poll_cycles").values({ id, opened_by: owner, opened_at: now }).onConflict((oc) => oc.doNothing()).execute();
+export async function openPollCycle(db: Kysely<Database>, owner: string, id: number, now: number, options: { everyone?: boolean } = {}): Promise<number> {
+  await db
+    .insertInto("poll_cycles")
+    .values({ id, opened_by: owner, opened_at: now, everyone: options.everyone ? 1 : 0 })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
   await db
     .insertInto("poll_state")
     .columns(["telegram_id", "primed", "failures", "next_poll_at"])
@@ -264,6 +376,26 @@ export async function openPollCycle(db: Kysely<Database>, owner: string, id: num
   return id;
 }
 
+/**
+ * A cycle as the claims read it. A scheduled cycle covers the users due when it opened (fast ones,
+ * idle ones whose interval has passed); users who become due while it runs wait for the next, so
+ * a cycle always ends. An `everyone` cycle (on demand) covers every linked user whose back-off
+ * has passed, whatever their schedule.
+ */
+export interface PollCycle {
+  id: number;
+  openedAt: number;
+  everyone: boolean;
+}
+
+/** The cycle with this id (null when retention removed it: nobody is due in it any more). */
+export async function findPollCycle(db: Kysely<Database>, id: number): Promise<PollCycle | null> {
+  const row = await db.selectFrom("poll_cycles").select(["id", "opened_at", "everyone"]).where("id", "=", id).executeTakeFirst();
+  return row ? { id: Number(row.id), openedAt: Number(row.opened_at), everyone: Number(row.everyone) === 1 } : null;
+}
+
+const asCycle = async (db: Kysely<Database>, cycle: number | PollCycle): Promise<PollCycle | null> => (typeof cycle === "number" ? findPollCycle(db, cycle) : cycle);
+
 /** The newest cycle (the one replicas work on), or null before the first. */
 export async function currentPollCycle(db: Kysely<Database>): Promise<number | null> {
   const row = await db.selectFrom("poll_cycles").select((eb) => eb.fn.max("id").as("id")).executeTakeFirst();
@@ -277,11 +409,13 @@ export async function nextPollCycleId(db: Kysely<Database>, wallNow: number): Pr
 }
 
 /**
- * Claims up to `limit` users due in `cycle` (not yet polled in it, back-off passed, nobody holding
- * them) with a lease. FOR UPDATE SKIP LOCKED on PostgreSQL: replicas claiming together take
+ * Claims up to `limit` users due in `cycle` (not yet polled in it, due by their schedule, nobody
+ * holding them) with a lease. FOR UPDATE SKIP LOCKED on PostgreSQL: replicas claiming together take
  * disjoint users; the UPDATE repeats the conditions, so no user is held twice on either dialect.
  */
-export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycle: number, now: number, limit: number, leaseMs: number): Promise<number[]> {
+export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycleOrId: number | PollCycle, now: number, limit: number, leaseMs: number): Promise<number[]> {
+  const cycle = await asCycle(db, cycleOrId);
+  if (!cycle) return [];
   const pg = isPostgres(db);
   const rows = await db
     .updateTable("poll_state")
@@ -289,14 +423,16 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
     .where((eb) => {
       const claim = usersDueIn(db, cycle, now)
         .where((e) => e.or([e("s.lease_until", "is", null), e("s.lease_until", "<", now)]))
-        // No ORDER BY: the (last_cycle, next_poll_at) index then reaches the users still due
-        // directly, instead of a scan past every user already done in this cycle.
+        // In next_poll_at order on the (next_poll_at, last_cycle) index: the users still due come
+        // first, and the idle majority (due later) and those done in this cycle (due from now on)
+        // are never passed over.
+        .orderBy("s.next_poll_at")
         .limit(limit)
         .$if(pg, (qb) => qb.forUpdate("s").skipLocked());
       // One evaluation on PostgreSQL: a LIMIT … SKIP LOCKED subquery under IN may be rescanned and return more than its limit.
       return pg ? eb("telegram_id", "=", sql<number>`any(array(${claim}))`) : eb("telegram_id", "in", claim);
     })
-    .where("last_cycle", "<", cycle)
+    .where("last_cycle", "<", cycle.id)
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
     .returning("telegram_id")
     .execute();
@@ -310,13 +446,22 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
  * replica, and records the outcomes in group commits (one transaction for every user finished
  * meanwhile). Users a dead replica held come back when their lease runs out.
  */
-export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, leaseMs = 60_000, signal?: AbortSignal): Promise<{ users: number; queued: number }> {
+export async function pollCycle(deps: PollerDeps, owner: string, cycleId: number, leaseMs = 60_000, signal?: AbortSignal): Promise<{ users: number; queued: number }> {
+  const cycle = await findPollCycle(deps.db, cycleId);
+  if (!cycle) return { users: 0, queued: 0 };
   const interval = 1000 / deps.ratePerSecond;
   const concurrency = deps.concurrency ?? 16;
   const batchSize = Math.max(concurrency * 2, 32);
+  const idleMs = deps.idleIntervalMs ?? DEFAULT_IDLE_INTERVAL_MS;
   let polled = 0;
   let queued = 0;
   const started = Date.now();
+  /** Request slots taken at the poll rate: one per user, and one per further page or rule list read. */
+  let slots = 0;
+  const pace = async () => {
+    const wait = started + slots++ * interval - Date.now();
+    if (wait > 0) await abortableSleep(wait, signal);
+  };
 
   const queue: PollTarget[] = [];
   let exhausted = false;
@@ -354,7 +499,7 @@ export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, 
         lastCommitAt = performance.now();
         const batch = pending.splice(0, 256);
         try {
-          const added = await recordOutcomes(deps.db, batch, deps.now(), { owner, id: cycle });
+          const added = await recordOutcomes(deps.db, batch, deps.now(), idleMs, { owner, id: cycle.id });
           queued += added;
           if (added > 0) deps.onQueued();
         } catch (error) {
@@ -382,14 +527,13 @@ export async function pollCycle(deps: PollerDeps, owner: string, cycle: number, 
         await (claiming ?? refill());
         continue;
       }
-      const wait = started + polled++ * interval - Date.now();
-      if (wait > 0) await abortableSleep(wait, signal);
+      await pace();
       if (signal?.aborted) {
-        polled -= 1;
         unpolled.push(target.telegramId);
         continue;
       }
-      const outcome = await pollTarget(deps, target).catch((error: unknown): PollOutcome => {
+      polled += 1;
+      const outcome = await pollTarget(deps, target, pace).catch((error: unknown): PollOutcome => {
         deps.logger.warn({ err: error }, "notification poll of one user failed");
         return { telegramId: target.telegramId, kind: "skipped" };
       });
@@ -423,17 +567,51 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * Whether the cycle still has users to poll: due (back-off passed), linked with a working key,
- * active, and not yet done in it, whether or not a replica holds them right now. A cron tick
- * opens no new cycle while this is true, so a slow cycle is finished, not overtaken.
+ * Whether the cycle still has users to poll: due in it, linked with a working key, active, and not
+ * yet done in it, whether or not a replica holds them right now.
  */
-export async function cycleHasUsersLeft(db: Kysely<Database>, cycle: number, now: number): Promise<boolean> {
+export async function cycleHasUsersLeft(db: Kysely<Database>, cycleOrId: number | PollCycle, now: number): Promise<boolean> {
+  const cycle = await asCycle(db, cycleOrId);
+  if (!cycle) return false;
   const row = await usersDueIn(db, cycle, now).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
-/** The users still to poll in `cycle`: linked with a working key, active, not done in it, back-off passed. */
-function usersDueIn(db: Kysely<Database>, cycle: number, now: number) {
+/**
+ * Whether this replica could claim a user of the cycle now: one left that nobody holds (or whose
+ * holder's lease ran out). A cron tick works on the open cycle while this is true, so a slow cycle
+ * is finished, not overtaken; once every user left is held by others (a replica finishing its last
+ * batch, or one that stopped without handing them back), the tick opens the next cycle instead of
+ * waiting on them, and they are polled in it once their holder lets go.
+ */
+export async function cycleHasClaimableUsers(db: Kysely<Database>, cycleOrId: number | PollCycle, now: number): Promise<boolean> {
+  const cycle = await asCycle(db, cycleOrId);
+  if (!cycle) return false;
+  const row = await usersDueIn(db, cycle, now)
+    .where((e) => e.or([e("s.lease_until", "is", null), e("s.lease_until", "<", now)]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** How many users are still to poll in the cycle (for /metrics). */
+export async function countUsersLeftIn(db: Kysely<Database>, cycleOrId: number | PollCycle, now: number): Promise<number> {
+  const cycle = await asCycle(db, cycleOrId);
+  if (!cycle) return 0;
+  const row = await db
+    .selectFrom(usersDueIn(db, cycle, now).as("due"))
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The users still to poll in `cycle`: linked with a working key, active, not done in it, and due:
+ * in a scheduled cycle, by their schedule when it opened (next_poll_at: the next cycle for a fast
+ * user, POLL_IDLE_INTERVAL later for an idle one, or the end of a back-off); in an `everyone`
+ * cycle, unless backing off.
+ */
+function usersDueIn(db: Kysely<Database>, cycle: PollCycle, now: number) {
   return db
     .selectFrom("poll_state as s")
     .innerJoin("credentials as c", "c.telegram_id", "s.telegram_id")
@@ -441,14 +619,26 @@ function usersDueIn(db: Kysely<Database>, cycle: number, now: number) {
     .select("s.telegram_id")
     .where("c.broken_at", "is", null)
     .where("u.active", "=", 1)
-    .where("s.last_cycle", "<", cycle)
-    .where("s.next_poll_at", "<=", now);
+    .where("s.last_cycle", "<", cycle.id)
+    .$if(!cycle.everyone, (qb) => qb.where("s.next_poll_at", "<=", cycle.openedAt))
+    .$if(cycle.everyone, (qb) => qb.where((eb) => eb.or([eb("s.failures", "=", 0), eb("s.next_poll_at", "<=", now)])));
 }
 
-/** One on-demand poll cycle over every active linked user whose back-off has passed (single-replica helper). */
+/** One on-demand poll cycle over every active linked user whose back-off has passed, whatever their schedule (single-replica helper). */
 export async function pollAll(deps: PollerDeps, owner = "local"): Promise<{ users: number; queued: number }> {
-  const cycle = await openPollCycle(deps.db, owner, await nextPollCycleId(deps.db, Date.now()), deps.now());
+  const cycle = await openPollCycle(deps.db, owner, await nextPollCycleId(deps.db, Date.now()), deps.now(), { everyone: true });
   return pollCycle(deps, owner, cycle);
+}
+
+/**
+ * Gives back every user this replica holds a poll lease on (a clean stop, after its polls were
+ * stopped), so another replica or the next start polls them at once instead of after the lease.
+ * A poll still in flight then records nothing (its outcome is fenced by the lease); its user is
+ * simply polled again, and the outbox's dedupe keys keep that to one alert per notification.
+ */
+export async function releasePollLeases(db: Kysely<Database>, owner: string): Promise<number> {
+  const result = await db.updateTable("poll_state").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /**

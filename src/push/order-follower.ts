@@ -4,9 +4,9 @@ import { findCredential, openApiKey } from "../db/repos/credentials";
 import type { Logger } from "../logger";
 import { MarketplaceError, type MarketplaceClient } from "../marketplace";
 import type { SecretBox } from "../security/secret-box";
-import { finalState, recipientFor, settlementAlert, settlementKey, type Translations } from "./alerts";
+import { finalState, recipientFor, settlementAlert, settlementKey, type Translations } from "../chat/alerts";
 import { isPostgres } from "../db/dialect";
-import { enqueueAlert } from "./outbox";
+import { enqueueAlert } from "../db/repos/outbox";
 import { recordBrokenKey } from "./broken-key";
 
 const GIVE_UP_MS = 24 * 3_600_000;
@@ -127,4 +127,14 @@ export async function deleteFinishedFollowsBefore(db: Kysely<Database>, before: 
     .where("done", "=", 1)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Gives back every followed order this replica holds a lease on (a clean stop), so another
+ * replica or the next start checks them at once. A check still in flight may then settle the
+ * order too; the alert's dedupe key keeps that to one alert.
+ */
+export async function releaseFollowLeases(db: Kysely<Database>, owner: string): Promise<number> {
+  const result = await db.updateTable("followed_orders").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

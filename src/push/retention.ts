@@ -3,12 +3,13 @@ import type { Database } from "../db/schema";
 import type { Logger } from "../logger";
 import { deleteCallbackRefsIssuedBefore, REF_REISSUE_MS } from "../db/repos/callback-refs";
 import { deleteConnectAttemptsBefore } from "../db/repos/connect-attempts";
+import { deleteConversationsUpdatedBefore } from "../db/repos/conversations";
 import { deletePendingActionsChangedBefore } from "../db/repos/pending-actions";
 import { deleteUpdateWindowsBefore } from "../db/repos/update-windows";
 import { pruneTelegramUpdates } from "../scale/update-turns";
 import { deletePollCyclesBefore } from "./notification-poller";
 import { deleteFinishedFollowsBefore } from "./order-follower";
-import { deleteFinishedAlerts } from "./outbox";
+import { deleteFinishedAlerts } from "../db/repos/outbox";
 import { pruneWebhookEvents } from "./webhook-receiver";
 
 const DAY = 86_400_000;
@@ -32,6 +33,8 @@ export const RETENTION = {
   connectAttemptsMs: 1 * DAY,
   /** Flood-limit windows (10 s each) not reopened since. */
   updateWindowsMs: 1 * DAY,
+  /** Guided flows untouched since: a step expires after 10 minutes, so these are long over. */
+  conversationsMs: 1 * DAY,
 } as const;
 
 /** Rows one statement deletes at most: a backlog is worked off in short steps, never one long lock. */
@@ -85,6 +88,7 @@ export async function runRetention(deps: RetentionDeps, chunk = CHUNK): Promise<
     poll_cycles: await inChunks((limit) => deletePollCyclesBefore(db, now - RETENTION.pollCyclesMs, limit), chunk),
     connect_attempts: await inChunks((limit) => deleteConnectAttemptsBefore(db, now - RETENTION.connectAttemptsMs, limit), chunk),
     update_windows: await inChunks((limit) => deleteUpdateWindowsBefore(db, now - RETENTION.updateWindowsMs, limit), chunk),
+    conversations: await inChunks((limit) => deleteConversationsUpdatedBefore(db, now - RETENTION.conversationsMs, limit), chunk),
     telegram_updates: await inChunks((limit) => pruneTelegramUpdates(db, wallNow, limit), chunk),
   };
   const deleted = Object.fromEntries(Object.entries(report).filter(([, count]) => count > 0));

@@ -5,8 +5,9 @@ import type { Database } from "../db/schema";
 import { markUserInactive } from "../db/repos/users";
 import type { Logger } from "../logger";
 import type { Metrics } from "../metrics";
-import { DEFAULT_GLOBAL_BUDGET, deferChat, pruneSendBudget, refundGlobal, takeChatSlot, takeGlobalIn, type GlobalBudget } from "../scale/send-budget";
-import { claimDue, nextClaimableAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "./outbox";
+import { DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
+import type { ArrivalWindow } from "../scale/arrival-window";
+import { dropQueuedAlerts, claimDue, nextClaimableAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
 
 export interface SenderOptions {
   db: Kysely<Database>;
@@ -17,11 +18,20 @@ export interface SenderOptions {
   globalPerSecond?: number;
   /** Messages that may leave at once after a quiet spell (default 1.9: sends stay evenly spaced). */
   globalBurst?: number;
-  /** Minimum spacing between two messages to one chat (Telegram: about 1 s). */
-  perChatIntervalMs?: number;
+  /** One chat's pace, shared with the bot's replies (Telegram: a burst of 3, then about 1 per second). */
+  chatPace?: ChatPace;
+  /** This process's messages on arrival at Telegram, shared with the bot's replies. */
+  window?: ArrivalWindow;
+  /** Where the budgets live (shared with the bot's replies); default: the database. */
+  budgetStore?: SendBudgetStore;
   leaseMs?: number;
   /** This replica's id (lease owner); random by default. */
   owner?: string;
+  /**
+   * Builds a row queued as a "sendDigest" into the Bot API call to make, when it is due; null
+   * drops the row (nothing to send any more). A throw is retried like a failed send.
+   */
+  prepare?: (row: OutboxRow, payload: OutboxPayload) => Promise<OutboxPayload | null>;
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -43,7 +53,8 @@ export class OutboxSender {
   private stopped = true;
   private api: Api | null = null;
   private readonly budget: GlobalBudget;
-  private readonly perChatIntervalMs: number;
+  private readonly chatPace: ChatPace;
+  private readonly store: SendBudgetStore;
   private readonly leaseMs: number;
   private abort = new AbortController();
   private cycles = 0;
@@ -53,7 +64,8 @@ export class OutboxSender {
   constructor(private readonly options: SenderOptions) {
     this.owner = options.owner ?? randomUUID();
     this.budget = { perSecond: options.globalPerSecond ?? DEFAULT_GLOBAL_BUDGET.perSecond, burst: options.globalBurst ?? DEFAULT_GLOBAL_BUDGET.burst };
-    this.perChatIntervalMs = options.perChatIntervalMs ?? 1050;
+    this.chatPace = options.chatPace ?? DEFAULT_CHAT_PACE;
+    this.store = options.budgetStore ?? databaseSendBudget(options.db);
     this.leaseMs = options.leaseMs ?? 30_000;
     this.clockOrigin = { app: options.now(), wall: Date.now() };
   }
@@ -118,14 +130,14 @@ export class OutboxSender {
       return 0;
     }
     this.cycles += 1;
-    if (this.cycles % 500 === 1) await pruneSendBudget(db, now()).catch(() => undefined);
+    if (this.cycles % 500 === 1) await this.store.prune(now()).catch(() => undefined);
     this.idle = true;
     this.nextDue = null;
     const room = Math.min(MAX_PER_CYCLE, MAX_IN_FLIGHT - this.inFlight.size);
     if (room <= 0) return 0; // a finishing send wakes the loop
     const at = now();
     const { rows, granted, limited, nextAt } = await db.transaction().execute(async (trx) => {
-      const grant = await takeGlobalIn(trx, at, room, this.budget);
+      const grant = await this.store.takeGlobalIn(trx, at, room, this.budget);
       if (grant.granted === 0) return { rows: [] as OutboxRow[], granted: 0, limited: true, nextAt: grant.nextAt };
       const claimed = await claimDue(trx, this.owner, at, grant.granted, this.leaseMs);
       const ready: OutboxRow[] = [];
@@ -134,11 +146,11 @@ export class OutboxSender {
           await releaseLease(trx, row.id, row.next_attempt_at, this.owner);
           continue;
         }
-        const chatWait = await takeChatSlot(trx, row.chat_id, at, this.perChatIntervalMs);
+        const chatWait = await this.store.takeChatSlot(trx, row.chat_id, at, this.chatPace);
         if (chatWait === null) ready.push(row);
         else await releaseLease(trx, row.id, Math.max(row.next_attempt_at, chatWait), this.owner);
       }
-      await refundGlobal(trx, grant.granted - ready.length, this.budget);
+      await this.store.refundGlobal(trx, grant.granted - ready.length, this.budget);
       return { rows: ready, granted: grant.granted, limited: grant.limited, nextAt: grant.nextAt };
     });
     for (const row of rows) {
@@ -174,12 +186,25 @@ export class OutboxSender {
       return;
     }
     try {
+      if (payload.method === "sendDigest") {
+        const built = this.options.prepare ? await this.options.prepare(row, payload) : null;
+        if (!built) {
+          await markDropped(db, row.id, "nothing to send any more", this.owner);
+          return;
+        }
+        payload = built;
+      }
       const raw = this.api!.raw as unknown as Record<string, (params: unknown) => Promise<unknown>>;
-      await (raw[payload.method] as (params: unknown, signal?: AbortSignal) => Promise<unknown>)({ ...payload.params, chat_id: row.chat_id }, this.abort.signal);
-      // The chat's spacing counts from the end of this send, so network jitter cannot squeeze two
-      // messages closer than the interval at Telegram's end.
+      const leave = this.options.window ? await this.options.window.enter() : null;
+      try {
+        await (raw[payload.method] as (params: unknown, signal?: AbortSignal) => Promise<unknown>)({ ...payload.params, chat_id: row.chat_id }, this.abort.signal);
+      } finally {
+        leave?.();
+      }
+      // The chat's pace counts this send from its answer, so network jitter cannot squeeze two
+      // messages closer than the pace at Telegram's end.
       const recorded = await db.transaction().execute(async (trx) => {
-        await deferChat(trx, row.chat_id, now() + this.perChatIntervalMs);
+        await this.store.recordChatSendAt(trx, row.chat_id, now(), this.chatPace);
         return markSent(trx, row.id, now(), this.owner);
       });
       if (!recorded) logger.warn({ outboxId: row.id }, "alert sent after its lease had run out (slow send); another replica may send it too");
@@ -188,7 +213,7 @@ export class OutboxSender {
       if (error instanceof GrammyError) {
         if (error.error_code === 429) {
           const retryAfter = Number(error.parameters.retry_after ?? 1);
-          await deferChat(db, row.chat_id, now() + retryAfter * 1000);
+          await this.store.deferChat(null, row.chat_id, now() + retryAfter * 1000);
           await markRetry(db, row.id, now() + retryAfter * 1000, error.description, this.owner);
           metrics.alerts.inc({ outcome: "throttled" });
           return;
@@ -198,13 +223,8 @@ export class OutboxSender {
           await markDropped(db, row.id, error.description, this.owner);
           await markUserInactive(db, row.telegram_id, now());
           // Their other queued alerts would only meet the same 403: dropped without a call.
-          const others = await db
-            .updateTable("outbox")
-            .set({ status: "dropped", last_error: "user blocked the bot", lease_owner: null, lease_until: null })
-            .where("telegram_id", "=", row.telegram_id)
-            .where("status", "=", "queued")
-            .executeTakeFirst();
-          metrics.alerts.inc({ outcome: "blocked" }, 1 + Number(others.numUpdatedRows));
+          const others = await dropQueuedAlerts(db, row.telegram_id, "user blocked the bot");
+          metrics.alerts.inc({ outcome: "blocked" }, 1 + others);
           return;
         }
         if (error.error_code >= 400 && error.error_code < 500) {

@@ -1,11 +1,10 @@
-import { InlineKeyboard } from "grammy";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { markPendingActionAttempted, processingDeadlineMs, transitionPendingAction } from "../db/repos/pending-actions";
 import { DEFAULT_MARKETPLACE_RETRIES } from "../marketplace/client";
 import { longestMarketplaceCallMs } from "../marketplace/retry-policy";
-import { recipientFor, type Translations } from "./alerts";
-import { enqueueAlert } from "./outbox";
+import { cardButtons, recipientFor, type Translations } from "../chat/alerts";
+import { enqueueAlert } from "../db/repos/outbox";
 
 /**
  * How long a card may stay in "processing" with its claim unrenewed before it counts as abandoned,
@@ -51,7 +50,7 @@ export async function releaseStuckCards(deps: StuckCardDeps): Promise<number> {
     const recipient = card.message_id === null ? null : await recipientFor(deps.db, deps.translations, card.telegram_id, "always");
     if (!recipient) continue;
     const { tr } = recipient;
-    const keyboard = new InlineKeyboard().text(tr("button-confirm"), `cf:${card.id}`).text(tr("button-cancel"), `cx:${card.id}`);
+    const keyboard = cardButtons(tr, card.id);
     await enqueueAlert(deps.db, {
       telegramId: card.telegram_id,
       chatId: recipient.chatId,

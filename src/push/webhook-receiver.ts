@@ -5,14 +5,15 @@ import { z } from "zod";
 import type { Database } from "../db/schema";
 import { alertEnabled, type User } from "../db/repos/users";
 import { hashToken } from "../security/secret-box";
-import { pickLanguage, translatorFor } from "../bot/i18n";
 import type { Logger } from "../logger";
 import type { ServerEnv } from "../server/create-server";
-import { settlementAlert, settlementKey, type FinalState, type OrderFacts, type Recipient, type Translations } from "./alerts";
+import { recipientLanguage, settlementAlert, settlementKey, type FinalState, type OrderFacts, type Recipient, type Translations } from "../chat/alerts";
 import { scheduleCommit } from "../db/write-batcher";
 import { findUserByWebhookToken } from "../db/repos/webhook-tokens";
 import { clientAddress } from "../server/client-address";
 import { UnknownTokenLimiter } from "./unknown-token-limit";
+import { markUsersInMotion } from "../db/repos/poll-schedule";
+import { enqueueAlerts } from "../db/repos/outbox";
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 
@@ -251,7 +252,7 @@ class IngestBatcher {
       }
       claimedKeys.add(key);
       const user = row.telegram_id === null ? null : (row as unknown as User);
-      const recipient = user && user.active === 1 && alertEnabled(user, "orders") ? { telegramId, chatId: user.chat_id, tr: translatorFor(translations, pickLanguage(user.language ?? "en")) } : null;
+      const recipient = user && user.active === 1 && alertEnabled(user, "orders") ? { telegramId, chatId: user.chat_id, ...recipientLanguage(translations, user.language) } : null;
       events.push({ item, telegramId, key, recipient });
     }
 
@@ -296,30 +297,14 @@ class IngestBatcher {
         }
         for (let start = 0; start < alerts.length; start += OUTBOX_CHUNK) {
           const chunk = alerts.slice(start, start + OUTBOX_CHUNK);
-          const inserted = await trx
-            .insertInto("outbox")
-            .values(
-              chunk.map((alert) => ({
-                telegram_id: alert.event.telegramId,
-                chat_id: alert.event.recipient!.chatId,
-                dedupe_key: alert.alertKey,
-                payload: alert.payload,
-                status: "queued",
-                attempts: 0,
-                next_attempt_at: alert.at,
-                last_error: null,
-                lease_owner: null,
-                lease_until: null,
-                created_at: alert.at,
-                sent_at: null,
-              })),
-            )
-            .onConflict((oc) => oc.columns(["telegram_id", "dedupe_key"]).doNothing())
-            .returning("id")
-            .execute();
-          queued += inserted.length;
+          queued += await enqueueAlerts(
+            trx,
+            chunk.map((alert) => ({ telegramId: alert.event.telegramId, chatId: alert.event.recipient!.chatId, dedupeKey: alert.alertKey, payload: alert.payload, at: alert.at })),
+          );
         }
         counts.alreadyAlerted += alerts.length - queued;
+        // An order of theirs is moving: their notifications are read every cycle for a while.
+        await markUsersInMotion(trx, events.map((event) => event.telegramId), "order", this.deps.now());
       });
       // One line per batch at info (per event at debug): cheap at thousands of events a second.
       logger.info({ events: events.length, ...counts, queued }, "marketplace webhooks stored");

@@ -5,9 +5,11 @@
 import { parseTrx, sunToTrx } from "../marketplace/money";
 import { autoResumeRules, cancelRule, findRule, fireRule, setAutomationOptions, systemPauseRule } from "./automations";
 import { newApiKey, newUuid } from "./ids";
+import { fillHistory } from "./history";
 import { settleAllOrders } from "./orders";
+import { bookRateSun, DURATIONS, rateKey, rateSun } from "./price-book";
 import { SandboxError } from "./problem";
-import type { ApiKeyRecord, Currency, ErrorCodePlacement, FailureMode, FireResult, Int64Format, SandboxControl, Scope, World } from "./types";
+import type { ApiKeyRecord, Currency, Duration, ErrorCodePlacement, FailureMode, FireResult, Int64Format, PriceRateView, Resource, SandboxControl, Scope, World } from "./types";
 import { balanceView, firingView, ledgerView, notificationView, orderView, ruleView } from "./views";
 import { createAccountRecord, depositTxId, newestFirst, notificationsOf, postLedgerEntry, raiseNotification, requireAccount } from "./world";
 
@@ -45,6 +47,13 @@ function requireKey(world: World, apiKey: unknown): ApiKeyRecord {
 }
 
 export function createControl(world: World): SandboxControl {
+  const rateView = (resource: Resource, duration: Duration): PriceRateView => ({
+    resource,
+    duration,
+    sunPerUnit: Number(rateSun(resource, duration, world.rateOverrides)),
+    overridden: world.rateOverrides?.has(rateKey(resource, duration)) === true && rateSun(resource, duration, world.rateOverrides) !== bookRateSun(resource, duration),
+  });
+
   // Control results are for assertions and scripts: always plain numbers, whatever the API's int64 format.
   const format = "number" as const;
 
@@ -227,6 +236,34 @@ export function createControl(world: World): SandboxControl {
 
     setAutomationOptions(args) {
       return setAutomationOptions(world, args ?? {});
+    },
+
+    setPrice(args) {
+      const resource = oneOf<Resource>(args?.resource, ["energy", "bandwidth"], "resource");
+      const duration = oneOf<Duration>(args?.duration, DURATIONS, "duration");
+      const key = rateKey(resource, duration);
+      if (args.sunPerUnit === null) {
+        world.rateOverrides?.delete(key);
+      } else {
+        const raw = args.sunPerUnit;
+        const text = typeof raw === "number" ? String(raw) : raw;
+        // A whole number of sun: the price formula stays exact in bigint.
+        if (typeof text !== "string" || !/^[1-9]\d{0,8}$/.test(text)) throw badArgument(`sunPerUnit must be a whole number of sun from 1 to 999999999, or null, got ${JSON.stringify(raw)}`);
+        world.rateOverrides ??= new Map();
+        world.rateOverrides.set(key, BigInt(text));
+      }
+      return rateView(resource, duration);
+    },
+
+    getPrices() {
+      return (["energy", "bandwidth"] as const).flatMap((resource) => DURATIONS.map((duration) => rateView(resource, duration)));
+    },
+
+    fillHistory({ accountId, days }) {
+      const account = requireAccount(world, accountId);
+      const span = days ?? 30;
+      if (typeof span !== "number" || !Number.isInteger(span) || span < 1 || span > 90) throw badArgument("days must be a whole number from 1 to 90");
+      return fillHistory(world, account, span);
     },
   };
   return control;

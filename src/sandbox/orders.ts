@@ -46,7 +46,7 @@ export function placeOrder(
     if (previous) return { order: findOrder(world, account.id, previous.orderId), replayed: true };
   }
 
-  const price = withCommission(providerCostSun(request.resource, request.volume, request.duration));
+  const price = withCommission(providerCostSun(request.resource, request.volume, request.duration, world.rateOverrides));
   const activationSun = activationFeeSun(world, request.targetAddress);
   const totalSun = price.priceSun + activationSun;
   assertWithinSpendLimit(world, key, totalSun);

@@ -40,10 +40,27 @@ export function isDuration(value: unknown): value is Duration {
   return typeof value === "string" && (DURATIONS as readonly string[]).includes(value);
 }
 
+/** Rates set by the sandbox's setPrice, keyed "resource:duration" (see World.rateOverrides). */
+export type RateOverrides = ReadonlyMap<string, bigint> | undefined;
+
+export function rateKey(resource: Resource, duration: Duration): string {
+  return `${resource}:${duration}`;
+}
+
+/** Sun per unit of `resource` rented for `duration`: the override when one is set, else the book's. */
+export function rateSun(resource: Resource, duration: Duration, overrides?: RateOverrides): bigint {
+  return overrides?.get(rateKey(resource, duration)) ?? RATE_SUN[resource][duration];
+}
+
+/** The price book's own rate, whatever overrides say. */
+export function bookRateSun(resource: Resource, duration: Duration): bigint {
+  return RATE_SUN[resource][duration];
+}
+
 /** Provider price without commission: what the public quote shows. `days` multiplies the daily rate (order preview). */
-export function providerCostSun(resource: Resource, volume: number, duration: Duration | { days: number }): bigint {
-  if (typeof duration === "string") return BigInt(volume) * RATE_SUN[resource][duration];
-  return BigInt(volume) * RATE_SUN[resource]["1d"] * BigInt(duration.days);
+export function providerCostSun(resource: Resource, volume: number, duration: Duration | { days: number }, overrides?: RateOverrides): bigint {
+  if (typeof duration === "string") return BigInt(volume) * rateSun(resource, duration, overrides);
+  return BigInt(volume) * rateSun(resource, "1d", overrides) * BigInt(duration.days);
 }
 
 export interface PriceBreakdown {

@@ -153,6 +153,36 @@ export interface SandboxControl {
   setInt64Format(args: { format: Int64Format }): void;
   /** Changes the automation options (fields left out keep their value); rule creation and previews follow them. */
   setAutomationOptions(args: Partial<AutomationOptionsView>): AutomationOptionsView;
+  /**
+   * Sets the provider rate (sun per unit) of one resource for one duration; `sunPerUnit` null
+   * restores the price book's. Quotes, order previews and orders follow it (automation firings
+   * keep the price book's rates).
+   */
+  setPrice(args: { resource: Resource; duration: Duration; sunPerUnit: number | string | null }): PriceRateView;
+  /** Every rate in force, per resource and duration. */
+  getPrices(): PriceRateView[];
+  /** Backdates `days` (default 30, at most 90) of orders, rules, firings and ledger entries onto the account; the balance is unchanged. */
+  fillHistory(args: { accountId: string; days?: number }): HistorySummary;
+}
+
+/** One provider rate of the price book, as setPrice left it. */
+export interface PriceRateView {
+  resource: Resource;
+  duration: Duration;
+  sunPerUnit: number;
+  /** True when setPrice changed it from the price book's. */
+  overridden: boolean;
+}
+
+/** What fillHistory made. */
+export interface HistorySummary {
+  from: string;
+  to: string;
+  orders: number;
+  failedOrders: number;
+  rules: number;
+  firings: number;
+  spentTrx: string;
 }
 
 // ---- in-memory records -------------------------------------------------------------------
@@ -283,4 +313,6 @@ export interface World {
   settings: { errorCodePlacement: ErrorCodePlacement; int64Format: Int64Format };
   /** Set by setAutomationOptions; unset means the price book's AUTOMATION_LIMITS and every duration. */
   automationOptions?: AutomationOptionsView;
+  /** Rates set by setPrice, sun per unit, keyed "resource:duration"; unset ones are the price book's. */
+  rateOverrides?: Map<string, bigint>;
 }

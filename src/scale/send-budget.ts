@@ -4,6 +4,7 @@ import type { Database } from "../db/schema";
 import { isPostgres } from "../db/dialect";
 import { sqliteHandle } from "../db/connection";
 import type SQLite from "better-sqlite3";
+import type { ArrivalWindow } from "./arrival-window";
 
 /**
  * Telegram's limits held across all replicas together, in the database:
@@ -18,8 +19,24 @@ import type SQLite from "better-sqlite3";
  *   together stay under the limit;
  * - per chat: a row per chat with the earliest time of its next message, moved forward by one
  *   upsert whose DO UPDATE applies only when the chat is due, so two replicas cannot both write
- *   to a chat within the interval.
+ *   to a chat out of turn. The row is a token bucket kept as one time (GCRA): `burst` messages
+ *   may leave at once, then one per `intervalMs`. The bot's replies and the pushed alerts take
+ *   their turns from the same row, so together they keep the one pace Telegram allows a chat.
  */
+export interface ChatPace {
+  /** One message per this many ms once the burst is spent. */
+  intervalMs: number;
+  /** Messages that may leave at once after a quiet spell. */
+  burst: number;
+}
+
+/**
+ * Telegram lets a private chat have a short burst (3 messages), then about 1 per second, counted
+ * when they arrive. 1,100 ms instead of 1,000 leaves a tenth for a send that left late or took
+ * long on the way: such a delay up to about 100 ms still arrives within the chat's allowance.
+ */
+export const DEFAULT_CHAT_PACE: ChatPace = { intervalMs: 1_100, burst: 3 };
+
 export interface GlobalBudget {
   perSecond: number;
   burst: number;
@@ -112,16 +129,86 @@ export async function refundGlobal(db: Kysely<Database>, count: number, budget: 
     .execute();
 }
 
-/** Takes the chat's next turn; null when granted, else the time the chat may be written to again. */
-export async function takeChatSlot(db: Kysely<Database>, chatId: number, now: number, intervalMs: number): Promise<number | null> {
+/**
+ * Takes the chat's next turn; null when granted, else the time the chat may be written to again.
+ * With `burst` above 1 the row is a bucket (see {@link ChatPace}): the stored time is where a full
+ * bucket's allowance would start, so a chat quiet for a while gets `burst` turns at once, and a
+ * turn moves the time by `intervalMs` from no earlier than `now - (burst - 1) × intervalMs`.
+ */
+export async function takeChatSlot(db: Kysely<Database>, chatId: number, now: number, intervalMs: number, burst = 1): Promise<number | null> {
+  const fullFrom = now - Math.max(0, burst - 1) * intervalMs;
   const result = await db
     .insertInto("chat_send")
-    .values({ chat_id: chatId, next_send_at: now + intervalMs })
-    .onConflict((oc) => oc.column("chat_id").doUpdateSet({ next_send_at: now + intervalMs }).where("chat_send.next_send_at", "<=", now))
+    .values({ chat_id: chatId, next_send_at: fullFrom + intervalMs })
+    .onConflict((oc) =>
+      oc
+        .column("chat_id")
+        .doUpdateSet((eb) => ({ next_send_at: eb.case().when("chat_send.next_send_at", ">", fullFrom).then(eb("chat_send.next_send_at", "+", intervalMs)).else(fullFrom + intervalMs).end() }))
+        .where("chat_send.next_send_at", "<=", now),
+    )
     .executeTakeFirst();
   if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0) return null;
   const row = await db.selectFrom("chat_send").select("next_send_at").where("chat_id", "=", chatId).executeTakeFirst();
   return row ? Number(row.next_send_at) : now + intervalMs;
+}
+
+const chatStatements = new WeakMap<SQLite.Database, { take: SQLite.Statement; read: SQLite.Statement; defer: SQLite.Statement }>();
+
+/** The chat-turn statements of {@link takeChatSlot} and {@link deferChat}, compiled once per connection. */
+function chatStatementsFor(sqlite: SQLite.Database) {
+  let statements = chatStatements.get(sqlite);
+  if (!statements) {
+    statements = {
+      take: sqlite.prepare("insert into chat_send (chat_id, next_send_at) values (@chat, @fullFrom + @interval) on conflict (chat_id) do update set next_send_at = case when chat_send.next_send_at > @fullFrom then chat_send.next_send_at + @interval else @fullFrom + @interval end where chat_send.next_send_at <= @now"),
+      read: sqlite.prepare("select next_send_at from chat_send where chat_id = ?"),
+      defer: sqlite.prepare("insert into chat_send (chat_id, next_send_at) values (@chat, @until) on conflict (chat_id) do update set next_send_at = @until where chat_send.next_send_at < @until"),
+    };
+    chatStatements.set(sqlite, statements);
+  }
+  return statements;
+}
+
+/** Runs one autocommitted write without an fsync: see takeGlobalOnSqlite for why that is safe. */
+function withoutFsync<T>(sqlite: SQLite.Database, work: () => T): T {
+  const level = Number(sqlite.pragma("synchronous", { simple: true }));
+  sqlite.pragma("synchronous = NORMAL");
+  try {
+    return work();
+  } finally {
+    sqlite.pragma(`synchronous = ${level}`);
+  }
+}
+
+/**
+ * {@link takeChatSlot} for a reply, outside any transaction. On SQLite it commits without an
+ * fsync, as the global grant does: a reply would otherwise pay one per message, and a turn lost
+ * with the process costs nothing.
+ */
+export async function takeChatTurn(db: Kysely<Database>, chatId: number, now: number, pace: ChatPace): Promise<number | null> {
+  const sqlite = sqliteHandle(db);
+  if (!sqlite) return takeChatSlot(db, chatId, now, pace.intervalMs, pace.burst);
+  return db.connection().execute(async () => {
+    const statements = chatStatementsFor(sqlite);
+    const fullFrom = now - Math.max(0, pace.burst - 1) * pace.intervalMs;
+    const changes = withoutFsync(sqlite, () => statements.take.run({ chat: chatId, fullFrom, interval: pace.intervalMs, now }).changes);
+    if (changes > 0) return null;
+    const row = statements.read.get(chatId) as { next_send_at: number } | undefined;
+    return row ? Number(row.next_send_at) : now + pace.intervalMs;
+  });
+}
+
+/**
+ * Counts a chat's send from the time Telegram answered it rather than the time it left: a send
+ * that waited or took long on the way arrived later than its turn said, and the next turn must
+ * not come early for that. Outside any transaction (on SQLite without an fsync, as {@link takeChatTurn}).
+ */
+export async function recordChatSendAt(db: Kysely<Database>, chatId: number, answeredAt: number, pace: ChatPace): Promise<void> {
+  const until = answeredAt + pace.intervalMs - Math.max(0, pace.burst - 1) * pace.intervalMs;
+  const sqlite = sqliteHandle(db);
+  if (!sqlite) return deferChat(db, chatId, until);
+  await db.connection().execute(async () => {
+    withoutFsync(sqlite, () => chatStatementsFor(sqlite).defer.run({ chat: chatId, until }));
+  });
 }
 
 /** Gives back a chat turn that was taken but not used (the global budget was empty). */
@@ -147,29 +234,157 @@ export async function pruneSendBudget(db: Kysely<Database>, now: number): Promis
 /** Bot API methods that put a new message in a chat: each takes one message from the global budget. */
 const NEW_MESSAGE_METHODS = new Set(["sendMessage", "sendPhoto", "sendDocument", "sendAnimation", "sendVideo", "sendAudio", "sendVoice", "sendSticker", "sendLocation", "sendContact", "sendPoll", "sendDice", "sendMediaGroup", "copyMessage", "copyMessages", "forwardMessage", "forwardMessages"]);
 
+/** A private chat's id (a user's), the only chats the per-chat pace applies to. */
+function privateChatId(payload: unknown): number | null {
+  const chatId = payload && typeof payload === "object" && "chat_id" in payload ? Number((payload as { chat_id: unknown }).chat_id) : Number.NaN;
+  return Number.isSafeInteger(chatId) && chatId > 0 ? chatId : null;
+}
+
 /**
- * Makes the bot's own replies take from the same global budget as pushed alerts, so replies and
- * alerts of every replica together stay under Telegram's overall limit. A reply waits for its turn
- * (about 36 ms at most while alerts use the whole budget), for at most `maxWaitMs`; after that, or
- * when the database cannot be asked, it goes anyway and Telegram's 429 handling takes over.
+ * Makes the bot's own replies take from the same budgets as pushed alerts, so replies and alerts
+ * of every replica together stay under Telegram's limits:
+ *
+ * - with `chatPace`, a new message to a private chat first waits for the chat's turn (the turns
+ *   alerts take too), for at most `maxChatWaitMs`; its send then counts from the time Telegram
+ *   answered;
+ * - it then waits for the overall budget (about 36 ms at most while alerts use the whole budget),
+ *   for at most `maxWaitMs`;
+ * - with `window`, it leaves only while the process's messages stay within it on arrival.
+ *
+ * After a wait runs out, or when the database cannot be asked, the message goes anyway and
+ * Telegram's 429 handling takes over. The caller keeps one chat's calls one at a time (the chat
+ * throttler), so a reply never races the reply before it for the chat's turn.
  */
-export function sharedBudgetTransformer(db: Kysely<Database>, now: () => number, options: { budget?: GlobalBudget; maxWaitMs?: number } = {}): Transformer {
+export function sharedBudgetTransformer(store: SendBudgetStore, now: () => number, options: { budget?: GlobalBudget; maxWaitMs?: number; chatPace?: ChatPace | null; maxChatWaitMs?: number; window?: ArrivalWindow } = {}): Transformer {
   const budget = options.budget ?? DEFAULT_GLOBAL_BUDGET;
   const maxWaitMs = options.maxWaitMs ?? 5_000;
+  const maxChatWaitMs = options.maxChatWaitMs ?? 30_000;
   return async (prev, method, payload, signal) => {
-    if (NEW_MESSAGE_METHODS.has(method)) {
-      const deadline = Date.now() + maxWaitMs;
+    if (!NEW_MESSAGE_METHODS.has(method)) return prev(method, payload, signal);
+    const chatId = options.chatPace ? privateChatId(payload) : null;
+    if (chatId !== null) {
+      const deadline = Date.now() + maxChatWaitMs;
       try {
         for (;;) {
-          const { granted, nextAt } = await takeGlobal(db, now(), 1, budget);
-          if (granted > 0 || Date.now() >= deadline) break;
-          // The app clock may run faster than the wall clock in tests: never sleep more than 50 ms at once.
-          await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(50, nextAt - now()))));
+          const dueAt = await store.takeChatTurn(chatId, now(), options.chatPace!);
+          if (dueAt === null || Date.now() >= deadline || signal?.aborted) break;
+          await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(50, dueAt - now()))));
         }
       } catch {
-        // the budget is a courtesy to Telegram; a database hiccup must not swallow the reply
+        // as below: the pace is a courtesy to Telegram, never a reason to lose the reply
       }
     }
-    return prev(method, payload, signal);
+    const deadline = Date.now() + maxWaitMs;
+    try {
+      for (;;) {
+        const { granted, nextAt } = await store.takeGlobal(now(), 1, budget);
+        if (granted > 0 || Date.now() >= deadline) break;
+        // The app clock may run faster than the wall clock in tests: never sleep more than 50 ms at once.
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(50, nextAt - now()))));
+      }
+    } catch {
+      // the budget is a courtesy to Telegram; a database hiccup must not swallow the reply
+    }
+    const leave = options.window ? await options.window.enter() : null;
+    try {
+      return await prev(method, payload, signal);
+    } finally {
+      leave?.();
+      if (chatId !== null) await store.recordChatSendAt(null, chatId, now(), options.chatPace!).catch(() => undefined);
+    }
+  };
+}
+
+/** A grant from the global bucket: how many messages, and when the next one is available. */
+export interface Grant {
+  granted: number;
+  limited: boolean;
+  nextAt: number;
+}
+
+/** What the budget calls run on: a transaction the caller holds, or null for none (the store's own database). */
+type Executor = Kysely<Database> | Transaction<Database> | null;
+
+/**
+ * Where Telegram's budgets are kept, one interface for both homes:
+ *
+ * - {@link databaseSendBudget}: rows every replica shares (PostgreSQL), as described above;
+ * - {@link memorySendBudget}: this process's memory, for SQLite, which is one process by design.
+ *   The same bucket arithmetic with no statement at all: a reply's grant and chat turn cost a few
+ *   microseconds. A restart forgets them, which costs at most one chat burst (the bot is down
+ *   longer than a burst lasts) and is what Telegram's 429 handling covers anyway.
+ *
+ * `exec` is the transaction the caller holds (the sender claims rows in the same one); the memory
+ * store ignores it.
+ */
+export interface SendBudgetStore {
+  readonly kind: "database" | "memory";
+  /** The global grant for a reply, outside any transaction. */
+  takeGlobal(now: number, want: number, budget: GlobalBudget): Promise<Grant>;
+  /** The global grant inside the caller's transaction. */
+  takeGlobalIn(trx: Transaction<Database>, now: number, want: number, budget: GlobalBudget): Promise<Grant>;
+  refundGlobal(exec: Executor, count: number, budget: GlobalBudget): Promise<void>;
+  /** A chat's turn inside the caller's transaction (see {@link takeChatSlot}); null when granted. */
+  takeChatSlot(exec: Executor, chatId: number, now: number, pace: ChatPace): Promise<number | null>;
+  /** A chat's turn for a reply, outside any transaction (see {@link takeChatTurn}). */
+  takeChatTurn(chatId: number, now: number, pace: ChatPace): Promise<number | null>;
+  recordChatSendAt(exec: Executor, chatId: number, answeredAt: number, pace: ChatPace): Promise<void>;
+  deferChat(exec: Executor, chatId: number, until: number): Promise<void>;
+  prune(now: number): Promise<void>;
+}
+
+/** The budgets in the database, shared by every replica. */
+export function databaseSendBudget(db: Kysely<Database>): SendBudgetStore {
+  return {
+    kind: "database",
+    takeGlobal: (now, want, budget) => takeGlobal(db, now, want, budget),
+    takeGlobalIn: (trx, now, want, budget) => takeGlobalIn(trx, now, want, budget),
+    refundGlobal: (exec, count, budget) => refundGlobal(exec ?? db, count, budget),
+    takeChatSlot: (exec, chatId, now, pace) => takeChatSlot(exec ?? db, chatId, now, pace.intervalMs, pace.burst),
+    takeChatTurn: (chatId, now, pace) => takeChatTurn(db, chatId, now, pace),
+    recordChatSendAt: (exec, chatId, answeredAt, pace) => recordChatSendAt(exec ?? db, chatId, answeredAt, pace),
+    deferChat: (exec, chatId, until) => deferChat(exec ?? db, chatId, until),
+    prune: (now) => pruneSendBudget(db, now),
+  };
+}
+
+/** The budgets in this process's memory (SQLite: one process), with the same arithmetic as the rows. */
+export function memorySendBudget(): SendBudgetStore {
+  let bucket: { tokensMilli: number; updatedAt: number } | null = null;
+  /** Per chat, the earliest time of its next message (as the chat_send row). */
+  const chats = new Map<number, number>();
+  const draw = (now: number, want: number, budget: GlobalBudget): Grant => {
+    if (want <= 0) return { granted: 0, limited: false, nextAt: now };
+    bucket ??= { tokensMilli: Math.round(budget.burst * 1000), updatedAt: now };
+    const drawn = drawFromBucket(bucket.tokensMilli, bucket.updatedAt, now, want, budget);
+    bucket = { tokensMilli: drawn.row.tokens_milli, updatedAt: drawn.row.updated_at };
+    return { granted: drawn.granted, limited: drawn.limited, nextAt: drawn.nextAt };
+  };
+  const takeChat = (chatId: number, now: number, pace: ChatPace): number | null => {
+    const fullFrom = now - Math.max(0, pace.burst - 1) * pace.intervalMs;
+    const next = chats.get(chatId);
+    if (next !== undefined && next > now) return next;
+    chats.set(chatId, next !== undefined && next > fullFrom ? next + pace.intervalMs : fullFrom + pace.intervalMs);
+    return null;
+  };
+  const defer = (chatId: number, until: number) => {
+    const next = chats.get(chatId);
+    if (next === undefined || next < until) chats.set(chatId, until);
+  };
+  return {
+    kind: "memory",
+    takeGlobal: async (now, want, budget) => draw(now, want, budget),
+    takeGlobalIn: async (_trx, now, want, budget) => draw(now, want, budget),
+    refundGlobal: async (_exec, count, budget) => {
+      if (count <= 0 || !bucket) return;
+      bucket = { ...bucket, tokensMilli: Math.min(Math.round(budget.burst * 1000), bucket.tokensMilli + count * 1000) };
+    },
+    takeChatSlot: async (_exec, chatId, now, pace) => takeChat(chatId, now, pace),
+    takeChatTurn: async (chatId, now, pace) => takeChat(chatId, now, pace),
+    recordChatSendAt: async (_exec, chatId, answeredAt, pace) => defer(chatId, answeredAt + pace.intervalMs - Math.max(0, pace.burst - 1) * pace.intervalMs),
+    deferChat: async (_exec, chatId, until) => defer(chatId, until),
+    prune: async (now) => {
+      for (const [chatId, next] of chats) if (next < now - 3_600_000) chats.delete(chatId);
+    },
   };
 }

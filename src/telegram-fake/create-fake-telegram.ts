@@ -1,5 +1,5 @@
 import { createEventLog, trimToNewest } from "./event-log";
-import { commandsKey, createFakeState } from "./fake-state";
+import { commandMenuFor, commandsKey, createFakeState } from "./fake-state";
 import type { BotIdentity } from "./message-json";
 import type { MethodContext } from "./method-context";
 import { createRateLimiter } from "./rate-limiter";
@@ -21,6 +21,7 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
     username: options.botUsername ?? "sandbox_energy_bot",
   };
   const state = createFakeState();
+  state.inlineMode = options.inlineMode ?? true;
   const logLimit = options.logLimit ?? Number.POSITIVE_INFINITY;
   const events = createEventLog(logLimit);
   const updates = createUpdateQueue(options.longPollMaxMs ?? 25_000);
@@ -57,6 +58,7 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
     rejectedCalls: () => calls.filter((call) => !call.ok && !call.throttled && !call.injectedFault),
     callbackAnswers,
     commands: (languageCode) => [...(state.commands.get(commandsKey(undefined, languageCode || undefined)) ?? [])],
+    commandMenu: (chatId, languageCode) => commandMenuFor(state.commands, chatId, languageCode),
     get webhook() {
       return state.webhook ? { ...state.webhook } : null;
     },
@@ -67,6 +69,12 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
     },
     blockUser(userId) {
       state.blockedUsers.add(userId);
+    },
+    inlineAnswer(inlineQueryId) {
+      return state.inlineQueries.get(inlineQueryId)?.answer;
+    },
+    setInlineMode(enabled) {
+      state.inlineMode = enabled;
     },
     close() {
       updates.close();

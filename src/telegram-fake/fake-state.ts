@@ -1,5 +1,5 @@
 import { badRequest } from "./api-error";
-import type { ChatMessage } from "./types";
+import type { ChatMessage, InlineQueryRecord } from "./types";
 
 export interface KnownChat {
   id: number;
@@ -34,6 +34,7 @@ export function createFakeState() {
   const filesByPath = new Map<string, StoredFile>();
   let fileCounter = 0;
   let callbackCounter = 0;
+  let inlineCounter = 0;
 
   return {
     chats,
@@ -43,6 +44,9 @@ export function createFakeState() {
     menuButtons: new Map<string, unknown>(),
     webhook: null as { url: string; secretToken?: string } | null,
     blockedUsers: new Set<number>(),
+    /** BotFather's /setinline: whether people can send the bot inline queries. */
+    inlineMode: true,
+    inlineQueries: new Map<string, InlineQueryRecord>(),
 
     rememberChat(chat: KnownChat): void {
       chats.set(chat.id, { ...chats.get(chat.id), ...chat });
@@ -82,6 +86,10 @@ export function createFakeState() {
     },
     fileById: (fileId: string) => filesById.get(fileId),
     fileByPath: (filePath: string) => filesByPath.get(filePath),
+    nextInlineQueryId(): string {
+      inlineCounter += 1;
+      return `${5000000000000000000n + BigInt(inlineCounter)}`;
+    },
     nextCallbackQueryId(): string {
       callbackCounter += 1;
       return `${4000000000000000000n + BigInt(callbackCounter)}`;
@@ -91,8 +99,38 @@ export function createFakeState() {
 
 export type FakeState = ReturnType<typeof createFakeState>;
 
+const SCOPE_TYPES = new Set(["default", "all_private_chats", "all_group_chats", "all_chat_administrators", "chat", "chat_administrators", "chat_member"]);
+
+/** A BotCommandScope as Telegram reads it (no scope: the default one); 400 for one it cannot. */
+export function readCommandScope(scope: unknown): { type: string; chatId?: number | string; userId?: number } {
+  const { type, chat_id: chatId, user_id: userId } = (typeof scope === "object" && scope !== null ? scope : { type: "default" }) as Record<string, unknown>;
+  if (typeof type !== "string" || !SCOPE_TYPES.has(type)) throw badRequest("can't parse BotCommandScope JSON object");
+  if (!type.startsWith("chat")) return { type };
+  const chat = typeof chatId === "number" || (typeof chatId === "string" && /^-?\d+$/.test(chatId)) ? Number(chatId) : typeof chatId === "string" && chatId.startsWith("@") ? chatId : undefined;
+  if (chat === undefined) throw badRequest("can't parse BotCommandScope JSON object");
+  if (type !== "chat_member") return { type, chatId: chat };
+  if (!Number.isSafeInteger(Number(userId))) throw badRequest("can't parse BotCommandScope JSON object");
+  return { type, chatId: chat, userId: Number(userId) };
+}
+
+/** The key of one command list: its scope (however its JSON was written) and language. */
 export function commandsKey(scope: unknown, languageCode: string | undefined): string {
-  const scopeType =
-    typeof scope === "object" && scope !== null ? JSON.stringify(scope) : JSON.stringify({ type: "default" });
-  return `${scopeType}|${languageCode ?? ""}`;
+  const { type, chatId, userId } = readCommandScope(scope);
+  return `${type}:${chatId ?? ""}:${userId ?? ""}|${languageCode ?? ""}`;
+}
+
+/**
+ * The command menu a user sees in their private chat with the bot, as Telegram picks it: the
+ * first list set of the chat's scope, all private chats, then the default, each in the user's
+ * language first, then without a language.
+ */
+export function commandMenuFor(lists: Map<string, BotCommand[]>, chatId: number, languageCode: string | undefined): BotCommand[] {
+  const language = languageCode || undefined;
+  for (const scope of [{ type: "chat", chat_id: chatId }, { type: "all_private_chats" }, { type: "default" }]) {
+    for (const code of language ? [language, undefined] : [undefined]) {
+      const list = lists.get(commandsKey(scope, code));
+      if (list && list.length > 0) return [...list];
+    }
+  }
+  return [];
 }

@@ -59,6 +59,7 @@ export function messageJson(
     chat: chatJson(chat),
     date: message.date,
   };
+  if (message.viaBot) json.via_bot = botUserJson(message.viaBot);
   if (message.text !== undefined) json.text = message.text;
   if (message.caption !== undefined) json.caption = message.caption;
   if (message.entities?.length) json[message.photo ? "caption_entities" : "entities"] = message.entities;

@@ -16,6 +16,11 @@ export interface FakeTelegramOptions {
   logLimit?: number;
   /** Webhook delivery; default one update at a time, oldest first. */
   webhook?: WebhookDeliveryOptions;
+  /**
+   * Inline mode as BotFather's /setinline left it (getMe's supports_inline_queries); default on.
+   * Off, people cannot send the bot inline queries.
+   */
+  inlineMode?: boolean;
 }
 
 export interface WebhookDeliveryOptions {
@@ -69,6 +74,8 @@ export interface ChatMessage {
   caption?: string;
   /** Formatting of `text` (or `caption`), UTF-16 offsets as in the Bot API. */
   entities?: MessageEntityLike[];
+  /** The bot whose inline result the user chose to send this message. */
+  viaBot?: { id: number; username: string };
   /** `url` is set when the bot sent a URL (the fake does not fetch it, so `bytes` is empty). */
   photo?: { fileId: string; bytes: Uint8Array; width?: number; height?: number; url?: string };
   replyMarkup?: InlineKeyboardMarkupLike;
@@ -104,7 +111,7 @@ export interface CallbackAnswer {
   url?: string;
 }
 
-export type FakeEventKind = "message" | "edit" | "delete" | "callback_answer" | "call" | "user_message";
+export type FakeEventKind = "message" | "edit" | "delete" | "callback_answer" | "call" | "user_message" | "inline_answer";
 
 /** Something that happened, numbered from 1 so a browser can resume an event stream (Last-Event-ID). */
 export interface FakeEvent {
@@ -115,6 +122,38 @@ export interface FakeEvent {
   message?: ChatMessage;
   call?: ApiCall;
   callbackAnswer?: CallbackAnswer;
+  inlineAnswer?: InlineAnswer;
+}
+
+/** An inline query a user sent and, once the bot answered it, the results as Telegram shows them. */
+export interface InlineQueryRecord {
+  id: string;
+  userId: number;
+  query: string;
+  /** The chat type Telegram reports for where the query was typed. */
+  chatType: "sender" | "private" | "group";
+  createdAt: number;
+  answer?: InlineAnswer;
+}
+
+/** The bot's answer to an inline query, as validated by answerInlineQuery. */
+export interface InlineAnswer {
+  inlineQueryId: string;
+  results: InlineResult[];
+  cacheTime: number;
+  isPersonal: boolean;
+  button?: { text: string; startParameter: string };
+}
+
+/** One result: what the list shows (title, description) and the message it sends when chosen. */
+export interface InlineResult {
+  id: string;
+  type: string;
+  title: string;
+  description?: string;
+  /** The message sent into the chat when the result is chosen. */
+  message: { text: string; html?: string; entities?: MessageEntityLike[] };
+  replyMarkup?: InlineKeyboardMarkupLike;
 }
 
 export type DownMode = null | "refuse" | "5xx";
@@ -148,6 +187,25 @@ export interface FakeTelegram {
   ): PressedButton & { messageId: number };
   /** Queues a raw update (its update_id is replaced); returns the update_id. */
   injectUpdate(update: object): number;
+  /**
+   * The user types `@bot query` in a chat: an inline_query update. Throws when inline mode is off
+   * (Telegram offers the bot no inline mode then).
+   */
+  sendInlineQuery(user: FakeUser, query: string, options?: { chatType?: "sender" | "private" | "group" }): { updateId: number; inlineQueryId: string };
+  /** The bot's answer to an inline query, once it gave one. */
+  inlineAnswer(inlineQueryId: string): InlineAnswer | undefined;
+  /**
+   * The user taps one of the answered results: its message is sent into the chat, by the user and
+   * "via" the bot. In the user's private chat with the bot (the default) the bot receives it.
+   */
+  chooseInlineResult(user: FakeUser, inlineQueryId: string, resultId: string, options?: { chatId?: number }): ChatMessage;
+  /**
+   * The user opens `t.me/<bot>?start=<payload>` (or `tg://resolve?domain=<bot>&start=<payload>`):
+   * the client sends "/start <payload>" in the private chat, as Telegram does.
+   */
+  openDeepLink(user: FakeUser, url: string): SentUserMessage;
+  /** Turns inline mode on or off, as BotFather's /setinline does (getMe reports it). */
+  setInlineMode(enabled: boolean): void;
   /** Every message of a chat in order, including deleted ones and the user's own. */
   messages(chatId: number): ChatMessage[];
   /** Every Bot API call the bot made, in order. */
@@ -157,6 +215,8 @@ export interface FakeTelegram {
   readonly callbackAnswers: CallbackAnswer[];
   /** Commands set for the default scope and this language ("" or undefined: no language). */
   commands(languageCode?: string): Array<{ command: string; description: string }>;
+  /** The command menu the user of this private chat sees with this Telegram language, as Telegram picks it among the scopes. */
+  commandMenu(chatId: number, languageCode?: string): Array<{ command: string; description: string }>;
   readonly webhook: { url: string; secretToken?: string } | null;
   subscribe(listener: (event: FakeEvent) => void): () => void;
   /** Events with an id greater than `eventId`. */

@@ -2,6 +2,11 @@ import type { EventLog } from "./event-log";
 import type { FakeState, KnownChat } from "./fake-state";
 import { botUserJson, messageJson, userJson, type BotIdentity } from "./message-json";
 import type { ChatMessage, FakeUser, InlineButtonLike, PressedButton, SentUserMessage } from "./types";
+
+/** Telegram sends at most this much of what is typed after the bot's username. */
+const INLINE_QUERY_MAX = 256;
+/** A deep link's start parameter: what Telegram passes on to the bot. */
+const START_PARAMETER = /^[A-Za-z0-9_-]{1,64}$/;
 import type { UpdateQueue } from "./update-queue";
 
 export interface UserSideDeps {
@@ -100,7 +105,53 @@ export function createUserSide(deps: UserSideDeps) {
     return updates.enqueue(update);
   }
 
-  return { sendText, pressButton, pressButtonByLabel, injectUpdate };
+  function sendInlineQuery(user: FakeUser, query: string, options: { chatType?: "sender" | "private" | "group" } = {}): { updateId: number; inlineQueryId: string } {
+    if (!state.inlineMode) throw new Error("sendInlineQuery: inline mode is off for this bot (BotFather: /setinline), so Telegram offers no inline queries");
+    if (query.length > INLINE_QUERY_MAX) throw new Error(`sendInlineQuery: Telegram sends at most ${INLINE_QUERY_MAX} characters of an inline query`);
+    const id = state.nextInlineQueryId();
+    const chatType = options.chatType ?? "sender";
+    state.inlineQueries.set(id, { id, userId: user.id, query, chatType, createdAt: deps.now() });
+    const updateId = updates.enqueue({ inline_query: { id, from: userJson(user), query, offset: "", chat_type: chatType } });
+    return { updateId, inlineQueryId: id };
+  }
+
+  function chooseInlineResult(user: FakeUser, inlineQueryId: string, resultId: string, options: { chatId?: number } = {}): ChatMessage {
+    const query = state.inlineQueries.get(inlineQueryId);
+    if (!query || query.userId !== user.id) throw new Error(`chooseInlineResult: user ${user.id} sent no inline query ${inlineQueryId}`);
+    if (!query.answer) throw new Error(`chooseInlineResult: the bot has not answered inline query ${inlineQueryId} (yet)`);
+    const result = query.answer.results.find((candidate) => candidate.id === resultId);
+    if (!result) throw new Error(`chooseInlineResult: no result ${JSON.stringify(resultId)}; the answer has ${query.answer.results.map((r) => JSON.stringify(r.id)).join(", ") || "none"}`);
+    const privateChat = options.chatId === undefined || options.chatId === user.id;
+    const chat = privateChat ? chatFor(user, {}) : chatFor(user, { groupId: options.chatId! });
+    const message = state.addMessage({
+      chatId: chat.id,
+      from: "user",
+      text: result.message.text,
+      ...(result.message.html !== undefined ? { html: result.message.html } : {}),
+      ...(result.message.entities ? { entities: result.message.entities } : {}),
+      ...(result.replyMarkup ? { replyMarkup: result.replyMarkup } : {}),
+      viaBot: { id: deps.bot.id, username: deps.bot.username },
+      edited: false,
+      deleted: false,
+      date: nowSeconds(),
+    });
+    events.emit({ kind: "user_message", chatId: chat.id, message: { ...message } });
+    // The bot is in no group here; in its own private chat it receives the message like any other.
+    if (privateChat) updates.enqueue({ message: messageJson(message, chat, userJson(user)) });
+    return { ...message };
+  }
+
+  function openDeepLink(user: FakeUser, url: string): SentUserMessage {
+    const parsed = URL.canParse(url) ? new URL(url) : null;
+    const web = parsed && /^https?:$/.test(parsed.protocol) && parsed.hostname === "t.me" ? { name: parsed.pathname.slice(1), start: parsed.searchParams.get("start") } : null;
+    const app = parsed && parsed.protocol === "tg:" && parsed.hostname === "resolve" ? { name: parsed.searchParams.get("domain") ?? "", start: parsed.searchParams.get("start") } : null;
+    const link = web ?? app;
+    if (!link || link.name.toLowerCase() !== deps.bot.username.toLowerCase()) throw new Error(`openDeepLink: ${url} is not a link to @${deps.bot.username}`);
+    if (link.start !== null && !START_PARAMETER.test(link.start)) throw new Error(`openDeepLink: Telegram passes on only 1-64 characters of A-Z a-z 0-9 _ - as a start parameter, got ${JSON.stringify(link.start)}`);
+    return sendText(user, link.start ? `/start ${link.start}` : "/start");
+  }
+
+  return { sendText, pressButton, pressButtonByLabel, injectUpdate, sendInlineQuery, chooseInlineResult, openDeepLink };
 }
 
 function callbackButtons(message: ChatMessage): Array<InlineButtonLike & { callback_data: string }> {

@@ -6,7 +6,7 @@ import { ADDRESS_A, ADDRESS_B, linkKey, type World, manageWorld } from "../kit/w
 import { dumpPostgresRows, TEST_DATABASE_URL } from "../kit/test-database";
 import { findCredential } from "../../src/db/repos/credentials";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
-import { enqueueAlert } from "../../src/push/outbox";
+import { enqueueAlert } from "../../src/db/repos/outbox";
 
 describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
   let world: World;
@@ -221,8 +221,14 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     // an open guided flow
     user.send("/quote");
     expect((await user.nextMessage()).text).toContain("Which resource");
-    const tables = ["credentials", "webhook_tokens", "addresses", "pending_actions", "flows", "callback_refs", "outbox", "followed_orders", "poll_state"] as const;
-    const rowsOf = async (table: (typeof tables)[number]) => (await world.app.db.selectFrom(table).selectAll().where("telegram_id", "=", 208).execute()).length;
+    // The open flow is a conversation, stored per chat (the chat is the user in a private chat).
+    const tables = ["credentials", "webhook_tokens", "addresses", "pending_actions", "conversations", "callback_refs", "outbox", "followed_orders", "poll_state"] as const;
+    const rowsOf = async (table: (typeof tables)[number]) =>
+      table === "conversations"
+        ? (await world.app.db.selectFrom("conversations").selectAll().where("chat_id", "=", 208).execute()).length
+        : (await world.app.db.selectFrom(table).selectAll().where("telegram_id", "=", 208).execute()).length;
+    // A flow's state is saved just after its question is sent.
+    await world.settled();
     for (const table of tables.filter((t) => t !== "poll_state")) expect(await rowsOf(table), `${table} before`).toBeGreaterThan(0);
     expect(await rowsOf("pending_actions")).toBeGreaterThanOrEqual(2);
     world.fake.pressButton(user.user, ask.messageId, "dc:y");

@@ -125,7 +125,8 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     expect((await user.nextMessage()).text).toMatch(/How much energy\?/i);
     user.send("/cancel");
     expect((await user.nextMessage()).text).toBe("Cancelled. Nothing was changed.");
-    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 111).execute()).toEqual([]);
+    await world.settled();
+    expect(await world.app.db.selectFrom("conversations").selectAll().where("chat_id", "=", 111).execute()).toEqual([]);
     user.send("65000");
     const next = await user.nextMessage();
     expect(next.text).toContain("I didn't understand that");

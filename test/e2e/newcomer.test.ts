@@ -13,9 +13,9 @@ import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-dri
 import { startApp, type App } from "../../src/app";
 import { createSandbox } from "../../src/sandbox";
 import { botTexts, buyThroughBot, linkedUser, waitFor } from "../kit/push-helpers";
-import { txLink, txUrl } from "../../src/bot/html";
+import { txLink, txUrl } from "../../src/chat/html";
 import { isSandboxTxId, newTxId } from "../../src/sandbox/ids";
-import { readPauseReason } from "../../src/push/pause-reason";
+import { readPauseReason } from "../../src/chat/pause-reason";
 
 /** What a newcomer meets in the first minutes: the texts must say what is true, and no more. */
 describe("the first ten minutes", () => {

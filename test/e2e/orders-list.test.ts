@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, ADDRESS_B, linkKey, manageWorld, type World } from "../kit/world";
-import { timeText, trxText } from "../../src/bot/format";
+import { timeText, trxText } from "../../src/chat/format";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 /** The 8-character id prefixes listed on an /orders page, top to bottom. */

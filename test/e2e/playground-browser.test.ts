@@ -1,162 +1,128 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { startApp, type App } from "../../src/app";
+import { mkdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { usePlaygroundPage } from "../kit/browser";
 
-const CHROMIUM = "/usr/bin/chromium";
 const OUT = "test-output/playground";
 const ADDRESS = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
 
 describe("the local playground in a browser", () => {
-  let app: App;
-  let browser: Browser;
-  let page: Page;
-  const pageErrors: string[] = [];
+  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 1200, height: 800 }, app: { perChatMinTimeMs: 0 } });
+  const { pageErrors } = playground;
 
-  beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the playground browser test. It is not skipped on purpose.`);
-    }
-    mkdirSync(OUT, { recursive: true });
-    app = await startApp({
-      env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" },
-      perChatMinTimeMs: 0,
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    // Offline: the page must not need anything beyond the playground itself.
-    await context.route(/^(?!http:\/\/127\.0\.0\.1)/, (route) => route.abort());
-    page = await context.newPage();
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    page.on("console", (message) => {
-      if (message.type() === "error") pageErrors.push(message.text());
-    });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  });
-
-  const lastBot = () => page.locator(".msg.bot:not(.rejected)").last();
+  const lastBot = () => playground.page.locator(".msg.bot:not(.rejected)").last();
   const send = async (text: string) => {
-    const before = await page.locator(".msg").count();
-    await page.fill("#composer-input", text);
-    await page.keyboard.press("Enter");
-    await page.waitForFunction((n) => document.querySelectorAll(".msg").length > n, before);
+    const before = await playground.page.locator(".msg").count();
+    await playground.page.fill("#composer-input", text);
+    await playground.page.keyboard.press("Enter");
+    await playground.page.waitForFunction((n) => document.querySelectorAll(".msg").length > n, before);
   };
 
   it("plays the story as a user would: type, tap buttons, settle from the panel, see the alert and the QR code", async () => {
-    await page.goto(`${app.url}/play`);
-    await expect.poll(() => page.locator("#conn.live").count()).toBe(1);
+    await playground.page.goto(`${playground.app.url}/play`);
+    await expect.poll(() => playground.page.locator("#conn.live").count()).toBe(1);
     // A fresh simulated user, so the story starts from an empty chat.
-    await page.click("#add-user");
-    await expect.poll(() => page.locator("#chat-sub").textContent()).toContain("id 2001");
+    await playground.page.click("#add-user");
+    await expect.poll(() => playground.page.locator("#chat-sub").textContent()).toContain("id 2001");
 
     // The command menu comes from setMyCommands.
-    await page.fill("#composer-input", "/");
-    await page.locator("#composer-input").dispatchEvent("input");
-    await page.locator("#command-menu button", { hasText: "/start" }).first().waitFor();
-    await page.keyboard.press("Escape");
+    await playground.page.fill("#composer-input", "/");
+    await playground.page.locator("#composer-input").dispatchEvent("input");
+    await playground.page.locator("#command-menu button", { hasText: "/start" }).first().waitFor();
+    await playground.page.keyboard.press("Escape");
 
     await send("/start");
     await lastBot().locator(".kb", { hasText: "Quote" }).waitFor();
     await expect(lastBot().textContent()).resolves.toContain("sandbox");
     await lastBot().locator(".kb", { hasText: "Quote" }).click();
     // The Quote button starts the guided quote: its first question, with resource buttons.
-    const question = page.locator(".msg.bot", { hasText: "Which resource?" }).last();
+    const question = playground.page.locator(".msg.bot", { hasText: "Which resource?" }).last();
     await question.waitFor();
     expect(await question.locator(".kb").count()).toBeGreaterThan(1);
 
     await send("/quote energy 65k 1h");
-    await page.locator(".msg.bot", { hasText: "65,000" }).first().waitFor();
+    await playground.page.locator(".msg.bot", { hasText: "65,000" }).first().waitFor();
 
     // Link the demo key from the panel; the message carrying it disappears from the chat.
-    const key = (await page.locator("#demo-key").textContent())!;
+    const key = (await playground.page.locator("#demo-key").textContent())!;
     expect(key.length).toBeGreaterThan(20);
-    await page.click("#connect-key");
-    await page.locator(".msg.bot", { hasText: key.slice(-4) }).first().waitFor();
-    await expect.poll(() => page.locator(".msg.user", { hasText: key }).count()).toBe(0);
+    await playground.page.click("#connect-key");
+    await playground.page.locator(".msg.bot", { hasText: key.slice(-4) }).first().waitFor();
+    await expect.poll(() => playground.page.locator(".msg.user", { hasText: key }).count()).toBe(0);
 
     await send(`/buy energy 65000 1h ${ADDRESS}`);
-    const confirm = page.locator(".msg.bot .kb", { hasText: "Confirm" }).last();
+    const confirm = playground.page.locator(".msg.bot .kb", { hasText: "Confirm" }).last();
     await confirm.waitFor();
-    await page.screenshot({ path: `${OUT}/1-preview.png` });
+    await playground.page.screenshot({ path: `${OUT}/1-preview.png` });
     await confirm.click();
     // Confirm edits the card in place (buttons swapped, then the result): the bubble is marked edited.
-    const placed = page.locator(".msg.bot", { hasText: /placed|Order placed/ }).first();
+    const placed = playground.page.locator(".msg.bot", { hasText: /placed|Order placed/ }).first();
     await placed.waitFor();
     await placed.locator(".meta .edited", { hasText: "edited" }).waitFor();
 
-    await page.click("#panel-settle");
-    await page.locator("#toast", { hasText: "Settled 1" }).waitFor();
-    const alert = page.locator(".msg.bot", { hasText: /Order [0-9a-f]{8}\S* filled/ });
+    await playground.page.click("#panel-settle");
+    await playground.page.locator("#toast", { hasText: "Settled 1" }).waitFor();
+    const alert = playground.page.locator(".msg.bot", { hasText: /Order [0-9a-f]{8}\S* filled/ });
     await alert.first().waitFor({ timeout: 10_000 });
     await expect(alert.first().textContent()).resolves.toContain(ADDRESS);
     // The panel's Send webhook posts the same event through the bot's receiver: accepted, still one alert.
-    await page.click("#panel-send-webhook");
-    await page.locator("#toast", { hasText: "receiver accepted order.filled" }).waitFor();
+    await playground.page.click("#panel-send-webhook");
+    await playground.page.locator("#toast", { hasText: "receiver accepted order.filled" }).waitFor();
     expect(await alert.count()).toBe(1);
-    await page.screenshot({ path: `${OUT}/2-filled.png` });
+    await playground.page.screenshot({ path: `${OUT}/2-filled.png` });
     // The README's picture: regenerate with UPDATE_DOCS_SCREENSHOT=1 (a plain run never touches docs/).
     if (process.env.UPDATE_DOCS_SCREENSHOT) {
       mkdirSync("docs", { recursive: true });
-      await page.screenshot({ path: "docs/playground.png" });
+      await playground.page.screenshot({ path: "docs/playground.png" });
     }
 
     await send("/topup");
-    const qr = page.locator(".msg.bot img.photo").last();
+    const qr = playground.page.locator(".msg.bot img.photo").last();
     await qr.waitFor();
     await expect.poll(() => qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
     await qr.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `${OUT}/3-topup.png` });
+    await playground.page.screenshot({ path: `${OUT}/3-topup.png` });
 
     // The log lists calls; bot HTML is rendered as elements, never as markup text.
-    await expect.poll(() => page.locator("#calls li", { hasText: "sendPhoto" }).count()).toBeGreaterThan(0);
-    expect(await page.locator(".msg.bot code").count()).toBeGreaterThan(0);
-    expect(await page.locator(".messages").textContent()).not.toContain("<code>");
+    await expect.poll(() => playground.page.locator("#calls li", { hasText: "sendPhoto" }).count()).toBeGreaterThan(0);
+    expect(await playground.page.locator(".msg.bot code").count()).toBeGreaterThan(0);
+    expect(await playground.page.locator(".messages").textContent()).not.toContain("<code>");
 
     // A call Telegram refuses shows in the chat as a red bubble with Telegram's description.
-    const { apiRoot, token } = app.playground!;
+    const { apiRoot, token } = playground.app.playground!;
     await fetch(`${apiRoot}/bot${token}/sendMessage`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ chat_id: 2001, text: "<b>oops", parse_mode: "HTML" }) });
-    await page.locator(".msg.rejected", { hasText: "can't parse entities" }).waitFor();
-    await page.screenshot({ path: `${OUT}/4-rejected.png` });
+    await playground.page.locator(".msg.rejected", { hasText: "can't parse entities" }).waitFor();
+    await playground.page.screenshot({ path: `${OUT}/4-rejected.png` });
 
     // A callback answer with text shows as a toast: Mark all read on the notification list.
     await send("/notifications");
     const markAll = lastBot().locator(".kb", { hasText: "Mark all read" });
     await markAll.waitFor();
     await markAll.click();
-    await page.locator("#toast", { hasText: "All marked as read" }).waitFor();
+    await playground.page.locator("#toast", { hasText: "All marked as read" }).waitFor();
 
     // Reloading shows the same history.
-    const count = await page.locator(".msg").count();
-    await page.reload();
-    await expect.poll(() => page.locator(".msg").count()).toBe(count);
-    await page.locator(".msg.bot img.photo").last().waitFor();
-    await page.locator(".msg.rejected", { hasText: "can't parse entities" }).waitFor();
+    const count = await playground.page.locator(".msg").count();
+    await playground.page.reload();
+    await expect.poll(() => playground.page.locator(".msg").count()).toBe(count);
+    await playground.page.locator(".msg.bot img.photo").last().waitFor();
+    await playground.page.locator(".msg.rejected", { hasText: "can't parse entities" }).waitFor();
     expect(pageErrors).toEqual([]);
   });
 
   it("switching the language to ru gives Russian replies and the Russian command menu", async () => {
-    await page.selectOption("#lang-select", "ru");
-    await page.locator("#toast", { hasText: "language_code is now ru" }).waitFor();
-    await expect.poll(() => page.locator("#chat-sub").textContent()).toContain("· ru");
+    await playground.page.selectOption("#lang-select", "ru");
+    await playground.page.locator("#toast", { hasText: "language_code is now ru" }).waitFor();
+    await expect.poll(() => playground.page.locator("#chat-sub").textContent()).toContain("· ru");
     await send("/start");
-    await page.locator(".msg.bot", { hasText: "Добро пожаловать" }).last().waitFor();
+    await playground.page.locator(".msg.bot", { hasText: "Добро пожаловать" }).last().waitFor();
     await expect(lastBot().textContent()).resolves.toContain("sandbox: без реальных TRX");
 
-    await page.fill("#composer-input", "/");
-    await page.locator("#composer-input").dispatchEvent("input");
-    const start = page.locator("#command-menu button", { hasText: "/start" }).first();
+    await playground.page.fill("#composer-input", "/");
+    await playground.page.locator("#composer-input").dispatchEvent("input");
+    const start = playground.page.locator("#command-menu button", { hasText: "/start" }).first();
     await start.waitFor();
     await expect(start.textContent()).resolves.toContain("приветствие");
-    await page.keyboard.press("Escape");
+    await playground.page.keyboard.press("Escape");
     expect(pageErrors).toEqual([]);
   });
 });

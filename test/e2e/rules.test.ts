@@ -193,7 +193,9 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     user.press("▶️ Resume");
     const short = await nextBotText(user, (text) => text.includes("Not enough TRX"));
     expect(buttonLabels(short)).toContain("💳 Top up");
-    expect(callbacks(short)).toContain("m:topup");
+    // Top up is a button of the rule card's menu now (its data is the menu's): it opens /topup.
+    user.press("💳 Top up");
+    await nextBotText(user, (text) => text.includes("Top up your balance"));
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("paused");
 
     user.press("🗑 Cancel rule");
@@ -225,6 +227,12 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     expect(world.sandbox.control.fireRule({ ruleId: rule!.id }).fired).toBe(true);
     world.advance(60_000);
     expect(world.sandbox.control.fireRule({ ruleId: rule!.id }).fired).toBe(true);
+    // The firings changed the rule (its updatedAt and TRX spent): the card on screen is outdated,
+    // so the first press only redraws it as it is now, and acts on nothing.
+    const outdated = user.press("📋 Deliveries");
+    const redrawn = await nextBotText(user, (text) => text.includes("TRX spent"));
+    expect(await answerTo(outdated.callbackQueryId)).toContain("changed elsewhere");
+    expect(redrawn.text).not.toContain("Deliveries of rule");
     user.press("📋 Deliveries");
     const list = await nextBotText(user, (text) => text.includes("Deliveries of rule"));
     expect(list.text).toContain(": 2");

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { serve } from "@hono/node-server";
 import { startApp, type App, type AppOptions } from "../../src/app";
+import { updatesInFlight } from "../../src/bot/create-bot";
 import { createSandbox, type Sandbox } from "../../src/sandbox";
 import { createChatUser, expectNoRejectedCalls, startFakeTelegram } from "./telegram-driver";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "./test-database";
@@ -27,6 +28,8 @@ export interface WorldOptions {
   /** Always SQLite, even with TEST_DATABASE_URL (tests about SQLite itself). */
   sqlite?: boolean;
   rateLimits?: boolean;
+  /** "typing…" as deployed (after 300 ms of work); off by default, so tests can count a chat's calls. */
+  typing?: { afterMs: number; everyMs: number };
   /** Run the bot's and the fake Telegram's clocks this many times faster than real time (rate-limit tests). */
   timeScale?: number;
   /** Bot API request and long-poll timeouts of the app (tests of polling robustness). */
@@ -86,10 +89,11 @@ export async function startWorld(options: WorldOptions = {}) {
     MARKETPLACE_TIMEOUT_MS: "3000",
     ...options.env,
   };
-  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts, telegramServerErrorRetries: options.telegramServerErrorRetries });
+  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, telegramTyping: options.typing ?? null, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts, telegramServerErrorRetries: options.telegramServerErrorRetries });
   let allowRejectedCalls = options.allowRejectedCalls ?? false;
   let stopping: Promise<void> | null = null;
   let app: App = await boot();
+  const replicas: App[] = [];
 
   const world = {
     sandbox,
@@ -125,6 +129,26 @@ export async function startWorld(options: WorldOptions = {}) {
       await app.stop();
       app = await boot();
     },
+    /**
+     * Starts another replica of the bot on the same database (same configuration, this process),
+     * stopped with the world. It polls Telegram once it holds the polling lease.
+     */
+    async startReplica(): Promise<App> {
+      const replica = await boot();
+      replicas.push(replica);
+      return replica;
+    },
+    /**
+     * Resolves once the bot handles no update: a guided flow's state is saved just after its
+     * reply, so a test that reads the database after a reply waits for this first.
+     */
+    async settled(timeoutMs = 5000): Promise<void> {
+      const until = Date.now() + timeoutMs;
+      while (updatesInFlight(app.bot) > 0) {
+        if (Date.now() > until) throw new Error(`the bot was still handling ${updatesInFlight(app.bot)} update(s) after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
     assertNoRejectedCalls() {
       expectNoRejectedCalls(telegram.fake);
     },
@@ -139,6 +163,7 @@ export async function startWorld(options: WorldOptions = {}) {
      */
     stop(): Promise<void> {
       stopping ??= (async () => {
+        for (const replica of replicas) await replica.stop();
         await app.stop();
         await telegram.close();
         await new Promise<void>((resolve) => {

@@ -33,6 +33,8 @@ export interface ReplicaEnv {
   secretKey: string;
   mode: "webhook" | "polling";
   leaseMs?: number;
+  /** More settings of the replica (they win over the ones above). */
+  extra?: Record<string, string>;
 }
 
 export async function spawnReplica(id: string, env: ReplicaEnv): Promise<Replica> {
@@ -55,6 +57,7 @@ export async function spawnReplica(id: string, env: ReplicaEnv): Promise<Replica
       LOG_LEVEL: "info",
       REPLICA_ID: id,
       ...(env.leaseMs ? { LEASE_MS: String(env.leaseMs) } : {}),
+      ...env.extra,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addTrx, compareTrx, formatTrxForDisplay, groupThousands, parseTrx, sunToTrx } from "../../src/marketplace/money";
-import { escapeHtml, truncate } from "../../src/bot/html";
-import { sunPerUnit } from "../../src/bot/format";
+import { escapeHtml, truncate } from "../../src/chat/html";
+import { sunPerUnit } from "../../src/chat/format";
 import { parseTelegramHtml } from "../../src/telegram-fake";
 
 describe("TRX amounts in integer sun", () => {

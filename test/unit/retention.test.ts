@@ -7,7 +7,7 @@ import { countUpdateInWindow } from "../../src/db/repos/update-windows";
 import { upsertUser } from "../../src/db/repos/users";
 import type { Database } from "../../src/db/schema";
 import { createLogger } from "../../src/logger";
-import { enqueueAlert, markDropped, markSent } from "../../src/push/outbox";
+import { enqueueAlert, markDropped, markSent } from "../../src/db/repos/outbox";
 import { RETENTION, runRetention } from "../../src/push/retention";
 import { UnknownTokenLimiter } from "../../src/push/unknown-token-limit";
 import { addressKey } from "../../src/server/client-address";

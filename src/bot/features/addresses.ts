@@ -1,10 +1,12 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { Composer, InlineKeyboard, type Context } from "grammy";
+import { ADDRESS_LABEL, ADDRESS_REMOVE } from "../../chat/callback-data";
 import { findAddress, recentAddresses, removeAddress, setAddressLabel, type SavedAddress } from "../../db/repos/addresses";
 import { refFor, resolveRef } from "../../db/repos/callback-refs";
 import type { BotContext } from "../context";
 import { editInPlace } from "../edit-in-place";
-import { endFlow, startFlow, type FlowRegistry } from "../flows";
-import { code, escapeHtml, shortAddress } from "../html";
+import { enterFlow } from "../guided/install";
+import { answer, markAsked, sendQuestion, type AnswerButton, type Checked, type Guided } from "../guided/steps";
+import { code, escapeHtml, shortAddress } from "../../chat/html";
 import { checkTronAddress, looksLikeAddress } from "../../input/address";
 
 /** Labels are short names for button texts and lists; longer ones are refused, not cut. */
@@ -44,6 +46,21 @@ export function offeredAddress(offered: Record<string, string> | undefined, inpu
 }
 
 /** An address answer or argument, checked locally before any call: a saved address's button or a typed T… address. */
+/**
+ * The address step's buttons: the user's recent saved addresses, each behind a short reference
+ * (callback data never carries an address). Returns the rows and the references they stand for.
+ */
+export async function savedAddressOffers(ctx: BotContext, telegramId: number): Promise<{ offered: Record<string, string>; rows: AnswerButton[][] }> {
+  const offered: Record<string, string> = {};
+  const rows: AnswerButton[][] = [];
+  for (const saved of await recentAddresses(ctx.deps.db, telegramId, 4)) {
+    const ref = await refFor(ctx.deps.db, telegramId, saved.address, ctx.deps.now());
+    offered[ref] = saved.address;
+    rows.push([{ label: addressButtonLabel(saved), value: `@${ref}` }]);
+  }
+  return { offered, rows };
+}
+
 export function readAddress(ctx: BotContext, input: string, offered?: Record<string, string>): { ok: true; value: string } | { ok: false; message: string } {
   const check = checkTronAddress(offeredAddress(offered, input) ?? input);
   return check.ok ? { ok: true, value: check.address } : { ok: false, message: ctx.tr(`input-address-${check.reason}`) };
@@ -61,71 +78,75 @@ export function badAddressArgument(ctx: BotContext, tokens: readonly string[]): 
   return check.ok ? null : check.message;
 }
 
-/** /addresses: the address book (last used first), each with a label and a remove button. */
-export function addressesFeature(flows: FlowRegistry): Composer<BotContext> {
+/** The address book (last used first): each address with a label button and a remove button. */
+async function addressBook(ctx: BotContext): Promise<{ text: string; keyboard: InlineKeyboard }> {
+  const saved = await recentAddresses(ctx.deps.db, ctx.account.telegram_id, 20);
+  const keyboard = new InlineKeyboard();
+  if (saved.length === 0) return { text: ctx.tr("addresses-empty"), keyboard };
+  const lines = [ctx.tr("addresses-title")];
+  for (const entry of saved) {
+    lines.push(entry.label ? `• <b>${escapeHtml(entry.label)}</b> ${code(entry.address)}` : `• ${code(entry.address)}`);
+    const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, entry.address, ctx.deps.now());
+    keyboard.text(`✏️ ${addressButtonLabel(entry)}`, ADDRESS_LABEL.data(ref)).text(`🗑 ${shortAddress(entry.address)}`, ADDRESS_REMOVE.data(ref)).row();
+  }
+  return { text: lines.join("\n"), keyboard };
+}
+
+async function showAddressBook(ctx: BotContext): Promise<void> {
+  const { text, keyboard } = await addressBook(ctx);
+  await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
+}
+
+/** The label step after ✏️: one typed answer, then the label is saved and the address book shown again. */
+export async function addressLabelConversation(conversation: Guided, _ctx: Context, address: string): Promise<void> {
+  const asked = await conversation.external(async (ctx) => {
+    const asked = markAsked(ctx, "address-label", "label");
+    await sendQuestion(ctx, [ctx.tr("address-label-ask", { max: String(LABEL_MAX) }, { address: code(address) }), "", ctx.tr("ask-cancel-hint")].join("\n"));
+    return asked;
+  });
+  const label = await answer(conversation, "address-label", asked, async (ctx, input): Promise<Checked<string | null>> => {
+    const read = readLabel(input);
+    return read.ok ? { ok: true, value: read.label } : { ok: false, message: ctx.tr("address-label-bad", { max: String(LABEL_MAX) }) };
+  });
+  await conversation.external(async (ctx) => {
+    const saved = await setAddressLabel(ctx.deps.db, ctx.account.telegram_id, address, label);
+    if (!saved) {
+      await ctx.reply(ctx.tr("address-label-gone"), { parse_mode: "HTML" });
+      return;
+    }
+    await ctx.reply(ctx.tr(label ? "address-label-saved" : "address-label-cleared"), { parse_mode: "HTML" });
+    await showAddressBook(ctx);
+  });
+}
+
+/** /addresses: the address book, with ✏️ (a guided label step) and 🗑 per address. */
+export function addressesFeature(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
-  async function view(ctx: BotContext): Promise<{ text: string; keyboard: InlineKeyboard }> {
-    const saved = await recentAddresses(ctx.deps.db, ctx.account.telegram_id, 20);
-    const keyboard = new InlineKeyboard();
-    if (saved.length === 0) return { text: ctx.tr("addresses-empty"), keyboard };
-    const lines = [ctx.tr("addresses-title")];
-    for (const entry of saved) {
-      lines.push(entry.label ? `• <b>${escapeHtml(entry.label)}</b> ${code(entry.address)}` : `• ${code(entry.address)}`);
-      const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, entry.address, ctx.deps.now());
-      keyboard.text(`✏️ ${addressButtonLabel(entry)}`, `ad:l:${ref}`).text(`🗑 ${shortAddress(entry.address)}`, `ad:x:${ref}`).row();
-    }
-    return { text: lines.join("\n"), keyboard };
-  }
+  composer.command("addresses", showAddressBook);
 
-  async function showList(ctx: BotContext): Promise<void> {
-    const { text, keyboard } = await view(ctx);
-    await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
-  }
-
-  composer.command("addresses", showList);
-
-  composer.callbackQuery(/^ad:x:([A-Za-z0-9_-]{10})$/, async (ctx) => {
-    const address = await resolveRef(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
+  composer.callbackQuery(ADDRESS_REMOVE.pattern, async (ctx) => {
+    const ref = ADDRESS_REMOVE.parse(ctx.callbackQuery.data);
+    const address = ref === null ? undefined : await resolveRef(ctx.deps.db, ctx.account.telegram_id, ref);
     if (!address) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;
     }
     await ctx.answerCallbackQuery();
     await removeAddress(ctx.deps.db, ctx.account.telegram_id, address);
-    const { text, keyboard } = await view(ctx);
+    const { text, keyboard } = await addressBook(ctx);
     await editInPlace(ctx, text, keyboard);
   });
 
-  // The label arrives as the next text message, through the flow router.
-  composer.callbackQuery(/^ad:l:([A-Za-z0-9_-]{10})$/, async (ctx) => {
-    const address = await resolveRef(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
+  composer.callbackQuery(ADDRESS_LABEL.pattern, async (ctx) => {
+    const ref = ADDRESS_LABEL.parse(ctx.callbackQuery.data);
+    const address = ref === null ? undefined : await resolveRef(ctx.deps.db, ctx.account.telegram_id, ref);
     if (!address || !(await findAddress(ctx.deps.db, ctx.account.telegram_id, address))) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;
     }
     await ctx.answerCallbackQuery();
-    await startFlow(ctx, "address-label", "label", { address });
-    await ctx.reply([ctx.tr("address-label-ask", { max: String(LABEL_MAX) }, { address: code(address) }), "", ctx.tr("ask-cancel-hint")].join("\n"), { parse_mode: "HTML" });
-  });
-
-  flows.set("address-label", {
-    async answer(ctx, state, input) {
-      const address = String(state.data.address);
-      const read = readLabel(input);
-      if (!read.ok) {
-        await ctx.reply(ctx.tr("address-label-bad", { max: String(LABEL_MAX) }), { parse_mode: "HTML" });
-        return;
-      }
-      await endFlow(ctx);
-      const saved = await setAddressLabel(ctx.deps.db, ctx.account.telegram_id, address, read.label);
-      if (!saved) {
-        await ctx.reply(ctx.tr("address-label-gone"), { parse_mode: "HTML" });
-        return;
-      }
-      await ctx.reply(ctx.tr(read.label ? "address-label-saved" : "address-label-cleared"), { parse_mode: "HTML" });
-      await showList(ctx);
-    },
+    await enterFlow(ctx, "address-label", address);
   });
 
   return composer;

@@ -1,20 +1,24 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { Composer, InlineKeyboard, type Context } from "grammy";
+import { CARD_REFRESH, QUOTE_BUY } from "../../chat/callback-data";
 import { touchAddress } from "../../db/repos/addresses";
 import { markKeyBroken } from "../../db/repos/credentials";
 import { firstAttemptAt, wasAttempted, type PendingAction } from "../../db/repos/pending-actions";
 import { MarketplaceError, type MarketplaceClient, type OrderPreview } from "../../marketplace";
 import { addTrx, compareTrx, sunToTrx, trxToSun } from "../../marketplace/money";
 import type { BotContext } from "../context";
-import { endFlow, type FlowRegistry } from "../flows";
-import { resourceText, trxText, volumeText } from "../format";
-import { code, truncate } from "../html";
+import { endFlow } from "../flows";
+import { enterFlow } from "../guided/install";
+import type { Guided } from "../guided/steps";
+import { amountText, resourceText, trxText, volumeText } from "../../chat/format";
+import { code, truncate } from "../../chat/html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../marketplace-access";
 import { pressedButtonExists } from "../pressed-button";
 import { splitArguments } from "../../input/arguments";
-import { badAddressArgument, readAddress } from "./addresses";
+import { badAddressArgument } from "./addresses";
 import { sendCard, type CardKinds, type CardOutcome } from "./cards";
-import { askNextField, draftFromArguments, orderLimits, validateDraft, validateField, type DraftField, type OrderDraft } from "./order-params";
+import { collectOrder, draftFromArguments, missingOrderField, orderLimits, validateDraft, type DraftField, type OrderDraft, type OrderLimits } from "./order-params";
 import type { MenuActions } from "./start";
+import { shareLine } from "./deep-links";
 
 const FIELDS: DraftField[] = ["resource", "volume", "duration", "address"];
 const RETRYABLE = new Set(["timeout", "network", "server", "rate_limited", "invalid_response"]);
@@ -72,10 +76,11 @@ function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, b
     ctx.tr("card-price", { price: trxText(preview.priceTrx), commission: trxText(preview.commissionTrx) }),
   ];
   if (trxToSun(activationTrx) > 0n) lines.push(ctx.tr("card-activation", { value: trxText(activationTrx) }));
-  if (order.resource === "energy" && preview.savingsPercent && preview.burnCostTrx) lines.push(ctx.tr("card-savings", { percent: preview.savingsPercent, burn: trxText(preview.burnCostTrx) }));
+  if (order.resource === "energy" && preview.savingsPercent && preview.burnCostTrx) lines.push(ctx.tr("card-savings", { percent: amountText(preview.savingsPercent), burn: trxText(preview.burnCostTrx) }));
   lines.push(ctx.tr("card-total", { value: trxText(total) }), ctx.tr("card-balance", { value: trxText(balanceTrx) }));
   const canConfirm = compareTrx(balanceTrx, total) >= 0;
   if (!canConfirm) lines.push("", ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx))) }));
+  lines.push(shareLine(ctx, "buy", order));
   return { text: lines.join("\n"), canConfirm };
 }
 
@@ -96,22 +101,36 @@ function doneText(ctx: BotContext, result: { orderId: string; status: string }):
 }
 
 /** /buy: one-line or guided, then the confirmation card from the order preview; Confirm places the order with the card's key. */
-export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKinds): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
-
-  async function proceed(ctx: BotContext, client: MarketplaceClient, draft: OrderDraft): Promise<void> {
-    let limits;
-    try {
-      limits = await orderLimits(ctx, client);
-    } catch (error) {
-      return replyMarketplaceError(ctx, error, { read: true });
-    }
-    if (await askNextField(ctx, "buy", draft, limits, FIELDS)) return;
-    await endFlow(ctx);
-    const order: OrderPayload = { resource: draft.resource!, volume: draft.volume!, duration: draft.duration!, address: draft.address! };
-    const card = await preview(ctx, client, order);
-    if (card) await sendCard(ctx, "order", order, card.text, card.canConfirm);
+/** Bounds and durations for an order, from the options endpoint (a key is needed); null after telling the user why not. */
+async function buyLimits(ctx: BotContext): Promise<OrderLimits | null> {
+  const client = await userClient(ctx);
+  if (!client) return null;
+  try {
+    return await orderLimits(ctx, client);
+  } catch (error) {
+    await replyMarketplaceError(ctx, error, { read: true });
+    return null;
   }
+}
+
+/** The confirmation card of a complete draft, from the order preview. Creating it is all a flow does: Confirm places the order. */
+async function sendOrderCard(ctx: BotContext, draft: OrderDraft): Promise<void> {
+  const client = await userClient(ctx);
+  if (!client) return;
+  const order: OrderPayload = { resource: draft.resource!, volume: draft.volume!, duration: draft.duration!, address: draft.address! };
+  const card = await preview(ctx, client, order);
+  if (card) await sendCard(ctx, "order", order, card.text, card.canConfirm);
+}
+
+/** /buy, guided: asks what the command did not give, then the confirmation card. */
+export async function buyConversation(conversation: Guided, _ctx: Context, start: OrderDraft): Promise<void> {
+  const draft = await collectOrder(conversation, "buy", start, FIELDS, buyLimits);
+  await conversation.external((ctx) => sendOrderCard(ctx, draft));
+}
+
+/** /buy: one-line or guided, then the confirmation card from the order preview; Confirm places the order with the card's key. */
+export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
 
   async function start(ctx: BotContext, args: string): Promise<void> {
     const client = await userClient(ctx);
@@ -137,47 +156,23 @@ export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKi
       await ctx.reply(valid.message, { parse_mode: "HTML" });
       return;
     }
-    await proceed(ctx, client, valid.draft);
+    if (missingOrderField(ctx, valid.draft, limits, FIELDS) !== null) return enterFlow(ctx, "buy", valid.draft);
+    await endFlow(ctx);
+    await sendOrderCard(ctx, valid.draft);
   }
 
   composer.command("buy", (ctx) => start(ctx, ctx.match));
-  menu.buy = (ctx) => start(ctx, "");
+  menu.buy = (ctx, args = "") => start(ctx, args);
 
   // "Buy this" under a quote: the same values, then the address step.
-  composer.callbackQuery(/^qb:([eb]):(\d{1,12}):([A-Za-z0-9]{1,8})$/, async (ctx) => {
-    if (!pressedButtonExists(ctx)) {
+  composer.callbackQuery(QUOTE_BUY.pattern, async (ctx) => {
+    const values = QUOTE_BUY.parse(ctx.callbackQuery.data);
+    if (!values || !pressedButtonExists(ctx)) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;
     }
     await ctx.answerCallbackQuery();
-    const [, resource, volume, duration] = ctx.match;
-    await start(ctx, `${resource === "e" ? "energy" : "bandwidth"} ${volume} ${duration}`);
-  });
-
-  flows.set("buy", {
-    async answer(ctx, state, input) {
-      const client = await userClient(ctx);
-      if (!client) return;
-      const draft = state.data as OrderDraft;
-      let check;
-      if (state.step === "address") {
-        // An address needs no options: a bad one is refused before any marketplace call.
-        check = readAddress(ctx, input, draft.offered);
-      } else {
-        let limits;
-        try {
-          limits = await orderLimits(ctx, client);
-        } catch (error) {
-          return replyMarketplaceError(ctx, error, { read: true });
-        }
-        check = validateField(ctx, state.step as DraftField, input, draft, limits);
-      }
-      if (!check.ok) {
-        await ctx.reply(check.message, { parse_mode: "HTML" });
-        return;
-      }
-      await proceed(ctx, client, { ...draft, [state.step]: check.value });
-    },
+    await start(ctx, `${values.resource} ${values.volume} ${values.duration}`);
   });
 
   async function orderPlaced(ctx: BotContext, action: PendingAction, order: OrderPayload, placed: { id: string; status: string }): Promise<CardOutcome> {
@@ -207,7 +202,7 @@ export function buyFeature(flows: FlowRegistry, menu: MenuActions, cards: CardKi
           return {
             state: "failed",
             text: ctx.tr("card-attempt-expired"),
-            keyboard: new InlineKeyboard().text(ctx.tr("button-refresh"), `rf:${action.id}`),
+            keyboard: new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)),
             result: { attemptExpired: true },
           };
         }

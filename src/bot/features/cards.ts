@@ -1,3 +1,4 @@
+import type { Menu } from "@grammyjs/menu";
 import { Composer, InlineKeyboard } from "grammy";
 import { randomUUID } from "node:crypto";
 import {
@@ -14,9 +15,12 @@ import {
   type PendingAction,
 } from "../../db/repos/pending-actions";
 import { shortId } from "../../security/secret-box";
+import { markInMotion } from "../../db/repos/poll-schedule";
 import { stuckCardAfterMs } from "../../push/stuck-cards";
 import type { BotContext } from "../context";
 import { editInPlace } from "../edit-in-place";
+import { cardButtons } from "../../chat/alerts";
+import { CARD_CANCEL, CARD_CONFIRM, CARD_REFRESH } from "../../chat/callback-data";
 
 /** A card older than this asks for a fresh preview before Confirm (prices move). */
 export const CARD_FRESH_MS = 5 * 60_000;
@@ -27,7 +31,8 @@ export interface CardOutcome {
   /** done: the action happened (result shown); failed: refused for good; retry: not known yet, Confirm may be tapped again. */
   state: "done" | "failed" | "retry";
   text: string;
-  keyboard?: InlineKeyboard;
+  /** The buttons under the result: a keyboard, or a menu (a new rule's card). */
+  keyboard?: InlineKeyboard | Menu<BotContext>;
   result?: unknown;
 }
 
@@ -57,16 +62,13 @@ export interface CardKind {
    * Cancel on a card whose earlier attempt may have gone through: never "nothing was charged".
    * A `result` means the action did happen (the card becomes done with it).
    */
-  cancelAfterAttempt(ctx: BotContext, action: PendingAction): Promise<{ text: string; keyboard?: InlineKeyboard; result?: unknown }>;
+  cancelAfterAttempt(ctx: BotContext, action: PendingAction): Promise<{ text: string; keyboard?: InlineKeyboard | Menu<BotContext>; result?: unknown }>;
 }
 
 export type CardKinds = Map<string, CardKind>;
 
 export function cardKeyboard(ctx: BotContext, id: string, canConfirm: boolean, extra: CardButton[] = []): InlineKeyboard {
-  const keyboard = new InlineKeyboard();
-  if (canConfirm) keyboard.text(ctx.tr("button-confirm"), `cf:${id}`);
-  else keyboard.text(ctx.tr("button-topup"), "m:topup");
-  keyboard.text(ctx.tr("button-cancel"), `cx:${id}`);
+  const keyboard = cardButtons(ctx.tr, id, canConfirm);
   if (extra.length > 0) keyboard.row();
   for (const button of extra) keyboard.text(button.text, button.data);
   return keyboard;
@@ -84,7 +86,7 @@ export async function sendCard(ctx: BotContext, kind: string, payload: unknown, 
   await setPendingActionMessage(ctx.deps.db, id, message.message_id);
 }
 
-async function editCard(ctx: BotContext, text: string, keyboard: InlineKeyboard = new InlineKeyboard()): Promise<void> {
+async function editCard(ctx: BotContext, text: string, keyboard: InlineKeyboard | Menu<BotContext> = new InlineKeyboard()): Promise<void> {
   await editInPlace(ctx, text, keyboard);
 }
 
@@ -144,7 +146,7 @@ function overtaken(ctx: BotContext, id: string): void {
 export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
-  composer.callbackQuery(/^cf:([A-Za-z0-9_-]{10})$/, async (ctx) => {
+  composer.callbackQuery(CARD_CONFIRM.pattern, async (ctx) => {
     const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
     const kind = action ? kinds.get(action.kind) : undefined;
     if (!action || !kind) {
@@ -169,7 +171,7 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
     // preview would be a new card, which could charge (or create a rule) a second time.
     if (action.state === "pending" && !wasAttempted(action) && now - action.created_at > CARD_FRESH_MS) {
       await ctx.answerCallbackQuery();
-      await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), `rf:${action.id}`).text(ctx.tr("button-cancel"), `cx:${action.id}`));
+      await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)));
       return;
     }
     // A card left in "processing" past the deadline (a crash mid-call) may be taken over; a live
@@ -184,13 +186,15 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
     }
     // Taken over from a "processing" that never finished (a crash mid-call): its outcome is unknown.
     if (abandoned) await markPendingActionAttempted(ctx.deps.db, action.id, action.updated_at);
+    // Something is about to move (a rule, an order): its notifications are read every cycle from now.
+    await markInMotion(ctx.deps.db, ctx.account.telegram_id, action.kind === "rule" ? "rule" : "order", now);
     await ctx.answerCallbackQuery();
     // Swap the buttons for "processing…" first, so a second tap has nothing to press.
     await editCard(ctx, `${ctx.tr("card-working")}`);
     await runConfirmed(ctx, kind, action.id, claim);
   });
 
-  composer.callbackQuery(/^cx:([A-Za-z0-9_-]{10})$/, async (ctx) => {
+  composer.callbackQuery(CARD_CANCEL.pattern, async (ctx) => {
     const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
     const kind = action ? kinds.get(action.kind) : undefined;
     if (!action || !kind) {
@@ -211,7 +215,7 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
     await editCard(ctx, cancelled.text, cancelled.keyboard);
   });
 
-  composer.callbackQuery(/^rf:([A-Za-z0-9_-]{10})$/, async (ctx) => {
+  composer.callbackQuery(CARD_REFRESH.pattern, async (ctx) => {
     const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
     const kind = action ? kinds.get(action.kind) : undefined;
     // A card whose earlier attempt is too old to resend may still offer a new preview (a new card).

@@ -1,10 +1,12 @@
 import { Composer, InlineKeyboard } from "grammy";
+import { MAIN_MENU } from "../../chat/callback-data";
 import { tryConnectAttempt } from "../../db/repos/connect-attempts";
 import { findCredential, saveApiKey } from "../../db/repos/credentials";
 import { MarketplaceError } from "../../marketplace";
-import { formatTrxForDisplay } from "../../marketplace/money";
 import type { BotContext } from "../context";
-import { endFlow, startFlow, type FlowRegistry } from "../flows";
+import { amountText } from "../../chat/format";
+import { currentFlow, endFlow, startKeyStep } from "../flows";
+import { FLOW_COMMANDS, type FlowName } from "../guided/steps";
 import { keyStepOpen } from "./connect-step";
 import { deleteSecretMessage } from "../middleware/secret-paste";
 import type { MenuActions } from "./start";
@@ -15,10 +17,11 @@ const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
 /**
  * /connect, one-line (`/connect KEY`) and guided. The message carrying the key is deleted before
  * anything else happens. The guided flow stores only "waiting for the key" (and since when: the
- * step closes after KEY_STEP_TTL_MS) — the key itself never
- * rests in the flow table, a session or a log; it is checked with a read call, then encrypted.
+ * step closes after KEY_STEP_TTL_MS) — the key itself never rests in the flow table, a
+ * conversation's log, a session or a log; it is checked with a read call, then encrypted. This
+ * step is deliberately not a conversation (see flows.ts).
  */
-export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer<BotContext> {
+export function connectFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   // In the database, not in memory: the cap must survive a restart and bind every replica at once.
@@ -32,7 +35,7 @@ export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer
 
   async function askForKey(ctx: BotContext): Promise<void> {
     const existing = await findCredential(ctx.deps.db, ctx.account.telegram_id);
-    await startFlow(ctx, "connect", "key", { askedAt: ctx.deps.now() });
+    await startKeyStep(ctx);
     const lines = [ctx.tr("connect-ask")];
     if (existing) lines.push("", ctx.tr("connect-replaces", { last4: existing.last4 }));
     await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
@@ -68,13 +71,13 @@ export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer
     ctx.deps.logger.info({ userId: ctx.account.telegram_id, replaced: Boolean(previous) }, "API key linked");
     const lines = [
       ctx.tr(previous ? "connect-replaced" : "connect-linked", { last4: key.slice(-4) }),
-      ctx.tr("balance-line", { trx: formatTrxForDisplay(balance.trx), usdt: formatTrxForDisplay(balance.usdtTrc20) }),
+      ctx.tr("balance-line", { trx: amountText(balance.trx), usdt: amountText(balance.usdtTrc20) }),
     ];
     await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
   }
 
   function retryButton(ctx: BotContext): InlineKeyboard {
-    return new InlineKeyboard().text(ctx.tr("button-try-again"), "m:connect");
+    return new InlineKeyboard().text(ctx.tr("button-try-again"), MAIN_MENU.data("connect"));
   }
 
   composer.command("connect", async (ctx) => {
@@ -85,20 +88,26 @@ export function connectFeature(flows: FlowRegistry, menu: MenuActions): Composer
     await link(ctx, key);
   });
 
-  flows.set("connect", {
-    async answer(ctx, state, input) {
-      // A button press cannot carry a key; only a typed message is treated as one (and deleted).
-      if (!ctx.message) return;
-      if (!keyStepOpen(state, ctx.deps.now())) {
-        // Typed long after the question: ordinary text, never sent to the marketplace. (A wallet
-        // secret was already deleted by the guard, which exempts only an open step.)
-        await endFlow(ctx);
-        await ctx.reply(ctx.tr("unknown-text"), { parse_mode: "HTML" });
-        return;
-      }
-      await deleteKeyMessage(ctx);
-      await link(ctx, input);
-    },
+  // The answer to the key step: typed text only (a button press cannot carry a key), deleted at once.
+  composer.on("message:text", async (ctx, next) => {
+    if (ctx.message.text.startsWith("/")) return next();
+    const state = await currentFlow(ctx);
+    if (state && Object.hasOwn(FLOW_COMMANDS, state.flow)) {
+      // A step of a guided flow from before flows were conversations: it expired with that deploy.
+      await endFlow(ctx);
+      await ctx.reply(ctx.tr("flow-expired", { command: FLOW_COMMANDS[state.flow as FlowName] }), { parse_mode: "HTML" });
+      return;
+    }
+    if (state?.flow !== "connect") return next();
+    if (!keyStepOpen(state, ctx.deps.now())) {
+      // Typed long after the question: ordinary text, never sent to the marketplace. (A wallet
+      // secret was already deleted by the guard, which exempts only an open step.)
+      await endFlow(ctx);
+      await ctx.reply(ctx.tr("unknown-text"), { parse_mode: "HTML" });
+      return;
+    }
+    await deleteKeyMessage(ctx);
+    await link(ctx, ctx.message.text);
   });
 
   menu.connect = askForKey;

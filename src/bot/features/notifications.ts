@@ -2,11 +2,12 @@ import { Composer, InlineKeyboard } from "grammy";
 import { refFor, resolveRef } from "../../db/repos/callback-refs";
 import type { MarketplaceClient, Notification, NotificationPage } from "../../marketplace";
 import type { BotContext } from "../context";
-import { timeText } from "../format";
-import { escapeHtml, MESSAGE_LIMIT, truncate } from "../html";
+import { timeText } from "../../chat/format";
+import { escapeHtml, MESSAGE_LIMIT, truncate } from "../../chat/html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
 import { editInPlace } from "../edit-in-place";
+import { NOTIFICATION_READ, NOTIFICATIONS_PAGE, NOTIFICATIONS_READ_ALL } from "../../chat/callback-data";
 
 /** The marketplace's fixed page size, used when a response does not say. */
 const API_PAGE_SIZE = 20;
@@ -25,9 +26,9 @@ const BUDGETS: ReadonlyArray<readonly [title: number, body: number]> = [
   [30, 0],
 ];
 
-const CALLBACK_PAGE = /^n:p:(\d{1,6})$/;
-const CALLBACK_READ = /^n:r:([A-Za-z0-9_-]{10}):(\d{1,6})$/;
-const CALLBACK_READ_ALL = /^n:a:(\d{1,6})$/;
+const CALLBACK_PAGE = NOTIFICATIONS_PAGE.pattern;
+const CALLBACK_READ = NOTIFICATION_READ.pattern;
+const CALLBACK_READ_ALL = NOTIFICATIONS_READ_ALL.pattern;
 
 /** Only http(s) links are shown: anything else (javascript:, tg:, garbage) is left out. */
 export function safeLink(link: string | null): string | null {
@@ -93,15 +94,15 @@ async function notificationsKeyboard(ctx: BotContext, list: NotificationPage): P
       inRow = 0;
     }
     const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, item.id, ctx.deps.now());
-    keyboard.text(ctx.tr("button-mark-read", { n: String(index + 1) }), `n:r:${ref}:${page}`);
+    keyboard.text(ctx.tr("button-mark-read", { n: String(index + 1) }), NOTIFICATION_READ.data(ref, page));
     inRow += 1;
   }
   keyboard.row();
-  if (page > 1) keyboard.text(ctx.tr("button-prev"), `n:p:${page - 1}`);
-  if (page < pageCount(list)) keyboard.text(ctx.tr("button-next"), `n:p:${page + 1}`);
+  if (page > 1) keyboard.text(ctx.tr("button-prev"), NOTIFICATIONS_PAGE.data(page - 1));
+  if (page < pageCount(list)) keyboard.text(ctx.tr("button-next"), NOTIFICATIONS_PAGE.data(page + 1));
   keyboard.row();
-  if (list.unread > 0) keyboard.text(ctx.tr("button-mark-all-read"), `n:a:${page}`);
-  keyboard.text(ctx.tr("button-refresh"), `n:p:${page}`);
+  if (list.unread > 0) keyboard.text(ctx.tr("button-mark-all-read"), NOTIFICATIONS_READ_ALL.data(page));
+  keyboard.text(ctx.tr("button-refresh"), NOTIFICATIONS_PAGE.data(page));
   return keyboard;
 }
 

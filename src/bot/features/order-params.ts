@@ -1,14 +1,11 @@
-import { InlineKeyboard } from "grammy";
-import { recentAddresses } from "../../db/repos/addresses";
-import { refFor } from "../../db/repos/callback-refs";
 import type { MarketplaceClient, OrderOptions } from "../../marketplace";
 import { looksLikeAddress } from "../../input/address";
 import { splitArguments } from "../../input/arguments";
 import { checkBounds, parseDuration, parseResource, parseVolume, RESOURCES } from "../../input/volume";
 import type { BotContext } from "../context";
-import { addressButtonLabel, readAddress } from "./addresses";
-import { volumeText } from "../format";
-import { answerButton, startFlow } from "../flows";
+import { readAddress, savedAddressOffers } from "./addresses";
+import { volumeText } from "../../chat/format";
+import { answer, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "../guided/steps";
 
 /** What a quote or an order needs; filled from arguments or step by step. Plain JSON (stored in the flow). */
 export interface OrderDraft {
@@ -153,19 +150,33 @@ export function recheckForResource(ctx: BotContext, draft: OrderDraft, limits: O
   return { draft, problem: null };
 }
 
-/** Asks for the first missing field, with buttons as shortcuts; stores the flow. Returns false when nothing is missing. */
-export async function askNextField(ctx: BotContext, flow: string, draft: OrderDraft, limits: OrderLimits, fields: DraftField[], prefix?: string): Promise<boolean> {
+/** The first field still missing once the resource's bounds apply; null when the draft is complete. */
+export function missingOrderField(ctx: BotContext, draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): DraftField | null {
+  const rechecked = recheckForResource(ctx, draft, limits);
+  return fields.find((name) => rechecked.draft[name] === undefined) ?? null;
+}
+
+/** A question of a guided order: the field asked and the draft as it stands (plain JSON, kept in the flow's log). */
+interface OrderQuestion extends Asked {
+  field: DraftField;
+  draft: OrderDraft;
+}
+
+/**
+ * Asks for the first missing field, with buttons as shortcuts (inside `external`). Returns null
+ * when nothing is missing.
+ */
+async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): Promise<OrderQuestion | null> {
   const rechecked = recheckForResource(ctx, draft, limits);
   const field = fields.find((name) => rechecked.draft[name] === undefined);
-  if (!field) return false;
-  const keyboard = new InlineKeyboard();
-  const intro = [prefix, rechecked.problem].filter((line): line is string => Boolean(line));
-  const lines: string[] = intro.length > 0 ? [...intro, ""] : [];
+  if (!field) return null;
+  const buttons: AnswerButton[][] = [[]];
+  const lines: string[] = rechecked.problem ? [rechecked.problem, ""] : [];
   const next = { ...rechecked.draft };
   switch (field) {
     case "resource":
       lines.push(ctx.tr("ask-resource"));
-      for (const resource of RESOURCES) answerButton(keyboard, ctx.tr(`resource-${resource}`), resource);
+      for (const resource of RESOURCES) buttons[0]!.push({ label: ctx.tr(`resource-${resource}`), value: resource });
       break;
     case "volume": {
       const resource = draft.resource ?? "energy";
@@ -178,31 +189,56 @@ export async function askNextField(ctx: BotContext, flow: string, draft: OrderDr
           lines.push("", ctx.tr("energy-sender-hint"));
           next.hinted = true;
         }
-        answerButton(keyboard, "65,000", "65000");
-        answerButton(keyboard, "131,000", "131000");
+        buttons[0]!.push({ label: "65,000", value: "65000" }, { label: "131,000", value: "131000" });
       } else if (bounds) {
-        answerButton(keyboard, volumeText(bounds.min), bounds.min.toString());
+        buttons[0]!.push({ label: volumeText(bounds.min), value: bounds.min.toString() });
       }
       break;
     }
     case "duration": {
       lines.push(ctx.tr("ask-duration"));
-      for (const duration of limits.durations(draft.resource ?? "energy")) answerButton(keyboard, duration, duration);
+      for (const duration of limits.durations(draft.resource ?? "energy")) buttons[0]!.push({ label: duration, value: duration });
       break;
     }
     case "address": {
       lines.push(ctx.tr("ask-address"));
-      next.offered = {};
-      for (const saved of await recentAddresses(ctx.deps.db, ctx.account.telegram_id, 4)) {
-        const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, saved.address, ctx.deps.now());
-        next.offered[ref] = saved.address;
-        answerButton(keyboard, addressButtonLabel(saved), `@${ref}`).row();
-      }
+      const offers = await savedAddressOffers(ctx, ctx.account.telegram_id);
+      next.offered = offers.offered;
+      buttons.push(...offers.rows);
       break;
     }
   }
   lines.push("", ctx.tr("ask-cancel-hint"));
-  await startFlow(ctx, flow, field, next as Record<string, unknown>);
-  await ctx.reply(lines.join("\n"), { parse_mode: "HTML", reply_markup: keyboard.inline_keyboard.length > 0 && keyboard.inline_keyboard[0]!.length > 0 ? keyboard : undefined });
-  return true;
+  const asked = markAsked(ctx, flow, field);
+  await sendQuestion(ctx, lines.join("\n"), buttons);
+  return { ...asked, field, draft: next };
+}
+
+/** Reads the bounds and durations for the user (inside `external`); null after telling the user why not. */
+export type LimitsReader = (ctx: BotContext) => Promise<OrderLimits | null>;
+
+/**
+ * The guided part of /quote and /buy: asks each missing field in turn and returns the complete
+ * draft. Every read of the options and every message goes through `external`, once.
+ */
+export async function collectOrder(conversation: Guided, flow: "quote" | "buy" | "watch", start: OrderDraft, fields: DraftField[], limitsOf: LimitsReader): Promise<OrderDraft> {
+  let draft = start;
+  for (;;) {
+    const question = await conversation.external(async (ctx) => {
+      const limits = await limitsOf(ctx);
+      if (!limits) return { failed: true as const };
+      return (await askOrderField(ctx, flow, draft, limits, fields)) ?? { done: true as const };
+    });
+    if ("failed" in question) return conversation.halt();
+    if ("done" in question) return draft;
+    const { field } = question;
+    const asked = question.draft;
+    const value = await answer(conversation, flow, question, async (ctx, input) => {
+      // An address needs no options: a bad one is refused before any marketplace call.
+      if (field === "address") return readAddress(ctx, input, asked.offered);
+      const limits = await limitsOf(ctx);
+      return limits ? validateField(ctx, field, input, asked, limits) : { ok: false };
+    });
+    draft = { ...asked, [field]: value };
+  }
 }

@@ -3,10 +3,11 @@ import { refFor, resolveRef } from "../../db/repos/callback-refs";
 import type { Order } from "../../marketplace";
 import type { BotContext } from "../context";
 import { editInPlace } from "../edit-in-place";
-import { resourceText, timeText, trxText, volumeText } from "../format";
-import { code, shortAddress, txLink } from "../html";
+import { resourceText, timeText, trxText, volumeText } from "../../chat/format";
+import { code, shortAddress, txLink } from "../../chat/html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
+import { ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "../../chat/callback-data";
 
 const PAGE_SIZE = 5;
 
@@ -50,11 +51,11 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     for (const order of list.items) {
       const label = `${order.status} · ${volumeText(order.volume)} ${order.resource} · ${shortAddress(order.targetAddress)}`;
       lines.push(`• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: order.status, volume: volumeText(order.volume), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx) })}`);
-      keyboard.text(label.slice(0, 60), `or:o:${await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now())}:${number}`).row();
+      keyboard.text(label.slice(0, 60), ORDER_OPEN.data(await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now()), number)).row();
     }
-    if (number > 1) keyboard.text(ctx.tr("button-prev"), `or:p:${number - 1}`);
-    if (number < pages) keyboard.text(ctx.tr("button-next"), `or:p:${number + 1}`);
-    keyboard.row().text(ctx.tr("button-stats"), "or:s");
+    if (number > 1) keyboard.text(ctx.tr("button-prev"), ORDERS_PAGE.data(number - 1));
+    if (number < pages) keyboard.text(ctx.tr("button-next"), ORDERS_PAGE.data(number + 1));
+    keyboard.row().text(ctx.tr("button-stats"), ORDERS_STATS.data);
     return { text: lines.join("\n"), keyboard };
   }
 
@@ -66,13 +67,13 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
   composer.command("orders", showOrders);
   menu.orders = showOrders;
 
-  composer.callbackQuery(/^or:p:(\d{1,6})$/, async (ctx) => {
+  composer.callbackQuery(ORDERS_PAGE.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();
     const view = await page(ctx, Math.max(1, Number(ctx.match[1])));
     if (view) await edit(ctx, view.text, view.keyboard);
   });
 
-  composer.callbackQuery(/^or:o:([A-Za-z0-9_-]{10}):(\d{1,6})$/, async (ctx) => {
+  composer.callbackQuery(ORDER_OPEN.pattern, async (ctx) => {
     const orderId = await resolveRef(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
     if (!orderId) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
@@ -83,19 +84,19 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     if (!client) return;
     try {
       const order = await client.getOrder(orderId);
-      await edit(ctx, orderCard(ctx, order), new InlineKeyboard().text(ctx.tr("button-back"), `or:p:${ctx.match[2]}`));
+      await edit(ctx, orderCard(ctx, order), new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(Number(ctx.match[2]))));
     } catch (error) {
       await replyMarketplaceError(ctx, error, { read: true });
     }
   });
 
-  composer.callbackQuery("or:s", async (ctx) => {
+  composer.callbackQuery(ORDERS_STATS.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();
     const client = await userClient(ctx);
     if (!client) return;
     try {
       const stats = await client.orderStats();
-      await edit(ctx, ctx.tr("orders-stats", { total: String(stats.totalOrders), energy: volumeText(stats.energyDeliveredThisMonth) }), new InlineKeyboard().text(ctx.tr("button-back"), "or:p:1"));
+      await edit(ctx, ctx.tr("orders-stats", { total: String(stats.totalOrders), energy: volumeText(stats.energyDeliveredThisMonth) }), new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(1)));
     } catch (error) {
       await replyMarketplaceError(ctx, error, { read: true });
     }

@@ -1,14 +1,18 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { Composer, InlineKeyboard, type Context } from "grammy";
+import { QUOTE_BUY } from "../../chat/callback-data";
 import { findCredential, openApiKey } from "../../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient } from "../../marketplace";
 import type { BotContext } from "../context";
-import { endFlow, type FlowRegistry } from "../flows";
-import { resourceText, sunPerUnit, trxText, volumeText } from "../format";
-import { truncate } from "../html";
+import { endFlow } from "../flows";
+import { enterFlow } from "../guided/install";
+import type { Guided } from "../guided/steps";
+import { resourceText, sunPerUnit, trxText, volumeText } from "../../chat/format";
+import { truncate } from "../../chat/html";
 import { replyMarketplaceError } from "../marketplace-access";
 import { SecretBoxError } from "../../security/secret-box";
-import { askNextField, draftFromArguments, orderLimits, validateDraft, validateField, type DraftField, type OrderDraft } from "./order-params";
+import { collectOrder, draftFromArguments, missingOrderField, orderLimits, validateDraft, type DraftField, type OrderDraft, type OrderLimits } from "./order-params";
 import type { MenuActions } from "./start";
+import { shareLine } from "./deep-links";
 
 const FIELDS: DraftField[] = ["resource", "volume", "duration"];
 
@@ -18,7 +22,16 @@ const FIELDS: DraftField[] = ["resource", "volume", "duration"];
  * mentioned here (the quote goes on without it, one reply); /buy and the other commands that
  * need the key tell the user to relink.
  */
-async function optionalClient(ctx: BotContext): Promise<MarketplaceClient | null> {
+function optionalClient(ctx: BotContext): Promise<MarketplaceClient | null> {
+  // Once per update: the command and the guided flow it enters both ask.
+  let client = optionalClients.get(ctx);
+  if (!client) optionalClients.set(ctx, (client = openOptionalClient(ctx)));
+  return client;
+}
+
+const optionalClients = new WeakMap<BotContext, Promise<MarketplaceClient | null>>();
+
+async function openOptionalClient(ctx: BotContext): Promise<MarketplaceClient | null> {
   const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
   if (!credential || credential.broken_at) return null;
   try {
@@ -31,45 +44,50 @@ async function optionalClient(ctx: BotContext): Promise<MarketplaceClient | null
   }
 }
 
-/** /quote [resource] [volume] [duration]: the public price, no key needed. "Buy this" carries the values to /buy. */
-export function quoteFeature(flows: FlowRegistry, menu: MenuActions): Composer<BotContext> {
+/** Bounds and durations for a quote: from the options with a usable key, the documented ones without. */
+export async function quoteLimits(ctx: BotContext): Promise<OrderLimits | null> {
+  try {
+    return await orderLimits(ctx, await optionalClient(ctx));
+  } catch (error) {
+    await replyMarketplaceError(ctx, error, { read: true });
+    return null;
+  }
+}
+
+/** The price of a complete draft, with "Buy this" carrying the values to /buy. */
+async function sendQuote(ctx: BotContext, draft: OrderDraft): Promise<void> {
+  const volume = BigInt(draft.volume!);
+  let quote;
+  try {
+    quote = await ctx.deps.marketplace().quote({ resource: draft.resource!, duration: draft.duration!, volume: draft.volume! });
+  } catch (error) {
+    if (error instanceof MarketplaceError) return replyMarketplaceError(ctx, error, { read: false });
+    throw error;
+  }
+  const text = [
+    ctx.tr("quote-title"),
+    ctx.tr("quote-line", { volume: volumeText(volume), resource: resourceText(ctx, draft.resource!), duration: draft.duration! }),
+    ctx.tr("quote-price", { price: trxText(quote.priceTrx), perUnit: sunPerUnit(quote.priceTrx, volume) }),
+    "",
+    ctx.tr("quote-note"),
+    shareLine(ctx, "quote", { resource: draft.resource!, volume: draft.volume!, duration: draft.duration! }),
+  ].join("\n");
+  const keyboard = new InlineKeyboard().text(ctx.tr("button-buy-this"), QUOTE_BUY.data(draft.resource!, draft.volume!, draft.duration!));
+  await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
+}
+
+/** /quote, guided: asks what the command did not give, then the price. */
+export async function quoteConversation(conversation: Guided, _ctx: Context, start: OrderDraft): Promise<void> {
+  const draft = await collectOrder(conversation, "quote", start, FIELDS, quoteLimits);
+  await conversation.external((ctx) => sendQuote(ctx, draft));
+}
+
+/** /quote [resource] [volume] [duration]: the public price, no key needed; what is missing is asked in a guided flow. */
+export function quoteFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
-  async function limitsOrReply(ctx: BotContext) {
-    try {
-      return await orderLimits(ctx, await optionalClient(ctx));
-    } catch (error) {
-      await replyMarketplaceError(ctx, error, { read: true });
-      return null;
-    }
-  }
-
-  async function proceed(ctx: BotContext, draft: OrderDraft): Promise<void> {
-    const limits = await limitsOrReply(ctx);
-    if (!limits) return;
-    if (await askNextField(ctx, "quote", draft, limits, FIELDS)) return;
-    await endFlow(ctx);
-    const volume = BigInt(draft.volume!);
-    let quote;
-    try {
-      quote = await ctx.deps.marketplace().quote({ resource: draft.resource!, duration: draft.duration!, volume: draft.volume! });
-    } catch (error) {
-      if (error instanceof MarketplaceError) return replyMarketplaceError(ctx, error, { read: false });
-      throw error;
-    }
-    const text = [
-      ctx.tr("quote-title"),
-      ctx.tr("quote-line", { volume: volumeText(volume), resource: resourceText(ctx, draft.resource!), duration: draft.duration! }),
-      ctx.tr("quote-price", { price: trxText(quote.priceTrx), perUnit: sunPerUnit(quote.priceTrx, volume) }),
-      "",
-      ctx.tr("quote-note"),
-    ].join("\n");
-    const keyboard = new InlineKeyboard().text(ctx.tr("button-buy-this"), `qb:${draft.resource![0]}:${draft.volume}:${draft.duration}`);
-    await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
-  }
-
   async function start(ctx: BotContext, args: string): Promise<void> {
-    const limits = await limitsOrReply(ctx);
+    const limits = await quoteLimits(ctx);
     if (!limits) return;
     const { draft, rejected } = draftFromArguments(args, limits);
     if (rejected !== null) {
@@ -81,25 +99,13 @@ export function quoteFeature(flows: FlowRegistry, menu: MenuActions): Composer<B
       await ctx.reply(valid.message, { parse_mode: "HTML" });
       return;
     }
-    await proceed(ctx, valid.draft);
+    if (missingOrderField(ctx, valid.draft, limits, FIELDS) !== null) return enterFlow(ctx, "quote", valid.draft);
+    await endFlow(ctx);
+    await sendQuote(ctx, valid.draft);
   }
 
   composer.command("quote", (ctx) => start(ctx, ctx.match));
-  menu.quote = (ctx) => start(ctx, "");
-
-  flows.set("quote", {
-    async answer(ctx, state, input) {
-      const draft = state.data as OrderDraft;
-      const limits = await limitsOrReply(ctx);
-      if (!limits) return;
-      const check = validateField(ctx, state.step as DraftField, input, draft, limits);
-      if (!check.ok) {
-        await ctx.reply(check.message, { parse_mode: "HTML" });
-        return;
-      }
-      await proceed(ctx, { ...draft, [state.step]: check.value });
-    },
-  });
+  menu.quote = (ctx, args = "") => start(ctx, args);
 
   return composer;
 }

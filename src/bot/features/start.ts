@@ -1,11 +1,16 @@
 import { Composer, InlineKeyboard } from "grammy";
+import { MAIN_MENU } from "../../chat/callback-data";
 import { findCredential } from "../../db/repos/credentials";
 import type { BotContext } from "../context";
 import { endFlow } from "../flows";
-import { truncate } from "../html";
+import { truncate } from "../../chat/html";
+import { openStartLink } from "./deep-links";
 
-/** Areas reachable from the main menu; each runs the same code as its command. */
-export type MenuActions = Record<string, (ctx: BotContext) => Promise<void>>;
+/**
+ * Areas reachable from the main menu; each runs the same code as its command. `args` are the
+ * command's one-line arguments (a deep link carries them; the menu gives none).
+ */
+export type MenuActions = Record<string, (ctx: BotContext, args?: string) => Promise<void>>;
 
 export const COMMANDS = [
   "start",
@@ -14,6 +19,8 @@ export const COMMANDS = [
   "disconnect",
   "quote",
   "buy",
+  "watch",
+  "watches",
   "orders",
   "addresses",
   "rules",
@@ -24,6 +31,7 @@ export const COMMANDS = [
   "wallet",
   "topup",
   "transactions",
+  "stats",
   "notifications",
   "webhook",
   "settings",
@@ -32,23 +40,25 @@ export const COMMANDS = [
 
 function mainMenu(ctx: BotContext): InlineKeyboard {
   return new InlineKeyboard()
-    .text(ctx.tr("menu-quote"), "m:quote")
-    .text(ctx.tr("menu-buy"), "m:buy")
+    .text(ctx.tr("menu-quote"), MAIN_MENU.data("quote"))
+    .text(ctx.tr("menu-buy"), MAIN_MENU.data("buy"))
     .row()
-    .text(ctx.tr("menu-orders"), "m:orders")
-    .text(ctx.tr("menu-rules"), "m:rules")
+    .text(ctx.tr("menu-orders"), MAIN_MENU.data("orders"))
+    .text(ctx.tr("menu-rules"), MAIN_MENU.data("rules"))
     .row()
-    .text(ctx.tr("menu-wallet"), "m:wallet")
-    .text(ctx.tr("button-topup"), "m:topup")
+    .text(ctx.tr("menu-wallet"), MAIN_MENU.data("wallet"))
+    .text(ctx.tr("button-topup"), MAIN_MENU.data("topup"))
     .row()
-    .text(ctx.tr("menu-notifications"), "m:notifications")
-    .text(ctx.tr("menu-settings"), "m:settings");
+    .text(ctx.tr("menu-notifications"), MAIN_MENU.data("notifications"))
+    .text(ctx.tr("menu-settings"), MAIN_MENU.data("settings"));
 }
 
 export function startFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.command("start", async (ctx) => {
+    // A deep link (t.me/<bot>?start=<payload>) opens its command; a bad one is said, then the plain /start.
+    if (ctx.match && (await openStartLink(ctx, ctx.match, menu))) return;
     await endFlow(ctx);
     const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
     const linked = credential
@@ -72,7 +82,7 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
     await ctx.reply(ctx.tr(ended ? "cancel-done" : "cancel-nothing"), { parse_mode: "HTML" });
   });
 
-  composer.callbackQuery(/^m:([a-z]{1,20})$/, async (ctx) => {
+  composer.callbackQuery(MAIN_MENU.pattern, async (ctx) => {
     const area = ctx.match[1]!;
     // Own entries only: "m:constructor" must not find the object's constructor.
     const action = Object.hasOwn(menu, area) ? menu[area] : undefined;

@@ -1,10 +1,11 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { Menu, type MenuFlavor, type MenuRange } from "@grammyjs/menu";
+import { Composer, type Context } from "grammy";
+import { MENU_IDS, WALLET_TRANSACTIONS } from "../../chat/callback-data";
 import { refFor, resolveRef } from "../../db/repos/callback-refs";
 import type { LedgerEntry, MarketplaceClient, Paged } from "../../marketplace";
-import { formatTrxForDisplay } from "../../marketplace/money";
 import type { BotContext } from "../context";
-import { timeText } from "../format";
-import { truncate, txLink } from "../html";
+import { amountText, timeText } from "../../chat/format";
+import { truncate, txLink } from "../../chat/html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
 import { editInPlace } from "../edit-in-place";
@@ -23,16 +24,20 @@ interface Filter {
   type?: string;
 }
 
-const CALLBACK = /^tx:p:(\d{1,6}):([atu]):(-|[A-Za-z0-9_-]{10})$/;
+/** A filter's ledger type as a short reference ("-": all types), for a menu payload. */
+async function typeReference(ctx: BotContext, filter: Filter): Promise<string> {
+  return filter.type === undefined ? "-" : refFor(ctx.deps.db, ctx.account.telegram_id, `ledger-type:${filter.type}`, ctx.deps.now());
+}
 
-async function callbackData(ctx: BotContext, page: number, filter: Filter): Promise<string> {
-  const type = filter.type === undefined ? "-" : await refFor(ctx.deps.db, ctx.account.telegram_id, `ledger-type:${filter.type}`, ctx.deps.now());
-  return `tx:p:${page}:${filter.currency}:${type}`;
+/** The page and filter a transactions menu shows, as its payload: `<page>.<currency>.<type reference or ->`. */
+function readPayload(payload: string): { page: number; currency: CurrencyCode; typeRef: string | null } | null {
+  const match = /^(\d{1,6})\.([atu])\.(-|[A-Za-z0-9_-]{10})$/.exec(payload);
+  return match ? { page: Math.max(1, Number(match[1])), currency: match[2] as CurrencyCode, typeRef: match[3] === "-" ? null : match[3]! } : null;
 }
 
 /** "+12.5" for credits, "-3" for debits, from the API's decimal string (never a float). */
 export function signedAmount(amount: string): string {
-  const shown = formatTrxForDisplay(amount.trim());
+  const shown = amountText(amount.trim());
   if (shown.startsWith("-") || shown.startsWith("+") || /^0*(\.0*)?$/.test(amount.trim())) return shown;
   return `+${shown}`;
 }
@@ -57,11 +62,24 @@ async function fetchPage(client: MarketplaceClient, page: number, filter: Filter
   return list;
 }
 
-async function render(ctx: BotContext, list: Paged<LedgerEntry>, filter: Filter): Promise<{ text: string; keyboard: InlineKeyboard }> {
+/** What a transactions menu shows: a ledger page under a filter. */
+interface LedgerView {
+  list: Paged<LedgerEntry>;
+  filter: Filter;
+}
+
+function pageCount(list: Paged<LedgerEntry>): number {
+  return Math.max(1, Math.ceil(list.total / TRANSACTIONS_PAGE_SIZE));
+}
+
+function isFiltered(filter: Filter): boolean {
+  return filter.currency !== "a" || filter.type !== undefined;
+}
+
+function ledgerText(ctx: BotContext, { list, filter }: LedgerView): string {
   const number = Math.max(1, list.page);
-  const pages = Math.max(1, Math.ceil(list.total / TRANSACTIONS_PAGE_SIZE));
-  const filtered = filter.currency !== "a" || filter.type !== undefined;
-  const lines = [ctx.tr("transactions-title", { page: String(number), pages: String(pages), total: String(list.total) })];
+  const filtered = isFiltered(filter);
+  const lines = [ctx.tr("transactions-title", { page: String(number), pages: String(pageCount(list)), total: String(list.total) })];
   if (filtered) {
     const parts = [CURRENCIES[filter.currency] ?? ctx.tr("transactions-all-currencies"), filter.type === undefined ? ctx.tr("transactions-all-types") : truncate(filter.type, 40)];
     lines.push(ctx.tr("transactions-filter", { value: parts.join(" · ") }));
@@ -69,82 +87,158 @@ async function render(ctx: BotContext, list: Paged<LedgerEntry>, filter: Filter)
   lines.push("");
   if (list.items.length === 0) lines.push(ctx.tr(filtered ? "transactions-empty-filtered" : "transactions-empty"));
   for (const entry of list.items) lines.push(entryLine(ctx, entry));
-
-  const keyboard = new InlineKeyboard();
-  if (list.total === 0 && !filtered) {
-    keyboard.text(ctx.tr("button-topup"), "m:topup");
-    return { text: lines.join("\n"), keyboard };
-  }
-  if (number > 1) keyboard.text(ctx.tr("button-prev"), await callbackData(ctx, number - 1, filter));
-  if (number < pages) keyboard.text(ctx.tr("button-next"), await callbackData(ctx, number + 1, filter));
-  keyboard.row();
-
-  // Currency filter: changing it starts again at page 1.
-  const mark = (active: boolean, label: string) => (active ? `• ${label}` : label);
-  for (const currency of ["a", "t", "u"] as const) {
-    const label = CURRENCIES[currency] ?? ctx.tr("transactions-all-currencies");
-    keyboard.text(mark(filter.currency === currency, label), await callbackData(ctx, 1, { ...filter, currency }));
-  }
-  keyboard.row();
-
-  // Type filter: all, the active one, and the types seen on this page.
-  const types = [...new Set([...(filter.type === undefined ? [] : [filter.type]), ...list.items.map((entry) => entry.type)])].slice(0, MAX_TYPE_BUTTONS);
-  keyboard.text(mark(filter.type === undefined, ctx.tr("transactions-all-types")), await callbackData(ctx, 1, { currency: filter.currency }));
-  let inRow = 1;
-  for (const type of types) {
-    if (inRow === 3) {
-      keyboard.row();
-      inRow = 0;
-    }
-    keyboard.text(mark(filter.type === type, truncate(type, 28)), await callbackData(ctx, 1, { currency: filter.currency, type }));
-    inRow += 1;
-  }
-  return { text: lines.join("\n"), keyboard };
+  return lines.join("\n");
 }
 
-/** /transactions: the ledger newest first, 10 a page, filterable by currency and type; the filter lives in the callback data. */
-export function transactionsView(menu: MenuActions): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+/** The state a ledger page shows: which entries, out of how many. */
+function ledgerFingerprint({ list, filter }: LedgerView): string {
+  return `ledger:${filter.currency}:${filter.type ?? ""}:${list.page}:${list.total}:${list.items.map((entry) => entry.id).join(",")}`;
+}
 
-  async function view(ctx: BotContext, page: number, filter: Filter): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
+/** /transactions as a menu, with the means to show it. */
+export interface TransactionsMenu {
+  menu: Menu<BotContext>;
+  /** Sends the first page, unfiltered. */
+  show(ctx: BotContext): Promise<void>;
+}
+
+/**
+ * /transactions on @grammyjs/menu: the ledger newest first, 10 a page, with Prev/Next and
+ * filters by currency and by the types seen on the page. The payload names the page and filter
+ * shown; a press reads that page again, and when it changed (new entries) the menu is redrawn as
+ * it is now instead of acting.
+ */
+export function transactionsMenu(showTopUp: (ctx: BotContext) => Promise<void>): TransactionsMenu {
+  const drawn = new WeakMap<Context, LedgerView>();
+  const pressed = new WeakMap<Context, Promise<LedgerView | "expired" | "unavailable">>();
+
+  async function read(ctx: BotContext, page: number, filter: Filter): Promise<LedgerView | null> {
     const client = await userClient(ctx);
     if (!client) return null;
     try {
-      return await render(ctx, await fetchPage(client, page, filter), filter);
+      return { list: await fetchPage(client, page, filter), filter };
     } catch (error) {
+      if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
       await replyMarketplaceError(ctx, error, { read: true });
       return null;
     }
   }
 
-  async function showTransactions(ctx: BotContext): Promise<void> {
-    const shown = await view(ctx, 1, { currency: "a" });
-    if (shown) await ctx.reply(shown.text, { parse_mode: "HTML", reply_markup: shown.keyboard, link_preview_options: { is_disabled: true } });
+  /** The page a press was made on, read again (once per update). */
+  function pressedView(ctx: BotContext): Promise<LedgerView | "expired" | "unavailable"> {
+    let pending = pressed.get(ctx);
+    if (!pending) {
+      pending = (async () => {
+        const payload = readPayload(typeof ctx.match === "string" ? ctx.match : "");
+        if (!payload) return "expired";
+        let type: string | undefined;
+        if (payload.typeRef !== null) {
+          const value = await resolveRef(ctx.deps.db, ctx.account.telegram_id, payload.typeRef);
+          if (!value?.startsWith("ledger-type:")) return "expired";
+          type = value.slice("ledger-type:".length);
+        }
+        return (await read(ctx, payload.page, { currency: payload.currency, ...(type === undefined ? {} : { type }) })) ?? "unavailable";
+      })();
+      pressed.set(ctx, pending);
+    }
+    return pending;
   }
 
-  composer.command("transactions", showTransactions);
-  menu.transactions = showTransactions;
+  async function shown(ctx: BotContext): Promise<LedgerView | null> {
+    const view = drawn.get(ctx);
+    if (view) return view;
+    const found = await pressedView(ctx);
+    if (typeof found === "string") return null;
+    drawn.set(ctx, found);
+    return found;
+  }
 
-  composer.callbackQuery("w:tx", async (ctx) => {
+  async function draw(ctx: BotContext & MenuFlavor, page: number, filter: Filter): Promise<void> {
+    const view = await read(ctx, page, filter);
+    if (!view) return;
     await ctx.answerCallbackQuery();
-    await showTransactions(ctx);
+    drawn.set(ctx, view);
+    await editInPlace(ctx, ledgerText(ctx, view), menu);
+  }
+
+  const menu = new Menu<BotContext>(MENU_IDS.transactions, {
+    autoAnswer: false,
+    fingerprint: async (ctx) => {
+      const view = await shown(ctx);
+      return view ? ledgerFingerprint(view) : `none:${String(await pressedView(ctx))}`;
+    },
+    onMenuOutdated: async (ctx) => {
+      const found = await pressedView(ctx);
+      if (found === "expired") return void (await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") }));
+      if (found === "unavailable") return void (await ctx.answerCallbackQuery().catch(() => undefined));
+      await ctx.answerCallbackQuery({ text: ctx.tr("transactions-toast-changed") });
+      drawn.set(ctx, found);
+      await editInPlace(ctx, ledgerText(ctx, found), menu);
+    },
   });
 
-  composer.callbackQuery(CALLBACK, async (ctx) => {
-    const [, pageText, currency, typeRef] = ctx.match;
-    let type: string | undefined;
-    if (typeRef !== "-") {
-      const value = await resolveRef(ctx.deps.db, ctx.account.telegram_id, typeRef!);
-      if (!value?.startsWith("ledger-type:")) {
-        await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
-        return;
-      }
-      type = value.slice("ledger-type:".length);
+  menu.dynamic(async (ctx, range) => {
+    const view = await shown(ctx);
+    if (view) await buttons(ctx, range, view);
+  });
+
+  async function buttons(ctx: BotContext, range: MenuRange<BotContext>, { list, filter }: LedgerView): Promise<void> {
+    const number = Math.max(1, list.page);
+    const pages = pageCount(list);
+    const payload = `${number}.${filter.currency}.${await typeReference(ctx, filter)}`;
+    const button = (text: string, page: number, target: Filter) => range.text({ text, payload }, (pressedCtx) => draw(pressedCtx, page, target));
+    if (list.total === 0 && !isFiltered(filter)) {
+      range.text({ text: ctx.tr("button-topup"), payload }, async (pressedCtx) => {
+        await pressedCtx.answerCallbackQuery();
+        await showTopUp(pressedCtx);
+      });
+      return;
     }
+    if (number > 1) button(ctx.tr("button-prev"), number - 1, filter);
+    if (number < pages) button(ctx.tr("button-next"), number + 1, filter);
+    range.row();
+
+    // Currency filter: changing it starts again at page 1.
+    const mark = (active: boolean, label: string) => (active ? `• ${label}` : label);
+    for (const currency of ["a", "t", "u"] as const) {
+      button(mark(filter.currency === currency, CURRENCIES[currency] ?? ctx.tr("transactions-all-currencies")), 1, { ...filter, currency });
+    }
+    range.row();
+
+    // Type filter: all, the active one, and the types seen on this page.
+    const types = [...new Set([...(filter.type === undefined ? [] : [filter.type]), ...list.items.map((entry) => entry.type)])].slice(0, MAX_TYPE_BUTTONS);
+    button(mark(filter.type === undefined, ctx.tr("transactions-all-types")), 1, { currency: filter.currency });
+    let inRow = 1;
+    for (const type of types) {
+      if (inRow === 3) {
+        range.row();
+        inRow = 0;
+      }
+      button(mark(filter.type === type, truncate(type, 28)), 1, { currency: filter.currency, type });
+      inRow += 1;
+    }
+  }
+
+  async function show(ctx: BotContext): Promise<void> {
+    const view = await read(ctx, 1, { currency: "a" });
+    if (!view) return;
+    drawn.set(ctx, view);
+    await ctx.reply(ledgerText(ctx, view), { parse_mode: "HTML", reply_markup: menu, link_preview_options: { is_disabled: true } });
+  }
+
+  return { menu, show };
+}
+
+/** /transactions and the wallet's Transactions button. The menu itself is installed by the bot, before the features. */
+export function transactionsView(menu: MenuActions, transactions: TransactionsMenu): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+
+  composer.command("transactions", transactions.show);
+  menu.transactions = transactions.show;
+
+  composer.callbackQuery(WALLET_TRANSACTIONS.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();
-    const shown = await view(ctx, Math.max(1, Number(pageText)), { currency: currency as CurrencyCode, type });
-    if (!shown) return;
-    await editInPlace(ctx, shown.text, shown.keyboard);
+    await transactions.show(ctx);
   });
 
   return composer;

@@ -1,28 +1,30 @@
 import { Composer, InlineKeyboard, InputFile } from "grammy";
 import QRCode from "qrcode";
 import type { Balance, DepositAddress } from "../../marketplace";
-import { formatTrxForDisplay } from "../../marketplace/money";
 import type { BotContext } from "../context";
-import { code } from "../html";
+import { amountText } from "../../chat/format";
+import { code } from "../../chat/html";
 import { replyMarketplaceError, userClient } from "../marketplace-access";
 import type { MenuActions } from "./start";
 import { editInPlace } from "../edit-in-place";
-import { transactionsView } from "./wallet-transactions";
+import { transactionsView, type TransactionsMenu } from "./wallet-transactions";
+import { markInMotion } from "../../db/repos/poll-schedule";
+import { MAIN_MENU, WALLET_REFRESH, WALLET_TRANSACTIONS } from "../../chat/callback-data";
 
 function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard: InlineKeyboard } {
   const text = [
     ctx.tr("wallet-title"),
     "",
-    ctx.tr("wallet-trx", { value: formatTrxForDisplay(balance.trx) }),
-    ctx.tr("wallet-usdt", { value: formatTrxForDisplay(balance.usdtTrc20) }),
+    ctx.tr("wallet-trx", { value: amountText(balance.trx) }),
+    ctx.tr("wallet-usdt", { value: amountText(balance.usdtTrc20) }),
     "",
     ctx.tr("wallet-hint"),
   ].join("\n");
   const keyboard = new InlineKeyboard()
-    .text(ctx.tr("button-topup"), "m:topup")
-    .text(ctx.tr("button-transactions"), "w:tx")
+    .text(ctx.tr("button-topup"), MAIN_MENU.data("topup"))
+    .text(ctx.tr("button-transactions"), WALLET_TRANSACTIONS.data)
     .row()
-    .text(ctx.tr("button-refresh"), "w:r");
+    .text(ctx.tr("button-refresh"), WALLET_REFRESH.data);
   return { text, keyboard };
 }
 
@@ -31,7 +33,7 @@ function topUpText(ctx: BotContext, deposit: DepositAddress): string {
   if (deposit.minimums.length === 0) lines.push(ctx.tr("topup-no-minimums"));
   else {
     lines.push(ctx.tr("topup-minimums"));
-    for (const minimum of deposit.minimums) lines.push(ctx.tr("topup-minimum-line", { currency: minimum.currency, amount: `${formatTrxForDisplay(minimum.amount)} ${minimum.currency}` }));
+    for (const minimum of deposit.minimums) lines.push(ctx.tr("topup-minimum-line", { currency: minimum.currency, amount: `${amountText(minimum.amount)} ${minimum.currency}` }));
   }
   const codes = deposit.minimums.length > 0 ? deposit.minimums.map((minimum) => minimum.currency) : ["USDT-TRC20", "TRX"];
   const currencies = new Intl.ListFormat(ctx.lang, { type: "disjunction" }).format([...new Set(codes.map((currency) => tokenName(currency, deposit.network)))]);
@@ -51,12 +53,14 @@ export async function qrPng(text: string): Promise<Buffer> {
 }
 
 /** /wallet (balances, refresh in place), /topup (deposit address, minimums, QR code) and, through wallet-transactions, /transactions. */
-export function walletFeature(menu: MenuActions): Composer<BotContext> {
+export function walletFeature(menu: MenuActions, transactions: TransactionsMenu): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   async function loadWallet(ctx: BotContext): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
     const client = await userClient(ctx);
     if (!client) return null;
+    // A deposit may follow: the user's notifications are read every cycle for the next hour.
+    await markInMotion(ctx.deps.db, ctx.account.telegram_id, "deposit", ctx.deps.now());
     try {
       return walletView(ctx, await client.balance());
     } catch (error) {
@@ -73,6 +77,7 @@ export function walletFeature(menu: MenuActions): Composer<BotContext> {
   async function showTopUp(ctx: BotContext): Promise<void> {
     const client = await userClient(ctx);
     if (!client) return;
+    await markInMotion(ctx.deps.db, ctx.account.telegram_id, "deposit", ctx.deps.now());
     let deposit: DepositAddress;
     try {
       // Always asked afresh: the address is the marketplace's to give, never a cached copy.
@@ -93,13 +98,13 @@ export function walletFeature(menu: MenuActions): Composer<BotContext> {
   composer.command("topup", showTopUp);
   menu.topup = showTopUp;
 
-  composer.callbackQuery("w:r", async (ctx) => {
+  composer.callbackQuery(WALLET_REFRESH.pattern, async (ctx) => {
     const view = await loadWallet(ctx);
     await ctx.answerCallbackQuery(view ? { text: ctx.tr("wallet-refreshed") } : undefined);
     if (view) await editInPlace(ctx, view.text, view.keyboard);
   });
 
-  composer.use(transactionsView(menu));
+  composer.use(transactionsView(menu, transactions));
 
   return composer;
 }

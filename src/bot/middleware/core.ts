@@ -1,7 +1,8 @@
 import type { MiddlewareFn } from "grammy";
 import { findUser, upsertUser } from "../../db/repos/users";
 import type { BotContext, BotDeps } from "../context";
-import { pickLanguage, translatorFor } from "../i18n";
+import { pickLanguage, translatorFor } from "../../chat/i18n";
+import { withNumbersIn } from "../../chat/format";
 
 /** Puts the deps on the context and counts the update. */
 export function provideDeps(deps: BotDeps): MiddlewareFn<BotContext> {
@@ -55,7 +56,8 @@ export function privateChatsOnly(): MiddlewareFn<BotContext> {
 /** Loads (or creates) the user row and the language: /settings choice first, then Telegram's. */
 export function loadAccount(): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
-    if (!ctx.from || !ctx.chat) return next();
+    // Inline queries have no chat: their numbers follow the asker's Telegram language.
+    if (!ctx.from || !ctx.chat) return ctx.from ? withNumbersIn(pickLanguage(ctx.from.language_code), next) : next();
     // Read first: most updates come from known, active users, and a write (an fsync) per update is costly.
     const known = await findUser(ctx.deps.db, ctx.from.id);
     const { id } = ctx.from;
@@ -65,6 +67,6 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     ctx.account = account;
     ctx.lang = pickLanguage(account.language ?? ctx.from.language_code);
     ctx.tr = translatorFor(ctx.deps.i18n, ctx.lang);
-    return next();
+    return withNumbersIn(ctx.lang, next);
   };
 }

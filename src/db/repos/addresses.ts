@@ -29,3 +29,9 @@ export async function setAddressLabel(db: Kysely<Database>, telegramId: number, 
   const result = await db.updateTable("addresses").set({ label }).where("telegram_id", "=", telegramId).where("address", "=", address).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** The labels the user gave their saved addresses, by address (unlabelled ones left out). */
+export async function labelledAddresses(db: Kysely<Database>, telegramId: number): Promise<Map<string, string>> {
+  const rows = await db.selectFrom("addresses").select(["address", "label"]).where("telegram_id", "=", telegramId).where("label", "is not", null).execute();
+  return new Map(rows.map((row) => [row.address, row.label!]));
+}

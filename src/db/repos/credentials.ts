@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import type { CredentialsTable, Database } from "../schema";
 import type { SecretBox } from "../../security/secret-box";
+import { deleteQueuedAlerts } from "./outbox";
 
 export type Credential = Selectable<CredentialsTable>;
 
@@ -69,10 +70,13 @@ export async function forgetUserData(db: Kysely<Database>, telegramId: number): 
     await trx.deleteFrom("addresses").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("pending_actions").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("flows").where("telegram_id", "=", telegramId).execute();
+    // Private chats only: the chat is the user.
+    await trx.deleteFrom("conversations").where("chat_id", "=", telegramId).execute();
     await trx.deleteFrom("callback_refs").where("telegram_id", "=", telegramId).execute();
-    await trx.deleteFrom("outbox").where("telegram_id", "=", telegramId).where("status", "=", "queued").execute();
+    await deleteQueuedAlerts(trx, telegramId);
     await trx.deleteFrom("seen_notifications").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("poll_state").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("followed_orders").where("telegram_id", "=", telegramId).execute();
+    await trx.deleteFrom("price_watches").where("telegram_id", "=", telegramId).execute();
   });
 }

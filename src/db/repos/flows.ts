@@ -1,7 +1,11 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../schema";
 
-/** Bumped whenever a guided flow changes shape; a stored flow of another version is restarted, not resumed. */
+/**
+ * The version of the guided flows' code: the conversations plugin's storage version, and the key
+ * step's row. A deploy that changes a flow's code bumps it; a flow stored under another version is
+ * never resumed (its user is told the step expired).
+ */
 export const FLOW_VERSION = 1;
 
 export interface FlowState {

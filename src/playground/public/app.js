@@ -17,6 +17,8 @@ const view = {
   refreshTimer: null,
   /** The sandbox panel's last state, so its "what this will do" lines follow the inputs. */
   panelState: null,
+  /** Whether the chat follows its newest message (false once the user scrolls up to read). */
+  pinned: true,
 };
 
 // ---------------------------------------------------------------- helpers
@@ -150,7 +152,15 @@ function elementFor(entity, content) {
     case "text_link":
     case "url": {
       const href = entity.url || content;
-      return SAFE_LINK.test(href) ? h("a", { href, target: "_blank", rel: "noopener noreferrer", title: href }) : h("span");
+      if (!SAFE_LINK.test(href)) return h("span");
+      const link = h("a", { href, target: "_blank", rel: "noopener noreferrer", title: href });
+      if (botLink(href)) {
+        link.addEventListener("click", (event) => {
+          event.preventDefault();
+          openLink(href);
+        });
+      }
+      return link;
     }
     case "blockquote":
     case "expandable_blockquote":
@@ -188,9 +198,7 @@ function buttonFor(message, button) {
     action = () => copy(button.copy_text.text);
   } else if (typeof button.url === "string") {
     kind = "🔗";
-    action = () => {
-      if (SAFE_LINK.test(button.url)) window.open(button.url, "_blank", "noopener,noreferrer");
-    };
+    action = () => openLink(button.url);
   } else {
     kind = "?";
     action = () => toast("This kind of button does nothing in the playground.");
@@ -202,11 +210,12 @@ function messageElement(message) {
   const bubble = h("div", { class: "bubble" });
   if (message.photo) {
     if (message.photo.src) {
-      bubble.append(h("img", { class: "photo", src: message.photo.src, alt: "photo", width: message.photo.width, height: message.photo.height }));
+      bubble.append(h("img", { class: message.photo.width > message.photo.height ? "photo wide" : "photo", src: message.photo.src, alt: "photo", width: message.photo.width, height: message.photo.height }));
     } else {
       bubble.append(h("div", { class: "hint", text: `[photo by URL, not fetched offline: ${message.photo.url || "?"}]` }));
     }
   }
+  if (message.viaBot) bubble.append(h("div", { class: "via", text: `via @${message.viaBot.username}` }));
   const body = message.text !== undefined ? message.text : message.caption;
   if (body) bubble.append(h("div", { class: "body" }, renderFormatted(body, message.entities, message.from === "user")));
   bubble.append(h("div", { class: "meta" }, message.edited ? h("span", { class: "edited", text: "edited" }) : null, timeOf(message.date)));
@@ -234,6 +243,72 @@ function place(element, existing) {
     list.insertBefore(element, after || null);
   }
   if (stick || !existing) list.scrollTop = list.scrollHeight;
+  showChatState();
+}
+
+// ---------------------------------------------------------------- the chat's first screen, scrolling, typing
+
+/** Like Telegram: a new chat offers START and says what the bot does; the chat then follows its newest message. */
+function showChatState() {
+  const list = $("messages");
+  const empty = !list.querySelector(".msg");
+  $("start-bar").hidden = !empty;
+  const hint = list.querySelector(".empty-chat");
+  if (empty && !hint) {
+    list.append(h("div", { class: "empty-chat" }, h("b", { text: "What can this bot do?" }), "Quote and buy TRON energy and bandwidth, automate refills and get alerts, on the sandbox marketplace (no real TRX). Press START."));
+  } else if (!empty && hint) {
+    hint.remove();
+  }
+  $("scroll-down").hidden = view.pinned !== false;
+}
+
+function distanceFromNewest() {
+  const list = $("messages");
+  return list.scrollHeight - list.scrollTop - list.clientHeight;
+}
+
+function scrollToNewest() {
+  const list = $("messages");
+  view.pinned = true;
+  list.scrollTop = list.scrollHeight;
+  $("scroll-down").hidden = true;
+}
+
+/**
+ * A chat that shows its newest message keeps showing it while its box changes: at phone width the
+ * side panel appears below the chat after the first screen and takes height from it, and photos
+ * grow the list as they load; scrolled up to read, the chat stays put and offers the jump down.
+ */
+function watchScrolling() {
+  const list = $("messages");
+  list.addEventListener("scroll", () => {
+    view.pinned = distanceFromNewest() < 80;
+    $("scroll-down").hidden = view.pinned;
+  });
+  const follow = () => {
+    if (view.pinned !== false) list.scrollTop = list.scrollHeight;
+  };
+  new ResizeObserver(follow).observe(list);
+  list.addEventListener("load", follow, true);
+  $("scroll-down").onclick = () => scrollToNewest();
+  $("start-button").onclick = () => void sendText("/start");
+}
+
+let typingTimer = null;
+
+/** "typing…" in the header, as Telegram shows a chat action: for 5 s, or until the bot's next message. */
+function showTyping(action) {
+  $("chat-typing").textContent = action === "upload_photo" ? "sending a photo…" : "typing…";
+  $("chat-typing").hidden = false;
+  $("chat-sub").hidden = true;
+  clearTimeout(typingTimer);
+  typingTimer = setTimeout(hideTyping, 5000);
+}
+
+function hideTyping() {
+  clearTimeout(typingTimer);
+  $("chat-typing").hidden = true;
+  $("chat-sub").hidden = false;
 }
 
 function applyMessage(message) {
@@ -256,7 +331,9 @@ async function loadChat() {
   for (const message of data.messages) applyMessage(message);
   for (const rejection of data.rejections) applyRejection(rejection);
   view.syncedEventId = data.lastEventId;
-  $("messages").scrollTop = $("messages").scrollHeight;
+  hideTyping();
+  showChatState();
+  scrollToNewest();
   const user = currentUser();
   $("chat-sub").textContent = user ? `you are ${user.firstName} · id ${user.id} · ${user.languageCode}` : "";
   $("export").href = `/play/api/transcript?userId=${view.userId}&download=1`;
@@ -280,11 +357,105 @@ async function press(messageId, callbackData) {
   }
 }
 
+/**
+ * A link into the bot, as Telegram opens it: t.me/<bot>?start=… sends "/start …" in this chat;
+ * Telegram's share page (t.me/share/url?url=…) is shown as the link it would share. Null otherwise.
+ */
+function botLink(href) {
+  let url;
+  try {
+    url = new URL(href);
+  } catch {
+    return null;
+  }
+  if (url.hostname === "t.me" && url.pathname === "/share/url") return { share: url.searchParams.get("url") || "" };
+  if ((url.hostname === "t.me" && url.searchParams.has("start")) || (url.protocol === "tg:" && url.hostname === "resolve")) return { open: href };
+  return null;
+}
+
+async function openLink(href) {
+  const link = botLink(href);
+  if (!link) {
+    if (SAFE_LINK.test(href)) window.open(href, "_blank", "noopener,noreferrer");
+    return;
+  }
+  if (link.share !== undefined) {
+    await copy(link.share, "the link to share (open it in another user's chat to see what they get)");
+    return;
+  }
+  try {
+    await api("/play/api/open-link", { userId: view.userId, url: link.open });
+  } catch (error) {
+    toast(error.message);
+  }
+}
+
+// ---------------------------------------------------------------- inline mode
+
+let inlineTimer = null;
+let inlineAsked = 0;
+
+/** Asks the bot as Telegram does while the user types "@bot …", and lists the results it answers. */
+async function askInline() {
+  const asked = ++inlineAsked;
+  const box = $("inline-results");
+  try {
+    const { inlineQueryId, answer } = await api("/play/api/inline", { userId: view.userId, query: $("inline-query").value });
+    if (asked !== inlineAsked) return;
+    box.hidden = false;
+    if (!answer) {
+      box.replaceChildren(h("div", { class: "empty", text: "The bot did not answer within 10 s (Telegram would show nothing)." }));
+      return;
+    }
+    const items = answer.results.map((result) =>
+      h("button", { type: "button", title: "Send this into the chat", onclick: () => void chooseInline(inlineQueryId, result.id) }, h("b", { text: result.title }), result.description ? h("span", { class: "desc", text: result.description }) : null),
+    );
+    if (answer.button) {
+      const start = () => api("/play/api/open-link", { userId: view.userId, startParameter: answer.button.startParameter }).then(closeInline, (error) => toast(error.message));
+      items.unshift(h("button", { type: "button", onclick: () => void start() }, h("b", { text: answer.button.text })));
+    }
+    if (items.length === 0) items.push(h("div", { class: "empty", text: "No results." }));
+    items.push(h("div", { class: "empty", text: `cache_time ${answer.cacheTime} s · ${answer.results.length} result(s)` }));
+    box.replaceChildren(...items);
+  } catch (error) {
+    toast(error.message);
+  }
+}
+
+async function chooseInline(inlineQueryId, resultId) {
+  try {
+    await api("/play/api/inline/choose", { userId: view.userId, inlineQueryId, resultId });
+    closeInline();
+  } catch (error) {
+    toast(error.message);
+  }
+}
+
+function closeInline() {
+  $("inline-results").hidden = true;
+  $("inline-query").value = "";
+}
+
+function wireInline() {
+  $("inline-box").addEventListener("submit", (event) => {
+    event.preventDefault();
+    clearTimeout(inlineTimer);
+    void askInline();
+  });
+  $("inline-query").addEventListener("input", () => {
+    clearTimeout(inlineTimer);
+    inlineTimer = setTimeout(() => void askInline(), 400);
+  });
+  $("inline-query").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") closeInline();
+  });
+}
+
 // ---------------------------------------------------------------- command menu
 
 async function openMenu(filter) {
   const user = currentUser();
-  const { commands } = await api(`/play/api/commands?lang=${encodeURIComponent(user ? user.languageCode : "")}`);
+  const { commands } = await api(`/play/api/commands?userId=${view.userId}&lang=${encodeURIComponent(user ? user.languageCode : "")}`);
   // The user may have typed on (or sent) while the commands were loading.
   if (filter && $("composer-input").value !== filter) return;
   const wanted = (filter || "").toLowerCase();
@@ -403,6 +574,13 @@ function renderProduces(state) {
       `the chat gets the “paused” alert with both figures; it comes back ${rule.autoResume ? "by itself after a deposit that covers it" : "with Resume after a top-up"}`;
   }
 
+  $("produces-history").textContent = "→ 30 days of past orders (a few failed and refunded), three rules and their firings, with their ledger entries, paid by a deposit dated before them so the balance stays as it is; then /stats charts them";
+  const rate = $("price-slider").value;
+  const unitVolume = $("price-resource").value === "energy" ? 65000n : 5000n;
+  const costSun = BigInt(rate) * unitVolume;
+  const costFraction = (costSun % 1000000n).toString().padStart(6, "0").replace(/0+$/, "");
+  const cost = `${costSun / 1000000n}${costFraction ? `.${costFraction}` : ""}`;
+  $("produces-price").textContent = `→ ${rate} sun per unit for ${$("price-resource").value} ${$("price-duration").value} (${unitVolume.toLocaleString("en")} cost ${cost} TRX before commission); price watches are checked at once: one this price reaches alerts its chat, with Buy now`;
   $("produces-notify").textContent = "→ a new notification in /notifications, pushed to the chat";
   const chosen = state.orders.find((order) => order.id === $("webhook-order").value) || state.orders[0];
   $("produces-send-webhook").textContent = !chosen
@@ -436,9 +614,23 @@ function renderPanel(state) {
     ...(live.length ? live.map((rule) => h("option", { value: rule.id, text: `${rule.id.slice(0, 8)} · ${rule.type} · ${rule.status}` })) : [h("option", { value: "", text: "no rules yet (/refill, /renewal, /smart)" })]),
   );
   if (live.some((rule) => rule.id === chosen)) select.value = chosen;
+  showPrice(state);
   $("webhook-state").textContent = state.webhookUrl ? `Registered: ${state.webhookUrl.replace(/[^/]{12}$/, "…")}` : "No webhook URL registered.";
   view.panelState = state;
   renderProduces(state);
+}
+
+/** The slider follows the rate in force for the chosen resource and duration (unless it is being moved). */
+function showPrice(state) {
+  const rate = (state.prices || []).find((price) => price.resource === $("price-resource").value && price.duration === $("price-duration").value);
+  if (!rate) return;
+  if (document.activeElement !== $("price-slider")) $("price-slider").value = String(rate.sunPerUnit);
+  $("price-value").textContent = `${$("price-slider").value} sun/unit${rate.overridden ? " (set)" : " (price book)"}`;
+}
+
+function watchReport(watches) {
+  if (!watches) return "price watches: another check is running";
+  return `price watches: ${watches.targets} checked, ${watches.fired} alert(s)`;
 }
 
 async function panelAction(action, body) {
@@ -487,6 +679,10 @@ function wirePanel() {
     const result = await panelAction("pause-rule", { ruleId: $("rule-select").value });
     if (result) toast(`Rule ${result.rule.status}`);
   };
+  $("panel-history").onclick = async () => {
+    const result = await panelAction("fill-history", { days: 30 });
+    if (result) toast(`Added ${result.orders} orders and ${result.firings} rule firings over 30 days (${result.spentTrx} TRX): send /stats`);
+  };
   $("panel-notify").onclick = async () => {
     const result = await panelAction("notify", { title: $("notify-title").value, body: $("notify-body").value });
     if (result) toast("Notification added");
@@ -500,7 +696,23 @@ function wirePanel() {
     if (result) toast(`The bot's receiver accepted ${result.event} for order ${result.orderId.slice(0, 8)}`);
   };
   $("panel-webhook-off").onclick = () => panelAction("webhook", { url: null });
-  for (const id of ["deposit-amount", "deposit-currency", "fail-mode", "rule-select", "webhook-order"]) {
+  const setPrice = async (sunPerUnit) => {
+    const result = await panelAction("set-price", { resource: $("price-resource").value, duration: $("price-duration").value, sunPerUnit });
+    if (result) toast(`${result.rate.resource} ${result.rate.duration}: ${result.rate.sunPerUnit} sun per unit · ${watchReport(result.watches)}`);
+  };
+  $("panel-price").onclick = () => setPrice(Number($("price-slider").value));
+  $("price-slider").onchange = () => setPrice(Number($("price-slider").value));
+  $("price-slider").oninput = () => {
+    $("price-value").textContent = `${$("price-slider").value} sun/unit`;
+    if (view.panelState) renderProduces(view.panelState);
+  };
+  $("panel-price-reset").onclick = () => setPrice(null);
+  for (const id of ["price-resource", "price-duration"]) {
+    $(id).addEventListener("input", () => {
+      if (view.panelState) showPrice(view.panelState);
+    });
+  }
+  for (const id of ["deposit-amount", "deposit-currency", "fail-mode", "rule-select", "webhook-order", "price-resource", "price-duration"]) {
     $(id).addEventListener("input", () => view.panelState && renderProduces(view.panelState));
   }
   void refreshPanel();
@@ -511,6 +723,7 @@ function wirePanel() {
 function onEvent(event) {
   if (event.kind === "call") {
     addCall(event.call);
+    if (event.call.method === "sendChatAction" && event.call.ok && event.chatId === view.userId && event.id > view.syncedEventId) showTyping(event.call.action);
     if (event.rejection && event.rejection.chatId === view.userId && event.id > view.syncedEventId) applyRejection(event.rejection);
     return;
   }
@@ -526,6 +739,7 @@ function onEvent(event) {
     return;
   }
   if (event.id <= view.syncedEventId) return;
+  if (event.message.from === "bot" && event.kind === "message") hideTyping();
   applyMessage(event.message);
   if (event.message.from === "bot") scheduleRefresh();
 }
@@ -574,11 +788,13 @@ async function main() {
   const saved = Number(localStorage.getItem("playground.user"));
   view.userId = view.config.users.some((user) => user.id === saved) ? saved : view.config.users[0].id;
   renderUsers();
+  watchScrolling();
   connect();
   await loadChat();
   const { calls } = await api("/play/api/calls?getUpdates=1");
   for (const call of calls) addCall(call);
   if (view.config.sandbox) wirePanel();
+  wireInline();
 
   $("user-select").onchange = () => void switchUser(Number($("user-select").value));
   $("add-user").onclick = async () => {

@@ -65,7 +65,7 @@ export function registerOrderRoutes(app: Hono<ApiEnv>, world: World): void {
     if (volume === undefined) throw validationError(400, "volume is required");
     const limits = ORDER_LIMITS[resource];
     checkVolume(volume, { min: limits.minVolume, max: limits.maxVolume }, 400);
-    const price = withCommission(providerCostSun(resource, volume, daysQuery(c.req.query("days"))));
+    const price = withCommission(providerCostSun(resource, volume, daysQuery(c.req.query("days")), world.rateOverrides));
     const target = c.req.query("target");
     // The spec gives the saving versus burning TRX for energy only; bandwidth answers null for both.
     const burn = resource === "energy" ? burnCostSun(resource, volume) : null;

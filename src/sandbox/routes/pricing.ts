@@ -7,7 +7,7 @@ import type { Duration, World } from "../types";
 import type { ApiEnv } from "./env";
 import { checkVolume, queryInt64, resourceQuery } from "./request-parsing";
 
-export function registerPricingRoutes(app: Hono<ApiEnv>, _world: World): void {
+export function registerPricingRoutes(app: Hono<ApiEnv>, world: World): void {
   app.get("/api/v1/pricing/quote", (c) => {
     const resource = resourceQuery(c.req.query("resource"));
     const rawDuration = c.req.query("duration") || "1h";
@@ -17,6 +17,6 @@ export function registerPricingRoutes(app: Hono<ApiEnv>, _world: World): void {
     if (volume === undefined) throw validationError(400, "volume is required");
     const limits = ORDER_LIMITS[resource];
     checkVolume(volume, { min: limits.minVolume, max: limits.maxVolume }, 400);
-    return c.json({ priceTrx: sunToTrx(providerCostSun(resource, volume, duration)) });
+    return c.json({ priceTrx: sunToTrx(providerCostSun(resource, volume, duration, world.rateOverrides)) });
   });
 }

@@ -27,7 +27,7 @@ export interface TelegramWebhookShared {
 
 /** The chat an update belongs to (its turn queue); 0 for the few chat-less kinds. */
 export function chatOf(update: Update): number {
-  return update.message?.chat.id ?? update.edited_message?.chat.id ?? update.callback_query?.message?.chat.id ?? update.callback_query?.from.id ?? update.my_chat_member?.chat.id ?? 0;
+  return update.message?.chat.id ?? update.edited_message?.chat.id ?? update.callback_query?.message?.chat.id ?? update.callback_query?.from.id ?? update.my_chat_member?.chat.id ?? update.inline_query?.from.id ?? 0;
 }
 
 /** How often one update may fail before the user is told and Telegram is told to stop redelivering it. */

@@ -1,15 +1,19 @@
 import { badRequest } from "../api-error";
-import { commandsKey, type BotCommand } from "../fake-state";
-import type { MethodHandler } from "../method-context";
+import { commandsKey, readCommandScope, type BotCommand } from "../fake-state";
+import type { MethodContext, MethodHandler } from "../method-context";
 import { readObject, readString } from "../param-readers";
 import type { Params } from "../request-params";
 
-function key(params: Params): string {
+function key(context: MethodContext, params: Params): string {
   const languageCode = readString(params, "language_code");
   if (languageCode !== undefined && languageCode !== "" && !/^[a-z]{2}$/.test(languageCode)) {
     throw badRequest("invalid language code specified");
   }
-  return commandsKey(readObject(params, "scope", "can't parse BotCommandScope JSON object"), languageCode || undefined);
+  const scope = readObject(params, "scope", "can't parse BotCommandScope JSON object");
+  // A chat's own menu needs a chat the bot knows, as on Telegram.
+  const { chatId } = readCommandScope(scope);
+  if (typeof chatId === "number") context.state.requireChat(chatId);
+  return commandsKey(scope, languageCode || undefined);
 }
 
 function readCommands(params: Params): BotCommand[] {
@@ -28,16 +32,16 @@ function readCommands(params: Params): BotCommand[] {
 
 export const setMyCommands: MethodHandler = (context, params) => {
   const commands = readCommands(params);
-  context.state.commands.set(key(params), commands);
+  context.state.commands.set(key(context, params), commands);
   return true;
 };
 
 export const deleteMyCommands: MethodHandler = (context, params) => {
-  context.state.commands.delete(key(params));
+  context.state.commands.delete(key(context, params));
   return true;
 };
 
-export const getMyCommands: MethodHandler = (context, params) => context.state.commands.get(key(params)) ?? [];
+export const getMyCommands: MethodHandler = (context, params) => context.state.commands.get(key(context, params)) ?? [];
 
 export const setChatMenuButton: MethodHandler = (context, params) => {
   const chatId = readString(params, "chat_id") ?? "";

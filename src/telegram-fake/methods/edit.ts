@@ -3,15 +3,17 @@ import type { ChatMessage } from "../types";
 import { readCaption, readMessageText, type FormattedText } from "../message-content";
 import { botMessageJson, emitMessageEvent, nowSeconds, targetChat } from "../method-context";
 import type { MethodContext, MethodHandler } from "../method-context";
-import { readString, requireChatId, requireMessageId } from "../param-readers";
+import { readObject, readString, requireChatId, requireMessageId } from "../param-readers";
 import { readReplyMarkup } from "../reply-markup";
-import type { Params } from "../request-params";
+import { UploadedFile, type Params } from "../request-params";
+import { imageSize } from "../image-size";
+import { readPhoto } from "./send";
 
 const NOT_MODIFIED =
   "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
 const DELETE_WINDOW_SECONDS = 48 * 3600;
 
-type Change = Pick<ChatMessage, "text" | "caption" | "html" | "entities" | "replyMarkup">;
+type Change = Pick<ChatMessage, "text" | "caption" | "html" | "entities" | "replyMarkup" | "photo">;
 
 export const editMessageText: MethodHandler = (context, params) =>
   edit(context, params, (message) => {
@@ -25,6 +27,28 @@ export const editMessageCaption: MethodHandler = (context, params) =>
     const caption = readCaption(params);
     const change = caption ? contentChange(caption, "caption") : { caption: undefined, html: undefined, entities: undefined };
     return { ...change, replyMarkup: readReplyMarkup(params, true) };
+  });
+
+/**
+ * Replaces a photo message's photo and caption (photos only: the bot sends no other media). The
+ * new file is an upload named by `attach://<name>`, a known file_id or a URL; the caption and its
+ * parse_mode travel inside the InputMedia object, as on Telegram.
+ */
+export const editMessageMedia: MethodHandler = (context, params) =>
+  edit(context, params, (message) => {
+    const media = readObject(params, "media", "can't parse InputMedia JSON object");
+    if (media === undefined) throw badRequest("media not specified");
+    if (typeof media !== "object" || media === null || Array.isArray(media)) throw badRequest("can't parse InputMedia JSON object");
+    const fields = media as Params;
+    if (fields.type !== "photo") throw badRequest("unsupported media type: the fake edits photos only");
+    if (message.photo === undefined) throw badRequest("there is no media in the message to edit");
+    const reference = fields.media;
+    const attached = typeof reference === "string" && reference.startsWith("attach://") ? params[reference.slice(9)] : undefined;
+    if (typeof reference === "string" && reference.startsWith("attach://") && !(attached instanceof UploadedFile)) throw badRequest("can't find attached file");
+    const photo = readPhoto(context, { photo: attached ?? reference });
+    const caption = readCaption(fields);
+    const change = caption ? contentChange(caption, "caption") : { caption: undefined, html: undefined, entities: undefined };
+    return { ...change, photo: { fileId: photo.fileId, bytes: photo.bytes, ...imageSize(photo.bytes), ...(photo.url ? { url: photo.url } : {}) }, replyMarkup: readReplyMarkup(params, true) };
   });
 
 // An edit without reply_markup removes the keyboard, exactly as on Telegram.
@@ -64,6 +88,6 @@ function contentChange(content: FormattedText, field: "text" | "caption"): Chang
 
 function sameContent(before: ChatMessage, after: ChatMessage): boolean {
   const visible = (message: ChatMessage) =>
-    JSON.stringify([message.text, message.caption, message.entities ?? [], message.replyMarkup ?? null]);
+    JSON.stringify([message.text, message.caption, message.entities ?? [], message.replyMarkup ?? null, message.photo?.fileId ?? null]);
   return visible(before) === visible(after);
 }

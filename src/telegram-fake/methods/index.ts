@@ -1,8 +1,9 @@
 import type { MethodHandler } from "../method-context";
 import { answerCallbackQuery } from "./callbacks";
 import { deleteMyCommands, getChatMenuButton, getMyCommands, setChatMenuButton, setMyCommands } from "./commands";
-import { deleteMessage, editMessageCaption, editMessageReplyMarkup, editMessageText } from "./edit";
+import { deleteMessage, editMessageCaption, editMessageMedia, editMessageReplyMarkup, editMessageText } from "./edit";
 import { getFile } from "./files";
+import { answerInlineQuery } from "./inline";
 import { sendChatAction, sendMessage, sendPhoto } from "./send";
 import { acknowledge, deleteWebhook, getMe, getUpdates, getWebhookInfo, setWebhook } from "./updates";
 
@@ -17,9 +18,11 @@ const handlers: Record<string, MethodHandler> = {
   sendChatAction,
   editMessageText,
   editMessageCaption,
+  editMessageMedia,
   editMessageReplyMarkup,
   deleteMessage,
   answerCallbackQuery,
+  answerInlineQuery,
   setMyCommands,
   deleteMyCommands,
   getMyCommands,

@@ -65,7 +65,7 @@ export const sendPhoto: MethodHandler = (context, params) => {
 };
 
 /** An upload, a file_id the fake issued, or an http(s) URL (stored without fetching it). */
-function readPhoto(context: MethodContext, params: Params): { fileId: string; bytes: Uint8Array; url?: string } {
+export function readPhoto(context: MethodContext, params: Params): { fileId: string; bytes: Uint8Array; url?: string } {
   const photo = params.photo;
   if (photo instanceof UploadedFile) {
     if (photo.bytes.length === 0) throw badRequest("file must be non-empty");

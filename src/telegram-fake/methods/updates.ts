@@ -3,7 +3,7 @@ import { botUserJson } from "../message-json";
 import type { MethodHandler } from "../method-context";
 import { readBoolean, readInteger, readObject, readString } from "../param-readers";
 
-export const getMe: MethodHandler = (context) => botUserJson(context.bot, true);
+export const getMe: MethodHandler = (context) => ({ ...botUserJson(context.bot, true), supports_inline_queries: context.state.inlineMode });
 
 export const getUpdates: MethodHandler = async (context, params) => {
   if (context.state.webhook) {

@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import type { Kysely } from "kysely";
+import { migrateToLatest, openDatabase } from "../../src/db/connection";
+import type { Database } from "../../src/db/schema";
+import { DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET, databaseSendBudget, memorySendBudget, type SendBudgetStore } from "../../src/scale/send-budget";
+
+type Step =
+  | { op: "global"; dt: number; want: number }
+  | { op: "globalIn"; dt: number; want: number }
+  | { op: "refund"; count: number }
+  | { op: "reply"; dt: number; chat: number }
+  | { op: "alert"; dt: number; chat: number }
+  | { op: "answered"; dt: number; chat: number }
+  | { op: "defer"; dt: number; chat: number; forMs: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ op: fc.constant("global" as const), dt: fc.integer({ min: 0, max: 120 }), want: fc.integer({ min: 0, max: 4 }) }),
+  fc.record({ op: fc.constant("globalIn" as const), dt: fc.integer({ min: 0, max: 120 }), want: fc.integer({ min: 0, max: 40 }) }),
+  fc.record({ op: fc.constant("refund" as const), count: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({ op: fc.constant("reply" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ op: fc.constant("alert" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ op: fc.constant("answered" as const), dt: fc.integer({ min: 0, max: 300 }), chat: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ op: fc.constant("defer" as const), dt: fc.integer({ min: 0, max: 300 }), chat: fc.integer({ min: 1, max: 3 }), forMs: fc.integer({ min: 1_000, max: 5_000 }) }),
+);
+
+/** Plays the steps on one store; returns every answer it gave, in order. */
+async function play(store: SendBudgetStore, db: Kysely<Database>, steps: Step[], start: number): Promise<unknown[]> {
+  let now = start;
+  const answers: unknown[] = [];
+  for (const s of steps) {
+    if ("dt" in s) now += s.dt;
+    switch (s.op) {
+      case "global":
+        answers.push(await store.takeGlobal(now, s.want, DEFAULT_GLOBAL_BUDGET));
+        break;
+      case "globalIn":
+        answers.push(await db.transaction().execute((trx) => store.takeGlobalIn(trx, now, s.want, DEFAULT_GLOBAL_BUDGET)));
+        break;
+      case "refund":
+        await store.refundGlobal(null, s.count, DEFAULT_GLOBAL_BUDGET);
+        break;
+      case "reply":
+        answers.push(await store.takeChatTurn(s.chat, now, DEFAULT_CHAT_PACE));
+        break;
+      case "alert":
+        answers.push(await db.transaction().execute((trx) => store.takeChatSlot(trx, s.chat, now, DEFAULT_CHAT_PACE)));
+        break;
+      case "answered":
+        await store.recordChatSendAt(null, s.chat, now, DEFAULT_CHAT_PACE);
+        break;
+      case "defer":
+        await store.deferChat(null, s.chat, now + s.forMs);
+        break;
+    }
+  }
+  return answers;
+}
+
+describe("Telegram's budgets in memory (SQLite, one process) and in the database (replicas) answer alike", () => {
+  let db: Kysely<Database>;
+  beforeEach(async () => {
+    db = (await openDatabase(":memory:")).db;
+    await migrateToLatest(db);
+  });
+  afterEach(async () => {
+    await db.destroy();
+  });
+
+  it("any sequence of grants, refunds, chat turns, answers and 429 deferrals gets the same answers from both", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), async (steps) => {
+        // A fresh start for each run: clocks far apart, so neither store's earlier state matters.
+        run += 1;
+        const start = 1_000_000_000 + run * 10_000_000;
+        await db.deleteFrom("send_budget").execute();
+        await db.deleteFrom("chat_send").execute();
+        const fromDatabase = await play(databaseSendBudget(db), db, steps, start);
+        const fromMemory = await play(memorySendBudget(), db, steps, start);
+        expect(fromMemory).toEqual(fromDatabase);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("the memory store holds the pace: a quiet chat gets three turns, then one per 1.1 s; the global bucket 28/s", async () => {
+    const store = memorySendBudget();
+    const at = 5_000_000;
+    expect(await store.takeChatTurn(9, at, DEFAULT_CHAT_PACE)).toBeNull();
+    expect(await store.takeChatSlot(null, 9, at, DEFAULT_CHAT_PACE)).toBeNull();
+    expect(await store.takeChatTurn(9, at, DEFAULT_CHAT_PACE)).toBeNull();
+    expect(await store.takeChatTurn(9, at + 10, DEFAULT_CHAT_PACE)).toBe(at + 1_100);
+    let granted = 0;
+    for (let ms = 0; ms < 10_000; ms += 5) granted += (await store.takeGlobal(at + ms, 1, DEFAULT_GLOBAL_BUDGET)).granted;
+    // 10 s at 28/s plus the first burst of 1.9 whole messages (1)
+    expect(granted).toBeGreaterThanOrEqual(280);
+    expect(granted).toBeLessThanOrEqual(281);
+    await store.prune(at + 10 * 3_600_000);
+    expect(await store.takeChatTurn(9, at + 10 * 3_600_000, DEFAULT_CHAT_PACE)).toBeNull();
+  });
+});
