@@ -11,6 +11,7 @@ import { renderChartPng } from "../../src/bot/features/stats/render";
 import { buildSpendingReport, CHART_PIXELS, windowKeyboard } from "../../src/bot/features/stats/report";
 import { lastDays } from "../../src/bot/features/stats/time-zones";
 import { visibleText } from "../../src/bot/edit-in-place";
+import { volumeText } from "../../src/chat/format";
 import { createI18n, LANGUAGES, translatorFor } from "../../src/chat/i18n";
 import type { User } from "../../src/db/repos/users";
 import { projectRoot } from "../../src/paths";
@@ -64,7 +65,11 @@ describe("the /stats chart", () => {
         expect({ width: png.width, height: png.height }).toEqual(CHART_PIXELS);
         const caption = visibleText(report.caption);
         expect(caption.length, `${lang} ${days}: ${caption}`).toBeLessThanOrEqual(1024);
-        expect(caption).toContain("2,147,483,647");
+        // numbers as the user's language writes them, outside any update too (the digest)
+        expect(caption).toContain(volumeText("2147483647", lang));
+        expect(caption).toContain(volumeText("9223372036854775807", lang));
+        if (lang === "ru") expect(caption).toContain("2\u00a0147\u00a0483\u00a0647");
+        else expect(caption).toContain("2,147,483,647");
         expect(report.caption).not.toContain("<exchange>");
       }
     }

@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
-import { groupThousands, sunToTrx } from "../../../marketplace/money";
-import { trxText } from "../../../chat/format";
+import { sunToTrx } from "../../../marketplace/money";
+import { trxText, volumeText, withNumbersIn } from "../../../chat/format";
 import { shortAddress, truncate } from "../../../chat/html";
 import type { Language, Translate } from "../../../chat/i18n";
 import { ruleKind } from "../rules/views";
@@ -77,14 +77,14 @@ const trx = (sun: bigint) => trxText(sunToTrx(sun));
 /** The marketplace's own order statistics, as it states them (its counters, not the window's). */
 function marketplaceLine(tr: Translate, records: SpendingRecords): string[] {
   const stats = records.orderStats;
-  return stats ? [tr("stats-marketplace", { total: groupThousands(stats.totalOrders), energy: groupThousands(stats.energyDeliveredThisMonth) })] : [];
+  return stats ? [tr("stats-marketplace", { total: volumeText(String(stats.totalOrders)), energy: volumeText(String(stats.energyDeliveredThisMonth)) })] : [];
 }
 
 /** The figures as caption lines, HTML; every variable goes through the escaping translator. */
 export function figureLines(tr: Translate, figures: StatsFigures, records: SpendingRecords): string[] {
   const lines = [
     tr("stats-spent", { trx: trx(figures.totalSun) }),
-    tr("stats-delivered", { energy: groupThousands(figures.energy), bandwidth: groupThousands(figures.bandwidth) }),
+    tr("stats-delivered", { energy: volumeText(figures.energy), bandwidth: volumeText(figures.bandwidth) }),
     tr("stats-orders", { placed: String(figures.orders.placed), filled: String(figures.orders.filled), failed: String(figures.orders.failed) }),
     tr("stats-firings", { count: String(figures.firings) }),
   ];
@@ -99,8 +99,15 @@ export function figureLines(tr: Translate, figures: StatsFigures, records: Spend
   return lines;
 }
 
-/** Builds the report of one window: summarizes, and renders the chart unless nothing was spent. */
-export async function buildSpendingReport(request: ReportRequest): Promise<SpendingReport> {
+/**
+ * Builds the report of one window: summarizes, and renders the chart unless nothing was spent.
+ * Its numbers are written as the user's language writes them, in an update or not (the digest).
+ */
+export function buildSpendingReport(request: ReportRequest): Promise<SpendingReport> {
+  return withNumbersIn(request.lang, () => buildReport(request));
+}
+
+async function buildReport(request: ReportRequest): Promise<SpendingReport> {
   const { tr, lang, records, window } = request;
   const figures = summarize(records, window);
   const from = dayText(lang, window.days[0]!);
