@@ -1,12 +1,34 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Test files that measure time or rates (Telegram's limits on arrival, several replicas and their
+ * leases, processes started and stopped, clocks run up to 25 times fast): they run one at a time
+ * after the rest, so that other tests' load cannot bunch their calls. Everything else runs three files at once: most of it
+ * waits on timers and I/O, not on the CPU.
+ */
+const ALONE = [
+  "test/scale/**/*.test.ts",
+  "test/e2e/process.test.ts",
+  "test/e2e/pacing-browser.test.ts",
+  "test/e2e/push.test.ts",
+  "test/e2e/push-delivery.test.ts",
+  "test/e2e/notification-pages.test.ts",
+  "test/e2e/push-crash.test.ts",
+  "test/e2e/limits.test.ts",
+  "test/e2e/limits-more.test.ts",
+  "test/unit/telegram-pace.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
     setupFiles: ["test/setup.ts"],
     globalSetup: ["test/global-setup.ts"],
+    projects: [
+      { extends: true, test: { name: "together", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: 3, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "alone", include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
