@@ -1,6 +1,6 @@
-import { Resvg } from "@resvg/resvg-js";
-import * as vega from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type * as VegaModule from "vega";
+import type { compile as compileVegaLite, TopLevelSpec } from "vega-lite";
+import type { Resvg as ResvgClass } from "@resvg/resvg-js";
 import { CHART_SCALE } from "./chart-spec";
 import { chartFonts } from "./fonts";
 
@@ -19,7 +19,21 @@ function estimateTextWidth(text: string, fontSize: number): number {
 }
 
 type TextItem = { text?: unknown; fontSize?: number };
-let metricsInstalled = false;
+
+type Renderer = { vega: typeof VegaModule; compile: typeof compileVegaLite; Resvg: typeof ResvgClass };
+let renderer: Promise<Renderer> | null = null;
+
+/**
+ * Vega, Vega-Lite and resvg, loaded at the first chart rather than at start: together they hold
+ * about 30 MB that an idle bot, or one whose users never ask for a chart, does not need.
+ */
+function loadRenderer(): Promise<Renderer> {
+  renderer ??= Promise.all([import("vega"), import("vega-lite"), import("@resvg/resvg-js")]).then(([vega, vegaLite, resvg]) => {
+    installTextMetrics(vega);
+    return { vega, compile: vegaLite.compile, Resvg: resvg.Resvg };
+  });
+  return renderer;
+}
 
 /**
  * Vega lays text out by its width before any font is involved, and without a canvas it guesses
@@ -27,20 +41,18 @@ let metricsInstalled = false;
  * overlaps them. Vega accepts a width function of one's own (its documented hook for headless
  * rendering); this one knows that CJK characters are one em wide.
  */
-function installTextMetrics(): void {
-  if (metricsInstalled) return;
+function installTextMetrics(vega: typeof VegaModule): void {
   const metrics = (vega as unknown as { textMetrics: { width: (item: TextItem, text?: unknown) => number } }).textMetrics;
   metrics.width = (item, text) => {
     const value = text ?? item.text;
     const string = Array.isArray(value) ? value.join(" ") : value === null || value === undefined ? "" : String(value);
     return estimateTextWidth(string, item.fontSize ?? 11);
   };
-  metricsInstalled = true;
 }
 
 /** The chart as SVG text (Vega-Lite compiled to Vega, rendered headless). */
 export async function renderChartSvg(spec: TopLevelSpec): Promise<string> {
-  installTextMetrics();
+  const { vega, compile } = await loadRenderer();
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
   try {
     return await view.toSVG();
@@ -55,6 +67,7 @@ export async function renderChartSvg(spec: TopLevelSpec): Promise<string> {
  */
 export async function renderChartPng(spec: TopLevelSpec, options: { cjk: boolean }): Promise<Buffer> {
   const svg = await renderChartSvg(spec);
+  const { Resvg } = await loadRenderer();
   const fonts = chartFonts();
   const files = options.cjk || !fonts.latin ? fonts.files : [fonts.latin];
   const resvg = new Resvg(svg, {
