@@ -68,9 +68,14 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     await database?.drop();
   }, 60_000);
 
-  /** The two updates with these ids as the balancer routed them; asserts they really raced. */
-  function raced(first: number, second: number) {
-    const routes = [first, second].map((id) => balancer.routed.find((r) => r.path === "/telegram" && (JSON.parse(r.body) as { update_id: number }).update_id === id)!);
+  /**
+   * The two updates with these ids as the balancer routed them; asserts they really raced. A route
+   * is recorded when the replica's answer begins, which is after the reply it sent: waited for.
+   */
+  async function raced(first: number, second: number) {
+    const routeOf = (id: number) => balancer.routed.find((r) => r.path === "/telegram" && (JSON.parse(r.body) as { update_id: number }).update_id === id);
+    await waitUntil(() => routeOf(first) !== undefined && routeOf(second) !== undefined, 10_000, "both updates answered", 10);
+    const routes = [routeOf(first)!, routeOf(second)!];
     expect(routes.every(Boolean)).toBe(true);
     expect(routes[0]!.replica).not.toBe(routes[1]!.replica);
     // each was at its replica before the other was answered
@@ -93,7 +98,7 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     }
     const second = user.send("/help");
     await waitUntil(() => user.botMessages().length >= 2, 20_000, "both replies");
-    const routes = raced(first.updateId, second.updateId);
+    const routes = await raced(first.updateId, second.updateId);
     // /help needs no marketplace call: handled in parallel, its answer would come first
     const texts = user.botMessages().map((m) => m.text ?? "");
     expect(texts).toHaveLength(2);
@@ -120,7 +125,7 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     const taps = [user.press("✅ Confirm"), user.press("✅ Confirm")];
     await waitUntil(() => user.botMessages().some((m) => /Order placed/.test(m.text ?? "")), 20_000, "the order to be placed");
     await sleep(1_500);
-    raced(taps[0]!.updateId, taps[1]!.updateId);
+    await raced(taps[0]!.updateId, taps[1]!.updateId);
     expect(sandbox.control.listOrders(accountId)).toHaveLength(1);
     expect(user.botMessages().filter((m) => /Order placed/.test(m.text ?? ""))).toHaveLength(1);
   }, 40_000);
