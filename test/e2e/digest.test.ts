@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PNG } from "pngjs";
 import { linkKey, manageWorld, type World } from "../kit/world";
+import { findCredential } from "../../src/db/repos/credentials";
 import { expectedFigures } from "../kit/spending-oracle";
 import { CHART_PIXELS } from "../../src/bot/features/stats/report";
 import type { ChatMessage } from "../../src/telegram-fake";
@@ -148,6 +149,29 @@ describe("weekly digest", () => {
     expect(quiet.text).toContain("Weekly digest");
     expect(quiet.text).toContain("Nothing spent in this period.");
     expect(await photosTo(user.user.id)).toBe(0);
+  });
+
+  it("a key the marketplace refuses when the digest is built: nothing is sent and the key is marked broken", async () => {
+    shifted = 0;
+    const { accountId, apiKey, user } = await linkedUser(7231);
+    user.send("/settings");
+    await user.nextMessage();
+    user.press("📬 Weekly digest: off");
+    await user.nextBotEvent();
+    let slot = nextShanghaiMonday0900(botNow()) + 8 * HOUR;
+    if (slot - 7 * DAY < botNow() + 60_000) slot += 7 * DAY;
+    shiftTo(slot - 7 * DAY + 60_000);
+    world.sandbox.control.fillHistory({ accountId, days: 7 });
+    shiftTo(slot + 30_000);
+    expect(await world.app.push.queueDigests()).toBe(1);
+    world.sandbox.control.revokeKey({ apiKey });
+    const seen = user.botMessages().length;
+    shiftTo(slot + HOUR + 60_000);
+    await expect.poll(async () => (await findCredential(world.app.db, 7231))?.broken_at ?? null, { timeout: 20_000 }).not.toBeNull();
+    const row = await world.app.db.selectFrom("outbox").select(["status"]).where("telegram_id", "=", 7231).where("dedupe_key", "like", "digest:%").executeTakeFirstOrThrow();
+    expect(row.status).not.toBe("sent");
+    expect(await photosTo(user.user.id)).toBe(0);
+    expect(user.botMessages().slice(seen).some((message) => (message.text ?? message.caption ?? "").includes("Weekly digest"))).toBe(false);
   });
 
   it("turned off after it was queued, it is not sent", async () => {

@@ -142,6 +142,24 @@ describe("/stats", () => {
     expect(chart.caption).toContain("Rule firings: 50");
   });
 
+  it("while the marketplace is down says so and sends no chart, and caches nothing: once it answers, /stats charts", async () => {
+    const { accountId, user } = await linkedUser(7105);
+    world.sandbox.control.fillHistory({ accountId, days: 10 });
+    world.sandbox.control.injectFault({ pathPrefix: "/api/v1/orders", status: 503, times: 50 });
+    user.send("/stats");
+    const down = await user.nextMessage({ timeoutMs: 15_000 });
+    expect(down.text).toContain("not answering");
+    expect(down.photo).toBeUndefined();
+    expect(world.fake.calls.some((call) => call.method === "sendPhoto" && Number(call.params.chat_id) === 7105)).toBe(false);
+
+    world.sandbox.control.clearFaults();
+    user.send("/stats");
+    const chart = await user.nextMessage({ timeoutMs: 15_000 });
+    expect(decodePng(chart).width).toBe(CHART_PIXELS.width);
+    const week = await expectedFigures(world, accountId, lastDays("UTC", 7, Date.now()));
+    for (const line of Object.values(week.lines)) expect(chart.caption).toContain(line);
+  });
+
   it("without a linked key, asks to connect one", async () => {
     const user = world.user(7104);
     user.send("/stats");

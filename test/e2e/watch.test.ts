@@ -229,6 +229,22 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
     for (const id of [5105, 5106, 5107]) expect(await watchAlerts(id)).toHaveLength(1);
   });
 
+  it("a tick whose price quote fails alerts nobody and changes nothing; the next tick checks again", async () => {
+    const user = world.user(5109);
+    user.send("/watch energy 65k 1h 2.5");
+    await user.nextMessage();
+    energyRate(30);
+    world.sandbox.control.injectFault({ pathPrefix: "/api/v1/pricing/quote", status: 503, times: 50 });
+    expect(await world.app.push.checkPriceWatches()).toMatchObject({ targets: 1, quoted: 0, fired: 0 });
+    await settle();
+    expect(alertsShown(user)).toBe(0);
+    expect(await watchAlerts(5109)).toEqual([]);
+    world.sandbox.control.clearFaults();
+    expect(await world.app.push.checkPriceWatches()).toMatchObject({ quoted: 1, fired: 1 });
+    await nextBotText(user, reached);
+    expect(alertsShown(user)).toBe(1);
+  });
+
   it("a typed answer is checked like the command's arguments; guided /watch asks what is missing", async () => {
     const user = world.user(5108);
     user.send("/watch energy 65k 1h 2,5");
