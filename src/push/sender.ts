@@ -5,7 +5,7 @@ import type { Database } from "../db/schema";
 import { markUserInactive } from "../db/repos/users";
 import type { Logger } from "../logger";
 import type { Metrics } from "../metrics";
-import { DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
+import { DEFAULT_CHAT_PACE, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
 import type { ArrivalWindow } from "../scale/arrival-window";
 import { dropQueuedAlerts, claimDue, nextClaimableAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
 
@@ -14,7 +14,7 @@ export interface SenderOptions {
   logger: Logger;
   metrics: Metrics;
   now: () => number;
-  /** Messages per second across all chats and replicas (Telegram: about 30; default 28). */
+  /** Messages per second across all chats and replicas (Telegram: about 30; default the store's: 28, or 26 when replicas share PostgreSQL). */
   globalPerSecond?: number;
   /** Messages that may leave at once after a quiet spell (default 1.9: sends stay evenly spaced). */
   globalBurst?: number;
@@ -63,9 +63,9 @@ export class OutboxSender {
 
   constructor(private readonly options: SenderOptions) {
     this.owner = options.owner ?? randomUUID();
-    this.budget = { perSecond: options.globalPerSecond ?? DEFAULT_GLOBAL_BUDGET.perSecond, burst: options.globalBurst ?? DEFAULT_GLOBAL_BUDGET.burst };
-    this.chatPace = options.chatPace ?? DEFAULT_CHAT_PACE;
     this.store = options.budgetStore ?? databaseSendBudget(options.db);
+    this.budget = { perSecond: options.globalPerSecond ?? this.store.budget.perSecond, burst: options.globalBurst ?? this.store.budget.burst };
+    this.chatPace = options.chatPace ?? DEFAULT_CHAT_PACE;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.clockOrigin = { app: options.now(), wall: Date.now() };
   }

@@ -45,6 +45,15 @@ export interface GlobalBudget {
 export const DEFAULT_GLOBAL_BUDGET: GlobalBudget = { perSecond: 28, burst: 1.9 };
 
 /**
+ * The budget several replicas share on PostgreSQL: at most 27 grants in any second. Each process's
+ * arrival window (arrival-window.ts) sees only its own messages on their way, so sends of two
+ * replicas granted apart can still arrive together at Telegram's end; 31 arrivals then need the
+ * grants of (31 − 1.9) / 26 ≈ 1.12 s, which leaves about 170 ms for them to bunch (seen: up to
+ * about 100 ms on two busy cores, 31 within 940 ms at 28/s).
+ */
+export const REPLICAS_GLOBAL_BUDGET: GlobalBudget = { perSecond: 26, burst: 1.9 };
+
+/**
  * Takes up to `want` messages from the global bucket. Returns how many were granted and, when
  * fewer than wanted, when the next one will be available.
  */
@@ -256,7 +265,7 @@ function privateChatId(payload: unknown): number | null {
  * throttler), so a reply never races the reply before it for the chat's turn.
  */
 export function sharedBudgetTransformer(store: SendBudgetStore, now: () => number, options: { budget?: GlobalBudget; maxWaitMs?: number; chatPace?: ChatPace | null; maxChatWaitMs?: number; window?: ArrivalWindow } = {}): Transformer {
-  const budget = options.budget ?? DEFAULT_GLOBAL_BUDGET;
+  const budget = options.budget ?? store.budget;
   const maxWaitMs = options.maxWaitMs ?? 5_000;
   const maxChatWaitMs = options.maxChatWaitMs ?? 30_000;
   return async (prev, method, payload, signal) => {
@@ -319,6 +328,8 @@ type Executor = Kysely<Database> | Transaction<Database> | null;
  */
 export interface SendBudgetStore {
   readonly kind: "database" | "memory";
+  /** The overall budget replies and alerts take from unless a caller names another. */
+  readonly budget: GlobalBudget;
   /** The global grant for a reply, outside any transaction. */
   takeGlobal(now: number, want: number, budget: GlobalBudget): Promise<Grant>;
   /** The global grant inside the caller's transaction. */
@@ -334,9 +345,10 @@ export interface SendBudgetStore {
 }
 
 /** The budgets in the database, shared by every replica. */
-export function databaseSendBudget(db: Kysely<Database>): SendBudgetStore {
+export function databaseSendBudget(db: Kysely<Database>, budget: GlobalBudget = isPostgres(db) ? REPLICAS_GLOBAL_BUDGET : DEFAULT_GLOBAL_BUDGET): SendBudgetStore {
   return {
     kind: "database",
+    budget,
     takeGlobal: (now, want, budget) => takeGlobal(db, now, want, budget),
     takeGlobalIn: (trx, now, want, budget) => takeGlobalIn(trx, now, want, budget),
     refundGlobal: (exec, count, budget) => refundGlobal(exec ?? db, count, budget),
@@ -373,6 +385,7 @@ export function memorySendBudget(): SendBudgetStore {
   };
   return {
     kind: "memory",
+    budget: DEFAULT_GLOBAL_BUDGET,
     takeGlobal: async (now, want, budget) => draw(now, want, budget),
     takeGlobalIn: async (_trx, now, want, budget) => draw(now, want, budget),
     refundGlobal: async (_exec, count, budget) => {

@@ -230,13 +230,18 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     // the users r3 held were polled by the others
     for (const id of held.users) expect(pollsOf(id, "r1") + pollsOf(id, "r2"), `user ${id} polled by a survivor`).toBe(1);
 
-    // Telegram's limits held overall: no 429 from the fake's flood control; the shared budget grants
-    // at most 29 in any second, so even with arrivals bunched by up to 50 ms of network and event-loop
-    // jitter between three processes, no 950 ms holds more than 30; per chat a burst of 3, then 1 a second
+    // Telegram's limits held overall: no 429 from the fake's flood control; the budget replicas share
+    // grants at most 27 in any second (31 take about 1.12 s), so even with arrivals bunched by up to
+    // 150 ms of network and event-loop jitter between three processes, no 950 ms holds more than 30;
+    // per chat a burst of 3, then 1 a second
     const sends = telegram.fake.calls.filter((c) => c.method === "sendMessage");
     expect(sends.filter((c) => c.throttled)).toHaveLength(0);
     const times = sends.map((c) => c.at).sort((a, b) => a - b);
-    for (let i = 0; i + 30 < times.length; i++) expect(times[i + 30]! - times[i]!).toBeGreaterThanOrEqual(950);
+    let tightest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i + 30 < times.length; i++) {
+      expect(times[i + 30]! - times[i]!).toBeGreaterThanOrEqual(950);
+      tightest = Math.min(tightest, times[i + 30]! - times[i]!);
+    }
     const byChat = new Map<number, number[]>();
     for (const call of sends) byChat.set(Number(call.params.chat_id), [...(byChat.get(Number(call.params.chat_id)) ?? []), call.at]);
     // The fake records arrivals on this test process's event loop, which also runs the balancer and
@@ -254,6 +259,6 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
       expect(metrics).toContain(`replica_info{replica="${replica.id}",dialect="postgres"} 1`);
       expect(metrics).toMatch(/outbox_queue_depth 0/);
     }
-    console.info(`killed r3 holding ${held.alerts.length} alerts (${inFlight.length} handed to Telegram) and ${held.users.length} users (${polledInFlight.length} asked); ${duplicates} duplicate alerts`);
+    console.info(`killed r3 holding ${held.alerts.length} alerts (${inFlight.length} handed to Telegram) and ${held.users.length} users (${polledInFlight.length} asked); ${duplicates} duplicate alerts; 31 sends took at least ${tightest} ms`);
   }, 300_000);
 });
