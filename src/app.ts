@@ -32,6 +32,7 @@ import type { Hono } from "hono";
 import type { DestinationStream } from "pino";
 import { startLeaderElection, type LeaderHandle } from "./scale/leader";
 import { leasesHeldBy } from "./scale/leases";
+import { databaseUpdateTurns, processUpdateTurns } from "./scale/update-turns";
 import { databaseSendBudget, memorySendBudget, type ChatPace, type GlobalBudget } from "./scale/send-budget";
 import { isPostgres } from "./db/dialect";
 import { ArrivalWindow, DEFAULT_ARRIVAL_WINDOW } from "./scale/arrival-window";
@@ -207,7 +208,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
-  const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { db, replicaId, writes: deps.writes }) : null;
+  const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { turns: isPostgres(db) ? databaseUpdateTurns(db, replicaId, { writes: deps.writes }) : processUpdateTurns(db, replicaId, { writes: deps.writes }) }) : null;
   if (telegramWebhook) routes.push(telegramWebhook.register);
   if (playground) routes.push(playground.routes);
   const http = createServer({ db, logger, metrics, replicaId, dialect }, routes);

@@ -121,3 +121,78 @@ export async function pruneTelegramUpdates(db: Kysely<Database>, now: number, li
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * How the webhook route takes an update's turn: in the database every replica shares
+ * (PostgreSQL), or, on SQLite (one process by design), in this process with only the dedupe row
+ * in the database.
+ */
+export interface UpdateTurns {
+  readonly kind: "database" | "process";
+  take(updateId: number, chatId: number): Promise<Turn>;
+}
+
+/** Turns shared by every replica through the database ({@link takeTurn}). */
+export function databaseUpdateTurns(db: Kysely<Database>, owner: string, options: TurnOptions = {}): UpdateTurns {
+  return { kind: "database", take: (updateId, chatId) => takeTurn(db, updateId, chatId, owner, options) };
+}
+
+/**
+ * Turns for one process. The webhook route already handles a chat's updates one after another
+ * in this process, so the cross-replica check (a transaction per update, and a lease renewed
+ * while it runs) has nothing to guard. What stays in the database is the dedupe row, so a
+ * redelivery after a restart is still recognised: an update is claimed by one upsert, and marked
+ * done when handled.
+ *
+ * - an update being handled here is a duplicate (known from memory);
+ * - a row already done is a duplicate (handled before, perhaps before a restart);
+ * - a row not done and not being handled here was left by a process that died: taken over at
+ *   once (no other process shares a SQLite file, so no lease needs to run out first).
+ */
+export function processUpdateTurns(db: Kysely<Database>, owner: string, options: Pick<TurnOptions, "leaseMs" | "writes"> = {}): UpdateTurns {
+  const leaseMs = options.leaseMs ?? 15_000;
+  const writes = options.writes ?? new WriteBatcher(db);
+  const handling = new Set<number>();
+  return {
+    kind: "process",
+    async take(updateId, chatId) {
+      if (handling.has(updateId)) return { kind: "duplicate" };
+      handling.add(updateId);
+      const now = Date.now();
+      let claimed;
+      try {
+        claimed = await writes.run((db) =>
+          db
+            .insertInto("telegram_updates")
+            .values({ update_id: updateId, chat_id: chatId, owner, lease_until: now + leaseMs, done: 2, received_at: now })
+            .onConflict((oc) => oc.column("update_id").doUpdateSet({ owner, lease_until: now + leaseMs, done: 2 }).where("telegram_updates.done", "!=", 1))
+            .executeTakeFirst(),
+        );
+      } catch (error) {
+        handling.delete(updateId);
+        throw error;
+      }
+      if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) {
+        handling.delete(updateId);
+        return { kind: "duplicate" };
+      }
+      let over = false;
+      // Forgotten here only once the row says what happened, so a redelivery in between is still a duplicate.
+      const end = async (write: () => Promise<unknown>) => {
+        if (over) return;
+        over = true;
+        try {
+          await write();
+        } finally {
+          handling.delete(updateId);
+        }
+      };
+      return {
+        kind: "go",
+        waitedMs: Date.now() - now,
+        finish: () => end(() => writes.run((db) => db.updateTable("telegram_updates").set({ done: 1 }).where("update_id", "=", updateId).execute())),
+        abandon: () => end(() => writes.run((db) => db.deleteFrom("telegram_updates").where("update_id", "=", updateId).where("owner", "=", owner).execute())),
+      };
+    },
+  };
+}

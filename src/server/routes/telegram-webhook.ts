@@ -1,13 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
 import { BotError, type Bot } from "grammy";
 import type { Hono } from "hono";
-import type { Kysely } from "kysely";
 import type { Update } from "grammy/types";
 import type { BotContext } from "../../bot/context";
-import type { Database } from "../../db/schema";
-import type { WriteBatcher } from "../../db/write-batcher";
 import type { Logger } from "../../logger";
-import { takeTurn } from "../../scale/update-turns";
+import type { UpdateTurns } from "../../scale/update-turns";
 import type { ServerEnv } from "../create-server";
 
 function sameSecret(given: string | undefined, expected: string): boolean {
@@ -18,11 +15,8 @@ function sameSecret(given: string | undefined, expected: string): boolean {
 }
 
 export interface TelegramWebhookShared {
-  db: Kysely<Database>;
-  /** This replica's id (owner of the update leases). */
-  replicaId: string;
-  /** Shared commits for the turns' writes (SQLite). */
-  writes: WriteBatcher;
+  /** Where an update's turn is taken: the database every replica shares, or this process (SQLite). */
+  turns: UpdateTurns;
 }
 
 /** The chat an update belongs to (its turn queue); 0 for the few chat-less kinds. */
@@ -47,7 +41,8 @@ export interface TelegramWebhookHandle {
 /**
  * POST /telegram in webhook mode. Only requests carrying our X-Telegram-Bot-Api-Secret-Token are
  * accepted. Updates of one chat are handled one after another and in update_id order, also when
- * they reach different replicas behind a load balancer (turns recorded in the database); a
+ * they reach different replicas behind a load balancer (turns recorded in the database; on SQLite,
+ * one process by design, the turns are this process's own and only the dedupe row is stored); a
  * redelivered update is acknowledged and not handled twice. An update whose handling failed is
  * answered 500, so Telegram delivers it again (its turn was given up, so the redelivery is
  * handled); after MAX_FAILED_ATTEMPTS the bot's error handler tells the user and it is acknowledged.
@@ -63,7 +58,7 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
       await bot.handleUpdate(update);
       return;
     }
-    const turn = await takeTurn(shared.db, update.update_id, chatId, shared.replicaId, { writes: shared.writes });
+    const turn = await shared.turns.take(update.update_id, chatId);
     if (turn.kind === "duplicate") {
       logger.info({ updateId: update.update_id }, "Telegram update already taken (redelivery); acknowledged, not handled again");
       return;
