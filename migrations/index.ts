@@ -7,6 +7,7 @@ import { weeklyDigest } from "./006-weekly-digest";
 import { conversations } from "./007-conversations";
 import { priceWatches } from "./008-price-watches";
 import { pollSchedule } from "./009-poll-schedule";
+import { commandMenu } from "./010-command-menu";
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "007-conversations": conversations,
   "008-price-watches": priceWatches,
   "009-poll-schedule": pollSchedule,
+  "010-command-menu": commandMenu,
 };

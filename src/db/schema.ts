@@ -26,6 +26,8 @@ export interface UsersTable {
   digest_week: string | null;
   /** 1 when price watch alerts are pushed (on by default; /settings). */
   alert_prices: Generated<number>;
+  /** The language of the command menu set for this user's chat; null = none set (Telegram's per-language menus apply). */
+  menu_language: string | null;
 }
 
 /** A user's marketplace API key, AES-256-GCM encrypted; never stored in plaintext. */

@@ -39,6 +39,39 @@ describe("the language chosen in /settings", () => {
     await waitFor(() => buyEntry(5101, "en") === described("zh", "buy"));
   });
 
+  it("a user who chose a language before the menu followed it gets the chat's menu at their next message, once; a failed set is not retried on every update", async () => {
+    const user = world.user(5111, { languageCode: "en" });
+    user.send("/start");
+    await user.nextMessage();
+    // As a user who chose Russian before this version: the language stored, no chat menu recorded.
+    await world.app.db.updateTable("users").set({ language: "ru", menu_language: null }).where("telegram_id", "=", 5111).execute();
+    const setsFor = (chatId: number) => world.fake.calls.filter((call) => call.method === "setMyCommands" && (call.params.scope as { chat_id?: number } | undefined)?.chat_id === chatId).length;
+    expect(setsFor(5111)).toBe(0);
+    user.send("/help");
+    await user.nextMessage();
+    expect(buyEntry(5111, "en")).toBe(described("ru", "buy"));
+    expect(buyEntry(5111, "zh")).toBe(described("ru", "buy"));
+    expect((await world.app.db.selectFrom("users").select("menu_language").where("telegram_id", "=", 5111).executeTakeFirstOrThrow()).menu_language).toBe("ru");
+    user.send("/help");
+    await user.nextMessage();
+    expect(setsFor(5111)).toBe(1);
+
+    // Telegram refuses the chat's menu: the user is answered, and the next updates do not ask again.
+    const refused = world.user(5112, { languageCode: "en" });
+    refused.send("/start");
+    await refused.nextMessage();
+    await world.app.db.updateTable("users").set({ language: "zh", menu_language: null }).where("telegram_id", "=", 5112).execute();
+    world.telegram.failing.set("setmycommands", 400);
+    refused.send("/help");
+    expect((await refused.nextMessage()).text).toContain("/buy");
+    refused.send("/help");
+    await refused.nextMessage();
+    world.telegram.failing.clear();
+    expect(world.telegram.failedBodies.filter((body) => body.includes('"chat_id":5112'))).toHaveLength(1);
+    expect(setsFor(5112)).toBe(0);
+    expect((await world.app.db.selectFrom("users").select("menu_language").where("telegram_id", "=", 5112).executeTakeFirstOrThrow()).menu_language).toBeNull();
+  });
+
   it("writes numbers as the user's language does, exactly: ru 1 090,705 TRX, zh and en 1,090.705 TRX", async () => {
     // Russian from the Telegram app's language, no /settings.
     const ru = world.user(5201, { languageCode: "ru" });

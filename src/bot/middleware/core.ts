@@ -3,6 +3,7 @@ import { findUser, upsertUser } from "../../db/repos/users";
 import type { BotContext, BotDeps } from "../context";
 import { pickLanguage, translatorFor } from "../../chat/i18n";
 import { withNumbersIn } from "../../chat/format";
+import { followChosenLanguage } from "../command-menu";
 
 /** Puts the deps on the context and counts the update. */
 export function provideDeps(deps: BotDeps): MiddlewareFn<BotContext> {
@@ -67,6 +68,8 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     ctx.account = account;
     ctx.lang = pickLanguage(account.language ?? ctx.from.language_code);
     ctx.tr = translatorFor(ctx.deps.i18n, ctx.lang);
+    // A language chosen before the chat's command menu followed it: set the menu now, once.
+    if (account.language !== null && account.menu_language !== account.language && ctx.chat.type === "private") await followChosenLanguage(ctx.api, ctx.deps, account, ctx.lang);
     return withNumbersIn(ctx.lang, next);
   };
 }

@@ -2,7 +2,7 @@ import { Menu, type MenuFlavor } from "@grammyjs/menu";
 import { Composer, InlineKeyboard, type Context } from "grammy";
 import { DIGEST_SETTING, MENU_IDS } from "../../../chat/callback-data";
 import { alertEnabled, findUser, setUserLanguage, toggleAlert, type AlertKind, type User } from "../../../db/repos/users";
-import { showCommandMenuIn } from "../../command-menu";
+import { followChosenLanguage } from "../../command-menu";
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { LANGUAGES, pickLanguage, translatorFor, type Language, type Translate } from "../../../chat/i18n";
@@ -59,7 +59,7 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
     await ctx.answerCallbackQuery();
     const { tr, lang, user } = view(ctx);
     await editInPlace(ctx, cardText(tr, lang, user), menu);
-    if (language && ctx.chat) await showCommandMenuIn(ctx.api, ctx.deps.i18n, ctx.deps.logger, ctx.chat.id, language);
+    if (language && ctx.chat) await followChosenLanguage(ctx.api, ctx.deps, user, language);
   }
 
   const menu = new Menu<BotContext>(MENU_IDS.settings, {
