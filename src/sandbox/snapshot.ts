@@ -8,7 +8,7 @@ import type { World } from "./types";
 const FORMAT = 1;
 
 /** The persisted parts of a World. */
-type SavedWorld = Pick<World, "accounts" | "keysByApiKey" | "orders" | "rules" | "ledger" | "notifications" | "webhooks" | "unactivatedAddresses" | "settings">;
+type SavedWorld = Pick<World, "accounts" | "keysByApiKey" | "orders" | "rules" | "ledger" | "notifications" | "webhooks" | "unactivatedAddresses" | "settings" | "rateOverrides">;
 
 export interface SandboxSnapshot {
   demo: { accountId: string; apiKey: string };
@@ -26,6 +26,8 @@ export function serializeWorld(world: World, demo: { accountId: string; apiKey: 
     webhooks: world.webhooks,
     unactivatedAddresses: world.unactivatedAddresses,
     settings: world.settings,
+    // the prices set from the panel (set-price), so a price watch sees the same price after a restart
+    rateOverrides: world.rateOverrides ?? new Map(),
   };
   return JSON.stringify({ format: FORMAT, demo, world: saved }, (_key, value: unknown) => {
     if (typeof value === "bigint") return { $bigint: value.toString() };
@@ -68,10 +70,21 @@ export function restoreWorld(world: World, snapshot: SandboxSnapshot): void {
   world.webhooks = saved.webhooks ?? [];
   world.unactivatedAddresses = saved.unactivatedAddresses ?? new Set();
   if (saved.settings) world.settings = saved.settings;
+  world.rateOverrides = validOverrides(saved.rateOverrides);
   world.notificationsByAccount = new Map();
   for (const notification of world.notifications) {
     const list = world.notificationsByAccount.get(notification.accountId);
     if (list) list.push(notification);
     else world.notificationsByAccount.set(notification.accountId, [notification]);
   }
+}
+
+/** Prices set from the panel, as saved: "resource:duration" → whole sun per unit; anything else is dropped. */
+function validOverrides(saved: unknown): Map<string, bigint> {
+  const overrides = new Map<string, bigint>();
+  if (!(saved instanceof Map)) return overrides;
+  for (const [key, value] of saved as Map<unknown, unknown>) {
+    if (typeof key === "string" && /^(energy|bandwidth):\w+$/.test(key) && typeof value === "bigint" && value > 0n) overrides.set(key, value);
+  }
+  return overrides;
 }

@@ -50,6 +50,8 @@ describe("the playground's long-running pieces", () => {
       body: JSON.stringify({ resource: "energy", volume: 65000, duration: "1h", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" }),
     });
     expect(response.status).toBeLessThan(300);
+    // a price moved from the panel (set-price) stays moved after the restore
+    first.sandbox.control.setPrice({ resource: "energy", duration: "1h", sunPerUnit: 37 });
     const text = first.serialize();
 
     const second = createRestorableSandbox({}, parseSnapshot(text));
@@ -57,6 +59,12 @@ describe("the playground's long-running pieces", () => {
     expect(second.sandbox.control.getBalance(accountId)).toEqual(first.sandbox.control.getBalance(accountId));
     expect(second.sandbox.control.listOrders(accountId)).toEqual(first.sandbox.control.listOrders(accountId));
     expect(second.sandbox.control.listNotifications(accountId)).toEqual(first.sandbox.control.listNotifications(accountId));
+    expect(second.sandbox.control.getPrices()).toEqual(first.sandbox.control.getPrices());
+    expect(second.sandbox.control.getPrices().find((p) => p.resource === "energy" && p.duration === "1h")).toMatchObject({ sunPerUnit: 37, overridden: true });
+    const quote = await second.sandbox.app.request("/api/v1/pricing/quote?resource=energy&volume=65000&duration=1h");
+    expect(quote.status).toBe(200);
+    const firstQuote = await first.sandbox.app.request("/api/v1/pricing/quote?resource=energy&volume=65000&duration=1h");
+    expect(await quote.json()).toEqual(await firstQuote.json());
     const balance = await second.sandbox.app.request("/api/v1/wallet/balance", { headers: { "X-Api-Key": apiKey } });
     expect(balance.status).toBe(200);
     // The same Idempotency-Key still returns the same order after the restore.
