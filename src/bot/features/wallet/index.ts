@@ -1,15 +1,15 @@
 import { Composer, InlineKeyboard, InputFile } from "grammy";
 import QRCode from "qrcode";
-import type { Balance, DepositAddress } from "../../marketplace";
-import type { BotContext } from "../context";
-import { amountText } from "../../chat/format";
-import { code } from "../../chat/html";
-import { replyMarketplaceError, userClient } from "../marketplace-access";
-import type { MenuActions } from "./start";
-import { editInPlace } from "../edit-in-place";
-import { transactionsView, type TransactionsMenu } from "./wallet-transactions";
-import { markInMotion } from "../../db/repos/poll-schedule";
-import { MAIN_MENU, WALLET_REFRESH, WALLET_TRANSACTIONS } from "../../chat/callback-data";
+import type { Balance, DepositAddress } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { amountText } from "../../../chat/format";
+import { code } from "../../../chat/html";
+import { replyMarketplaceError, userClient } from "../../marketplace-access";
+import type { MenuActions } from "../start";
+import { editInPlace } from "../../edit-in-place";
+import { transactionsView, type TransactionsMenu } from "./transactions";
+import { markInMotion } from "../../../db/repos/poll-schedule";
+import { MAIN_MENU, WALLET_REFRESH, WALLET_TRANSACTIONS } from "../../../chat/callback-data";
 
 function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard: InlineKeyboard } {
   const text = [
