@@ -52,7 +52,7 @@ export async function qrPng(text: string): Promise<Buffer> {
   return QRCode.toBuffer(text, { type: "png", errorCorrectionLevel: "M", margin: 2, scale: 8 });
 }
 
-/** /wallet (balances, refresh in place), /topup (deposit address, minimums, QR code) and, through wallet-transactions, /transactions. */
+/** /wallet (balances, refresh in place), /topup (deposit address, minimums, QR code) and, through wallet/transactions.ts, /transactions. */
 export function walletFeature(menu: MenuActions, transactions: TransactionsMenu): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
