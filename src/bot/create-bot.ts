@@ -27,7 +27,7 @@ import { ordersFeature } from "./features/orders";
 import { addressesFeature, addressLabelConversation } from "./features/addresses";
 import { ruleConversation, rulesFeature, rulesMenus } from "./features/rules";
 import { walletFeature } from "./features/wallet";
-import { transactionsMenu } from "./features/wallet-transactions";
+import { transactionsMenu } from "./features/wallet/transactions";
 import { notificationsFeature } from "./features/notifications";
 import { statsFeature } from "./features/stats";
 import { cardsFeature, type CardKinds } from "./features/cards";

@@ -2,7 +2,7 @@ import type { MiddlewareFn } from "grammy";
 import type { Message } from "grammy/types";
 import type { BotContext } from "../context";
 import { currentFlow } from "../flows";
-import { keyStepOpen } from "../features/connect-step";
+import { keyStepOpen } from "../features/connect/step";
 
 const PRIVATE_KEY = /(?:^|[^0-9a-fA-F])(?:0x)?[0-9a-fA-F]{64}(?:$|[^0-9a-fA-F])/;
 const CONNECT_WITH_KEY = /^\/connect(?:@\w+)?\s+\S/;

@@ -1,14 +1,14 @@
 import { Menu, type MenuFlavor, type MenuRange } from "@grammyjs/menu";
 import { Composer, type Context } from "grammy";
-import { MENU_IDS, WALLET_TRANSACTIONS } from "../../chat/callback-data";
-import { refFor, resolveRef } from "../../db/repos/callback-refs";
-import type { LedgerEntry, MarketplaceClient, Paged } from "../../marketplace";
-import type { BotContext } from "../context";
-import { amountText, timeText } from "../../chat/format";
-import { truncate, txLink } from "../../chat/html";
-import { replyMarketplaceError, userClient } from "../marketplace-access";
-import type { MenuActions } from "./start";
-import { editInPlace } from "../edit-in-place";
+import { MENU_IDS, WALLET_TRANSACTIONS } from "../../../chat/callback-data";
+import { refFor, resolveRef } from "../../../db/repos/callback-refs";
+import type { LedgerEntry, MarketplaceClient, Paged } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { amountText, timeText } from "../../../chat/format";
+import { truncate, txLink } from "../../../chat/html";
+import { replyMarketplaceError, userClient } from "../../marketplace-access";
+import type { MenuActions } from "../start";
+import { editInPlace } from "../../edit-in-place";
 
 /** Ledger entries per page (the API allows up to 100). */
 export const TRANSACTIONS_PAGE_SIZE = 10;

@@ -1,11 +1,11 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { findCredential, forgetUserData } from "../../db/repos/credentials";
-import { hasWebhookToken, rotateWebhookToken } from "../../db/repos/webhook-tokens";
-import type { BotContext } from "../context";
-import { endFlow } from "../flows";
-import { code } from "../../chat/html";
-import { DISCONNECT_NO, DISCONNECT_YES, WEBHOOK_ROTATE } from "../../chat/callback-data";
-import { connectButton } from "../marketplace-access";
+import { findCredential, forgetUserData } from "../../../db/repos/credentials";
+import { hasWebhookToken, rotateWebhookToken } from "../../../db/repos/webhook-tokens";
+import type { BotContext } from "../../context";
+import { endFlow } from "../../flows";
+import { code } from "../../../chat/html";
+import { DISCONNECT_NO, DISCONNECT_YES, WEBHOOK_ROTATE } from "../../../chat/callback-data";
+import { connectButton } from "../../marketplace-access";
 
 /** /disconnect and /webhook: the user's link to the marketplace and where its events go (/settings is a feature of its own). */
 export function accountFeature(): Composer<BotContext> {

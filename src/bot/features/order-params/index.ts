@@ -1,11 +1,11 @@
-import type { MarketplaceClient, OrderOptions } from "../../marketplace";
-import { looksLikeAddress } from "../../input/address";
-import { splitArguments } from "../../input/arguments";
-import { checkBounds, parseDuration, parseResource, parseVolume, RESOURCES } from "../../input/volume";
-import type { BotContext } from "../context";
-import { readAddress, savedAddressOffers } from "./addresses";
-import { volumeText } from "../../chat/format";
-import { answer, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "../guided/steps";
+import type { MarketplaceClient, OrderOptions } from "../../../marketplace";
+import { looksLikeAddress } from "../../../input/address";
+import { splitArguments } from "../../../input/arguments";
+import { checkBounds, parseDuration, parseResource, parseVolume, RESOURCES } from "../../../input/volume";
+import type { BotContext } from "../../context";
+import { readAddress, savedAddressOffers } from "../addresses";
+import { volumeText } from "../../../chat/format";
+import { answer, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "../../guided/steps";
 
 /** What a quote or an order needs; filled from arguments or step by step. Plain JSON (stored in the flow). */
 export interface OrderDraft {

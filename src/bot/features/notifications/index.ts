@@ -1,13 +1,13 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { refFor, resolveRef } from "../../db/repos/callback-refs";
-import type { MarketplaceClient, Notification, NotificationPage } from "../../marketplace";
-import type { BotContext } from "../context";
-import { timeText } from "../../chat/format";
-import { escapeHtml, MESSAGE_LIMIT, truncate } from "../../chat/html";
-import { replyMarketplaceError, userClient } from "../marketplace-access";
-import type { MenuActions } from "./start";
-import { editInPlace } from "../edit-in-place";
-import { NOTIFICATION_READ, NOTIFICATIONS_PAGE, NOTIFICATIONS_READ_ALL } from "../../chat/callback-data";
+import { refFor, resolveRef } from "../../../db/repos/callback-refs";
+import type { MarketplaceClient, Notification, NotificationPage } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { timeText } from "../../../chat/format";
+import { escapeHtml, MESSAGE_LIMIT, truncate } from "../../../chat/html";
+import { replyMarketplaceError, userClient } from "../../marketplace-access";
+import type { MenuActions } from "../start";
+import { editInPlace } from "../../edit-in-place";
+import { NOTIFICATION_READ, NOTIFICATIONS_PAGE, NOTIFICATIONS_READ_ALL } from "../../../chat/callback-data";
 
 /** The marketplace's fixed page size, used when a response does not say. */
 const API_PAGE_SIZE = 20;

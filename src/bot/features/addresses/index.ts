@@ -1,13 +1,13 @@
 import { Composer, InlineKeyboard, type Context } from "grammy";
-import { ADDRESS_LABEL, ADDRESS_REMOVE } from "../../chat/callback-data";
-import { findAddress, recentAddresses, removeAddress, setAddressLabel, type SavedAddress } from "../../db/repos/addresses";
-import { refFor, resolveRef } from "../../db/repos/callback-refs";
-import type { BotContext } from "../context";
-import { editInPlace } from "../edit-in-place";
-import { enterFlow } from "../guided/install";
-import { answer, markAsked, sendQuestion, type AnswerButton, type Checked, type Guided } from "../guided/steps";
-import { code, escapeHtml, shortAddress } from "../../chat/html";
-import { checkTronAddress, looksLikeAddress } from "../../input/address";
+import { ADDRESS_LABEL, ADDRESS_REMOVE } from "../../../chat/callback-data";
+import { findAddress, recentAddresses, removeAddress, setAddressLabel, type SavedAddress } from "../../../db/repos/addresses";
+import { refFor, resolveRef } from "../../../db/repos/callback-refs";
+import type { BotContext } from "../../context";
+import { editInPlace } from "../../edit-in-place";
+import { enterFlow } from "../../guided/install";
+import { answer, markAsked, sendQuestion, type AnswerButton, type Checked, type Guided } from "../../guided/steps";
+import { code, escapeHtml, shortAddress } from "../../../chat/html";
+import { checkTronAddress, looksLikeAddress } from "../../../input/address";
 
 /** Labels are short names for button texts and lists; longer ones are refused, not cut. */
 export const LABEL_MAX = 32;

@@ -1,13 +1,13 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { refFor, resolveRef } from "../../db/repos/callback-refs";
-import type { Order } from "../../marketplace";
-import type { BotContext } from "../context";
-import { editInPlace } from "../edit-in-place";
-import { resourceText, timeText, trxText, volumeText } from "../../chat/format";
-import { code, shortAddress, txLink } from "../../chat/html";
-import { replyMarketplaceError, userClient } from "../marketplace-access";
-import type { MenuActions } from "./start";
-import { ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "../../chat/callback-data";
+import { refFor, resolveRef } from "../../../db/repos/callback-refs";
+import type { Order } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { editInPlace } from "../../edit-in-place";
+import { resourceText, timeText, trxText, volumeText } from "../../../chat/format";
+import { code, shortAddress, txLink } from "../../../chat/html";
+import { replyMarketplaceError, userClient } from "../../marketplace-access";
+import type { MenuActions } from "../start";
+import { ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "../../../chat/callback-data";
 
 const PAGE_SIZE = 5;
 

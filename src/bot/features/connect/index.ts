@@ -1,15 +1,15 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { MAIN_MENU } from "../../chat/callback-data";
-import { tryConnectAttempt } from "../../db/repos/connect-attempts";
-import { findCredential, saveApiKey } from "../../db/repos/credentials";
-import { MarketplaceError } from "../../marketplace";
-import type { BotContext } from "../context";
-import { amountText } from "../../chat/format";
-import { currentFlow, endFlow, startKeyStep } from "../flows";
-import { FLOW_COMMANDS, type FlowName } from "../guided/steps";
-import { keyStepOpen } from "./connect-step";
-import { deleteSecretMessage } from "../middleware/secret-paste";
-import type { MenuActions } from "./start";
+import { MAIN_MENU } from "../../../chat/callback-data";
+import { tryConnectAttempt } from "../../../db/repos/connect-attempts";
+import { findCredential, saveApiKey } from "../../../db/repos/credentials";
+import { MarketplaceError } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { amountText } from "../../../chat/format";
+import { currentFlow, endFlow, startKeyStep } from "../../flows";
+import { FLOW_COMMANDS, type FlowName } from "../../guided/steps";
+import { keyStepOpen } from "./step";
+import { deleteSecretMessage } from "../../middleware/secret-paste";
+import type { MenuActions } from "../start";
 
 const ATTEMPT_CAP = { limit: 10, windowMs: 3_600_000 };
 const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;

@@ -1,13 +1,13 @@
 import { Composer } from "grammy";
 import type { InlineQueryResultArticle } from "grammy/types";
-import { findUser } from "../../db/repos/users";
-import { splitArguments } from "../../input/arguments";
-import { deepLinkUrl, startPayload } from "../../input/deep-link";
-import { parseDuration, parseResource, parseVolume, type Resource, type VolumeParse } from "../../input/volume";
-import { MarketplaceError } from "../../marketplace";
-import type { BotContext } from "../context";
-import { sunPerUnit, trxText, volumeText } from "../../chat/format";
-import { pickLanguage, translatorFor, type Language, type Translate } from "../../chat/i18n";
+import { findUser } from "../../../db/repos/users";
+import { splitArguments } from "../../../input/arguments";
+import { deepLinkUrl, startPayload } from "../../../input/deep-link";
+import { parseDuration, parseResource, parseVolume, type Resource, type VolumeParse } from "../../../input/volume";
+import { MarketplaceError } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { sunPerUnit, trxText, volumeText } from "../../../chat/format";
+import { pickLanguage, translatorFor, type Language, type Translate } from "../../../chat/i18n";
 
 /** Telegram may serve the same answer again for this long; the price cache below lives as long. */
 export const INLINE_CACHE_SECONDS = 10;

@@ -1,18 +1,18 @@
 import { Composer, InlineKeyboard, type Context } from "grammy";
-import { QUOTE_BUY } from "../../chat/callback-data";
-import { findCredential, openApiKey } from "../../db/repos/credentials";
-import { MarketplaceError, type MarketplaceClient } from "../../marketplace";
-import type { BotContext } from "../context";
-import { endFlow } from "../flows";
-import { enterFlow } from "../guided/install";
-import type { Guided } from "../guided/steps";
-import { resourceText, sunPerUnit, trxText, volumeText } from "../../chat/format";
-import { truncate } from "../../chat/html";
-import { replyMarketplaceError } from "../marketplace-access";
-import { SecretBoxError } from "../../security/secret-box";
-import { collectOrder, draftFromArguments, missingOrderField, orderLimits, validateDraft, type DraftField, type OrderDraft, type OrderLimits } from "./order-params";
-import type { MenuActions } from "./start";
-import { shareLine } from "./deep-links";
+import { QUOTE_BUY } from "../../../chat/callback-data";
+import { findCredential, openApiKey } from "../../../db/repos/credentials";
+import { MarketplaceError, type MarketplaceClient } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { endFlow } from "../../flows";
+import { enterFlow } from "../../guided/install";
+import type { Guided } from "../../guided/steps";
+import { resourceText, sunPerUnit, trxText, volumeText } from "../../../chat/format";
+import { truncate } from "../../../chat/html";
+import { replyMarketplaceError } from "../../marketplace-access";
+import { SecretBoxError } from "../../../security/secret-box";
+import { collectOrder, draftFromArguments, missingOrderField, orderLimits, validateDraft, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
+import type { MenuActions } from "../start";
+import { shareLine } from "../deep-links";
 
 const FIELDS: DraftField[] = ["resource", "volume", "duration"];
 

@@ -1,7 +1,7 @@
-import type { BotContext } from "../context";
-import { endFlow } from "../flows";
-import { deepLinkUrl, parseStartPayload, shareUrl, startPayload, type LinkCommand, type LinkValues } from "../../input/deep-link";
-import type { MenuActions } from "./start";
+import type { BotContext } from "../../context";
+import { endFlow } from "../../flows";
+import { deepLinkUrl, parseStartPayload, shareUrl, startPayload, type LinkCommand, type LinkValues } from "../../../input/deep-link";
+import type { MenuActions } from "../start";
 
 /**
  * `/start <payload>` from a deep link: opens /buy, /quote or /watch with the payload's values as

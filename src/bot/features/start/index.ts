@@ -1,10 +1,10 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { MAIN_MENU } from "../../chat/callback-data";
-import { findCredential } from "../../db/repos/credentials";
-import type { BotContext } from "../context";
-import { endFlow } from "../flows";
-import { truncate } from "../../chat/html";
-import { openStartLink } from "./deep-links";
+import { MAIN_MENU } from "../../../chat/callback-data";
+import { findCredential } from "../../../db/repos/credentials";
+import type { BotContext } from "../../context";
+import { endFlow } from "../../flows";
+import { truncate } from "../../../chat/html";
+import { openStartLink } from "../deep-links";
 
 /**
  * Areas reachable from the main menu; each runs the same code as its command. `args` are the

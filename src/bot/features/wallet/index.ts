@@ -1,15 +1,15 @@
 import { Composer, InlineKeyboard, InputFile } from "grammy";
 import QRCode from "qrcode";
-import type { Balance, DepositAddress } from "../../marketplace";
-import type { BotContext } from "../context";
-import { amountText } from "../../chat/format";
-import { code } from "../../chat/html";
-import { replyMarketplaceError, userClient } from "../marketplace-access";
-import type { MenuActions } from "./start";
-import { editInPlace } from "../edit-in-place";
-import { transactionsView, type TransactionsMenu } from "./wallet-transactions";
-import { markInMotion } from "../../db/repos/poll-schedule";
-import { MAIN_MENU, WALLET_REFRESH, WALLET_TRANSACTIONS } from "../../chat/callback-data";
+import type { Balance, DepositAddress } from "../../../marketplace";
+import type { BotContext } from "../../context";
+import { amountText } from "../../../chat/format";
+import { code } from "../../../chat/html";
+import { replyMarketplaceError, userClient } from "../../marketplace-access";
+import type { MenuActions } from "../start";
+import { editInPlace } from "../../edit-in-place";
+import { transactionsView, type TransactionsMenu } from "./transactions";
+import { markInMotion } from "../../../db/repos/poll-schedule";
+import { MAIN_MENU, WALLET_REFRESH, WALLET_TRANSACTIONS } from "../../../chat/callback-data";
 
 function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard: InlineKeyboard } {
   const text = [
@@ -52,7 +52,7 @@ export async function qrPng(text: string): Promise<Buffer> {
   return QRCode.toBuffer(text, { type: "png", errorCorrectionLevel: "M", margin: 2, scale: 8 });
 }
 
-/** /wallet (balances, refresh in place), /topup (deposit address, minimums, QR code) and, through wallet-transactions, /transactions. */
+/** /wallet (balances, refresh in place), /topup (deposit address, minimums, QR code) and, through wallet/transactions.ts, /transactions. */
 export function walletFeature(menu: MenuActions, transactions: TransactionsMenu): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 

@@ -13,14 +13,14 @@ import {
   transitionPendingAction,
   wasAttempted,
   type PendingAction,
-} from "../../db/repos/pending-actions";
-import { shortId } from "../../security/secret-box";
-import { markInMotion } from "../../db/repos/poll-schedule";
-import { stuckCardAfterMs } from "../../push/stuck-cards";
-import type { BotContext } from "../context";
-import { editInPlace } from "../edit-in-place";
-import { cardButtons } from "../../chat/alerts";
-import { CARD_CANCEL, CARD_CONFIRM, CARD_REFRESH } from "../../chat/callback-data";
+} from "../../../db/repos/pending-actions";
+import { shortId } from "../../../security/secret-box";
+import { markInMotion } from "../../../db/repos/poll-schedule";
+import { stuckCardAfterMs } from "../../../push/stuck-cards";
+import type { BotContext } from "../../context";
+import { editInPlace } from "../../edit-in-place";
+import { cardButtons } from "../../../chat/alerts";
+import { CARD_CANCEL, CARD_CONFIRM, CARD_REFRESH } from "../../../chat/callback-data";
 
 /** A card older than this asks for a fresh preview before Confirm (prices move). */
 export const CARD_FRESH_MS = 5 * 60_000;
