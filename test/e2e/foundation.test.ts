@@ -73,6 +73,21 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     expect(world.logs()).toContain("update handler failed");
   });
 
+  it("a stop in polling mode lets an update being handled finish before the database closes: its reply goes out, nothing fails", async () => {
+    const user = world.user(107);
+    // The price request of this /quote is held 800 ms at the marketplace, so the stop comes mid-update.
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/pricing/quote", times: 1, delayMs: 800 });
+    user.send("/quote energy 65k 1h");
+    const deadline = Date.now() + 5_000;
+    while (!world.sandboxRequests.some((request) => request.endsWith("/api/v1/pricing/quote")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await world.app.stop();
+    const replies = world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === 107);
+    expect(replies).toHaveLength(1);
+    expect(String(replies[0]!.params.text)).toContain("65,000");
+    expect(world.logs()).not.toContain("driver has already been destroyed");
+    expect(world.logs()).not.toContain("update handler failed");
+  });
+
   it("serves /healthz, /readyz and /metrics", async () => {
     const health = await fetch(`${world.app.url}/healthz`);
     expect(health.status).toBe(200);
