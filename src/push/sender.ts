@@ -14,7 +14,7 @@ export interface SenderOptions {
   logger: Logger;
   metrics: Metrics;
   now: () => number;
-  /** Messages per second across all chats and replicas (Telegram: about 30; default the store's: 28, or 26 when replicas share PostgreSQL). */
+  /** Messages per second across all chats and replicas (Telegram: about 30; default the store's: 28, or 25 when replicas share PostgreSQL). */
   globalPerSecond?: number;
   /** Messages that may leave at once after a quiet spell (default 1.9: sends stay evenly spaced). */
   globalBurst?: number;

@@ -230,13 +230,16 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     // the users r3 held were polled by the others
     for (const id of held.users) expect(pollsOf(id, "r1") + pollsOf(id, "r2"), `user ${id} polled by a survivor`).toBe(1);
 
-    // Telegram's limits held overall: no 429 from the fake's flood control; the budget replicas share
-    // grants at most 27 in any second (31 take about 1.12 s), so even with arrivals bunched by up to
-    // 150 ms of network and event-loop jitter between three processes, no 950 ms holds more than 30;
-    // per chat a burst of 3, then 1 a second
+    // Telegram's limits held overall: no 429 from the fake's flood control; and the budget replicas
+    // share grants at most 26 in any second (31 take 1.2 s), so no 950 ms holds more than 30 even
+    // with the replicas' sends bunched by up to 250 ms on the way. Counted when each send
+    // reached its replica's proxy and was passed on to Telegram: the fake records its arrivals a
+    // hop later on this test process's loop, which also runs the balancer and six proxies for three
+    // busy replicas, and adds its own stalls to the bunching (seen: 986 ms there for 31 sends at 26/s).
     const sends = telegram.fake.calls.filter((c) => c.method === "sendMessage");
     expect(sends.filter((c) => c.throttled)).toHaveLength(0);
-    const times = sends.map((c) => c.at).sort((a, b) => a - b);
+    const times = telegramCalls.filter((c) => methodOf(c) === "sendMessage" && c.forwardedAt !== undefined).map((c) => c.forwardedAt!).sort((a, b) => a - b);
+    expect(times.length).toBeGreaterThanOrEqual(sends.length);
     let tightest = Number.POSITIVE_INFINITY;
     for (let i = 0; i + 30 < times.length; i++) {
       expect(times[i + 30]! - times[i]!).toBeGreaterThanOrEqual(950);
