@@ -229,6 +229,33 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
     for (const id of [5105, 5106, 5107]) expect(await watchAlerts(id)).toHaveLength(1);
   });
 
+  it("two replicas on one database checking the same tick at once: one quote for the target, one alert per watch, each delivered once", async () => {
+    const ids = [5131, 5132, 5133];
+    const users = ids.map((id) => world.user(id));
+    for (const user of users) {
+      user.send("/watch energy 65k 1h 2.5");
+      await user.nextMessage();
+    }
+    const replica = await world.startReplica();
+    world.sandboxRequests.length = 0;
+    const tick = Date.now() + 120_000;
+    const quiet = await Promise.all([world.app.push.checkPriceWatches(tick), replica.push.checkPriceWatches(tick)]);
+    // one replica checked the tick (the other found it taken), with one quote for the three watches
+    expect(quiet.filter((report) => report !== null)).toHaveLength(1);
+    expect(quiet.find((report) => report !== null)).toMatchObject({ targets: 1, quoted: 1, fired: 0 });
+    expect(world.sandboxRequests.filter((request) => request.endsWith("/pricing/quote"))).toHaveLength(1);
+
+    energyRate(30);
+    const crossing = await Promise.all([world.app.push.checkPriceWatches(tick + 60_000), replica.push.checkPriceWatches(tick + 60_000)]);
+    expect(crossing.reduce((sum, report) => sum + (report?.fired ?? 0), 0)).toBe(3);
+    expect(world.sandboxRequests.filter((request) => request.endsWith("/pricing/quote"))).toHaveLength(2);
+    for (const id of ids) expect(await watchAlerts(id)).toHaveLength(1);
+    // both replicas' senders run: each alert still reaches its chat once
+    for (const user of users) await nextBotText(user, reached);
+    await settle();
+    for (const user of users) expect(alertsShown(user)).toBe(1);
+  });
+
   it("a tick whose price quote fails alerts nobody and changes nothing; the next tick checks again", async () => {
     const user = world.user(5109);
     user.send("/watch energy 65k 1h 2.5");
