@@ -40,6 +40,30 @@ describe("weekly digest", () => {
     return { ...account, user };
   }
 
+  /** Turns the weekly digest on from /settings (it is off by default). */
+  async function turnDigestOn(user: Awaited<ReturnType<typeof linkedUser>>["user"]): Promise<void> {
+    user.send("/settings");
+    await user.nextMessage();
+    user.press("📬 Weekly digest: off");
+    await user.nextBotEvent();
+  }
+
+  /**
+   * A linked user with the digest on and a week of spending before their Monday 09:00 (UTC, the
+   * default zone), the clock moved just past it and the digest queued; returns the slot too.
+   */
+  async function queuedDigest(id: number) {
+    const linked = await linkedUser(id);
+    await turnDigestOn(linked.user);
+    let slot = nextShanghaiMonday0900(botNow()) + 8 * HOUR;
+    if (slot - 7 * DAY < botNow() + 60_000) slot += 7 * DAY;
+    shiftTo(slot - 7 * DAY + 60_000);
+    world.sandbox.control.fillHistory({ accountId: linked.accountId, days: 7 });
+    shiftTo(slot + 30_000);
+    expect(await world.app.push.queueDigests()).toBe(1);
+    return { ...linked, slot };
+  }
+
   async function photosTo(chatId: number): Promise<number> {
     return world.fake.calls.filter((call) => call.method === "sendPhoto" && Number(call.params.chat_id) === chatId && call.ok).length;
   }
@@ -136,10 +160,7 @@ describe("weekly digest", () => {
   it("a week with nothing spent says so instead of sending a chart", async () => {
     shifted = 0;
     const { user } = await linkedUser(7221);
-    user.send("/settings");
-    await user.nextMessage();
-    user.press("📬 Weekly digest: off");
-    await user.nextBotEvent();
+    await turnDigestOn(user);
     const slot = nextShanghaiMonday0900(botNow()) + 8 * HOUR;
     shiftTo(slot + 30_000);
     expect(await world.app.push.queueDigests()).toBe(1);
@@ -153,17 +174,7 @@ describe("weekly digest", () => {
 
   it("a key the marketplace refuses when the digest is built: nothing is sent and the key is marked broken", async () => {
     shifted = 0;
-    const { accountId, apiKey, user } = await linkedUser(7231);
-    user.send("/settings");
-    await user.nextMessage();
-    user.press("📬 Weekly digest: off");
-    await user.nextBotEvent();
-    let slot = nextShanghaiMonday0900(botNow()) + 8 * HOUR;
-    if (slot - 7 * DAY < botNow() + 60_000) slot += 7 * DAY;
-    shiftTo(slot - 7 * DAY + 60_000);
-    world.sandbox.control.fillHistory({ accountId, days: 7 });
-    shiftTo(slot + 30_000);
-    expect(await world.app.push.queueDigests()).toBe(1);
+    const { apiKey, user, slot } = await queuedDigest(7231);
     world.sandbox.control.revokeKey({ apiKey });
     const seen = user.botMessages().length;
     shiftTo(slot + HOUR + 60_000);
@@ -176,17 +187,7 @@ describe("weekly digest", () => {
 
   it("turned off after it was queued, it is not sent", async () => {
     shifted = 0;
-    const { accountId, user } = await linkedUser(7211);
-    user.send("/settings");
-    await user.nextMessage();
-    user.press("📬 Weekly digest: off");
-    await user.nextBotEvent();
-    let slot = nextShanghaiMonday0900(botNow()) + 8 * HOUR;
-    if (slot - 7 * DAY < botNow() + 60_000) slot += 7 * DAY;
-    shiftTo(slot - 7 * DAY + 60_000);
-    world.sandbox.control.fillHistory({ accountId, days: 7 });
-    shiftTo(slot + 30_000);
-    expect(await world.app.push.queueDigests()).toBe(1);
+    const { user, slot } = await queuedDigest(7211);
     user.send("/settings");
     await user.nextMessage();
     user.press("📬 Weekly digest: on");
