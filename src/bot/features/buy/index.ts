@@ -10,13 +10,13 @@ import { endFlow } from "../../flows";
 import { enterFlow } from "../../guided/install";
 import type { Guided } from "../../guided/steps";
 import { amountText, resourceText, trxText, volumeText } from "../../../chat/format";
-import { code, truncate } from "../../../chat/html";
+import { code } from "../../../chat/html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
 import { pressedButtonExists } from "../../pressed-button";
 import { splitArguments } from "../../../input/arguments";
 import { badAddressArgument } from "../addresses";
 import { sendCard, type CardKinds, type CardOutcome } from "../cards";
-import { collectOrder, draftFromArguments, missingOrderField, orderLimits, validateDraft, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
+import { collectOrder, draftFromCommand, missingOrderField, orderLimits, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
 import type { MenuActions } from "../start";
 import { shareLine } from "../deep-links";
 
@@ -146,19 +146,11 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
     } catch (error) {
       return replyMarketplaceError(ctx, error, { read: true });
     }
-    const { draft, rejected } = draftFromArguments(args, limits);
-    if (rejected !== null) {
-      await ctx.reply(ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage: "/buy energy 65k 1h TAddress…" }), { parse_mode: "HTML" });
-      return;
-    }
-    const valid = validateDraft(ctx, draft, limits, FIELDS);
-    if (!valid.ok) {
-      await ctx.reply(valid.message, { parse_mode: "HTML" });
-      return;
-    }
-    if (missingOrderField(ctx, valid.draft, limits, FIELDS) !== null) return enterFlow(ctx, "buy", valid.draft);
+    const draft = await draftFromCommand(ctx, args, limits, FIELDS, "/buy energy 65k 1h TAddress…");
+    if (!draft) return;
+    if (missingOrderField(ctx, draft, limits, FIELDS) !== null) return enterFlow(ctx, "buy", draft);
     await endFlow(ctx);
-    await sendOrderCard(ctx, valid.draft);
+    await sendOrderCard(ctx, draft);
   }
 
   composer.command("buy", (ctx) => start(ctx, ctx.match));

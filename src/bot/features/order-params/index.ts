@@ -5,6 +5,7 @@ import { checkBounds, parseDuration, parseResource, parseVolume, RESOURCES } fro
 import type { BotContext } from "../../context";
 import { readAddress, savedAddressOffers } from "../addresses";
 import { volumeText } from "../../../chat/format";
+import { truncate } from "../../../chat/html";
 import { answer, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "../../guided/steps";
 
 /** What a quote or an order needs; filled from arguments or step by step. Plain JSON (stored in the flow). */
@@ -115,6 +116,24 @@ export function validateField(ctx: BotContext, field: DraftField, input: string,
     case "address":
       return readAddress(ctx, input, draft.offered);
   }
+}
+
+/**
+ * A command's order arguments read and checked against the limits: the draft (its fields may
+ * still be missing), or null once the user was told what is wrong and how the command is written.
+ */
+export async function draftFromCommand(ctx: BotContext, args: string, limits: OrderLimits, fields: DraftField[], usage: string): Promise<OrderDraft | null> {
+  const { draft, rejected } = draftFromArguments(args, limits);
+  if (rejected !== null) {
+    await ctx.reply(ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage }), { parse_mode: "HTML" });
+    return null;
+  }
+  const valid = validateDraft(ctx, draft, limits, fields);
+  if (!valid.ok) {
+    await ctx.reply(valid.message, { parse_mode: "HTML" });
+    return null;
+  }
+  return valid.draft;
 }
 
 /** Validates every field present in a draft (one-line form); the first problem wins. */

@@ -7,10 +7,9 @@ import { endFlow } from "../../flows";
 import { enterFlow } from "../../guided/install";
 import type { Guided } from "../../guided/steps";
 import { resourceText, sunPerUnit, trxText, volumeText } from "../../../chat/format";
-import { truncate } from "../../../chat/html";
 import { replyMarketplaceError } from "../../marketplace-access";
 import { SecretBoxError } from "../../../security/secret-box";
-import { collectOrder, draftFromArguments, missingOrderField, orderLimits, validateDraft, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
+import { collectOrder, draftFromCommand, missingOrderField, orderLimits, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
 import type { MenuActions } from "../start";
 import { shareLine } from "../deep-links";
 
@@ -89,19 +88,11 @@ export function quoteFeature(menu: MenuActions): Composer<BotContext> {
   async function start(ctx: BotContext, args: string): Promise<void> {
     const limits = await quoteLimits(ctx);
     if (!limits) return;
-    const { draft, rejected } = draftFromArguments(args, limits);
-    if (rejected !== null) {
-      await ctx.reply(ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage: "/quote energy 65k 1h" }), { parse_mode: "HTML" });
-      return;
-    }
-    const valid = validateDraft(ctx, draft, limits, FIELDS);
-    if (!valid.ok) {
-      await ctx.reply(valid.message, { parse_mode: "HTML" });
-      return;
-    }
-    if (missingOrderField(ctx, valid.draft, limits, FIELDS) !== null) return enterFlow(ctx, "quote", valid.draft);
+    const draft = await draftFromCommand(ctx, args, limits, FIELDS, "/quote energy 65k 1h");
+    if (!draft) return;
+    if (missingOrderField(ctx, draft, limits, FIELDS) !== null) return enterFlow(ctx, "quote", draft);
     await endFlow(ctx);
-    await sendQuote(ctx, valid.draft);
+    await sendQuote(ctx, draft);
   }
 
   composer.command("quote", (ctx) => start(ctx, ctx.match));

@@ -12,10 +12,9 @@ import { endFlow } from "../../flows";
 import { enterFlow } from "../../guided/install";
 import { answer, markAsked, sendQuestion, type AnswerButton, type Guided } from "../../guided/steps";
 import { trxText } from "../../../chat/format";
-import { truncate } from "../../../chat/html";
 import { replyMarketplaceError } from "../../marketplace-access";
 import { badAddressArgument } from "../addresses";
-import { collectOrder, draftFromArguments, missingOrderField, validateDraft, type DraftField, type OrderLimits } from "../order-params";
+import { collectOrder, draftFromCommand, missingOrderField, type DraftField, type OrderLimits } from "../order-params";
 import { quoteLimits } from "../quote";
 import type { MenuActions } from "../start";
 import { splitWatchArguments, type WatchDraft } from "./parse";
@@ -126,17 +125,9 @@ export function watchFeature(menu: MenuActions, menus: WatchMenus): Composer<Bot
     const limits = await quoteLimits(ctx);
     if (!limits) return;
     const { orderText, price } = splitWatchArguments(args, everyDuration(limits));
-    const { draft, rejected } = draftFromArguments(orderText, limits);
-    if (rejected !== null) {
-      await ctx.reply(ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage: USAGE }), { parse_mode: "HTML" });
-      return;
-    }
-    const valid = validateDraft(ctx, draft, limits, ONE_LINE_FIELDS);
-    if (!valid.ok) {
-      await ctx.reply(valid.message, { parse_mode: "HTML" });
-      return;
-    }
-    const watch: WatchDraft = { ...valid.draft };
+    const draft = await draftFromCommand(ctx, orderText, limits, ONE_LINE_FIELDS, USAGE);
+    if (!draft) return;
+    const watch: WatchDraft = { ...draft };
     if (price !== null) {
       const limit = readLimit(ctx, price);
       if (!limit.ok) {
