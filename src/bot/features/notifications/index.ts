@@ -156,41 +156,30 @@ export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;
     }
+    await markThenRedraw(ctx, (client) => client.readNotification(id), "notifications-marked", ctx.match[2]);
+  });
+
+  composer.callbackQuery(CALLBACK_READ_ALL, (ctx) => markThenRedraw(ctx, (client) => client.readAllNotifications(), "notifications-all-marked", ctx.match[1]));
+
+  /** Mark read (one or all), then the page the button was on drawn again. */
+  async function markThenRedraw(ctx: BotContext, mark: (client: MarketplaceClient) => Promise<unknown>, doneKey: string, page: string | undefined): Promise<void> {
     const client = await userClient(ctx);
     if (!client) {
       await ctx.answerCallbackQuery();
       return;
     }
     try {
-      await client.readNotification(id);
+      await mark(client);
     } catch (error) {
       await ctx.answerCallbackQuery();
       // A POST: its 403 is about this write (scope, limits), not a key that lost access.
       await replyMarketplaceError(ctx, error, { read: false });
       return;
     }
-    await ctx.answerCallbackQuery({ text: ctx.tr("notifications-marked") });
-    const shown = await view(ctx, client, Math.max(1, Number(ctx.match[2])));
+    await ctx.answerCallbackQuery({ text: ctx.tr(doneKey) });
+    const shown = await view(ctx, client, Math.max(1, Number(page)));
     if (shown) await edit(ctx, shown);
-  });
-
-  composer.callbackQuery(CALLBACK_READ_ALL, async (ctx) => {
-    const client = await userClient(ctx);
-    if (!client) {
-      await ctx.answerCallbackQuery();
-      return;
-    }
-    try {
-      await client.readAllNotifications();
-    } catch (error) {
-      await ctx.answerCallbackQuery();
-      await replyMarketplaceError(ctx, error, { read: false });
-      return;
-    }
-    await ctx.answerCallbackQuery({ text: ctx.tr("notifications-all-marked") });
-    const shown = await view(ctx, client, Math.max(1, Number(ctx.match[1])));
-    if (shown) await edit(ctx, shown);
-  });
+  }
 
   return composer;
 }
