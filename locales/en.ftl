@@ -187,6 +187,7 @@ order-card-created = Created: { $value }
 ## Errors from the marketplace
 error-insufficient-balance = ❌ Not enough TRX on your balance. Top up and try again.
 error-scope = ❌ This API key is read-only. Create a key with the purchase scope in the dashboard and link it with /connect.
+error-forbidden = ❌ The marketplace did not allow this with your API key: { $detail }
 error-spend-limit = ❌ The daily spend limit of this API key is reached. It resets at 00:00 UTC, or raise it in the dashboard.
 error-provider-failed = ❌ The provider failed to deliver, and the TRX was refunded to your balance.
 error-rejected = ❌ The marketplace refused the request: { $detail }

@@ -186,6 +186,7 @@ order-card-created = Создан: { $value }
 ## Errors from the marketplace
 error-insufficient-balance = ❌ Недостаточно TRX на балансе. Пополните его и попробуйте снова.
 error-scope = ❌ Этот API-ключ только для чтения. Создайте в панели ключ с правом покупки (purchase) и привяжите его через /connect.
+error-forbidden = ❌ Маркетплейс не разрешил это действие с вашим API-ключом: { $detail }
 error-spend-limit = ❌ Достигнут дневной лимит расходов этого API-ключа. Он сбрасывается в 00:00 UTC; также его можно повысить в панели.
 error-provider-failed = ❌ Поставщик не смог выполнить доставку, TRX возвращены на ваш баланс.
 error-rejected = ❌ Маркетплейс отклонил запрос: { $detail }

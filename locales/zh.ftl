@@ -186,6 +186,7 @@ order-card-created = 创建时间：{ $value }
 ## Errors from the marketplace
 error-insufficient-balance = ❌ 余额中的 TRX 不足。请充值后重试。
 error-scope = ❌ 此 API 密钥为只读。请在控制台创建具有购买权限的密钥，并用 /connect 绑定。
+error-forbidden = ❌ 市场不允许用您的 API 密钥执行此操作：{ $detail }
 error-spend-limit = ❌ 此 API 密钥已达每日消费上限。上限于 UTC 00:00 重置，也可在控制台中提高。
 error-provider-failed = ❌ 供应方交付失败，TRX 已退回您的余额。
 error-rejected = ❌ 市场拒绝了请求：{ $detail }

@@ -58,8 +58,12 @@ export interface ErrorReplyOptions {
   read?: boolean;
 }
 
-/** The message key and the next step for a marketplace failure. */
-export function describeMarketplaceError(ctx: BotContext, error: MarketplaceError): { text: string; keyboard?: InlineKeyboard } {
+/**
+ * The message key and the next step for a marketplace failure. `read` says whether the call only
+ * read: a 403 there means the key lost access (it is marked broken and alerts pause); a 403 on a
+ * write is about that write, and the key goes on working.
+ */
+export function describeMarketplaceError(ctx: BotContext, error: MarketplaceError, read = false): { text: string; keyboard?: InlineKeyboard } {
   // The marketplace's own words, bounded: a long detail must not push a message over Telegram's limit.
   const detail = truncate(error.detail ?? "", 500);
   switch (error.kind) {
@@ -71,8 +75,10 @@ export function describeMarketplaceError(ctx: BotContext, error: MarketplaceErro
       return { text: ctx.tr("error-spend-limit") };
     case "provider_failed":
       return { text: ctx.tr("error-provider-failed") };
-    case "unauthorized":
     case "forbidden":
+      if (!read) return { text: ctx.tr("error-forbidden", { detail: detail || "403" }) };
+      return { text: ctx.tr("key-broken-now"), keyboard: connectButton(ctx) };
+    case "unauthorized":
       return { text: ctx.tr("key-broken-now"), keyboard: connectButton(ctx) };
     case "bad_request":
     case "unprocessable":
@@ -113,7 +119,7 @@ export async function replyMarketplaceError(ctx: BotContext, error: unknown, opt
     await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
   }
   ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind, status: error.status, code: error.code, path: error.path }, "marketplace call failed; the user was told");
-  const { text, keyboard } = describeMarketplaceError(ctx, error);
+  const { text, keyboard } = describeMarketplaceError(ctx, error, options.read !== false);
   if (options.editMessageId !== undefined && ctx.chat) {
     await ctx.api.editMessageText(ctx.chat.id, options.editMessageId, text, { parse_mode: "HTML", reply_markup: keyboard });
     return;

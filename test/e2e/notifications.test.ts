@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { linkKey, type World, manageWorld } from "../kit/world";
+import { findCredential } from "../../src/db/repos/credentials";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 function labels(message: ChatMessage): string[] {
@@ -111,6 +112,28 @@ describe("/notifications", () => {
     user.press(/Mark all read/);
     expect((await user.nextBotEvent()).message.text).toContain("0 unread");
     expect(unreadInSandbox(accountId)).toBe(0);
+  });
+
+  it("Mark read and Mark all read that the marketplace fails are explained; nothing is marked and the key is not taken for broken", async () => {
+    const { accountId, user } = await linkedUser(404);
+    for (let i = 1; i <= 3; i += 1) world.sandbox.control.addNotification({ accountId, title: `Note ${i}`, body: `Body ${i}` });
+    user.send("/notifications");
+    await user.nextMessage();
+
+    world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/notifications/", status: 503, times: 10 });
+    user.press(/Mark read 1$/);
+    expect((await user.nextMessage()).text).toContain("The marketplace is not answering right now");
+    expect(unreadInSandbox(accountId)).toBe(3);
+    world.sandbox.control.clearFaults();
+
+    // A 403 on a write is about that write (scope, limits), never a key that lost access.
+    world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/notifications/read-all", status: 403, body: { type: "about:blank", title: "Forbidden", status: 403, detail: "this key may not write", instance: null }, times: 1 });
+    user.press(/Mark all read/);
+    const refused = await user.nextMessage();
+    expect(refused.text).toContain("The marketplace did not allow this with your API key: this key may not write");
+    expect(refused.text).not.toContain("no longer works");
+    expect(unreadInSandbox(accountId)).toBe(3);
+    expect((await findCredential(world.app.db, 404))?.broken_at ?? null).toBeNull();
   });
 
   it("an empty list says there are no notifications", async () => {
