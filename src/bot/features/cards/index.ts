@@ -146,9 +146,14 @@ function overtaken(ctx: BotContext, id: string): void {
 export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
+  /** The card a button names, this user's only, with the kind that handles it. */
+  async function tappedCard(ctx: BotContext, id: string) {
+    const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, id);
+    return { action, kind: action ? kinds.get(action.kind) : undefined };
+  }
+
   composer.callbackQuery(CARD_CONFIRM.pattern, async (ctx) => {
-    const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
-    const kind = action ? kinds.get(action.kind) : undefined;
+    const { action, kind } = await tappedCard(ctx, ctx.match[1]!);
     if (!action || !kind) {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
       return;
@@ -195,8 +200,7 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   });
 
   composer.callbackQuery(CARD_CANCEL.pattern, async (ctx) => {
-    const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
-    const kind = action ? kinds.get(action.kind) : undefined;
+    const { action, kind } = await tappedCard(ctx, ctx.match[1]!);
     if (!action || !kind) {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
       return;
@@ -216,8 +220,7 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   });
 
   composer.callbackQuery(CARD_REFRESH.pattern, async (ctx) => {
-    const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
-    const kind = action ? kinds.get(action.kind) : undefined;
+    const { action, kind } = await tappedCard(ctx, ctx.match[1]!);
     // A card whose earlier attempt is too old to resend may still offer a new preview (a new card).
     if (!action || !kind || (action.state !== "pending" && !attemptExpired(action))) {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
