@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { startApp } from "../../src/app";
-import { ADDRESS_A, linkKey, manageWorld, type World } from "../kit/world";
+import { ADDRESS_A, buttonLabels, linkKey, manageWorld, type World } from "../kit/world";
 import { linkedUser, waitFor } from "../kit/push-helpers";
 
 // Intl writes Russian thousands with a no-break space, as Telegram shows it.
@@ -87,6 +87,9 @@ describe("the language chosen in /settings", () => {
     // Every figure of the card in Russian: decimal commas, never a decimal point.
     expect(card).toContain("77,935 TRX");
     expect(card).not.toMatch(/\d\.\d/);
+    // The guided volume step's preset buttons too.
+    ru.send("/buy energy");
+    expect(buttonLabels(await ru.nextMessage())).toEqual(expect.arrayContaining([`65${NBSP}000`, `131${NBSP}000`]));
 
     // Chinese chosen in /settings while the app is in English.
     const zh = world.user(5202, { languageCode: "en" });

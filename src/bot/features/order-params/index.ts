@@ -208,7 +208,7 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
           lines.push("", ctx.tr("energy-sender-hint"));
           next.hinted = true;
         }
-        buttons[0]!.push({ label: "65,000", value: "65000" }, { label: "131,000", value: "131000" });
+        buttons[0]!.push(...[65_000n, 131_000n].map((value) => ({ label: volumeText(value), value: value.toString() })));
       } else if (bounds) {
         buttons[0]!.push({ label: volumeText(bounds.min), value: bounds.min.toString() });
       }
