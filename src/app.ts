@@ -17,7 +17,7 @@ import { loadOrCreateSecretKey } from "./security/secret-key-file";
 import { Metrics } from "./metrics";
 import { createMarketplaceClient } from "./marketplace";
 import { projectRoot } from "./paths";
-import { createBot, pollingRunnerOptions, registerCommands, telegramTimeouts, updatesInFlight, type TelegramTimeouts } from "./bot/create-bot";
+import { createBot, pollingRunnerOptions, registerCommands, telegramTimeouts, updatesHandled, updatesInFlight, type TelegramTimeouts } from "./bot/create-bot";
 import type { TypingOptions } from "./bot/middleware/typing";
 import type { BotContext, BotDeps } from "./bot/context";
 import { createI18n, pickLanguage } from "./chat/i18n";
@@ -294,7 +294,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       if (telegramWebhook) {
         logger.debug("stopping: Telegram updates being handled (at most 5 s)");
         if (!(await telegramWebhook.drain(5_000))) logger.warn("stopping with Telegram updates still being handled; Telegram will redeliver them");
-      } else if (!(await handlersDone(bot, 5_000))) {
+      } else if (!(await updatesHandled(bot, 5_000))) {
         // The runner stops fetching at once but leaves the updates it took running: let them end
         // before the database closes under them (their offset is already confirmed to Telegram).
         logger.warn({ inFlight: updatesInFlight(bot) }, "stopping with Telegram updates still being handled after 5 s");
@@ -309,12 +309,3 @@ export async function startApp(options: AppOptions): Promise<App> {
   };
 }
 
-/** Waits until the bot handles no update (polled ones the runner left running), at most `timeoutMs`. */
-async function handlersDone(bot: Bot<BotContext>, timeoutMs: number): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (updatesInFlight(bot) > 0) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
-}

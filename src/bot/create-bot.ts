@@ -206,6 +206,16 @@ export function updatesInFlight(bot: Bot<BotContext>): number {
   return inFlight.get(bot)?.count ?? 0;
 }
 
+/** Waits until the bot handles no update, at most `timeoutMs`; false when some were still running. */
+export async function updatesHandled(bot: Bot<BotContext>, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (updatesInFlight(bot) > 0) {
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return true;
+}
+
 /** Registers the command menu per language; a failure is logged, never fatal. */
 export async function registerCommands(bot: Bot<BotContext>, deps: BotDeps): Promise<void> {
   for (const language of LANGUAGES) {

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { serve } from "@hono/node-server";
 import { startApp, type App, type AppOptions } from "../../src/app";
-import { updatesInFlight } from "../../src/bot/create-bot";
+import { updatesHandled, updatesInFlight } from "../../src/bot/create-bot";
 import { createSandbox, type Sandbox } from "../../src/sandbox";
 import { createChatUser, expectNoRejectedCalls, startFakeTelegram } from "./telegram-driver";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "./test-database";
@@ -143,11 +143,7 @@ export async function startWorld(options: WorldOptions = {}) {
      * reply, so a test that reads the database after a reply waits for this first.
      */
     async settled(timeoutMs = 5000): Promise<void> {
-      const until = Date.now() + timeoutMs;
-      while (updatesInFlight(app.bot) > 0) {
-        if (Date.now() > until) throw new Error(`the bot was still handling ${updatesInFlight(app.bot)} update(s) after ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      if (!(await updatesHandled(app.bot, timeoutMs))) throw new Error(`the bot was still handling ${updatesInFlight(app.bot)} update(s) after ${timeoutMs} ms`);
     },
     assertNoRejectedCalls() {
       expectNoRejectedCalls(telegram.fake);
