@@ -54,6 +54,28 @@ describe("the playground's first screen in a browser, at phone width", () => {
     expect(actions.map((call) => call.params.action)).toContain("typing");
   });
 
+  it("a message typed while the page still loads waits for the composer and is sent once, not lost to a reload of the page", async () => {
+    // On a slow machine the page shows the chat before it has finished loading; hold that last step back.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await playground.page.route("**/play/api/calls?getUpdates=1", async (route) => {
+      await held;
+      await route.continue();
+    });
+    const helps = () => playground.app.playground!.fake.calls.filter((call) => call.method === "sendMessage" && call.ok && String(call.params.text).includes("<b>Commands</b>")).length;
+    const helpsBefore = helps();
+    await playground.page.reload();
+    await playground.page.locator(".msg.bot").last().waitFor();
+    expect(await playground.page.locator("#composer-input").isDisabled()).toBe(true);
+    const typed = playground.page.fill("#composer-input", "/help");
+    setTimeout(release, 500);
+    await typed;
+    await playground.page.keyboard.press("Enter");
+    await playground.page.locator(".msg.user", { hasText: "/help" }).last().waitFor();
+    await expect.poll(helps).toBe(helpsBefore + 1);
+    await playground.page.unroute("**/play/api/calls?getUpdates=1");
+  });
+
   it("opens a long chat on its newest message, offers a jump back down once scrolled up, and jumps", async () => {
     for (let i = 0; i < 4; i++) await send("/help");
     await playground.page.reload();

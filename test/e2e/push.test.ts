@@ -150,6 +150,11 @@ describe("pushed alerts", () => {
     const rows = [];
     for (let i = 0; i < 50; i++) rows.push({ telegram_id: 4050, chat_id: 4050, dedupe_key: `burst:${i}`, payload: JSON.stringify({ method: "sendMessage", params: { text: `burst ${i}` } }), status: "queued", attempts: 0, next_attempt_at: now, last_error: null, lease_owner: null, lease_until: null, created_at: now, sent_at: null });
     world.fake.sendText({ id: 4050, firstName: "Burst", languageCode: "en" }, "hi");
+    // The test kit does not pace the bot's replies (tests count a chat's calls without waiting), so
+    // the replies to "hi" are out, and their chats' allowance is back, before the drain: otherwise
+    // a reply could take one of the burst's three.
+    await waitFor(() => [4050, ...chats].every((id) => botTexts(id).length > 0), 30_000);
+    world.shiftAppClock(5_000);
     for (const chatId of chats) for (let i = 0; i < 2; i++) rows.push({ telegram_id: chatId, chat_id: chatId, dedupe_key: `spread:${i}`, payload: JSON.stringify({ method: "sendMessage", params: { text: `spread ${chatId} ${i}` } }), status: "queued", attempts: 0, next_attempt_at: now, last_error: null, lease_owner: null, lease_until: null, created_at: now, sent_at: null });
     await world.app.db.insertInto("outbox").values(rows).execute();
     world.app.push.sender.wake();

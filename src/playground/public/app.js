@@ -852,6 +852,9 @@ async function main() {
     else closeMenu();
   });
   $("menu-button").onclick = () => ($("command-menu").hidden ? void openMenu("") : closeMenu());
+  // The composer and the inline box take input only now that they are wired: an Enter pressed
+  // while the page still loads would otherwise submit the bare form and reload the page.
+  for (const element of document.querySelectorAll("[data-until-ready]")) element.disabled = false;
   input.focus();
 }
 
