@@ -5,11 +5,12 @@
  * (one cycle at a given rate while event-loop delay is measured), updates (the full middleware
  * stack vs a bare grammY bot, the Bot API answered in-process beneath the app's transformers).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { Session } from "node:inspector/promises";
 import pino from "pino";
 import cron from "node-cron";
 import { Bot } from "grammy";
@@ -31,6 +32,26 @@ function gcNow(): void {
   if (gc) {
     gc();
     gc();
+  }
+}
+
+/**
+ * With BENCH_PROFILE set to a directory, `work` runs under the V8 profiler and its profile is
+ * written there as `<name>.cpuprofile` (open it in Chrome's DevTools); otherwise it just runs.
+ */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return work();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
   }
 }
 
@@ -322,7 +343,7 @@ async function main() {
       const notPolls = (labels: string) => !labels.includes('method="getUpdates"');
       const countedBefore = await metric(lifted, "telegram_api_calls_total", notPolls);
       instant.answered(true);
-      const full = await driveApp(lifted, n, c, 10_000);
+      const full = await profiled("mix", () => driveApp(lifted, n, c, 10_000));
       const answered = Object.entries(instant.answered(true)).reduce((sum, [method, calls]) => sum + (method === "getUpdates" ? 0 : calls), 0);
       const counted = (await metric(lifted, "telegram_api_calls_total", notPolls)) - countedBefore;
       const reference = await drive((update) => bare.handleUpdate(update), n, c, botId, 10_000);
@@ -338,7 +359,7 @@ async function main() {
       const quoteCall = await quoteCallsAlone(Math.ceil(n / 3), c);
       // Guided steps (a /quote asked step by step), after a warm-up of their own.
       await driveGuided(lifted, 100, c, 0);
-      const guided = await driveGuided(lifted, Math.ceil(n / 3 / GUIDED_STEPS.length), c, 1_000);
+      const guided = await profiled("guided", () => driveGuided(lifted, Math.ceil(n / 3 / GUIDED_STEPS.length), c, 1_000));
       await lifted.stop();
       instant.setInstant(false);
       return { deployed: { ...deployed, messagesPerSecond: deployedMessages }, full, bare: reference, sameIo, paced, pacedReference, kinds, calls: { answered, counted }, quoteCall, guided };

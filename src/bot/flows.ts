@@ -1,5 +1,6 @@
 import { deleteFlow, flowExists, getFlow, setFlow, type FlowState } from "../db/repos/flows";
 import type { BotContext } from "./context";
+import { forgetPrefetched, takePrefetched } from "./prefetched";
 
 /**
  * The user's one open question. Guided flows are conversations (guided/); the /connect key step
@@ -13,11 +14,13 @@ export async function startKeyStep(ctx: BotContext): Promise<void> {
   stepCleared.delete(ctx);
   const now = ctx.deps.now();
   const state: FlowState = { flow: "connect", step: "key", data: { askedAt: now } };
+  forgetPrefetched(ctx, "keyStep");
   await ctx.deps.writes.run((db) => setFlow(db, ctx.account.telegram_id, state, now));
 }
 
 /** The open /connect key step, if any. */
 export async function currentFlow(ctx: BotContext): Promise<FlowState | null> {
+  if (takePrefetched(ctx, "keyStep") === false) return null;
   return getFlow(ctx.deps.db, ctx.account.telegram_id);
 }
 
@@ -35,7 +38,8 @@ export async function endFlow(ctx: BotContext): Promise<boolean> {
   if (stepCleared.has(ctx)) return left;
   stepCleared.add(ctx);
   // Most commands end a flow that does not exist: a read is far cheaper than a write.
-  if (!(await flowExists(ctx.deps.db, ctx.account.telegram_id))) return left;
+  const waiting = takePrefetched(ctx, "keyStep") ?? (await flowExists(ctx.deps.db, ctx.account.telegram_id));
+  if (!waiting) return left;
   return (await ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id))) || left;
 }
 

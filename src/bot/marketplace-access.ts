@@ -1,11 +1,12 @@
 import { InlineKeyboard } from "grammy";
-import { findCredential, markKeyBroken, openApiKey } from "../db/repos/credentials";
+import { markKeyBroken, openApiKey } from "../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient } from "../marketplace";
 import { SecretBoxError } from "../security/secret-box";
 import type { BotContext } from "./context";
 import { trxText } from "../chat/format";
 import { truncate } from "../chat/html";
 import { MAIN_MENU } from "../chat/callback-data";
+import { accountCredential } from "./prefetched";
 
 export function connectButton(ctx: BotContext): InlineKeyboard {
   return new InlineKeyboard().text(ctx.tr("button-connect"), MAIN_MENU.data("connect"));
@@ -30,7 +31,7 @@ export function userClient(ctx: BotContext): Promise<MarketplaceClient | null> {
 const clients = new WeakMap<BotContext, Promise<MarketplaceClient | null>>();
 
 async function openUserClient(ctx: BotContext): Promise<MarketplaceClient | null> {
-  const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+  const credential = await accountCredential(ctx);
   if (!credential) {
     await ctx.reply(ctx.tr("connect-needed"), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
     return null;

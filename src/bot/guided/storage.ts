@@ -2,6 +2,7 @@ import type { ConversationData, ConversationStorage, VersionedState } from "@gra
 import { deleteConversation, findConversation, saveConversation } from "../../db/repos/conversations";
 import { FLOW_VERSION } from "../../db/repos/flows";
 import type { BotContext } from "../context";
+import { takePrefetched } from "../prefetched";
 
 type Stored = VersionedState<ConversationData>;
 
@@ -27,7 +28,8 @@ export function conversationStorage(): ConversationStorage<BotContext, Conversat
       async read(ctx) {
         const chatId = ctx.chat?.id;
         if (chatId === undefined) return undefined;
-        const row = await findConversation(ctx.deps.db, chatId);
+        const known = takePrefetched(ctx, "conversation");
+        const row = known !== undefined ? known : await findConversation(ctx.deps.db, chatId);
         if (!row) return undefined;
         let stored: Stored | null = null;
         try {

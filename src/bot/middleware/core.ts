@@ -1,9 +1,10 @@
 import type { MiddlewareFn } from "grammy";
-import { findUser, upsertUser } from "../../db/repos/users";
+import { findUserWithState, upsertUser } from "../../db/repos/users";
 import type { BotContext, BotDeps } from "../context";
 import { pickLanguage, translatorFor } from "../../chat/i18n";
 import { withNumbersIn } from "../../chat/format";
 import { followChosenLanguage } from "../command-menu";
+import { rememberPrefetched } from "../prefetched";
 
 /** Puts the deps on the context and counts the update. */
 export function provideDeps(deps: BotDeps): MiddlewareFn<BotContext> {
@@ -59,10 +60,13 @@ export function loadAccount(): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
     // Inline queries have no chat: their numbers follow the asker's Telegram language.
     if (!ctx.from || !ctx.chat) return ctx.from ? withNumbersIn(pickLanguage(ctx.from.language_code), next) : next();
-    // Read first: most updates come from known, active users, and a write (an fsync) per update is costly.
-    const known = await findUser(ctx.deps.db, ctx.from.id);
+    // Read first: most updates come from known, active users, and a write (an fsync) per update is
+    // costly. The same read brings the key, the chat's flow and the key step the update reads next.
     const { id } = ctx.from;
     const chatId = ctx.chat.id;
+    const state = await findUserWithState(ctx.deps.db, id, chatId);
+    const known = state?.user;
+    rememberPrefetched(ctx, state);
     const now = ctx.deps.now();
     const account = known && known.active === 1 && known.chat_id === chatId ? known : await ctx.deps.writes.run((db) => upsertUser(db, id, chatId, now));
     ctx.account = account;

@@ -6,6 +6,7 @@ import { endFlow } from "../../flows";
 import { code } from "../../../chat/html";
 import { DISCONNECT_NO, DISCONNECT_YES, WEBHOOK_ROTATE } from "../../../chat/callback-data";
 import { connectButton } from "../../marketplace-access";
+import { forgetPrefetched } from "../../prefetched";
 
 /** /disconnect and /webhook: the user's link to the marketplace and where its events go (/settings is a feature of its own). */
 export function accountFeature(): Composer<BotContext> {
@@ -25,6 +26,7 @@ export function accountFeature(): Composer<BotContext> {
     await ctx.answerCallbackQuery();
     // An open flow is left first: its state is saved when the update ends, after the rows below are gone.
     await endFlow(ctx);
+    forgetPrefetched(ctx, "credential");
     await forgetUserData(ctx.deps.db, ctx.account.telegram_id);
     ctx.deps.options.forget(ctx.account.telegram_id);
     ctx.deps.logger.info({ userId: ctx.account.telegram_id }, "user disconnected; key and personal data deleted");

@@ -10,6 +10,7 @@ import { FLOW_COMMANDS, type FlowName } from "../../guided/steps";
 import { keyStepOpen } from "./step";
 import { deleteSecretMessage } from "../../middleware/secret-paste";
 import type { MenuActions } from "../start";
+import { forgetPrefetched } from "../../prefetched";
 
 const ATTEMPT_CAP = { limit: 10, windowMs: 3_600_000 };
 const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
@@ -64,6 +65,7 @@ export function connectFeature(menu: MenuActions): Composer<BotContext> {
       return;
     }
     const previous = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+    forgetPrefetched(ctx, "credential");
     await saveApiKey(ctx.deps.db, ctx.deps.box, ctx.account.telegram_id, key, ctx.deps.now());
     await endFlow(ctx);
     ctx.deps.options.forget(ctx.account.telegram_id);

@@ -1,6 +1,6 @@
 import { Composer, InlineKeyboard, type Context } from "grammy";
 import { QUOTE_BUY } from "../../../chat/callback-data";
-import { findCredential, openApiKey } from "../../../db/repos/credentials";
+import { openApiKey } from "../../../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { endFlow } from "../../flows";
@@ -12,6 +12,7 @@ import { SecretBoxError } from "../../../security/secret-box";
 import { collectOrder, draftFromCommand, missingOrderField, orderLimits, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
 import type { MenuActions } from "../start";
 import { shareLine } from "../deep-links";
+import { accountCredential } from "../../prefetched";
 
 const FIELDS: DraftField[] = ["resource", "volume", "duration"];
 
@@ -31,7 +32,7 @@ function optionalClient(ctx: BotContext): Promise<MarketplaceClient | null> {
 const optionalClients = new WeakMap<BotContext, Promise<MarketplaceClient | null>>();
 
 async function openOptionalClient(ctx: BotContext): Promise<MarketplaceClient | null> {
-  const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+  const credential = await accountCredential(ctx);
   if (!credential || credential.broken_at) return null;
   try {
     const apiKey = openApiKey(ctx.deps.box, credential);

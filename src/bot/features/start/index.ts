@@ -1,10 +1,10 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { MAIN_MENU } from "../../../chat/callback-data";
-import { findCredential } from "../../../db/repos/credentials";
 import type { BotContext } from "../../context";
 import { endFlow } from "../../flows";
 import { truncate } from "../../../chat/html";
 import { openStartLink } from "../deep-links";
+import { accountCredential } from "../../prefetched";
 
 /**
  * Areas reachable from the main menu; each runs the same code as its command. `args` are the
@@ -60,7 +60,7 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
     // A deep link (t.me/<bot>?start=<payload>) opens its command; a bad one is said, then the plain /start.
     if (ctx.match && (await openStartLink(ctx, ctx.match, menu))) return;
     await endFlow(ctx);
-    const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+    const credential = await accountCredential(ctx);
     const linked = credential
       ? credential.broken_at
         ? ctx.tr("start-linked-broken", { last4: credential.last4 })

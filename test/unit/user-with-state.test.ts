@@ -1,0 +1,67 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Kysely } from "kysely";
+import { randomBytes } from "node:crypto";
+import { migrateToLatest, openDatabase } from "../../src/db/connection";
+import { findCredential, markKeyBroken, openApiKey, saveApiKey } from "../../src/db/repos/credentials";
+import { findConversation, saveConversation } from "../../src/db/repos/conversations";
+import { flowExists, setFlow } from "../../src/db/repos/flows";
+import { findUser, findUserWithState, upsertUser } from "../../src/db/repos/users";
+import type { Database } from "../../src/db/schema";
+import { SecretBox } from "../../src/security/secret-box";
+import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
+
+const T0 = 1_900_000_000_000;
+const dialects = TEST_DATABASE_URL ? (["SQLite", "PostgreSQL"] as const) : (["SQLite"] as const);
+
+/** The one read of an update (the user with their key, flow and key step) against the reads it replaces. */
+describe.each(dialects)("the user's row with what an update reads next (%s)", (dialect) => {
+  let db: Kysely<Database>;
+  let postgres: TestDatabase | null = null;
+  const box = new SecretBox(randomBytes(32).toString("base64"));
+  beforeEach(async () => {
+    postgres = dialect === "PostgreSQL" ? await createPostgresTestDatabase("bot_user_state") : null;
+    db = (await openDatabase(postgres ? postgres.url : ":memory:")).db;
+    await migrateToLatest(db);
+  });
+  afterEach(async () => {
+    await db.destroy();
+    await postgres?.drop();
+  });
+
+  it("is undefined for a user not stored, and the upsert returns the row it stored", async () => {
+    expect(await findUserWithState(db, 51, 51)).toBeUndefined();
+    const created = await upsertUser(db, 51, 51, T0);
+    expect(created).toEqual(await findUser(db, 51));
+    expect(created).toMatchObject({ telegram_id: 51, chat_id: 51, active: 1, created_at: T0 });
+    const moved = await upsertUser(db, 51, 52, T0 + 5);
+    expect(moved).toMatchObject({ chat_id: 52, created_at: T0, updated_at: T0 + 5 });
+  });
+
+  it("gives nulls and no key step for a user with nothing linked or open", async () => {
+    await upsertUser(db, 52, 52, T0);
+    const state = (await findUserWithState(db, 52, 52))!;
+    expect(state.user).toEqual(await findUser(db, 52));
+    expect(state).toMatchObject({ credential: null, conversation: null, keyStep: false });
+  });
+
+  it("gives the same key, flow and key step as the reads it replaces, and only the asked chat's flow", async () => {
+    await upsertUser(db, 53, 53, T0);
+    await upsertUser(db, 54, 54, T0);
+    await saveApiKey(db, box, 53, "sk_live_user_state_key_0001", T0 + 1);
+    await markKeyBroken(db, 53, T0 + 2);
+    await saveConversation(db, 53, { flow: "quote", step: "volume", state: '{"version":[0,1]}' }, T0 + 3);
+    await saveConversation(db, 54, { flow: "buy", step: "address", state: "{}" }, T0 + 4);
+    await setFlow(db, 53, { flow: "connect", step: "key", data: { askedAt: T0 } }, T0 + 5);
+    const state = (await findUserWithState(db, 53, 53))!;
+    expect(state.user).toEqual(await findUser(db, 53));
+    expect(state.credential).toEqual(await findCredential(db, 53));
+    expect(state.credential!.broken_at).toBe(T0 + 2);
+    expect(openApiKey(box, state.credential!)).toBe("sk_live_user_state_key_0001");
+    expect(state.conversation).toEqual(await findConversation(db, 53));
+    expect(state.keyStep).toBe(await flowExists(db, 53));
+    expect(state.keyStep).toBe(true);
+    // Another user's flow and key are never joined in.
+    const other = (await findUserWithState(db, 54, 54))!;
+    expect(other).toMatchObject({ credential: null, keyStep: false, conversation: { flow: "buy", step: "address" } });
+  });
+});
