@@ -107,7 +107,7 @@ export async function describeSpendError(ctx: BotContext, client: MarketplaceCli
     () => knownBalanceTrx,
   );
   if (balanceTrx === undefined) return described;
-  return { ...described, text: `${described.text}\n${ctx.tr("card-balance", { value: trxText(balanceTrx) })}` };
+  return { ...described, text: `${described.text}\n${ctx.tr("card-balance", { value: trxText(balanceTrx, ctx.lang) })}` };
 }
 
 /**

@@ -1,40 +1,30 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { formatDecimalForLocale, trxToSun } from "../marketplace/money";
 import type { Language, Translate } from "./i18n";
 
-const numbersLanguage = new AsyncLocalStorage<Language>();
-
-/**
- * Runs `work` with numbers written as `language` writes them. The bot runs each update inside
- * its user's language (loadAccount), so every amount a handler formats follows /settings without
- * each of them passing the language along; code outside an update passes it explicitly.
+/*
+ * Numbers are written as the reader's language writes them, and every formatter takes that
+ * language: a handler passes its update's (ctx.lang, from /settings or Telegram), a pushed alert
+ * its recipient's. (An AsyncLocalStorage carried it before: on Node 20 and 22 it puts a hook on
+ * every promise of the process, a few per cent of an update's CPU.)
  */
-export function withNumbersIn<T>(language: Language, work: () => T): T {
-  return numbersLanguage.run(language, work);
-}
-
-/** The language numbers are written in now: the update's user's, else English. */
-export function numbersLanguageNow(): Language {
-  return numbersLanguage.getStore() ?? "en";
-}
 
 /** "65,000" (ru "65 000") from an int64 string or bigint. */
-export function volumeText(volume: string | bigint, language: Language = numbersLanguageNow()): string {
+export function volumeText(volume: string | bigint, language: Language): string {
   return formatDecimalForLocale(volume.toString(), language);
 }
 
 /** "1,090.705" (ru "1 090,705"): a decimal amount of any currency, without its unit, never through a float. */
-export function amountText(value: string, language: Language = numbersLanguageNow()): string {
+export function amountText(value: string, language: Language): string {
   return formatDecimalForLocale(value, language);
 }
 
 /** "1,090.705 TRX" (ru "1 090,705 TRX") from the API's decimal string, never through a float. */
-export function trxText(trx: string, language: Language = numbersLanguageNow()): string {
+export function trxText(trx: string, language: Language): string {
   return `${formatDecimalForLocale(trx, language)} TRX`;
 }
 
 /** Price per unit in sun with up to 3 decimals, computed exactly (ru "71,5"). */
-export function sunPerUnit(priceTrx: string, volume: bigint, language: Language = numbersLanguageNow()): string {
+export function sunPerUnit(priceTrx: string, volume: bigint, language: Language): string {
   if (volume <= 0n) return "0";
   const milliSun = (trxToSun(priceTrx) * 1000n) / volume;
   const whole = milliSun / 1000n;

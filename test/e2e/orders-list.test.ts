@@ -85,9 +85,9 @@ describe("/orders: pages, an order card, stats", () => {
       "Volume: 76,000",
       "Duration: 1h",
       ADDRESS_B,
-      `Price: ${trxText(order.priceTrx)}`,
-      `Activation: ${trxText(order.activationTrx)}`,
-      `Total: ${trxText(order.totalTrx)}`,
+      `Price: ${trxText(order.priceTrx, "en")}`,
+      `Activation: ${trxText(order.activationTrx, "en")}`,
+      `Total: ${trxText(order.totalTrx, "en")}`,
       "Transaction: sandbox transaction",
       `Created: ${timeText(order.createdAt)}`,
     ]) {

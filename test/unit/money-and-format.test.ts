@@ -31,7 +31,7 @@ describe("TRX amounts in integer sun", () => {
     expect(formatTrxForDisplay("1234567.891")).toBe("1,234,567.891");
     expect(groupThousands("65000")).toBe("65,000");
     expect(groupThousands(1500000n)).toBe("1,500,000");
-    expect(sunPerUnit("4.225", 65000n)).toBe("65");
+    expect(sunPerUnit("4.225", 65000n, "en")).toBe("65");
   });
 });
 

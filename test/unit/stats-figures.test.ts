@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sunPerUnit } from "../../src/chat/format";
 import type { AutomationRule, Firing, LedgerEntry, MarketplaceClient, Order } from "../../src/marketplace";
 import { collectSpending, FIRING_RULES, LEDGER_PAGES, ORDER_PAGES, STATS_REQUEST_LIMIT, type SpendingRecords } from "../../src/bot/features/stats/collect";
 import { isEmpty, MAX_RULE_SOURCES, summarize } from "../../src/bot/features/stats/figures";
@@ -49,7 +50,8 @@ describe("spending figures", () => {
     expect(figures.bandwidth).toBe(2_000n);
     expect(figures.ledger).toEqual({ chargedSun: 16_516_000n, refundedSun: 7_150_000n });
     // 362,000 energy × 210 sun − (7.15 + 2 × 9.366) TRX
-    expect(figures.saving).toEqual({ sun: 362_000n * 210n - 25_882_000n, burnSunPerUnit: "210" });
+    expect(figures.saving).toEqual({ sun: 362_000n * 210n - 25_882_000n, burnCostTrx: "13.65", burnVolume: 65_000n });
+    expect(sunPerUnit(figures.saving!.burnCostTrx, figures.saving!.burnVolume, "en")).toBe("210");
     expect(figures.sources.map((source) => source.id)).toEqual(["orders", smart.id]);
     expect(figures.cells.filter((cell) => cell.day === "2026-11-23").map((cell) => [cell.source, cell.sun])).toEqual([
       ["orders", 7_150_000n],

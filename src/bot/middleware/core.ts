@@ -2,7 +2,6 @@ import type { MiddlewareFn } from "grammy";
 import { findUserWithState, upsertUser } from "../../db/repos/users";
 import type { BotContext, BotDeps } from "../context";
 import { pickLanguage, translatorFor } from "../../chat/i18n";
-import { withNumbersIn } from "../../chat/format";
 import { followChosenLanguage } from "../command-menu";
 import { rememberPrefetched } from "../prefetched";
 
@@ -58,8 +57,8 @@ export function privateChatsOnly(): MiddlewareFn<BotContext> {
 /** Loads (or creates) the user row and the language: /settings choice first, then Telegram's. */
 export function loadAccount(): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
-    // Inline queries have no chat: their numbers follow the asker's Telegram language.
-    if (!ctx.from || !ctx.chat) return ctx.from ? withNumbersIn(pickLanguage(ctx.from.language_code), next) : next();
+    // Inline queries have no chat and need no account (their numbers follow the asker's Telegram language).
+    if (!ctx.from || !ctx.chat) return next();
     // Read first: most updates come from known, active users, and a write (an fsync) per update is
     // costly. The same read brings the key, the chat's flow and the key step the update reads next.
     const { id } = ctx.from;
@@ -74,6 +73,6 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     ctx.tr = translatorFor(ctx.deps.i18n, ctx.lang);
     // A language chosen before the chat's command menu followed it: set the menu now, once.
     if (account.language !== null && account.menu_language !== account.language && ctx.chat.type === "private") await followChosenLanguage(ctx.api, ctx.deps, account, ctx.lang);
-    return withNumbersIn(ctx.lang, next);
+    return next();
   };
 }

@@ -70,16 +70,16 @@ function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, b
     ctx.tr("card-order-title"),
     "",
     ctx.tr("card-resource", { value: resourceText(ctx, order.resource) }),
-    ctx.tr("card-volume", { value: volumeText(order.volume) }),
+    ctx.tr("card-volume", { value: volumeText(order.volume, ctx.lang) }),
     ctx.tr("card-duration", { value: order.duration }),
     ctx.tr("card-target", {}, { value: code(order.address) }),
-    ctx.tr("card-price", { price: trxText(preview.priceTrx), commission: trxText(preview.commissionTrx) }),
+    ctx.tr("card-price", { price: trxText(preview.priceTrx, ctx.lang), commission: trxText(preview.commissionTrx, ctx.lang) }),
   ];
-  if (trxToSun(activationTrx) > 0n) lines.push(ctx.tr("card-activation", { value: trxText(activationTrx) }));
-  if (order.resource === "energy" && preview.savingsPercent && preview.burnCostTrx) lines.push(ctx.tr("card-savings", { percent: amountText(preview.savingsPercent), burn: trxText(preview.burnCostTrx) }));
-  lines.push(ctx.tr("card-total", { value: trxText(total) }), ctx.tr("card-balance", { value: trxText(balanceTrx) }));
+  if (trxToSun(activationTrx) > 0n) lines.push(ctx.tr("card-activation", { value: trxText(activationTrx, ctx.lang) }));
+  if (order.resource === "energy" && preview.savingsPercent && preview.burnCostTrx) lines.push(ctx.tr("card-savings", { percent: amountText(preview.savingsPercent, ctx.lang), burn: trxText(preview.burnCostTrx, ctx.lang) }));
+  lines.push(ctx.tr("card-total", { value: trxText(total, ctx.lang) }), ctx.tr("card-balance", { value: trxText(balanceTrx, ctx.lang) }));
   const canConfirm = compareTrx(balanceTrx, total) >= 0;
-  if (!canConfirm) lines.push("", ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx))) }));
+  if (!canConfirm) lines.push("", ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx)), ctx.lang) }));
   lines.push(shareLine(ctx, "buy", order));
   return { text: lines.join("\n"), canConfirm };
 }

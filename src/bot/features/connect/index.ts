@@ -73,7 +73,7 @@ export function connectFeature(menu: MenuActions): Composer<BotContext> {
     ctx.deps.logger.info({ userId: ctx.account.telegram_id, replaced: Boolean(previous) }, "API key linked");
     const lines = [
       ctx.tr(previous ? "connect-replaced" : "connect-linked", { last4: key.slice(-4) }),
-      ctx.tr("balance-line", { trx: amountText(balance.trx), usdt: amountText(balance.usdtTrc20) }),
+      ctx.tr("balance-line", { trx: amountText(balance.trx, ctx.lang), usdt: amountText(balance.usdtTrc20, ctx.lang) }),
     ];
     await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
   }

@@ -104,7 +104,7 @@ export function validateField(ctx: BotContext, field: DraftField, input: string,
       if (!parsed.ok) return { ok: false, message: ctx.tr(`input-volume-${parsed.reason}`) };
       const bounds = boundsFor(limits, draft.resource);
       if (bounds && checkBounds(parsed.volume, bounds.min, bounds.max)) {
-        return { ok: false, message: ctx.tr("input-volume-bounds", { min: volumeText(bounds.min), max: volumeText(bounds.max) }) };
+        return { ok: false, message: ctx.tr("input-volume-bounds", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }) };
       }
       return { ok: true, value: parsed.volume.toString() };
     }
@@ -201,16 +201,16 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
       const resource = draft.resource ?? "energy";
       lines.push(ctx.tr("ask-volume", { resource: ctx.tr(`resource-${resource}`) }));
       const bounds = limits.bounds(resource);
-      if (bounds) lines.push(ctx.tr("bounds-line", { min: volumeText(bounds.min), max: volumeText(bounds.max) }));
+      if (bounds) lines.push(ctx.tr("bounds-line", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }));
       if (resource === "energy") {
         lines.push("", ctx.tr("preset-65k"), ctx.tr("preset-131k"));
         if (!draft.hinted) {
           lines.push("", ctx.tr("energy-sender-hint"));
           next.hinted = true;
         }
-        buttons[0]!.push(...[65_000n, 131_000n].map((value) => ({ label: volumeText(value), value: value.toString() })));
+        buttons[0]!.push(...[65_000n, 131_000n].map((value) => ({ label: volumeText(value, ctx.lang), value: value.toString() })));
       } else if (bounds) {
-        buttons[0]!.push({ label: volumeText(bounds.min), value: bounds.min.toString() });
+        buttons[0]!.push({ label: volumeText(bounds.min, ctx.lang), value: bounds.min.toString() });
       }
       break;
     }

@@ -18,12 +18,12 @@ function orderCard(ctx: BotContext, order: Order): string {
     ctx.tr("order-card-title", {}, { id: code(order.id) }),
     ctx.tr("order-card-status", { value: order.status }),
     ctx.tr("card-resource", { value: resourceText(ctx, order.resource) }),
-    ctx.tr("card-volume", { value: volumeText(order.volume) }),
+    ctx.tr("card-volume", { value: volumeText(order.volume, ctx.lang) }),
     ctx.tr("card-duration", { value: order.duration }),
     ctx.tr("card-target", {}, { value: code(order.targetAddress) }),
-    ctx.tr("order-card-price", { value: trxText(order.priceTrx) }),
-    ctx.tr("order-card-activation", { value: trxText(order.activationTrx) }),
-    ctx.tr("card-total", { value: trxText(order.totalTrx) }),
+    ctx.tr("order-card-price", { value: trxText(order.priceTrx, ctx.lang) }),
+    ctx.tr("order-card-activation", { value: trxText(order.activationTrx, ctx.lang) }),
+    ctx.tr("card-total", { value: trxText(order.totalTrx, ctx.lang) }),
     ctx.tr("order-card-tx", {}, { value: order.txId ? txLink(order.txId, ctx.tr("tx-sandbox")) : "—" }),
     ctx.tr("order-card-created", { value: timeText(order.createdAt) }),
   ];
@@ -49,8 +49,8 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     const lines = [ctx.tr("orders-title", { page: String(number), pages: String(pages), total: String(list.total) })];
     if (list.items.length === 0) lines.push("", ctx.tr("orders-empty"));
     for (const order of list.items) {
-      const label = `${order.status} · ${volumeText(order.volume)} ${order.resource} · ${shortAddress(order.targetAddress)}`;
-      lines.push(`• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: order.status, volume: volumeText(order.volume), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx) })}`);
+      const label = `${order.status} · ${volumeText(order.volume, ctx.lang)} ${order.resource} · ${shortAddress(order.targetAddress)}`;
+      lines.push(`• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: order.status, volume: volumeText(order.volume, ctx.lang), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx, ctx.lang) })}`);
       keyboard.text(label.slice(0, 60), ORDER_OPEN.data(await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now()), number)).row();
     }
     if (number > 1) keyboard.text(ctx.tr("button-prev"), ORDERS_PAGE.data(number - 1));
@@ -96,7 +96,7 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     if (!client) return;
     try {
       const stats = await client.orderStats();
-      await edit(ctx, ctx.tr("orders-stats", { total: String(stats.totalOrders), energy: volumeText(stats.energyDeliveredThisMonth) }), new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(1)));
+      await edit(ctx, ctx.tr("orders-stats", { total: String(stats.totalOrders), energy: volumeText(stats.energyDeliveredThisMonth, ctx.lang) }), new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(1)));
     } catch (error) {
       await replyMarketplaceError(ctx, error, { read: true });
     }

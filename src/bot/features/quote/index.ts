@@ -66,8 +66,8 @@ async function sendQuote(ctx: BotContext, draft: OrderDraft): Promise<void> {
   }
   const text = [
     ctx.tr("quote-title"),
-    ctx.tr("quote-line", { volume: volumeText(volume), resource: resourceText(ctx, draft.resource!), duration: draft.duration! }),
-    ctx.tr("quote-price", { price: trxText(quote.priceTrx), perUnit: sunPerUnit(quote.priceTrx, volume) }),
+    ctx.tr("quote-line", { volume: volumeText(volume, ctx.lang), resource: resourceText(ctx, draft.resource!), duration: draft.duration! }),
+    ctx.tr("quote-price", { price: trxText(quote.priceTrx, ctx.lang), perUnit: sunPerUnit(quote.priceTrx, volume, ctx.lang) }),
     "",
     ctx.tr("quote-note"),
     shareLine(ctx, "quote", { resource: draft.resource!, volume: draft.volume!, duration: draft.duration! }),

@@ -137,23 +137,23 @@ function confirmCard(ctx: BotContext, payload: RulePayload, figures: CardFigures
   const lines = [ctx.tr("rule-confirm-title"), "", ctx.tr("rule-confirm-kind", { value: ctx.tr(`rule-kind-${payload.kind}`) }), ctx.tr("card-target", {}, { value: code(payload.address) })];
   if (payload.kind === "refill") {
     lines.push(
-      ctx.tr("rule-card-minimal", { value: volumeText(payload.minimal!) }),
-      ctx.tr("card-volume", { value: volumeText(payload.volume!) }),
+      ctx.tr("rule-card-minimal", { value: volumeText(payload.minimal!, ctx.lang) }),
+      ctx.tr("card-volume", { value: volumeText(payload.volume!, ctx.lang) }),
       ctx.tr("card-duration", { value: payload.duration! }),
       "",
-      ctx.tr("rule-confirm-trigger-refill", { minimal: volumeText(payload.minimal!), volume: volumeText(payload.volume!), duration: payload.duration! }),
+      ctx.tr("rule-confirm-trigger-refill", { minimal: volumeText(payload.minimal!, ctx.lang), volume: volumeText(payload.volume!, ctx.lang), duration: payload.duration! }),
     );
   } else if (payload.kind === "renewal") {
-    lines.push(ctx.tr("card-volume", { value: volumeText(payload.volume!) }), ctx.tr("card-duration", { value: RENEWAL_DURATION }), "", ctx.tr("rule-confirm-trigger-renewal", { volume: volumeText(payload.volume!) }));
+    lines.push(ctx.tr("card-volume", { value: volumeText(payload.volume!, ctx.lang) }), ctx.tr("card-duration", { value: RENEWAL_DURATION }), "", ctx.tr("rule-confirm-trigger-renewal", { volume: volumeText(payload.volume!, ctx.lang) }));
   } else {
     lines.push("", ctx.tr("rule-confirm-trigger-smart"));
   }
   lines.push(
-    ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", { value: trxText(figures.priceTrx), commission: trxText(figures.commissionTrx) }),
+    ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", { value: trxText(figures.priceTrx, ctx.lang), commission: trxText(figures.commissionTrx, ctx.lang) }),
     ...(figures.pricedFor ? [ctx.tr("rule-confirm-estimate-priced-for", { duration: figures.pricedFor })] : []),
     ctx.tr("rule-confirm-charged"),
     ctx.tr("rule-card-auto-resume", { value: ctx.tr(payload.autoResume ? "button-yes" : "button-no") }),
-    ctx.tr("card-balance", { value: trxText(figures.balanceTrx) }),
+    ctx.tr("card-balance", { value: trxText(figures.balanceTrx, ctx.lang) }),
   );
   const covered = compareTrx(figures.balanceTrx, figures.priceTrx) >= 0;
   // Renewal and smart rules need one firing's balance up front; a refill rule may be set up before topping up.

@@ -37,10 +37,10 @@ async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: A
       break;
     case "volume": {
       const bounds = volumeBounds(draft.kind!, options);
-      lines.push(ctx.tr(draft.kind === "renewal" ? "ask-rule-renewal-volume" : "ask-rule-volume"), ctx.tr("bounds-line", { min: volumeText(bounds.min), max: volumeText(bounds.max) }));
+      lines.push(ctx.tr(draft.kind === "renewal" ? "ask-rule-renewal-volume" : "ask-rule-volume"), ctx.tr("bounds-line", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }));
       const presets = [65_000n, 131_000n].filter((value) => !checkBounds(value, bounds.min, bounds.max));
       if (presets.length === 0) presets.push(bounds.min);
-      for (const value of presets) buttons[0]!.push({ label: volumeText(value), value: value.toString() });
+      for (const value of presets) buttons[0]!.push({ label: volumeText(value, ctx.lang), value: value.toString() });
       break;
     }
     case "duration":

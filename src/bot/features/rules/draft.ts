@@ -74,7 +74,7 @@ export function validateRuleField(ctx: BotContext, field: RuleField, input: stri
       if (!parsed.ok) return { ok: false, message: ctx.tr(`input-volume-${parsed.reason}`) };
       const bounds = volumeBounds(kind, options);
       if (checkBounds(parsed.volume, bounds.min, bounds.max)) {
-        return { ok: false, message: ctx.tr("input-volume-bounds", { min: volumeText(bounds.min), max: volumeText(bounds.max) }) };
+        return { ok: false, message: ctx.tr("input-volume-bounds", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }) };
       }
       return { ok: true, value: parsed.volume.toString() };
     }

@@ -52,9 +52,9 @@ export function ruleCardText(ctx: BotContext, rule: AutomationRule): string {
     ctx.tr("rule-card-title", { kind: kindText(ctx, rule.type) }, { id: code(rule.id.slice(0, 8)) }),
     ctx.tr("rule-card-target", {}, { value: code(rule.targetAddress) }),
   ];
-  if (rule.minimal !== null && kind !== "smart" && kind !== "renewal") lines.push(ctx.tr("rule-card-minimal", { value: volumeText(rule.minimal) }));
+  if (rule.minimal !== null && kind !== "smart" && kind !== "renewal") lines.push(ctx.tr("rule-card-minimal", { value: volumeText(rule.minimal, ctx.lang) }));
   if (kind === "smart") lines.push(ctx.tr("rule-card-volume-smart"));
-  else if (rule.volume !== null) lines.push(ctx.tr("rule-card-volume", { value: volumeText(rule.volume) }));
+  else if (rule.volume !== null) lines.push(ctx.tr("rule-card-volume", { value: volumeText(rule.volume, ctx.lang) }));
   if (kind === "renewal") lines.push(ctx.tr("rule-card-duration", { value: rule.duration ?? "1d" }));
   else if (rule.duration !== null && kind !== "smart") lines.push(ctx.tr("rule-card-duration", { value: rule.duration }));
   lines.push(ctx.tr("rule-card-status", { value: `${STATUS_ICON[status]} ${statusText(ctx, rule.status)}` }));
@@ -66,7 +66,7 @@ export function ruleCardText(ctx: BotContext, rule: AutomationRule): string {
   }
   if (status !== "cancelled") lines.push(ctx.tr("rule-card-auto-resume", { value: yesNo(ctx, rule.autoResume) }));
   lines.push(
-    ctx.tr("rule-card-spent", { value: trxText(rule.spentTrx) }),
+    ctx.tr("rule-card-spent", { value: trxText(rule.spentTrx, ctx.lang) }),
     ctx.tr("rule-card-created", { value: timeText(rule.createdAt) }),
     ctx.tr("rule-card-updated", { value: timeText(rule.updatedAt) }),
   );
@@ -123,7 +123,7 @@ export function deliveriesText(ctx: BotContext, rule: AutomationRule, firings: F
   let length = head.join("\n").length;
   const lines: string[] = [];
   for (const [index, firing] of sorted.entries()) {
-    const line = ctx.tr("deliveries-line", { time: timeText(firing.createdAt), volume: volumeText(firing.volume), duration: firing.duration ?? "—", trx: trxText(firing.priceTrx) });
+    const line = ctx.tr("deliveries-line", { time: timeText(firing.createdAt), volume: volumeText(firing.volume, ctx.lang), duration: firing.duration ?? "—", trx: trxText(firing.priceTrx, ctx.lang) });
     if (length + line.length + 1 > budget) {
       lines.push(ctx.tr("deliveries-more", { count: String(sorted.length - index) }));
       break;

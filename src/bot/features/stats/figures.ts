@@ -1,5 +1,4 @@
 import { trxToSun } from "../../../marketplace/money";
-import { sunPerUnit } from "../../../chat/format";
 import type { AutomationRule } from "../../../marketplace";
 import type { SpendingRecords, StatsGap } from "./collect";
 import { localDate, type DayWindow } from "./time-zones";
@@ -27,7 +26,7 @@ export interface StatsFigures {
    * Delivered energy priced at the marketplace's burn cost, minus what that energy cost; null
    * when nothing delivered was energy or the marketplace gave no burn cost.
    */
-  saving: { sun: bigint; burnSunPerUnit: string } | null;
+  saving: { sun: bigint; burnCostTrx: string; burnVolume: bigint } | null;
   gaps: StatsGap[];
 }
 
@@ -126,7 +125,7 @@ export function summarize(records: SpendingRecords, window: DayWindow): StatsFig
   if (energy > 0n && records.burn) {
     const burnVolume = BigInt(records.burn.volume);
     const burnSun = trxToSun(records.burn.burnCostTrx);
-    saving = { sun: (energy * burnSun) / burnVolume - energySpentSun, burnSunPerUnit: sunPerUnit(records.burn.burnCostTrx, burnVolume) };
+    saving = { sun: (energy * burnSun) / burnVolume - energySpentSun, burnCostTrx: records.burn.burnCostTrx, burnVolume };
   }
   return { window, sources, cells: cellList, totalSun, energy, bandwidth, orders, firings, ledger, saving, gaps: records.gaps };
 }

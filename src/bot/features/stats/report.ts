@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import { sunToTrx } from "../../../marketplace/money";
-import { trxText, volumeText, withNumbersIn } from "../../../chat/format";
+import { sunPerUnit, trxText, volumeText } from "../../../chat/format";
 import { shortAddress, truncate } from "../../../chat/html";
 import type { Language, Translate } from "../../../chat/i18n";
 import { ruleKind } from "../rules/views";
@@ -72,26 +72,26 @@ function sourceLabels(tr: Translate, figures: StatsFigures, addressLabels?: Read
   return labels;
 }
 
-const trx = (sun: bigint) => trxText(sunToTrx(sun));
+const trx = (sun: bigint, lang: Language) => trxText(sunToTrx(sun), lang);
 
 /** The marketplace's own order statistics, as it states them (its counters, not the window's). */
-function marketplaceLine(tr: Translate, records: SpendingRecords): string[] {
+function marketplaceLine(tr: Translate, lang: Language, records: SpendingRecords): string[] {
   const stats = records.orderStats;
-  return stats ? [tr("stats-marketplace", { total: volumeText(String(stats.totalOrders)), energy: volumeText(String(stats.energyDeliveredThisMonth)) })] : [];
+  return stats ? [tr("stats-marketplace", { total: volumeText(String(stats.totalOrders), lang), energy: volumeText(String(stats.energyDeliveredThisMonth), lang) })] : [];
 }
 
 /** The figures as caption lines, HTML; every variable goes through the escaping translator. */
-export function figureLines(tr: Translate, figures: StatsFigures, records: SpendingRecords): string[] {
+export function figureLines(tr: Translate, lang: Language, figures: StatsFigures, records: SpendingRecords): string[] {
   const lines = [
-    tr("stats-spent", { trx: trx(figures.totalSun) }),
-    tr("stats-delivered", { energy: volumeText(figures.energy), bandwidth: volumeText(figures.bandwidth) }),
+    tr("stats-spent", { trx: trx(figures.totalSun, lang) }),
+    tr("stats-delivered", { energy: volumeText(figures.energy, lang), bandwidth: volumeText(figures.bandwidth, lang) }),
     tr("stats-orders", { placed: String(figures.orders.placed), filled: String(figures.orders.filled), failed: String(figures.orders.failed) }),
     tr("stats-firings", { count: String(figures.firings) }),
   ];
-  if (figures.saving) lines.push(tr("stats-saving", { trx: trx(figures.saving.sun) }), tr("stats-saving-how", { sun: figures.saving.burnSunPerUnit }));
+  if (figures.saving) lines.push(tr("stats-saving", { trx: trx(figures.saving.sun, lang) }), tr("stats-saving-how", { sun: sunPerUnit(figures.saving.burnCostTrx, figures.saving.burnVolume, lang) }));
   else if (figures.energy > 0n) lines.push(tr("stats-saving-unknown"));
-  lines.push(tr("stats-ledger", { charged: trx(figures.ledger.chargedSun), refunded: trx(figures.ledger.refundedSun) }));
-  lines.push(...marketplaceLine(tr, records));
+  lines.push(tr("stats-ledger", { charged: trx(figures.ledger.chargedSun, lang), refunded: trx(figures.ledger.refundedSun, lang) }));
+  lines.push(...marketplaceLine(tr, lang, records));
   if (figures.gaps.length > 0) {
     const what = figures.gaps.map((gap) => tr(`stats-partial-${gap}`)).join(", ");
     lines.push(tr("stats-partial", { what, limit: String(STATS_REQUEST_LIMIT) }));
@@ -103,11 +103,7 @@ export function figureLines(tr: Translate, figures: StatsFigures, records: Spend
  * Builds the report of one window: summarizes, and renders the chart unless nothing was spent.
  * Its numbers are written as the user's language writes them, in an update or not (the digest).
  */
-export function buildSpendingReport(request: ReportRequest): Promise<SpendingReport> {
-  return withNumbersIn(request.lang, () => buildReport(request));
-}
-
-async function buildReport(request: ReportRequest): Promise<SpendingReport> {
+export async function buildSpendingReport(request: ReportRequest): Promise<SpendingReport> {
   const { tr, lang, records, window } = request;
   const figures = summarize(records, window);
   const from = dayText(lang, window.days[0]!);
@@ -116,7 +112,7 @@ async function buildReport(request: ReportRequest): Promise<SpendingReport> {
   const footer = request.footer ? ["", request.footer] : [];
   if (isEmpty(figures)) {
     // Orders that all failed (refunded) spent nothing but are still worth counting.
-    const counted = figures.orders.placed > 0 ? figureLines(tr, figures, records) : marketplaceLine(tr, records);
+    const counted = figures.orders.placed > 0 ? figureLines(tr, lang, figures, records) : marketplaceLine(tr, lang, records);
     const lines = [request.heading, range, "", tr("stats-empty"), ...(counted.length > 0 ? ["", ...counted] : [])];
     return { kind: "text", text: [...lines, ...footer].join("\n"), figures };
   }
@@ -135,7 +131,7 @@ async function buildReport(request: ReportRequest): Promise<SpendingReport> {
     numberFont: fonts.family,
   });
   const png = await renderChartPng(spec, { cjk });
-  const caption = [request.heading, range, "", ...figureLines(tr, figures, records), ...footer].join("\n");
+  const caption = [request.heading, range, "", ...figureLines(tr, lang, figures, records), ...footer].join("\n");
   return { kind: "chart", png, caption, figures };
 }
 

@@ -15,8 +15,8 @@ function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard
   const text = [
     ctx.tr("wallet-title"),
     "",
-    ctx.tr("wallet-trx", { value: amountText(balance.trx) }),
-    ctx.tr("wallet-usdt", { value: amountText(balance.usdtTrc20) }),
+    ctx.tr("wallet-trx", { value: amountText(balance.trx, ctx.lang) }),
+    ctx.tr("wallet-usdt", { value: amountText(balance.usdtTrc20, ctx.lang) }),
     "",
     ctx.tr("wallet-hint"),
   ].join("\n");
@@ -33,7 +33,7 @@ function topUpText(ctx: BotContext, deposit: DepositAddress): string {
   if (deposit.minimums.length === 0) lines.push(ctx.tr("topup-no-minimums"));
   else {
     lines.push(ctx.tr("topup-minimums"));
-    for (const minimum of deposit.minimums) lines.push(ctx.tr("topup-minimum-line", { currency: minimum.currency, amount: `${amountText(minimum.amount)} ${minimum.currency}` }));
+    for (const minimum of deposit.minimums) lines.push(ctx.tr("topup-minimum-line", { currency: minimum.currency, amount: `${amountText(minimum.amount, ctx.lang)} ${minimum.currency}` }));
   }
   const codes = deposit.minimums.length > 0 ? deposit.minimums.map((minimum) => minimum.currency) : ["USDT-TRC20", "TRX"];
   const currencies = new Intl.ListFormat(ctx.lang, { type: "disjunction" }).format([...new Set(codes.map((currency) => tokenName(currency, deposit.network)))]);

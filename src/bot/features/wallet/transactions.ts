@@ -5,6 +5,7 @@ import { refFor, resolveRef } from "../../../db/repos/callback-refs";
 import type { LedgerEntry, MarketplaceClient, Paged } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { amountText, timeText } from "../../../chat/format";
+import type { Language } from "../../../chat/i18n";
 import { truncate, txLink } from "../../../chat/html";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
 import type { MenuActions } from "../start";
@@ -36,8 +37,8 @@ function readPayload(payload: string): { page: number; currency: CurrencyCode; t
 }
 
 /** "+12.5" for credits, "-3" for debits, from the API's decimal string (never a float). */
-export function signedAmount(amount: string): string {
-  const shown = amountText(amount.trim());
+export function signedAmount(amount: string, lang: Language): string {
+  const shown = amountText(amount.trim(), lang);
   if (shown.startsWith("-") || shown.startsWith("+") || /^0*(\.0*)?$/.test(amount.trim())) return shown;
   return `+${shown}`;
 }
@@ -46,7 +47,7 @@ function entryLine(ctx: BotContext, entry: LedgerEntry): string {
   const line = ctx.tr("transactions-line", {
     time: timeText(entry.createdAt),
     type: truncate(entry.type, 40),
-    amount: signedAmount(entry.amount),
+    amount: signedAmount(entry.amount, ctx.lang),
     currency: truncate(entry.currency, 20),
     status: truncate(entry.status, 30),
   });

@@ -88,10 +88,10 @@ async function askLimit(ctx: BotContext, draft: WatchDraft) {
   for (const percent of [95n, 90n, 80n]) {
     // Whole thousandths of a TRX: short buttons, and a limit a person would type.
     const limitSun = ((priceSun * percent) / 100n / 1000n) * 1000n;
-    if (limitSun > 0n && !buttons.some((button) => button.value === sunToTrx(limitSun))) buttons.push({ label: `≤ ${trxText(sunToTrx(limitSun))}`, value: sunToTrx(limitSun) });
+    if (limitSun > 0n && !buttons.some((button) => button.value === sunToTrx(limitSun))) buttons.push({ label: `≤ ${trxText(sunToTrx(limitSun), ctx.lang)}`, value: sunToTrx(limitSun) });
   }
   const asked = markAsked(ctx, "watch", "price");
-  await sendQuestion(ctx, [ctx.tr("ask-watch-price", { price: trxText(priceTrx) }), "", ctx.tr("ask-cancel-hint")].join("\n"), [buttons]);
+  await sendQuestion(ctx, [ctx.tr("ask-watch-price", { price: trxText(priceTrx, ctx.lang) }), "", ctx.tr("ask-cancel-hint")].join("\n"), [buttons]);
   return asked;
 }
 
