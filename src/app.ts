@@ -308,4 +308,3 @@ export async function startApp(options: AppOptions): Promise<App> {
     },
   };
 }
-

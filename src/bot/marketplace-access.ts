@@ -64,7 +64,7 @@ export interface ErrorReplyOptions {
  * read: a 403 there means the key lost access (it is marked broken and alerts pause); a 403 on a
  * write is about that write, and the key goes on working.
  */
-export function describeMarketplaceError(ctx: BotContext, error: MarketplaceError, read = false): { text: string; keyboard?: InlineKeyboard } {
+export function describeMarketplaceError(ctx: BotContext, error: MarketplaceError, read: boolean): { text: string; keyboard?: InlineKeyboard } {
   // The marketplace's own words, bounded: a long detail must not push a message over Telegram's limit.
   const detail = truncate(error.detail ?? "", 500);
   switch (error.kind) {
@@ -77,9 +77,9 @@ export function describeMarketplaceError(ctx: BotContext, error: MarketplaceErro
     case "provider_failed":
       return { text: ctx.tr("error-provider-failed") };
     case "forbidden":
-      if (!read) return { text: ctx.tr("error-forbidden", { detail: detail || "403" }) };
-      return { text: ctx.tr("key-broken-now"), keyboard: connectButton(ctx) };
     case "unauthorized":
+      // A 403 on a write is about that write; on a read the key lost access, as on any 401.
+      if (error.kind === "forbidden" && !read) return { text: ctx.tr("error-forbidden", { detail: detail || "403" }) };
       return { text: ctx.tr("key-broken-now"), keyboard: connectButton(ctx) };
     case "bad_request":
     case "unprocessable":
@@ -100,7 +100,7 @@ export function describeMarketplaceError(ctx: BotContext, error: MarketplaceErro
  * the user sees what they have (`knownBalanceTrx`, e.g. the card's preview, when the read fails).
  */
 export async function describeSpendError(ctx: BotContext, client: MarketplaceClient, error: MarketplaceError, knownBalanceTrx?: string): Promise<{ text: string; keyboard?: InlineKeyboard }> {
-  const described = describeMarketplaceError(ctx, error);
+  const described = describeMarketplaceError(ctx, error, false);
   if (error.kind !== "insufficient_balance") return described;
   const balanceTrx = await client.balance().then(
     (balance) => balance.trx,

@@ -9,10 +9,15 @@ export interface StoredConversation {
   updatedAt: number;
 }
 
-/** The guided flow of a chat, if one is stored. One indexed read: it runs for every update. */
+/** A stored flow from its row's columns (also when read joined to the user's row). */
+export function storedConversation(row: { flow: string; step: string; state: string; updated_at: number | string }): StoredConversation {
+  return { flow: row.flow, step: row.step, state: row.state, updatedAt: Number(row.updated_at) };
+}
+
+/** The guided flow of a chat, if one is stored. */
 export async function findConversation(db: Kysely<Database>, chatId: number): Promise<StoredConversation | null> {
   const row = await db.selectFrom("conversations").select(["flow", "step", "state", "updated_at"]).where("chat_id", "=", chatId).executeTakeFirst();
-  return row ? { flow: row.flow, step: row.step, state: row.state, updatedAt: Number(row.updated_at) } : null;
+  return row ? storedConversation(row) : null;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Kysely, Selectable, Transaction } from "kysely";
 import type { Database, UsersTable } from "../schema";
 import { dropQueuedAlerts } from "./outbox";
 import type { Credential } from "./credentials";
-import type { StoredConversation } from "./conversations";
+import { storedConversation, type StoredConversation } from "./conversations";
 
 export type User = Selectable<UsersTable>;
 export type AlertKind = "orders" | "rules" | "deposits" | "other" | "prices";
@@ -69,7 +69,7 @@ export async function findUserWithState(db: Kysely<Database>, telegramId: number
   return {
     user,
     credential: keyId === null || ciphertext === null || last4 === null || brokenNotified === null || linkedAt === null ? null : { telegram_id: user.telegram_id, key_id: keyId, ciphertext, last4, broken_at: brokenAt, broken_notified: brokenNotified, linked_at: linkedAt },
-    conversation: flow === null || step === null || state === null || updatedAt === null ? null : { flow, step, state, updatedAt: Number(updatedAt) },
+    conversation: flow === null || step === null || state === null || updatedAt === null ? null : storedConversation({ flow, step, state, updated_at: updatedAt }),
     // SQLite answers 0 or 1, PostgreSQL a boolean.
     keyStep: Boolean(Number(keyStep)),
   };

@@ -345,7 +345,8 @@ export function rulesMenus(showTopUp: (ctx: BotContext) => Promise<void>): Rules
       if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
       // Show the rule as it is now, with what went wrong under it.
       const current = (await client.listAutomations().catch(() => null))?.find((candidate) => candidate.id === rule.id) ?? rule;
-      const described = describeMarketplaceError(ctx, error);
+      // Pause, Resume and Cancel are writes: a 403 is about the action, not the key.
+      const described = describeMarketplaceError(ctx, error, false);
       const balance = error.kind === "insufficient_balance";
       const note = balance && action === "resume" ? ctx.tr("rule-resume-short") : described.text;
       await ctx.answerCallbackQuery({ text: ctx.tr("rule-toast-failed") });
