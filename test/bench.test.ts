@@ -30,6 +30,7 @@ const FIGURES = [
   "updates_calls_counted_by_app",
   "updates_cpu_ms",
   "updates_cpu_vs_same_io",
+  "updates_sql_statements",
   "updates_p99_ms_at_200_per_s",
   "updates_guided_step_cpu_ms",
   "updates_p99_ms",

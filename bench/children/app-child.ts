@@ -16,6 +16,7 @@ import cron from "node-cron";
 import { Bot } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import { startApp, type App } from "../../src/app";
+import { sqliteHandle } from "../../src/db/connection";
 import { MAIN_MENU } from "../../src/chat/callback-data";
 import { createMarketplaceClient } from "../../src/marketplace";
 import { currentPollCycle, cycleHasUsersLeft, nextPollCycleId, openPollCycle, pollCycle, type PollerDeps } from "../../src/push/notification-poller";
@@ -52,6 +53,29 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
     const { profile } = await session.post("Profiler.stop");
     writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
+  }
+}
+
+/**
+ * Counts the SQL statements the app's SQLite connection executes while `work` runs (better-sqlite3's
+ * run, get, all and iterate, which Kysely's driver calls once per query; BEGIN and COMMIT included).
+ */
+async function countingStatements<T>(app: App, work: () => Promise<T>): Promise<{ result: T; statements: number }> {
+  const sqlite = sqliteHandle(app.db);
+  if (!sqlite) throw new Error("the bench's app runs on a SQLite file");
+  const prototype = Object.getPrototypeOf(sqlite.prepare("select 1")) as Record<string, (...args: unknown[]) => unknown>;
+  const originals = new Map((["run", "get", "all", "iterate"] as const).map((name) => [name, prototype[name]!]));
+  let statements = 0;
+  for (const [name, original] of originals) {
+    prototype[name] = function (this: unknown, ...args: unknown[]) {
+      statements += 1;
+      return original.apply(this, args);
+    };
+  }
+  try {
+    return { result: await work(), statements };
+  } finally {
+    for (const [name, original] of originals) prototype[name] = original;
   }
 }
 
@@ -343,7 +367,8 @@ async function main() {
       const notPolls = (labels: string) => !labels.includes('method="getUpdates"');
       const countedBefore = await metric(lifted, "telegram_api_calls_total", notPolls);
       instant.answered(true);
-      const full = await profiled("mix", () => driveApp(lifted, n, c, 10_000));
+      const mix = await countingStatements(lifted, () => profiled("mix", () => driveApp(lifted, n, c, 10_000)));
+      const full = { ...mix.result, statementsPerUpdate: mix.statements / Math.max(1, mix.result.handled) };
       const answered = Object.entries(instant.answered(true)).reduce((sum, [method, calls]) => sum + (method === "getUpdates" ? 0 : calls), 0);
       const counted = (await metric(lifted, "telegram_api_calls_total", notPolls)) - countedBefore;
       const reference = await drive((update) => bare.handleUpdate(update), n, c, botId, 10_000);
