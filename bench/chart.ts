@@ -42,33 +42,39 @@ async function monthOfHistory(): Promise<SpendingRecords> {
 
 const translations = () => createI18n(join(projectRoot(), "locales"), () => "en");
 
-/** Renders `rounds` reports per language and window; CPU ms of each, the first (cold) one apart. */
+/**
+ * Renders `rounds` reports per language and window. The first round warms the process up (the
+ * renderer's modules, their code compiled as it first runs, each font's first subset) and is
+ * reported apart: the first chart of all, and the slowest of that round. The target is held by
+ * the rounds after it, as a bot that has drawn one chart of each kind draws the next ones.
+ */
 export async function benchChart(rounds: number, log: (line: string) => void): Promise<Figure[]> {
   const records = await monthOfHistory();
   const i18n = translations();
   const fonts = chartFonts();
   log(`chart: fonts ${fonts.files.join(", ") || "(system fonts: no known font file found)"}`);
+  const warmup: number[] = [];
   const times: number[] = [];
-  let cold = 0;
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < Math.max(2, rounds); round++) {
     for (const lang of LANGUAGES) {
       for (const days of [7, 30]) {
         const tr = (key: string, vars?: Record<string, string | number>) => i18n.t(lang, key, vars as Record<string, string>);
         const before = process.cpuUsage();
         await buildSpendingReport({ tr, lang, records, window: lastDays("UTC", days, NOW), heading: tr("stats-title", { days }), period: tr("stats-period", { days }) });
         const used = process.cpuUsage(before);
-        const ms = (used.user + used.system) / 1000;
-        if (times.length === 0 && cold === 0) cold = ms;
-        else times.push(ms);
+        (round === 0 ? warmup : times).push((used.user + used.system) / 1000);
       }
     }
   }
+  const cold = warmup[0]!;
+  const firstRoundMax = Math.max(...warmup.slice(1));
   const median = percentile(times, 50);
   const p95 = percentile(times, 95);
-  log(`chart: ${times.length + 1} renders, first ${cold.toFixed(1)} ms CPU, then median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`);
+  log(`chart: first round (${warmup.length} renders, one per language and window) ${warmup.map((ms) => ms.toFixed(0)).join(", ")} ms CPU; then ${times.length} renders, median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
   return [
-    figure({ name: "chart_render_cpu_ms", value: median, unit: "ms CPU per /stats chart (median over en, ru, zh × 7, 30 days)", reference: "p95", referenceValue: p95, ratio: null, target: "<= 150 ms", met: median <= 150 && p95 <= 150 }),
-    figure({ name: "chart_render_cpu_ms_cold", value: cold, unit: "ms CPU, the process's first chart (modules warming up)", reference: "target", referenceValue: 150, ratio: null, target: "reported", met: true }),
+    figure({ name: "chart_render_cpu_ms", value: median, unit: `ms CPU per /stats chart (median of ${times.length} renders over en, ru, zh × 7, 30 days, after one render of each)`, reference: "p95", referenceValue: p95, ratio: null, target: "<= 150 ms", met: median <= 150 && p95 <= 150 }),
+    figure({ name: "chart_render_cpu_ms_cold", value: cold, unit: "ms CPU, the process's first chart (the renderer's modules load)", reference: "target", referenceValue: 150, ratio: null, target: "reported", met: true }),
+    figure({ name: "chart_render_cpu_ms_first_round_max", value: firstRoundMax, unit: "ms CPU, the slowest of the first chart of each other language and window (code compiled as it first runs, each font loaded into the subsetter once)", reference: "target", referenceValue: 150, ratio: null, target: "reported", met: true }),
   ];
 }
 

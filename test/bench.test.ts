@@ -8,6 +8,7 @@ const ROOT = join(import.meta.dirname, "..");
 const FIGURES = [
   "chart_render_cpu_ms",
   "chart_render_cpu_ms_cold",
+  "chart_render_cpu_ms_first_round_max",
   "ingest_events_per_s_vs_naive",
   "ingest_events_per_s_vs_bare",
   "ingest_p99_ms_at_offered_rate",

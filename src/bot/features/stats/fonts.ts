@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 
 /**
- * Fonts for the chart. Latin and Cyrillic text is set in a small font (DejaVu Sans or Liberation
- * Sans) and only CJK text falls back to the CJK font: the renderer rereads a font file for each
- * text it shapes, and a 5 MB CJK file read for every axis label would triple the render's cost.
+ * Fonts for the chart. Latin and Cyrillic text is set in DejaVu Sans or Liberation Sans, and only
+ * a chart with CJK text loads the CJK font too; each is cut down to the chart's characters before
+ * it is drawn (font-subset.ts), since the renderer rereads a font file for each text it shapes.
  * Debian's fonts-dejavu-core and fonts-wqy-microhei provide both (the Dockerfile and CI install
  * them); other common locations are tried too. With none found the renderer loads whatever the
  * system has, and Chinese labels may show as boxes: said once in the log.

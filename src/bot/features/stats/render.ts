@@ -3,6 +3,7 @@ import type { compile as compileVegaLite, TopLevelSpec } from "vega-lite";
 import type { Resvg as ResvgClass } from "@resvg/resvg-js";
 import { CHART_SCALE } from "./chart-spec";
 import { chartFonts } from "./fonts";
+import { withSubsetFonts } from "./font-subset";
 
 /** East Asian wide characters: about one em each, where Latin letters and digits are about 0.6. */
 const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
@@ -63,16 +64,20 @@ export async function renderChartSvg(spec: TopLevelSpec): Promise<string> {
 
 /**
  * The chart as a PNG, CHART_SCALE times its CSS size, with the fonts found on this machine. The
- * CJK font file is loaded only when a text needs it (`cjk`): loading it costs several ms.
+ * CJK font is used only when a text needs it (`cjk`).
  */
 export async function renderChartPng(spec: TopLevelSpec, options: { cjk: boolean }): Promise<Buffer> {
   const svg = await renderChartSvg(spec);
   const { Resvg } = await loadRenderer();
   const fonts = chartFonts();
   const files = options.cjk || !fonts.latin ? fonts.files : [fonts.latin];
-  const resvg = new Resvg(svg, {
-    fitTo: { mode: "zoom", value: CHART_SCALE },
-    font: files.length > 0 ? { loadSystemFonts: false, fontFiles: files, defaultFontFamily: fonts.defaultFamily } : { loadSystemFonts: true },
+  // Each font cut down to the chart's characters: resvg rereads a font file for every text it
+  // lays out, so a small file is most of the saving (see font-subset.ts).
+  return withSubsetFonts(files, svg, (fontFiles) => {
+    const resvg = new Resvg(svg, {
+      fitTo: { mode: "zoom", value: CHART_SCALE },
+      font: fontFiles.length > 0 ? { loadSystemFonts: false, fontFiles, defaultFontFamily: fonts.defaultFamily } : { loadSystemFonts: true },
+    });
+    return resvg.render().asPng();
   });
-  return resvg.render().asPng();
 }
