@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../schema";
+import { prepared, type ParamFn } from "../prepared";
 
 /** A stored guided flow: the conversations plugin's state (a JSON string, versioned inside) and where the user is. */
 export interface StoredConversation {
@@ -14,27 +15,46 @@ export function storedConversation(row: { flow: string; step: string; state: str
   return { flow: row.flow, step: row.step, state: row.state, updatedAt: Number(row.updated_at) };
 }
 
+const findQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number }>) => db.selectFrom("conversations").select(["flow", "step", "state", "updated_at"]).where("chat_id", "=", param("chatId")));
+
 /** The guided flow of a chat, if one is stored. */
 export async function findConversation(db: Kysely<Database>, chatId: number): Promise<StoredConversation | null> {
-  const row = await db.selectFrom("conversations").select(["flow", "step", "state", "updated_at"]).where("chat_id", "=", chatId).executeTakeFirst();
+  const [row] = (await findQuery(db, { chatId })).rows;
   return row ? storedConversation(row) : null;
 }
+
+type SaveParams = { chatId: number; flow: string; step: string; state: string; now: number };
+
+/** The upsert of a flow's state, with a new step or keeping the stored one. */
+const saveQueries = {
+  newStep: prepared((db: Kysely<Database>, param: ParamFn<SaveParams>) =>
+    db
+      .insertInto("conversations")
+      .values({ chat_id: param("chatId"), step: param("step"), flow: param("flow"), state: param("state"), updated_at: param("now") })
+      .onConflict((oc) => oc.column("chat_id").doUpdateSet({ flow: param("flow"), state: param("state"), updated_at: param("now"), step: param("step") })),
+  ),
+  sameStep: prepared((db: Kysely<Database>, param: ParamFn<SaveParams>) =>
+    db
+      .insertInto("conversations")
+      .values({ chat_id: param("chatId"), step: param("step"), flow: param("flow"), state: param("state"), updated_at: param("now") })
+      .onConflict((oc) => oc.column("chat_id").doUpdateSet({ flow: param("flow"), state: param("state"), updated_at: param("now") })),
+  ),
+};
 
 /**
  * Stores a chat's flow state. `step` null keeps the step already stored (an update that asked
  * nothing new, such as a refused answer or a button of another feature, leaves it as it was).
+ * Compiled once: a guided flow writes on every step.
  */
 export async function saveConversation(db: Kysely<Database> | Transaction<Database>, chatId: number, row: { flow: string; step: string | null; state: string }, now: number): Promise<void> {
-  const values = { flow: row.flow, state: row.state, updated_at: now, ...(row.step === null ? {} : { step: row.step }) };
-  await db
-    .insertInto("conversations")
-    .values({ chat_id: chatId, step: row.step ?? "", ...values })
-    .onConflict((oc) => oc.column("chat_id").doUpdateSet(values))
-    .execute();
+  const query = row.step === null ? saveQueries.sameStep : saveQueries.newStep;
+  await query(db, { chatId, flow: row.flow, step: row.step ?? "", state: row.state, now });
 }
 
+const deleteQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number }>) => db.deleteFrom("conversations").where("chat_id", "=", param("chatId")));
+
 export async function deleteConversation(db: Kysely<Database> | Transaction<Database>, chatId: number): Promise<void> {
-  await db.deleteFrom("conversations").where("chat_id", "=", chatId).execute();
+  await deleteQuery(db, { chatId });
 }
 
 /**

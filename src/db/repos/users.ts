@@ -3,18 +3,24 @@ import type { Database, UsersTable } from "../schema";
 import { dropQueuedAlerts } from "./outbox";
 import type { Credential } from "./credentials";
 import { storedConversation, type StoredConversation } from "./conversations";
+import { prepared, type ParamFn } from "../prepared";
 
 export type User = Selectable<UsersTable>;
 export type AlertKind = "orders" | "rules" | "deposits" | "other" | "prices";
 
+const upsertUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) =>
+  db
+    .insertInto("users")
+    .values({ telegram_id: param("telegramId"), chat_id: param("chatId"), language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: param("now"), updated_at: param("now") })
+    .onConflict((oc) => oc.column("telegram_id").doUpdateSet({ chat_id: param("chatId"), active: 1, updated_at: param("now") }))
+    .returningAll(),
+);
+
 /** Creates the user on first contact, refreshes the chat id and re-activates a user who blocked and came back. */
 export async function upsertUser(db: Kysely<Database>, telegramId: number, chatId: number, now: number): Promise<User> {
-  return db
-    .insertInto("users")
-    .values({ telegram_id: telegramId, chat_id: chatId, language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.column("telegram_id").doUpdateSet({ chat_id: chatId, active: 1, updated_at: now }))
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const [row] = (await upsertUserQuery(db, { telegramId, chatId, now })).rows;
+  if (!row) throw new Error("the user upsert returned no row");
+  return row;
 }
 
 /** A user's row with what an update of their chat reads next: their key, the chat's guided flow, and whether the key step waits. */
@@ -25,16 +31,11 @@ export interface UserWithState {
   keyStep: boolean;
 }
 
-/**
- * The user's row, their stored key, their chat's guided flow and whether the /connect key step
- * waits, in one indexed read: every update needs the user, and most of them the other three,
- * which would otherwise be three more statements per update.
- */
-export async function findUserWithState(db: Kysely<Database>, telegramId: number, chatId: number): Promise<UserWithState | undefined> {
-  const row = await db
+const userWithStateQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number }>) =>
+  db
     .selectFrom("users")
     .leftJoin("credentials", "credentials.telegram_id", "users.telegram_id")
-    .leftJoin("conversations", (join) => join.on("conversations.chat_id", "=", chatId))
+    .leftJoin("conversations", (join) => join.on("conversations.chat_id", "=", param("chatId")))
     .selectAll("users")
     .select([
       "credentials.key_id as credential_key_id",
@@ -49,8 +50,16 @@ export async function findUserWithState(db: Kysely<Database>, telegramId: number
       "conversations.updated_at as conversation_updated_at",
     ])
     .select((eb) => eb.exists(eb.selectFrom("flows").select("flows.telegram_id").whereRef("flows.telegram_id", "=", "users.telegram_id")).as("key_step"))
-    .where("users.telegram_id", "=", telegramId)
-    .executeTakeFirst();
+    .where("users.telegram_id", "=", param("telegramId")),
+);
+
+/**
+ * The user's row, their stored key, their chat's guided flow and whether the /connect key step
+ * waits, in one indexed read: every update needs the user, and most of them the other three,
+ * which would otherwise be three more statements per update. Compiled once (it runs on every update).
+ */
+export async function findUserWithState(db: Kysely<Database>, telegramId: number, chatId: number): Promise<UserWithState | undefined> {
+  const [row] = (await userWithStateQuery(db, { telegramId, chatId })).rows;
   if (!row) return undefined;
   const {
     credential_key_id: keyId,
