@@ -26,7 +26,8 @@
  *   BENCH_REPLICA_USERS [100000] users polled by three replicas on PostgreSQL (one notification each)
  *   BENCH_REPLICA_RATE [300]     each replica's POLL_RATE, requests/s
  *   BENCH_PROFILE [unset]        a directory: the app part writes V8 CPU profiles of the measured mix
- *                                (mix.cpuprofile) and guided steps (guided.cpuprofile) there
+ *                                (mix.cpuprofile), of each kind alone (kind-start, kind-quote,
+ *                                kind-button) and of guided steps (guided.cpuprofile) there
  *   BENCH_DATABASE_URL [unset]   a PostgreSQL server for the replicas part (a database is created and
  *                                dropped on it); unset: a throwaway cluster from Debian's packages
  */

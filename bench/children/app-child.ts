@@ -378,7 +378,7 @@ async function main() {
       const pacedReference = await drivePaced((update) => referenceBot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, botId, 10_000);
       // Each kind on its own, from users the bot already knows (the mix above met most of them first).
       const kinds = [];
-      for (const kind of [0, 1, 2]) kinds.push(await driveApp(lifted, Math.ceil(n / 3), c, 20_000, kind));
+      for (const kind of [0, 1, 2]) kinds.push(await profiled(`kind-${["start", "quote", "button"][kind]}`, () => driveApp(lifted, Math.ceil(n / 3), c, 20_000, kind)));
       // The price request a /quote makes, alone: what the fresh quote costs this process however
       // little the rest of the app did.
       const quoteCall = await quoteCallsAlone(Math.ceil(n / 3), c);

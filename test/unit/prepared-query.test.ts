@@ -27,7 +27,7 @@ describe.each(dialects)("a query compiled once and run with new parameters (%s)"
       [61, 610],
       [62, 620],
       [63, 630],
-    ]) {
+    ] as const) {
       await db.insertInto("users").values({ telegram_id: id, chat_id: chatId, language: id === 62 ? "ru" : null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: T0, updated_at: T0 }).execute();
     }
     let builds = 0;
