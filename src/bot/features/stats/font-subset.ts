@@ -130,7 +130,8 @@ function subsetDirectory(): string {
 /**
  * Runs `draw` with font files cut down to the characters of `text` (the chart's SVG): each file
  * HarfBuzz can subset is replaced by its subset, written for the duration of `draw` and deleted
- * after it; a file it cannot is passed as it is. `draw` must be synchronous (resvg's is).
+ * after it; a file it cannot (or one whose subset cannot be written) is passed as it is. `draw`
+ * must be synchronous (resvg's is).
  */
 export async function withSubsetFonts<T>(files: readonly string[], text: string, draw: (files: string[]) => T): Promise<T> {
   const subsetter = files.length > 0 ? await fontSubsetter() : null;
@@ -139,17 +140,18 @@ export async function withSubsetFonts<T>(files: readonly string[], text: string,
   const written: string[] = [];
   try {
     const used = files.map((file) => {
-      let subset: Buffer | null = null;
+      // Any failure (a font HarfBuzz cannot read, no writable temporary directory) costs only
+      // the saving: the whole font is drawn with instead.
       try {
-        subset = subsetter.subset(file, codePoints);
+        const subset = subsetter.subset(file, codePoints);
+        if (!subset) return file;
+        const path = join(subsetDirectory(), `${process.pid}-${++serial}.ttf`);
+        writeFileSync(path, subset);
+        written.push(path);
+        return path;
       } catch {
-        subset = null;
+        return file;
       }
-      if (!subset) return file;
-      const path = join(subsetDirectory(), `${process.pid}-${++serial}.ttf`);
-      writeFileSync(path, subset);
-      written.push(path);
-      return path;
     });
     return draw(used);
   } finally {

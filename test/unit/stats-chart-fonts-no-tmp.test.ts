@@ -1,0 +1,20 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { withSubsetFonts } from "../../src/bot/features/stats/font-subset";
+import { chartFonts } from "../../src/bot/features/stats/fonts";
+
+// A file of its own: the subsets' directory is made once per process, at the first chart.
+describe("the chart's fonts without a writable temporary directory", () => {
+  it.runIf(chartFonts().latin !== null || process.env.CI === "true")("draws with the whole fonts instead of failing the chart", async () => {
+    const latin = chartFonts().latin!;
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join("/nonexistent", "no-such-directory");
+    try {
+      const used = await withSubsetFonts([latin], "Daily spending", (files) => files);
+      expect(used).toEqual([latin]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+});
