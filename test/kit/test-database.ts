@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import type { Kysely } from "kysely";
+import { migrateToLatest, openDatabase } from "../../src/db/connection";
+import type { Database } from "../../src/db/schema";
 
 /**
  * The database a test world runs on. With TEST_DATABASE_URL (postgres://…) unset: SQLite, as
@@ -64,4 +67,21 @@ export async function dumpPostgresRows(url: string): Promise<string> {
   } finally {
     await client.end();
   }
+}
+
+/** The dialects the repository tests run on: SQLite always, PostgreSQL too with TEST_DATABASE_URL. */
+export const TEST_DIALECTS = TEST_DATABASE_URL ? (["SQLite", "PostgreSQL"] as const) : (["SQLite"] as const);
+
+/** A migrated database of one dialect for one test (SQLite in memory, or a fresh PostgreSQL database); close() destroys and drops it. */
+export async function openMigratedTestDatabase(dialect: (typeof TEST_DIALECTS)[number], prefix: string): Promise<{ db: Kysely<Database>; close(): Promise<void> }> {
+  const postgres = dialect === "PostgreSQL" ? await createPostgresTestDatabase(prefix) : null;
+  const { db } = await openDatabase(postgres ? postgres.url : ":memory:");
+  await migrateToLatest(db);
+  return {
+    db,
+    async close() {
+      await db.destroy();
+      await postgres?.drop();
+    },
+  };
 }

@@ -1,25 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
 import { tryConnectAttempt } from "../../src/db/repos/connect-attempts";
 import type { Database } from "../../src/db/schema";
-import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
+import { openMigratedTestDatabase, TEST_DATABASE_URL } from "../kit/test-database";
 
 const CAP = { limit: 10, windowMs: 3_600_000 };
 const T0 = 1_800_000_000_000;
 
 describe(`the /connect attempt cap in the database (${TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
   let db: Kysely<Database>;
-  let postgres: TestDatabase | null = null;
+  let close: () => Promise<void>;
   beforeEach(async () => {
-    postgres = TEST_DATABASE_URL ? await createPostgresTestDatabase() : null;
-    db = (await openDatabase(postgres ? postgres.url : ":memory:")).db;
-    await migrateToLatest(db);
+    ({ db, close } = await openMigratedTestDatabase(TEST_DATABASE_URL ? "PostgreSQL" : "SQLite", "bot_test"));
   });
-  afterEach(async () => {
-    await db.destroy();
-    await postgres?.drop();
-  });
+  afterEach(() => close());
 
   const rowsOf = (telegramId: number) => db.selectFrom("connect_attempts").select("attempted_at").where("telegram_id", "=", telegramId).execute();
 

@@ -1,26 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sql, type Kysely } from "kysely";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
 import { prepared, type ParamFn } from "../../src/db/prepared";
 import { findConversation, saveConversation } from "../../src/db/repos/conversations";
 import type { Database } from "../../src/db/schema";
-import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
+import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 
 const T0 = 1_900_000_000_000;
-const dialects = TEST_DATABASE_URL ? (["SQLite", "PostgreSQL"] as const) : (["SQLite"] as const);
 
-describe.each(dialects)("a query compiled once and run with new parameters (%s)", (dialect) => {
+describe.each(TEST_DIALECTS)("a query compiled once and run with new parameters (%s)", (dialect) => {
   let db: Kysely<Database>;
-  let postgres: TestDatabase | null = null;
+  let close: () => Promise<void>;
   beforeEach(async () => {
-    postgres = dialect === "PostgreSQL" ? await createPostgresTestDatabase("bot_prepared") : null;
-    db = (await openDatabase(postgres ? postgres.url : ":memory:")).db;
-    await migrateToLatest(db);
+    ({ db, close } = await openMigratedTestDatabase(dialect, "bot_prepared"));
   });
-  afterEach(async () => {
-    await db.destroy();
-    await postgres?.drop();
-  });
+  afterEach(() => close());
 
   it("builds once, and answers each run as the builder's own query with those values would", async () => {
     for (const [id, chatId] of [

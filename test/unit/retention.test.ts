@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
 import { refFor, resolveRef } from "../../src/db/repos/callback-refs";
 import { createPendingAction, findPendingAction, markPendingActionAttempted, transitionPendingAction } from "../../src/db/repos/pending-actions";
 import { countUpdateInWindow } from "../../src/db/repos/update-windows";
@@ -13,28 +12,21 @@ import { UnknownTokenLimiter } from "../../src/push/unknown-token-limit";
 import { addressKey } from "../../src/server/client-address";
 import { OptionsCache } from "../../src/bot/options-cache";
 import type { MarketplaceClient } from "../../src/marketplace";
-import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
+import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 
 const DAY = 86_400_000;
 const T0 = 1_900_000_000_000;
 const USER = 41;
 const logger = createLogger({ level: "silent" });
 
-const dialects = TEST_DATABASE_URL ? (["SQLite", "PostgreSQL"] as const) : (["SQLite"] as const);
-
-describe.each(dialects)("retention against the repositories (%s)", (dialect) => {
+describe.each(TEST_DIALECTS)("retention against the repositories (%s)", (dialect) => {
   let db: Kysely<Database>;
-  let postgres: TestDatabase | null = null;
+  let close: () => Promise<void>;
   beforeEach(async () => {
-    postgres = dialect === "PostgreSQL" ? await createPostgresTestDatabase("bot_retention") : null;
-    db = (await openDatabase(postgres ? postgres.url : ":memory:")).db;
-    await migrateToLatest(db);
+    ({ db, close } = await openMigratedTestDatabase(dialect, "bot_retention"));
     await upsertUser(db, USER, USER, T0);
   });
-  afterEach(async () => {
-    await db.destroy();
-    await postgres?.drop();
-  });
+  afterEach(() => close());
 
   /** One retention pass at `now`; the wall clock for Telegram update turns is the same moment. */
   const retain = (now: number, chunk?: number) => runRetention({ db, logger, now: () => now, wallNow: () => now }, chunk);

@@ -1,32 +1,25 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { randomBytes } from "node:crypto";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
 import { findCredential, markKeyBroken, openApiKey, saveApiKey } from "../../src/db/repos/credentials";
 import { findConversation, saveConversation } from "../../src/db/repos/conversations";
 import { flowExists, setFlow } from "../../src/db/repos/flows";
 import { findUser, findUserWithState, upsertUser } from "../../src/db/repos/users";
 import type { Database } from "../../src/db/schema";
 import { SecretBox } from "../../src/security/secret-box";
-import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
+import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 
 const T0 = 1_900_000_000_000;
-const dialects = TEST_DATABASE_URL ? (["SQLite", "PostgreSQL"] as const) : (["SQLite"] as const);
 
 /** The one read of an update (the user with their key, flow and key step) against the reads it replaces. */
-describe.each(dialects)("the user's row with what an update reads next (%s)", (dialect) => {
+describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)", (dialect) => {
   let db: Kysely<Database>;
-  let postgres: TestDatabase | null = null;
+  let close: () => Promise<void>;
   const box = new SecretBox(randomBytes(32).toString("base64"));
   beforeEach(async () => {
-    postgres = dialect === "PostgreSQL" ? await createPostgresTestDatabase("bot_user_state") : null;
-    db = (await openDatabase(postgres ? postgres.url : ":memory:")).db;
-    await migrateToLatest(db);
+    ({ db, close } = await openMigratedTestDatabase(dialect, "bot_user_state"));
   });
-  afterEach(async () => {
-    await db.destroy();
-    await postgres?.drop();
-  });
+  afterEach(() => close());
 
   it("is undefined for a user not stored, and the upsert returns the row it stored", async () => {
     expect(await findUserWithState(db, 51, 51)).toBeUndefined();
