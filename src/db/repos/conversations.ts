@@ -25,21 +25,18 @@ export async function findConversation(db: Kysely<Database>, chatId: number): Pr
 
 type SaveParams = { chatId: number; flow: string; step: string; state: string; now: number };
 
-/** The upsert of a flow's state, with a new step or keeping the stored one. */
-const saveQueries = {
-  newStep: prepared((db: Kysely<Database>, param: ParamFn<SaveParams>) =>
-    db
+/** The upsert of a flow's state; on conflict it replaces the stored step, or keeps it (`keepStep`). */
+function saveQuery(keepStep: boolean) {
+  return prepared((db: Kysely<Database>, param: ParamFn<SaveParams>) => {
+    const update = { flow: param("flow"), state: param("state"), updated_at: param("now") };
+    return db
       .insertInto("conversations")
-      .values({ chat_id: param("chatId"), step: param("step"), flow: param("flow"), state: param("state"), updated_at: param("now") })
-      .onConflict((oc) => oc.column("chat_id").doUpdateSet({ flow: param("flow"), state: param("state"), updated_at: param("now"), step: param("step") })),
-  ),
-  sameStep: prepared((db: Kysely<Database>, param: ParamFn<SaveParams>) =>
-    db
-      .insertInto("conversations")
-      .values({ chat_id: param("chatId"), step: param("step"), flow: param("flow"), state: param("state"), updated_at: param("now") })
-      .onConflict((oc) => oc.column("chat_id").doUpdateSet({ flow: param("flow"), state: param("state"), updated_at: param("now") })),
-  ),
-};
+      .values({ chat_id: param("chatId"), step: param("step"), ...update })
+      .onConflict((oc) => oc.column("chat_id").doUpdateSet(keepStep ? update : { ...update, step: param("step") }));
+  });
+}
+
+const saveQueries = { newStep: saveQuery(false), sameStep: saveQuery(true) };
 
 /**
  * Stores a chat's flow state. `step` null keeps the step already stored (an update that asked

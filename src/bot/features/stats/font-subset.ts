@@ -145,7 +145,7 @@ export async function withSubsetFonts<T>(files: readonly string[], text: string,
       try {
         const subset = subsetter.subset(file, codePoints);
         if (!subset) return file;
-        const path = join(subsetDirectory(), `${process.pid}-${++serial}.ttf`);
+        const path = join(subsetDirectory(), `${++serial}.ttf`);
         writeFileSync(path, subset);
         written.push(path);
         return path;
