@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
-import pg from "pg";
+import type pg from "pg";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider, type SqliteDatabase } from "kysely";
 import { migrations } from "../../migrations/index";
 import type { Database } from "./schema";
@@ -36,13 +36,15 @@ export function parseInt8(value: string): number {
   return parsed;
 }
 
-const pgTypes = {
-  getTypeParser(oid: number, format?: "text" | "binary") {
-    if (oid === INT8_OID && format !== "binary") return parseInt8;
-    if (oid === NUMERIC_OID) return (value: string) => value;
-    return pg.types.getTypeParser(oid, format as "text");
-  },
-} as unknown as pg.CustomTypesConfig;
+function pgTypes(driver: typeof pg): pg.CustomTypesConfig {
+  return {
+    getTypeParser(oid: number, format?: "text" | "binary") {
+      if (oid === INT8_OID && format !== "binary") return parseInt8;
+      if (oid === NUMERIC_OID) return (value: string) => value;
+      return driver.types.getTypeParser(oid, format as "text");
+    },
+  } as unknown as pg.CustomTypesConfig;
+}
 
 export function isPostgresUrl(databaseUrl: string): boolean {
   return /^postgres(ql)?:\/\//.test(databaseUrl);
@@ -56,12 +58,14 @@ export function isPostgresUrl(databaseUrl: string): boolean {
  */
 export async function openDatabase(databaseUrl: string, options: OpenDatabaseOptions = {}): Promise<OpenDatabaseResult> {
   if (isPostgresUrl(databaseUrl)) {
-    const pool = new pg.Pool({
+    // The driver is loaded only for PostgreSQL: a SQLite deployment never holds it in memory.
+    const { default: driver } = await import("pg");
+    const pool = new driver.Pool({
       connectionString: databaseUrl,
       max: options.poolMax ?? 10,
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: 10_000,
-      types: pgTypes,
+      types: pgTypes(driver),
       application_name: "tron-energy-bot",
     });
     // An idle client losing its server (restart, failover) must not crash the process.

@@ -1,5 +1,4 @@
 import { Composer, InlineKeyboard, InputFile } from "grammy";
-import QRCode from "qrcode";
 import type { Balance, DepositAddress } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { amountText } from "../../../chat/format";
@@ -47,9 +46,13 @@ function tokenName(currency: string, network: string): string {
   return currency.length > suffix.length && currency.toUpperCase().endsWith(suffix.toUpperCase()) ? currency.slice(0, -suffix.length) : currency;
 }
 
-/** A PNG QR code of the text, drawn locally (no network). */
+let qrcode: Promise<typeof import("qrcode")> | null = null;
+
+/** A PNG QR code of the text, drawn locally (no network); the encoder is loaded at the first /topup, not at start. */
 export async function qrPng(text: string): Promise<Buffer> {
-  return QRCode.toBuffer(text, { type: "png", errorCorrectionLevel: "M", margin: 2, scale: 8 });
+  qrcode ??= import("qrcode");
+  const { toBuffer } = await qrcode;
+  return toBuffer(text, { type: "png", errorCorrectionLevel: "M", margin: 2, scale: 8 });
 }
 
 /** /wallet (balances, refresh in place), /topup (deposit address, minimums, QR code) and, through wallet/transactions.ts, /transactions. */
