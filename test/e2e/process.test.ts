@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, statSync, existsSync, readFileSync } from "node:fs";
+import { mkdtempSync, statSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,6 +87,23 @@ describe("npm start as a process", () => {
     expect(await proc.exited).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(proc.out()).toContain('"msg":"stopped"');
+  }, 40_000);
+
+  it("on SQLite holds neither the PostgreSQL driver nor the QR encoder after start (both are loaded when first needed)", async () => {
+    telegram = await startFakeTelegram({ token: TOKEN });
+    const dir = mkdtempSync(join(tmpdir(), "bot-proc-"));
+    // A preload that writes, as the process exits, every CommonJS module it loaded (pg and qrcode are CommonJS).
+    const probe = join(dir, "loaded-probe.cjs");
+    const loaded = join(dir, "loaded.txt");
+    writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, Object.keys(require.cache).join("\\n")));\n`);
+    const proc = run({ BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(dir, "bot.db")}`, PORT: "0", HOST: "127.0.0.1", NODE_OPTIONS: `--require ${probe}` });
+    await until(() => proc.out().includes("long polling started"), 20_000);
+    proc.child.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    const modules = readFileSync(loaded, "utf8").split("\n");
+    // The probe saw the app's own CommonJS dependencies, so an absence below means something.
+    expect(modules.some((file) => file.includes("/node_modules/better-sqlite3/"))).toBe(true);
+    expect(modules.filter((file) => /\/node_modules\/(pg|pg-pool|qrcode)\//.test(file))).toEqual([]);
   }, 40_000);
 
   it(`runs the playground with no BOT_TOKEN: names the /play URL, the simulation and the demo key; ${NON_LOOPBACK ? `is not reachable on ${NON_LOOPBACK}` : "(this machine has no non-loopback IPv4 address to check that it is unreachable there)"}; keeps the linked demo key working after a restart`, async () => {
