@@ -89,16 +89,16 @@ async function metric(app: App, name: string, keep: (labels: string) => boolean 
 }
 
 /** {@link drive} on an app; errors are the updates the app's handler failed (its bot.catch keeps them from the caller). */
-async function driveApp(app: App, count: number, concurrency: number, offset: number, only?: number) {
+async function driveApp(app: App, count: number, concurrency: number, offset: number, only?: number, userBase?: number) {
   const failed = () => metric(app, "bot_updates_handled_total", (labels) => labels.includes('outcome="error"'));
   const before = await failed();
-  const result = await drive((update) => app.bot.handleUpdate(update), count, concurrency, app.bot.botInfo.id, offset, only);
+  const result = await drive((update) => app.bot.handleUpdate(update), count, concurrency, app.bot.botInfo.id, offset, only, userBase);
   return { ...result, errors: result.errors + (await failed()) - before };
 }
 
-/** kind 0 /start, 1 /quote energy 65k 1h, 2 the menu's Quote button; by default the three in turn. */
-function updatesFor(index: number, botId: number, only?: number): Update {
-  const userId = 900_000_000 + (index % 3000);
+/** kind 0 /start, 1 /quote energy 65k 1h, 2 the menu's Quote button; by default the three in turn. Users userBase … userBase + 2,999. */
+function updatesFor(index: number, botId: number, only?: number, userBase = 900_000_000): Update {
+  const userId = userBase + (index % 3000);
   const from = { id: userId, is_bot: false, first_name: "Bench", language_code: "en" };
   const chat = { id: userId, type: "private" as const, first_name: "Bench" };
   const date = Math.floor(Date.now() / 1000);
@@ -111,7 +111,7 @@ function updatesFor(index: number, botId: number, only?: number): Update {
   return { update_id: index + 1, message: { message_id: index + 10, date, chat, from, text, entities: [{ type: "bot_command", offset: 0, length: command.length }] } } as Update;
 }
 
-async function drive(handle: (update: Update) => Promise<void>, count: number, concurrency: number, botId: number, offset: number, only?: number) {
+async function drive(handle: (update: Update) => Promise<void>, count: number, concurrency: number, botId: number, offset: number, only?: number, userBase?: number) {
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
@@ -122,7 +122,7 @@ async function drive(handle: (update: Update) => Promise<void>, count: number, c
     while (next < count && performance.now() < deadline) {
       const index = next++;
       const at = performance.now();
-      await handle(updatesFor(offset + index, botId, only)).catch(() => {
+      await handle(updatesFor(offset + index, botId, only, userBase)).catch(() => {
         errors += 1;
       });
       latencies.push(performance.now() - at);
@@ -367,12 +367,15 @@ async function main() {
       const notPolls = (labels: string) => !labels.includes('method="getUpdates"');
       const countedBefore = await metric(lifted, "telegram_api_calls_total", notPolls);
       instant.answered(true);
-      const mix = await countingStatements(lifted, () => profiled("mix", () => driveApp(lifted, n, c, 10_000)));
-      const full = { ...mix.result, statementsPerUpdate: mix.statements / Math.max(1, mix.result.handled) };
+      const mix = await profiled("mix", () => driveApp(lifted, n, c, 10_000));
       const answered = Object.entries(instant.answered(true)).reduce((sum, [method, calls]) => sum + (method === "getUpdates" ? 0 : calls), 0);
       const counted = (await metric(lifted, "telegram_api_calls_total", notPolls)) - countedBefore;
       const reference = await drive((update) => bare.handleUpdate(update), n, c, botId, 10_000);
       const sameIo = await drive((update) => referenceBot.handleUpdate(update), n, c, botId, 10_000);
+      // Statements are counted on a second pass of the same mix, from users met for the first time
+      // as in the measured one: the counter wraps every statement call, so it stays out of the CPU figure.
+      const counting = await countingStatements(lifted, () => driveApp(lifted, n, c, 10_000, undefined, 800_000_000));
+      const full = { ...mix, statementsPerUpdate: counting.statements / Math.max(1, counting.result.handled) };
       // 200 updates a second of the mix, offered open-loop, from users the bot knows.
       const paced = await drivePaced((update) => lifted.bot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, botId, 10_000);
       const pacedReference = await drivePaced((update) => referenceBot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, botId, 10_000);
