@@ -9,6 +9,7 @@ import { editInPlace } from "../../edit-in-place";
 import { transactionsView, type TransactionsMenu } from "./transactions";
 import { markInMotion } from "../../../db/repos/poll-schedule";
 import { MAIN_MENU, WALLET_REFRESH, WALLET_TRANSACTIONS } from "../../../chat/callback-data";
+import type * as QRCodeModule from "qrcode";
 
 function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard: InlineKeyboard } {
   const text = [
@@ -46,7 +47,7 @@ function tokenName(currency: string, network: string): string {
   return currency.length > suffix.length && currency.toUpperCase().endsWith(suffix.toUpperCase()) ? currency.slice(0, -suffix.length) : currency;
 }
 
-let qrcode: Promise<typeof import("qrcode")> | null = null;
+let qrcode: Promise<typeof QRCodeModule> | null = null;
 
 /** A PNG QR code of the text, drawn locally (no network); the encoder is loaded at the first /topup, not at start. */
 export async function qrPng(text: string): Promise<Buffer> {
