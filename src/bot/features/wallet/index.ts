@@ -51,7 +51,11 @@ let qrcode: Promise<typeof QRCodeModule> | null = null;
 
 /** A PNG QR code of the text, drawn locally (no network); the encoder is loaded at the first /topup, not at start. */
 export async function qrPng(text: string): Promise<Buffer> {
-  qrcode ??= import("qrcode");
+  // A failed load is not kept: the next /topup tries again.
+  qrcode ??= import("qrcode").catch((error: unknown) => {
+    qrcode = null;
+    throw error;
+  });
   const { toBuffer } = await qrcode;
   return toBuffer(text, { type: "png", errorCorrectionLevel: "M", margin: 2, scale: 8 });
 }
