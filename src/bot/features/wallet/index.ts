@@ -49,13 +49,9 @@ function tokenName(currency: string, network: string): string {
 
 let qrcode: Promise<typeof QRCodeModule> | null = null;
 
-/** A PNG QR code of the text, drawn locally (no network); the encoder is loaded at the first /topup, not at start. */
+/** A PNG QR code of the text, drawn locally (no network); the encoder is loaded at the first /topup, not at start (as the chart renderer is). */
 export async function qrPng(text: string): Promise<Buffer> {
-  // A failed load is not kept: the next /topup tries again.
-  qrcode ??= import("qrcode").catch((error: unknown) => {
-    qrcode = null;
-    throw error;
-  });
+  qrcode ??= import("qrcode");
   const { toBuffer } = await qrcode;
   return toBuffer(text, { type: "png", errorCorrectionLevel: "M", margin: 2, scale: 8 });
 }
