@@ -5,7 +5,9 @@ import { chartFonts } from "../../src/bot/features/stats/fonts";
 
 // A file of its own: the subsets' directory is made once per process, at the first chart.
 describe("the chart's fonts without a writable temporary directory", () => {
-  it.runIf(chartFonts().latin !== null || process.env.CI === "true")("draws with the whole fonts instead of failing the chart", async () => {
+  const run = chartFonts().latin !== null || process.env.CI === "true";
+  const skipped = run ? "" : " (skipped: DejaVu Sans is not installed; apt-get install fonts-dejavu-core)";
+  it.runIf(run)(`draws with the whole fonts instead of failing the chart${skipped}`, async () => {
     const latin = chartFonts().latin!;
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = join("/nonexistent", "no-such-directory");
