@@ -34,6 +34,7 @@ const FIGURES = [
   "updates_sql_statements",
   "updates_p99_ms_at_200_per_s",
   "updates_guided_step_cpu_ms",
+  "updates_guided_step_cpu_ms_back_to_back",
   "updates_p99_ms",
   "event_loop_delay_p99_ms",
   "memory_rss_idle_mb",

@@ -168,11 +168,23 @@ async function drivePaced(handle: (update: Update) => Promise<void>, count: numb
 const GUIDED_STEPS = ["/quote", "energy", "65k"];
 
 /**
- * `users` users the bot has not seen (from `offset`) each walk a guided /quote, their steps in
- * order, `concurrency` users at a time. CPU per step: the flow's state read and written, the
- * replay of its earlier steps, the answer checked and the next question sent.
+ * How long a person takes to answer a question (read it, type "65k"): seconds, so 1 s is quick.
+ * Answers sent back to back instead arrive faster than anyone types: each reply then waits for the
+ * chat's pace (a private chat's calls at least 250 ms apart), holding its update's whole state
+ * alive meanwhile, and the garbage collector copies and promotes it (about a quarter of the CPU of
+ * such a pass in a profile).
  */
-async function driveGuided(app: App, users: number, concurrency: number, offset: number) {
+const GUIDED_THINK_MS = 1_000;
+/** Users in the middle of a guided /quote at once when answering as a person does. */
+const GUIDED_USERS_AT_ONCE = 256;
+
+/**
+ * `users` users the bot has not seen (from `offset`) each walk a guided /quote, their steps in
+ * order, `concurrency` users at a time, each answer `thinkMs` after the question came. CPU per
+ * step: the flow's state read and written, the replay of its earlier steps, the answer checked and
+ * the next question sent.
+ */
+async function driveGuided(app: App, users: number, concurrency: number, offset: number, thinkMs: number) {
   let next = 0;
   let steps = 0;
   const started = performance.now();
@@ -186,6 +198,7 @@ async function driveGuided(app: App, users: number, concurrency: number, offset:
       for (const [step, text] of GUIDED_STEPS.entries()) {
         const entities = text.startsWith("/") ? [{ type: "bot_command", offset: 0, length: text.length }] : undefined;
         const update = { update_id: 5_000_000 + (offset + index) * 10 + step, message: { message_id: step + 1, date: Math.floor(Date.now() / 1000), chat, from, text, ...(entities ? { entities } : {}) } } as Update;
+        if (step > 0 && thinkMs > 0) await sleep(thinkMs);
         await app.bot.handleUpdate(update);
         steps += 1;
       }
@@ -390,13 +403,16 @@ async function main() {
       // The price request a /quote makes, alone: what the fresh quote costs this process however
       // little the rest of the app did.
       const quoteCall = await quoteCallsAlone(Math.ceil(n / 3), c);
-      // Guided steps (a /quote asked step by step), after a warm-up of their own as long.
+      // Guided steps (a /quote asked step by step), after a warm-up of their own as long: answered
+      // as a person answers, then (informational) back to back, as this figure was measured before.
       const guidedUsers = Math.ceil(n / 3 / GUIDED_STEPS.length);
-      await driveGuided(lifted, guidedUsers, c, 0);
-      const guided = await profiled("guided", () => driveGuided(lifted, guidedUsers, c, guidedUsers));
+      await driveGuided(lifted, guidedUsers, GUIDED_USERS_AT_ONCE, 0, GUIDED_THINK_MS);
+      const guided = await profiled("guided", () => driveGuided(lifted, guidedUsers, GUIDED_USERS_AT_ONCE, guidedUsers, GUIDED_THINK_MS));
+      await driveGuided(lifted, guidedUsers, c, 2 * guidedUsers, 0);
+      const guidedBackToBack = await profiled("guided-back-to-back", () => driveGuided(lifted, guidedUsers, c, 3 * guidedUsers, 0));
       await lifted.stop();
       instant.setInstant(false);
-      return { deployed: { ...deployed, messagesPerSecond: deployedMessages }, full, bare: reference, sameIo, paced, pacedReference, kinds, calls: { answered, counted }, quoteCall, guided };
+      return { deployed: { ...deployed, messagesPerSecond: deployedMessages }, full, bare: reference, sameIo, paced, pacedReference, kinds, calls: { answered, counted }, quoteCall, guided: { ...guided, thinkMs: GUIDED_THINK_MS, usersAtOnce: GUIDED_USERS_AT_ONCE }, guidedBackToBack: { ...guidedBackToBack, usersAtOnce: c } };
     },
   });
   process.send!({ ready: true });
