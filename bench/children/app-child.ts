@@ -38,9 +38,13 @@ function gcNow(): void {
 
 /**
  * With BENCH_PROFILE set to a directory, `work` runs under the V8 profiler and its profile is
- * written there as `<name>.cpuprofile` (open it in Chrome's DevTools); otherwise it just runs.
+ * written there as `<name>.cpuprofile` (open it in Chrome's DevTools); with BENCH_HEAP_PROFILE, its
+ * allocations are sampled (every 4 KB, the collected ones too) into `<name>.heapprofile`; with
+ * neither it just runs.
  */
 async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const heapDir = process.env.BENCH_HEAP_PROFILE;
+  if (heapDir) return heapProfiled(heapDir, name, work);
   const dir = process.env.BENCH_PROFILE;
   if (!dir) return work();
   const session = new Session();
@@ -52,6 +56,20 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   } finally {
     const { profile } = await session.post("Profiler.stop");
     writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+async function heapProfiled<T>(dir: string, name: string, work: () => Promise<T>): Promise<T> {
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.enable");
+  await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post("HeapProfiler.stopSampling");
+    writeFileSync(join(dir, `${name}.heapprofile`), JSON.stringify(profile));
     session.disconnect();
   }
 }
@@ -169,10 +187,9 @@ const GUIDED_STEPS = ["/quote", "energy", "65k"];
 
 /**
  * How long a person takes to answer a question (read it, type "65k"): seconds, so 1 s is quick.
- * Answers sent back to back instead arrive faster than anyone types: each reply then waits for the
- * chat's pace (a private chat's calls at least 250 ms apart), holding its update's whole state
- * alive meanwhile, and the garbage collector copies and promotes it (about a quarter of the CPU of
- * such a pass in a profile).
+ * Answers sent back to back instead arrive faster than anyone types: each reply after a user's
+ * first then waits for the chat's pace (a private chat's calls at least 250 ms apart), and the
+ * pass runs at a third of the rate with the process mostly idle.
  */
 const GUIDED_THINK_MS = 1_000;
 /** Users in the middle of a guided /quote at once when answering as a person does. */
