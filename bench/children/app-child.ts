@@ -44,32 +44,31 @@ function gcNow(): void {
  */
 async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   const heapDir = process.env.BENCH_HEAP_PROFILE;
-  if (heapDir) return heapProfiled(heapDir, name, work);
+  if (heapDir) {
+    return recorded(join(heapDir, `${name}.heapprofile`), work, async (session) => {
+      await session.post("HeapProfiler.enable");
+      await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      return async () => (await session.post("HeapProfiler.stopSampling")).profile;
+    });
+  }
   const dir = process.env.BENCH_PROFILE;
   if (!dir) return work();
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  try {
-    return await work();
-  } finally {
-    const { profile } = await session.post("Profiler.stop");
-    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  }
+  return recorded(join(dir, `${name}.cpuprofile`), work, async (session) => {
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
+    return async () => (await session.post("Profiler.stop")).profile;
+  });
 }
 
-async function heapProfiled<T>(dir: string, name: string, work: () => Promise<T>): Promise<T> {
+/** Runs `work` with an inspector session recording (`start` begins it and returns its stop), then writes the record to `file`. */
+async function recorded<T>(file: string, work: () => Promise<T>, start: (session: Session) => Promise<() => Promise<unknown>>): Promise<T> {
   const session = new Session();
   session.connect();
-  await session.post("HeapProfiler.enable");
-  await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  const stop = await start(session);
   try {
     return await work();
   } finally {
-    const { profile } = await session.post("HeapProfiler.stopSampling");
-    writeFileSync(join(dir, `${name}.heapprofile`), JSON.stringify(profile));
+    writeFileSync(file, JSON.stringify(await stop()));
     session.disconnect();
   }
 }
