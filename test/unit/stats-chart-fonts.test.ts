@@ -41,9 +41,10 @@ describe("the chart's fonts cut down to the chart's characters", () => {
   const fonts = chartFonts();
   const haveFonts = fonts.latin !== null && fonts.cjk !== null;
   // Outside CI a machine without the fonts skips these, and says why in the name; CI installs them.
-  const skipped = haveFonts || process.env.CI === "true" ? "" : " (skipped: DejaVu Sans or WenQuanYi Micro Hei is not installed; apt-get install fonts-dejavu-core fonts-wqy-microhei)";
+  const run = haveFonts || process.env.CI === "true";
+  const skipped = run ? "" : " (skipped: DejaVu Sans or WenQuanYi Micro Hei is not installed; apt-get install fonts-dejavu-core fonts-wqy-microhei)";
 
-  it.runIf(haveFonts || process.env.CI === "true")(`draw exactly the pixels the whole fonts draw, in Latin, Cyrillic and Chinese${skipped}`, async () => {
+  it.runIf(run)(`draw exactly the pixels the whole fonts draw, in Latin, Cyrillic and Chinese${skipped}`, async () => {
     expect(fonts.latin).not.toBeNull();
     expect(fonts.cjk).not.toBeNull();
     for (const [title, labels, cjk] of [
@@ -65,7 +66,7 @@ describe("the chart's fonts cut down to the chart's characters", () => {
     }
   });
 
-  it.runIf(haveFonts || process.env.CI === "true")(`holds a small part of each font: the chart's characters and printable ASCII${skipped}`, async () => {
+  it.runIf(run)(`holds a small part of each font: the chart's characters and printable ASCII${skipped}`, async () => {
     const subsetter = await fontSubsetter();
     expect(subsetter).not.toBeNull();
     const cjk = subsetter!.subset(fonts.cjk!, codePointsOf("每日花费 一次性订单"))!;
