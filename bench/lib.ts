@@ -61,19 +61,20 @@ const bundles = new Map<string, string>();
  * stay in node_modules), so the children run on plain Node as the bot does in production, not
  * under the TypeScript loader (whose worker thread alone would add tens of MB to every RSS figure).
  */
-function bundle(script: string): string {
-  const cached = bundles.get(script);
+function bundle(script: string, root = ROOT_DIR): string {
+  const key = `${root}\0${script}`;
+  const cached = bundles.get(key);
   if (cached) return cached;
-  const out = join(BENCH_DIR, ".build", script.replace(/\.ts$/, ".mjs"));
-  execFileSync(join(ROOT_DIR, "node_modules", ".bin", "esbuild"), [join(BENCH_DIR, "children", script), "--bundle", "--platform=node", "--format=esm", "--packages=external", "--sourcemap", `--outfile=${out}`, "--log-level=warning"], { stdio: "inherit" });
-  bundles.set(script, out);
+  const out = join(root, "bench", ".build", script.replace(/\.ts$/, ".mjs"));
+  execFileSync(join(ROOT_DIR, "node_modules", ".bin", "esbuild"), [join(root, "bench", "children", script), "--bundle", "--platform=node", "--format=esm", "--packages=external", "--sourcemap", `--outfile=${out}`, "--log-level=warning"], { stdio: "inherit" });
+  bundles.set(key, out);
   return out;
 }
 
-/** Forks a bench child (bundled, on plain Node), talking over IPC. */
-export function forkChild(script: string, env: Record<string, string>, options: { exposeGc?: boolean } = {}): Child {
+/** Forks a bench child (bundled, on plain Node), talking over IPC; `root` is the checkout whose bench/children holds it (this one by default). */
+export function forkChild(script: string, env: Record<string, string>, options: { exposeGc?: boolean; root?: string } = {}): Child {
   const execArgv = ["--enable-source-maps", ...(options.exposeGc ? ["--expose-gc"] : []), ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [])];
-  const child = fork(bundle(script), [], { execArgv, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(bundle(script, options.root), [], { execArgv, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   let seq = 0;
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let readyResolve!: (value: Record<string, unknown>) => void;

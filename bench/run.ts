@@ -17,7 +17,11 @@
  *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
  *   BENCH_ELD_POLL_RATE [N / (0.8 × interval)]  the poll rate while event-loop delay is measured
  *   BENCH_OUT [bench/results/latest.json]  where the JSON goes (the test writes to a temporary file)
- *   BENCH_ONLY [all]             a comma list of parts to run: chart, ingest, delivery, flood, app, schedule, replicas
+ *   BENCH_ONLY [all]             a comma list of parts to run: chart, ingest, delivery, flood, app, before, schedule, replicas
+ *   BENCH_BEFORE_REV [98fcdf0]   the "before" part: the code of this commit (the last before the guided
+ *                                flows moved onto the plugins) against the current code, BENCH_UPDATES
+ *                                updates each, BENCH_BEFORE_ROUNDS [2] rounds alternating; needs the
+ *                                clone's history (skipped, with the reason, in a shallow clone)
  *   BENCH_FLOOD_EVENTS [12400]   order.filled webhooks of the flood part, to BENCH_FLOOD_CHATS [60] chats,
  *                                offered at up to BENCH_FLOOD_RATE [1600]/s; the alerts are watched for
  *                                BENCH_FLOOD_SECONDS [60] (`BENCH_ONLY=flood npm run bench` runs it alone)
@@ -45,6 +49,7 @@ import { benchReplicas } from "./replicas";
 import { benchSchedule } from "./schedule";
 import { benchChart } from "./chart";
 import { benchFlood } from "./flood";
+import { benchBeforeAfter } from "./before-after";
 import { pollConcurrency as concurrencyFor } from "../src/push";
 import { BENCH_DIR, createAgent, envNumber, figure, forkChild, openLoop, orderEvent, percentile, post, round, sleep, type Figure } from "./lib";
 
@@ -52,6 +57,8 @@ const quick = process.env.BENCH_QUICK === "1";
 /** ms CPU per update of the mix before the guided flows moved onto the plugins (the full run the README quoted then). */
 const MIX_CPU_BEFORE_MS = envNumber("BENCH_MIX_CPU_BEFORE_MS", 0.45);
 const log = (line: string) => console.log(`[bench] ${line}`);
+/** The last commit before the guided flows and menus moved onto the plugins (and the rest of that round). */
+const BEFORE_PLUGINS = "98fcdf0";
 
 const pollUsers = envNumber("BENCH_POLL_USERS", quick ? 200 : 10_000);
 const pollRate = envNumber("BENCH_POLL_RATE", quick ? 400 : 1_000);
@@ -206,7 +213,7 @@ async function main() {
   const started = Date.now();
   const figures: Figure[] = [];
   log(quick ? "quick mode (BENCH_QUICK=1): tiny counts, not for the README" : "full run");
-  const only = new Set((process.env.BENCH_ONLY ?? "chart,ingest,delivery,flood,app,schedule,replicas").split(",").map((part) => part.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? "chart,ingest,delivery,flood,app,before,schedule,replicas").split(",").map((part) => part.trim()));
   // First, while this process is quiet: the chart is rendered here, so its CPU time is this process's.
   if (only.has("chart")) figures.push(...(await benchChart(quick ? 2 : 10, log)));
   if (only.has("ingest"))
@@ -230,6 +237,7 @@ async function main() {
     );
   }
   if (only.has("app")) figures.push(...(await benchApp()));
+  if (only.has("before")) figures.push(...(await benchBeforeAfter({ rev: process.env.BENCH_BEFORE_REV ?? BEFORE_PLUGINS, count: envNumber("BENCH_UPDATES", quick ? 600 : 6_000), rounds: envNumber("BENCH_BEFORE_ROUNDS", quick ? 1 : 2) }, log)));
   if (only.has("schedule")) {
     figures.push(
       ...(await benchSchedule(

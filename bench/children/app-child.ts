@@ -13,8 +13,6 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Session } from "node:inspector/promises";
 import pino from "pino";
 import cron from "node-cron";
-import { Bot } from "grammy";
-import type { Update, UserFromGetMe } from "grammy/types";
 import { startApp, type App } from "../../src/app";
 import { sqliteHandle } from "../../src/db/connection";
 import { MAIN_MENU } from "../../src/chat/callback-data";
@@ -23,8 +21,9 @@ import { currentPollCycle, cycleHasUsersLeft, nextPollCycleId, openPollCycle, po
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { pollConcurrency } from "../../src/push";
 import { seedCredentials, seedPollStates, seedUsers, seedWebhookTokens } from "../seed";
-import { percentile, serveCommands, sleep } from "../lib";
+import { serveCommands, sleep } from "../lib";
 import { installInstantTelegram } from "./instant-telegram";
+import { comparisonBots, driveGuided, GUIDED_THINK_MS, GUIDED_USERS_AT_ONCE, guidedUsersFor, LIFTED, metric, UpdateMix } from "./update-drive";
 
 const TOKEN = "123456789:AAEbenchbenchbenchbenchbenchbench00";
 
@@ -96,136 +95,6 @@ async function countingStatements<T>(app: App, work: () => Promise<T>): Promise<
   }
 }
 
-/** Reads one of the app's Prometheus series, summed over the label sets `keep` accepts. */
-async function metric(app: App, name: string, keep: (labels: string) => boolean = () => true): Promise<number> {
-  let total = 0;
-  for (const line of (await app.deps.metrics.render()).split("\n")) {
-    if ((line.startsWith(`${name} `) || line.startsWith(`${name}{`)) && keep(line.slice(name.length, line.lastIndexOf(" ")))) total += Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return total;
-}
-
-/** {@link drive} on an app; errors are the updates the app's handler failed (its bot.catch keeps them from the caller). */
-async function driveApp(app: App, count: number, concurrency: number, offset: number, only?: number, userBase?: number) {
-  const failed = () => metric(app, "bot_updates_handled_total", (labels) => labels.includes('outcome="error"'));
-  const before = await failed();
-  const result = await drive((update) => app.bot.handleUpdate(update), count, concurrency, app.bot.botInfo.id, offset, only, userBase);
-  return { ...result, errors: result.errors + (await failed()) - before };
-}
-
-/** kind 0 /start, 1 /quote energy 65k 1h, 2 the menu's Quote button; by default the three in turn. Users userBase … userBase + 2,999. */
-function updatesFor(index: number, botId: number, only?: number, userBase = 900_000_000): Update {
-  const userId = userBase + (index % 3000);
-  const from = { id: userId, is_bot: false, first_name: "Bench", language_code: "en" };
-  const chat = { id: userId, type: "private" as const, first_name: "Bench" };
-  const date = Math.floor(Date.now() / 1000);
-  const kind = only ?? index % 3;
-  if (kind === 2) {
-    return { update_id: index + 1, callback_query: { id: `cb${index}`, from, chat_instance: "bench", data: MAIN_MENU.data("quote"), message: { message_id: 1, date, chat, from: { id: botId, is_bot: true, first_name: "Bot" }, text: "menu" } } } as Update;
-  }
-  const text = kind === 0 ? "/start" : "/quote energy 65k 1h";
-  const command = text.split(" ")[0]!;
-  return { update_id: index + 1, message: { message_id: index + 10, date, chat, from, text, entities: [{ type: "bot_command", offset: 0, length: command.length }] } } as Update;
-}
-
-async function drive(handle: (update: Update) => Promise<void>, count: number, concurrency: number, botId: number, offset: number, only?: number, userBase?: number) {
-  const latencies: number[] = [];
-  let next = 0;
-  let errors = 0;
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const deadline = started + 60_000;
-  const worker = async () => {
-    while (next < count && performance.now() < deadline) {
-      const index = next++;
-      const at = performance.now();
-      await handle(updatesFor(offset + index, botId, only, userBase)).catch(() => {
-        errors += 1;
-      });
-      latencies.push(performance.now() - at);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  // CPU per update: the work itself, whatever the waits (timers, commits) did to the rate.
-  return { perSecond: latencies.length / seconds, p99: percentile(latencies, 99), errors, handled: latencies.length, seconds, cpuMs: (used.user + used.system) / 1000 / Math.max(1, latencies.length) };
-}
-
-/**
- * Open loop: updates offered at `rate` a second whatever the replies do (as Telegram would push
- * them), each timed from its arrival to the end of its handling (its reply sent). Returns the p99.
- */
-async function drivePaced(handle: (update: Update) => Promise<void>, count: number, rate: number, botId: number, offset: number) {
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  const inFlight: Promise<void>[] = [];
-  for (let index = 0; index < count; index++) {
-    const due = started + (index * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    // Timed from when it was due, so a loop that falls behind counts its lateness too.
-    const at = due;
-    inFlight.push(
-      handle(updatesFor(offset + index, botId))
-        .catch(() => {
-          errors += 1;
-        })
-        .then(() => {
-          latencies.push(performance.now() - at);
-        }),
-    );
-  }
-  await Promise.all(inFlight);
-  return { p99: percentile(latencies, 99), offeredPerSecond: count / ((performance.now() - started) / 1000), errors };
-}
-
-/** The guided steps of a /quote: entering it, then two answers; each asks the next question. */
-const GUIDED_STEPS = ["/quote", "energy", "65k"];
-
-/**
- * How long a person takes to answer a question (read it, type "65k"): seconds, so 1 s is quick.
- * Answers sent back to back instead arrive faster than anyone types: each reply after a user's
- * first then waits for the chat's pace (a private chat's calls at least 250 ms apart), and the
- * pass runs at a third of the rate with the process mostly idle.
- */
-const GUIDED_THINK_MS = 1_000;
-/** Users in the middle of a guided /quote at once when answering as a person does. */
-const GUIDED_USERS_AT_ONCE = 256;
-
-/**
- * `users` users the bot has not seen (from `offset`) each walk a guided /quote, their steps in
- * order, `concurrency` users at a time, each answer `thinkMs` after the question came. CPU per
- * step: the flow's state read and written, the replay of its earlier steps, the answer checked and
- * the next question sent.
- */
-async function driveGuided(app: App, users: number, concurrency: number, offset: number, thinkMs: number) {
-  let next = 0;
-  let steps = 0;
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const worker = async () => {
-    while (next < users) {
-      const index = next++;
-      const userId = 950_000_000 + offset + index;
-      const from = { id: userId, is_bot: false, first_name: "Bench", language_code: "en" };
-      const chat = { id: userId, type: "private" as const, first_name: "Bench" };
-      for (const [step, text] of GUIDED_STEPS.entries()) {
-        const entities = text.startsWith("/") ? [{ type: "bot_command", offset: 0, length: text.length }] : undefined;
-        const update = { update_id: 5_000_000 + (offset + index) * 10 + step, message: { message_id: step + 1, date: Math.floor(Date.now() / 1000), chat, from, text, ...(entities ? { entities } : {}) } } as Update;
-        if (step > 0 && thinkMs > 0) await sleep(thinkMs);
-        await app.bot.handleUpdate(update);
-        steps += 1;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const used = process.cpuUsage(cpu);
-  const seconds = (performance.now() - started) / 1000;
-  return { steps, perSecond: steps / seconds, cpuMs: (used.user + used.system) / 1000 / Math.max(1, steps) };
-}
-
 /** `count` public price quotes (the one /quote energy 65k 1h asks for) through the marketplace client, `concurrency` in flight. */
 async function quoteCallsAlone(count: number, concurrency: number) {
   const client = createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! });
@@ -245,9 +114,6 @@ async function quoteCallsAlone(count: number, concurrency: number) {
   const used = process.cpuUsage(cpu);
   return { perSecond: count / ((performance.now() - started) / 1000), cpuMs: (used.user + used.system) / 1000 / count };
 }
-
-/** The lifted budget: far beyond any rate reached here, so replies never wait, yet every grant is taken. */
-const LIFTED = { perSecond: 1_000_000, burst: 1_000_000 };
 
 async function main() {
   // Before any Bot is built: grammY's clients take their fetch when they are built.
@@ -362,9 +228,10 @@ async function main() {
       const n = Number(count);
       const c = Number(concurrency);
 
+      const updates = new UpdateMix(botId, MAIN_MENU.data("quote"));
       // As deployed: Telegram's limits hold the replies to the shared budget's rate.
       instant.answered(true);
-      const deployed = await driveApp(app, Number(deployedCount), c, 0);
+      const deployed = await updates.driveApp(app, Number(deployedCount), c, 0);
       const deployedCalls = instant.answered(true);
       const deployedMessages = (deployedCalls.sendMessage ?? 0) / deployed.seconds;
 
@@ -372,56 +239,47 @@ async function main() {
       // transformer still runs and every reply still takes its grant from the database.
       const lifted = await startApp({ env: env("lifted"), logDestination: pino.destination({ dest: join(dir, "lifted.log"), sync: false }), telegramBudget: LIFTED });
       await lifted.push.stop();
-      const botInfo: UserFromGetMe = lifted.bot.botInfo;
-      const bare = new Bot(TOKEN, { botInfo });
-      bare.use(async (ctx) => {
-        await ctx.reply("ok");
-      });
-      // The reference: the same stack doing the mix's essential I/O and nothing else. It reads the
-      // user's row from the app's database, makes the marketplace request where the real handler
-      // makes one (the fresh price of a /quote) and sends one reply.
       const referenceClient = createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! });
-      const referenceBot = new Bot(TOKEN, { botInfo });
-      referenceBot.use(async (ctx) => {
-        const userId = ctx.from?.id ?? 0;
-        await lifted.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst();
-        if (ctx.message?.text?.startsWith("/quote")) await referenceClient.quote({ resource: "energy", duration: "1h", volume: 65_000 });
-        await ctx.reply("ok");
-      });
+      const { bare, reference: referenceBot } = comparisonBots(
+        TOKEN,
+        lifted.bot.botInfo,
+        (userId) => lifted.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst(),
+        () => referenceClient.quote({ resource: "energy", duration: "1h", volume: 65_000 }),
+      );
       // Warm-up of each, as long as its measured pass and from users of its own (met for the first
       // time, as in the measured pass): a few hundred updates left the app's code still being
       // optimized during the measured pass, whose CPU then counted compiler threads (a pass run
       // after a warm-up of 300 cost 1.0 ms an update, the same pass run again 0.67 ms).
-      await driveApp(lifted, n, c, 0, undefined, 700_000_000);
-      await drive((update) => bare.handleUpdate(update), n, c, botId, 0, undefined, 700_000_000);
-      await drive((update) => referenceBot.handleUpdate(update), n, c, botId, 0, undefined, 700_000_000);
+      await updates.driveApp(lifted, n, c, 0, undefined, 700_000_000);
+      await updates.drive((update) => bare.handleUpdate(update), n, c, 0, undefined, 700_000_000);
+      await updates.drive((update) => referenceBot.handleUpdate(update), n, c, 0, undefined, 700_000_000);
       // Long polls are left out: both apps' runners make them (answered in-process, idle).
       const notPolls = (labels: string) => !labels.includes('method="getUpdates"');
       const countedBefore = await metric(lifted, "telegram_api_calls_total", notPolls);
       instant.answered(true);
-      const mix = await profiled("mix", () => driveApp(lifted, n, c, 10_000));
+      const mix = await profiled("mix", () => updates.driveApp(lifted, n, c, 10_000));
       const answered = Object.entries(instant.answered(true)).reduce((sum, [method, calls]) => sum + (method === "getUpdates" ? 0 : calls), 0);
       const counted = (await metric(lifted, "telegram_api_calls_total", notPolls)) - countedBefore;
-      const reference = await drive((update) => bare.handleUpdate(update), n, c, botId, 10_000);
-      const sameIo = await drive((update) => referenceBot.handleUpdate(update), n, c, botId, 10_000);
+      const reference = await updates.drive((update) => bare.handleUpdate(update), n, c, 10_000);
+      const sameIo = await updates.drive((update) => referenceBot.handleUpdate(update), n, c, 10_000);
       // Statements are counted on a second pass of the same mix (the same kinds and users in the same
       // order, new update ids), from users met for the first time as in the measured one: the counter
       // wraps every statement call, so it stays out of the CPU figure.
       const countingOffset = 10_000 + 3_000 * Math.ceil(n / 3_000);
-      const counting = await countingStatements(lifted, () => driveApp(lifted, n, c, countingOffset, undefined, 800_000_000));
+      const counting = await countingStatements(lifted, () => updates.driveApp(lifted, n, c, countingOffset, undefined, 800_000_000));
       const full = { ...mix, statementsPerUpdate: counting.statements / Math.max(1, counting.result.handled) };
       // 200 updates a second of the mix, offered open-loop, from users the bot knows.
-      const paced = await drivePaced((update) => lifted.bot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, botId, 10_000);
-      const pacedReference = await drivePaced((update) => referenceBot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, botId, 10_000);
+      const paced = await updates.drivePaced((update) => lifted.bot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, 10_000);
+      const pacedReference = await updates.drivePaced((update) => referenceBot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, 10_000);
       // Each kind on its own, from users the bot already knows (the mix above met most of them first).
       const kinds = [];
-      for (const kind of [0, 1, 2]) kinds.push(await profiled(`kind-${["start", "quote", "button"][kind]}`, () => driveApp(lifted, Math.ceil(n / 3), c, 20_000, kind)));
+      for (const kind of [0, 1, 2]) kinds.push(await profiled(`kind-${["start", "quote", "button"][kind]}`, () => updates.driveApp(lifted, Math.ceil(n / 3), c, 20_000, kind)));
       // The price request a /quote makes, alone: what the fresh quote costs this process however
       // little the rest of the app did.
       const quoteCall = await quoteCallsAlone(Math.ceil(n / 3), c);
       // Guided steps (a /quote asked step by step), after a warm-up of their own as long: answered
       // as a person answers, then (informational) back to back, as this figure was measured before.
-      const guidedUsers = Math.ceil(n / 3 / GUIDED_STEPS.length);
+      const guidedUsers = guidedUsersFor(n);
       await driveGuided(lifted, guidedUsers, GUIDED_USERS_AT_ONCE, 0, GUIDED_THINK_MS);
       const guided = await profiled("guided", () => driveGuided(lifted, guidedUsers, GUIDED_USERS_AT_ONCE, guidedUsers, GUIDED_THINK_MS));
       await driveGuided(lifted, guidedUsers, c, 2 * guidedUsers, 0);

@@ -17,6 +17,8 @@ export interface InstantTelegram {
   setInstant(on: boolean): void;
   /** Calls answered in-process since the last reset, by method. */
   answered(reset?: boolean): Record<string, number>;
+  /** The parameters of the last call of `method` answered in-process. */
+  lastParams(method: string): Record<string, unknown> | undefined;
 }
 
 export function installInstantTelegram(): InstantTelegram {
@@ -27,6 +29,7 @@ export function installInstantTelegram(): InstantTelegram {
   let instant = false;
   let messageId = 1000;
   let counts: Record<string, number> = {};
+  const last = new Map<string, Record<string, unknown>>();
 
   nodeFetch.default = (url, init) => {
     const method = url.slice(url.lastIndexOf("/") + 1);
@@ -35,6 +38,7 @@ export function installInstantTelegram(): InstantTelegram {
     if (method === "getUpdates") return idlePoll(init?.signal);
     // grammY sends JSON bodies for text-only calls (all the bench makes); parse what a server would.
     const params = (typeof init?.body === "string" ? JSON.parse(init.body) : {}) as Record<string, unknown>;
+    last.set(method, params);
     const chat = { id: Number(params.chat_id ?? 1), type: "private" as const, first_name: "U" };
     const message = { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat, text: String(params.text ?? params.caption ?? "") };
     const result = /^(send|edit|copy|forward)/.test(method) ? message : true;
@@ -50,6 +54,7 @@ export function installInstantTelegram(): InstantTelegram {
       if (reset) counts = {};
       return out;
     },
+    lastParams: (method) => last.get(method),
   };
 }
 

@@ -1,0 +1,189 @@
+/**
+ * Drives Telegram updates through a bot in this process and measures them: the mix (/start,
+ * /quote energy 65k 1h, the menu's Quote button), each kind alone, and a guided /quote step by
+ * step. Shared by the app child and the before/after child, which also bundles it against an
+ * earlier checkout of the bot: it imports nothing from the bot's sources, and reaches an app only
+ * through the few members every version has (its bot, its metrics).
+ */
+import { Bot } from "grammy";
+import type { Update, UserFromGetMe } from "grammy/types";
+import { percentile, sleep } from "../lib";
+
+/** What the driver needs of an app (the running bot and its Prometheus metrics). */
+export interface DrivenApp {
+  bot: { handleUpdate(update: Update): Promise<void>; botInfo: { id: number } };
+  deps: { metrics: { render(): string | Promise<string> } };
+}
+
+export interface Driven {
+  perSecond: number;
+  p99: number;
+  errors: number;
+  handled: number;
+  seconds: number;
+  cpuMs: number;
+}
+
+/** The lifted budget: far beyond any rate reached here, so replies never wait, yet every grant is taken. */
+export const LIFTED = { perSecond: 1_000_000, burst: 1_000_000 };
+
+/** Reads one of the app's Prometheus series, summed over the label sets `keep` accepts. */
+export async function metric(app: DrivenApp, name: string, keep: (labels: string) => boolean = () => true): Promise<number> {
+  let total = 0;
+  for (const line of (await app.deps.metrics.render()).split("\n")) {
+    if ((line.startsWith(`${name} `) || line.startsWith(`${name}{`)) && keep(line.slice(name.length, line.lastIndexOf(" ")))) total += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return total;
+}
+
+/** The updates of the mix, and the callback data of the main menu's Quote button they press. */
+export class UpdateMix {
+  constructor(
+    readonly botId: number,
+    readonly menuQuoteData: string,
+  ) {}
+
+  /** kind 0 /start, 1 /quote energy 65k 1h, 2 the menu's Quote button; by default the three in turn. Users userBase … userBase + 2,999. */
+  update(index: number, only?: number, userBase = 900_000_000): Update {
+    const userId = userBase + (index % 3000);
+    const from = { id: userId, is_bot: false, first_name: "Bench", language_code: "en" };
+    const chat = { id: userId, type: "private" as const, first_name: "Bench" };
+    const date = Math.floor(Date.now() / 1000);
+    const kind = only ?? index % 3;
+    if (kind === 2) {
+      return { update_id: index + 1, callback_query: { id: `cb${index}`, from, chat_instance: "bench", data: this.menuQuoteData, message: { message_id: 1, date, chat, from: { id: this.botId, is_bot: true, first_name: "Bot" }, text: "menu" } } } as Update;
+    }
+    const text = kind === 0 ? "/start" : "/quote energy 65k 1h";
+    const command = text.split(" ")[0]!;
+    return { update_id: index + 1, message: { message_id: index + 10, date, chat, from, text, entities: [{ type: "bot_command", offset: 0, length: command.length }] } } as Update;
+  }
+
+  /** Closed loop: `concurrency` updates in flight; CPU per update is this process's, whatever the waits did to the rate. */
+  async drive(handle: (update: Update) => Promise<void>, count: number, concurrency: number, offset: number, only?: number, userBase?: number): Promise<Driven> {
+    const latencies: number[] = [];
+    let next = 0;
+    let errors = 0;
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const deadline = started + 60_000;
+    const worker = async () => {
+      while (next < count && performance.now() < deadline) {
+        const index = next++;
+        const at = performance.now();
+        await handle(this.update(offset + index, only, userBase)).catch(() => {
+          errors += 1;
+        });
+        latencies.push(performance.now() - at);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
+    return { perSecond: latencies.length / seconds, p99: percentile(latencies, 99), errors, handled: latencies.length, seconds, cpuMs: (used.user + used.system) / 1000 / Math.max(1, latencies.length) };
+  }
+
+  /** {@link drive} on an app; errors are the updates the app's handler failed (its bot.catch keeps them from the caller). */
+  async driveApp(app: DrivenApp, count: number, concurrency: number, offset: number, only?: number, userBase?: number): Promise<Driven> {
+    const failed = () => metric(app, "bot_updates_handled_total", (labels) => labels.includes('outcome="error"'));
+    const before = await failed();
+    const result = await this.drive((update) => app.bot.handleUpdate(update), count, concurrency, offset, only, userBase);
+    return { ...result, errors: result.errors + (await failed()) - before };
+  }
+
+  /**
+   * Open loop: updates offered at `rate` a second whatever the replies do (as Telegram would push
+   * them), each timed from its arrival to the end of its handling (its reply sent). Returns the p99.
+   */
+  async drivePaced(handle: (update: Update) => Promise<void>, count: number, rate: number, offset: number) {
+    const latencies: number[] = [];
+    let errors = 0;
+    const started = performance.now();
+    const inFlight: Promise<void>[] = [];
+    for (let index = 0; index < count; index++) {
+      const due = started + (index * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      // Timed from when it was due, so a loop that falls behind counts its lateness too.
+      const at = due;
+      inFlight.push(
+        handle(this.update(offset + index))
+          .catch(() => {
+            errors += 1;
+          })
+          .then(() => {
+            latencies.push(performance.now() - at);
+          }),
+      );
+    }
+    await Promise.all(inFlight);
+    return { p99: percentile(latencies, 99), offeredPerSecond: count / ((performance.now() - started) / 1000), errors };
+  }
+}
+
+/** The guided steps of a /quote: entering it, then two answers; each asks the next question. */
+const GUIDED_STEPS = ["/quote", "energy", "65k"];
+
+/**
+ * How long a person takes to answer a question (read it, type "65k"): seconds, so 1 s is quick.
+ * Answers sent back to back instead arrive faster than anyone types: each reply after a user's
+ * first then waits for the chat's pace (a private chat's calls at least 250 ms apart), and the
+ * pass runs at a third of the rate with the process mostly idle.
+ */
+export const GUIDED_THINK_MS = 1_000;
+/** Users in the middle of a guided /quote at once when answering as a person does. */
+export const GUIDED_USERS_AT_ONCE = 256;
+
+/** Users a guided pass takes so that its steps are a third of a mix of `count` updates. */
+export const guidedUsersFor = (count: number) => Math.ceil(count / 3 / GUIDED_STEPS.length);
+
+/**
+ * `users` users the bot has not seen (from `offset`) each walk a guided /quote, their steps in
+ * order, `concurrency` users at a time, each answer `thinkMs` after the question came. CPU per
+ * step: the flow's state read and written, the replay of its earlier steps, the answer checked and
+ * the next question sent.
+ */
+export async function driveGuided(app: DrivenApp, users: number, concurrency: number, offset: number, thinkMs: number) {
+  let next = 0;
+  let steps = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const worker = async () => {
+    while (next < users) {
+      const index = next++;
+      const userId = 950_000_000 + offset + index;
+      const from = { id: userId, is_bot: false, first_name: "Bench", language_code: "en" };
+      const chat = { id: userId, type: "private" as const, first_name: "Bench" };
+      for (const [step, text] of GUIDED_STEPS.entries()) {
+        const entities = text.startsWith("/") ? [{ type: "bot_command", offset: 0, length: text.length }] : undefined;
+        const update = { update_id: 5_000_000 + (offset + index) * 10 + step, message: { message_id: step + 1, date: Math.floor(Date.now() / 1000), chat, from, text, ...(entities ? { entities } : {}) } } as Update;
+        if (step > 0 && thinkMs > 0) await sleep(thinkMs);
+        await app.bot.handleUpdate(update);
+        steps += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const used = process.cpuUsage(cpu);
+  const seconds = (performance.now() - started) / 1000;
+  return { steps, perSecond: steps / seconds, cpuMs: (used.user + used.system) / 1000 / Math.max(1, steps) };
+}
+
+/**
+ * The two bots the app is set against: a bare grammY bot (one handler that replies), and the
+ * reference, the same stack doing the mix's essential I/O and nothing else: it reads the user's
+ * row from the app's database, makes the marketplace request where the real handler makes one (the
+ * fresh price of a /quote) and sends one reply.
+ */
+export function comparisonBots(token: string, botInfo: UserFromGetMe, readUser: (userId: number) => Promise<unknown>, quote: () => Promise<unknown>): { bare: Bot; reference: Bot } {
+  const bare = new Bot(token, { botInfo });
+  bare.use(async (ctx) => {
+    await ctx.reply("ok");
+  });
+  const reference = new Bot(token, { botInfo });
+  reference.use(async (ctx) => {
+    await readUser(ctx.from?.id ?? 0);
+    if (ctx.message?.text?.startsWith("/quote")) await quote();
+    await ctx.reply("ok");
+  });
+  return { bare, reference };
+}
