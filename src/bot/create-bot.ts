@@ -12,6 +12,7 @@ import { markUserInactive } from "../db/repos/users";
 import { guidedFlows } from "./guided/install";
 import { translatorFor, LANGUAGES, pickLanguage } from "../chat/i18n";
 import { loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
+import { FlatComposer } from "./middleware/flat-composer";
 import { skipIdenticalEdits } from "./edit-in-place";
 import { menuDataGuard, menuRoot } from "./menus";
 import { rateLimit } from "./middleware/rate-limit";
@@ -122,29 +123,32 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   const handling = { count: 0 };
   inFlight.set(bot, handling);
   deps.metrics.gauge("bot_updates_in_flight", "Telegram updates being handled now", () => handling.count);
-  bot.use((_ctx, next) => {
+  // One flat list for the whole chain (see FlatComposer): grammY's own folding would make every
+  // update enter an async frame per middleware before the one that takes it.
+  const chain = new FlatComposer<BotContext>();
+  chain.use((_ctx, next) => {
     handling.count += 1;
     return next().finally(() => {
       handling.count -= 1;
     });
   });
   // Updates of one chat are handled in order, also under the concurrent runner.
-  bot.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
-  bot.use(provideDeps(deps));
+  chain.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
+  chain.use(provideDeps(deps));
   // Before the menus, so it sees each edit with the menu's keyboard rendered.
-  bot.use(skipIdenticalEdits());
+  chain.use(skipIdenticalEdits());
   // Secrets are deleted before anything may drop the update (group answer, rate limit).
-  bot.use(groupKeyGuard());
-  bot.use(privateChatsOnly());
+  chain.use(groupKeyGuard());
+  chain.use(privateChatsOnly());
   const typing = options.typing === undefined ? DEFAULT_TYPING : options.typing;
   if (typing) bot.use(typingWhileSlow(typing));
-  bot.use(loadAccount());
-  bot.use(deps.i18n);
+  chain.use(loadAccount());
+  chain.use(deps.i18n);
   // Inline queries come without a chat: answered here, needing no account and no rate limit.
-  bot.use(inlineFeature());
-  bot.use(secretPasteGuard());
-  bot.use(rateLimit());
-  bot.use(menuDataGuard());
+  chain.use(inlineFeature());
+  chain.use(secretPasteGuard());
+  chain.use(rateLimit());
+  chain.use(menuDataGuard());
   // Menus before everything that may send one (the main menu opens /rules, a card shows a new
   // rule). One root serves them all: a single middleware per update, whichever menu is pressed.
   const showTopUp = (ctx: BotContext) => (Object.hasOwn(menu, "topup") ? menu.topup!(ctx) : Promise.resolve());
@@ -152,26 +156,27 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   const transactions = transactionsMenu(showTopUp);
   const settings = settingsMenu();
   const watches = watchMenus();
-  bot.use(menuRoot([ruleMenus.list, transactions.menu, settings.menu, watches.list]));
+  chain.use(menuRoot([ruleMenus.list, transactions.menu, settings.menu, watches.list]));
   // Guided flows see their chat's updates before the features: answers are theirs, the rest goes on.
-  bot.use(guidedFlows({ quote: quoteConversation, buy: buyConversation, rule: ruleConversation, "address-label": addressLabelConversation, watch: watchConversation(watches) }));
+  chain.use(guidedFlows({ quote: quoteConversation, buy: buyConversation, rule: ruleConversation, "address-label": addressLabelConversation, watch: watchConversation(watches) }));
 
-  bot.use(startFeature(menu));
-  bot.use(connectFeature(menu));
-  bot.use(accountFeature());
-  bot.use(settingsFeature(menu, settings));
-  bot.use(quoteFeature(menu));
-  bot.use(buyFeature(menu, cards));
-  bot.use(watchFeature(menu, watches));
-  bot.use(ordersFeature(menu));
-  bot.use(addressesFeature());
-  bot.use(rulesFeature(menu, cards, ruleMenus));
-  bot.use(walletFeature(menu, transactions));
-  bot.use(notificationsFeature(menu));
-  bot.use(statsFeature(menu));
-  bot.use(cardsFeature(cards));
+  chain.use(startFeature(menu));
+  chain.use(connectFeature(menu));
+  chain.use(accountFeature());
+  chain.use(settingsFeature(menu, settings));
+  chain.use(quoteFeature(menu));
+  chain.use(buyFeature(menu, cards));
+  chain.use(watchFeature(menu, watches));
+  chain.use(ordersFeature(menu));
+  chain.use(addressesFeature());
+  chain.use(rulesFeature(menu, cards, ruleMenus));
+  chain.use(walletFeature(menu, transactions));
+  chain.use(notificationsFeature(menu));
+  chain.use(statsFeature(menu));
+  chain.use(cardsFeature(cards));
 
-  bot.use(unhandledFeature());
+  chain.use(unhandledFeature());
+  bot.use(chain);
 
   bot.catch(async (error) => {
     const errorId = randomBytes(4).toString("hex");

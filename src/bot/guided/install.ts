@@ -1,5 +1,6 @@
 import { conversations, createConversation, type ConversationBuilder } from "@grammyjs/conversations";
-import { Composer, type Context, type MiddlewareFn } from "grammy";
+import type { Composer, Context, MiddlewareFn } from "grammy";
+import { FlatComposer } from "../middleware/flat-composer";
 import { ANSWER } from "../../chat/callback-data";
 import type { BotContext } from "../context";
 import { endFlow } from "../flows";
@@ -19,7 +20,7 @@ export type FlowBuilders = Record<FlowName, ConversationBuilder<BotContext, Cont
  */
 export function guidedFlows(builders: FlowBuilders): Composer<BotContext> {
   const flows = new Map(Object.entries(builders).map(([name, builder]) => [name, createConversation<BotContext, Context>(builder, name)]));
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   composer.use(conversations<BotContext, Context>({ storage: conversationStorage() }));
   composer.use(beforeFlows());
   composer.use((ctx, next) => {

@@ -1,4 +1,5 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { findCredential, forgetUserData } from "../../../db/repos/credentials";
 import { hasWebhookToken, rotateWebhookToken } from "../../../db/repos/webhook-tokens";
 import type { BotContext } from "../../context";
@@ -10,7 +11,7 @@ import { forgetPrefetched } from "../../prefetched";
 
 /** /disconnect and /webhook: the user's link to the marketplace and where its events go (/settings is a feature of its own). */
 export function accountFeature(): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.command("disconnect", async (ctx) => {
     const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);

@@ -1,4 +1,5 @@
-import { Composer, InlineKeyboard, type Context } from "grammy";
+import { type Composer, type Context, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { ADDRESS_LABEL, ADDRESS_REMOVE } from "../../../chat/callback-data";
 import { findAddress, recentAddresses, removeAddress, setAddressLabel, type SavedAddress } from "../../../db/repos/addresses";
 import { refFor, resolveRef } from "../../../db/repos/callback-refs";
@@ -121,7 +122,7 @@ export async function addressLabelConversation(conversation: Guided, _ctx: Conte
 
 /** /addresses: the address book, with ✏️ (a guided label step) and 🗑 per address. */
 export function addressesFeature(): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.command("addresses", showAddressBook);
 

@@ -1,4 +1,5 @@
-import { Composer, InlineKeyboard, type Context } from "grammy";
+import { type Composer, type Context, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { CARD_REFRESH, QUOTE_BUY } from "../../../chat/callback-data";
 import { touchAddress } from "../../../db/repos/addresses";
 import { markKeyBroken } from "../../../db/repos/credentials";
@@ -130,7 +131,7 @@ export async function buyConversation(conversation: Guided, _ctx: Context, start
 
 /** /buy: one-line or guided, then the confirmation card from the order preview; Confirm places the order with the card's key. */
 export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   async function start(ctx: BotContext, args: string): Promise<void> {
     const client = await userClient(ctx);

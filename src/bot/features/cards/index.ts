@@ -1,5 +1,6 @@
 import type { Menu } from "@grammyjs/menu";
-import { Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { randomUUID } from "node:crypto";
 import {
   claimPendingAction,
@@ -144,7 +145,7 @@ function overtaken(ctx: BotContext, id: string): void {
 }
 
 export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   /** The card a button names, this user's only, with the kind that handles it. */
   async function tappedCard(ctx: BotContext, id: string) {

@@ -1,4 +1,5 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { MAIN_MENU } from "../../../chat/callback-data";
 import { tryConnectAttempt } from "../../../db/repos/connect-attempts";
 import { findCredential, saveApiKey } from "../../../db/repos/credentials";
@@ -23,7 +24,7 @@ const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
  * step is deliberately not a conversation (see flows.ts).
  */
 export function connectFeature(menu: MenuActions): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   // In the database, not in memory: the cap must survive a restart and bind every replica at once.
   function allowAttempt(ctx: BotContext): Promise<boolean> {

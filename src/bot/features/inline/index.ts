@@ -1,4 +1,5 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import type { InlineQueryResultArticle } from "grammy/types";
 import { findUser } from "../../../db/repos/users";
 import { splitArguments } from "../../../input/arguments";
@@ -63,7 +64,7 @@ export function readInlineQuery(query: string): Rent[] | null {
  * warn. A message a user sent by choosing one of these results in the bot's own chat is left alone.
  */
 export function inlineFeature(): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   const prices = new Map<string, { priceTrx: string; at: number }>();
 
   async function priceOf(ctx: BotContext, rent: Rent): Promise<string | null> {

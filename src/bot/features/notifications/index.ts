@@ -1,4 +1,5 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { refFor, resolveRef } from "../../../db/repos/callback-refs";
 import type { MarketplaceClient, Notification, NotificationPage } from "../../../marketplace";
 import type { BotContext } from "../../context";
@@ -116,7 +117,7 @@ async function fetchPage(client: MarketplaceClient, page: number): Promise<Notif
 
 /** /notifications: newest first, 20 a page, the unread count; Mark read per item and Mark all read, edited in place. */
 export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   async function view(ctx: BotContext, client: MarketplaceClient, page: number): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
     try {

@@ -1,4 +1,5 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { refFor, resolveRef } from "../../../db/repos/callback-refs";
 import type { Order } from "../../../marketplace";
 import type { BotContext } from "../../context";
@@ -32,7 +33,7 @@ function orderCard(ctx: BotContext, order: Order): string {
 
 /** /orders: newest first, 5 a page with Prev/Next; a card per order; order stats. */
 export function ordersFeature(menu: MenuActions): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   async function page(ctx: BotContext, number: number): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
     const client = await userClient(ctx);

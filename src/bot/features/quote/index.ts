@@ -1,4 +1,5 @@
-import { Composer, InlineKeyboard, type Context } from "grammy";
+import { type Composer, type Context, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { QUOTE_BUY } from "../../../chat/callback-data";
 import { openApiKey } from "../../../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient } from "../../../marketplace";
@@ -84,7 +85,7 @@ export async function quoteConversation(conversation: Guided, _ctx: Context, sta
 
 /** /quote [resource] [volume] [duration]: the public price, no key needed; what is missing is asked in a guided flow. */
 export function quoteFeature(menu: MenuActions): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   async function start(ctx: BotContext, args: string): Promise<void> {
     const limits = await quoteLimits(ctx);

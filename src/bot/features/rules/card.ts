@@ -1,4 +1,5 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import type { Menu } from "@grammyjs/menu";
 import { CARD_AUTO_RESUME } from "../../../chat/callback-data";
 import { touchAddress } from "../../../db/repos/addresses";
@@ -193,7 +194,7 @@ export type RuleCardMaker = (ctx: BotContext, rule: AutomationRule) => Promise<{
 
 /** The rule confirmation card: Confirm creates the rule once (no idempotency key: a timed-out creation is looked for first); the auto-resume toggle. */
 export function ruleCardFeature(cards: CardKinds, ruleCard: RuleCardMaker): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   async function createdText(ctx: BotContext, rule: AutomationRule): Promise<{ text: string; keyboard: Menu<BotContext> }> {
     const card = await ruleCard(ctx, rule);

@@ -1,4 +1,5 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { RULE_RESUME } from "../../../chat/callback-data";
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
@@ -23,7 +24,7 @@ export { rulesMenus, type RulesMenus } from "./menu";
  * on one line, or guided (as /newrule is), each ending in a confirmation card.
  */
 export function rulesFeature(menu: MenuActions, cards: CardKinds, menus: RulesMenus): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   async function showRules(ctx: BotContext): Promise<void> {
     const client = await userClient(ctx);

@@ -1,5 +1,6 @@
 import { Menu, type MenuFlavor } from "@grammyjs/menu";
-import { Composer, InlineKeyboard, type Context } from "grammy";
+import { type Composer, type Context, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { DIGEST_SETTING, MENU_IDS } from "../../../chat/callback-data";
 import { alertEnabled, findUser, setUserLanguage, toggleAlert, type AlertKind, type User } from "../../../db/repos/users";
 import { followChosenLanguage } from "../../command-menu";
@@ -99,7 +100,7 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
 
 /** /settings and the main menu's Settings. The menu itself is installed by the bot, before the features. */
 export function settingsFeature(menu: MenuActions, settings: { show(ctx: BotContext): Promise<void> }): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   composer.command("settings", settings.show);
   menu.settings = settings.show;
   return composer;

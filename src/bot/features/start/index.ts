@@ -1,4 +1,5 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { MAIN_MENU } from "../../../chat/callback-data";
 import type { BotContext } from "../../context";
 import { endFlow } from "../../flows";
@@ -54,7 +55,7 @@ function mainMenu(ctx: BotContext): InlineKeyboard {
 }
 
 export function startFeature(menu: MenuActions): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.command("start", async (ctx) => {
     // A deep link (t.me/<bot>?start=<payload>) opens its command; a bad one is said, then the plain /start.
@@ -100,7 +101,7 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
 
 /** Last in the chain: anything no feature handled gets a helpful answer instead of silence. */
 export function unhandledFeature(): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   composer.on("callback_query", async (ctx) => {
     await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
   });

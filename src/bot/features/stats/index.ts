@@ -1,4 +1,5 @@
-import { Composer, InputFile, type InlineKeyboard } from "grammy";
+import { type Composer, type InlineKeyboard, InputFile } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { labelledAddresses } from "../../../db/repos/addresses";
 import { findCredential } from "../../../db/repos/credentials";
 import type { BotContext } from "../../context";
@@ -22,7 +23,7 @@ type Shown = { report: SpendingReport; keyboard: InlineKeyboard; days: 7 | 30 };
  * minutes, so the 7/30 switch redraws from memory and edits the same message.
  */
 export function statsFeature(menu: MenuActions): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
   const cache = new SpendingCache();
 
   /** `fresh`: a /stats command reads again; the 7/30 switch reuses that read for a few minutes. */

@@ -1,4 +1,5 @@
-import { Composer, InlineKeyboard, InputFile } from "grammy";
+import { type Composer, InlineKeyboard, InputFile } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import type { Balance, DepositAddress } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { amountText } from "../../../chat/format";
@@ -58,7 +59,7 @@ export async function qrPng(text: string): Promise<Buffer> {
 
 /** /wallet (balances, refresh in place), /topup (deposit address, minimums, QR code) and, through wallet/transactions.ts, /transactions. */
 export function walletFeature(menu: MenuActions, transactions: TransactionsMenu): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   async function loadWallet(ctx: BotContext): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
     const client = await userClient(ctx);

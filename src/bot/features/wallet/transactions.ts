@@ -1,5 +1,6 @@
 import { Menu, type MenuFlavor, type MenuRange } from "@grammyjs/menu";
-import { Composer, type Context } from "grammy";
+import type { Composer, Context } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { MENU_IDS, WALLET_TRANSACTIONS } from "../../../chat/callback-data";
 import { refFor, resolveRef } from "../../../db/repos/callback-refs";
 import type { LedgerEntry, MarketplaceClient, Paged } from "../../../marketplace";
@@ -232,7 +233,7 @@ export function transactionsMenu(showTopUp: (ctx: BotContext) => Promise<void>):
 
 /** /transactions and the wallet's Transactions button. The menu itself is installed by the bot, before the features. */
 export function transactionsView(menu: MenuActions, transactions: TransactionsMenu): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   composer.command("transactions", transactions.show);
   menu.transactions = transactions.show;

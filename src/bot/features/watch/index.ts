@@ -1,4 +1,5 @@
-import { Composer, type Context } from "grammy";
+import type { Composer, Context } from "grammy";
+import { FlatComposer } from "../../middleware/flat-composer";
 import { WATCH_BUY } from "../../../chat/callback-data";
 import { createWatch, findSameWatch, findWatch, listWatches, MAX_WATCHES_PER_USER, setWatchThreshold } from "../../../db/repos/watches";
 import { splitArguments } from "../../../input/arguments";
@@ -114,7 +115,7 @@ export function watchConversation(menus: WatchMenus) {
  * on the menus (installed by the bot before the features).
  */
 export function watchFeature(menu: MenuActions, menus: WatchMenus): Composer<BotContext> {
-  const composer = new Composer<BotContext>();
+  const composer = new FlatComposer<BotContext>();
 
   async function start(ctx: BotContext, args: string): Promise<void> {
     const badAddress = badAddressArgument(ctx, splitArguments(args));
