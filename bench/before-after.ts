@@ -20,6 +20,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_DIR, figure, forkChild, ROOT_DIR, round, type Figure } from "./lib";
 
+/** The last commit before the guided flows and menus moved onto the plugins (and before the rest of that round's work). */
+export const BEFORE_PLUGINS = "98fcdf0";
+
 export interface BeforeAfterSettings {
   /** The commit whose code is "before". */
   rev: string;
