@@ -3,7 +3,7 @@
  * menus onto @grammyjs/menu, measured on this machine in one run: the mix and a guided step cost
  * must each stay within 1.25× of what the code cost before the move.
  *
- * The earlier code is the commit `rev` (default: the last one before that round of work), taken
+ * The earlier code is the commit `rev` (default: the last one before the move and the changes made with it), taken
  * from this clone's history with `git archive` into a temporary folder that shares this checkout's
  * node_modules. The same child (compare-child.ts, with the driver and the in-process Bot API of
  * the app part) is bundled against each tree, and the two are measured alternately, a fresh
@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_DIR, figure, forkChild, ROOT_DIR, round, type Figure } from "./lib";
 
-/** The last commit before the guided flows and menus moved onto the plugins (and before the rest of that round's work). */
+/** The last commit before the guided flows and menus moved onto the plugins (and before the changes made with it). */
 export const BEFORE_PLUGINS = "98fcdf0";
 
 export interface BeforeAfterSettings {
