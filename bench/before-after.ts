@@ -100,14 +100,15 @@ export async function benchBeforeAfter(settings: BeforeAfterSettings, log: (line
   const allClean = [...runs.before, ...runs.now].every(clean);
   const mixRatio = median(ratios((run) => run.mix.cpuMs));
   const guidedRatio = median(ratios((run) => run.guided.cpuMs));
-  const rounds = `${settings.rounds} rounds alternating, a fresh process each; median of the rounds' ratios ${ratios((run) => run.mix.cpuMs)
-    .map((ratio) => ratio.toFixed(2))
-    .join(", ")}`;
+  const listed = (pick: (run: Measured) => number) =>
+    ratios(pick)
+      .map((ratio) => ratio.toFixed(2))
+      .join(", ");
   return [
     figure({
       name: "updates_cpu_ms_vs_before_plugins",
       value: side("now", (run) => run.mix.cpuMs),
-      unit: `ms CPU per update of the mix now (median; the bare bot ${round(side("now", (run) => run.bare.cpuMs), 3)} ms in the same processes; ${rounds})`,
+      unit: `ms CPU per update of the mix now (median of ${settings.rounds} rounds alternating, a fresh process each; the bare bot ${round(side("now", (run) => run.bare.cpuMs), 3)} ms in the same processes; the ratio is the median of the rounds' own: ${listed((run) => run.mix.cpuMs)})`,
       reference: `the same passes on the code before the plugins (${settings.rev}), ms CPU per update (the bare bot ${round(side("before", (run) => run.bare.cpuMs), 3)} ms in those processes)`,
       referenceValue: side("before", (run) => run.mix.cpuMs),
       ratio: mixRatio,
@@ -117,9 +118,7 @@ export async function benchBeforeAfter(settings: BeforeAfterSettings, log: (line
     figure({
       name: "updates_guided_step_cpu_ms_vs_before_plugins",
       value: side("now", (run) => run.guided.cpuMs),
-      unit: `ms CPU per guided step now (a /quote entered, then two answers each 1 s after its question; median; rounds' ratios ${ratios((run) => run.guided.cpuMs)
-        .map((ratio) => ratio.toFixed(2))
-        .join(", ")})`,
+      unit: `ms CPU per guided step now (a /quote entered, then two answers each 1 s after its question; median of the rounds; the ratio is the median of the rounds' own: ${listed((run) => run.guided.cpuMs)})`,
       reference: `the same steps on the code before the plugins (${settings.rev}: hand-written step machines), ms CPU per step`,
       referenceValue: side("before", (run) => run.guided.cpuMs),
       ratio: guidedRatio,
