@@ -6,13 +6,12 @@ type MaybePromise<T> = T | Promise<T>;
  * A grammY Composer whose middleware runs as a flat list, for the bot's own chain and its features.
  *
  * grammY's Composer folds its middleware into nested async functions (`use` concatenates each one
- * onto all before it), and every `command`, `on` or `callbackQuery` handler is a `filter`, which
- * grammY runs through `lazy`: an async wrapper that awaits the predicate and builds a new Composer
- * for each update. An update thus enters one async frame per middleware installed before the one
- * that takes it, and two more plus a Composer per handler it passes. The bot's chain holds about
- * 30 middleware and its features about 50 handlers, so most of an update's promises, closures and
- * Composers were this folding (the bench's heap profile of a guided step put the nested frames
- * alone at a fifth of its allocations).
+ * onto all before it, so reaching the first one enters a frame for every one), and every `command`,
+ * `on` or `callbackQuery` handler is a `filter`, which grammY runs through `lazy`: an async wrapper
+ * that awaits the predicate and builds a new Composer for each update. The bot's chain holds about
+ * 30 middleware and its features about 50 handlers, so each update allocated dozens of promises,
+ * closures and Composers for the folding alone (the nested frames were a fifth of a guided step's
+ * allocations in the bench's heap profile).
  *
  * Here each `use` appends to a list that one function walks, and a `filter` evaluates its
  * predicate in place (awaiting it only when it returns a promise). What runs and in which order is
