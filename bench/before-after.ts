@@ -41,7 +41,7 @@ interface Measured {
 }
 
 /** Files of this checkout's bench laid over the earlier tree, so both run the same measurement. */
-const SHARED = ["lib.ts", "children/compare-child.ts", "children/update-drive.ts", "children/instant-telegram.ts"];
+const SHARED = ["lib.ts", "children/compare-child.ts", "children/update-drive.ts", "children/instant-telegram.ts", "children/bot-env.ts"];
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

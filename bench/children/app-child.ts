@@ -22,10 +22,9 @@ import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { pollConcurrency } from "../../src/push";
 import { seedCredentials, seedPollStates, seedUsers, seedWebhookTokens } from "../seed";
 import { serveCommands, sleep } from "../lib";
+import { benchAppEnv, BENCH_TOKEN } from "./bot-env";
 import { installInstantTelegram } from "./instant-telegram";
-import { comparisonBots, driveGuided, GUIDED_THINK_MS, GUIDED_USERS_AT_ONCE, guidedUsersFor, LIFTED, metric, UpdateMix } from "./update-drive";
-
-const TOKEN = "123456789:AAEbenchbenchbenchbenchbenchbench00";
+import { comparisonBots, driveGuided, GUIDED_THINK_MS, GUIDED_USERS_AT_ONCE, guidedUsersFor, LIFTED, metric, MIX_QUOTE, UpdateMix } from "./update-drive";
 
 function gcNow(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -98,8 +97,7 @@ async function countingStatements<T>(app: App, work: () => Promise<T>): Promise<
 /** `count` public price quotes (the one /quote energy 65k 1h asks for) through the marketplace client, `concurrency` in flight. */
 async function quoteCallsAlone(count: number, concurrency: number) {
   const client = createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! });
-  const query = { resource: "energy", duration: "1h", volume: 65_000 };
-  for (let i = 0; i < 100; i++) await client.quote(query);
+  for (let i = 0; i < 100; i++) await client.quote(MIX_QUOTE);
   let next = 0;
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -107,7 +105,7 @@ async function quoteCallsAlone(count: number, concurrency: number) {
     Array.from({ length: concurrency }, async () => {
       while (next < count) {
         next += 1;
-        await client.quote(query);
+        await client.quote(MIX_QUOTE);
       }
     }),
   );
@@ -118,23 +116,17 @@ async function quoteCallsAlone(count: number, concurrency: number) {
 async function main() {
   // Before any Bot is built: grammY's clients take their fetch when they are built.
   const instant = installInstantTelegram();
-  const telegram = await startFakeTelegram({ token: TOKEN, longPollMaxMs: 5_000 });
+  const telegram = await startFakeTelegram({ token: BENCH_TOKEN, longPollMaxMs: 5_000 });
   const dir = mkdtempSync(join(tmpdir(), "bench-app-"));
-  const env = (name: string) => ({
-    BOT_TOKEN: TOKEN,
-    TELEGRAM_API_ROOT: telegram.apiRoot,
-    MARKETPLACE_URL: process.env.BENCH_MARKETPLACE_URL,
-    DATABASE_URL: `file:${join(dir, `${name}.db`)}`,
-    SECRET_KEY: randomBytes(32).toString("base64"),
-    HOST: "127.0.0.1",
-    PORT: "0",
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
-    // Never fires by itself: the ticks command drives the app's own cron task.
-    NOTIFICATIONS_POLL: "0 0 1 1 *",
-    POLL_RATE: process.env.BENCH_POLL_RATE ?? "50",
-    MARKETPLACE_TIMEOUT_MS: "10000",
-    NODE_ENV: "production",
-  });
+  // The poll never fires by itself: the ticks command drives the app's own cron task.
+  const env = (name: string) =>
+    benchAppEnv(telegram.apiRoot, {
+      MARKETPLACE_URL: process.env.BENCH_MARKETPLACE_URL,
+      DATABASE_URL: `file:${join(dir, `${name}.db`)}`,
+      SECRET_KEY: randomBytes(32).toString("base64"),
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
+      POLL_RATE: process.env.BENCH_POLL_RATE ?? "50",
+    });
   const app = await startApp({ env: env("bot"), logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }) });
   // Alerts stay queued here: delivery is measured on its own against a rate-limited fake. The
   // scheduler keeps running: the ticks command goes through it.
@@ -239,20 +231,9 @@ async function main() {
       // transformer still runs and every reply still takes its grant from the database.
       const lifted = await startApp({ env: env("lifted"), logDestination: pino.destination({ dest: join(dir, "lifted.log"), sync: false }), telegramBudget: LIFTED });
       await lifted.push.stop();
-      const referenceClient = createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! });
-      const { bare, reference: referenceBot } = comparisonBots(
-        TOKEN,
-        lifted.bot.botInfo,
-        (userId) => lifted.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst(),
-        () => referenceClient.quote({ resource: "energy", duration: "1h", volume: 65_000 }),
-      );
-      // Warm-up of each, as long as its measured pass and from users of its own (met for the first
-      // time, as in the measured pass): a few hundred updates left the app's code still being
-      // optimized during the measured pass, whose CPU then counted compiler threads (a pass run
-      // after a warm-up of 300 cost 1.0 ms an update, the same pass run again 0.67 ms).
-      await updates.driveApp(lifted, n, c, 0, undefined, 700_000_000);
-      await updates.drive((update) => bare.handleUpdate(update), n, c, 0, undefined, 700_000_000);
-      await updates.drive((update) => referenceBot.handleUpdate(update), n, c, 0, undefined, 700_000_000);
+      const bots = comparisonBots(BENCH_TOKEN, lifted.bot.botInfo, (userId) => lifted.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst(), createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! }));
+      const { bare, reference: referenceBot } = bots;
+      await updates.warmUp(lifted, bots, n, c);
       // Long polls are left out: both apps' runners make them (answered in-process, idle).
       const notPolls = (labels: string) => !labels.includes('method="getUpdates"');
       const countedBefore = await metric(lifted, "telegram_api_calls_total", notPolls);

@@ -14,10 +14,9 @@ import { startApp } from "../../src/app";
 import { createMarketplaceClient } from "../../src/marketplace";
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { serveCommands } from "../lib";
+import { benchAppEnv, BENCH_TOKEN } from "./bot-env";
 import { installInstantTelegram } from "./instant-telegram";
 import { comparisonBots, driveGuided, GUIDED_THINK_MS, GUIDED_USERS_AT_ONCE, guidedUsersFor, LIFTED, UpdateMix } from "./update-drive";
-
-const TOKEN = "123456789:AAEbenchbenchbenchbenchbenchbench00";
 
 /** The callback data of the main menu's first button (Quote), as this version's /start sends it. */
 function quoteButtonOf(params: Record<string, unknown> | undefined): string {
@@ -30,22 +29,10 @@ function quoteButtonOf(params: Record<string, unknown> | undefined): string {
 async function main() {
   // Before any Bot is built: grammY's clients take their fetch when they are built.
   const instant = installInstantTelegram();
-  const telegram = await startFakeTelegram({ token: TOKEN, longPollMaxMs: 5_000 });
+  const telegram = await startFakeTelegram({ token: BENCH_TOKEN, longPollMaxMs: 5_000 });
   const dir = mkdtempSync(join(tmpdir(), "bench-compare-"));
   const app = await startApp({
-    env: {
-      BOT_TOKEN: TOKEN,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
-      MARKETPLACE_URL: process.env.BENCH_MARKETPLACE_URL,
-      DATABASE_URL: `file:${join(dir, "bot.db")}`,
-      SECRET_KEY: randomBytes(32).toString("base64"),
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "info",
-      NOTIFICATIONS_POLL: "0 0 1 1 *",
-      MARKETPLACE_TIMEOUT_MS: "10000",
-      NODE_ENV: "production",
-    },
+    env: benchAppEnv(telegram.apiRoot, { MARKETPLACE_URL: process.env.BENCH_MARKETPLACE_URL, DATABASE_URL: `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64") }),
     logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
     telegramBudget: LIFTED,
   });
@@ -60,17 +47,9 @@ async function main() {
       const probe = new UpdateMix(botId, "");
       await app.bot.handleUpdate(probe.update(0, 0, 600_000_000));
       const updates = new UpdateMix(botId, quoteButtonOf(instant.lastParams("sendMessage")));
-      const referenceClient = createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! });
-      const { bare, reference } = comparisonBots(
-        TOKEN,
-        app.bot.botInfo,
-        (userId) => app.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst(),
-        () => referenceClient.quote({ resource: "energy", duration: "1h", volume: 65_000 }),
-      );
-      // Warm-ups as in the app child: each as long as its measured pass, from users of its own.
-      await updates.driveApp(app, n, c, 0, undefined, 700_000_000);
-      await updates.drive((update) => bare.handleUpdate(update), n, c, 0, undefined, 700_000_000);
-      await updates.drive((update) => reference.handleUpdate(update), n, c, 0, undefined, 700_000_000);
+      const bots = comparisonBots(BENCH_TOKEN, app.bot.botInfo, (userId) => app.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst(), createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! }));
+      const { bare, reference } = bots;
+      await updates.warmUp(app, bots, n, c);
       const mix = await updates.driveApp(app, n, c, 10_000);
       const bareMix = await updates.drive((update) => bare.handleUpdate(update), n, c, 10_000);
       const sameIo = await updates.drive((update) => reference.handleUpdate(update), n, c, 10_000);

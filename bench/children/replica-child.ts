@@ -13,29 +13,20 @@ import { startApp } from "../../src/app";
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { seedCredentials, seedPollStates, seedUsers, seedWebhookTokens } from "../seed";
 import { serveCommands } from "../lib";
-
-const TOKEN = "123456789:AAEbenchbenchbenchbenchbenchbench00";
+import { benchAppEnv, BENCH_TOKEN } from "./bot-env";
 
 async function main() {
-  const telegram = await startFakeTelegram({ token: TOKEN, longPollMaxMs: 5_000 });
+  const telegram = await startFakeTelegram({ token: BENCH_TOKEN, longPollMaxMs: 5_000 });
   const dir = mkdtempSync(join(tmpdir(), "bench-replica-"));
   const app = await startApp({
-    env: {
-      BOT_TOKEN: TOKEN,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
+    env: benchAppEnv(telegram.apiRoot, {
       MARKETPLACE_URL: process.env.BENCH_MARKETPLACE_URL,
       DATABASE_URL: process.env.BENCH_REPLICA_DATABASE_URL,
       DATABASE_POOL_MAX: "20",
       SECRET_KEY: process.env.BENCH_SECRET_KEY,
       REPLICA_ID: process.env.BENCH_REPLICA_ID,
       POLL_RATE: process.env.BENCH_POLL_RATE,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "info",
-      NOTIFICATIONS_POLL: "0 0 1 1 *",
-      MARKETPLACE_TIMEOUT_MS: "10000",
-      NODE_ENV: "production",
-    },
+    }),
     logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
   });
   const started = process.cpuUsage();

@@ -22,8 +22,8 @@ import { pollConcurrency } from "../../src/push";
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { seedCredentials, seedPollStates, seedUsers } from "../seed";
 import { percentile, serveCommands } from "../lib";
+import { benchAppEnv, BENCH_TOKEN } from "./bot-env";
 
-const TOKEN = "123456789:AAEbenchbenchbenchbenchbenchbench00";
 const DAY = 86_400_000;
 
 /** Who is in motion: 5% with an active rule, 1% with an order settling or a deposit expected (disjoint). */
@@ -46,26 +46,13 @@ async function marketplaceCalls(app: App): Promise<number> {
 async function main() {
   const marketplaceUrl = process.env.BENCH_MARKETPLACE_URL!;
   const idleMs = Number(process.env.BENCH_IDLE_MS ?? 600_000);
-  const telegram = await startFakeTelegram({ token: TOKEN, longPollMaxMs: 5_000 });
+  const telegram = await startFakeTelegram({ token: BENCH_TOKEN, longPollMaxMs: 5_000 });
   const dir = mkdtempSync(join(tmpdir(), "bench-schedule-"));
   /** The simulated clock: real time plus the jumps between cycles. */
   let offset = 0;
   const now = () => Date.now() + offset;
   const app = await startApp({
-    env: {
-      BOT_TOKEN: TOKEN,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
-      MARKETPLACE_URL: marketplaceUrl,
-      DATABASE_URL: `file:${join(dir, "bot.db")}`,
-      SECRET_KEY: randomBytes(32).toString("base64"),
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "info",
-      NOTIFICATIONS_POLL: "0 0 1 1 *",
-      POLL_IDLE_INTERVAL: `${idleMs / 1000}s`,
-      MARKETPLACE_TIMEOUT_MS: "10000",
-      NODE_ENV: "production",
-    },
+    env: benchAppEnv(telegram.apiRoot, { MARKETPLACE_URL: marketplaceUrl, DATABASE_URL: `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64"), POLL_IDLE_INTERVAL: `${idleMs / 1000}s` }),
     now,
     logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
   });
