@@ -40,7 +40,7 @@ async function monthOfHistory(): Promise<SpendingRecords> {
   return collectSpending(client, lastDays("UTC", 30, NOW).from, NOW);
 }
 
-const translations = () => createI18n(join(projectRoot(), "locales"), () => "en");
+const translations = () => createI18n(join(projectRoot(), "locales"));
 
 /**
  * Renders `rounds` reports per language and window. The first round warms the process up (the

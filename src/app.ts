@@ -20,7 +20,7 @@ import { projectRoot } from "./paths";
 import { createBot, pollingRunnerOptions, registerCommands, telegramTimeouts, updatesHandled, updatesInFlight, type TelegramTimeouts } from "./bot/create-bot";
 import type { TypingOptions } from "./bot/middleware/typing";
 import type { BotContext, BotDeps } from "./bot/context";
-import { createI18n, pickLanguage } from "./chat/i18n";
+import { createI18n } from "./chat/i18n";
 import { OptionsCache } from "./bot/options-cache";
 import { createServer, type ServerEnv } from "./server/create-server";
 import { registerTelegramWebhook } from "./server/routes/telegram-webhook";
@@ -179,7 +179,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     apiRoot = playground.apiRoot;
   }
 
-  const i18n = createI18n<BotContext>(LOCALES_DIR, (ctx) => ctx.lang ?? pickLanguage(ctx.from?.language_code));
+  const i18n = createI18n<BotContext>(LOCALES_DIR);
   const replicaId = config.REPLICA_ID ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   // One for the process: replies and alerts together stay within Telegram's overall limit on arrival.
   const lifted = options.telegramBudget ? Math.floor(options.telegramBudget.perSecond + options.telegramBudget.burst) : 0;

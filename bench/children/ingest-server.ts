@@ -39,7 +39,7 @@ async function main() {
     // Production logging (info, JSON) into /dev/null: the cost of the lines stays in the figure.
     const logger = createLogger({ level: "info", destination: pino.destination({ dest: "/dev/null", sync: false }) });
     const metrics = new Metrics();
-    const i18n = createI18n(join(ROOT_DIR, "locales"), () => "en");
+    const i18n = createI18n(join(ROOT_DIR, "locales"));
     const deps: WebhookReceiverDeps = { db, logger, translations: i18n, now: Date.now, signatureHeader: "x-signature", onQueued: () => undefined };
     fetcher = createServer({ db, logger, metrics }, [mode === "naive" ? registerNaiveWebhook(deps) : registerMarketplaceWebhook(deps)]).fetch;
   }

@@ -1,5 +1,5 @@
 import type { ConversationControls } from "@grammyjs/conversations";
-import type { I18n, I18nFlavor } from "@grammyjs/i18n";
+import type { I18n } from "@grammyjs/i18n";
 import type { Context } from "grammy";
 import type { Kysely } from "kysely";
 import type { Config } from "../config";
@@ -55,5 +55,5 @@ export interface BotContextExtras {
   outdatedFlow?: string;
 }
 
-export type BotContext = Context & I18nFlavor & BotContextExtras;
+export type BotContext = Context & BotContextExtras;
 export type BotI18n = I18n<BotContext>;

@@ -82,8 +82,8 @@ export function pollingRunnerOptions(timeouts: TelegramTimeouts, allowedUpdates:
 }
 
 /**
- * Builds the bot: middleware in the order that matters (deps, private chats only, the account,
- * i18n, secret-paste guard, rate limit), then one composer per feature, then the catch-all.
+ * Builds the bot: middleware in the order that matters (deps, private chats only, the account and
+ * its language, secret-paste guard, rate limit), then one composer per feature, then the catch-all.
  */
 export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
   const timeouts = telegramTimeouts(options.timeouts);
@@ -142,8 +142,10 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   chain.use(privateChatsOnly());
   const typing = options.typing === undefined ? DEFAULT_TYPING : options.typing;
   if (typing) bot.use(typingWhileSlow(typing));
+  // Sets the language and ctx.tr, which translates through the @grammyjs/i18n instance (Fluent).
+  // The plugin's own middleware is not installed: nothing reads the ctx.t it would add, and it
+  // builds its closures and negotiates a locale on every update for that.
   chain.use(loadAccount());
-  chain.use(deps.i18n);
   // Inline queries come without a chat: answered here, needing no account and no rate limit.
   chain.use(inlineFeature());
   chain.use(secretPasteGuard());

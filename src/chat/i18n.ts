@@ -11,14 +11,18 @@ export function pickLanguage(code: string | null | undefined): Language {
   return (LANGUAGES as readonly string[]).includes(base ?? "") ? (base as Language) : "en";
 }
 
-/** Loads the Fluent files from `locales/`. Variables are inserted without Unicode isolation marks. */
-export function createI18n<C extends Context>(directory: string, negotiate: (ctx: C) => string | undefined | Promise<string | undefined>): I18n<C> {
+/**
+ * Loads the Fluent files from `locales/`. Variables are inserted without Unicode isolation marks.
+ * Messages are translated through `translatorFor` with the language the account middleware picked
+ * (ctx.tr); the plugin's per-update middleware, which would negotiate a locale for a ctx.t nothing
+ * reads, is not installed.
+ */
+export function createI18n<C extends Context>(directory: string): I18n<C> {
   const i18n = new I18n<C>({
     defaultLocale: "en",
     directory,
     useSession: false,
     fluentBundleOptions: { useIsolating: false },
-    localeNegotiator: negotiate,
   });
   rememberBundleMatches(i18n.fluent as unknown as BundleMatcher);
   return i18n;

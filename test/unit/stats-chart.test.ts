@@ -17,7 +17,7 @@ import type { User } from "../../src/db/repos/users";
 import { projectRoot } from "../../src/paths";
 
 const NOW = Date.parse("2026-11-23T12:00:00Z");
-const i18n = createI18n(join(projectRoot(), "locales"), () => "en");
+const i18n = createI18n(join(projectRoot(), "locales"));
 
 /** A month with orders every day and six rules, two of them on one target. */
 function busyMonth(): SpendingRecords {
