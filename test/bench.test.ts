@@ -37,6 +37,9 @@ const FIGURES = [
   "updates_guided_step_cpu_ms",
   "updates_guided_step_cpu_ms_back_to_back",
   "updates_p99_ms",
+  "paths_smallest_update_cpu_us",
+  "paths_user_read_cpu_us",
+  "paths_bot_api_call_cpu_us",
   "event_loop_delay_p99_ms",
   "memory_rss_idle_mb",
   "memory_rss_growth_mb",
@@ -57,7 +60,7 @@ describe("npm run bench", () => {
   // Keeps the script runnable (tiny mode); its timings are not asserted.
   it("runs in quick mode, exits 0 and writes a well-formed results JSON", () => {
     const out = join(mkdtempSync(join(tmpdir(), "bench-test-")), "latest.json");
-    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "bench/run.ts"], { cwd: ROOT, env: { ...process.env, BENCH_QUICK: "1", BENCH_OUT: out, ...(DATABASE_URL ? { BENCH_DATABASE_URL: DATABASE_URL, BENCH_ONLY: "replicas" } : { BENCH_ONLY: "chart,ingest,delivery,flood,app,before,schedule" }) }, encoding: "utf8", timeout: 400_000 });
+    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "bench/run.ts"], { cwd: ROOT, env: { ...process.env, BENCH_QUICK: "1", BENCH_OUT: out, ...(DATABASE_URL ? { BENCH_DATABASE_URL: DATABASE_URL, BENCH_ONLY: "replicas" } : { BENCH_ONLY: "chart,ingest,delivery,flood,app,paths,before,schedule" }) }, encoding: "utf8", timeout: 400_000 });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     const result = JSON.parse(readFileSync(out, "utf8")) as { machine: { cores: number; node: string }; command: string; figures: Array<Record<string, unknown>> };
     expect(result.machine.cores).toBeGreaterThan(0);
