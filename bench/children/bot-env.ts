@@ -1,3 +1,13 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import pino from "pino";
+import { startApp, type App } from "../../src/app";
+import { startFakeTelegram } from "../../test/kit/telegram-driver";
+import { installInstantTelegram, type InstantTelegram } from "./instant-telegram";
+import { LIFTED } from "./update-drive";
+
 /** The bot token of every bench child (its fake Telegram and its app). */
 export const BENCH_TOKEN = "123456789:AAEbenchbenchbenchbenchbenchbench00";
 
@@ -18,4 +28,22 @@ export function benchAppEnv(telegramApiRoot: string, settings: Record<string, st
     NODE_ENV: "production",
     ...settings,
   };
+}
+
+/**
+ * The app as the update children measure it: the Bot API answered in-process (installed first,
+ * since grammY's clients take their fetch when built), a SQLite file in a fresh directory named
+ * after `prefix`, Telegram's limits lifted, and no push jobs running.
+ */
+export async function startInstantApp(prefix: string, marketplaceUrl: string | undefined): Promise<{ app: App; instant: InstantTelegram }> {
+  const instant = installInstantTelegram();
+  const telegram = await startFakeTelegram({ token: BENCH_TOKEN, longPollMaxMs: 5_000 });
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const app = await startApp({
+    env: benchAppEnv(telegram.apiRoot, { MARKETPLACE_URL: marketplaceUrl, DATABASE_URL: `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64") }),
+    logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
+    telegramBudget: LIFTED,
+  });
+  await app.push.stop();
+  return { app, instant };
 }

@@ -5,18 +5,10 @@
  * against the current sources and once against an earlier checkout of the bot, so it uses only
  * what every version has (startApp, the marketplace client, the fake Telegram of the test kit).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
-import pino from "pino";
-import { startApp } from "../../src/app";
 import { createMarketplaceClient } from "../../src/marketplace";
-import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { serveCommands } from "../lib";
-import { benchAppEnv, BENCH_TOKEN } from "./bot-env";
-import { installInstantTelegram } from "./instant-telegram";
-import { comparisonBots, driveGuided, GUIDED_THINK_MS, GUIDED_USERS_AT_ONCE, guidedUsersFor, LIFTED, UpdateMix } from "./update-drive";
+import { BENCH_TOKEN, startInstantApp } from "./bot-env";
+import { comparisonBots, driveGuided, GUIDED_THINK_MS, GUIDED_USERS_AT_ONCE, guidedUsersFor, UpdateMix } from "./update-drive";
 
 /** The callback data of the main menu's first button (Quote), as this version's /start sends it. */
 function quoteButtonOf(params: Record<string, unknown> | undefined): string {
@@ -27,16 +19,7 @@ function quoteButtonOf(params: Record<string, unknown> | undefined): string {
 }
 
 async function main() {
-  // Before any Bot is built: grammY's clients take their fetch when they are built.
-  const instant = installInstantTelegram();
-  const telegram = await startFakeTelegram({ token: BENCH_TOKEN, longPollMaxMs: 5_000 });
-  const dir = mkdtempSync(join(tmpdir(), "bench-compare-"));
-  const app = await startApp({
-    env: benchAppEnv(telegram.apiRoot, { MARKETPLACE_URL: process.env.BENCH_MARKETPLACE_URL, DATABASE_URL: `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64") }),
-    logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
-    telegramBudget: LIFTED,
-  });
-  await app.push.stop();
+  const { app, instant } = await startInstantApp("bench-compare", process.env.BENCH_MARKETPLACE_URL);
 
   serveCommands({
     updates: async ({ count, concurrency }) => {

@@ -7,20 +7,11 @@
  * sendMessage with the main menu's keyboard through the bot's API (its transformers) against a
  * bare grammY client. Each is measured over `passes` passes after a warm-up pass as long.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
-import pino from "pino";
 import { Bot, InlineKeyboard } from "grammy";
 import type { Update } from "grammy/types";
-import { startApp } from "../../src/app";
 import { findUserWithState } from "../../src/db/repos/users";
-import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { percentile, serveCommands } from "../lib";
-import { benchAppEnv, BENCH_TOKEN } from "./bot-env";
-import { installInstantTelegram } from "./instant-telegram";
-import { LIFTED } from "./update-drive";
+import { BENCH_TOKEN, startInstantApp } from "./bot-env";
 
 const FIRST_USER = 700_000_000;
 
@@ -59,17 +50,8 @@ async function cpuPerCall(work: (index: number) => Promise<unknown>, count: numb
 }
 
 async function main() {
-  // Before any Bot is built: grammY's clients take their fetch when they are built.
-  const instant = installInstantTelegram();
-  const telegram = await startFakeTelegram({ token: BENCH_TOKEN, longPollMaxMs: 5_000 });
-  const dir = mkdtempSync(join(tmpdir(), "bench-paths-"));
   // No path measured here calls the marketplace: it is a closed port.
-  const app = await startApp({
-    env: benchAppEnv(telegram.apiRoot, { MARKETPLACE_URL: "http://127.0.0.1:9", DATABASE_URL: `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64") }),
-    logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
-    telegramBudget: LIFTED,
-  });
-  await app.push.stop();
+  const { app, instant } = await startInstantApp("bench-paths", "http://127.0.0.1:9");
 
   serveCommands({
     paths: async ({ count, passes }) => {
