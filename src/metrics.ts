@@ -12,14 +12,14 @@ class Counter {
   ) {}
 
   inc(labels: Labels = {}, by = 1): void {
-    const key = JSON.stringify(labels);
-    const entry = this.values.get(key) ?? { labels, value: 0 };
-    entry.value += by;
-    this.values.set(key, entry);
+    const key = seriesKey(labels);
+    const entry = this.values.get(key);
+    if (entry) entry.value += by;
+    else this.values.set(key, { labels: { ...labels }, value: by });
   }
 
   get(labels: Labels = {}): number {
-    return this.values.get(JSON.stringify(labels))?.value ?? 0;
+    return this.values.get(seriesKey(labels))?.value ?? 0;
   }
 
   render(): string {
@@ -27,6 +27,20 @@ class Counter {
     for (const { labels, value } of this.values.values()) lines.push(`${this.name}${renderLabels(labels)} ${value}`);
     return lines.join("\n");
   }
+}
+
+/**
+ * One series' key: its label names and values in the order given. A value is prefixed with its
+ * length, so whatever it holds it cannot run into the next label (names are the code's own, without
+ * control characters). Counted on every update and Bot API call, so no JSON encoding here.
+ */
+function seriesKey(labels: Labels): string {
+  let key = "";
+  for (const name in labels) {
+    const value = labels[name]!;
+    key += `${name}\u0001${value.length}\u0001${value}`;
+  }
+  return key;
 }
 
 function renderLabels(labels: Labels): string {

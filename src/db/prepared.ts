@@ -1,4 +1,5 @@
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type RootOperationNode } from "kysely";
+import { runWhenIdle } from "./connection";
 import { isPostgres } from "./dialect";
 
 /** Where a named parameter goes in a query being built (compiled into the query's parameter list). */
@@ -50,12 +51,11 @@ export function prepared<DB, P extends Record<string, unknown>, R>(build: (db: K
       compiled = compile(db);
       byDialect.set(postgres, compiled);
     }
-    const query: CompiledQuery<R> = {
-      sql: compiled.sql,
-      query: compiled.query,
-      parameters: compiled.arguments.map((arg) => ("parameter" in arg ? params[arg.parameter] : arg.value)),
-      queryId: createQueryId(),
-    };
+    const parameters = compiled.arguments.map((arg) => ("parameter" in arg ? params[arg.parameter] : arg.value));
+    // SQLite with its connection free: run now (see runWhenIdle); otherwise through Kysely.
+    const now = postgres ? undefined : runWhenIdle<R>(db, compiled.sql, parameters);
+    if (now) return now;
+    const query: CompiledQuery<R> = { sql: compiled.sql, query: compiled.query, parameters, queryId: createQueryId() };
     return db.executeQuery(query);
   };
 }

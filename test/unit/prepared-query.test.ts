@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sql, type Kysely } from "kysely";
 import { prepared, type ParamFn } from "../../src/db/prepared";
 import { findConversation, saveConversation } from "../../src/db/repos/conversations";
@@ -57,5 +57,60 @@ describe.each(TEST_DIALECTS)("a query compiled once and run with new parameters 
   it("refuses a parameter the query would write into its SQL instead of passing it", async () => {
     const inlined = prepared((kysely: Kysely<Database>, param: ParamFn<{ id: number }>) => kysely.selectFrom("users").select("telegram_id").where(sql<boolean>`telegram_id = ${sql.raw(String(param("id")))}`));
     await expect(inlined(db, { id: 1 })).rejects.toThrow('the parameter "id" did not reach');
+  });
+});
+
+describe("a compiled query on SQLite while the connection is free or held", () => {
+  let db: Kysely<Database>;
+  let close: () => Promise<void>;
+  beforeEach(async () => {
+    ({ db, close } = await openMigratedTestDatabase("SQLite", "bot_prepared_idle"));
+    await db.insertInto("users").values({ telegram_id: 81, chat_id: 810, language: "en", alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: T0, updated_at: T0 }).execute();
+  });
+  afterEach(() => close());
+
+  const languageOf = prepared((kysely: Kysely<Database>, param: ParamFn<{ id: number }>) => kysely.selectFrom("users").select("language").where("telegram_id", "=", param("id")));
+  const setLanguage = prepared((kysely: Kysely<Database>, param: ParamFn<{ id: number; language: string }>) => kysely.updateTable("users").set({ language: param("language") }).where("telegram_id", "=", param("id")));
+
+  it("runs at once when nobody holds the connection, with Kysely's result", async () => {
+    const executed = vi.spyOn(db, "executeQuery");
+    expect((await languageOf(db, { id: 81 })).rows).toEqual([{ language: "en" }]);
+    const write = await setLanguage(db, { id: 81, language: "ru" });
+    expect(write.numAffectedRows).toBe(1n);
+    expect(write.rows).toEqual([]);
+    expect((await languageOf(db, { id: 81 })).rows).toEqual([{ language: "ru" }]);
+    expect(executed).not.toHaveBeenCalled();
+  });
+
+  it("waits its turn behind a transaction in progress: never reads or joins its uncommitted writes", async () => {
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => (written = resolve));
+    let finish!: () => void;
+    const finishing = new Promise<void>((resolve) => (finish = resolve));
+    const transaction = db.transaction().execute(async (trx) => {
+      await trx.updateTable("users").set({ language: "zh" }).where("telegram_id", "=", 81).execute();
+      written();
+      await finishing;
+      throw new Error("rolled back");
+    });
+    await wrote;
+    const read = languageOf(db, { id: 81 });
+    const write = setLanguage(db, { id: 81, language: "ru" });
+    let settled = false;
+    void Promise.all([read, write]).then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    finish();
+    await expect(transaction).rejects.toThrow("rolled back");
+    // the read ran after the rollback (not inside the transaction), and the write was not rolled back with it
+    expect((await read).rows).toEqual([{ language: "en" }]);
+    await write;
+    expect((await db.selectFrom("users").select("language").where("telegram_id", "=", 81).executeTakeFirstOrThrow()).language).toBe("ru");
+  });
+
+  it("does not overtake a query started before it and not yet run", async () => {
+    const earlier = db.updateTable("users").set({ language: "de" }).where("telegram_id", "=", 81).execute();
+    expect((await languageOf(db, { id: 81 })).rows).toEqual([{ language: "de" }]);
+    await earlier;
   });
 });
