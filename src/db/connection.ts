@@ -158,39 +158,12 @@ const idleRunners = new WeakMap<object, { driver: HeldSqliteDriver; database: Sq
  * about as much CPU as SQLite's own execution of an update's read of its user (see `prepared`).
  */
 export function runWhenIdle<R>(db: object, sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
-  const inTransaction = directTransactions.get(db);
-  if (inTransaction) return runOn<R>(inTransaction, sql, parameters);
   const runner = idleRunners.get(db);
   if (!runner || runner.driver.held !== 0 || !runner.driver.ready) return undefined;
-  return runOn<R>(runner.database, sql, parameters);
-}
-
-function runOn<R>(database: SqliteDatabase, sql: string, parameters: readonly unknown[]): QueryResult<R> {
-  const statement = database.prepare(sql);
+  const statement = runner.database.prepare(sql);
   if (statement.reader) return { rows: statement.all(parameters) as R[] };
   const { changes, lastInsertRowid } = statement.run(parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
-}
-
-/** Transactions whose compiled queries run on the connection at once (see inTransactionDirectly). */
-const directTransactions = new WeakMap<object, SqliteDatabase>();
-
-/**
- * Runs `work` with `trx`, a transaction open on SQLite `db`, such that the compiled queries it
- * makes on `trx` (`prepared`) run on the connection at once, inside that transaction, rather than
- * through Kysely's executor. Only for the duration of `work`, during which the transaction holds
- * the connection; `work` must await its queries in turn (the write batcher does). On PostgreSQL it
- * just runs `work`.
- */
-export async function inTransactionDirectly<T>(db: object, trx: object, work: () => Promise<T>): Promise<T> {
-  const runner = idleRunners.get(db);
-  if (!runner) return work();
-  directTransactions.set(trx, runner.database);
-  try {
-    return await work();
-  } finally {
-    directTransactions.delete(trx);
-  }
 }
 
 /**

@@ -1,6 +1,5 @@
 import { type Kysely, type Transaction } from "kysely";
 import type { Database } from "./schema";
-import { inTransactionDirectly } from "./connection";
 import { isPostgres } from "./dialect";
 
 /**
@@ -86,13 +85,11 @@ export class WriteBatcher {
       }
       let results: unknown[];
       try {
-        results = await this.db.transaction().execute((trx) =>
-          inTransactionDirectly(this.db, trx, async () => {
-            const out: unknown[] = [];
-            for (const item of batch) out.push(await item.write(trx));
-            return out;
-          }),
-        );
+        results = await this.db.transaction().execute(async (trx) => {
+          const out: unknown[] = [];
+          for (const item of batch) out.push(await item.write(trx));
+          return out;
+        });
       } catch {
         for (const item of batch) await this.alone(item);
         return;
@@ -106,7 +103,7 @@ export class WriteBatcher {
 
   private async alone(item: Queued): Promise<void> {
     try {
-      item.resolve(await this.db.transaction().execute((trx) => inTransactionDirectly(this.db, trx, () => item.write(trx))));
+      item.resolve(await this.db.transaction().execute((trx) => item.write(trx)));
     } catch (error) {
       item.reject(error);
     }

@@ -1,7 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { sql, type Kysely, type Transaction } from "kysely";
-import { inTransactionDirectly } from "../../src/db/connection";
-import { WriteBatcher } from "../../src/db/write-batcher";
+import { sql, type Kysely } from "kysely";
 import { prepared, type ParamFn } from "../../src/db/prepared";
 import { findConversation, saveConversation } from "../../src/db/repos/conversations";
 import type { Database } from "../../src/db/schema";
@@ -114,63 +112,5 @@ describe("a compiled query on SQLite while the connection is free or held", () =
     const earlier = db.updateTable("users").set({ language: "de" }).where("telegram_id", "=", 81).execute();
     expect((await languageOf(db, { id: 81 })).rows).toEqual([{ language: "de" }]);
     await earlier;
-  });
-});
-
-describe("a compiled query inside a write batch's transaction on SQLite", () => {
-  let db: Kysely<Database>;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ db, close } = await openMigratedTestDatabase("SQLite", "bot_prepared_batch"));
-    await db.insertInto("users").values({ telegram_id: 91, chat_id: 910, language: "en", alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: T0, updated_at: T0 }).execute();
-  });
-  afterEach(() => close());
-
-  const setLanguage = prepared((kysely: Kysely<Database>, param: ParamFn<{ id: number; language: string }>) => kysely.updateTable("users").set({ language: param("language") }).where("telegram_id", "=", param("id")));
-  const languageOf = async () => (await db.selectFrom("users").select("language").where("telegram_id", "=", 91).executeTakeFirstOrThrow()).language;
-
-  it("runs on the connection at once and inside the transaction: a rollback takes its write back", async () => {
-    let executed = 0;
-    await expect(
-      db.transaction().execute((trx) =>
-        inTransactionDirectly(db, trx, async () => {
-          const spy = vi.spyOn(trx, "executeQuery");
-          await setLanguage(trx, { id: 91, language: "ru" });
-          // the transaction sees its own write, through Kysely too
-          expect((await trx.selectFrom("users").select("language").where("telegram_id", "=", 91).executeTakeFirstOrThrow()).language).toBe("ru");
-          executed = spy.mock.calls.filter(([query]) => (query as { sql?: string }).sql?.startsWith("update")).length;
-          throw new Error("rolled back");
-        }),
-      ),
-    ).rejects.toThrow("rolled back");
-    expect(executed).toBe(0);
-    expect(await languageOf()).toBe("en");
-  });
-
-  it("goes through Kysely again once the transaction's work is over", async () => {
-    let kept!: Transaction<Database>;
-    await db.transaction().execute((trx) =>
-      inTransactionDirectly(db, trx, async () => {
-        kept = trx;
-        await setLanguage(trx, { id: 91, language: "ru" });
-      }),
-    );
-    expect(await languageOf()).toBe("ru");
-    // A late query on the finished transaction is Kysely's to refuse, not run on the connection by itself.
-    await expect(setLanguage(kept, { id: 91, language: "zh" })).rejects.toThrow();
-    expect(await languageOf()).toBe("ru");
-  });
-
-  it("keeps the batcher's behaviour: writes of one batch commit together, a failing one is retried alone", async () => {
-    const writes = new WriteBatcher(db);
-    const results = await Promise.allSettled([
-      writes.run((trx) => setLanguage(trx, { id: 91, language: "de" })),
-      writes.run(async () => {
-        throw new Error("bad write");
-      }),
-    ]);
-    expect(results[0]).toMatchObject({ status: "fulfilled" });
-    expect(results[1]).toMatchObject({ status: "rejected" });
-    expect(await languageOf()).toBe("de");
   });
 });
