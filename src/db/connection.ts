@@ -156,6 +156,8 @@ const idleRunners = new WeakMap<object, { driver: HeldSqliteDriver; database: Sq
  * caller goes through Kysely. better-sqlite3 runs a statement synchronously, so nothing can
  * interleave with it; the asynchronous acquire and release Kysely wraps around every query cost
  * about as much CPU as SQLite's own execution of an update's read of its user (see `prepared`).
+ * The app's Kysely instance has no plugins and no query log; were one added, a statement run here
+ * would skip it.
  */
 export function runWhenIdle<R>(db: object, sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
   const runner = idleRunners.get(db);
