@@ -86,12 +86,12 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   const database = cachedStatements(sqlite, () => checkpointer?.postMessage("stop"));
   const dialect = new HeldSqliteDialect({ database });
   const db = new Kysely<Database>({ dialect });
-  sqliteHandles.set(db, sqlite);
-  idleRunners.set(db, { driver: dialect.driver, database });
+  sqliteConnections.set(db, { sqlite, driver: dialect.driver, database });
   return { db, dialect: "sqlite", path };
 }
 
-const sqliteHandles = new WeakMap<Kysely<Database>, SQLite.Database>();
+/** What lies beneath a SQLite `db`: better-sqlite3's connection, the driver Kysely holds it through, and its statement cache. */
+const sqliteConnections = new WeakMap<object, { sqlite: SQLite.Database; driver: HeldSqliteDriver; database: SqliteDatabase }>();
 
 /**
  * Kysely's SQLite driver with its one connection handed over in turn: a holder's release passes it
@@ -147,8 +147,6 @@ class HeldSqliteDialect extends SqliteDialect {
   }
 }
 
-const idleRunners = new WeakMap<object, { driver: HeldSqliteDriver; database: SqliteDatabase }>();
-
 /**
  * Runs a compiled statement on a SQLite database's connection right away, as Kysely's SQLite
  * connection would run it, when `db` is the database itself (not a transaction) and nobody holds
@@ -160,7 +158,7 @@ const idleRunners = new WeakMap<object, { driver: HeldSqliteDriver; database: Sq
  * would skip it.
  */
 export function runWhenIdle<R>(db: object, sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
-  const runner = idleRunners.get(db);
+  const runner = sqliteConnections.get(db);
   if (!runner || runner.driver.held !== 0 || !runner.driver.ready) return undefined;
   const statement = runner.database.prepare(sql);
   if (statement.reader) return { rows: statement.all(parameters) as R[] };
@@ -175,7 +173,7 @@ export function runWhenIdle<R>(db: object, sql: string, parameters: readonly unk
  * Kysely transaction is open on it at the time.
  */
 export function sqliteHandle(db: Kysely<Database>): SQLite.Database | null {
-  return sqliteHandles.get(db) ?? null;
+  return sqliteConnections.get(db)?.sqlite ?? null;
 }
 
 /**
