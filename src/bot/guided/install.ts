@@ -4,7 +4,7 @@ import { FlatComposer } from "../middleware/flat-composer";
 import { ANSWER } from "../../chat/callback-data";
 import type { BotContext } from "../context";
 import { endFlow } from "../flows";
-import { FLOW_COMMANDS, type FlowName } from "./steps";
+import { answerIn, FLOW_COMMANDS, type FlowName } from "./steps";
 import { conversationStorage } from "./storage";
 
 export type FlowBuilders = Record<FlowName, ConversationBuilder<BotContext, Context>>;
@@ -14,7 +14,8 @@ export type FlowBuilders = Record<FlowName, ConversationBuilder<BotContext, Cont
  * before the features, so a flow sees its chat's updates first: it takes the answers and leaves
  * everything else to the features. A command leaves the flow before it runs.
  *
- * Only the chat's active flow runs for an update; a flow is registered with the plugin when it
+ * Only the chat's active flow runs for an update, and only for an update that can answer its
+ * question (typed text, an answer button); a flow is registered with the plugin when it
  * runs or when it is entered (enterFlow), not for every update: most updates belong to no flow,
  * and each registered flow is one more middleware on every update.
  */
@@ -36,6 +37,10 @@ export function guidedFlows(builders: FlowBuilders): Composer<BotContext> {
     const [active] = Object.keys(ctx.conversation.active());
     const flow = active === undefined ? undefined : flows.get(active);
     if (active === undefined || !flow) return next();
+    // A flow waits only in `answer`, which passes everything but an answer on to the rest of the
+    // bot untouched (the plugin's skip): an update that carries no answer goes on without the
+    // flow's replay, which would only reach that same skip.
+    if (answerIn(ctx) === null) return next();
     registered.add(active);
     return flow(ctx, next);
   });

@@ -56,7 +56,7 @@ export interface AnswerButton {
  * pressed message (data missing from it was made up, or belongs to a keyboard since replaced).
  * Null for everything else, which the flow leaves to the rest of the bot.
  */
-function answerIn(ctx: Context): string | null {
+export function answerIn(ctx: Context): string | null {
   const text = ctx.message?.text;
   if (text !== undefined) return text.startsWith("/") ? null : text;
   const data = ctx.callbackQuery?.data;
