@@ -18,7 +18,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BENCH_DIR, figure, forkChild, ROOT_DIR, round, type Figure } from "./lib";
+import { BENCH_DIR, figure, forkChild, median, ROOT_DIR, round, type Figure } from "./lib";
 
 /** The last commit before the guided flows and menus moved onto the plugins (and before the changes made with it). */
 export const BEFORE_PLUGINS = "98fcdf0";
@@ -42,12 +42,6 @@ interface Measured {
 
 /** Files of this checkout's bench laid over the earlier tree, so both run the same measurement. */
 const SHARED = ["lib.ts", "children/compare-child.ts", "children/update-drive.ts", "children/instant-telegram.ts", "children/bot-env.ts"];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /** The earlier tree, extracted from git; null (and why) when this clone does not hold `rev`. */
 function extract(rev: string): { root: string } | { missing: string } {
