@@ -25,7 +25,7 @@ function findBinDir(): string | null {
   return versions[0] ? join(root, versions[0], "bin") : null;
 }
 
-export async function benchPostgres(log: (line: string) => void): Promise<BenchPostgres | null> {
+export async function benchPostgres(log: (line: string) => void, part = "replicas"): Promise<BenchPostgres | null> {
   const server = process.env.BENCH_DATABASE_URL;
   if (server) {
     const database = await createPostgresDatabase(server, "bench");
@@ -33,7 +33,7 @@ export async function benchPostgres(log: (line: string) => void): Promise<BenchP
   }
   const bin = findBinDir();
   if (!bin) {
-    log("replicas: skipped (no PostgreSQL: install Debian's postgresql or set BENCH_DATABASE_URL)");
+    log(`${part}: skipped (no PostgreSQL: install Debian's postgresql or set BENCH_DATABASE_URL)`);
     return null;
   }
   const root = userInfo().uid === 0;
@@ -56,7 +56,7 @@ export async function benchPostgres(log: (line: string) => void): Promise<BenchP
   // Durable commits as in production (fsync on); max_connections for three replicas' pools.
   asOwner(`'${bin}/pg_ctl' -D '${dir}/data' -l '${dir}/log' -w -t 60 -o "-p ${port} -k '${dir}' -c listen_addresses=127.0.0.1 -c max_connections=200" start`);
   asOwner(`'${bin}/createdb' -h 127.0.0.1 -p ${port} -U bench bench`);
-  log(`replicas: throwaway PostgreSQL cluster on 127.0.0.1:${port}`);
+  log(`${part}: throwaway PostgreSQL cluster on 127.0.0.1:${port}`);
   return {
     url: `postgres://bench@127.0.0.1:${port}/bench`,
     stop: async () => {

@@ -17,7 +17,8 @@
  *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
  *   BENCH_ELD_POLL_RATE [N / (0.8 × interval)]  the poll rate while event-loop delay is measured
  *   BENCH_OUT [bench/results/latest.json]  where the JSON goes (the test writes to a temporary file)
- *   BENCH_ONLY [all]             a comma list of parts to run: chart, ingest, delivery, flood, app, paths, before, schedule, replicas
+ *   BENCH_ONLY [all]             a comma list of parts to run: chart, ingest, delivery, flood, app, paths, before, schedule,
+ *                                dialects (the update mix on SQLite and on PostgreSQL), replicas
  *   BENCH_BEFORE_REV [98fcdf0]   the "before" part: the code of this commit (the last before the guided
  *                                flows moved onto the plugins) against the current code, BENCH_UPDATES
  *                                updates each, BENCH_BEFORE_ROUNDS [3] rounds alternating; needs the
@@ -51,6 +52,7 @@ import { benchChart } from "./chart";
 import { benchFlood } from "./flood";
 import { BEFORE_PLUGINS, benchBeforeAfter } from "./before-after";
 import { benchPaths } from "./paths";
+import { benchDialects } from "./dialects";
 import { pollConcurrency as concurrencyFor } from "../src/push";
 import { BENCH_DIR, createAgent, envNumber, figure, forkChild, median, openLoop, orderEvent, percentile, post, round, sleep, type Figure } from "./lib";
 
@@ -215,7 +217,7 @@ async function main() {
   const started = Date.now();
   const figures: Figure[] = [];
   log(quick ? "quick mode (BENCH_QUICK=1): tiny counts, not for the README" : "full run");
-  const only = new Set((process.env.BENCH_ONLY ?? "chart,ingest,delivery,flood,app,paths,before,schedule,replicas").split(",").map((part) => part.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? "chart,ingest,delivery,flood,app,paths,before,schedule,dialects,replicas").split(",").map((part) => part.trim()));
   // First, while this process is quiet: the chart is rendered here, so its CPU time is this process's.
   if (only.has("chart")) figures.push(...(await benchChart(quick ? 2 : 10, log)));
   if (only.has("ingest"))
@@ -251,6 +253,7 @@ async function main() {
       )),
     );
   }
+  if (only.has("dialects")) figures.push(...(await benchDialects({ count: envNumber("BENCH_UPDATES", quick ? 600 : 6_000), rounds: envNumber("BENCH_SAME_IO_ROUNDS", quick ? 1 : 5) }, log)));
   if (only.has("replicas")) {
     figures.push(
       ...(await benchReplicas(

@@ -52,21 +52,22 @@ const BEFORE_FIGURES = ["updates_cpu_ms_vs_before_plugins", "updates_guided_step
 // The before/after part needs the commit before the plugins from this clone's history.
 const HAS_BEFORE = spawnSync("git", ["cat-file", "-e", `${BEFORE_PLUGINS}^{commit}`], { cwd: ROOT }).status === 0;
 const REPLICA_FIGURES = ["replicas_poll_cycle_s", "replicas_users_polled_twice", "replicas_poll_cpu_ms_per_user", "replicas_ingest_events_per_s", "replicas_ingest_events_lost"];
-// The three-replica part needs PostgreSQL: on the PostgreSQL run it uses that server, and runs
-// alone (the other parts do not touch PostgreSQL and ran on the SQLite run already).
+const DIALECT_FIGURES = ["updates_cpu_vs_same_io_sqlite", "updates_cpu_vs_same_io_postgres", "updates_p99_ms_at_200_per_s_sqlite", "updates_p99_ms_at_200_per_s_postgres"];
+// The three-replica and the dialects parts need PostgreSQL: on the PostgreSQL run they use that
+// server, and run alone (the other parts do not touch PostgreSQL and ran on the SQLite run already).
 const DATABASE_URL = process.env.TEST_DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.TEST_DATABASE_URL) ? process.env.TEST_DATABASE_URL : undefined;
 
 describe("npm run bench", () => {
   // Keeps the script runnable (tiny mode); its timings are not asserted.
   it("runs in quick mode, exits 0 and writes a well-formed results JSON", () => {
     const out = join(mkdtempSync(join(tmpdir(), "bench-test-")), "latest.json");
-    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "bench/run.ts"], { cwd: ROOT, env: { ...process.env, BENCH_QUICK: "1", BENCH_OUT: out, ...(DATABASE_URL ? { BENCH_DATABASE_URL: DATABASE_URL, BENCH_ONLY: "replicas" } : { BENCH_ONLY: "chart,ingest,delivery,flood,app,paths,before,schedule" }) }, encoding: "utf8", timeout: 400_000 });
+    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), "bench/run.ts"], { cwd: ROOT, env: { ...process.env, BENCH_QUICK: "1", BENCH_OUT: out, ...(DATABASE_URL ? { BENCH_DATABASE_URL: DATABASE_URL, BENCH_ONLY: "replicas,dialects" } : { BENCH_ONLY: "chart,ingest,delivery,flood,app,paths,before,schedule" }) }, encoding: "utf8", timeout: 400_000 });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     const result = JSON.parse(readFileSync(out, "utf8")) as { machine: { cores: number; node: string }; command: string; figures: Array<Record<string, unknown>> };
     expect(result.machine.cores).toBeGreaterThan(0);
     expect(result.machine.node).toBe(process.version);
     expect(result.command).toContain("npm run bench");
-    expect(result.figures.map((f) => f.name)).toEqual(expect.arrayContaining(DATABASE_URL ? REPLICA_FIGURES : HAS_BEFORE ? [...FIGURES, ...BEFORE_FIGURES] : FIGURES));
+    expect(result.figures.map((f) => f.name)).toEqual(expect.arrayContaining(DATABASE_URL ? [...REPLICA_FIGURES, ...DIALECT_FIGURES] : HAS_BEFORE ? [...FIGURES, ...BEFORE_FIGURES] : FIGURES));
     if (!DATABASE_URL && !HAS_BEFORE) expect(run.stdout).toContain("before/after: skipped");
     for (const f of result.figures) {
       expect(typeof f.name).toBe("string");

@@ -33,14 +33,14 @@ export function benchAppEnv(telegramApiRoot: string, settings: Record<string, st
 /**
  * The app as the update children measure it: the Bot API answered in-process (installed first,
  * since grammY's clients take their fetch when built), a SQLite file in a fresh directory named
- * after `prefix`, Telegram's limits lifted, and no push jobs running.
+ * after `prefix` (or the database `databaseUrl` names), Telegram's limits lifted, and no push jobs running.
  */
-export async function startInstantApp(prefix: string, marketplaceUrl: string | undefined): Promise<{ app: App; instant: InstantTelegram }> {
+export async function startInstantApp(prefix: string, marketplaceUrl: string | undefined, databaseUrl?: string): Promise<{ app: App; instant: InstantTelegram }> {
   const instant = installInstantTelegram();
   const telegram = await startFakeTelegram({ token: BENCH_TOKEN, longPollMaxMs: 5_000 });
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const app = await startApp({
-    env: benchAppEnv(telegram.apiRoot, { MARKETPLACE_URL: marketplaceUrl, DATABASE_URL: `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64") }),
+    env: benchAppEnv(telegram.apiRoot, { MARKETPLACE_URL: marketplaceUrl, DATABASE_URL: databaseUrl ?? `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64") }),
     logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
     telegramBudget: LIFTED,
   });

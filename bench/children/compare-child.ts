@@ -19,10 +19,17 @@ function quoteButtonOf(params: Record<string, unknown> | undefined): string {
 }
 
 async function main() {
-  const { app, instant } = await startInstantApp("bench-compare", process.env.BENCH_MARKETPLACE_URL);
+  // BENCH_APP_DATABASE_URL: the app on that database (PostgreSQL for the dialects part) instead of a SQLite file.
+  const { app, instant } = await startInstantApp("bench-compare", process.env.BENCH_MARKETPLACE_URL, process.env.BENCH_APP_DATABASE_URL || undefined);
 
   serveCommands({
-    updates: async ({ count, concurrency }) => {
+    /**
+     * The mix, the bare bot and the reference, each kind alone and guided steps; with `sameIoRounds`
+     * above 1, that many rounds of the mix against the reference (the first is the pass above,
+     * each later one from users of its own), and with `paced`, the mix and the reference offered
+     * at 200 updates/s.
+     */
+    updates: async ({ count, concurrency, sameIoRounds = 1, paced = false }) => {
       instant.setInstant(true);
       const n = Number(count);
       const c = Number(concurrency);
@@ -36,6 +43,15 @@ async function main() {
       const mix = await updates.driveApp(app, n, c, 10_000);
       const bareMix = await updates.drive((update) => bare.handleUpdate(update), n, c, 10_000);
       const sameIo = await updates.drive((update) => reference.handleUpdate(update), n, c, 10_000);
+      const rounds = [{ app: mix.cpuMs, sameIo: sameIo.cpuMs, errors: mix.errors + sameIo.errors }];
+      for (let round = 1; round < Number(sameIoRounds); round++) {
+        const userBase = 900_000_000 + round * 10_000_000;
+        const appRound = await updates.driveApp(app, n, c, 10_000, undefined, userBase);
+        const referenceRound = await updates.drive((update) => reference.handleUpdate(update), n, c, 10_000, undefined, userBase);
+        rounds.push({ app: appRound.cpuMs, sameIo: referenceRound.cpuMs, errors: appRound.errors + referenceRound.errors });
+      }
+      const pacedCount = Math.max(200, Math.min(2_000, n));
+      const pacedPair = paced ? { app: await updates.drivePaced((update) => app.bot.handleUpdate(update), pacedCount, 200, 10_000), reference: await updates.drivePaced((update) => reference.handleUpdate(update), pacedCount, 200, 10_000) } : null;
       const kinds = [];
       for (const kind of [0, 1, 2]) kinds.push(await updates.driveApp(app, Math.ceil(n / 3), c, 20_000, kind));
       const guidedUsers = guidedUsersFor(n);
@@ -45,7 +61,7 @@ async function main() {
       // Each step sends one message (the next question, or the price at the last step).
       const questions = instant.answered(true).sendMessage ?? 0;
       instant.setInstant(false);
-      return { mix, bare: bareMix, sameIo, kinds, guided: { ...guided, questions } };
+      return { mix, bare: bareMix, sameIo, kinds, guided: { ...guided, questions }, rounds, paced: pacedPair };
     },
   });
   process.send!({ ready: true });

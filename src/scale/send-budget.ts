@@ -116,14 +116,22 @@ function takeGlobalOnSqlite(sqlite: SQLite.Database, now: number, want: number, 
 /** {@link takeGlobal} inside a transaction the caller holds (to claim rows in the same one). */
 export async function takeGlobalIn(trx: Transaction<Database>, now: number, want: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<{ granted: number; limited: boolean; nextAt: number }> {
   if (want <= 0) return { granted: 0, limited: false, nextAt: now };
-  const capacity = Math.round(budget.burst * 1000);
-  await trx.insertInto("send_budget").values({ name: "telegram", tokens_milli: capacity, updated_at: now }).onConflict((oc) => oc.doNothing()).execute();
-  const row = await trx
-    .selectFrom("send_budget")
-    .select(["tokens_milli", "updated_at"])
-    .where("name", "=", "telegram")
-    .$if(isPostgres<Database>(trx), (qb) => qb.forUpdate())
-    .executeTakeFirstOrThrow();
+  const read = () =>
+    trx
+      .selectFrom("send_budget")
+      .select(["tokens_milli", "updated_at"])
+      .where("name", "=", "telegram")
+      .$if(isPostgres<Database>(trx), (qb) => qb.forUpdate())
+      .executeTakeFirst();
+  // The row exists after the first grant ever: seeded only when the read finds none (on
+  // PostgreSQL each statement is a round trip, and this runs for every reply). Two first grants
+  // at once both insert; one row wins, and the second read waits for the first one's lock.
+  let row = await read();
+  if (!row) {
+    await trx.insertInto("send_budget").values({ name: "telegram", tokens_milli: Math.round(budget.burst * 1000), updated_at: now }).onConflict((oc) => oc.doNothing()).execute();
+    row = await read();
+    if (!row) throw new Error("the Telegram budget row could not be created");
+  }
   const drawn = drawFromBucket(Number(row.tokens_milli), Number(row.updated_at), now, want, budget);
   await trx.updateTable("send_budget").set(drawn.row).where("name", "=", "telegram").execute();
   return { granted: drawn.granted, limited: drawn.limited, nextAt: drawn.nextAt };

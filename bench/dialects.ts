@@ -1,0 +1,81 @@
+/**
+ * The update path on both dialects: the same child (compare-child) runs the app once on a SQLite
+ * file and once on PostgreSQL, each in a fresh process beside its own same-I/O reference, which
+ * reads the user's row from that same database. On SQLite the Telegram budget, the chats' turns
+ * and the update turns live in the process's memory; on PostgreSQL they stay in the database every
+ * replica shares (a grant is a short transaction with a row lock), so this part shows what they
+ * cost there. Figures: the mix against the reference (the median of the rounds' ratios) and the
+ * p99 at 200 updates/s, per dialect. Needs PostgreSQL (a throwaway cluster from Debian's packages
+ * or BENCH_DATABASE_URL); skipped with a line saying so without it.
+ */
+import { benchPostgres } from "./postgres";
+import { figure, forkChild, median, round, type Figure } from "./lib";
+
+export interface DialectsSettings {
+  /** Updates per pass of the mix. */
+  count: number;
+  /** Rounds of the mix against the reference in each process. */
+  rounds: number;
+}
+
+interface Driven {
+  cpuMs: number;
+  errors: number;
+}
+
+interface Measured {
+  mix: Driven;
+  kinds: Driven[];
+  rounds: Array<{ app: number; sameIo: number; errors: number }>;
+  paced: { app: { p99: number; errors: number; offeredPerSecond: number }; reference: { p99: number; errors: number } } | null;
+}
+
+export async function benchDialects(settings: DialectsSettings, log: (line: string) => void): Promise<Figure[]> {
+  const database = await benchPostgres(log, "dialects");
+  if (!database) return [];
+  const sandbox = forkChild("sandbox-child.ts", { BENCH_ACCOUNTS: "10", BENCH_NOTIFICATIONS: "1", BENCH_DELAY_MS: "0" });
+  const figures: Figure[] = [];
+  try {
+    const market = (await sandbox.ready) as { url: string };
+    for (const dialect of ["sqlite", "postgres"] as const) {
+      const child = forkChild("compare-child.ts", { BENCH_MARKETPLACE_URL: market.url, BENCH_APP_DATABASE_URL: dialect === "postgres" ? database.url : "" });
+      let measured: Measured;
+      try {
+        await child.ready;
+        measured = await child.call<Measured>("updates", { count: settings.count, concurrency: 16, sameIoRounds: settings.rounds, paced: true }, 900_000);
+      } finally {
+        await child.kill();
+      }
+      const ratios = measured.rounds.map((r) => r.app / r.sameIo);
+      const ratio = median(ratios);
+      const errors = measured.rounds.reduce((sum, r) => sum + r.errors, 0) + measured.kinds.reduce((sum, kind) => sum + kind.errors, 0);
+      const paced = measured.paced!;
+      log(`dialects, ${dialect}: the mix against the same-I/O reference ${measured.rounds.map((r) => `${r.app.toFixed(3)} / ${r.sameIo.toFixed(3)} ms (${(r.app / r.sameIo).toFixed(2)})`).join(", ")}, median ratio ${ratio.toFixed(2)}; /start, /quote, button alone ${measured.kinds.map((kind) => kind.cpuMs.toFixed(2)).join(" / ")} ms; p99 at 200 updates/s ${paced.app.p99.toFixed(1)} ms (reference ${paced.reference.p99.toFixed(1)} ms); ${errors + paced.app.errors} errors`);
+      figures.push(
+        figure({
+          name: `updates_cpu_vs_same_io_${dialect}`,
+          value: median(measured.rounds.map((r) => r.app)),
+          unit: `ms CPU per update of the mix on ${dialect === "sqlite" ? "a SQLite file" : "PostgreSQL"} (a fresh process; the median of ${measured.rounds.length} rounds alternating with the reference, each from 3,000 users met for the first time; the ratio is the median of the rounds' own: ${ratios.map((value) => round(value, 2)).join(", ")})`,
+          reference: "the same-I/O reference on the same database, ms CPU per update (median of the same rounds)",
+          referenceValue: median(measured.rounds.map((r) => r.sameIo)),
+          ratio,
+          target: "ratio <= 2.5",
+          met: ratio <= 2.5 && errors === 0,
+        }),
+        figure({
+          name: `updates_p99_ms_at_200_per_s_${dialect}`,
+          value: paced.app.p99,
+          unit: `ms from an update's arrival to its reply sent, the mix offered open-loop at 200 updates/s on ${dialect === "sqlite" ? "a SQLite file" : "PostgreSQL"} (reached ${round(paced.app.offeredPerSecond, 0)}/s, ${paced.app.errors} errors)`,
+          reference: "the same-I/O reference at 200 updates/s on the same database, p99 ms",
+          referenceValue: paced.reference.p99,
+          target: "<= 25 ms",
+          met: paced.app.p99 <= 25 && paced.app.errors === 0,
+        }),
+      );
+    }
+  } finally {
+    await sandbox.kill();
+    await database.stop();
+  }
+  return figures;
+}
