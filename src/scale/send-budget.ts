@@ -63,7 +63,43 @@ export async function takeGlobal(db: Kysely<Database>, now: number, want: number
   // No fsync on SQLite: a reply (or a retry while it waits) would otherwise pay one per grant.
   const sqlite = sqliteHandle(db);
   if (sqlite) return db.connection().execute(async () => takeGlobalOnSqlite(sqlite, now, want, budget));
+  if (isPostgres(db)) return takeGlobalOnPostgres(db, now, want, budget);
   return db.transaction().execute((trx) => takeGlobalIn(trx, now, want, budget));
+}
+
+/**
+ * {@link takeGlobalIn} on PostgreSQL as one statement, one round trip instead of four (BEGIN, the
+ * locking read, the write, COMMIT) for every reply: the row is locked and read in a CTE, and the
+ * update computes what {@link drawFromBucket} computes, in double precision as JavaScript does, and
+ * returns the grant. In READ COMMITTED a grant that waited for another's lock reads the row that
+ * one committed, so concurrent grants never hand out the same tokens. The row is seeded on the
+ * first grant ever.
+ */
+async function takeGlobalOnPostgres(db: Kysely<Database>, now: number, want: number, budget: GlobalBudget): Promise<Grant> {
+  const capacity = Math.round(budget.burst * 1000);
+  const grant = () =>
+    sql<{ available: number | string; granted: number | string }>`
+      with current_row as (
+        select tokens_milli, updated_at from send_budget where name = 'telegram' for update
+      ), drawn as (
+        select least(${capacity}::float8, tokens_milli + greatest(0, ${now}::bigint - updated_at)::float8 * ${budget.perSecond}::float8) as available, updated_at from current_row
+      ), granted as (
+        select available, least(${want}::float8, floor(available / 1000)) as granted, updated_at from drawn
+      )
+      update send_budget set tokens_milli = floor(granted.available - granted.granted * 1000)::bigint, updated_at = greatest(${now}::bigint, granted.updated_at)
+      from granted where send_budget.name = 'telegram'
+      returning granted.available, granted.granted`.execute(db);
+  let result = await grant();
+  if (result.rows.length === 0) {
+    await db.insertInto("send_budget").values({ name: "telegram", tokens_milli: capacity, updated_at: now }).onConflict((oc) => oc.doNothing()).execute();
+    result = await grant();
+  }
+  const row = result.rows[0];
+  if (!row) throw new Error("the Telegram budget row could not be created");
+  const available = Number(row.available);
+  const granted = Number(row.granted);
+  const left = available - granted * 1000;
+  return { granted, limited: granted < want, nextAt: now + Math.ceil((1000 - Math.min(1000, left)) / budget.perSecond) };
 }
 
 /** What a bucket holding `tokensMilli` at `updatedAt` grants at `now`: the grant and the row to write. */
