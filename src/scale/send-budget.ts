@@ -3,6 +3,7 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import { isPostgres } from "../db/dialect";
 import { sqliteHandle } from "../db/connection";
+import { prepared, type ParamFn } from "../db/prepared";
 import type SQLite from "better-sqlite3";
 import type { ArrivalWindow } from "./arrival-window";
 
@@ -191,20 +192,26 @@ export async function refundGlobal(db: Kysely<Database>, count: number, budget: 
  */
 export async function takeChatSlot(db: Kysely<Database>, chatId: number, now: number, intervalMs: number, burst = 1): Promise<number | null> {
   const fullFrom = now - Math.max(0, burst - 1) * intervalMs;
-  const result = await db
+  // Compiled once (on PostgreSQL this runs for every reply; see src/db/prepared.ts).
+  const result = await takeChatQuery(db, { chatId, fullFrom, interval: intervalMs, next: fullFrom + intervalMs, now });
+  if (Number(result.numAffectedRows ?? 0n) > 0) return null;
+  const [row] = (await nextChatSendQuery(db, { chatId })).rows;
+  return row ? Number(row.next_send_at) : now + intervalMs;
+}
+
+const takeChatQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number; fullFrom: number; interval: number; next: number; now: number }>) =>
+  db
     .insertInto("chat_send")
-    .values({ chat_id: chatId, next_send_at: fullFrom + intervalMs })
+    .values({ chat_id: param("chatId"), next_send_at: param("next") })
     .onConflict((oc) =>
       oc
         .column("chat_id")
-        .doUpdateSet((eb) => ({ next_send_at: eb.case().when("chat_send.next_send_at", ">", fullFrom).then(eb("chat_send.next_send_at", "+", intervalMs)).else(fullFrom + intervalMs).end() }))
-        .where("chat_send.next_send_at", "<=", now),
-    )
-    .executeTakeFirst();
-  if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0) return null;
-  const row = await db.selectFrom("chat_send").select("next_send_at").where("chat_id", "=", chatId).executeTakeFirst();
-  return row ? Number(row.next_send_at) : now + intervalMs;
-}
+        .doUpdateSet((eb) => ({ next_send_at: eb.case().when("chat_send.next_send_at", ">", param("fullFrom")).then(eb("chat_send.next_send_at", "+", param("interval"))).else(param("next")).end() }))
+        .where("chat_send.next_send_at", "<=", param("now")),
+    ),
+);
+
+const nextChatSendQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number }>) => db.selectFrom("chat_send").select("next_send_at").where("chat_id", "=", param("chatId")));
 
 const chatStatements = new WeakMap<SQLite.Database, { take: SQLite.Statement; read: SQLite.Statement; defer: SQLite.Statement }>();
 
@@ -272,12 +279,15 @@ export async function returnChatSlot(db: Kysely<Database>, chatId: number, taken
 
 /** Pushes a chat's next turn back (after a send; Telegram answered 429 with retry_after). */
 export async function deferChat(db: Kysely<Database>, chatId: number, until: number): Promise<void> {
-  await db
-    .insertInto("chat_send")
-    .values({ chat_id: chatId, next_send_at: until })
-    .onConflict((oc) => oc.column("chat_id").doUpdateSet({ next_send_at: until }).where("chat_send.next_send_at", "<", until))
-    .execute();
+  await deferChatQuery(db, { chatId, until });
 }
+
+const deferChatQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number; until: number }>) =>
+  db
+    .insertInto("chat_send")
+    .values({ chat_id: param("chatId"), next_send_at: param("until") })
+    .onConflict((oc) => oc.column("chat_id").doUpdateSet({ next_send_at: param("until") }).where("chat_send.next_send_at", "<", param("until"))),
+);
 
 /** Forgets chat turns long past (run now and then). */
 export async function pruneSendBudget(db: Kysely<Database>, now: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../schema";
+import { prepared, type ParamFn } from "../prepared";
 
 /**
  * Counts one update of a user in their flood-limit window and returns its place in the window
@@ -8,21 +9,26 @@ import type { Database } from "../schema";
  * own place: exactly one of them sees any given number.
  */
 export async function countUpdateInWindow(db: Kysely<Database>, telegramId: number, now: number, windowMs: number): Promise<number> {
-  const expired = sql<boolean>`update_windows.window_start < ${now - windowMs}`;
-  const row = await db
+  // Compiled once: on PostgreSQL this runs for every update (see src/db/prepared.ts).
+  const [row] = (await countQuery(db, { telegramId, now, openedBefore: now - windowMs })).rows;
+  if (!row) throw new Error("the update window upsert returned no row");
+  return Number(row.updates);
+}
+
+const countQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; now: number; openedBefore: number }>) => {
+  const expired = sql<boolean>`update_windows.window_start < ${param("openedBefore")}`;
+  return db
     .insertInto("update_windows")
-    .values({ telegram_id: telegramId, window_start: now, updates: 1 })
+    .values({ telegram_id: param("telegramId"), window_start: param("now"), updates: 1 })
     .onConflict((oc) =>
       oc.column("telegram_id").doUpdateSet({
         // Both read the row as it was before this update.
-        window_start: sql<number>`case when ${expired} then ${now} else update_windows.window_start end`,
+        window_start: sql<number>`case when ${expired} then ${param("now")} else update_windows.window_start end`,
         updates: sql<number>`case when ${expired} then 1 else update_windows.updates + 1 end`,
       }),
     )
-    .returning("updates")
-    .executeTakeFirstOrThrow();
-  return Number(row.updates);
-}
+    .returning("updates");
+});
 
 /** Deletes up to `limit` windows opened before `before` (the retention job). Returns how many went. */
 export async function deleteUpdateWindowsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
