@@ -92,15 +92,24 @@ async function takeGlobalOnPostgres(db: Kysely<Database>, now: number, want: num
       returning granted.available, granted.granted`.execute(db);
   let result = await grant();
   if (result.rows.length === 0) {
-    await db.insertInto("send_budget").values({ name: "telegram", tokens_milli: capacity, updated_at: now }).onConflict((oc) => oc.doNothing()).execute();
+    await seedBudgetRow(db, now, budget);
     result = await grant();
   }
   const row = result.rows[0];
   if (!row) throw new Error("the Telegram budget row could not be created");
   const available = Number(row.available);
   const granted = Number(row.granted);
-  const left = available - granted * 1000;
-  return { granted, limited: granted < want, nextAt: now + Math.ceil((1000 - Math.min(1000, left)) / budget.perSecond) };
+  return { granted, limited: granted < want, nextAt: nextTokenAt(available - granted * 1000, now, budget) };
+}
+
+/** The first grant of an empty bucket: a full one (every later grant reads and writes the row). */
+async function seedBudgetRow(db: Kysely<Database>, now: number, budget: GlobalBudget): Promise<void> {
+  await db.insertInto("send_budget").values({ name: "telegram", tokens_milli: Math.round(budget.burst * 1000), updated_at: now }).onConflict((oc) => oc.doNothing()).execute();
+}
+
+/** When the bucket holds a whole message again, given `leftMilli` after a grant at `now`. */
+function nextTokenAt(leftMilli: number, now: number, budget: GlobalBudget): number {
+  return now + Math.ceil((1000 - Math.min(1000, leftMilli)) / budget.perSecond);
 }
 
 /** What a bucket holding `tokensMilli` at `updatedAt` grants at `now`: the grant and the row to write. */
@@ -110,7 +119,7 @@ function drawFromBucket(tokensMilli: number, updatedAt: number, now: number, wan
   const available = Math.min(capacity, tokensMilli + elapsed * budget.perSecond);
   const granted = Math.min(want, Math.floor(available / 1000));
   const left = available - granted * 1000;
-  return { granted, limited: granted < want, nextAt: now + Math.ceil((1000 - Math.min(1000, left)) / budget.perSecond), row: { tokens_milli: Math.floor(left), updated_at: Math.max(now, updatedAt) } };
+  return { granted, limited: granted < want, nextAt: nextTokenAt(left, now, budget), row: { tokens_milli: Math.floor(left), updated_at: Math.max(now, updatedAt) } };
 }
 
 const budgetStatements = new WeakMap<SQLite.Database, { seed: SQLite.Statement; read: SQLite.Statement; write: SQLite.Statement; grant: SQLite.Transaction<(now: number, want: number, budget: GlobalBudget) => { granted: number; limited: boolean; nextAt: number }> }>();
@@ -165,7 +174,7 @@ export async function takeGlobalIn(trx: Transaction<Database>, now: number, want
   // at once both insert; one row wins, and the second read waits for the first one's lock.
   let row = await read();
   if (!row) {
-    await trx.insertInto("send_budget").values({ name: "telegram", tokens_milli: Math.round(budget.burst * 1000), updated_at: now }).onConflict((oc) => oc.doNothing()).execute();
+    await seedBudgetRow(trx, now, budget);
     row = await read();
     if (!row) throw new Error("the Telegram budget row could not be created");
   }
