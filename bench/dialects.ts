@@ -9,7 +9,8 @@
  * or BENCH_DATABASE_URL); skipped with a line saying so without it.
  */
 import { benchPostgres } from "./postgres";
-import { figure, forkChild, median, round, type Figure } from "./lib";
+import { figure, forkChild, round, sameIoSummary, type Figure } from "./lib";
+import type { Driven, SameIoRound } from "./children/update-drive";
 
 export interface DialectsSettings {
   /** Updates per pass of the mix. */
@@ -18,15 +19,10 @@ export interface DialectsSettings {
   rounds: number;
 }
 
-interface Driven {
-  cpuMs: number;
-  errors: number;
-}
-
 interface Measured {
   mix: Driven;
   kinds: Driven[];
-  rounds: Array<{ app: number; sameIo: number; errors: number }>;
+  rounds: SameIoRound[];
   paced: { app: { p99: number; errors: number; offeredPerSecond: number }; reference: { p99: number; errors: number } } | null;
 }
 
@@ -46,18 +42,17 @@ export async function benchDialects(settings: DialectsSettings, log: (line: stri
       } finally {
         await child.kill();
       }
-      const ratios = measured.rounds.map((r) => r.app / r.sameIo);
-      const ratio = median(ratios);
+      const { app, sameIo, ratio, ratios } = sameIoSummary(measured.rounds);
       const errors = measured.rounds.reduce((sum, r) => sum + r.errors, 0) + measured.kinds.reduce((sum, kind) => sum + kind.errors, 0);
       const paced = measured.paced!;
       log(`dialects, ${dialect}: the mix against the same-I/O reference ${measured.rounds.map((r) => `${r.app.toFixed(3)} / ${r.sameIo.toFixed(3)} ms (${(r.app / r.sameIo).toFixed(2)})`).join(", ")}, median ratio ${ratio.toFixed(2)}; /start, /quote, button alone ${measured.kinds.map((kind) => kind.cpuMs.toFixed(2)).join(" / ")} ms; p99 at 200 updates/s ${paced.app.p99.toFixed(1)} ms (reference ${paced.reference.p99.toFixed(1)} ms); ${errors + paced.app.errors} errors`);
       figures.push(
         figure({
           name: `updates_cpu_vs_same_io_${dialect}`,
-          value: median(measured.rounds.map((r) => r.app)),
+          value: app,
           unit: `ms CPU per update of the mix on ${dialect === "sqlite" ? "a SQLite file" : "PostgreSQL"} (a fresh process; the median of ${measured.rounds.length} rounds alternating with the reference, each from 3,000 users met for the first time; the ratio is the median of the rounds' own: ${ratios.map((value) => round(value, 2)).join(", ")})`,
           reference: "the same-I/O reference on the same database, ms CPU per update (median of the same rounds)",
-          referenceValue: median(measured.rounds.map((r) => r.sameIo)),
+          referenceValue: sameIo,
           ratio,
           target: "ratio <= 2.5",
           met: ratio <= 2.5 && errors === 0,

@@ -41,6 +41,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** Rounds of the mix against the same-I/O reference summed up: the medians of each side and of the rounds' own ratios. */
+export function sameIoSummary(rounds: Array<{ app: number; sameIo: number }>): { app: number; sameIo: number; ratio: number; ratios: number[] } {
+  const ratios = rounds.map((r) => r.app / r.sameIo);
+  return { app: median(rounds.map((r) => r.app)), sameIo: median(rounds.map((r) => r.sameIo)), ratio: median(ratios), ratios };
+}
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function envNumber(name: string, fallback: number): number {

@@ -243,18 +243,7 @@ async function main() {
       const counted = (await metric(lifted, "telegram_api_calls_total", notPolls)) - countedBefore;
       const reference = await updates.drive((update) => bare.handleUpdate(update), n, c, 10_000);
       const sameIo = await updates.drive((update) => referenceBot.handleUpdate(update), n, c, 10_000);
-      // The mix against the same-I/O reference in rounds, each a pass of the mix from users met for
-      // the first time (as in the pass above, the first round) and then the reference on the same
-      // users: one pass of each varies by a quarter from one run to the next, alternating rounds
-      // see the same state of the machine, and the figure is the median of the rounds' ratios.
-      const sameIoRounds = [{ app: mix.cpuMs, sameIo: sameIo.cpuMs }];
-      for (let round = 1; round < Number(sameIoRoundCount); round++) {
-        const userBase = 900_000_000 + round * 10_000_000;
-        const appRound = await updates.driveApp(lifted, n, c, 10_000, undefined, userBase);
-        const referenceRound = await updates.drive((update) => referenceBot.handleUpdate(update), n, c, 10_000, undefined, userBase);
-        if (appRound.errors > 0 || referenceRound.errors > 0) throw new Error(`a round of the mix against the reference failed ${appRound.errors} and ${referenceRound.errors} updates`);
-        sameIoRounds.push({ app: appRound.cpuMs, sameIo: referenceRound.cpuMs });
-      }
+      const sameIoRounds = await updates.sameIoRounds(lifted, referenceBot, { app: mix.cpuMs, sameIo: sameIo.cpuMs, errors: mix.errors + sameIo.errors }, Number(sameIoRoundCount), n, c);
       // Statements are counted on a second pass of the same mix (the same kinds and users in the same
       // order, new update ids), from users met for the first time as in the measured one: the counter
       // wraps every statement call, so it stays out of the CPU figure.

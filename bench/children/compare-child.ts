@@ -43,13 +43,7 @@ async function main() {
       const mix = await updates.driveApp(app, n, c, 10_000);
       const bareMix = await updates.drive((update) => bare.handleUpdate(update), n, c, 10_000);
       const sameIo = await updates.drive((update) => reference.handleUpdate(update), n, c, 10_000);
-      const rounds = [{ app: mix.cpuMs, sameIo: sameIo.cpuMs, errors: mix.errors + sameIo.errors }];
-      for (let round = 1; round < Number(sameIoRounds); round++) {
-        const userBase = 900_000_000 + round * 10_000_000;
-        const appRound = await updates.driveApp(app, n, c, 10_000, undefined, userBase);
-        const referenceRound = await updates.drive((update) => reference.handleUpdate(update), n, c, 10_000, undefined, userBase);
-        rounds.push({ app: appRound.cpuMs, sameIo: referenceRound.cpuMs, errors: appRound.errors + referenceRound.errors });
-      }
+      const rounds = await updates.sameIoRounds(app, reference, { app: mix.cpuMs, sameIo: sameIo.cpuMs, errors: mix.errors + sameIo.errors }, Number(sameIoRounds), n, c);
       const pacedCount = Math.max(200, Math.min(2_000, n));
       const pacedPair = paced ? { app: await updates.drivePaced((update) => app.bot.handleUpdate(update), pacedCount, 200, 10_000), reference: await updates.drivePaced((update) => reference.handleUpdate(update), pacedCount, 200, 10_000) } : null;
       const kinds = [];

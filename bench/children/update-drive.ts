@@ -24,6 +24,13 @@ export interface Driven {
   cpuMs: number;
 }
 
+/** One round of the mix against the same-I/O reference: ms CPU per update of each, and the updates either failed. */
+export interface SameIoRound {
+  app: number;
+  sameIo: number;
+  errors: number;
+}
+
 /** The price a /quote of the mix asks for (/quote energy 65k 1h). */
 export const MIX_QUOTE = { resource: "energy", duration: "1h", volume: 65_000 };
 
@@ -96,6 +103,24 @@ export class UpdateMix {
     await this.driveApp(app, count, concurrency, 0, undefined, 700_000_000);
     await this.drive((update) => bots.bare.handleUpdate(update), count, concurrency, 0, undefined, 700_000_000);
     await this.drive((update) => bots.reference.handleUpdate(update), count, concurrency, 0, undefined, 700_000_000);
+  }
+
+  /**
+   * The mix against the same-I/O reference in rounds: `first` is the round already measured (the
+   * mix's measured pass and the reference after it); each later round is a pass of the mix from
+   * users met for the first time, then the reference on the same users. One pass of each varies by
+   * a quarter from one run to the next; alternating rounds see the same state of the machine, and
+   * the figure is the median of the rounds' ratios.
+   */
+  async sameIoRounds(app: DrivenApp, reference: Bot, first: SameIoRound, rounds: number, count: number, concurrency: number): Promise<SameIoRound[]> {
+    const measured = [first];
+    for (let round = 1; round < rounds; round++) {
+      const userBase = 900_000_000 + round * 10_000_000;
+      const appRound = await this.driveApp(app, count, concurrency, 10_000, undefined, userBase);
+      const referenceRound = await this.drive((update) => reference.handleUpdate(update), count, concurrency, 10_000, undefined, userBase);
+      measured.push({ app: appRound.cpuMs, sameIo: referenceRound.cpuMs, errors: appRound.errors + referenceRound.errors });
+    }
+    return measured;
   }
 
   /** {@link drive} on an app; errors are the updates the app's handler failed (its bot.catch keeps them from the caller). */
