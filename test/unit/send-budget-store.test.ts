@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { Kysely } from "kysely";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 import type { Database } from "../../src/db/schema";
 import { DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET, databaseSendBudget, memorySendBudget, type SendBudgetStore } from "../../src/scale/send-budget";
@@ -58,16 +57,7 @@ async function play(store: SendBudgetStore, db: Kysely<Database>, steps: Step[],
   return answers;
 }
 
-describe("Telegram's budgets in memory (SQLite, one process) and in the database (replicas) answer alike", () => {
-  let db: Kysely<Database>;
-  beforeEach(async () => {
-    db = (await openDatabase(":memory:")).db;
-    await migrateToLatest(db);
-  });
-  afterEach(async () => {
-    await db.destroy();
-  });
-
+describe("Telegram's budgets in memory (SQLite, one process)", () => {
   it("the memory store holds the pace: a quiet chat gets three turns, then one per 1.1 s; the global bucket 28/s", async () => {
     const store = memorySendBudget();
     const at = 5_000_000;
