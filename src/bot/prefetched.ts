@@ -14,14 +14,18 @@ interface Prefetched {
   credential?: Credential | null;
   conversation?: StoredConversation | null;
   keyStep?: boolean;
+  /** The update's place in the user's flood-limit window, counted by the read (PostgreSQL). */
+  windowPlace?: number;
 }
 
 const prefetched = new WeakMap<BotContext, Prefetched>();
 
-export function rememberPrefetched(ctx: BotContext, state: UserWithState | undefined): void {
-  // A user not stored yet has no key and no key step (both rows belong to the user's); their chat's
-  // flow is read as usual (its row is keyed by the chat and may outlive a user's data).
-  prefetched.set(ctx, state ? { credential: state.credential, conversation: state.conversation, keyStep: state.keyStep } : { credential: null, keyStep: false });
+export function rememberPrefetched(ctx: BotContext, state: UserWithState): void {
+  // A user not stored yet has no key and no key step (the read finds neither); their chat's flow is
+  // read all the same (its row is keyed by the chat and may outlive a user's data).
+  const entry: Prefetched = { credential: state.credential, conversation: state.conversation, keyStep: state.keyStep };
+  if (state.windowPlace !== null) entry.windowPlace = state.windowPlace;
+  prefetched.set(ctx, entry);
 }
 
 /** The prefetched value, taken (undefined when none was read or it was taken already). */

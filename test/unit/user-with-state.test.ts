@@ -5,6 +5,7 @@ import { findCredential, markKeyBroken, openApiKey, saveApiKey } from "../../src
 import { findConversation, saveConversation } from "../../src/db/repos/conversations";
 import { flowExists, setFlow } from "../../src/db/repos/flows";
 import { findUser, findUserWithState, upsertUser } from "../../src/db/repos/users";
+import { countUpdateInWindow } from "../../src/db/repos/update-windows";
 import type { Database } from "../../src/db/schema";
 import { SecretBox } from "../../src/security/secret-box";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
@@ -21,8 +22,8 @@ describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)
   });
   afterEach(() => close());
 
-  it("is undefined for a user not stored, and the upsert returns the row it stored", async () => {
-    expect(await findUserWithState(db, 51, 51)).toBeUndefined();
+  it("has no user, key or key step for a user not stored, and the upsert returns the row it stored", async () => {
+    expect(await findUserWithState(db, 51, 51)).toEqual({ user: undefined, credential: null, conversation: null, keyStep: false, windowPlace: null });
     const created = await upsertUser(db, 51, 51, T0);
     expect(created).toEqual(await findUser(db, 51));
     expect(created).toMatchObject({ telegram_id: 51, chat_id: 51, active: 1, created_at: T0 });
@@ -56,5 +57,27 @@ describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)
     // Another user's flow and key are never joined in.
     const other = (await findUserWithState(db, 54, 54))!;
     expect(other).toMatchObject({ credential: null, keyStep: false, conversation: { flow: "buy", step: "address" } });
+  });
+
+  it("gives the chat's flow to a user not stored yet (the flow's row is the chat's, and may outlive the user's)", async () => {
+    await saveConversation(db, 55, { flow: "quote", step: "volume", state: "{}" }, T0);
+    const state = await findUserWithState(db, 55, 55);
+    expect(state.user).toBeUndefined();
+    expect(state.conversation).toEqual(await findConversation(db, 55));
+    expect(state.conversation).toMatchObject({ flow: "quote", step: "volume" });
+  });
+
+  it("counts the update in the user's flood-limit window when asked, as countUpdateInWindow does, known user or not", async () => {
+    await upsertUser(db, 56, 56, T0);
+    const places = [];
+    for (const at of [T0, T0 + 1, T0 + 9_999, T0 + 10_000, T0 + 20_001]) places.push((await findUserWithState(db, 56, 56, { now: at, windowMs: 10_000 })).windowPlace);
+    // A window lasts windowMs from its first update; the next update after it opens a new one.
+    expect(places).toEqual([1, 2, 3, 4, 1]);
+    const counted = await findUserWithState(db, 56, 56, { now: T0 + 20_002, windowMs: 10_000 });
+    expect(counted).toMatchObject({ user: await findUser(db, 56), windowPlace: 2 });
+    expect(await countUpdateInWindow(db, 56, T0 + 20_003, 10_000)).toBe(3);
+    const stranger = await findUserWithState(db, 57, 57, { now: T0, windowMs: 10_000 });
+    expect(stranger).toMatchObject({ user: undefined, credential: null, windowPlace: 1 });
+    expect((await findUserWithState(db, 56, 56)).windowPlace).toBeNull();
   });
 });

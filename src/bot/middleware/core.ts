@@ -4,6 +4,7 @@ import type { BotContext, BotDeps } from "../context";
 import { pickLanguage, translatorFor } from "../../chat/i18n";
 import { followChosenLanguage } from "../command-menu";
 import { rememberPrefetched } from "../prefetched";
+import { FLOOD_WINDOW_MS, windowCountedWithRead } from "./rate-limit";
 
 /** Puts the deps on the context and counts the update. */
 export function provideDeps(deps: BotDeps): MiddlewareFn<BotContext> {
@@ -63,10 +64,11 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     // costly. The same read brings the key, the chat's flow and the key step the update reads next.
     const { id } = ctx.from;
     const chatId = ctx.chat.id;
-    const state = await findUserWithState(ctx.deps.db, id, chatId);
-    const known = state?.user;
-    rememberPrefetched(ctx, state);
+    // On PostgreSQL the same statement counts the update in the user's flood-limit window (rateLimit).
     const now = ctx.deps.now();
+    const state = await findUserWithState(ctx.deps.db, id, chatId, windowCountedWithRead(ctx.deps.db) ? { now, windowMs: FLOOD_WINDOW_MS } : undefined);
+    const known = state.user;
+    rememberPrefetched(ctx, state);
     const account = known && known.active === 1 && known.chat_id === chatId ? known : await ctx.deps.writes.run((db) => upsertUser(db, id, chatId, now));
     ctx.account = account;
     ctx.lang = pickLanguage(account.language ?? ctx.from.language_code);

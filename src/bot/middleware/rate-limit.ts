@@ -5,6 +5,7 @@ import type { Database } from "../../db/schema";
 import { isPostgres } from "../../db/dialect";
 import { countUpdateInWindow } from "../../db/repos/update-windows";
 import { deleteDroppedKey } from "./secret-paste";
+import { takePrefetched } from "../prefetched";
 
 export const FLOOD_WINDOW_MS = 10_000;
 export const FLOOD_MAX_UPDATES = 20;
@@ -42,6 +43,15 @@ export function updateCounterFor(db: Kysely<Database>): UpdateCounter {
 }
 
 /**
+ * Whether loadAccount's read of the user counts the update in the shared window (PostgreSQL: the
+ * window's upsert and the read are one statement, one round trip per update fewer); rateLimit then
+ * takes the place it found. Updates that reach rateLimit without that read (no chat) count here.
+ */
+export function windowCountedWithRead(db: Kysely<Database>): boolean {
+  return isPostgres(db);
+}
+
+/**
  * Per-user flood control: more than 20 updates in 10 s gets one polite warning, then the rest of
  * the window is dropped. The count holds across replicas when they share PostgreSQL, so a load
  * balancer spreading a user's updates does not multiply the limit; only the update that crosses
@@ -53,10 +63,12 @@ export function rateLimit(counter?: UpdateCounter): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
     const userId = ctx.from?.id;
     if (userId === undefined) return next();
-    chosen ??= updateCounterFor(ctx.deps.db);
-    let place: number;
+    let place = takePrefetched(ctx, "windowPlace");
     try {
-      place = await chosen.count(userId, ctx.deps.now());
+      if (place === undefined) {
+        chosen ??= updateCounterFor(ctx.deps.db);
+        place = await chosen.count(userId, ctx.deps.now());
+      }
     } catch (error) {
       // The database is what failed; the update's own handling will meet it too. Letting it
       // through keeps a brief outage from reading as a flood.

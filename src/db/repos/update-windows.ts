@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type QueryCreator } from "kysely";
 import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
 
@@ -15,7 +15,10 @@ export async function countUpdateInWindow(db: Kysely<Database>, telegramId: numb
   return Number(row.updates);
 }
 
-const countQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; now: number; openedBefore: number }>) => {
+const countQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; now: number; openedBefore: number }>) => updateWindowUpsert(db, param));
+
+/** The window's upsert, returning the user and their place in the window (also the source row of findUserWithState's counted read). */
+export function updateWindowUpsert(db: QueryCreator<Database>, param: ParamFn<{ telegramId: number; now: number; openedBefore: number }>) {
   const expired = sql<boolean>`update_windows.window_start < ${param("openedBefore")}`;
   return db
     .insertInto("update_windows")
@@ -27,8 +30,8 @@ const countQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: 
         updates: sql<number>`case when ${expired} then 1 else update_windows.updates + 1 end`,
       }),
     )
-    .returning("updates");
-});
+    .returning(["telegram_id", "updates"]);
+}
 
 /** Deletes up to `limit` windows opened before `before` (the retention job). Returns how many went. */
 export async function deleteUpdateWindowsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {

@@ -1,9 +1,11 @@
-import type { Kysely, Selectable, Transaction } from "kysely";
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from "kysely";
 import type { Database, UsersTable } from "../schema";
 import { dropQueuedAlerts } from "./outbox";
 import type { Credential } from "./credentials";
 import { storedConversation, type StoredConversation } from "./conversations";
 import { prepared, type ParamFn } from "../prepared";
+import { countUpdateInWindow, updateWindowUpsert } from "./update-windows";
+import { isPostgres } from "../dialect";
 
 export type User = Selectable<UsersTable>;
 export type AlertKind = "orders" | "rules" | "deposits" | "other" | "prices";
@@ -23,19 +25,22 @@ export async function upsertUser(db: Kysely<Database>, telegramId: number, chatI
   return row;
 }
 
-/** A user's row with what an update of their chat reads next: their key, the chat's guided flow, and whether the key step waits. */
+/** What an update of a chat reads first: the user's row (undefined before their first update), their key, the chat's guided flow, and whether the key step waits. */
 export interface UserWithState {
-  user: User;
+  user: User | undefined;
   credential: Credential | null;
   conversation: StoredConversation | null;
   keyStep: boolean;
+  /** This update's place in the user's flood-limit window, when the read counted it (see {@link findUserWithState}). */
+  windowPlace: number | null;
 }
 
-const userWithStateQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number }>) =>
-  db
-    .selectFrom("users")
-    .leftJoin("credentials", "credentials.telegram_id", "users.telegram_id")
-    .leftJoin("conversations", (join) => join.on("conversations.chat_id", "=", param("chatId")))
+/** The columns of the update's first read, joined to a one-row source `w` that names the user. */
+function selectUserWithState<W extends { telegram_id: number }>(qb: SelectQueryBuilder<Database & { w: W }, "w", object>, chatId: unknown) {
+  return qb
+    .leftJoin("users", "users.telegram_id", "w.telegram_id")
+    .leftJoin("credentials", "credentials.telegram_id", "w.telegram_id")
+    .leftJoin("conversations", (join) => join.on("conversations.chat_id", "=", chatId as number))
     .selectAll("users")
     .select([
       "credentials.key_id as credential_key_id",
@@ -49,45 +54,70 @@ const userWithStateQuery = prepared((db: Kysely<Database>, param: ParamFn<{ tele
       "conversations.state as conversation_state",
       "conversations.updated_at as conversation_updated_at",
     ])
-    .select((eb) => eb.exists(eb.selectFrom("flows").select("flows.telegram_id").whereRef("flows.telegram_id", "=", "users.telegram_id")).as("key_step"))
-    .where("users.telegram_id", "=", param("telegramId")),
+    .select((eb) => eb.exists(eb.selectFrom("flows").select("flows.telegram_id").whereRef("flows.telegram_id", "=", "w.telegram_id")).as("key_step"));
+}
+
+/** The read alone: the source row is the asked user's id, so a user not stored yet still gets their chat's flow. */
+const userWithStateQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number }>) =>
+  selectUserWithState(db.selectFrom(sql<{ telegram_id: number }>`(select cast(${param("telegramId")} as bigint) as telegram_id)`.as("w")), param("chatId")).select(sql<number | null>`null`.as("window_updates")),
+);
+
+/** The read with the update counted in the user's flood-limit window (PostgreSQL): the window's upsert is the source row. */
+const userWithStateCountedQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number; openedBefore: number }>) =>
+  selectUserWithState(db.with("w", (qc) => updateWindowUpsert(qc, param)).selectFrom("w"), param("chatId")).select("w.updates as window_updates"),
 );
 
 /**
  * The user's row, their stored key, their chat's guided flow and whether the /connect key step
  * waits, in one indexed read: every update needs the user, and most of them the other three,
  * which would otherwise be three more statements per update. Compiled once (it runs on every update).
+ *
+ * With `window`, the same statement also counts the update in the user's flood-limit window
+ * (countUpdateInWindow's upsert as its source row) and returns its place: on PostgreSQL, where the
+ * window is shared by replicas, that is one round trip per update instead of two (SQLite, which
+ * has no upsert in a WITH clause, runs the two one after the other).
  */
-export async function findUserWithState(db: Kysely<Database>, telegramId: number, chatId: number): Promise<UserWithState | undefined> {
-  const [row] = (await userWithStateQuery(db, { telegramId, chatId })).rows;
-  if (!row) return undefined;
-  // The user's columns picked one by one (the type names them all): an object rest over the joined
-  // row's 26 columns was the largest piece of JS in an update's read of its user.
-  const user: User = {
-    telegram_id: row.telegram_id,
-    chat_id: row.chat_id,
-    language: row.language,
-    alert_orders: row.alert_orders,
-    alert_rules: row.alert_rules,
-    alert_deposits: row.alert_deposits,
-    alert_other: row.alert_other,
-    active: row.active,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    digest_enabled: row.digest_enabled,
-    digest_time_zone: row.digest_time_zone,
-    digest_week: row.digest_week,
-    alert_prices: row.alert_prices,
-    menu_language: row.menu_language,
+export async function findUserWithState(db: Kysely<Database>, telegramId: number, chatId: number, window?: { now: number; windowMs: number }): Promise<UserWithState> {
+  let result;
+  if (!window) result = await userWithStateQuery(db, { telegramId, chatId });
+  else if (isPostgres(db)) result = await userWithStateCountedQuery(db, { telegramId, chatId, now: window.now, openedBefore: window.now - window.windowMs });
+  else {
+    // SQLite has no upsert in a WITH clause: the count, then the read (the bot counts in memory there).
+    const place = await countUpdateInWindow(db, telegramId, window.now, window.windowMs);
+    result = { rows: (await userWithStateQuery(db, { telegramId, chatId })).rows.map((row) => ({ ...row, window_updates: place })) };
+  }
+  const [row] = result.rows;
+  if (!row) throw new Error("the read of the user's state returned no row");
+  // A joined user row whose key is present has all its columns (they are NOT NULL in the table).
+  // They are picked one by one (the type names them all): an object rest over the joined row's 26
+  // columns was the largest piece of JS in an update's read of its user.
+  const stored = row.telegram_id === null ? undefined : (row as typeof row & User);
+  const user: User | undefined = stored && {
+    telegram_id: stored.telegram_id,
+    chat_id: stored.chat_id,
+    language: stored.language,
+    alert_orders: stored.alert_orders,
+    alert_rules: stored.alert_rules,
+    alert_deposits: stored.alert_deposits,
+    alert_other: stored.alert_other,
+    active: stored.active,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
+    digest_enabled: stored.digest_enabled,
+    digest_time_zone: stored.digest_time_zone,
+    digest_week: stored.digest_week,
+    alert_prices: stored.alert_prices,
+    menu_language: stored.menu_language,
   };
   const { credential_key_id: keyId, credential_ciphertext: ciphertext, credential_last4: last4, credential_broken_at: brokenAt, credential_broken_notified: brokenNotified, credential_linked_at: linkedAt } = row;
   const { conversation_flow: flow, conversation_step: step, conversation_state: state, conversation_updated_at: updatedAt } = row;
   return {
     user,
-    credential: keyId === null || ciphertext === null || last4 === null || brokenNotified === null || linkedAt === null ? null : { telegram_id: user.telegram_id, key_id: keyId, ciphertext, last4, broken_at: brokenAt, broken_notified: brokenNotified, linked_at: linkedAt },
+    credential: user === undefined || keyId === null || ciphertext === null || last4 === null || brokenNotified === null || linkedAt === null ? null : { telegram_id: user.telegram_id, key_id: keyId, ciphertext, last4, broken_at: brokenAt, broken_notified: brokenNotified, linked_at: linkedAt },
     conversation: flow === null || step === null || state === null || updatedAt === null ? null : storedConversation({ flow, step, state, updated_at: updatedAt }),
     // SQLite answers 0 or 1, PostgreSQL a boolean.
     keyStep: Boolean(Number(row.key_step)),
+    windowPlace: row.window_updates === null || row.window_updates === undefined ? null : Number(row.window_updates),
   };
 }
 
