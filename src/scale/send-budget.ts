@@ -1,5 +1,5 @@
 import type { Transformer } from "grammy";
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import { isPostgres } from "../db/dialect";
 import { sqliteHandle } from "../db/connection";
@@ -77,19 +77,7 @@ export async function takeGlobal(db: Kysely<Database>, now: number, want: number
  * first grant ever.
  */
 async function takeGlobalOnPostgres(db: Kysely<Database>, now: number, want: number, budget: GlobalBudget): Promise<Grant> {
-  const capacity = Math.round(budget.burst * 1000);
-  const grant = () =>
-    sql<{ available: number | string; granted: number | string }>`
-      with current_row as (
-        select tokens_milli, updated_at from send_budget where name = 'telegram' for update
-      ), drawn as (
-        select least(${capacity}::float8, tokens_milli + greatest(0, ${now}::bigint - updated_at)::float8 * ${budget.perSecond}::float8) as available, updated_at from current_row
-      ), granted as (
-        select available, least(${want}::float8, floor(available / 1000)) as granted, updated_at from drawn
-      )
-      update send_budget set tokens_milli = floor(granted.available - granted.granted * 1000)::bigint, updated_at = greatest(${now}::bigint, granted.updated_at)
-      from granted where send_budget.name = 'telegram'
-      returning granted.available, granted.granted`.execute(db);
+  const grant = () => sql<{ available: number | string; granted: number | string }>`with ${budgetGrantCtes({ now, want, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond })} select available, granted from budget_drawn`.execute(db);
   let result = await grant();
   if (result.rows.length === 0) {
     await seedBudgetRow(db, now, budget);
@@ -97,6 +85,30 @@ async function takeGlobalOnPostgres(db: Kysely<Database>, now: number, want: num
   }
   const row = result.rows[0];
   if (!row) throw new Error("the Telegram budget row could not be created");
+  return grantFromRow(row, now, want, budget);
+}
+
+/**
+ * The CTEs of {@link takeGlobalOnPostgres}'s statement, ending in `budget_drawn` (the grant, and
+ * what the bucket held before it). `when`, if given, is a condition the row is locked and drawn
+ * from only under. The values may be prepared() parameters.
+ */
+function budgetGrantCtes(v: { now: unknown; want: unknown; capacity: unknown; perSecond: unknown }, when: RawBuilder<unknown> = sql`true`) {
+  return sql`current_row as (
+        select tokens_milli, updated_at from send_budget where name = 'telegram' and ${when} for update
+      ), drawn as (
+        select least(${v.capacity}::float8, tokens_milli + greatest(0, ${v.now}::bigint - updated_at)::float8 * ${v.perSecond}::float8) as available, updated_at from current_row
+      ), granted as (
+        select available, least(${v.want}::float8, floor(available / 1000)) as granted, updated_at from drawn
+      ), budget_drawn as (
+        update send_budget set tokens_milli = floor(granted.available - granted.granted * 1000)::bigint, updated_at = greatest(${v.now}::bigint, granted.updated_at)
+        from granted where send_budget.name = 'telegram'
+        returning granted.available, granted.granted
+      )`;
+}
+
+/** The grant a PostgreSQL grant statement returned, as {@link drawFromBucket} gives it. */
+function grantFromRow(row: { available: number | string; granted: number | string }, now: number, want: number, budget: GlobalBudget): Grant {
   const available = Number(row.available);
   const granted = Number(row.granted);
   return { granted, limited: granted < want, nextAt: nextTokenAt(available - granted * 1000, now, budget) };
@@ -281,6 +293,50 @@ export async function recordChatSendAt(db: Kysely<Database>, chatId: number, ans
   });
 }
 
+/** A reply's chat turn and, when the chat's turn was granted, its grant of one message from the global bucket. */
+export interface ReplyTurn {
+  /** Null when the chat's turn was granted, else the time the chat may be written to again. */
+  chatDueAt: number | null;
+  /** The global grant taken with the turn (null when the turn was not granted). */
+  grant: Grant | null;
+}
+
+/**
+ * {@link takeChatTurn} and then, only when the turn is granted, {@link takeGlobal} for one message:
+ * what every reply to a private chat takes before it leaves. On PostgreSQL both are one statement
+ * (the chat's upsert, then the bucket's CTEs drawing only if the upsert took the turn), one round
+ * trip per reply instead of two. The bucket row is seeded by the usual grant when missing.
+ */
+export async function takeReplyTurn(db: Kysely<Database>, chatId: number, now: number, pace: ChatPace, budget: GlobalBudget): Promise<ReplyTurn> {
+  if (!isPostgres(db)) {
+    const chatDueAt = await takeChatTurn(db, chatId, now, pace);
+    return { chatDueAt, grant: chatDueAt === null ? await takeGlobal(db, now, 1, budget) : null };
+  }
+  const fullFrom = now - Math.max(0, pace.burst - 1) * pace.intervalMs;
+  const [row] = (await replyTurnQuery(db, { chatId, fullFrom, interval: pace.intervalMs, next: fullFrom + pace.intervalMs, now, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond })).rows;
+  if (!row) throw new Error("the reply turn statement returned no row");
+  if (!row.turn_taken) return { chatDueAt: row.next_send_at === null ? now + pace.intervalMs : Number(row.next_send_at), grant: null };
+  if (row.granted === null || row.available === null) return { chatDueAt: null, grant: await takeGlobal(db, now, 1, budget) };
+  return { chatDueAt: null, grant: grantFromRow({ available: row.available, granted: row.granted }, now, 1, budget) };
+}
+
+const replyTurnQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number; fullFrom: number; interval: number; next: number; now: number; capacity: number; perSecond: number }>) => {
+  // The chat's upsert is takeChatQuery's; next_send_at is read as the statement began (a turn not
+  // taken left the row as it was: the time the chat is due).
+  const query = sql<{ turn_taken: boolean; next_send_at: number | string | null; available: number | string | null; granted: number | string | null }>`
+    with chat_turn as (
+      insert into chat_send (chat_id, next_send_at) values (${param("chatId")}, ${param("next")})
+      on conflict (chat_id) do update set next_send_at = case when chat_send.next_send_at > ${param("fullFrom")} then chat_send.next_send_at + ${param("interval")} else ${param("next")} end
+      where chat_send.next_send_at <= ${param("now")}
+      returning 1
+    ), ${budgetGrantCtes({ now: param("now"), want: 1, capacity: param("capacity"), perSecond: param("perSecond") }, sql`exists (select 1 from chat_turn)`)}
+    select exists (select 1 from chat_turn) as turn_taken,
+      (select next_send_at from chat_send where chat_id = ${param("chatId")}) as next_send_at,
+      (select available from budget_drawn) as available,
+      (select granted from budget_drawn) as granted`;
+  return { compile: () => query.compile(db) };
+});
+
 /** Gives back a chat turn that was taken but not used (the global budget was empty). */
 export async function returnChatSlot(db: Kysely<Database>, chatId: number, takenAt: number, intervalMs: number): Promise<void> {
   await db.updateTable("chat_send").set({ next_send_at: takenAt }).where("chat_id", "=", chatId).where("next_send_at", "=", takenAt + intervalMs).execute();
@@ -335,13 +391,16 @@ export function sharedBudgetTransformer(store: SendBudgetStore, now: () => numbe
   return async (prev, method, payload, signal) => {
     if (!NEW_MESSAGE_METHODS.has(method)) return prev(method, payload, signal);
     const chatId = options.chatPace ? privateChatId(payload) : null;
+    // The global grant taken with the chat's turn (one statement on PostgreSQL), if it granted one.
+    let grantedWithTurn = false;
     if (chatId !== null) {
       const deadline = Date.now() + maxChatWaitMs;
       try {
         for (;;) {
-          const dueAt = await store.takeChatTurn(chatId, now(), options.chatPace!);
-          if (dueAt === null || Date.now() >= deadline || signal?.aborted) break;
-          await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(50, dueAt - now()))));
+          const { chatDueAt, grant } = await store.takeReplyTurn(chatId, now(), options.chatPace!, budget);
+          if (chatDueAt === null) grantedWithTurn = (grant?.granted ?? 0) > 0;
+          if (chatDueAt === null || Date.now() >= deadline || signal?.aborted) break;
+          await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(50, chatDueAt - now()))));
         }
       } catch {
         // as below: the pace is a courtesy to Telegram, never a reason to lose the reply
@@ -349,7 +408,7 @@ export function sharedBudgetTransformer(store: SendBudgetStore, now: () => numbe
     }
     const deadline = Date.now() + maxWaitMs;
     try {
-      for (;;) {
+      while (!grantedWithTurn) {
         const { granted, nextAt } = await store.takeGlobal(now(), 1, budget);
         if (granted > 0 || Date.now() >= deadline) break;
         // The app clock may run faster than the wall clock in tests: never sleep more than 50 ms at once.
@@ -403,6 +462,8 @@ export interface SendBudgetStore {
   takeChatSlot(exec: Executor, chatId: number, now: number, pace: ChatPace): Promise<number | null>;
   /** A chat's turn for a reply, outside any transaction (see {@link takeChatTurn}). */
   takeChatTurn(chatId: number, now: number, pace: ChatPace): Promise<number | null>;
+  /** A reply's chat turn and, once granted, its global grant (see {@link takeReplyTurn}). */
+  takeReplyTurn(chatId: number, now: number, pace: ChatPace, budget: GlobalBudget): Promise<ReplyTurn>;
   recordChatSendAt(exec: Executor, chatId: number, answeredAt: number, pace: ChatPace): Promise<void>;
   deferChat(exec: Executor, chatId: number, until: number): Promise<void>;
   prune(now: number): Promise<void>;
@@ -418,6 +479,7 @@ export function databaseSendBudget(db: Kysely<Database>, budget: GlobalBudget = 
     refundGlobal: (exec, count, budget) => refundGlobal(exec ?? db, count, budget),
     takeChatSlot: (exec, chatId, now, pace) => takeChatSlot(exec ?? db, chatId, now, pace.intervalMs, pace.burst),
     takeChatTurn: (chatId, now, pace) => takeChatTurn(db, chatId, now, pace),
+    takeReplyTurn: (chatId, now, pace, budget) => takeReplyTurn(db, chatId, now, pace, budget),
     recordChatSendAt: (exec, chatId, answeredAt, pace) => recordChatSendAt(exec ?? db, chatId, answeredAt, pace),
     deferChat: (exec, chatId, until) => deferChat(exec ?? db, chatId, until),
     prune: (now) => pruneSendBudget(db, now),
@@ -458,6 +520,10 @@ export function memorySendBudget(): SendBudgetStore {
     },
     takeChatSlot: async (_exec, chatId, now, pace) => takeChat(chatId, now, pace),
     takeChatTurn: async (chatId, now, pace) => takeChat(chatId, now, pace),
+    takeReplyTurn: async (chatId, now, pace, budget) => {
+      const chatDueAt = takeChat(chatId, now, pace);
+      return { chatDueAt, grant: chatDueAt === null ? draw(now, 1, budget) : null };
+    },
     recordChatSendAt: async (_exec, chatId, answeredAt, pace) => defer(chatId, answeredAt + pace.intervalMs - Math.max(0, pace.burst - 1) * pace.intervalMs),
     deferChat: async (_exec, chatId, until) => defer(chatId, until),
     prune: async (now) => {

@@ -10,6 +10,7 @@ type Step =
   | { op: "globalIn"; dt: number; want: number }
   | { op: "refund"; count: number }
   | { op: "reply"; dt: number; chat: number }
+  | { op: "replyTurn"; dt: number; chat: number }
   | { op: "alert"; dt: number; chat: number }
   | { op: "answered"; dt: number; chat: number }
   | { op: "defer"; dt: number; chat: number; forMs: number };
@@ -19,6 +20,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ op: fc.constant("globalIn" as const), dt: fc.integer({ min: 0, max: 120 }), want: fc.integer({ min: 0, max: 40 }) }),
   fc.record({ op: fc.constant("refund" as const), count: fc.integer({ min: 0, max: 3 }) }),
   fc.record({ op: fc.constant("reply" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ op: fc.constant("replyTurn" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant("alert" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant("answered" as const), dt: fc.integer({ min: 0, max: 300 }), chat: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant("defer" as const), dt: fc.integer({ min: 0, max: 300 }), chat: fc.integer({ min: 1, max: 3 }), forMs: fc.integer({ min: 1_000, max: 5_000 }) }),
@@ -42,6 +44,9 @@ async function play(store: SendBudgetStore, db: Kysely<Database>, steps: Step[],
         break;
       case "reply":
         answers.push(await store.takeChatTurn(s.chat, now, DEFAULT_CHAT_PACE));
+        break;
+      case "replyTurn":
+        answers.push(await store.takeReplyTurn(s.chat, now, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET));
         break;
       case "alert":
         answers.push(await db.transaction().execute((trx) => store.takeChatSlot(trx, s.chat, now, DEFAULT_CHAT_PACE)));
@@ -77,8 +82,9 @@ describe("Telegram's budgets in memory (SQLite, one process)", () => {
 
 /**
  * The database store's answers on each dialect (PostgreSQL when TEST_DATABASE_URL is set): there a
- * reply's grant is one statement of its own (a locking CTE and an update), so its arithmetic is
- * held to the memory store's here.
+ * reply's grant is one statement of its own (a locking CTE and an update), and a reply's chat turn
+ * with its grant another (the chat's upsert before those CTEs), so their arithmetic is held to the
+ * memory store's here.
  */
 describe.each(TEST_DIALECTS)("the budgets in the database on %s answer as the memory store", (dialect) => {
   let db: Kysely<Database>;
@@ -90,7 +96,7 @@ describe.each(TEST_DIALECTS)("the budgets in the database on %s answer as the me
     await close();
   });
 
-  it("any sequence of grants, refunds, chat turns, answers and 429 deferrals gets the same answers from both", async () => {
+  it("any sequence of grants, refunds, chat turns (alone and with their grant), answers and 429 deferrals gets the same answers from both", async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), async (steps) => {
@@ -105,6 +111,18 @@ describe.each(TEST_DIALECTS)("the budgets in the database on %s answer as the me
       }),
       { numRuns: 150 },
     );
+  });
+
+  it("a reply's turn comes with its grant, is due again exactly when the pace says, and takes no grant while the chat waits", async () => {
+    const store = databaseSendBudget(db, DEFAULT_GLOBAL_BUDGET);
+    const at = 7_000_000;
+    const pace = { intervalMs: 1_000, burst: 1 };
+    expect(await store.takeReplyTurn(4, at, pace, DEFAULT_GLOBAL_BUDGET)).toEqual({ chatDueAt: null, grant: { granted: 1, limited: false, nextAt: at + 4 } });
+    // The bucket held 1.9 and gave one: 0.9 left, so a second message is 4 ms away at 28/s.
+    expect(await store.takeReplyTurn(4, at + 999, pace, DEFAULT_GLOBAL_BUDGET)).toEqual({ chatDueAt: at + 1_000, grant: null });
+    // Waiting drew nothing from the bucket: it refilled past one whole message by itself.
+    expect(await store.takeGlobal(at + 999, 1, DEFAULT_GLOBAL_BUDGET)).toMatchObject({ granted: 1 });
+    expect(await store.takeReplyTurn(4, at + 1_000, pace, DEFAULT_GLOBAL_BUDGET)).toMatchObject({ chatDueAt: null, grant: { granted: 0, limited: true } });
   });
 
 });
