@@ -29,14 +29,24 @@ export interface ChatPace {
   intervalMs: number;
   /** Messages that may leave at once after a quiet spell. */
   burst: number;
+  /**
+   * A reply answered within this many ms of its turn is not counted again from its answer: the
+   * interval's own margin covers that delay (see DEFAULT_CHAT_PACE). Unset: every reply is.
+   */
+  answerSlackMs?: number;
 }
 
 /**
  * Telegram lets a private chat have a short burst (3 messages), then about 1 per second, counted
  * when they arrive. 1,100 ms instead of 1,000 leaves a tenth for a send that left late or took
  * long on the way: such a delay up to about 100 ms still arrives within the chat's allowance.
+ *
+ * A reply's send is counted again from Telegram's answer only when the answer came more than 50 ms
+ * after its turn (half that tenth): any earlier, the message arrived at most 50 ms after its turn,
+ * and the turn's own spacing already keeps it 1,050 ms from the chat's next one. On PostgreSQL that
+ * is a round trip per reply saved whenever Telegram answers quickly.
  */
-export const DEFAULT_CHAT_PACE: ChatPace = { intervalMs: 1_100, burst: 3 };
+export const DEFAULT_CHAT_PACE: ChatPace = { intervalMs: 1_100, burst: 3, answerSlackMs: 50 };
 
 export interface GlobalBudget {
   perSecond: number;
@@ -375,7 +385,7 @@ function privateChatId(payload: unknown): number | null {
  *
  * - with `chatPace`, a new message to a private chat first waits for the chat's turn (the turns
  *   alerts take too), for at most `maxChatWaitMs`; its send then counts from the time Telegram
- *   answered;
+ *   answered, unless that came within the pace's `answerSlackMs` of the turn;
  * - it then waits for the overall budget (about 36 ms at most while alerts use the whole budget),
  *   for at most `maxWaitMs`;
  * - with `window`, it leaves only while the process's messages stay within it on arrival.
@@ -393,12 +403,18 @@ export function sharedBudgetTransformer(store: SendBudgetStore, now: () => numbe
     const chatId = options.chatPace ? privateChatId(payload) : null;
     // The global grant taken with the chat's turn (one statement on PostgreSQL), if it granted one.
     let grantedWithTurn = false;
+    // When the chat's turn was granted (undefined: it was not, and the send counts from its answer).
+    let turnAt: number | undefined;
     if (chatId !== null) {
       const deadline = Date.now() + maxChatWaitMs;
       try {
         for (;;) {
-          const { chatDueAt, grant } = await store.takeReplyTurn(chatId, now(), options.chatPace!, budget);
-          if (chatDueAt === null) grantedWithTurn = (grant?.granted ?? 0) > 0;
+          const at = now();
+          const { chatDueAt, grant } = await store.takeReplyTurn(chatId, at, options.chatPace!, budget);
+          if (chatDueAt === null) {
+            turnAt = at;
+            grantedWithTurn = (grant?.granted ?? 0) > 0;
+          }
           if (chatDueAt === null || Date.now() >= deadline || signal?.aborted) break;
           await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(50, chatDueAt - now()))));
         }
@@ -422,7 +438,11 @@ export function sharedBudgetTransformer(store: SendBudgetStore, now: () => numbe
       return await prev(method, payload, signal);
     } finally {
       leave?.();
-      if (chatId !== null) await store.recordChatSendAt(null, chatId, now(), options.chatPace!).catch(() => undefined);
+      if (chatId !== null) {
+        const pace = options.chatPace!;
+        const answeredAt = now();
+        if (turnAt === undefined || pace.answerSlackMs === undefined || answeredAt - turnAt > pace.answerSlackMs) await store.recordChatSendAt(null, chatId, answeredAt, pace).catch(() => undefined);
+      }
     }
   };
 }

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { migrateToLatest, openDatabase } from "../../src/db/connection";
 import type { Database } from "../../src/db/schema";
 import { ArrivalWindow } from "../../src/scale/arrival-window";
-import { DEFAULT_CHAT_PACE, recordChatSendAt, takeChatSlot, takeChatTurn } from "../../src/scale/send-budget";
+import { DEFAULT_CHAT_PACE, memorySendBudget, recordChatSendAt, sharedBudgetTransformer, takeChatSlot, takeChatTurn, type SendBudgetStore } from "../../src/scale/send-budget";
 
 /** Most events within any span of `spanMs` (both ends included). */
 function mostWithin(times: number[], spanMs: number): number {
@@ -68,6 +68,69 @@ describe("one chat's pace (a burst of 3, then one per 1.1 s), shared through the
     }
     for (let i = 0; i + 3 < sent.length; i++) expect(sent[i + 3]! - sent[i]!).toBeGreaterThanOrEqual(1_000);
     expect(mostWithin(sent, 999)).toBe(3);
+  });
+});
+
+describe("a reply counted from Telegram's answer only when the answer came later than the pace's slack", () => {
+  /** Sends one reply per `every` ms of app time through the transformer; Telegram answers each `answerMs` after it leaves. */
+  async function replies(answerMs: number, count: number, every: number) {
+    let clock = 4_000_000;
+    const inner = memorySendBudget();
+    const recorded: number[] = [];
+    const store: SendBudgetStore = {
+      ...inner,
+      recordChatSendAt: async (exec, chatId, answeredAt, pace) => {
+        recorded.push(answeredAt);
+        return inner.recordChatSendAt(exec, chatId, answeredAt, pace);
+      },
+    };
+    const send = sharedBudgetTransformer(store, () => clock, { chatPace: DEFAULT_CHAT_PACE });
+    const answered: number[] = [];
+    const start = clock;
+    for (let i = 0; i < count; i++) {
+      clock = Math.max(clock, start + i * every);
+      await send(
+        async () => {
+          clock += answerMs;
+          answered.push(clock);
+          return { ok: true, result: true } as never;
+        },
+        "sendMessage",
+        { chat_id: 31, text: `reply ${i}` },
+      );
+    }
+    return { recorded, answered, store, clock };
+  }
+
+  it("answered within 50 ms of its turn: not written again (the turn's spacing already covers it)", async () => {
+    const { recorded, answered } = await replies(DEFAULT_CHAT_PACE.answerSlackMs!, 6, 1_200);
+    expect(answered).toHaveLength(6);
+    expect(recorded).toEqual([]);
+  });
+
+  it("answered later: counted from the answer, so the chat's next turn comes an interval after it", async () => {
+    const late = DEFAULT_CHAT_PACE.answerSlackMs! + 1;
+    const { recorded, answered, store, clock } = await replies(late, 6, 1_200);
+    expect(recorded).toEqual(answered);
+    // The burst's other turns count from the last answer: the chat's next turn is due an
+    // interval after it (less the burst's two turns), not an interval after the turn.
+    const last = answered.at(-1)!;
+    expect(await store.takeChatTurn(31, clock, DEFAULT_CHAT_PACE)).toBeNull();
+    expect(await store.takeChatTurn(31, clock, DEFAULT_CHAT_PACE)).toBeNull();
+    expect(await store.takeChatTurn(31, clock, DEFAULT_CHAT_PACE)).toBe(last + DEFAULT_CHAT_PACE.intervalMs);
+  });
+
+  it("a pace without slack counts every reply from its answer, however quick", async () => {
+    let clock = 5_000_000;
+    const inner = memorySendBudget();
+    let recorded = 0;
+    const store: SendBudgetStore = { ...inner, recordChatSendAt: async (...args) => { recorded += 1; return inner.recordChatSendAt(...args); } };
+    const send = sharedBudgetTransformer(store, () => clock, { chatPace: { intervalMs: 1_000, burst: 1 } });
+    for (let i = 0; i < 3; i++) {
+      clock += 1_000;
+      await send(async () => ({ ok: true, result: true }) as never, "sendMessage", { chat_id: 32, text: "x" });
+    }
+    expect(recorded).toBe(3);
   });
 });
 
