@@ -32,7 +32,11 @@ export function memoryUpdateCounter(): UpdateCounter {
   };
 }
 
-/** Every replica's count in one row per user: one upsert per update (PostgreSQL, shared by replicas). */
+/**
+ * Every replica's count in one row per user: one upsert per update (PostgreSQL, shared by replicas).
+ * Updates with a chat are counted by loadAccount's read instead (see windowCountedWithRead); this
+ * counts the others (inline queries).
+ */
 export function databaseUpdateCounter(db: Kysely<Database>): UpdateCounter {
   return { count: (userId, now) => countUpdateInWindow(db, userId, now, FLOOD_WINDOW_MS) };
 }
@@ -55,7 +59,8 @@ export function windowCountedWithRead(db: Kysely<Database>): boolean {
  * Per-user flood control: more than 20 updates in 10 s gets one polite warning, then the rest of
  * the window is dropped. The count holds across replicas when they share PostgreSQL, so a load
  * balancer spreading a user's updates does not multiply the limit; only the update that crosses
- * the limit warns, whichever replica has it. Wallet secrets are deleted by the guard before this
+ * the limit warns, whichever replica has it. There the place of an update with a chat was found by
+ * loadAccount's read, in the same statement, and is taken from it rather than from `counter`. Wallet secrets are deleted by the guard before this
  * runs; a dropped message carrying an API key is still deleted here.
  */
 export function rateLimit(counter?: UpdateCounter): MiddlewareFn<BotContext> {
