@@ -60,8 +60,9 @@ export function windowCountedWithRead(db: Kysely<Database>): boolean {
  * the window is dropped. The count holds across replicas when they share PostgreSQL, so a load
  * balancer spreading a user's updates does not multiply the limit; only the update that crosses
  * the limit warns, whichever replica has it. There the place of an update with a chat was found by
- * loadAccount's read, in the same statement, and is taken from it rather than from `counter`. Wallet secrets are deleted by the guard before this
- * runs; a dropped message carrying an API key is still deleted here.
+ * loadAccount's read, in the same statement, and is taken from it rather than from `counter`.
+ * Wallet secrets are deleted by the guard before this runs; a dropped message carrying an API key
+ * is still deleted here.
  */
 export function rateLimit(counter?: UpdateCounter): MiddlewareFn<BotContext> {
   let chosen = counter;
