@@ -100,14 +100,14 @@ async function takeGlobalOnPostgres(db: Kysely<Database>, now: number, want: num
 
 /**
  * The CTEs of {@link takeGlobalOnPostgres}'s statement, ending in `budget_drawn` (the grant, and
- * what the bucket held before it). `when`, if given, is a condition the row is locked and drawn
- * from only under. The values may be prepared() parameters.
+ * what the bucket held before it), beginning with {@link BUDGET_ROW_LOCK} unless the statement
+ * put it first itself (`locked`). `when`, if given, is a condition the row is drawn from only
+ * under. The values may be prepared() parameters.
  */
-function budgetGrantCtes(v: { now: unknown; want: unknown; capacity: unknown; perSecond: unknown }, when: RawBuilder<unknown> = sql`true`) {
-  return sql`current_row as (
-        select tokens_milli, updated_at from send_budget where name = 'telegram' and ${when} for update
-      ), drawn as (
+function budgetGrantCtes(v: { now: unknown; want: unknown; capacity: unknown; perSecond: unknown }, options: { locked?: boolean; when?: RawBuilder<unknown> } = {}) {
+  return sql`${options.locked ? sql`` : sql`${BUDGET_ROW_LOCK},`} drawn as (
         select least(${v.capacity}::float8, tokens_milli + greatest(0, ${v.now}::bigint - updated_at)::float8 * ${v.perSecond}::float8) as available, updated_at from current_row
+        where ${options.when ?? sql`true`}
       ), granted as (
         select available, least(${v.want}::float8, floor(available / 1000)) as granted, updated_at from drawn
       ), budget_drawn as (
@@ -116,6 +116,11 @@ function budgetGrantCtes(v: { now: unknown; want: unknown; capacity: unknown; pe
         returning granted.available, granted.granted
       )`;
 }
+
+/** The CTE that locks the bucket's row and reads it (materialized: read once, locked once). */
+const BUDGET_ROW_LOCK = sql`current_row as materialized (
+        select tokens_milli, updated_at from send_budget where name = 'telegram' for update
+      )`;
 
 /** The grant a PostgreSQL grant statement returned, as {@link drawFromBucket} gives it. */
 function grantFromRow(row: { available: number | string; granted: number | string }, now: number, want: number, budget: GlobalBudget): Grant {
@@ -314,8 +319,8 @@ export interface ReplyTurn {
 /**
  * {@link takeChatTurn} and then, only when the turn is granted, {@link takeGlobal} for one message:
  * what every reply to a private chat takes before it leaves. On PostgreSQL both are one statement
- * (the chat's upsert, then the bucket's CTEs drawing only if the upsert took the turn), one round
- * trip per reply instead of two. The bucket row is seeded by the usual grant when missing.
+ * (the bucket's row locked, the chat's upsert, then the draw, only if the upsert took the turn),
+ * one round trip per reply instead of two. The bucket row is seeded by the usual grant when missing.
  */
 export async function takeReplyTurn(db: Kysely<Database>, chatId: number, now: number, pace: ChatPace, budget: GlobalBudget): Promise<ReplyTurn> {
   if (!isPostgres(db)) {
@@ -331,15 +336,19 @@ export async function takeReplyTurn(db: Kysely<Database>, chatId: number, now: n
 }
 
 const replyTurnQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number; fullFrom: number; interval: number; next: number; now: number; capacity: number; perSecond: number }>) => {
-  // The chat's upsert is takeChatQuery's; next_send_at is read as the statement began (a turn not
-  // taken left the row as it was: the time the chat is due).
+  // The bucket's row is locked before the chat's: the sender's transaction takes the grant, then
+  // its chats' turns, and two statements taking the two locks in opposite orders would deadlock.
+  // The chat's insert selects its row only once current_row has been read (the count is never
+  // below 0: it only orders the two). The upsert is takeChatQuery's; next_send_at is read as the
+  // statement began (a turn not taken left the row as it was: the time the chat is due).
   const query = sql<{ turn_taken: boolean; next_send_at: number | string | null; available: number | string | null; granted: number | string | null }>`
-    with chat_turn as (
-      insert into chat_send (chat_id, next_send_at) values (${param("chatId")}, ${param("next")})
+    with ${BUDGET_ROW_LOCK}, chat_turn as (
+      insert into chat_send (chat_id, next_send_at)
+      select cast(${param("chatId")} as bigint), cast(${param("next")} as bigint) where (select count(*) from current_row) >= 0
       on conflict (chat_id) do update set next_send_at = case when chat_send.next_send_at > ${param("fullFrom")} then chat_send.next_send_at + ${param("interval")} else ${param("next")} end
       where chat_send.next_send_at <= ${param("now")}
       returning 1
-    ), ${budgetGrantCtes({ now: param("now"), want: 1, capacity: param("capacity"), perSecond: param("perSecond") }, sql`exists (select 1 from chat_turn)`)}
+    ), ${budgetGrantCtes({ now: param("now"), want: 1, capacity: param("capacity"), perSecond: param("perSecond") }, { locked: true, when: sql`exists (select 1 from chat_turn)` })}
     select exists (select 1 from chat_turn) as turn_taken,
       (select next_send_at from chat_send where chat_id = ${param("chatId")}) as next_send_at,
       (select available from budget_drawn) as available,

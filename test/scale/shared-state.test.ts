@@ -4,7 +4,9 @@ import { migrateToLatest, openDatabase, parseInt8 } from "../../src/db/connectio
 import type { Database } from "../../src/db/schema";
 import { startLeaderElection } from "../../src/scale/leader";
 import { tryLease } from "../../src/scale/leases";
-import { takeGlobal, takeChatSlot } from "../../src/scale/send-budget";
+import { DEFAULT_CHAT_PACE, takeGlobal, takeGlobalIn, takeChatSlot, takeReplyTurn } from "../../src/scale/send-budget";
+import { findUserWithState, upsertUser } from "../../src/db/repos/users";
+import { FLOOD_WINDOW_MS } from "../../src/bot/middleware/rate-limit";
 import { takeTurn } from "../../src/scale/update-turns";
 import { createLogger } from "../../src/logger";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
@@ -117,5 +119,45 @@ describe.skipIf(!TEST_DATABASE_URL)(`shared state between replicas on PostgreSQL
     expect(later.granted).toBe(6); // the bucket refilled, capped at its burst
     const turns = await Promise.all(dbs.map((db) => takeChatSlot(db, 4242, now, 1_050)));
     expect(turns.filter((t) => t === null)).toHaveLength(1);
+  });
+
+  it("a reply's turn with its grant, taken by replicas at once: the chat's burst goes out once, and only the turns taken draw from the budget", async () => {
+    const dbs = [await replicaDb(), await replicaDb(), await replicaDb()];
+    const now = Date.now();
+    const budget = { perSecond: 22, burst: 6 };
+    const turns = await Promise.all(dbs.flatMap((db) => Array.from({ length: 4 }, () => takeReplyTurn(db, 4343, now, DEFAULT_CHAT_PACE, budget))));
+    const taken = turns.filter((turn) => turn.chatDueAt === null);
+    expect(taken).toHaveLength(DEFAULT_CHAT_PACE.burst);
+    expect(taken.reduce((sum, turn) => sum + (turn.grant?.granted ?? 0), 0)).toBe(DEFAULT_CHAT_PACE.burst);
+    for (const waiting of turns.filter((turn) => turn.chatDueAt !== null)) expect(waiting).toEqual({ chatDueAt: expect.any(Number), grant: null });
+    // Of the bucket's 6, the three turns took 3: 3 are left.
+    expect((await takeGlobal(dbs[0]!, now, 10, budget)).granted).toBe(3);
+  });
+
+  it("a reply's turn beside the alert sender's transaction (the budget locked, then the chat's turn) takes the locks in the same order: no deadlock", async () => {
+    const [a, b] = [await replicaDb(), await replicaDb()];
+    const now = Date.now();
+    const budget = { perSecond: 22, burst: 6 };
+    await takeGlobal(a, now, 1, budget); // the bucket's row exists
+    let reply: Promise<unknown> | undefined;
+    const sender = a.transaction().execute(async (trx) => {
+      const grant = await takeGlobalIn(trx, now, 2, budget);
+      // While the sender holds the budget's row, a reply to the chat it is about to write to.
+      reply = takeReplyTurn(b, 4545, now, DEFAULT_CHAT_PACE, budget);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { grant, turn: await takeChatSlot(trx, 4545, now, DEFAULT_CHAT_PACE.intervalMs, DEFAULT_CHAT_PACE.burst) };
+    });
+    const [sent, replied] = await Promise.all([sender, sender.then(() => reply!)]);
+    expect(sent).toMatchObject({ grant: { granted: 2 }, turn: null });
+    expect(replied).toMatchObject({ chatDueAt: null, grant: { granted: 1 } });
+  });
+
+  it("the flood-limit window counted by the update's read is one count across replicas: updates read at once each get their own place", async () => {
+    const dbs = [await replicaDb(), await replicaDb(), await replicaDb()];
+    const now = Date.now();
+    await upsertUser(dbs[0]!, 4444, 4444, now);
+    const reads = await Promise.all(dbs.flatMap((db) => Array.from({ length: 8 }, () => findUserWithState(db, 4444, 4444, { now, windowMs: FLOOD_WINDOW_MS }))));
+    expect(reads.map((read) => read.windowPlace).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    for (const read of reads) expect(read.user).toMatchObject({ telegram_id: 4444, chat_id: 4444 });
   });
 });
