@@ -87,7 +87,7 @@ export async function takeGlobal(db: Kysely<Database>, now: number, want: number
  * first grant ever.
  */
 async function takeGlobalOnPostgres(db: Kysely<Database>, now: number, want: number, budget: GlobalBudget): Promise<Grant> {
-  const grant = () => sql<{ available: number | string; granted: number | string }>`with ${budgetGrantCtes({ now, want, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond })} select available, granted from budget_drawn`.execute(db);
+  const grant = () => sql<{ available: number | string; granted: number | string }>`with ${BUDGET_ROW_LOCK}, ${budgetGrantCtes({ now, want, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond })} select available, granted from budget_drawn`.execute(db);
   let result = await grant();
   if (result.rows.length === 0) {
     await seedBudgetRow(db, now, budget);
@@ -99,15 +99,14 @@ async function takeGlobalOnPostgres(db: Kysely<Database>, now: number, want: num
 }
 
 /**
- * The CTEs of {@link takeGlobalOnPostgres}'s statement, ending in `budget_drawn` (the grant, and
- * what the bucket held before it), beginning with {@link BUDGET_ROW_LOCK} unless the statement
- * put it first itself (`locked`). `when`, if given, is a condition the row is drawn from only
- * under. The values may be prepared() parameters.
+ * The CTEs of {@link takeGlobalOnPostgres}'s statement after {@link BUDGET_ROW_LOCK} (which the
+ * statement puts first), ending in `budget_drawn` (the grant, and what the bucket held before it).
+ * `when` is a condition the row is drawn from only under. The values may be prepared() parameters.
  */
-function budgetGrantCtes(v: { now: unknown; want: unknown; capacity: unknown; perSecond: unknown }, options: { locked?: boolean; when?: RawBuilder<unknown> } = {}) {
-  return sql`${options.locked ? sql`` : sql`${BUDGET_ROW_LOCK},`} drawn as (
+function budgetGrantCtes(v: { now: unknown; want: unknown; capacity: unknown; perSecond: unknown }, when: RawBuilder<unknown> = sql`true`) {
+  return sql`drawn as (
         select least(${v.capacity}::float8, tokens_milli + greatest(0, ${v.now}::bigint - updated_at)::float8 * ${v.perSecond}::float8) as available, updated_at from current_row
-        where ${options.when ?? sql`true`}
+        where ${when}
       ), granted as (
         select available, least(${v.want}::float8, floor(available / 1000)) as granted, updated_at from drawn
       ), budget_drawn as (
@@ -348,7 +347,7 @@ const replyTurnQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: 
       on conflict (chat_id) do update set next_send_at = case when chat_send.next_send_at > ${param("fullFrom")} then chat_send.next_send_at + ${param("interval")} else ${param("next")} end
       where chat_send.next_send_at <= ${param("now")}
       returning 1
-    ), ${budgetGrantCtes({ now: param("now"), want: 1, capacity: param("capacity"), perSecond: param("perSecond") }, { locked: true, when: sql`exists (select 1 from chat_turn)` })}
+    ), ${budgetGrantCtes({ now: param("now"), want: 1, capacity: param("capacity"), perSecond: param("perSecond") }, sql`exists (select 1 from chat_turn)`)}
     select exists (select 1 from chat_turn) as turn_taken,
       (select next_send_at from chat_send where chat_id = ${param("chatId")}) as next_send_at,
       (select available from budget_drawn) as available,
@@ -489,8 +488,6 @@ export interface SendBudgetStore {
   refundGlobal(exec: Executor, count: number, budget: GlobalBudget): Promise<void>;
   /** A chat's turn inside the caller's transaction (see {@link takeChatSlot}); null when granted. */
   takeChatSlot(exec: Executor, chatId: number, now: number, pace: ChatPace): Promise<number | null>;
-  /** A chat's turn for a reply, outside any transaction (see {@link takeChatTurn}). */
-  takeChatTurn(chatId: number, now: number, pace: ChatPace): Promise<number | null>;
   /** A reply's chat turn and, once granted, its global grant (see {@link takeReplyTurn}). */
   takeReplyTurn(chatId: number, now: number, pace: ChatPace, budget: GlobalBudget): Promise<ReplyTurn>;
   recordChatSendAt(exec: Executor, chatId: number, answeredAt: number, pace: ChatPace): Promise<void>;
@@ -507,7 +504,6 @@ export function databaseSendBudget(db: Kysely<Database>, budget: GlobalBudget = 
     takeGlobalIn: (trx, now, want, budget) => takeGlobalIn(trx, now, want, budget),
     refundGlobal: (exec, count, budget) => refundGlobal(exec ?? db, count, budget),
     takeChatSlot: (exec, chatId, now, pace) => takeChatSlot(exec ?? db, chatId, now, pace.intervalMs, pace.burst),
-    takeChatTurn: (chatId, now, pace) => takeChatTurn(db, chatId, now, pace),
     takeReplyTurn: (chatId, now, pace, budget) => takeReplyTurn(db, chatId, now, pace, budget),
     recordChatSendAt: (exec, chatId, answeredAt, pace) => recordChatSendAt(exec ?? db, chatId, answeredAt, pace),
     deferChat: (exec, chatId, until) => deferChat(exec ?? db, chatId, until),
@@ -548,7 +544,6 @@ export function memorySendBudget(): SendBudgetStore {
       bucket = { ...bucket, tokensMilli: Math.min(Math.round(budget.burst * 1000), bucket.tokensMilli + count * 1000) };
     },
     takeChatSlot: async (_exec, chatId, now, pace) => takeChat(chatId, now, pace),
-    takeChatTurn: async (chatId, now, pace) => takeChat(chatId, now, pace),
     takeReplyTurn: async (chatId, now, pace, budget) => {
       const chatDueAt = takeChat(chatId, now, pace);
       return { chatDueAt, grant: chatDueAt === null ? draw(now, 1, budget) : null };

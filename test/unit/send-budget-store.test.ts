@@ -9,7 +9,6 @@ type Step =
   | { op: "global"; dt: number; want: number }
   | { op: "globalIn"; dt: number; want: number }
   | { op: "refund"; count: number }
-  | { op: "reply"; dt: number; chat: number }
   | { op: "replyTurn"; dt: number; chat: number }
   | { op: "alert"; dt: number; chat: number }
   | { op: "answered"; dt: number; chat: number }
@@ -19,7 +18,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ op: fc.constant("global" as const), dt: fc.integer({ min: 0, max: 120 }), want: fc.integer({ min: 0, max: 4 }) }),
   fc.record({ op: fc.constant("globalIn" as const), dt: fc.integer({ min: 0, max: 120 }), want: fc.integer({ min: 0, max: 40 }) }),
   fc.record({ op: fc.constant("refund" as const), count: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({ op: fc.constant("reply" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant("replyTurn" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant("alert" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant("answered" as const), dt: fc.integer({ min: 0, max: 300 }), chat: fc.integer({ min: 1, max: 3 }) }),
@@ -42,9 +40,6 @@ async function play(store: SendBudgetStore, db: Kysely<Database>, steps: Step[],
       case "refund":
         await store.refundGlobal(null, s.count, DEFAULT_GLOBAL_BUDGET);
         break;
-      case "reply":
-        answers.push(await store.takeChatTurn(s.chat, now, DEFAULT_CHAT_PACE));
-        break;
       case "replyTurn":
         answers.push(await store.takeReplyTurn(s.chat, now, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET));
         break;
@@ -66,17 +61,17 @@ describe("Telegram's budgets in memory (SQLite, one process)", () => {
   it("the memory store holds the pace: a quiet chat gets three turns, then one per 1.1 s; the global bucket 28/s", async () => {
     const store = memorySendBudget();
     const at = 5_000_000;
-    expect(await store.takeChatTurn(9, at, DEFAULT_CHAT_PACE)).toBeNull();
+    expect((await store.takeReplyTurn(9, at, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt).toBeNull();
     expect(await store.takeChatSlot(null, 9, at, DEFAULT_CHAT_PACE)).toBeNull();
-    expect(await store.takeChatTurn(9, at, DEFAULT_CHAT_PACE)).toBeNull();
-    expect(await store.takeChatTurn(9, at + 10, DEFAULT_CHAT_PACE)).toBe(at + 1_100);
+    expect((await store.takeReplyTurn(9, at, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt).toBeNull();
+    expect((await store.takeReplyTurn(9, at + 10, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt).toBe(at + 1_100);
     let granted = 0;
     for (let ms = 0; ms < 10_000; ms += 5) granted += (await store.takeGlobal(at + ms, 1, DEFAULT_GLOBAL_BUDGET)).granted;
     // 10 s at 28/s plus the first burst of 1.9 whole messages (1)
     expect(granted).toBeGreaterThanOrEqual(280);
     expect(granted).toBeLessThanOrEqual(281);
     await store.prune(at + 10 * 3_600_000);
-    expect(await store.takeChatTurn(9, at + 10 * 3_600_000, DEFAULT_CHAT_PACE)).toBeNull();
+    expect((await store.takeReplyTurn(9, at + 10 * 3_600_000, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt).toBeNull();
   });
 });
 
@@ -96,7 +91,7 @@ describe.each(TEST_DIALECTS)("the budgets in the database on %s answer as the me
     await close();
   });
 
-  it("any sequence of grants, refunds, chat turns (alone and with their grant), answers and 429 deferrals gets the same answers from both", async () => {
+  it("any sequence of grants, refunds, chat turns with their grant, answers and 429 deferrals gets the same answers from both", async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), async (steps) => {

@@ -115,9 +115,9 @@ describe("a reply counted from Telegram's answer only when the answer came later
     // The burst's other turns count from the last answer: the chat's next turn is due an
     // interval after it (less the burst's two turns), not an interval after the turn.
     const last = answered.at(-1)!;
-    expect(await store.takeChatTurn(31, clock, DEFAULT_CHAT_PACE)).toBeNull();
-    expect(await store.takeChatTurn(31, clock, DEFAULT_CHAT_PACE)).toBeNull();
-    expect(await store.takeChatTurn(31, clock, DEFAULT_CHAT_PACE)).toBe(last + DEFAULT_CHAT_PACE.intervalMs);
+    expect(await store.takeChatSlot(null, 31, clock, DEFAULT_CHAT_PACE)).toBeNull();
+    expect(await store.takeChatSlot(null, 31, clock, DEFAULT_CHAT_PACE)).toBeNull();
+    expect(await store.takeChatSlot(null, 31, clock, DEFAULT_CHAT_PACE)).toBe(last + DEFAULT_CHAT_PACE.intervalMs);
   });
 
   it("a pace without slack counts every reply from its answer, however quick", async () => {

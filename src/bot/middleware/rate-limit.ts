@@ -60,20 +60,20 @@ export function windowCountedWithRead(db: Kysely<Database>): boolean {
  * the window is dropped. The count holds across replicas when they share PostgreSQL, so a load
  * balancer spreading a user's updates does not multiply the limit; only the update that crosses
  * the limit warns, whichever replica has it. There the place of an update with a chat was found by
- * loadAccount's read, in the same statement, and is taken from it rather than from `counter`.
+ * loadAccount's read, in the same statement, and is taken from it.
  * Wallet secrets are deleted by the guard before this runs; a dropped message carrying an API key
  * is still deleted here.
  */
-export function rateLimit(counter?: UpdateCounter): MiddlewareFn<BotContext> {
-  let chosen = counter;
+export function rateLimit(): MiddlewareFn<BotContext> {
+  let counter: UpdateCounter | undefined;
   return async (ctx, next) => {
     const userId = ctx.from?.id;
     if (userId === undefined) return next();
     let place = takePrefetched(ctx, "windowPlace");
     try {
       if (place === undefined) {
-        chosen ??= updateCounterFor(ctx.deps.db);
-        place = await chosen.count(userId, ctx.deps.now());
+        counter ??= updateCounterFor(ctx.deps.db);
+        place = await counter.count(userId, ctx.deps.now());
       }
     } catch (error) {
       // The database is what failed; the update's own handling will meet it too. Letting it
