@@ -160,4 +160,16 @@ describe.skipIf(!TEST_DATABASE_URL)(`shared state between replicas on PostgreSQL
     expect(reads.map((read) => read.windowPlace).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
     for (const read of reads) expect(read.user).toMatchObject({ telegram_id: 4444, chat_id: 4444 });
   });
+
+  it("a new user's first updates read at once at several replicas store the user once; each read returns the row or, when another stored it first, none", async () => {
+    const dbs = [await replicaDb(), await replicaDb(), await replicaDb()];
+    const now = Date.now();
+    const reads = await Promise.all(dbs.flatMap((db, replica) => Array.from({ length: 8 }, (_, i) => findUserWithState(db, 4545, 4545, { now: now + replica * 8 + i, windowMs: FLOOD_WINDOW_MS }))));
+    const rows = await dbs[0]!.selectFrom("users").selectAll().where("telegram_id", "=", 4545).execute();
+    expect(rows).toHaveLength(1);
+    const returned = reads.filter((read) => read.user !== undefined);
+    expect(returned.length).toBeGreaterThanOrEqual(1);
+    for (const read of returned) expect(read.user).toEqual(rows[0]);
+    expect(reads.map((read) => read.windowPlace).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+  });
 });

@@ -77,7 +77,27 @@ describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)
     expect(counted).toMatchObject({ user: await findUser(db, 56), windowPlace: 2 });
     expect(await countUpdateInWindow(db, 56, T0 + 20_003, 10_000)).toBe(3);
     const stranger = await findUserWithState(db, 57, 57, { now: T0, windowMs: 10_000 });
-    expect(stranger).toMatchObject({ user: undefined, credential: null, windowPlace: 1 });
+    expect(stranger).toMatchObject({ credential: null, windowPlace: 1 });
     expect((await findUserWithState(db, 56, 56)).windowPlace).toBeNull();
+  });
+
+  it("stores a user met for the first time in the counted read, as upsertUser would, and returns the stored row", async () => {
+    const first = await findUserWithState(db, 58, 580, { now: T0, windowMs: 10_000 });
+    const stored = await findUser(db, 58);
+    expect(stored).toMatchObject({ telegram_id: 58, chat_id: 580, language: null, active: 1, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, created_at: T0, updated_at: T0 });
+    expect(first.user).toEqual(stored);
+    // The same row as upsertUser stores for a first contact (defaults included).
+    const upserted = await upsertUser(db, 59, 580, T0);
+    expect({ ...upserted, telegram_id: 58 }).toEqual(stored);
+    // A stored user is read, never written: a later read (later time, another chat) returns the row as it is.
+    const again = await findUserWithState(db, 58, 581, { now: T0 + 5, windowMs: 10_000 });
+    expect(again).toMatchObject({ user: stored, windowPlace: 2 });
+    expect(await findUser(db, 58)).toEqual(stored);
+    // A user who blocked the bot stays inactive until loadAccount's upsert brings them back.
+    await db.updateTable("users").set({ active: 0 }).where("telegram_id", "=", 58).execute();
+    expect((await findUserWithState(db, 58, 580, { now: T0 + 6, windowMs: 10_000 })).user).toMatchObject({ active: 0, updated_at: T0 });
+    // The read without a window stores nobody.
+    expect((await findUserWithState(db, 60, 60)).user).toBeUndefined();
+    expect(await findUser(db, 60)).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from "kysely";
+import { sql, type Kysely, type QueryCreator, type Selectable, type SelectQueryBuilder, type Transaction } from "kysely";
 import type { Database, UsersTable } from "../schema";
 import { dropQueuedAlerts } from "./outbox";
 import type { Credential } from "./credentials";
@@ -25,7 +25,7 @@ export async function upsertUser(db: Kysely<Database>, telegramId: number, chatI
   return row;
 }
 
-/** What an update of a chat reads first: the user's row (undefined before their first update), their key, the chat's guided flow, and whether the key step waits. */
+/** What an update of a chat reads first: the user's row (undefined before their first update is stored), their key, the chat's guided flow, and whether the key step waits. */
 export interface UserWithState {
   user: User | undefined;
   credential: Credential | null;
@@ -35,10 +35,9 @@ export interface UserWithState {
   windowPlace: number | null;
 }
 
-/** The columns of the update's first read, joined to a one-row source `w` that names the user. */
-function selectUserWithState<W extends { telegram_id: number }>(qb: SelectQueryBuilder<Database & { w: W }, "w", object>, chatId: unknown) {
+/** The columns of the update's first read, joined to a one-row source `w` that names the user; `users` is already joined. */
+function selectUserWithState<W extends { telegram_id: number }>(qb: SelectQueryBuilder<Database & { w: W }, "w" | "users", object>, chatId: unknown) {
   return qb
-    .leftJoin("users", "users.telegram_id", "w.telegram_id")
     .leftJoin("credentials", "credentials.telegram_id", "w.telegram_id")
     .leftJoin("conversations", (join) => join.on("conversations.chat_id", "=", chatId as number))
     .selectAll("users")
@@ -57,33 +56,60 @@ function selectUserWithState<W extends { telegram_id: number }>(qb: SelectQueryB
     .select((eb) => eb.exists(eb.selectFrom("flows").select("flows.telegram_id").whereRef("flows.telegram_id", "=", "w.telegram_id")).as("key_step"));
 }
 
+/** The row a first contact stores (upsertUser's insert), or nothing when the user is stored already. */
+function insertNewUser(db: QueryCreator<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) {
+  return db
+    .insertInto("users")
+    .values({ telegram_id: param("telegramId"), chat_id: param("chatId"), language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: param("now"), updated_at: param("now") })
+    .onConflict((oc) => oc.column("telegram_id").doNothing());
+}
+
 /** The read alone: the source row is the asked user's id, so a user not stored yet still gets their chat's flow. */
 const userWithStateQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number }>) =>
-  selectUserWithState(db.selectFrom(sql<{ telegram_id: number }>`(select cast(${param("telegramId")} as bigint) as telegram_id)`.as("w")), param("chatId")).select(sql<number | null>`null`.as("window_updates")),
+  selectUserWithState(db.selectFrom(sql<{ telegram_id: number }>`(select cast(${param("telegramId")} as bigint) as telegram_id)`.as("w")).leftJoin("users", "users.telegram_id", "w.telegram_id"), param("chatId")).select(sql<number | null>`null`.as("window_updates")),
 );
 
-/** The read with the update counted in the user's flood-limit window (PostgreSQL): the window's upsert is the source row. */
-const userWithStateCountedQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number; openedBefore: number }>) =>
-  selectUserWithState(db.with("w", (qc) => updateWindowUpsert(qc, param)).selectFrom("w"), param("chatId")).select("w.updates as window_updates"),
-);
+/**
+ * The update's read on PostgreSQL: the window's upsert is the source row, and a user met for the
+ * first time is stored by the same statement. A statement's reads do not see its own writes, so
+ * the user comes from the table or, when the insert stored it, from the insert's returned row
+ * (exactly one of the two has it, or neither when another update of the same new user stored it
+ * first, in which case loadAccount's upsert runs as before).
+ */
+const userWithStateCountedQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number; openedBefore: number }>) => {
+  const withCtes = db
+    .with("w", (qc) => updateWindowUpsert(qc, param))
+    // (A second WITH's creator also knows `w`; the insert needs only the tables.)
+    .with("created", (qc) => insertNewUser(qc as unknown as QueryCreator<Database>, param).returningAll());
+  // Built on plain creators: a subquery built on `withCtes` would repeat the WITH clause inside.
+  const created = (db as unknown as Kysely<Database & { created: UsersTable }>).selectFrom("created").selectAll();
+  const user = db.selectFrom("users").selectAll().where("users.telegram_id", "=", param("telegramId")).unionAll(created);
+  const joined = withCtes.selectFrom("w").leftJoin(user.as("users"), (join) => join.onRef("users.telegram_id", "=", "w.telegram_id"));
+  return selectUserWithState(joined, param("chatId")).select("w.updates as window_updates");
+});
+
+const insertNewUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) => insertNewUser(db, param));
 
 /**
  * The user's row, their stored key, their chat's guided flow and whether the /connect key step
  * waits, in one indexed read: every update needs the user, and most of them the other three,
  * which would otherwise be three more statements per update. Compiled once (it runs on every update).
  *
- * With `window`, the same statement also counts the update in the user's flood-limit window
- * (countUpdateInWindow's upsert as its source row) and returns its place: on PostgreSQL, where the
- * window is shared by replicas, that is one round trip per update instead of two (SQLite, which
- * has no upsert in a WITH clause, runs the two one after the other).
+ * With `window` (an update's read), the same statement also counts the update in the user's
+ * flood-limit window (countUpdateInWindow's upsert as its source row) and returns its place, and
+ * stores a user met for the first time as upsertUser would (active, this chat, alerts on) and
+ * returns that row: on PostgreSQL, where the window is shared by replicas, that is one round trip
+ * per update instead of two, or three for a first contact (SQLite, which has no upsert in a WITH
+ * clause, runs the three one after the other).
  */
 export async function findUserWithState(db: Kysely<Database>, telegramId: number, chatId: number, window?: { now: number; windowMs: number }): Promise<UserWithState> {
   let result;
   if (!window) result = await userWithStateQuery(db, { telegramId, chatId });
   else if (isPostgres(db)) result = await userWithStateCountedQuery(db, { telegramId, chatId, now: window.now, openedBefore: window.now - window.windowMs });
   else {
-    // SQLite has no upsert in a WITH clause: the count, then the read (the bot counts in memory there).
+    // SQLite has no upsert in a WITH clause: the count, the first contact's row, then the read (the bot counts in memory there).
     const place = await countUpdateInWindow(db, telegramId, window.now, window.windowMs);
+    await insertNewUserQuery(db, { telegramId, chatId, now: window.now });
     result = { rows: (await userWithStateQuery(db, { telegramId, chatId })).rows.map((row) => ({ ...row, window_updates: place })) };
   }
   const [row] = result.rows;
