@@ -5,6 +5,7 @@ unknown-command = I don't know the command /{ $command }. Send /help to see what
 unknown-text = I didn't understand that. Send /help for the list of commands, or /start for the menu.
 button-expired = This button is no longer valid.
 flow-closed = This question is closed. Start again from the command.
+flow-not-this-question = This button does not answer the open question. Use the buttons under the last question, or type your answer.
 flow-expired = ⌛ This question has expired, and nothing was changed. Start again with { $command }.
 flood-warning = You are sending messages too fast. I will ignore new ones for a few seconds.
 secret-pasted = ⚠️ That looked like a wallet private key or a seed phrase, so I deleted it. Never share it with anyone, including bots. Consider that wallet exposed: move its funds to a new wallet.

@@ -5,6 +5,7 @@ unknown-command = 我不认识命令 /{ $command }。发送 /help 查看我能�
 unknown-text = 我没看懂。发送 /help 查看命令列表，或发送 /start 打开菜单。
 button-expired = 此按钮已失效。
 flow-closed = 此问题已关闭。请从命令重新开始。
+flow-not-this-question = 此按钮不是当前问题的答案。请使用最后一个问题下方的按钮，或直接输入答案。
 flow-expired = ⌛ 此问题已过期，未做任何更改。请用 { $command } 重新开始。
 flood-warning = 您发送消息太快了。接下来几秒我会忽略新消息。
 secret-pasted = ⚠️ 这看起来像钱包私钥或助记词，我已将其删除。切勿与任何人分享，包括机器人。请视该钱包为已泄露：把资金转移到新钱包。

@@ -47,7 +47,8 @@ describe("a guided flow is given only the updates that can answer it", () => {
     world.fake.injectUpdate({
       callback_query: { id: "forged-answer", from, chat_instance: "1", data: "a:made-up", message: { message_id: open.messageId, from: { id: 123456789, is_bot: true, first_name: "Bot" }, chat, date: open.date, text: open.text, reply_markup: open.replyMarkup } },
     });
-    expect(await callbackAnswerText(world, "forged-answer")).toContain("This question is closed");
+    // Told that the button is not the open question's (the question is not closed).
+    expect(await callbackAnswerText(world, "forged-answer")).toBe("This button does not answer the open question. Use the buttons under the last question, or type your answer.");
     await world.settled();
     expect(quoteRuns.count).toBe(afterEntering);
 
@@ -57,5 +58,14 @@ describe("a guided flow is given only the updates that can answer it", () => {
     expect(quoteRuns.count).toBe(afterEntering + 1);
     const step = await world.app.db.selectFrom("conversations").select("step").where("chat_id", "=", id).executeTakeFirst();
     expect(step?.step).toBe("quote/volume");
+
+    // Once the flow has ended (/cancel), the same press is told the question is closed.
+    user.send("/cancel");
+    await user.nextMessage();
+    await world.settled();
+    world.fake.injectUpdate({
+      callback_query: { id: "closed-answer", from, chat_instance: "1", data: "a:made-up", message: { message_id: open.messageId, from: { id: 123456789, is_bot: true, first_name: "Bot" }, chat, date: open.date, text: open.text, reply_markup: open.replyMarkup } },
+    });
+    expect(await callbackAnswerText(world, "closed-answer")).toBe("This question is closed. Start again from the command.");
   });
 });

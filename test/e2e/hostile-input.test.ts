@@ -6,8 +6,8 @@ import type { ChatMessage } from "../../src/telegram-fake";
 
 /** The English `error-generic`: what a handler that threw leaves the user with. */
 const GENERIC_ERROR = "Something went wrong on our side";
-/** The "no longer valid" toasts: button-expired, card-expired (confirmation buttons), flow-closed (answer buttons). */
-const NO_LONGER_VALID = ["This button is no longer valid.", "This confirmation is no longer valid.", "This question is closed. Start again from the command."];
+/** The "no longer valid" toasts: button-expired, card-expired (confirmation buttons), flow-closed and flow-not-this-question (answer buttons). */
+const NO_LONGER_VALID = ["This button is no longer valid.", "This confirmation is no longer valid.", "This question is closed. Start again from the command.", "This button does not answer the open question. Use the buttons under the last question, or type your answer."];
 
 const PROTOTYPE_NAMES = ["toString", "constructor", "__proto__", "hasOwnProperty", "valueOf", "prototype"];
 const PIECES = [

@@ -44,8 +44,9 @@ export function guidedFlows(builders: FlowBuilders): Composer<BotContext> {
     registered.add(active);
     return flow(ctx, next);
   });
-  // An answer button no flow took: its flow has ended (or the button was made up).
-  composer.callbackQuery(ANSWER.pattern, (ctx) => ctx.answerCallbackQuery({ text: ctx.tr("flow-closed") }));
+  // An answer button no flow took: while a question is open, it is not on that question's message
+  // (made up, or from a keyboard since replaced); otherwise its flow has ended.
+  composer.callbackQuery(ANSWER.pattern, (ctx) => ctx.answerCallbackQuery({ text: ctx.tr(Object.keys(ctx.conversation.active()).length > 0 ? "flow-not-this-question" : "flow-closed") }));
   return composer;
 }
 
