@@ -7,6 +7,7 @@ import type pg from "pg";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type MigrationProvider, type QueryResult, type SqliteDatabase, type SqliteDialectConfig } from "kysely";
 import { migrations } from "../../migrations/index";
 import type { Database } from "./schema";
+import { setCoordination } from "./dialect";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -60,17 +61,24 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   if (isPostgresUrl(databaseUrl)) {
     // The driver is loaded only for PostgreSQL: a SQLite deployment never holds it in memory.
     const { default: driver } = await import("pg");
-    const pool = new driver.Pool({
-      connectionString: databaseUrl,
-      max: options.poolMax ?? 10,
-      idleTimeoutMillis: 30_000,
-      connectionTimeoutMillis: 10_000,
-      types: pgTypes(driver),
-      application_name: "tron-energy-bot",
+    const max = options.poolMax ?? 10;
+    const config = { connectionString: databaseUrl, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, types: pgTypes(driver), application_name: "tron-energy-bot" };
+    const pool = new driver.Pool({ ...config, max });
+    // The statements that only coordinate replicas commit asynchronously, on a pool of their own
+    // (see coordinating in ./dialect). Set per session when it opens: a startup option would be
+    // refused by poolers such as PgBouncer.
+    const coordinationPool = new driver.Pool({ ...config, max: Math.max(2, Math.ceil(max / 2)) });
+    coordinationPool.on("connect", (client) => {
+      client.query("set synchronous_commit = off").catch(() => undefined);
     });
     // An idle client losing its server (restart, failover) must not crash the process.
     pool.on("error", () => undefined);
+    coordinationPool.on("error", () => undefined);
+    // db.destroy() ends the main pool (Kysely's driver calls its end()); the companion ends with it.
+    const endMain = pool.end.bind(pool) as () => Promise<void>;
+    Object.assign(pool, { end: () => Promise.all([endMain(), coordinationPool.end()]).then(() => undefined) });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    setCoordination(db, new Kysely<Database>({ dialect: new PostgresDialect({ pool: coordinationPool }) }));
     return { db, dialect: "postgres", path: "" };
   }
   const path = databaseUrl === ":memory:" ? ":memory:" : databaseUrl.slice("file:".length);

@@ -1,7 +1,7 @@
 import type { Transformer } from "grammy";
 import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
-import { isPostgres } from "../db/dialect";
+import { coordinating, isPostgres } from "../db/dialect";
 import { sqliteHandle } from "../db/connection";
 import { prepared, type ParamFn } from "../db/prepared";
 import type SQLite from "better-sqlite3";
@@ -497,16 +497,18 @@ export interface SendBudgetStore {
 
 /** The budgets in the database, shared by every replica. */
 export function databaseSendBudget(db: Kysely<Database>, budget: GlobalBudget = isPostgres(db) ? REPLICAS_GLOBAL_BUDGET : DEFAULT_GLOBAL_BUDGET): SendBudgetStore {
+  // Outside a caller's transaction, the grants and turns commit asynchronously on PostgreSQL (see coordinating).
+  const fast = coordinating(db);
   return {
     kind: "database",
     budget,
-    takeGlobal: (now, want, budget) => takeGlobal(db, now, want, budget),
+    takeGlobal: (now, want, budget) => takeGlobal(fast, now, want, budget),
     takeGlobalIn: (trx, now, want, budget) => takeGlobalIn(trx, now, want, budget),
-    refundGlobal: (exec, count, budget) => refundGlobal(exec ?? db, count, budget),
-    takeChatSlot: (exec, chatId, now, pace) => takeChatSlot(exec ?? db, chatId, now, pace.intervalMs, pace.burst),
-    takeReplyTurn: (chatId, now, pace, budget) => takeReplyTurn(db, chatId, now, pace, budget),
-    recordChatSendAt: (exec, chatId, answeredAt, pace) => recordChatSendAt(exec ?? db, chatId, answeredAt, pace),
-    deferChat: (exec, chatId, until) => deferChat(exec ?? db, chatId, until),
+    refundGlobal: (exec, count, budget) => refundGlobal(exec ?? fast, count, budget),
+    takeChatSlot: (exec, chatId, now, pace) => takeChatSlot(exec ?? fast, chatId, now, pace.intervalMs, pace.burst),
+    takeReplyTurn: (chatId, now, pace, budget) => takeReplyTurn(fast, chatId, now, pace, budget),
+    recordChatSendAt: (exec, chatId, answeredAt, pace) => recordChatSendAt(exec ?? fast, chatId, answeredAt, pace),
+    deferChat: (exec, chatId, until) => deferChat(exec ?? fast, chatId, until),
     prune: (now) => pruneSendBudget(db, now),
   };
 }

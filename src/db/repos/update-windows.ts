@@ -1,6 +1,7 @@
 import { sql, type Kysely, type QueryCreator } from "kysely";
 import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
+import { coordinating } from "../dialect";
 
 /**
  * Counts one update of a user in their flood-limit window and returns its place in the window
@@ -10,7 +11,8 @@ import { prepared, type ParamFn } from "../prepared";
  */
 export async function countUpdateInWindow(db: Kysely<Database>, telegramId: number, now: number, windowMs: number): Promise<number> {
   // Compiled once: on PostgreSQL this runs for every update (see src/db/prepared.ts).
-  const [row] = (await countQuery(db, { telegramId, now, openedBefore: now - windowMs })).rows;
+  // Committed asynchronously on PostgreSQL (see coordinating).
+  const [row] = (await countQuery(coordinating(db), { telegramId, now, openedBefore: now - windowMs })).rows;
   if (!row) throw new Error("the update window upsert returned no row");
   return Number(row.updates);
 }

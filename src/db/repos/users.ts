@@ -5,7 +5,7 @@ import type { Credential } from "./credentials";
 import { storedConversation, type StoredConversation } from "./conversations";
 import { prepared, type ParamFn } from "../prepared";
 import { countUpdateInWindow, updateWindowUpsert } from "./update-windows";
-import { isPostgres } from "../dialect";
+import { coordinating, isPostgres } from "../dialect";
 
 export type User = Selectable<UsersTable>;
 export type AlertKind = "orders" | "rules" | "deposits" | "other" | "prices";
@@ -105,7 +105,8 @@ const insertNewUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ tele
 export async function findUserWithState(db: Kysely<Database>, telegramId: number, chatId: number, window?: { now: number; windowMs: number }): Promise<UserWithState> {
   let result;
   if (!window) result = await userWithStateQuery(db, { telegramId, chatId });
-  else if (isPostgres(db)) result = await userWithStateCountedQuery(db, { telegramId, chatId, now: window.now, openedBefore: window.now - window.windowMs });
+  // Committed asynchronously on PostgreSQL (see coordinating): the window and a first contact's row of defaults.
+  else if (isPostgres(db)) result = await userWithStateCountedQuery(coordinating(db), { telegramId, chatId, now: window.now, openedBefore: window.now - window.windowMs });
   else {
     // SQLite has no upsert in a WITH clause: the count, the first contact's row, then the read (the bot counts in memory there).
     const place = await countUpdateInWindow(db, telegramId, window.now, window.windowMs);
