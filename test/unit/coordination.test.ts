@@ -36,7 +36,7 @@ describe.each(TEST_DIALECTS)("the coordinating statements' connection (%s)", (di
     expect((await commitSetting(db)).source).not.toBe("session");
     // A transaction stays where it is.
     await db.transaction().execute(async (trx) => {
-      expect(coordinating(trx)).toBe(trx);
+      expect(coordinating<Database>(trx)).toBe(trx);
     });
     await db.destroy();
     await expect(sql`select 1`.execute(coordination)).rejects.toThrow();
