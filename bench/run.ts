@@ -12,6 +12,8 @@
  *   BENCH_UPDATES [6000]         updates in the measured mix (each kind alone: a third of it; guided steps too)
  *   BENCH_SAME_IO_ROUNDS [5]     rounds of the mix alternating with the same-I/O reference (updates_cpu_vs_same_io:
  *                                the median of the rounds' ratios)
+ *   BENCH_PACED_PASSES [3]       passes at 200 updates/s in the dialects part, each alternating with the reference's
+ *                                (updates_p99_ms_at_200_per_s_*: the median of the passes' p99s, each listed)
  *   BENCH_IDLE_STARTS [3]        app starts whose idle RSS gives the median (the app part's own start is one)
  *   BENCH_IDLE_SETTLE_S [20]     seconds of idleness before the idle RSS is read (also read 1 s after ready)
  *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
@@ -254,7 +256,7 @@ async function main() {
       )),
     );
   }
-  if (only.has("dialects")) figures.push(...(await benchDialects({ count: envNumber("BENCH_UPDATES", quick ? 600 : 6_000), rounds: envNumber("BENCH_SAME_IO_ROUNDS", quick ? 1 : 5) }, log)));
+  if (only.has("dialects")) figures.push(...(await benchDialects({ count: envNumber("BENCH_UPDATES", quick ? 600 : 6_000), rounds: envNumber("BENCH_SAME_IO_ROUNDS", quick ? 1 : 5), pacedPasses: envNumber("BENCH_PACED_PASSES", quick ? 1 : 3) }, log)));
   if (only.has("replicas")) {
     figures.push(
       ...(await benchReplicas(
