@@ -7,7 +7,7 @@ import type { Logger } from "../logger";
 import type { Metrics } from "../metrics";
 import { DEFAULT_CHAT_PACE, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
 import type { ArrivalWindow } from "../scale/arrival-window";
-import { dropQueuedAlerts, claimDue, nextClaimableAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
+import { dropQueuedAlerts, claimDue, nextClaimableAt, nextDueAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
 
 export interface SenderOptions {
   db: Kysely<Database>;
@@ -136,6 +136,13 @@ export class OutboxSender {
     const room = Math.min(MAX_PER_CYCLE, MAX_IN_FLIGHT - this.inFlight.size);
     if (room <= 0) return 0; // a finishing send wakes the loop
     const at = now();
+    // Nothing due: no transaction. It would lock the shared budget's row (on PostgreSQL, where
+    // every reply's turn locks it too) for a grant given straight back, four times a second.
+    const due = await nextDueAt(db);
+    if (due === null || due > at) {
+      this.nextDue = due;
+      return 0;
+    }
     const { rows, granted, limited, nextAt } = await db.transaction().execute(async (trx) => {
       const grant = await this.store.takeGlobalIn(trx, at, room, this.budget);
       if (grant.granted === 0) return { rows: [] as OutboxRow[], granted: 0, limited: true, nextAt: grant.nextAt };
