@@ -18,10 +18,11 @@ function quoteButtonOf(params: Record<string, unknown> | undefined): string {
   return data;
 }
 
-/** Passes at a fixed rate: the median of their p99s, each pass's p99, their errors and the lowest rate reached. */
-function pacedSummary(passes: Array<{ p99: number; offeredPerSecond: number; errors: number }>) {
+/** Passes at a fixed rate: the median of their p99s (to the reply, and to the handler's end), each pass's, their errors, replies missing and the lowest rate reached. */
+function pacedSummary(passes: Array<{ p99: number; p99Done: number; noReply: number; offeredPerSecond: number; errors: number }>) {
   const p99s = passes.map((pass) => pass.p99);
-  return { p99: median(p99s), passes: p99s, errors: passes.reduce((sum, pass) => sum + pass.errors, 0), offeredPerSecond: Math.min(...passes.map((pass) => pass.offeredPerSecond)) };
+  const done = passes.map((pass) => pass.p99Done);
+  return { p99: median(p99s), passes: p99s, p99Done: median(done), passesDone: done, noReply: passes.reduce((sum, pass) => sum + pass.noReply, 0), errors: passes.reduce((sum, pass) => sum + pass.errors, 0), offeredPerSecond: Math.min(...passes.map((pass) => pass.offeredPerSecond)) };
 }
 
 async function main() {
@@ -59,8 +60,8 @@ async function main() {
         const referencePasses = [];
         for (let pass = 0; pass < Number(paced); pass++) {
           const offset = 10_000 + pass * pacedCount;
-          appPasses.push(await updates.drivePaced((update) => app.bot.handleUpdate(update), pacedCount, 200, offset));
-          referencePasses.push(await updates.drivePaced((update) => reference.handleUpdate(update), pacedCount, 200, offset));
+          appPasses.push(await updates.drivePaced((update) => app.bot.handleUpdate(update), pacedCount, 200, offset, instant));
+          referencePasses.push(await updates.drivePaced((update) => reference.handleUpdate(update), pacedCount, 200, offset, instant));
         }
         pacedPair = { app: pacedSummary(appPasses), reference: pacedSummary(referencePasses) };
       }

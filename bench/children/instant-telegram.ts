@@ -19,6 +19,8 @@ export interface InstantTelegram {
   answered(reset?: boolean): Record<string, number>;
   /** The parameters of the last call of `method` answered in-process. */
   lastParams(method: string): Record<string, unknown> | undefined;
+  /** Calls `listener` with the chat of every message sent (a `send…` call answered in-process), until set to null. */
+  onSend(listener: ((chatId: number) => void) | null): void;
 }
 
 export function installInstantTelegram(): InstantTelegram {
@@ -30,6 +32,7 @@ export function installInstantTelegram(): InstantTelegram {
   let messageId = 1000;
   let counts: Record<string, number> = {};
   const last = new Map<string, Record<string, unknown>>();
+  let sendListener: ((chatId: number) => void) | null = null;
 
   nodeFetch.default = (url, init) => {
     const method = url.slice(url.lastIndexOf("/") + 1);
@@ -42,6 +45,7 @@ export function installInstantTelegram(): InstantTelegram {
     const chat = { id: Number(params.chat_id ?? 1), type: "private" as const, first_name: "U" };
     const message = { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat, text: String(params.text ?? params.caption ?? "") };
     const result = /^(send|edit|copy|forward)/.test(method) ? message : true;
+    if (sendListener && method.startsWith("send") && method !== "sendChatAction") sendListener(chat.id);
     return Promise.resolve({ json: () => Promise.resolve({ ok: true, result }) });
   };
 
@@ -55,6 +59,9 @@ export function installInstantTelegram(): InstantTelegram {
       return out;
     },
     lastParams: (method) => last.get(method),
+    onSend: (listener) => {
+      sendListener = listener;
+    },
   };
 }
 

@@ -133,31 +133,56 @@ export class UpdateMix {
 
   /**
    * Open loop: updates offered at `rate` a second whatever the replies do (as Telegram would push
-   * them), each timed from its arrival to the end of its handling (its reply sent). Returns the p99.
+   * them). Each update is timed from when it was due to its reply: the
+   * first message sent to its chat, as `sends` (the in-process Bot API) sees it; an update whose
+   * handler ends without sending one counts its end instead (`noReply` says how many). `p99Done`
+   * times each update to its handler's end, which for a guided flow also stores the flow's state.
    */
-  async drivePaced(handle: (update: Update) => Promise<void>, count: number, rate: number, offset: number) {
-    const latencies: number[] = [];
+  async drivePaced(handle: (update: Update) => Promise<void>, count: number, rate: number, offset: number, sends?: { onSend(listener: ((chatId: number) => void) | null): void }) {
+    const toReply: number[] = [];
+    const done: number[] = [];
+    const waiting = new Map<number, number>();
     let errors = 0;
+    let noReply = 0;
+    sends?.onSend((chatId) => {
+      const at = waiting.get(chatId);
+      if (at === undefined) return;
+      waiting.delete(chatId);
+      toReply.push(performance.now() - at);
+    });
     const started = performance.now();
     const inFlight: Promise<void>[] = [];
-    for (let index = 0; index < count; index++) {
-      const due = started + (index * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      // Timed from when it was due, so a loop that falls behind counts its lateness too.
-      const at = due;
-      inFlight.push(
-        handle(this.update(offset + index))
-          .catch(() => {
-            errors += 1;
-          })
-          .then(() => {
-            latencies.push(performance.now() - at);
-          }),
-      );
+    try {
+      for (let index = 0; index < count; index++) {
+        const due = started + (index * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        // Timed from when it was due, so a loop that falls behind counts its lateness too.
+        const at = due;
+        const update = this.update(offset + index);
+        const chatId = update.message?.chat.id ?? update.callback_query?.message?.chat.id ?? 0;
+        if (sends) waiting.set(chatId, at);
+        inFlight.push(
+          handle(update)
+            .catch(() => {
+              errors += 1;
+            })
+            .then(() => {
+              const ended = performance.now() - at;
+              done.push(ended);
+              if (!sends || waiting.get(chatId) === at) {
+                waiting.delete(chatId);
+                toReply.push(ended);
+                if (sends) noReply += 1;
+              }
+            }),
+        );
+      }
+      await Promise.all(inFlight);
+    } finally {
+      sends?.onSend(null);
     }
-    await Promise.all(inFlight);
-    return { p99: percentile(latencies, 99), offeredPerSecond: count / ((performance.now() - started) / 1000), errors };
+    return { p99: percentile(toReply, 99), p99Done: percentile(done, 99), noReply, offeredPerSecond: count / ((performance.now() - started) / 1000), errors };
   }
 }
 
