@@ -10,10 +10,15 @@ import { coordinating, isPostgres } from "../dialect";
 export type User = Selectable<UsersTable>;
 export type AlertKind = "orders" | "rules" | "deposits" | "other" | "prices";
 
-const upsertUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) =>
-  db
+/** The row a first contact stores: active, this chat, every alert on, the language left to Telegram. */
+function insertUserRow(db: QueryCreator<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) {
+  return db
     .insertInto("users")
-    .values({ telegram_id: param("telegramId"), chat_id: param("chatId"), language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: param("now"), updated_at: param("now") })
+    .values({ telegram_id: param("telegramId"), chat_id: param("chatId"), language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: param("now"), updated_at: param("now") });
+}
+
+const upsertUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) =>
+  insertUserRow(db, param)
     .onConflict((oc) => oc.column("telegram_id").doUpdateSet({ chat_id: param("chatId"), active: 1, updated_at: param("now") }))
     .returningAll(),
 );
@@ -56,12 +61,9 @@ function selectUserWithState<W extends { telegram_id: number }>(qb: SelectQueryB
     .select((eb) => eb.exists(eb.selectFrom("flows").select("flows.telegram_id").whereRef("flows.telegram_id", "=", "w.telegram_id")).as("key_step"));
 }
 
-/** The row a first contact stores (upsertUser's insert), or nothing when the user is stored already. */
+/** upsertUser's insert for a first contact, with no effect on a user stored already. */
 function insertNewUser(db: QueryCreator<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) {
-  return db
-    .insertInto("users")
-    .values({ telegram_id: param("telegramId"), chat_id: param("chatId"), language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: param("now"), updated_at: param("now") })
-    .onConflict((oc) => oc.column("telegram_id").doNothing());
+  return insertUserRow(db, param).onConflict((oc) => oc.column("telegram_id").doNothing());
 }
 
 /** The read alone: the source row is the asked user's id, so a user not stored yet still gets their chat's flow. */
