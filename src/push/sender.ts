@@ -131,6 +131,8 @@ export class OutboxSender {
     }
     this.cycles += 1;
     if (this.cycles % 500 === 1) await this.store.prune(now()).catch(() => undefined);
+    // The last cycle filled its whole grant: there may be more rows, so no look before the transaction.
+    const draining = !this.idle;
     this.idle = true;
     this.nextDue = null;
     const room = Math.min(MAX_PER_CYCLE, MAX_IN_FLIGHT - this.inFlight.size);
@@ -138,10 +140,12 @@ export class OutboxSender {
     const at = now();
     // Nothing due: no transaction. It would lock the shared budget's row (on PostgreSQL, where
     // every reply's turn locks it too) for a grant given straight back, four times a second.
-    const due = await nextDueAt(db);
-    if (due === null || due > at) {
-      this.nextDue = due;
-      return 0;
+    if (!draining) {
+      const due = await nextDueAt(db);
+      if (due === null || due > at) {
+        this.nextDue = due;
+        return 0;
+      }
     }
     const { rows, granted, limited, nextAt } = await db.transaction().execute(async (trx) => {
       const grant = await this.store.takeGlobalIn(trx, at, room, this.budget);
