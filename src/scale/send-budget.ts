@@ -4,6 +4,7 @@ import type { Database } from "../db/schema";
 import { coordinating, isPostgres } from "../db/dialect";
 import { sqliteHandle } from "../db/connection";
 import { prepared, type ParamFn } from "../db/prepared";
+import { StatementBatcher } from "../db/statement-batcher";
 import type SQLite from "better-sqlite3";
 import type { ArrivalWindow } from "./arrival-window";
 
@@ -355,6 +356,83 @@ const replyTurnQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: 
   return { compile: () => query.compile(db) };
 });
 
+/** A reply's turn asked for through a batcher (see {@link replyTurns}). */
+interface ReplyTurnCall {
+  chatId: number;
+  now: number;
+  pace: ChatPace;
+  budget: GlobalBudget;
+}
+
+/**
+ * {@link takeReplyTurn} for several chats in one statement (PostgreSQL): the bucket's row locked
+ * first, as there, each chat's upsert, then one draw for the turns taken, handed to them in chat
+ * order. One time for all (the batch's latest), one pace and one budget: a batch that mixes them
+ * is refused and its calls run one at a time.
+ */
+async function takeReplyTurns(db: Kysely<Database>, calls: ReplyTurnCall[]): Promise<ReplyTurn[]> {
+  const [first] = calls;
+  if (!first || calls.some((call) => call.pace.intervalMs !== first.pace.intervalMs || call.pace.burst !== first.pace.burst || call.budget.perSecond !== first.budget.perSecond || call.budget.burst !== first.budget.burst)) {
+    throw new Error("a batch of reply turns mixes paces or budgets");
+  }
+  const { pace, budget } = first;
+  const now = Math.max(...calls.map((call) => call.now));
+  const fullFrom = now - Math.max(0, pace.burst - 1) * pace.intervalMs;
+  const { rows } = await replyTurnsQuery(db, { chatIds: calls.map((call) => call.chatId), fullFrom, interval: pace.intervalMs, next: fullFrom + pace.intervalMs, now, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond });
+  const byChat = new Map(rows.map((row) => [Number(row.chat_id), row]));
+  return Promise.all(
+    calls.map(async (call) => {
+      const row = byChat.get(call.chatId);
+      if (!row) throw new Error("the reply turns statement left a chat out");
+      if (row.place === null) return { chatDueAt: row.next_send_at === null ? now + pace.intervalMs : Number(row.next_send_at), grant: null };
+      // No bucket row yet: the usual grant seeds it.
+      if (row.granted === null || row.available === null) return { chatDueAt: null, grant: await takeGlobal(db, now, 1, budget) };
+      const place = Number(row.place);
+      const granted = Number(row.granted);
+      const available = Number(row.available);
+      // The turns drawn before this one took a message each.
+      const grant = place <= granted ? grantFromRow({ available: available - (place - 1) * 1000, granted: 1 }, now, 1, budget) : grantFromRow({ available: available - granted * 1000, granted: 0 }, now, 1, budget);
+      return { chatDueAt: null, grant };
+    }),
+  );
+}
+
+const replyTurnsQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatIds: number[]; fullFrom: number; interval: number; next: number; now: number; capacity: number; perSecond: number }>) => {
+  // replyTurnQuery's statement for each chat of the batch; `place` numbers the turns taken.
+  const query = sql<{ chat_id: number | string; place: number | string | null; next_send_at: number | string | null; available: number | string | null; granted: number | string | null }>`
+    with ${BUDGET_ROW_LOCK}, input as (
+      select chat_id from unnest(cast(${param("chatIds")} as bigint[])) as i(chat_id)
+    ), chat_turn as (
+      insert into chat_send (chat_id, next_send_at)
+      select input.chat_id, cast(${param("next")} as bigint) from input where (select count(*) from current_row) >= 0
+      on conflict (chat_id) do update set next_send_at = case when chat_send.next_send_at > ${param("fullFrom")} then chat_send.next_send_at + ${param("interval")} else ${param("next")} end
+      where chat_send.next_send_at <= ${param("now")}
+      returning chat_id
+    ), ranked as (
+      select chat_id, row_number() over (order by chat_id) as place from chat_turn
+    ), ${budgetGrantCtes({ now: param("now"), want: sql`(select count(*) from chat_turn)`, capacity: param("capacity"), perSecond: param("perSecond") }, sql`exists (select 1 from chat_turn)`)}
+    select input.chat_id, ranked.place,
+      (select next_send_at from chat_send where chat_send.chat_id = input.chat_id) as next_send_at,
+      (select available from budget_drawn) as available,
+      (select granted from budget_drawn) as granted
+    from input left join ranked on ranked.chat_id = input.chat_id`;
+  return { compile: () => query.compile(db) };
+});
+
+/** The reply turns of one store's concurrent replies (PostgreSQL): see StatementBatcher and {@link takeReplyTurns}. */
+function replyTurns(db: Kysely<Database>): StatementBatcher<ReplyTurnCall, ReplyTurn> {
+  return new StatementBatcher<ReplyTurnCall, ReplyTurn>({
+    key: (call) => call.chatId,
+    maxInFlight: REPLY_TURNS_IN_FLIGHT,
+    maxBatch: 64,
+    one: (call) => takeReplyTurn(db, call.chatId, call.now, call.pace, call.budget),
+    many: (calls) => takeReplyTurns(db, calls),
+  });
+}
+
+/** Reply turns asked for at once before the next ones queue for a shared statement. */
+export const REPLY_TURNS_IN_FLIGHT = 2;
+
 /** Gives back a chat turn that was taken but not used (the global budget was empty). */
 export async function returnChatSlot(db: Kysely<Database>, chatId: number, takenAt: number, intervalMs: number): Promise<void> {
   await db.updateTable("chat_send").set({ next_send_at: takenAt }).where("chat_id", "=", chatId).where("next_send_at", "=", takenAt + intervalMs).execute();
@@ -479,6 +557,8 @@ type Executor = Kysely<Database> | Transaction<Database> | null;
  */
 export interface SendBudgetStore {
   readonly kind: "database" | "memory";
+  /** On PostgreSQL, how many statements the reply turns took, for how many turns (see {@link replyTurns}). */
+  readonly replyTurnStatements?: { readonly statements: number; readonly calls: number; readonly batches: number };
   /** The overall budget replies and alerts take from unless a caller names another. */
   readonly budget: GlobalBudget;
   /** The global grant for a reply, outside any transaction. */
@@ -499,14 +579,17 @@ export interface SendBudgetStore {
 export function databaseSendBudget(db: Kysely<Database>, budget: GlobalBudget = isPostgres(db) ? REPLICAS_GLOBAL_BUDGET : DEFAULT_GLOBAL_BUDGET): SendBudgetStore {
   // Outside a caller's transaction, the grants and turns commit asynchronously on PostgreSQL (see coordinating).
   const fast = coordinating(db);
+  // Concurrent replies' turns share a statement while the replica is busy (PostgreSQL).
+  const turns = isPostgres(db) ? replyTurns(fast) : null;
   return {
     kind: "database",
+    ...(turns ? { replyTurnStatements: turns.counts } : {}),
     budget,
     takeGlobal: (now, want, budget) => takeGlobal(fast, now, want, budget),
     takeGlobalIn: (trx, now, want, budget) => takeGlobalIn(trx, now, want, budget),
     refundGlobal: (exec, count, budget) => refundGlobal(exec ?? fast, count, budget),
     takeChatSlot: (exec, chatId, now, pace) => takeChatSlot(exec ?? fast, chatId, now, pace.intervalMs, pace.burst),
-    takeReplyTurn: (chatId, now, pace, budget) => takeReplyTurn(fast, chatId, now, pace, budget),
+    takeReplyTurn: (chatId, now, pace, budget) => (turns ? turns.run({ chatId, now, pace, budget }) : takeReplyTurn(fast, chatId, now, pace, budget)),
     recordChatSendAt: (exec, chatId, answeredAt, pace) => recordChatSendAt(exec ?? fast, chatId, answeredAt, pace),
     deferChat: (exec, chatId, until) => deferChat(exec ?? fast, chatId, until),
     prune: (now) => pruneSendBudget(db, now),

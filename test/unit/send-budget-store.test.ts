@@ -120,4 +120,42 @@ describe.each(TEST_DIALECTS)("the budgets in the database on %s answer as the me
     expect(await store.takeReplyTurn(4, at + 1_000, pace, DEFAULT_GLOBAL_BUDGET)).toMatchObject({ chatDueAt: null, grant: { granted: 0, limited: true } });
   });
 
+  it("concurrent replies' turns get what one at a time would, and share statements on PostgreSQL", async () => {
+    const at = 8_000_000;
+    const pace = DEFAULT_CHAT_PACE;
+    // A bucket that holds every grant asked for: each of 20 chats gets its turn and a grant.
+    const roomy = { perSecond: 1_000, burst: 100 };
+    const store = databaseSendBudget(db, roomy);
+    const chats = Array.from({ length: 20 }, (_, index) => 500 + index);
+    const turns = await Promise.all(chats.map((chat) => store.takeReplyTurn(chat, at, pace, roomy)));
+    expect(turns.map((turn) => turn.chatDueAt)).toEqual(chats.map(() => null));
+    expect(turns.map((turn) => turn.grant?.granted)).toEqual(chats.map(() => 1));
+    // The bucket gave exactly 20 messages, and each chat's row moved by one turn.
+    expect(await store.takeGlobal(at, 100, roomy)).toMatchObject({ granted: 80 });
+    const rows = await db.selectFrom("chat_send").select(["chat_id", "next_send_at"]).where("chat_id", ">=", 500).orderBy("chat_id").execute();
+    const fullFrom = at - (pace.burst - 1) * pace.intervalMs;
+    expect(rows.map((row) => [Number(row.chat_id), Number(row.next_send_at)])).toEqual(chats.map((chat) => [chat, fullFrom + pace.intervalMs]));
+    if (dialect === "PostgreSQL") {
+      expect(store.replyTurnStatements!.batches).toBeGreaterThan(0);
+      expect(store.replyTurnStatements!.statements).toBeLessThan(chats.length / 2);
+    } else expect(store.replyTurnStatements).toBeUndefined();
+
+    // A bucket of 1.9 messages: as one at a time, one grant in all, the other turns told to wait
+    // for the bucket; a chat asked for four times at once gets its burst of three, then its due time.
+    await db.deleteFrom("send_budget").execute();
+    await db.deleteFrom("chat_send").execute();
+    const tight = databaseSendBudget(db, DEFAULT_GLOBAL_BUDGET);
+    const asked = [601, 602, 603, 604, 605, 606, 600, 600, 600, 600];
+    const answers = await Promise.all(asked.map((chat) => tight.takeReplyTurn(chat, at, pace, DEFAULT_GLOBAL_BUDGET)));
+    const memory = memorySendBudget();
+    const oneAtATime = [];
+    for (const chat of asked) oneAtATime.push(await memory.takeReplyTurn(chat, at, pace, DEFAULT_GLOBAL_BUDGET));
+    const granted = (list: typeof answers) => list.reduce((sum, answer) => sum + (answer.grant?.granted ?? 0), 0);
+    expect(granted(answers)).toBe(granted(oneAtATime));
+    expect(granted(answers)).toBe(1);
+    expect(answers.filter((answer) => answer.chatDueAt === null)).toHaveLength(9);
+    expect(answers.find((answer) => answer.chatDueAt !== null)!.chatDueAt).toBe(fullFrom + 3 * pace.intervalMs);
+    // A turn without its grant learns when the bucket holds a message again (1.9 - 1 at 28/s: 4 ms).
+    for (const answer of answers) if (answer.chatDueAt === null && answer.grant!.granted === 0) expect(answer.grant).toEqual({ granted: 0, limited: true, nextAt: at + 4 });
+  });
 });

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { findCredential, markKeyBroken, openApiKey, saveApiKey } from "../../src/db/repos/credentials";
 import { findConversation, saveConversation } from "../../src/db/repos/conversations";
 import { flowExists, setFlow } from "../../src/db/repos/flows";
-import { findUser, findUserWithState, upsertUser } from "../../src/db/repos/users";
+import { countedReadStatements, findUser, findUserWithState, upsertUser } from "../../src/db/repos/users";
 import { countUpdateInWindow } from "../../src/db/repos/update-windows";
 import type { Database } from "../../src/db/schema";
 import { SecretBox } from "../../src/security/secret-box";
@@ -99,5 +99,45 @@ describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)
     // The read without a window stores nobody.
     expect((await findUserWithState(db, 60, 60)).user).toBeUndefined();
     expect(await findUser(db, 60)).toBeUndefined();
+  });
+
+  it("answers concurrent counted reads as reads of their own would, sharing statements on PostgreSQL, each user once per statement", async () => {
+    // Stored users with a key, a flow and the key step; a plain one; one who blocked the bot; a
+    // chat with a flow whose user is not stored; and new users, one of them read three times at once.
+    await upsertUser(db, 70, 70, T0);
+    await saveApiKey(db, box, 70, "sk_live_user_state_key_0070", T0 + 1);
+    await saveConversation(db, 70, { flow: "quote", step: "volume", state: "{}" }, T0 + 2);
+    await setFlow(db, 70, { flow: "connect", step: "key", data: { askedAt: T0 } }, T0 + 3);
+    await upsertUser(db, 71, 71, T0);
+    await upsertUser(db, 72, 72, T0);
+    await db.updateTable("users").set({ active: 0 }).where("telegram_id", "=", 72).execute();
+    await saveConversation(db, 730, { flow: "buy", step: "address", state: "{}" }, T0 + 4);
+    const before = countedReadStatements(db)?.statements ?? 0;
+    const asked = [70, 71, 72, 73, ...Array.from({ length: 30 }, (_, index) => 100 + index), 71, 71, 100];
+    const chatOf = (user: number) => (user === 73 ? 730 : user);
+    const reads = await Promise.all(asked.map((user) => findUserWithState(db, user, chatOf(user), { now: T0 + 10, windowMs: 10_000 })));
+    for (const [index, user] of asked.entries()) {
+      const read = reads[index]!;
+      // Every asked user is stored now (the blocked one as it was), and each read returned its own row.
+      expect(read.user).toEqual(await findUser(db, user));
+      expect(read.credential).toEqual(user === 70 ? await findCredential(db, 70) : null);
+      expect(read.conversation).toEqual(await findConversation(db, chatOf(user)));
+      expect(read.keyStep).toBe(user === 70);
+    }
+    expect(reads[2]!.user).toMatchObject({ active: 0 });
+    expect(reads[3]!.conversation).toMatchObject({ flow: "buy", step: "address" });
+    expect(openApiKey(box, reads[0]!.credential!)).toBe("sk_live_user_state_key_0070");
+    // Each read took its own place in its user's window: 71 was read three times, 100 twice.
+    const places = (user: number) => asked.flatMap((asking, index) => (asking === user ? [reads[index]!.windowPlace] : [])).sort();
+    expect(places(71)).toEqual([1, 2, 3]);
+    expect(places(100)).toEqual([1, 2]);
+    expect(places(129)).toEqual([1]);
+    expect((await db.selectFrom("users").select("telegram_id").where("telegram_id", ">=", 100).execute()).length).toBe(30);
+    const counts = countedReadStatements(db);
+    if (dialect === "PostgreSQL") {
+      // Two ran alone, the rest queued and shared statements; the repeated users waited for later ones.
+      expect(counts!.batches).toBeGreaterThan(0);
+      expect(counts!.statements - before).toBeLessThan(asked.length / 2);
+    } else expect(counts).toBeNull();
   });
 });

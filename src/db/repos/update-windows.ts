@@ -1,4 +1,4 @@
-import { sql, type Kysely, type QueryCreator } from "kysely";
+import { sql, type InsertQueryBuilder, type InsertResult, type Kysely, type QueryCreator } from "kysely";
 import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
 import { coordinating } from "../dialect";
@@ -21,10 +21,13 @@ const countQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: 
 
 /** The window's upsert, returning the user and their place in the window (also the source row of findUserWithState's counted read). */
 export function updateWindowUpsert(db: QueryCreator<Database>, param: ParamFn<{ telegramId: number; now: number; openedBefore: number }>) {
+  return updateWindowUpsertFrom(db.insertInto("update_windows").values({ telegram_id: param("telegramId"), window_start: param("now"), updates: 1 }), param);
+}
+
+/** The window's upsert of the rows `insert` inserts (each user once, window_start the update's time, updates 1), returning each user's place. */
+export function updateWindowUpsertFrom(insert: InsertQueryBuilder<Database, "update_windows", InsertResult>, param: ParamFn<{ now: number; openedBefore: number }>) {
   const expired = sql<boolean>`update_windows.window_start < ${param("openedBefore")}`;
-  return db
-    .insertInto("update_windows")
-    .values({ telegram_id: param("telegramId"), window_start: param("now"), updates: 1 })
+  return insert
     .onConflict((oc) =>
       oc.column("telegram_id").doUpdateSet({
         // Both read the row as it was before this update.

@@ -4,17 +4,19 @@ import { dropQueuedAlerts } from "./outbox";
 import type { Credential } from "./credentials";
 import { storedConversation, type StoredConversation } from "./conversations";
 import { prepared, type ParamFn } from "../prepared";
-import { countUpdateInWindow, updateWindowUpsert } from "./update-windows";
+import { countUpdateInWindow, updateWindowUpsert, updateWindowUpsertFrom } from "./update-windows";
 import { coordinating, isPostgres } from "../dialect";
+import { StatementBatcher } from "../statement-batcher";
 
 export type User = Selectable<UsersTable>;
 export type AlertKind = "orders" | "rules" | "deposits" | "other" | "prices";
 
-/** The row a first contact stores: active, this chat, every alert on, the language left to Telegram. */
+/** What a first contact stores besides its ids and times: active, every alert on, the language left to Telegram. */
+const NEW_USER = { language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1 } as const;
+
+/** The row a first contact stores (NEW_USER for this user and chat). */
 function insertUserRow(db: QueryCreator<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) {
-  return db
-    .insertInto("users")
-    .values({ telegram_id: param("telegramId"), chat_id: param("chatId"), language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: param("now"), updated_at: param("now") });
+  return db.insertInto("users").values({ telegram_id: param("telegramId"), chat_id: param("chatId"), ...NEW_USER, created_at: param("now"), updated_at: param("now") });
 }
 
 const upsertUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) =>
@@ -44,6 +46,7 @@ export interface UserWithState {
 function selectUserWithState<W extends { telegram_id: number }>(qb: SelectQueryBuilder<Database & { w: W }, "w" | "users", object>, chatId: unknown) {
   return qb
     .leftJoin("credentials", "credentials.telegram_id", "w.telegram_id")
+    // A parameter, or for a batch the reference to each row's chat.
     .leftJoin("conversations", (join) => join.on("conversations.chat_id", "=", chatId as number))
     .selectAll("users")
     .select([
@@ -90,6 +93,55 @@ const userWithStateCountedQuery = prepared((db: Kysely<Database>, param: ParamFn
   return selectUserWithState(joined, param("chatId")).select("w.updates as window_updates");
 });
 
+/** The users of a batched read (see {@link userWithStateBatchQuery}): each telegram_id once, with its chat. */
+interface BatchInput {
+  telegram_id: number;
+  chat_id: number;
+}
+
+/**
+ * {@link userWithStateCountedQuery} for several users at once (PostgreSQL, see findUserWithState):
+ * the users come as two arrays, each counted in its window, each met for the first time stored,
+ * and each read with its key, its chat's flow and its key step; `source_telegram_id` says whose
+ * row is whose. Every user once: an upsert may not touch a row twice in one statement.
+ */
+const userWithStateBatchQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramIds: number[]; chatIds: number[]; now: number; openedBefore: number }>) => {
+  const withInput = db.with("input", () => sql<BatchInput>`select * from unnest(cast(${param("telegramIds")} as bigint[]), cast(${param("chatIds")} as bigint[])) as i(telegram_id, chat_id)`);
+  const withCtes = withInput
+    .with("counted", (qc) =>
+      updateWindowUpsertFrom(
+        qc.insertInto("update_windows").columns(["telegram_id", "window_start", "updates"]).expression(qc.selectFrom("input").select(["input.telegram_id", sql<number>`cast(${param("now")} as bigint)`.as("window_start"), sql<number>`1`.as("updates")])),
+        param,
+      ),
+    )
+    .with("created", (qc) =>
+      qc
+        .insertInto("users")
+        .columns(["telegram_id", "chat_id", ...(Object.keys(NEW_USER) as Array<keyof typeof NEW_USER>), "created_at", "updated_at"])
+        .expression(
+          qc.selectFrom("input").select([
+            "input.telegram_id",
+            "input.chat_id",
+            ...Object.entries(NEW_USER).map(([column, value]) => sql<unknown>`${value === null ? sql`null` : sql.lit(value)}`.as(column)),
+            sql<number>`cast(${param("now")} as bigint)`.as("created_at"),
+            sql<number>`cast(${param("now")} as bigint)`.as("updated_at"),
+          ]),
+        )
+        .onConflict((oc) => oc.column("telegram_id").doNothing())
+        .returningAll(),
+    )
+    .with("w", (qc) => qc.selectFrom("counted").innerJoin("input", "input.telegram_id", "counted.telegram_id").select(["counted.telegram_id", "counted.updates", "input.chat_id"]));
+  // Built on plain creators, as in userWithStateCountedQuery.
+  const plain = db as unknown as Kysely<Database & { created: UsersTable; input: BatchInput }>;
+  const user = plain
+    .selectFrom("users")
+    .selectAll("users")
+    .where("users.telegram_id", "in", plain.selectFrom("input").select("input.telegram_id"))
+    .unionAll(plain.selectFrom("created").selectAll());
+  const joined = withCtes.selectFrom("w").leftJoin(user.as("users"), (join) => join.onRef("users.telegram_id", "=", "w.telegram_id"));
+  return selectUserWithState(joined, sql.ref("w.chat_id")).select(["w.updates as window_updates", "w.telegram_id as source_telegram_id"]);
+});
+
 const insertNewUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) => insertNewUser(db, param));
 
 /**
@@ -105,18 +157,71 @@ const insertNewUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ tele
  * clause, runs the three one after the other).
  */
 export async function findUserWithState(db: Kysely<Database>, telegramId: number, chatId: number, window?: { now: number; windowMs: number }): Promise<UserWithState> {
-  let result;
-  if (!window) result = await userWithStateQuery(db, { telegramId, chatId });
-  // Committed asynchronously on PostgreSQL (see coordinating): the window and a first contact's row of defaults.
-  else if (isPostgres(db)) result = await userWithStateCountedQuery(coordinating(db), { telegramId, chatId, now: window.now, openedBefore: window.now - window.windowMs });
+  let row: StateRow | undefined;
+  if (!window) [row] = (await userWithStateQuery(db, { telegramId, chatId })).rows;
+  // Committed asynchronously on PostgreSQL (see coordinating): the window and a first contact's
+  // row of defaults. Concurrent updates' reads share a statement while the replica is busy.
+  else if (isPostgres(db)) row = await countedReads(coordinating(db)).run({ telegramId, chatId, now: window.now, windowMs: window.windowMs });
   else {
     // SQLite has no upsert in a WITH clause: the count, the first contact's row, then the read (the bot counts in memory there).
     const place = await countUpdateInWindow(db, telegramId, window.now, window.windowMs);
     await insertNewUserQuery(db, { telegramId, chatId, now: window.now });
-    result = { rows: (await userWithStateQuery(db, { telegramId, chatId })).rows.map((row) => ({ ...row, window_updates: place })) };
+    const [read] = (await userWithStateQuery(db, { telegramId, chatId })).rows;
+    row = read && { ...read, window_updates: place };
   }
-  const [row] = result.rows;
   if (!row) throw new Error("the read of the user's state returned no row");
+  return stateFromRow(row);
+}
+
+/** A row of the update's read, counted or not (the columns selectUserWithState names). */
+type StateRow = Awaited<ReturnType<typeof userWithStateQuery>>["rows"][number] & { window_updates: number | string | null };
+
+interface CountedRead {
+  telegramId: number;
+  chatId: number;
+  now: number;
+  /** The flood window's length: the bot's one constant, so a batch takes its first call's. */
+  windowMs: number;
+}
+
+/** Per PostgreSQL database (its coordinating pool), the batcher of the updates' counted reads. */
+const countedReadBatchers = new WeakMap<Kysely<Database>, StatementBatcher<CountedRead, StateRow | undefined>>();
+
+/**
+ * The counted reads of a replica's concurrent updates: one statement at a time runs on its own,
+ * two while the replica is busy; reads asked for meanwhile go together in the next statement
+ * (userWithStateBatchQuery), up to 64 users, each user once, counted at the batch's latest time.
+ */
+function countedReads(db: Kysely<Database>): StatementBatcher<CountedRead, StateRow | undefined> {
+  let batcher = countedReadBatchers.get(db);
+  if (!batcher) {
+    batcher = new StatementBatcher<CountedRead, StateRow | undefined>({
+      key: (read) => read.telegramId,
+      maxInFlight: COUNTED_READS_IN_FLIGHT,
+      maxBatch: 64,
+      one: async (read) => (await userWithStateCountedQuery(db, { telegramId: read.telegramId, chatId: read.chatId, now: read.now, openedBefore: read.now - read.windowMs })).rows[0],
+      many: async (reads) => {
+        const now = Math.max(...reads.map((read) => read.now));
+        const { rows } = await userWithStateBatchQuery(db, { telegramIds: reads.map((read) => read.telegramId), chatIds: reads.map((read) => read.chatId), now, openedBefore: now - reads[0]!.windowMs });
+        const bySource = new Map(rows.map((row) => [Number(row.source_telegram_id), row]));
+        return reads.map((read) => bySource.get(read.telegramId));
+      },
+    });
+    countedReadBatchers.set(db, batcher);
+  }
+  return batcher;
+}
+
+/** How many statements the counted reads of `db` took, for how many reads (PostgreSQL; null before any, and on SQLite). */
+export function countedReadStatements(db: Kysely<Database>): { statements: number; calls: number; batches: number } | null {
+  return countedReadBatchers.get(coordinating(db))?.counts ?? null;
+}
+
+/** Counted reads running at once before the next ones queue for a shared statement. */
+export const COUNTED_READS_IN_FLIGHT = 2;
+
+/** The update's read as findUserWithState returns it. */
+function stateFromRow(row: StateRow): UserWithState {
   // A joined user row whose key is present has all its columns (they are NOT NULL in the table).
   // They are picked one by one (the type names them all): an object rest over the joined row's 26
   // columns was the largest piece of JS in an update's read of its user.
