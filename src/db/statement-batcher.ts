@@ -7,9 +7,9 @@
  * a busy one makes fewer, larger statements the busier it is: the group commit's idea applied to
  * round trips.
  *
- * A batch never holds two calls with the same key (a key's later call waits for the next batch,
- * in order), and a batch that fails is run again one call at a time, so one bad input never fails
- * its neighbours. `many` answers each input in order.
+ * A key's calls never run at once: a batch holds each key once, and a call whose key a running
+ * statement holds waits for it, so a key's calls run in order. A batch that fails is run again one
+ * call at a time, so one bad input never fails its neighbours. `many` answers each input in order.
  */
 export interface StatementBatcherOptions<I, O> {
   /** Calls with the same key never share a batch (an upsert may not touch a row twice). */
@@ -32,8 +32,10 @@ interface Waiting<I, O> {
 export class StatementBatcher<I, O> {
   private inFlight = 0;
   private queue: Array<Waiting<I, O>> = [];
-  /** Statements run and calls answered so far (tests and the bench read them). */
-  readonly counts = { statements: 0, calls: 0, batches: 0 };
+  /** The keys of the calls running now. */
+  private readonly running = new Set<unknown>();
+  /** Statements run (a failed batch's calls run again counted too), calls answered, batches and failed batches so far (tests and the bench read them). */
+  readonly counts = { statements: 0, calls: 0, batches: 0, failedBatches: 0 };
 
   constructor(private readonly options: StatementBatcherOptions<I, O>) {}
 
@@ -45,21 +47,26 @@ export class StatementBatcher<I, O> {
   }
 
   private flush(): void {
-    while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) this.start(this.take());
+    while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
+      const batch = this.take();
+      if (batch.length === 0) return;
+      this.start(batch);
+    }
   }
 
-  /** The next batch: the queue's first calls, at most one per key, the rest left in order. */
+  /**
+   * The next batch: the queue's first calls, at most one per key and none whose key a running
+   * statement holds, the rest left in order (so a key's calls run one after another, in order).
+   */
   private take(): Array<Waiting<I, O>> {
-    if (this.queue.length === 1) return this.queue.splice(0, 1);
     const batch: Array<Waiting<I, O>> = [];
     const keys = new Set<unknown>();
     const left: Array<Waiting<I, O>> = [];
     for (const waiting of this.queue) {
       const key = this.options.key(waiting.input);
-      if (batch.length < this.options.maxBatch && !keys.has(key)) {
-        keys.add(key);
-        batch.push(waiting);
-      } else left.push(waiting);
+      if (batch.length < this.options.maxBatch && !keys.has(key) && !this.running.has(key)) batch.push(waiting);
+      else left.push(waiting);
+      keys.add(key);
     }
     this.queue = left;
     return batch;
@@ -69,8 +76,11 @@ export class StatementBatcher<I, O> {
     this.inFlight += 1;
     this.counts.statements += 1;
     this.counts.calls += batch.length;
+    const keys = batch.map((waiting) => this.options.key(waiting.input));
+    for (const key of keys) this.running.add(key);
     const done = () => {
       this.inFlight -= 1;
+      for (const key of keys) this.running.delete(key);
       this.flush();
     };
     if (batch.length === 1) {
@@ -87,7 +97,11 @@ export class StatementBatcher<I, O> {
           batch.forEach((waiting, index) => waiting.resolve(answers[index] as O));
         },
         // One at a time: a bad input fails only its own call.
-        () => Promise.all(batch.map((waiting) => this.options.one(waiting.input).then(waiting.resolve, waiting.reject))),
+        () => {
+          this.counts.failedBatches += 1;
+          this.counts.statements += batch.length;
+          return Promise.all(batch.map((waiting) => this.options.one(waiting.input).then(waiting.resolve, waiting.reject)));
+        },
       )
       .catch((error: unknown) => {
         for (const waiting of batch) waiting.reject(error);

@@ -558,7 +558,7 @@ type Executor = Kysely<Database> | Transaction<Database> | null;
 export interface SendBudgetStore {
   readonly kind: "database" | "memory";
   /** On PostgreSQL, how many statements the reply turns took, for how many turns (see {@link replyTurns}). */
-  readonly replyTurnStatements?: { readonly statements: number; readonly calls: number; readonly batches: number };
+  readonly replyTurnStatements?: { readonly statements: number; readonly calls: number; readonly batches: number; readonly failedBatches: number };
   /** The overall budget replies and alerts take from unless a caller names another. */
   readonly budget: GlobalBudget;
   /** The global grant for a reply, outside any transaction. */

@@ -137,6 +137,7 @@ describe.each(TEST_DIALECTS)("the budgets in the database on %s answer as the me
     expect(rows.map((row) => [Number(row.chat_id), Number(row.next_send_at)])).toEqual(chats.map((chat) => [chat, fullFrom + pace.intervalMs]));
     if (dialect === "PostgreSQL") {
       expect(store.replyTurnStatements!.batches).toBeGreaterThan(0);
+      expect(store.replyTurnStatements!.failedBatches).toBe(0);
       expect(store.replyTurnStatements!.statements).toBeLessThan(chats.length / 2);
     } else expect(store.replyTurnStatements).toBeUndefined();
 

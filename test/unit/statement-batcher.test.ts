@@ -60,7 +60,7 @@ describe("the statement batcher", () => {
     expect(batches).toEqual([[3, 4, 5]]);
     await answerAll();
     expect(await Promise.all(calls)).toEqual(["one:1", "one:2", "many:3", "many:4", "many:5"]);
-    expect(batcher.counts).toEqual({ statements: 3, calls: 5, batches: 1 });
+    expect(batcher.counts).toEqual({ statements: 3, calls: 5, batches: 1, failedBatches: 0 });
   });
 
   it("never puts two calls with the same key in one batch, and keeps a key's calls in order", async () => {
@@ -107,6 +107,22 @@ describe("the statement batcher", () => {
     await answerAll();
     await answerAll();
     expect(ones).toEqual([0, 1, 2, 3, 4]);
+    // The batch and the four statements after it.
+    expect(batcher.counts).toEqual({ statements: 6, calls: 5, batches: 1, failedBatches: 1 });
     expect(await Promise.all(calls)).toEqual([{ value: "one:0" }, { value: "one:1" }, { value: "one:2" }, { error: "bad input 3" }, { value: "one:4" }]);
+  });
+
+  it("holds a call back while a statement with its key runs, even with a statement free", async () => {
+    const { batcher, ones, answerAll, running } = scripted({ maxInFlight: 2 });
+    const first = batcher.run({ user: 1, n: 1 });
+    const second = batcher.run({ user: 1, n: 2 });
+    const other = batcher.run({ user: 2, n: 3 });
+    // User 1's second call waits for the first; user 2's call takes the free statement.
+    expect(ones).toEqual([1, 3]);
+    expect(running()).toBe(2);
+    await answerAll();
+    expect(ones).toEqual([1, 3, 2]);
+    await answerAll();
+    expect(await Promise.all([first, second, other])).toEqual(["one:1", "one:2", "one:3"]);
   });
 });

@@ -106,7 +106,7 @@ interface BatchInput {
  * row is whose. Every user once: an upsert may not touch a row twice in one statement.
  */
 const userWithStateBatchQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramIds: number[]; chatIds: number[]; now: number; openedBefore: number }>) => {
-  const withInput = db.with("input", () => sql<BatchInput>`select * from unnest(cast(${param("telegramIds")} as bigint[]), cast(${param("chatIds")} as bigint[])) as i(telegram_id, chat_id)`);
+  const withInput = db.with("input", () => sql<BatchInput>`(select * from unnest(cast(${param("telegramIds")} as bigint[]), cast(${param("chatIds")} as bigint[])) as i(telegram_id, chat_id))`);
   const withCtes = withInput
     .with("counted", (qc) =>
       updateWindowUpsertFrom(
@@ -213,7 +213,7 @@ function countedReads(db: Kysely<Database>): StatementBatcher<CountedRead, State
 }
 
 /** How many statements the counted reads of `db` took, for how many reads (PostgreSQL; null before any, and on SQLite). */
-export function countedReadStatements(db: Kysely<Database>): { statements: number; calls: number; batches: number } | null {
+export function countedReadStatements(db: Kysely<Database>): { statements: number; calls: number; batches: number; failedBatches: number } | null {
   return countedReadBatchers.get(coordinating(db))?.counts ?? null;
 }
 
