@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sql, type Kysely } from "kysely";
 import { prepared, type ParamFn } from "../../src/db/prepared";
-import { findConversation, saveConversation } from "../../src/db/repos/conversations";
+import { conversationSaveStatements, findConversation, saveConversation } from "../../src/db/repos/conversations";
 import type { Database } from "../../src/db/schema";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 
@@ -52,6 +52,35 @@ describe.each(TEST_DIALECTS)("a query compiled once and run with new parameters 
     await saveConversation(db, 72, { flow: "buy", step: null, state: "{}" }, T0 + 3);
     expect(await findConversation(db, 72)).toEqual({ flow: "buy", step: "", state: "{}", updatedAt: T0 + 3 });
     expect(await findConversation(db, 73)).toBeNull();
+  });
+
+  it("saves concurrent chats' flows as saves of their own would, sharing statements on PostgreSQL", async () => {
+    // Stored flows, some of them then saved keeping their step; new chats; one chat saved twice at once.
+    for (const chat of [80, 81, 82]) await saveConversation(db, chat, { flow: "quote", step: "resource", state: "{}" }, T0);
+    const before = conversationSaveStatements(db)?.statements ?? 0;
+    const saves = [
+      ...[80, 81, 82].map((chat) => ({ chat, flow: "quote", step: chat === 82 ? "volume" : null, state: `{"c":${chat}}` })),
+      ...Array.from({ length: 20 }, (_, index) => ({ chat: 100 + index, flow: "buy", step: index % 2 === 0 ? "address" : null, state: `{"n":${index}}` })),
+      { chat: 100, flow: "buy", step: "volume", state: '{"n":"again"}' },
+    ];
+    await Promise.all(saves.map((save) => saveConversation(db, save.chat, { flow: save.flow, step: save.step, state: save.state }, T0 + 5)));
+    expect(await findConversation(db, 80)).toEqual({ flow: "quote", step: "resource", state: '{"c":80}', updatedAt: T0 + 5 });
+    expect(await findConversation(db, 82)).toEqual({ flow: "quote", step: "volume", state: '{"c":82}', updatedAt: T0 + 5 });
+    // A chat's saves run in order: its last one is what stays.
+    expect(await findConversation(db, 100)).toEqual({ flow: "buy", step: "volume", state: '{"n":"again"}', updatedAt: T0 + 5 });
+    expect(await findConversation(db, 101)).toEqual({ flow: "buy", step: "", state: '{"n":1}', updatedAt: T0 + 5 });
+    expect(await findConversation(db, 119)).toEqual({ flow: "buy", step: "", state: '{"n":19}', updatedAt: T0 + 5 });
+    expect(await findConversation(db, 118)).toEqual({ flow: "buy", step: "address", state: '{"n":18}', updatedAt: T0 + 5 });
+    const counts = conversationSaveStatements(db);
+    if (dialect === "PostgreSQL") {
+      expect(counts!.batches).toBeGreaterThan(0);
+      expect(counts!.failedBatches).toBe(0);
+      expect(counts!.statements - before).toBeLessThan(saves.length / 2);
+    } else expect(counts).toBeNull();
+    // Inside a transaction a save is the caller's own statement, batched with nothing.
+    await db.transaction().execute((trx) => saveConversation(trx, 120, { flow: "quote", step: "resource", state: "{}" }, T0 + 6));
+    expect(conversationSaveStatements(db)?.statements ?? 0).toBe(counts?.statements ?? 0);
+    expect(await findConversation(db, 120)).toMatchObject({ step: "resource" });
   });
 
   it("refuses a parameter the query would write into its SQL instead of passing it", async () => {

@@ -1,6 +1,8 @@
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
+import { isPostgres } from "../dialect";
+import { StatementBatcher } from "../statement-batcher";
 
 /** A stored guided flow: the conversations plugin's state (a JSON string, versioned inside) and where the user is. */
 export interface StoredConversation {
@@ -44,9 +46,61 @@ const saveQueries = { newStep: saveQuery(false), sameStep: saveQuery(true) };
  * Compiled once: a guided flow writes on every step.
  */
 export async function saveConversation(db: Kysely<Database> | Transaction<Database>, chatId: number, row: { flow: string; step: string | null; state: string }, now: number): Promise<void> {
+  // Outside a transaction on PostgreSQL, concurrent chats' saves share a statement (and its commit) while the replica is busy.
+  if (!db.isTransaction && isPostgres(db)) return conversationSaves(db).run({ chatId, flow: row.flow, step: row.step, state: row.state, now });
   const query = row.step === null ? saveQueries.sameStep : saveQueries.newStep;
   await query(db, { chatId, flow: row.flow, step: row.step ?? "", state: row.state, now });
 }
+
+interface Save {
+  chatId: number;
+  flow: string;
+  /** Null keeps the stored step. */
+  step: string | null;
+  state: string;
+  now: number;
+}
+
+/** Per PostgreSQL database, the batcher of the flows' saves (see StatementBatcher). */
+const conversationSaveBatchers = new WeakMap<Kysely<Database>, StatementBatcher<Save, void>>();
+
+function conversationSaves(db: Kysely<Database>): StatementBatcher<Save, void> {
+  let batcher = conversationSaveBatchers.get(db);
+  if (!batcher) {
+    batcher = new StatementBatcher<Save, void>({
+      key: (save) => save.chatId,
+      maxInFlight: 2,
+      maxBatch: 64,
+      one: async (save) => {
+        await (save.step === null ? saveQueries.sameStep : saveQueries.newStep)(db, { chatId: save.chatId, flow: save.flow, step: save.step ?? "", state: save.state, now: save.now });
+      },
+      many: async (saves) => {
+        await saveManyQuery(db, { chatIds: saves.map((save) => save.chatId), flows: saves.map((save) => save.flow), steps: saves.map((save) => save.step ?? ""), keepSteps: saves.map((save) => save.step === null), states: saves.map((save) => save.state), now: Math.max(...saves.map((save) => save.now)) });
+        return saves.map(() => undefined);
+      },
+    });
+    conversationSaveBatchers.set(db, batcher);
+  }
+  return batcher;
+}
+
+/** How many statements the flows' saves on `db` took, for how many saves (PostgreSQL; null before any, and on SQLite). */
+export function conversationSaveStatements(db: Kysely<Database>): { statements: number; calls: number; batches: number; failedBatches: number } | null {
+  return conversationSaveBatchers.get(db)?.counts ?? null;
+}
+
+/** saveQuery for several chats (PostgreSQL): each chat once, each keeping its stored step or not. */
+const saveManyQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatIds: number[]; flows: string[]; steps: string[]; keepSteps: boolean[]; states: string[]; now: number }>) => {
+  const query = sql`
+    with input as (
+      select * from unnest(cast(${param("chatIds")} as bigint[]), cast(${param("flows")} as text[]), cast(${param("steps")} as text[]), cast(${param("keepSteps")} as boolean[]), cast(${param("states")} as text[])) as i(chat_id, flow, step, keep_step, state)
+    )
+    insert into conversations (chat_id, step, flow, state, updated_at)
+    select chat_id, step, flow, state, cast(${param("now")} as bigint) from input
+    on conflict (chat_id) do update set flow = excluded.flow, state = excluded.state, updated_at = excluded.updated_at,
+      step = case when (select input.keep_step from input where input.chat_id = excluded.chat_id) then conversations.step else excluded.step end`;
+  return { compile: () => query.compile(db) };
+});
 
 const deleteQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number }>) => db.deleteFrom("conversations").where("chat_id", "=", param("chatId")));
 
