@@ -510,10 +510,18 @@ function addCall(call) {
 
 // ---------------------------------------------------------------- sandbox panel
 
+/**
+ * Changes of the settle mode begun on this page so far: a panel state asked for before the latest
+ * one began is older than what the checkbox shows, so it leaves the checkbox alone (it would
+ * otherwise undo a click while a refresh was on its way).
+ */
+let settleEdits = 0;
+
 async function refreshPanel() {
   if (!view.config.sandbox) return;
+  const edits = settleEdits;
   const state = await api("/play/api/sandbox");
-  renderPanel(state);
+  renderPanel(state, edits === settleEdits);
 }
 
 function scheduleRefresh() {
@@ -590,11 +598,14 @@ function renderProduces(state) {
       : `→ the sandbox posts order.${chosen.status === "Filled" ? "filled" : "failed"} for order ${chosen.id.slice(0, 8)} to this server's receiver (one alert, however many times)`;
 }
 
-function renderPanel(state) {
+/** Shows the sandbox's state; `settleCurrent` false: the state was asked for before the settle mode last changed here, so that part is left as shown. */
+function renderPanel(state, settleCurrent = true) {
   $("balance").textContent = `Balance: ${state.balance.trx} TRX · ${state.balance.usdtTrc20} USDT`;
-  $("settle-mode").textContent = settlementText(state.settlement);
-  $("settle-auto").checked = state.settlement.auto;
-  if (state.settlement.auto && document.activeElement !== $("settle-seconds")) $("settle-seconds").value = String(state.settlement.seconds);
+  if (settleCurrent) {
+    $("settle-mode").textContent = settlementText(state.settlement);
+    $("settle-auto").checked = state.settlement.auto;
+    if (state.settlement.auto && document.activeElement !== $("settle-seconds")) $("settle-seconds").value = String(state.settlement.seconds);
+  }
   $("orders").replaceChildren(
     ...state.orders.slice(0, 6).map((order) =>
       h("li", {}, h("code", { text: order.id.slice(0, 8) }), ` ${order.volume} ${order.resource} · ${order.totalTrx} TRX · `, h("span", { class: `status-${order.status}`, text: order.status })),
@@ -634,9 +645,10 @@ function watchReport(watches) {
 }
 
 async function panelAction(action, body) {
+  const edits = settleEdits;
   try {
     const data = await api(`/play/api/sandbox/${action}`, body || {});
-    renderPanel(data.state);
+    renderPanel(data.state, edits === settleEdits);
     return data.result;
   } catch (error) {
     toast(error.message);
@@ -658,6 +670,7 @@ function wirePanel() {
     if (result) toast(result.settled.length ? `Settled ${result.settled.length} order(s): ${result.settled.map((o) => o.status).join(", ")}` : "No pending orders");
   };
   const setSettleMode = async () => {
+    settleEdits += 1;
     const seconds = Number($("settle-seconds").value);
     const result = await panelAction("settle-mode", { seconds: $("settle-auto").checked ? seconds : null });
     if (result) toast(settlementText(result.settlement));
