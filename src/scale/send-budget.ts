@@ -312,7 +312,7 @@ export async function recordChatSendAt(db: Kysely<Database>, chatId: number, ans
 export interface ReplyTurn {
   /** Null when the chat's turn was granted, else the time the chat may be written to again. */
   chatDueAt: number | null;
-  /** The global grant taken with the turn (null when the turn was not granted). */
+  /** The global grant taken with the turn: null when the turn was not granted, or, in a batch, when the bucket had no row yet (the caller then takes the grant itself). */
   grant: Grant | null;
 }
 
@@ -371,6 +371,7 @@ interface ReplyTurnCall {
  * is refused and its calls run one at a time.
  */
 async function takeReplyTurns(db: Kysely<Database>, calls: ReplyTurnCall[]): Promise<ReplyTurn[]> {
+  // Refused before the statement runs, so the calls run again one at a time with nothing taken.
   const [first] = calls;
   if (!first || calls.some((call) => call.pace.intervalMs !== first.pace.intervalMs || call.pace.burst !== first.pace.burst || call.budget.perSecond !== first.budget.perSecond || call.budget.burst !== first.budget.burst)) {
     throw new Error("a batch of reply turns mixes paces or budgets");
@@ -380,21 +381,23 @@ async function takeReplyTurns(db: Kysely<Database>, calls: ReplyTurnCall[]): Pro
   const fullFrom = now - Math.max(0, pace.burst - 1) * pace.intervalMs;
   const { rows } = await replyTurnsQuery(db, { chatIds: calls.map((call) => call.chatId), fullFrom, interval: pace.intervalMs, next: fullFrom + pace.intervalMs, now, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond });
   const byChat = new Map(rows.map((row) => [Number(row.chat_id), row]));
-  return Promise.all(
-    calls.map(async (call) => {
-      const row = byChat.get(call.chatId);
-      if (!row) throw new Error("the reply turns statement left a chat out");
-      if (row.place === null) return { chatDueAt: row.next_send_at === null ? now + pace.intervalMs : Number(row.next_send_at), grant: null };
-      // No bucket row yet: the usual grant seeds it.
-      if (row.granted === null || row.available === null) return { chatDueAt: null, grant: await takeGlobal(db, now, 1, budget) };
-      const place = Number(row.place);
-      const granted = Number(row.granted);
-      const available = Number(row.available);
-      // The turns drawn before this one took a message each.
-      const grant = place <= granted ? grantFromRow({ available: available - (place - 1) * 1000, granted: 1 }, now, 1, budget) : grantFromRow({ available: available - granted * 1000, granted: 0 }, now, 1, budget);
-      return { chatDueAt: null, grant };
-    }),
-  );
+  // Nothing below throws: the statement has committed, and a batch that failed would be run again call by call.
+  return calls.map((call): ReplyTurn => {
+    const row = byChat.get(call.chatId);
+    // (Every chat of the input has its row; one missing would have taken no turn.)
+    if (!row || row.place === null) {
+      const due = row?.next_send_at;
+      return { chatDueAt: due === null || due === undefined ? now + pace.intervalMs : Number(due), grant: null };
+    }
+    // No bucket row yet: the turn is taken, and the caller takes its grant, which seeds the row.
+    if (row.granted === null || row.available === null) return { chatDueAt: null, grant: null };
+    const place = Number(row.place);
+    const granted = Number(row.granted);
+    const available = Number(row.available);
+    // The turns drawn before this one took a message each.
+    const grant = place <= granted ? grantFromRow({ available: available - (place - 1) * 1000, granted: 1 }, now, 1, budget) : grantFromRow({ available: available - granted * 1000, granted: 0 }, now, 1, budget);
+    return { chatDueAt: null, grant };
+  });
 }
 
 const replyTurnsQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatIds: number[]; fullFrom: number; interval: number; next: number; now: number; capacity: number; perSecond: number }>) => {
