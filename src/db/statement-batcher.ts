@@ -1,7 +1,7 @@
 /**
  * Coalesces the same statement asked for by concurrent callers into one (PostgreSQL, where every
- * statement is a round trip whose socket write and wake-up cost the process more CPU than anything
- * else an update does). While fewer than `maxInFlight` statements run and nobody waits, a call
+ * statement is a round trip whose driver work, the protocol's messages, the result's parsing and
+ * the promises around them, costs the process more CPU than most of an update). While fewer than `maxInFlight` statements run and nobody waits, a call
  * runs at once on its own, exactly as without the batcher; once they all run, callers queue, and
  * each statement that ends sends the queue on as one batch. So an idle bot waits for nothing, and
  * a busy one makes fewer, larger statements the busier it is: the group commit's idea applied to

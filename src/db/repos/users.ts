@@ -188,8 +188,8 @@ interface CountedRead {
 const countedReadBatchers = new WeakMap<Kysely<Database>, StatementBatcher<CountedRead, StateRow | undefined>>();
 
 /**
- * The counted reads of a replica's concurrent updates: one statement at a time runs on its own,
- * two while the replica is busy; reads asked for meanwhile go together in the next statement
+ * The counted reads of a replica's concurrent updates: while fewer than two statements run, a read
+ * runs on its own; reads asked for while both run go together in the next statement
  * (userWithStateBatchQuery), up to 64 users, each user once, counted at the batch's latest time.
  */
 function countedReads(db: Kysely<Database>): StatementBatcher<CountedRead, StateRow | undefined> {
