@@ -366,8 +366,8 @@ interface ReplyTurnCall {
 
 /**
  * {@link takeReplyTurn} for several chats in one statement (PostgreSQL): the bucket's row locked
- * first, as there, each chat's upsert, then one draw for the turns taken, handed to them in chat
- * order. One time for all (the batch's latest), one pace and one budget: a batch that mixes them
+ * first, as there, each chat's upsert, then one draw for the turns taken, handed to them in the
+ * order the calls came. One time for all (the batch's latest), one pace and one budget: a batch that mixes them
  * is refused and its calls run one at a time.
  */
 async function takeReplyTurns(db: Kysely<Database>, calls: ReplyTurnCall[]): Promise<ReplyTurn[]> {
@@ -401,10 +401,11 @@ async function takeReplyTurns(db: Kysely<Database>, calls: ReplyTurnCall[]): Pro
 }
 
 const replyTurnsQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatIds: number[]; fullFrom: number; interval: number; next: number; now: number; capacity: number; perSecond: number }>) => {
-  // replyTurnQuery's statement for each chat of the batch; `place` numbers the turns taken.
+  // replyTurnQuery's statement for each chat of the batch; `place` numbers the turns taken in the
+  // order the calls came (the draw goes to the first ones, as one at a time it would).
   const query = sql<{ chat_id: number | string; place: number | string | null; next_send_at: number | string | null; available: number | string | null; granted: number | string | null }>`
     with ${BUDGET_ROW_LOCK}, input as (
-      select chat_id from unnest(cast(${param("chatIds")} as bigint[])) as i(chat_id)
+      select chat_id, arrival from unnest(cast(${param("chatIds")} as bigint[])) with ordinality as i(chat_id, arrival)
     ), chat_turn as (
       insert into chat_send (chat_id, next_send_at)
       select input.chat_id, cast(${param("next")} as bigint) from input where (select count(*) from current_row) >= 0
@@ -412,7 +413,7 @@ const replyTurnsQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatIds
       where chat_send.next_send_at <= ${param("now")}
       returning chat_id
     ), ranked as (
-      select chat_id, row_number() over (order by chat_id) as place from chat_turn
+      select chat_turn.chat_id, row_number() over (order by input.arrival) as place from chat_turn join input on input.chat_id = chat_turn.chat_id
     ), ${budgetGrantCtes({ now: param("now"), want: sql`(select count(*) from chat_turn)`, capacity: param("capacity"), perSecond: param("perSecond") }, sql`exists (select 1 from chat_turn)`)}
     select input.chat_id, ranked.place,
       (select next_send_at from chat_send where chat_send.chat_id = input.chat_id) as next_send_at,

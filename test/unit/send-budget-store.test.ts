@@ -158,5 +158,16 @@ describe.each(TEST_DIALECTS)("the budgets in the database on %s answer as the me
     expect(answers.find((answer) => answer.chatDueAt !== null)!.chatDueAt).toBe(fullFrom + 3 * pace.intervalMs);
     // A turn without its grant learns when the bucket holds a message again (1.9 - 1 at 28/s: 4 ms).
     for (const answer of answers) if (answer.chatDueAt === null && answer.grant!.granted === 0) expect(answer.grant).toEqual({ granted: 0, limited: true, nextAt: at + 4 });
+
+    // A bucket of 4 with one taken: the two calls that ran alone took two; the batch's one left goes
+    // to the call that came first (703), not to the lowest chat id, as one at a time it would.
+    await db.deleteFrom("send_budget").execute();
+    const four = { perSecond: 28, burst: 4 };
+    const fair = databaseSendBudget(db, four);
+    expect(await fair.takeGlobal(at, 1, four)).toMatchObject({ granted: 1 });
+    const arriving = [705, 701, 703, 702, 704];
+    const got = await Promise.all(arriving.map((chat) => fair.takeReplyTurn(chat, at, pace, four)));
+    expect(got.map((answer) => answer.grant?.granted)).toEqual([1, 1, 1, 0, 0]);
+    if (dialect === "PostgreSQL") expect(fair.replyTurnStatements).toMatchObject({ statements: 3, batches: 1, failedBatches: 0 });
   });
 });
