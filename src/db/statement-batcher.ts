@@ -14,10 +14,10 @@
 export interface StatementBatcherOptions<I, O> {
   /** Calls with the same key never share a batch (an upsert may not touch a row twice). */
   key(input: I): unknown;
-  /** Statements running at once before calls queue for a batch. */
-  maxInFlight: number;
-  /** The most calls in one batch. */
-  maxBatch: number;
+  /** Statements running at once before calls queue for a batch (default 2: one held by a lock leaves the other serving). */
+  maxInFlight?: number;
+  /** The most calls in one batch (default 64). */
+  maxBatch?: number;
   one(input: I): Promise<O>;
   /** The batch's statement: one answer per input, in the inputs' order. */
   many(inputs: I[]): Promise<O[]>;
@@ -29,15 +29,28 @@ interface Waiting<I, O> {
   reject(error: unknown): void;
 }
 
+/** What a batcher did so far: statements run (a failed batch's calls run again counted too), calls answered, batches and failed batches. */
+export interface BatcherCounts {
+  statements: number;
+  calls: number;
+  batches: number;
+  failedBatches: number;
+}
+
 export class StatementBatcher<I, O> {
+  private readonly maxInFlight: number;
+  private readonly maxBatch: number;
   private inFlight = 0;
   private queue: Array<Waiting<I, O>> = [];
   /** The keys of the calls running now. */
   private readonly running = new Set<unknown>();
-  /** Statements run (a failed batch's calls run again counted too), calls answered, batches and failed batches so far (tests and the bench read them). */
-  readonly counts = { statements: 0, calls: 0, batches: 0, failedBatches: 0 };
+  /** Read by the tests. */
+  readonly counts: BatcherCounts = { statements: 0, calls: 0, batches: 0, failedBatches: 0 };
 
-  constructor(private readonly options: StatementBatcherOptions<I, O>) {}
+  constructor(private readonly options: StatementBatcherOptions<I, O>) {
+    this.maxInFlight = options.maxInFlight ?? 2;
+    this.maxBatch = options.maxBatch ?? 64;
+  }
 
   run(input: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
@@ -47,7 +60,7 @@ export class StatementBatcher<I, O> {
   }
 
   private flush(): void {
-    while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
+    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
       const batch = this.take();
       if (batch.length === 0) return;
       this.start(batch);
@@ -64,7 +77,7 @@ export class StatementBatcher<I, O> {
     const left: Array<Waiting<I, O>> = [];
     for (const waiting of this.queue) {
       const key = this.options.key(waiting.input);
-      if (batch.length < this.options.maxBatch && !keys.has(key) && !this.running.has(key)) batch.push(waiting);
+      if (batch.length < this.maxBatch && !keys.has(key) && !this.running.has(key)) batch.push(waiting);
       else left.push(waiting);
       keys.add(key);
     }
@@ -108,4 +121,20 @@ export class StatementBatcher<I, O> {
       })
       .finally(done);
   }
+}
+
+/**
+ * One batcher per database for a statement: `build` makes it the first time a database asks (the
+ * batchers of the update's reads and the flows' saves, one per pool they run on).
+ */
+export function perDatabase<D extends object, I, O>(build: (db: D) => StatementBatcherOptions<I, O>): (db: D) => StatementBatcher<I, O> {
+  const batchers = new WeakMap<D, StatementBatcher<I, O>>();
+  return (db) => {
+    let batcher = batchers.get(db);
+    if (!batcher) {
+      batcher = new StatementBatcher(build(db));
+      batchers.set(db, batcher);
+    }
+    return batcher;
+  };
 }

@@ -4,7 +4,7 @@ import type { Database } from "../db/schema";
 import { coordinating, isPostgres } from "../db/dialect";
 import { sqliteHandle } from "../db/connection";
 import { prepared, type ParamFn } from "../db/prepared";
-import { StatementBatcher } from "../db/statement-batcher";
+import { StatementBatcher, type BatcherCounts } from "../db/statement-batcher";
 import type SQLite from "better-sqlite3";
 import type { ArrivalWindow } from "./arrival-window";
 
@@ -427,15 +427,10 @@ const replyTurnsQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatIds
 function replyTurns(db: Kysely<Database>): StatementBatcher<ReplyTurnCall, ReplyTurn> {
   return new StatementBatcher<ReplyTurnCall, ReplyTurn>({
     key: (call) => call.chatId,
-    maxInFlight: REPLY_TURNS_IN_FLIGHT,
-    maxBatch: 64,
     one: (call) => takeReplyTurn(db, call.chatId, call.now, call.pace, call.budget),
     many: (calls) => takeReplyTurns(db, calls),
   });
 }
-
-/** Reply turns asked for at once before the next ones queue for a shared statement. */
-export const REPLY_TURNS_IN_FLIGHT = 2;
 
 /** Gives back a chat turn that was taken but not used (the global budget was empty). */
 export async function returnChatSlot(db: Kysely<Database>, chatId: number, takenAt: number, intervalMs: number): Promise<void> {
@@ -562,7 +557,7 @@ type Executor = Kysely<Database> | Transaction<Database> | null;
 export interface SendBudgetStore {
   readonly kind: "database" | "memory";
   /** On PostgreSQL, how many statements the reply turns took, for how many turns (see {@link replyTurns}). */
-  readonly replyTurnStatements?: { readonly statements: number; readonly calls: number; readonly batches: number; readonly failedBatches: number };
+  readonly replyTurnStatements?: Readonly<BatcherCounts>;
   /** The overall budget replies and alerts take from unless a caller names another. */
   readonly budget: GlobalBudget;
   /** The global grant for a reply, outside any transaction. */

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
 import { isPostgres } from "../dialect";
-import { StatementBatcher } from "../statement-batcher";
+import { perDatabase, type BatcherCounts, type StatementBatcherOptions } from "../statement-batcher";
 
 /** A stored guided flow: the conversations plugin's state (a JSON string, versioned inside) and where the user is. */
 export interface StoredConversation {
@@ -62,31 +62,20 @@ interface Save {
 }
 
 /** Per PostgreSQL database, the batcher of the flows' saves (see StatementBatcher). */
-const conversationSaveBatchers = new WeakMap<Kysely<Database>, StatementBatcher<Save, void>>();
+const conversationSaves = perDatabase((db: Kysely<Database>): StatementBatcherOptions<Save, void> => ({
+  key: (save) => save.chatId,
+  one: async (save) => {
+    await (save.step === null ? saveQueries.sameStep : saveQueries.newStep)(db, { chatId: save.chatId, flow: save.flow, step: save.step ?? "", state: save.state, now: save.now });
+  },
+  many: async (saves) => {
+    await saveManyQuery(db, { chatIds: saves.map((save) => save.chatId), flows: saves.map((save) => save.flow), steps: saves.map((save) => save.step ?? ""), keepSteps: saves.map((save) => save.step === null), states: saves.map((save) => save.state), now: Math.max(...saves.map((save) => save.now)) });
+    return saves.map(() => undefined);
+  },
+}));
 
-function conversationSaves(db: Kysely<Database>): StatementBatcher<Save, void> {
-  let batcher = conversationSaveBatchers.get(db);
-  if (!batcher) {
-    batcher = new StatementBatcher<Save, void>({
-      key: (save) => save.chatId,
-      maxInFlight: 2,
-      maxBatch: 64,
-      one: async (save) => {
-        await (save.step === null ? saveQueries.sameStep : saveQueries.newStep)(db, { chatId: save.chatId, flow: save.flow, step: save.step ?? "", state: save.state, now: save.now });
-      },
-      many: async (saves) => {
-        await saveManyQuery(db, { chatIds: saves.map((save) => save.chatId), flows: saves.map((save) => save.flow), steps: saves.map((save) => save.step ?? ""), keepSteps: saves.map((save) => save.step === null), states: saves.map((save) => save.state), now: Math.max(...saves.map((save) => save.now)) });
-        return saves.map(() => undefined);
-      },
-    });
-    conversationSaveBatchers.set(db, batcher);
-  }
-  return batcher;
-}
-
-/** How many statements the flows' saves on `db` took, for how many saves (PostgreSQL; null before any, and on SQLite). */
-export function conversationSaveStatements(db: Kysely<Database>): { statements: number; calls: number; batches: number; failedBatches: number } | null {
-  return conversationSaveBatchers.get(db)?.counts ?? null;
+/** How many statements the flows' saves on `db` took, for how many saves (PostgreSQL; null on SQLite). */
+export function conversationSaveStatements(db: Kysely<Database>): BatcherCounts | null {
+  return isPostgres(db) ? conversationSaves(db).counts : null;
 }
 
 /** saveQuery for several chats (PostgreSQL): each chat once, each keeping its stored step or not. */

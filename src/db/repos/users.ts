@@ -6,7 +6,7 @@ import { storedConversation, type StoredConversation } from "./conversations";
 import { prepared, type ParamFn } from "../prepared";
 import { countUpdateInWindow, updateWindowUpsert, updateWindowUpsertFrom } from "./update-windows";
 import { coordinating, isPostgres } from "../dialect";
-import { StatementBatcher } from "../statement-batcher";
+import { perDatabase, type BatcherCounts, type StatementBatcherOptions } from "../statement-batcher";
 
 export type User = Selectable<UsersTable>;
 export type AlertKind = "orders" | "rules" | "deposits" | "other" | "prices";
@@ -184,41 +184,27 @@ interface CountedRead {
   windowMs: number;
 }
 
-/** Per PostgreSQL database (its coordinating pool), the batcher of the updates' counted reads. */
-const countedReadBatchers = new WeakMap<Kysely<Database>, StatementBatcher<CountedRead, StateRow | undefined>>();
-
 /**
- * The counted reads of a replica's concurrent updates: while fewer than two statements run, a read
- * runs on its own; reads asked for while both run go together in the next statement
- * (userWithStateBatchQuery), up to 64 users, each user once, counted at the batch's latest time.
+ * The counted reads of a replica's concurrent updates, per database (its coordinating pool): while
+ * fewer than two statements run, a read runs on its own; reads asked for while both run go
+ * together in the next statement (userWithStateBatchQuery), each user once, counted at the
+ * batch's latest time.
  */
-function countedReads(db: Kysely<Database>): StatementBatcher<CountedRead, StateRow | undefined> {
-  let batcher = countedReadBatchers.get(db);
-  if (!batcher) {
-    batcher = new StatementBatcher<CountedRead, StateRow | undefined>({
-      key: (read) => read.telegramId,
-      maxInFlight: COUNTED_READS_IN_FLIGHT,
-      maxBatch: 64,
-      one: async (read) => (await userWithStateCountedQuery(db, { telegramId: read.telegramId, chatId: read.chatId, now: read.now, openedBefore: read.now - read.windowMs })).rows[0],
-      many: async (reads) => {
-        const now = Math.max(...reads.map((read) => read.now));
-        const { rows } = await userWithStateBatchQuery(db, { telegramIds: reads.map((read) => read.telegramId), chatIds: reads.map((read) => read.chatId), now, openedBefore: now - reads[0]!.windowMs });
-        const bySource = new Map(rows.map((row) => [Number(row.source_telegram_id), row]));
-        return reads.map((read) => bySource.get(read.telegramId));
-      },
-    });
-    countedReadBatchers.set(db, batcher);
-  }
-  return batcher;
-}
+const countedReads = perDatabase((db: Kysely<Database>): StatementBatcherOptions<CountedRead, StateRow | undefined> => ({
+  key: (read) => read.telegramId,
+  one: async (read) => (await userWithStateCountedQuery(db, { telegramId: read.telegramId, chatId: read.chatId, now: read.now, openedBefore: read.now - read.windowMs })).rows[0],
+  many: async (reads) => {
+    const now = Math.max(...reads.map((read) => read.now));
+    const { rows } = await userWithStateBatchQuery(db, { telegramIds: reads.map((read) => read.telegramId), chatIds: reads.map((read) => read.chatId), now, openedBefore: now - reads[0]!.windowMs });
+    const bySource = new Map(rows.map((row) => [Number(row.source_telegram_id), row]));
+    return reads.map((read) => bySource.get(read.telegramId));
+  },
+}));
 
 /** How many statements the counted reads of `db` took, for how many reads (PostgreSQL; null before any, and on SQLite). */
-export function countedReadStatements(db: Kysely<Database>): { statements: number; calls: number; batches: number; failedBatches: number } | null {
-  return countedReadBatchers.get(coordinating(db))?.counts ?? null;
+export function countedReadStatements(db: Kysely<Database>): BatcherCounts | null {
+  return isPostgres(db) ? countedReads(coordinating(db)).counts : null;
 }
-
-/** Counted reads running at once before the next ones queue for a shared statement. */
-export const COUNTED_READS_IN_FLIGHT = 2;
 
 /** The update's read as findUserWithState returns it. */
 function stateFromRow(row: StateRow): UserWithState {
