@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 import { expectSharedStatements } from "../kit/batching";
 import type { Database } from "../../src/db/schema";
@@ -157,13 +157,35 @@ describe.each(TEST_DIALECTS)("the budgets in the database on %s answer as the me
     for (const answer of answers) if (answer.chatDueAt === null && answer.grant!.granted === 0) expect(answer.grant).toEqual({ granted: 0, limited: true, nextAt: at + 4 });
 
     // A bucket of 4 with one taken: the two calls that ran alone took two; the batch's one left goes
-    // to the call that came first (703), not to the lowest chat id, as one at a time it would.
+    // to the call that came first (703), not to the lowest chat id, as one at a time it would. On
+    // PostgreSQL the bucket's row is held meanwhile, so the two lone calls wait at its lock before
+    // the batch is sent, and take their grants first whatever the machine's pace.
     await db.deleteFrom("send_budget").execute();
     const four = { perSecond: 28, burst: 4 };
     const fair = databaseSendBudget(db, four);
     expect(await fair.takeGlobal(at, 1, four)).toMatchObject({ granted: 1 });
+    let release = () => {};
+    let holding: Promise<void> = Promise.resolve();
+    if (dialect === "PostgreSQL") {
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked = () => {};
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+      holding = db.transaction().execute(async (trx) => {
+        await sql`select 1 from send_budget where name = 'telegram' for update`.execute(trx);
+        locked();
+        await held;
+      });
+      await lockTaken;
+    }
     const arriving = [705, 701, 703, 702, 704];
-    const got = await Promise.all(arriving.map((chat) => fair.takeReplyTurn(chat, at, pace, four)));
+    const asking = Promise.all(arriving.map((chat) => fair.takeReplyTurn(chat, at, pace, four)));
+    if (dialect === "PostgreSQL") {
+      // Both lone statements reach the lock; the other three queue behind them for one batch.
+      await expect.poll(async () => Number((await sql<{ waiting: string }>`select count(*) as waiting from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(db)).rows[0]!.waiting)).toBe(2);
+    }
+    release();
+    await holding;
+    const got = await asking;
     expect(got.map((answer) => answer.grant?.granted)).toEqual([1, 1, 1, 0, 0]);
     if (dialect === "PostgreSQL") expect(fair.replyTurnStatements).toMatchObject({ statements: 3, batches: 1, failedBatches: 0 });
   });
