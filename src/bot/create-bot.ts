@@ -140,8 +140,9 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   // Secrets are deleted before anything may drop the update (group answer, rate limit).
   chain.use(groupKeyGuard());
   chain.use(privateChatsOnly());
+  // After sequentialize: an update waiting behind its chat's previous one says nothing until its turn.
   const typing = options.typing === undefined ? DEFAULT_TYPING : options.typing;
-  if (typing) bot.use(typingWhileSlow(typing));
+  if (typing) chain.use(typingWhileSlow(typing));
   // Sets the language and ctx.tr, which translates through the @grammyjs/i18n instance (Fluent).
   // The plugin's own middleware is not installed: nothing reads the ctx.t it would add, and it
   // builds its closures and negotiates a locale on every update for that.

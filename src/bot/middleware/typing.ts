@@ -10,8 +10,12 @@ export interface TypingOptions {
 
 export const DEFAULT_TYPING: TypingOptions = { afterMs: 300, everyMs: 4_500 };
 
-/** Calls that show the user something in the chat; "typing…" waits for a quiet spell after each. */
-const VISIBLE = /^(send|edit|copy|forward)/;
+/**
+ * Calls that show the user something in the chat; "typing…" waits for a quiet spell after each.
+ * Not the chat action itself: it would restart the quiet spell, and "typing…" would be said again
+ * every `afterMs` instead of every `everyMs`.
+ */
+const VISIBLE = /^(send(?!ChatAction)|edit|copy|forward)/;
 
 /**
  * Shows "typing…" in a private chat while the bot works on an update and has shown nothing for
