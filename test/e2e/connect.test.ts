@@ -97,6 +97,31 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     expect(world.logs()).not.toContain(wrong);
   });
 
+  it("another command closes the key step: text typed after it is neither deleted nor sent to the marketplace as a key", async () => {
+    const user = world.user(204);
+    await linkKey(world, user, world.newAccount().apiKey);
+    user.send("/connect");
+    await user.nextMessage();
+    user.send("/wallet");
+    expect((await user.nextMessage()).text).toContain("TRX");
+    const before = world.sandboxRequests.length;
+    const typed = user.send(ADDRESS_A);
+    const reply = await user.nextMessage();
+    await world.settled();
+    expect(world.fake.messages(204).find((m) => m.messageId === typed.messageId)?.deleted).toBe(false);
+    expect(reply.text).not.toMatch(/key/i);
+    // The address went to no balance check as a key (the key step's only call).
+    expect(world.sandboxRequests.slice(before)).not.toContain("GET /api/v1/wallet/balance");
+    // /cancel after /connect says it cancelled; the text after it is ordinary text again.
+    user.send("/connect");
+    await user.nextMessage();
+    user.send("/cancel");
+    expect((await user.nextMessage()).text).toContain("Cancelled");
+    const after = user.send("thanks!");
+    expect((await user.nextMessage()).text).toContain("I didn't understand that");
+    expect(world.fake.messages(204).find((m) => m.messageId === after.messageId)?.deleted).toBe(false);
+  });
+
   it("a second /connect says it replaces the key", async () => {
     const user = world.user(203);
     await linkKey(world, user, world.newAccount().apiKey);

@@ -70,6 +70,8 @@ function beforeFlows(): MiddlewareFn<BotContext> {
   return (ctx, next) => {
     const text = ctx.message?.text;
     const command = text?.startsWith("/") === true;
+    // Any other command also closes the /connect key step, so later text is never taken for a key.
+    if (command && !CONNECT_COMMAND.test(text!)) return leaveAllThen(ctx, next);
     if (command && Object.keys(ctx.conversation.active()).length > 0) return leaveThen(ctx, next);
     const flow = ctx.outdatedFlow;
     if (flow === undefined || command) return next();
@@ -77,6 +79,15 @@ function beforeFlows(): MiddlewareFn<BotContext> {
     if (text === undefined && (data === undefined || ANSWER.parse(data) === null)) return next();
     return sayExpired(ctx, flow);
   };
+}
+
+/** /connect, which opens the key step itself (leaving any guided flow). */
+const CONNECT_COMMAND = /^\/connect(?:@\w+)?(?:\s|$)/i;
+
+/** Leaves the guided flow and the key step, whichever is open (endFlow), then goes on; /cancel then says it left one. */
+async function leaveAllThen(ctx: BotContext, next: () => Promise<void>): Promise<void> {
+  if (await endFlow(ctx)) ctx.flowLeft = true;
+  await next();
 }
 
 async function leaveThen(ctx: BotContext, next: () => Promise<void>): Promise<void> {
