@@ -39,7 +39,8 @@ const EDITS = new Set(["editMessageText", "editMessageReplyMarkup"]);
 
 /**
  * For a button press: an edit of the pressed message that would show exactly what it shows
- * already is not sent (Telegram refuses it with "message is not modified"). Installed on the
+ * already is not sent (Telegram refuses it with "message is not modified"), and one Telegram
+ * refuses all the same (a press older than the message's last edit) counts as done. Installed on the
  * update's own API before the menus, so it sees every edit as it goes out, a menu's rendered
  * keyboard included; what each edit showed is remembered for the rest of the update, so a
  * handler that shows "processing…" and then the pressed view again still edits it.
@@ -58,6 +59,9 @@ export function skipIdenticalEdits(): MiddlewareFn<BotContext> {
       };
       if (shown && shown.text === next.text && shown.keyboard === next.keyboard) return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
       const result = await prev(method, payload, signal);
+      // A press made before the message changed (a double tap) carries its older copy: Telegram
+      // then finds the edit already shown. The message shows what was asked, so it succeeded.
+      if (!result.ok && result.description?.includes("message is not modified")) return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
       if (result.ok) shown = next;
       return result;
     });

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { callbackAnswerText, linkKey, manageWorld, type World } from "../kit/world";
+import type { ChatMessage } from "../../src/telegram-fake";
+import { findCredential } from "../../src/db/repos/credentials";
+
+const GENERIC_ERROR = "Something went wrong on our side";
+
+function dataOf(message: ChatMessage, label: RegExp): string {
+  const button = (message.replyMarkup?.inline_keyboard ?? []).flat().find((b) => label.test(b.text));
+  if (!button || !("callback_data" in button)) throw new Error(`no ${String(label)} button`);
+  return button.callback_data!;
+}
+
+/**
+ * Two presses of one button before the first is handled (a double tap): both carry the message as
+ * it was before the first edit, so the second edit shows nothing new. Telegram refuses such an
+ * edit ("message is not modified"); the press is done all the same, and the user sees no error.
+ */
+describe("a double tap", () => {
+  let world: World;
+  // The second tap's edit reaches Telegram and is refused, as it would be; each test checks that refusal is the only one.
+  manageWorld((started) => (world = started), { allowRejectedCalls: true });
+
+  for (const [label, shows] of [
+    [/Confirm/, "Your key and stored data are de"],
+    [/Cancel/, "Nothing was changed"],
+  ] as const) {
+    it(`on /disconnect's ${String(label)}: both presses answered, the message edited once, no error said`, async () => {
+      const userId = label.source === "Confirm" ? 9501 : 9502;
+      const user = world.user(userId);
+      await linkKey(world, user, world.newAccount().apiKey);
+      user.send("/disconnect");
+      const ask = await user.nextMessage();
+      const data = dataOf(ask, label);
+      const first = world.fake.pressButton(user.user, ask.messageId, data);
+      const second = world.fake.pressButton(user.user, ask.messageId, data);
+      await callbackAnswerText(world, first.callbackQueryId);
+      await callbackAnswerText(world, second.callbackQueryId);
+      await world.settled();
+      // An error reply, were there one, is sent after the update's handler has failed.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(user.botMessages().filter((message) => message.messageId > ask.messageId)).toEqual([]);
+      expect(user.botMessages().some((message) => (message.text ?? "").includes(GENERIC_ERROR))).toBe(false);
+      expect(world.fake.messages(userId).find((message) => message.messageId === ask.messageId)?.text).toMatch(new RegExp(shows, "i"));
+      expect(world.fake.rejectedCalls().map((call) => `${call.method}: ${call.description}`)).toEqual(["editMessageText: Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"]);
+      expect(Boolean(await findCredential(world.app.db, userId))).toBe(label.source !== "Confirm");
+    });
+  }
+});
