@@ -28,6 +28,8 @@ export const STEP_TTL_MS = 10 * 60_000;
 /** A question that was put to the user, and when (plain JSON: it is stored in the replay log). */
 export interface Asked {
   askedAt: number;
+  /** The question's message: only the buttons under it answer it (absent in a state stored before it was recorded). */
+  messageId?: number;
 }
 
 /** An answer checked: its value, or why not (HTML, said to the user; absent when the check already replied). */
@@ -39,10 +41,11 @@ export function markAsked(ctx: BotContext, flow: FlowName, step: string): Asked 
   return { askedAt: ctx.deps.now() };
 }
 
-/** Sends a question (HTML) with its answer buttons, if any. Runs inside `external`. */
-export async function sendQuestion(ctx: BotContext, text: string, buttons: AnswerButton[][] = []): Promise<void> {
+/** Sends the question `asked` (HTML) with its answer buttons, if any, and records its message in `asked`. Runs inside `external`. */
+export async function sendQuestion(ctx: BotContext, asked: Asked, text: string, buttons: AnswerButton[][] = []): Promise<void> {
   const rows = buttons.filter((row) => row.length > 0).map((row) => row.map((button) => ({ text: button.label, callback_data: answerData(button.value) })));
-  await ctx.reply(text, { parse_mode: "HTML", ...(rows.length > 0 ? { reply_markup: { inline_keyboard: rows } } : {}) });
+  const sent = await ctx.reply(text, { parse_mode: "HTML", ...(rows.length > 0 ? { reply_markup: { inline_keyboard: rows } } : {}) });
+  asked.messageId = sent.message_id;
 }
 
 /** A button that answers the open question with `value` (short: callback data holds 64 bytes). */
@@ -53,16 +56,20 @@ export interface AnswerButton {
 
 /**
  * The answer an update carries: typed text, or the value of an answer button that is on the
- * pressed message (data missing from it was made up, or belongs to a keyboard since replaced).
+ * pressed message (data missing from it was made up, or belongs to a keyboard since replaced)
+ * and, given the open question `asked`, under that question (a button under an earlier question,
+ * of this flow or another, answers nothing: a double tap, or a press further up the chat).
  * Null for everything else, which the flow leaves to the rest of the bot.
  */
-export function answerIn(ctx: Context): string | null {
+export function answerIn(ctx: Context, asked?: Asked): string | null {
   const text = ctx.message?.text;
   if (text !== undefined) return text.startsWith("/") ? null : text;
   const data = ctx.callbackQuery?.data;
   if (data === undefined) return null;
   const value = ANSWER.parse(data);
-  return value !== null && pressedButtonExists(ctx) ? value : null;
+  if (value === null || !pressedButtonExists(ctx)) return null;
+  if (asked?.messageId !== undefined && ctx.callbackQuery?.message?.message_id !== asked.messageId) return null;
+  return value;
 }
 
 /**
@@ -73,7 +80,7 @@ export function answerIn(ctx: Context): string | null {
  */
 export async function answer<T>(conversation: Guided, flow: FlowName, asked: Asked, check: (ctx: BotContext, input: string) => Promise<Checked<T>>): Promise<T> {
   const update = await conversation.wait();
-  const input = answerIn(update);
+  const input = answerIn(update, asked);
   if (input === null) return conversation.skip({ next: true });
   const result = await conversation.external(async (ctx): Promise<Checked<T> | { expired: true }> => {
     if (ctx.callbackQuery) await ctx.answerCallbackQuery();

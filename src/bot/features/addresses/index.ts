@@ -102,7 +102,7 @@ async function showAddressBook(ctx: BotContext): Promise<void> {
 export async function addressLabelConversation(conversation: Guided, _ctx: Context, address: string): Promise<void> {
   const asked = await conversation.external(async (ctx) => {
     const asked = markAsked(ctx, "address-label", "label");
-    await sendQuestion(ctx, [ctx.tr("address-label-ask", { max: String(LABEL_MAX) }, { address: code(address) }), "", ctx.tr("ask-cancel-hint")].join("\n"));
+    await sendQuestion(ctx, asked, [ctx.tr("address-label-ask", { max: String(LABEL_MAX) }, { address: code(address) }), "", ctx.tr("ask-cancel-hint")].join("\n"));
     return asked;
   });
   const label = await answer(conversation, "address-label", asked, async (ctx, input): Promise<Checked<string | null>> => {

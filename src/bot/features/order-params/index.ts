@@ -229,7 +229,7 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
   }
   lines.push("", ctx.tr("ask-cancel-hint"));
   const asked = markAsked(ctx, flow, field);
-  await sendQuestion(ctx, lines.join("\n"), buttons);
+  await sendQuestion(ctx, asked, lines.join("\n"), buttons);
   return { ...asked, field, draft: next };
 }
 

@@ -54,7 +54,7 @@ async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: A
   }
   lines.push("", ctx.tr("ask-cancel-hint"));
   const asked = markAsked(ctx, "rule", step);
-  await sendQuestion(ctx, lines.join("\n"), buttons);
+  await sendQuestion(ctx, asked, lines.join("\n"), buttons);
   return { ...asked, step, draft: next };
 }
 

@@ -92,7 +92,7 @@ async function askLimit(ctx: BotContext, draft: WatchDraft) {
     if (limitSun > 0n && !buttons.some((button) => button.value === sunToTrx(limitSun))) buttons.push({ label: `≤ ${trxText(sunToTrx(limitSun), ctx.lang)}`, value: sunToTrx(limitSun) });
   }
   const asked = markAsked(ctx, "watch", "price");
-  await sendQuestion(ctx, [ctx.tr("ask-watch-price", { price: trxText(priceTrx, ctx.lang) }), "", ctx.tr("ask-cancel-hint")].join("\n"), [buttons]);
+  await sendQuestion(ctx, asked, [ctx.tr("ask-watch-price", { price: trxText(priceTrx, ctx.lang) }), "", ctx.tr("ask-cancel-hint")].join("\n"), [buttons]);
   return asked;
 }
 
