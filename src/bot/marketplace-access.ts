@@ -103,7 +103,7 @@ export async function describeSpendError(ctx: BotContext, client: MarketplaceCli
   const described = describeMarketplaceError(ctx, error, false);
   if (error.kind !== "insufficient_balance") return described;
   const balanceTrx = await client.balance().then(
-    (balance) => balance.trx,
+    (balance) => balance.trx ?? knownBalanceTrx,
     () => knownBalanceTrx,
   );
   if (balanceTrx === undefined) return described;

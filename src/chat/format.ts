@@ -23,6 +23,19 @@ export function trxText(trx: string, language: Language): string {
   return `${formatDecimalForLocale(trx, language)} TRX`;
 }
 
+/** What stands for an amount the marketplace left out (a field its spec does not mark required). */
+export const UNKNOWN_AMOUNT = "—";
+
+/** {@link amountText}, or {@link UNKNOWN_AMOUNT} for an amount left out. */
+export function knownAmountText(value: string | null, language: Language): string {
+  return value === null ? UNKNOWN_AMOUNT : amountText(value, language);
+}
+
+/** {@link trxText}, or {@link UNKNOWN_AMOUNT} for an amount left out. */
+export function knownTrxText(trx: string | null, language: Language): string {
+  return trx === null ? UNKNOWN_AMOUNT : trxText(trx, language);
+}
+
 /** Price per unit in sun with up to 3 decimals, computed exactly (ru "71,5"). */
 export function sunPerUnit(priceTrx: string, volume: bigint, language: Language): string {
   if (volume <= 0n) return "0";

@@ -150,13 +150,19 @@ export function readErrorBody(text: string): ErrorBody {
   return body;
 }
 
+/** The route whose 502 means "the provider failed, the balance was refunded" (POST). */
+const ORDER_CREATION_PATH = "/api/v1/orders";
+
 /** Builds the error for a non-2xx response. */
 export function errorFromResponse(init: { method: string; path: string; status: number; bodyText: string; retryAfterMs?: number }): MarketplaceError {
   const body = readErrorBody(init.bodyText);
   const code = extractErrorCode(body);
   const detail = body.detail ?? body.title;
+  const kind = kindFor(init.status, code);
   return new MarketplaceError({
-    kind: kindFor(init.status, code),
+    // A 502 says the provider failed and the balance was refunded only where the spec says so
+    // (placing an order); anywhere else it is a gateway's answer like any other 5xx.
+    kind: kind === "provider_failed" && !(init.method === "POST" && init.path === ORDER_CREATION_PATH) ? "server" : kind,
     method: init.method,
     path: init.path,
     status: init.status,

@@ -185,7 +185,7 @@ describe("wallet", () => {
   it("reads balance, a stable deposit address and the ledger with filters", async () => {
     const account = await world.account({ trx: "10", usdt: "0" });
     const { marketplace } = world.client(account.read);
-    expect(trxToSun((await marketplace.balance()).trx)).toBe(10_000_000n);
+    expect(trxToSun((await marketplace.balance()).trx!)).toBe(10_000_000n);
 
     const address = await marketplace.depositAddress();
     expect(address.address).not.toBe("");
@@ -193,7 +193,7 @@ describe("wallet", () => {
 
     await world.control.creditDeposit({ accountId: account.accountId, currency: "USDT-TRC20", amount: "25" });
     const balance = await marketplace.balance();
-    expect(compareTrx(balance.usdtTrc20, "0")).toBe(1);
+    expect(compareTrx(balance.usdtTrc20!, "0")).toBe(1);
 
     const ledger = await marketplace.transactions({ page: 1, pageSize: 5, type: "Deposit", currency: "USDT-TRC20" });
     expect(ledger).toMatchObject({ page: 1, pageSize: 5 });
@@ -363,19 +363,20 @@ describe("errors", () => {
   it("a schema-violating body is invalid_response naming the fields", async () => {
     const account = await world.account();
     const { marketplace } = world.client(account.read);
-    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 200, body: { trx: 12.5 } });
+    // (Absent, either would do: the spec marks neither required. Present, each must be a decimal string.)
+    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 200, body: { trx: 12.5, usdtTrc20: false } });
     const error = await failure(marketplace.balance());
     expect(error.kind).toBe("invalid_response");
     expect(error.issues?.map((issue) => issue.path).sort()).toStrictEqual(["trx", "usdtTrc20"]);
     expect(error.message).toContain("/api/v1/wallet/balance");
   });
 
-  it("a 502 on a read is retried (only the order POST treats it as final)", async () => {
+  it("a 502 on a read is a server error, retried (only the order POST reads it as the provider's final failure)", async () => {
     const account = await world.account();
     const { marketplace, calls } = world.client(account.read);
     await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 502 });
     await marketplace.balance();
-    expect(calls.map((call) => call.outcome)).toStrictEqual(["provider_failed", "ok"]);
+    expect(calls.map((call) => call.outcome)).toStrictEqual(["server", "ok"]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MarketplaceError, errorFromResponseForTest, extractErrorCode, kindFor } from "./error-helpers";
+import { errorFromResponse } from "../../src/marketplace/errors";
 
 const CODES = ["wallet.insufficient_balance", "api_key.insufficient_scope", "api_key.spend_limit_exceeded"] as const;
 
@@ -86,6 +87,15 @@ describe("kindFor", () => {
 });
 
 describe("errors built from responses", () => {
+  it("a 502 is the provider's failure (balance refunded) only on placing an order; elsewhere it is a server error", () => {
+    const at = (method: string, path: string) => errorFromResponse({ method, path, status: 502, bodyText: "<html>Bad Gateway</html>" }).kind;
+    expect(at("POST", "/api/v1/orders")).toBe("provider_failed");
+    expect(at("GET", "/api/v1/wallet/balance")).toBe("server");
+    expect(at("GET", "/api/v1/orders")).toBe("server");
+    expect(at("POST", "/api/v1/automations")).toBe("server");
+    expect(at("POST", "/api/v1/orders/preview")).toBe("server");
+  });
+
   it("uses detail, then title, and keeps the code", () => {
     const error = errorFromResponseForTest(403, { type: "https://x.example/errors/api_key.spend_limit_exceeded", title: "Forbidden", detail: "Daily limit reached" });
     expect(error).toBeInstanceOf(MarketplaceError);

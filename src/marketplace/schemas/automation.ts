@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { int64Schema } from "../int64";
-import { dateTimeSchema, idSchema, trxSchema } from "./scalars";
+import { absentAsNull, dateTimeSchema, idSchema, trxSchema } from "./scalars";
 
 /**
  * An automation rule (energy only): auto-refill, auto-renewal or smart mode. `type`, `status`
@@ -45,9 +45,10 @@ export const automationOptionsSchema = z.object({
 export type AutomationOptions = z.output<typeof automationOptionsSchema>;
 
 /** The cost of one firing at the caller's price. */
+/** The price is what the card is for; the spec marks none of these required, so the parts may be absent. */
 export const automationPreviewSchema = z.object({
   priceTrx: trxSchema,
-  baseCostTrx: trxSchema,
-  commissionTrx: trxSchema,
+  baseCostTrx: absentAsNull(trxSchema),
+  commissionTrx: absentAsNull(trxSchema),
 });
 export type AutomationPreview = z.output<typeof automationPreviewSchema>;

@@ -45,9 +45,10 @@ export type OrderOptions = z.output<typeof orderOptionsSchema>;
  * fee, the burn comparison (energy only), the saving and the balance may be absent (null).
  */
 export const orderPreviewSchema = z.object({
+  // The price is what the card is for; the spec marks none of these required, so the rest may be absent.
   priceTrx: trxSchema,
-  baseCostTrx: trxSchema,
-  commissionTrx: trxSchema,
+  baseCostTrx: absentAsNull(trxSchema),
+  commissionTrx: absentAsNull(trxSchema),
   activationTrx: absentAsNull(trxSchema),
   burnCostTrx: absentAsNull(trxSchema),
   savingsPercent: absentAsNull(z.string()),

@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { dateTimeSchema, idSchema, trxSchema } from "./scalars";
+import { absentAsNull, dateTimeSchema, idSchema, trxSchema } from "./scalars";
 
 /** Both balances as decimal strings; `usdtTrc20` is USDT, not TRX, so only its decimal shape is checked. */
+/** Neither field is marked required by the spec: an absent one is null (shown as unknown). */
 export const balanceSchema = z.object({
-  usdtTrc20: trxSchema,
-  trx: trxSchema,
+  usdtTrc20: absentAsNull(trxSchema),
+  trx: absentAsNull(trxSchema),
 });
 export type Balance = z.output<typeof balanceSchema>;
 

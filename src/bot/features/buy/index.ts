@@ -10,7 +10,7 @@ import type { BotContext } from "../../context";
 import { endFlow } from "../../flows";
 import { enterFlow } from "../../guided/install";
 import type { Guided } from "../../guided/steps";
-import { amountText, resourceText, trxText, volumeText } from "../../../chat/format";
+import { amountText, knownTrxText, resourceText, trxText, volumeText } from "../../../chat/format";
 import { code } from "../../../chat/html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
 import { pressedButtonExists } from "../../pressed-button";
@@ -64,7 +64,8 @@ interface OrderPayload {
   address: string;
 }
 
-function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, balanceTrx: string): { text: string; canConfirm: boolean } {
+/** The order's card; with the balance unknown (left out by the marketplace), Confirm is offered and the marketplace decides. */
+function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, balanceTrx: string | null): { text: string; canConfirm: boolean } {
   const activationTrx = preview.activationTrx ?? "0";
   const total = addTrx(preview.priceTrx, activationTrx);
   const lines = [
@@ -74,12 +75,12 @@ function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, b
     ctx.tr("card-volume", { value: volumeText(order.volume, ctx.lang) }),
     ctx.tr("card-duration", { value: order.duration }),
     ctx.tr("card-target", {}, { value: code(order.address) }),
-    ctx.tr("card-price", { price: trxText(preview.priceTrx, ctx.lang), commission: trxText(preview.commissionTrx, ctx.lang) }),
+    ctx.tr("card-price", { price: trxText(preview.priceTrx, ctx.lang), commission: knownTrxText(preview.commissionTrx, ctx.lang) }),
   ];
   if (trxToSun(activationTrx) > 0n) lines.push(ctx.tr("card-activation", { value: trxText(activationTrx, ctx.lang) }));
   if (order.resource === "energy" && preview.savingsPercent && preview.burnCostTrx) lines.push(ctx.tr("card-savings", { percent: amountText(preview.savingsPercent, ctx.lang), burn: trxText(preview.burnCostTrx, ctx.lang) }));
-  lines.push(ctx.tr("card-total", { value: trxText(total, ctx.lang) }), ctx.tr("card-balance", { value: trxText(balanceTrx, ctx.lang) }));
-  const canConfirm = compareTrx(balanceTrx, total) >= 0;
+  lines.push(ctx.tr("card-total", { value: trxText(total, ctx.lang) }), ctx.tr("card-balance", { value: knownTrxText(balanceTrx, ctx.lang) }));
+  const canConfirm = balanceTrx === null || compareTrx(balanceTrx, total) >= 0;
   if (!canConfirm) lines.push("", ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx)), ctx.lang) }));
   lines.push(shareLine(ctx, "buy", order));
   return { text: lines.join("\n"), canConfirm };

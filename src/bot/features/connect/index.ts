@@ -5,7 +5,7 @@ import { tryConnectAttempt } from "../../../db/repos/connect-attempts";
 import { findCredential, saveApiKey } from "../../../db/repos/credentials";
 import { MarketplaceError } from "../../../marketplace";
 import type { BotContext } from "../../context";
-import { amountText } from "../../../chat/format";
+import { knownAmountText } from "../../../chat/format";
 import { currentFlow, endFlow, startKeyStep } from "../../flows";
 import { FLOW_COMMANDS, type FlowName } from "../../guided/steps";
 import { keyStepOpen } from "./step";
@@ -74,7 +74,7 @@ export function connectFeature(menu: MenuActions): Composer<BotContext> {
     ctx.deps.logger.info({ userId: ctx.account.telegram_id, replaced: Boolean(previous) }, "API key linked");
     const lines = [
       ctx.tr(previous ? "connect-replaced" : "connect-linked", { last4: key.slice(-4) }),
-      ctx.tr("balance-line", { trx: amountText(balance.trx, ctx.lang), usdt: amountText(balance.usdtTrc20, ctx.lang) }),
+      ctx.tr("balance-line", { trx: knownAmountText(balance.trx, ctx.lang), usdt: knownAmountText(balance.usdtTrc20, ctx.lang) }),
     ];
     await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
   }

@@ -45,11 +45,19 @@ async function openOptionalClient(ctx: BotContext): Promise<MarketplaceClient | 
   }
 }
 
-/** Bounds and durations for a quote: from the options with a usable key, the documented ones without. */
+/**
+ * Bounds and durations for a quote: from the options with a usable key, the documented ones
+ * without. The quote is public, so when the key's options cannot be read (a revoked key, the
+ * endpoint down) the quote goes on with the documented ones, without mentioning the key.
+ */
 export async function quoteLimits(ctx: BotContext): Promise<OrderLimits | null> {
   try {
     return await orderLimits(ctx, await optionalClient(ctx));
   } catch (error) {
+    if (error instanceof MarketplaceError) {
+      ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind }, "order options could not be read with the user's key; quoting with the documented durations");
+      return orderLimits(ctx, null);
+    }
     await replyMarketplaceError(ctx, error, { read: true });
     return null;
   }

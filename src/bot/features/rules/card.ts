@@ -9,7 +9,7 @@ import { markInMotion } from "../../../db/repos/poll-schedule";
 import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
-import { trxText, volumeText } from "../../../chat/format";
+import { knownTrxText, trxText, volumeText } from "../../../chat/format";
 import { code } from "../../../chat/html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
 import { cardKeyboard, sendCard, type CardButton, type CardKinds, type CardOutcome } from "../cards";
@@ -38,10 +38,11 @@ interface RulePayload {
   figures?: CardFigures;
 }
 
+/** What the card shows from the marketplace; the commission and the balance are null when it left them out. */
 interface CardFigures {
   priceTrx: string;
-  commissionTrx: string;
-  balanceTrx: string;
+  commissionTrx: string | null;
+  balanceTrx: string | null;
   /** Renewal only: the duration the estimate was priced for when the options do not list a day. */
   pricedFor?: string;
 }
@@ -109,7 +110,7 @@ async function previewFiring(client: MarketplaceClient, payload: RuleRequest, op
   const pricedFor = durationMinutes(duration) === DAY_MINUTES ? {} : { pricedFor: duration };
   const preview = await client.previewAutomation({ volume: priced.toString(), duration, type: "refill" });
   if (priced === volume) return { ...preview, ...pricedFor };
-  return { priceTrx: scaleTrx(preview.priceTrx, volume, priced), baseCostTrx: scaleTrx(preview.baseCostTrx, volume, priced), commissionTrx: scaleTrx(preview.commissionTrx, volume, priced), ...pricedFor };
+  return { priceTrx: scaleTrx(preview.priceTrx, volume, priced), baseCostTrx: preview.baseCostTrx === null ? null : scaleTrx(preview.baseCostTrx, volume, priced), commissionTrx: preview.commissionTrx === null ? null : scaleTrx(preview.commissionTrx, volume, priced), ...pricedFor };
 }
 
 /**
@@ -150,13 +151,14 @@ function confirmCard(ctx: BotContext, payload: RulePayload, figures: CardFigures
     lines.push("", ctx.tr("rule-confirm-trigger-smart"));
   }
   lines.push(
-    ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", { value: trxText(figures.priceTrx, ctx.lang), commission: trxText(figures.commissionTrx, ctx.lang) }),
+    ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", { value: trxText(figures.priceTrx, ctx.lang), commission: knownTrxText(figures.commissionTrx, ctx.lang) }),
     ...(figures.pricedFor ? [ctx.tr("rule-confirm-estimate-priced-for", { duration: figures.pricedFor })] : []),
     ctx.tr("rule-confirm-charged"),
     ctx.tr("rule-card-auto-resume", { value: ctx.tr(payload.autoResume ? "button-yes" : "button-no") }),
-    ctx.tr("card-balance", { value: trxText(figures.balanceTrx, ctx.lang) }),
+    ctx.tr("card-balance", { value: knownTrxText(figures.balanceTrx, ctx.lang) }),
   );
-  const covered = compareTrx(figures.balanceTrx, figures.priceTrx) >= 0;
+  // A balance the marketplace left out is not held against the rule: Confirm is offered and the marketplace decides.
+  const covered = figures.balanceTrx === null || compareTrx(figures.balanceTrx, figures.priceTrx) >= 0;
   // Renewal and smart rules need one firing's balance up front; a refill rule may be set up before topping up.
   const canConfirm = covered || payload.kind === "refill";
   if (!covered) lines.push("", ctx.tr(payload.kind === "refill" ? "rule-confirm-short-refill" : "rule-confirm-short"));
@@ -216,7 +218,7 @@ export function ruleCardFeature(cards: CardKinds, ruleCard: RuleCardMaker): Comp
         ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status }, "rule not created");
         if (!RETRYABLE.has(error.kind)) {
           if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
-          const { text, keyboard } = await describeSpendError(ctx, client, error, payload.figures?.balanceTrx);
+          const { text, keyboard } = await describeSpendError(ctx, client, error, payload.figures?.balanceTrx ?? undefined);
           return { state: "failed", text, keyboard, result: { error: error.kind } };
         }
         // Rule creation has no idempotency key: look for the rule before offering to send again.

@@ -2,7 +2,7 @@ import { type Composer, InlineKeyboard, InputFile } from "grammy";
 import { FlatComposer } from "../../middleware/flat-composer";
 import type { Balance, DepositAddress } from "../../../marketplace";
 import type { BotContext } from "../../context";
-import { amountText } from "../../../chat/format";
+import { amountText, knownAmountText } from "../../../chat/format";
 import { code } from "../../../chat/html";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
 import type { MenuActions } from "../start";
@@ -16,8 +16,8 @@ function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard
   const text = [
     ctx.tr("wallet-title"),
     "",
-    ctx.tr("wallet-trx", { value: amountText(balance.trx, ctx.lang) }),
-    ctx.tr("wallet-usdt", { value: amountText(balance.usdtTrc20, ctx.lang) }),
+    ctx.tr("wallet-trx", { value: knownAmountText(balance.trx, ctx.lang) }),
+    ctx.tr("wallet-usdt", { value: knownAmountText(balance.usdtTrc20, ctx.lang) }),
     "",
     ctx.tr("wallet-hint"),
   ].join("\n");
