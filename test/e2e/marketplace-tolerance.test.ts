@@ -71,6 +71,16 @@ describe("the marketplace's answers the spec allows", () => {
     expect(buttonLabels(card)).toContain("✅ Confirm");
   });
 
+  it("a ledger amount written with a plus sign is read as the amount", async () => {
+    const { user } = await linked(8007);
+    const entry = { id: "6f1c6f8e-2b7e-4c1b-9a4e-0a1b2c3d4e5f", type: "Deposit", currency: "TRX", amount: "+5", txId: null, status: "Completed", createdAt: new Date().toISOString() };
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/wallet/transactions", status: 200, body: { items: [entry], page: 1, pageSize: 10, total: 1 }, times: 20 });
+    user.send("/transactions");
+    const list = await user.nextMessage();
+    expect(list.text).toContain("+5");
+    expect(list.text).not.toContain("not answering");
+  });
+
   it("a rule's preview with only its price, and no balance: the card shows the cost and offers Confirm, which creates the rule", async () => {
     const { accountId, user } = await linked(8006);
     world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/automations/preview", status: 200, body: { priceTrx: "4.5" }, times: 20 });

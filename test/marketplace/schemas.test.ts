@@ -76,6 +76,15 @@ describe("resource schemas", () => {
   it("reject a TRX amount that is not a decimal", () => {
     expect(balanceSchema.safeParse({ usdtTrc20: "1", trx: "1,5" }).success).toBe(false);
     expect(balanceSchema.safeParse({ usdtTrc20: "1", trx: 1.5 }).success).toBe(false);
+    expect(balanceSchema.safeParse({ usdtTrc20: "1", trx: "++5" }).success).toBe(false);
+    expect(balanceSchema.safeParse({ usdtTrc20: "1", trx: "+-5" }).success).toBe(false);
+  });
+
+  it("read an amount written with a plus sign as the plain amount, and leave out what the spec does not mark required", () => {
+    expect(balanceSchema.parse({ usdtTrc20: "+25", trx: "+0.5" })).toStrictEqual({ usdtTrc20: "25", trx: "0.5" });
+    expect(balanceSchema.parse({ trx: "1" })).toStrictEqual({ usdtTrc20: null, trx: "1" });
+    expect(orderPreviewSchema.parse({ priceTrx: "4.5" })).toMatchObject({ priceTrx: "4.5", baseCostTrx: null, commissionTrx: null, balanceTrx: null });
+    expect(orderPreviewSchema.safeParse({ commissionTrx: "0.5" }).success).toBe(false);
   });
 
   it("accept int32 counters as numeric strings", () => {

@@ -18,8 +18,14 @@ export const int32Schema = z.union([z.number(), z.string()]).transform((value, c
   return number;
 });
 
-/** A TRX amount: kept as the API's decimal string (convert with money.ts), but validated to be one. */
-export const trxSchema = z.string().refine((value) => parseTrx(value) !== null, { message: "expected a decimal TRX amount" });
+/**
+ * A TRX amount: kept as the API's decimal string (convert with money.ts), but validated to be one.
+ * An explicit plus sign (a ledger may write a credit "+5") is read as the plain amount.
+ */
+export const trxSchema = z
+  .string()
+  .transform((value) => value.replace(/^\s*\+(?=\d)/, ""))
+  .refine((value) => parseTrx(value) !== null, { message: "expected a decimal TRX amount" });
 
 /** An ISO 8601 date-time string; kept as sent (the spec gives no stricter format). */
 export const dateTimeSchema = z.string().refine((value) => !Number.isNaN(Date.parse(value)), { message: "expected an ISO 8601 date-time" });
