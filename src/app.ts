@@ -57,6 +57,8 @@ export interface AppOptions {
   telegramChatPace?: ChatPace | null;
   /** "typing…" while an update is slow (default after 300 ms); null: never (tests that count a chat's calls). */
   telegramTyping?: TypingOptions | null;
+  /** See createBot's doubleTapMs; null: every press runs (tests press again at machine speed). */
+  telegramDoubleTapMs?: number | null;
   /** Marketplace client retry back-off base (tests use small values). */
   marketplaceBackoffMs?: number;
   /** Bot API request and long-poll timeouts (tests shorten them). */
@@ -204,7 +206,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     onLinked: (telegramId) => push.primeNotifications(telegramId),
     rememberSecret: (value) => scrubber.addUserSecret(value),
   };
-  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget, serverErrorRetries: options.telegramServerErrorRetries, sendWindow, sendBudget, ...(options.telegramTyping !== undefined ? { typing: options.telegramTyping } : {}), chatPace: options.telegramChatPace !== undefined ? options.telegramChatPace : options.perChatMinTimeMs === 0 ? null : undefined });
+  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget, serverErrorRetries: options.telegramServerErrorRetries, sendWindow, sendBudget, ...(options.telegramTyping !== undefined ? { typing: options.telegramTyping } : {}), ...(options.telegramDoubleTapMs !== undefined ? { doubleTapMs: options.telegramDoubleTapMs } : {}), chatPace: options.telegramChatPace !== undefined ? options.telegramChatPace : options.perChatMinTimeMs === 0 ? null : undefined });
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];

@@ -17,6 +17,7 @@ import { skipIdenticalEdits } from "./edit-in-place";
 import { menuDataGuard, menuRoot } from "./menus";
 import { rateLimit } from "./middleware/rate-limit";
 import { DEFAULT_TYPING, typingWhileSlow, type TypingOptions } from "./middleware/typing";
+import { DEFAULT_DOUBLE_TAP_MS, doubleTapGuard } from "./middleware/double-tap";
 import { groupKeyGuard, secretPasteGuard } from "./middleware/secret-paste";
 import { startFeature, unhandledFeature, type MenuActions } from "./features/start";
 import { connectFeature } from "./features/connect";
@@ -52,6 +53,8 @@ export interface CreateBotOptions {
   sendBudget?: SendBudgetStore;
   /** "typing…" while an update takes longer than afterMs (default 300 ms); null: never. */
   typing?: TypingOptions | null;
+  /** A second press of a button within this many ms, or while the first is handled, goes no further (default 600); null: every press runs (tests that press at machine speed). */
+  doubleTapMs?: number | null;
   /** Retries of a call Telegram answered with 5xx or 429 (default 3; tests of failure paths use 0). */
   serverErrorRetries?: number;
 }
@@ -132,6 +135,9 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       handling.count -= 1;
     });
   });
+  // A second press of a button whose first press is still being handled (or just came) goes no further.
+  const doubleTapMs = options.doubleTapMs === undefined ? DEFAULT_DOUBLE_TAP_MS : options.doubleTapMs;
+  if (doubleTapMs !== null) chain.use(doubleTapGuard(doubleTapMs));
   // Updates of one chat are handled in order, also under the concurrent runner.
   chain.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
   chain.use(provideDeps(deps));

@@ -47,3 +47,50 @@ describe("a double tap", () => {
     });
   }
 });
+
+/** With the guard as deployed: the second press of a double tap is answered and goes no further. */
+describe("a double tap, with double taps dropped as deployed", () => {
+  let world: World;
+  manageWorld((started) => (world = started), { doubleTapMs: 600 });
+
+  async function doubleTap(user: ReturnType<World["user"]>, message: ChatMessage, label: RegExp): Promise<void> {
+    const data = dataOf(message, label);
+    const first = world.fake.pressButton(user.user, message.messageId, data);
+    const second = world.fake.pressButton(user.user, message.messageId, data);
+    await callbackAnswerText(world, first.callbackQueryId);
+    await callbackAnswerText(world, second.callbackQueryId);
+    await world.settled();
+  }
+
+  it("on the main menu's Buy asks which resource once", async () => {
+    const user = world.user(9601);
+    await linkKey(world, user, world.newAccount().apiKey);
+    user.send("/start");
+    const menu = await user.nextMessage();
+    await doubleTap(user, menu, /Buy/);
+    expect(user.botMessages().filter((message) => (message.text ?? "").includes("Which resource"))).toHaveLength(1);
+  });
+
+  it("on /wallet's Top up sends the deposit address once", async () => {
+    const user = world.user(9603);
+    await linkKey(world, user, world.newAccount().apiKey);
+    user.send("/wallet");
+    const wallet = await user.nextMessage();
+    await doubleTap(user, wallet, /Top up/);
+    expect(user.botMessages().filter((message) => message.messageId > wallet.messageId && (message.text ?? "").includes("Top up your balance"))).toHaveLength(1);
+  });
+
+  it("a press of the same button after the window is a new press and runs", async () => {
+    const user = world.user(9602);
+    await linkKey(world, user, world.newAccount().apiKey);
+    user.send("/wallet");
+    const wallet = await user.nextMessage();
+    const data = dataOf(wallet, /Top up/);
+    await callbackAnswerText(world, world.fake.pressButton(user.user, wallet.messageId, data).callbackQueryId);
+    await world.settled();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await callbackAnswerText(world, world.fake.pressButton(user.user, wallet.messageId, data).callbackQueryId);
+    await world.settled();
+    expect(user.botMessages().filter((message) => message.messageId > wallet.messageId && (message.text ?? "").includes("Top up your balance"))).toHaveLength(2);
+  });
+});
