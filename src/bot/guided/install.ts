@@ -82,7 +82,7 @@ function beforeFlows(): MiddlewareFn<BotContext> {
 }
 
 /** /connect, which opens the key step itself (leaving any guided flow). */
-const CONNECT_COMMAND = /^\/connect(?:@\w+)?(?:\s|$)/i;
+const CONNECT_COMMAND = /^\/connect(?:@\w+)?(?:\s|$)/;
 
 /** Leaves the guided flow and the key step, whichever is open (endFlow), then goes on; /cancel then says it left one. */
 async function leaveAllThen(ctx: BotContext, next: () => Promise<void>): Promise<void> {
