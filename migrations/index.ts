@@ -8,6 +8,7 @@ import { conversations } from "./007-conversations";
 import { priceWatches } from "./008-price-watches";
 import { pollSchedule } from "./009-poll-schedule";
 import { commandMenu } from "./010-command-menu";
+import { telegramLanguage } from "./011-telegram-language";
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "008-price-watches": priceWatches,
   "009-poll-schedule": pollSchedule,
   "010-command-menu": commandMenu,
+  "011-telegram-language": telegramLanguage,
 };

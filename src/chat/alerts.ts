@@ -46,7 +46,7 @@ export interface Recipient {
   language: Language;
 }
 
-/** The recipient fields that follow the user's chosen language (English when none). */
+/** The recipient fields that follow the user's language: chosen in /settings, else picked from their Telegram app, else English. */
 export function recipientLanguage(translations: Translations, language: string | null): Pick<Recipient, "tr" | "language"> {
   const picked = pickLanguage(language ?? "en");
   return { tr: translatorFor(translations, picked), language: picked };
@@ -56,7 +56,7 @@ export function recipientLanguage(translations: Translations, language: string |
 export async function recipientFor(db: Kysely<Database>, translations: Translations, telegramId: number, kind: AlertKind | "always"): Promise<Recipient | null> {
   const user = await findUser(db, telegramId);
   if (!user || user.active !== 1 || (kind !== "always" && !alertEnabled(user, kind))) return null;
-  return { telegramId, chatId: user.chat_id, ...recipientLanguage(translations, user.language) };
+  return { telegramId, chatId: user.chat_id, ...recipientLanguage(translations, user.language ?? user.telegram_language) };
 }
 
 /**

@@ -28,6 +28,8 @@ export interface UsersTable {
   alert_prices: Generated<number>;
   /** The language of the command menu set for this user's chat; null = none set (Telegram's per-language menus apply). */
   menu_language: string | null;
+  /** The language picked from the user's Telegram app (en, ru, zh) at their last update, for alerts while `language` is null; null = none recorded (English). */
+  telegram_language: string | null;
 }
 
 /** A user's marketplace API key, AES-256-GCM encrypted; never stored in plaintext. */

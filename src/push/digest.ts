@@ -134,7 +134,7 @@ export function digestBuilder(deps: DigestBuildDeps): (row: OutboxRow, payload: 
       }
       throw error;
     }
-    const lang = pickLanguage(user.language ?? "en");
+    const lang = pickLanguage(user.language ?? user.telegram_language ?? "en");
     const tr = translatorFor(deps.translations, lang);
     const report = await buildSpendingReport({
       tr,

@@ -252,7 +252,7 @@ class IngestBatcher {
       }
       claimedKeys.add(key);
       const user = row.telegram_id === null ? null : (row as unknown as User);
-      const recipient = user && user.active === 1 && alertEnabled(user, "orders") ? { telegramId, chatId: user.chat_id, ...recipientLanguage(translations, user.language) } : null;
+      const recipient = user && user.active === 1 && alertEnabled(user, "orders") ? { telegramId, chatId: user.chat_id, ...recipientLanguage(translations, user.language ?? user.telegram_language) } : null;
       events.push({ item, telegramId, key, recipient });
     }
 

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { startApp } from "../../src/app";
 import { ADDRESS_A, buttonLabels, linkKey, manageWorld, type World } from "../kit/world";
 import { linkedUser, waitFor } from "../kit/push-helpers";
+import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+import { visibleText } from "../../src/bot/edit-in-place";
 
 // Intl writes Russian thousands with a no-break space, as Telegram shows it.
 const NBSP = "\u00a0";
@@ -113,6 +115,58 @@ describe("the language chosen in /settings", () => {
     const alert = await pushed.user.nextMessage({ timeoutMs: 10_000 });
     expect(alert.text).toContain(`1${NBSP}090${NBSP}000`);
     expect(alert.text).toContain(`1${NBSP}090,705 TRX`);
+  });
+});
+
+describe("the language of a user who chose none: their Telegram app's", () => {
+  let world: World;
+  manageWorld((started) => (world = started));
+
+  it("a rule-pause alert for a Telegram-ru user who never opened /settings is in Russian, as their replies are; after choosing English in /settings, the next alert is English", async () => {
+    const user = world.user(7008, { languageCode: "ru" });
+    const { accountId, apiKey } = world.newAccount();
+    await linkKey(world, user, apiKey);
+    user.send("/help");
+    expect((await user.nextMessage()).text).toMatch(/[а-яА-Я]/);
+    const client = world.app.deps.marketplace(() => world.sandbox.control.createKey({ accountId, scope: "purchase" }).apiKey);
+    const pauseAlert = async (ruleId: string) => {
+      world.sandbox.control.setBalance({ accountId, trx: "0" });
+      world.sandbox.control.fireRule({ ruleId });
+      await world.app.push.pollNow();
+      return waitFor(() => world.fake.messages(7008).find((message) => message.from === "bot" && message.text?.includes(ruleId.slice(0, 8))));
+    };
+    const first = await client.createSmart({ targetAddress: ADDRESS_A });
+    expect((await pauseAlert(first.id)).text).toMatch(/[а-яА-Я]/);
+
+    user.send("/settings");
+    while (!buttonLabels(await user.nextMessage()).includes("English"));
+    user.press("English");
+    await user.nextBotEvent();
+    world.sandbox.control.setBalance({ accountId, trx: "1000" });
+    const second = await client.createSmart({ targetAddress: ADDRESS_A });
+    const english = await pauseAlert(second.id);
+    expect(english.text).not.toMatch(/[а-яА-Я]/);
+    expect(english.text).toContain("paused");
+  });
+});
+
+describe("the language of a user who chose none, in alerts from a webhook", () => {
+  let world: World;
+  manageWorld((started) => (world = started));
+
+  it("a zh-app user who never opened /settings gets the order.filled alert from their webhook in Chinese", async () => {
+    const user = world.user(7702, { languageCode: "zh" });
+    await linkKey(world, user, world.newAccount().apiKey);
+    const token = await rotateWebhookToken(world.app.db, 7702, Date.now());
+    const response = await fetch(`${world.app.url}/webhooks/marketplace/${token}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ event: "order.filled", data: { id: "abcdef12-0000-4000-8000-000000000001", resource: "energy", volume: "65000", targetAddress: ADDRESS_A, totalTrx: "4.5", status: "Filled" } }),
+    });
+    expect(response.status).toBe(200);
+    const alert = await waitFor(() => world.fake.messages(7702).find((message) => message.from === "bot" && message.text?.includes("abcdef12")));
+    expect(alert.text).toContain(visibleText(world.app.deps.i18n.t("zh", "alert-filled-hint")).slice(0, 10));
+    expect(alert.text).not.toContain(visibleText(world.app.deps.i18n.t("en", "alert-filled-hint")).slice(0, 10));
   });
 });
 

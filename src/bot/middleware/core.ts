@@ -1,5 +1,5 @@
 import type { MiddlewareFn } from "grammy";
-import { findUserWithState, upsertUser } from "../../db/repos/users";
+import { findUserWithState, setTelegramLanguage, upsertUser } from "../../db/repos/users";
 import type { BotContext, BotDeps } from "../context";
 import { pickLanguage, translatorFor } from "../../chat/i18n";
 import { followChosenLanguage } from "../command-menu";
@@ -72,6 +72,13 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     const account = known && known.active === 1 && known.chat_id === chatId ? known : await ctx.deps.writes.run((db) => upsertUser(db, id, chatId, now));
     ctx.account = account;
     ctx.lang = pickLanguage(account.language ?? ctx.from.language_code);
+    // Alerts have no update to read Telegram's language from: the one picked is kept for them
+    // while the user has chosen none (a write only when it changes; English is the default).
+    if (account.language === null && ctx.lang !== (account.telegram_language ?? "en")) {
+      const picked = ctx.lang;
+      await ctx.deps.writes.run((db) => setTelegramLanguage(db, id, picked));
+      account.telegram_language = picked;
+    }
     ctx.tr = translatorFor(ctx.deps.i18n, ctx.lang);
     // A language chosen before the chat's command menu followed it: set the menu now, once.
     if (account.language !== null && account.menu_language !== account.language && ctx.chat.type === "private") await followChosenLanguage(ctx.api, ctx.deps, account, ctx.lang);

@@ -228,6 +228,7 @@ function stateFromRow(row: StateRow): UserWithState {
     digest_week: stored.digest_week,
     alert_prices: stored.alert_prices,
     menu_language: stored.menu_language,
+    telegram_language: stored.telegram_language,
   };
   const { credential_key_id: keyId, credential_ciphertext: ciphertext, credential_last4: last4, credential_broken_at: brokenAt, credential_broken_notified: brokenNotified, credential_linked_at: linkedAt } = row;
   const { conversation_flow: flow, conversation_step: step, conversation_state: state, conversation_updated_at: updatedAt } = row;
@@ -243,6 +244,11 @@ function stateFromRow(row: StateRow): UserWithState {
 
 export async function findUser(db: Kysely<Database>, telegramId: number): Promise<User | undefined> {
   return db.selectFrom("users").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
+}
+
+/** Records the language picked from the user's Telegram app (read by alerts while they chose none). */
+export async function setTelegramLanguage(db: Kysely<Database>, telegramId: number, language: string): Promise<void> {
+  await db.updateTable("users").set({ telegram_language: language }).where("telegram_id", "=", telegramId).execute();
 }
 
 export async function setUserLanguage(db: Kysely<Database>, telegramId: number, language: string | null, now: number): Promise<void> {
