@@ -32,7 +32,7 @@ export interface BotDeps {
   i18n: I18n<BotContext>;
   /** Called after an order was placed through the bot, so it is followed until it settles. */
   followOrder: (telegramId: number, orderId: string) => Promise<void>;
-  /** Called after a key was linked: record existing notifications as seen so they are not replayed. */
+  /** Called after a key was linked, and when a user comes back after blocking the bot: record existing notifications as seen so they are not replayed. */
   onLinked: (telegramId: number) => Promise<void>;
   /** Registers a user's secret (a personal webhook token) with the log scrubber. */
   rememberSecret: (value: string) => void;

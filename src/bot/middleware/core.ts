@@ -70,6 +70,9 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     const known = state.user;
     rememberPrefetched(ctx, state);
     const account = known && known.active === 1 && known.chat_id === chatId ? known : await ctx.deps.writes.run((db) => upsertUser(db, id, chatId, now));
+    // Back after blocking the bot: what the marketplace raised meanwhile is not replayed as a burst
+    // of stale alerts (those queued at the block were dropped too); it counts as seen, as at linking.
+    if (known && known.active !== 1 && state.credential) await ctx.deps.onLinked(id);
     ctx.account = account;
     ctx.lang = pickLanguage(account.language ?? ctx.from.language_code);
     // Alerts have no update to read Telegram's language from: the one picked is kept for them
