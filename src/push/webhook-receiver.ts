@@ -55,10 +55,14 @@ export function readEvent(body: unknown): { event: string; eventId: string | nul
   return null;
 }
 
-/** The event name alone (`event`, `type` or `name`), for events that carry no order. */
+/**
+ * The event name, from `event`, `type` or `name`: the first that names a settlement, else the
+ * first string (`{ "type": "order", "name": "order.filled" }` is a settlement, not an event "order").
+ */
 export function readEventName(body: unknown): string | null {
   if (!isObject(body)) return null;
-  return [body.event, body.type, body.name].find((value): value is string => typeof value === "string" && value.length > 0 && value.length < 100) ?? null;
+  const names = [body.event, body.type, body.name].filter((value): value is string => typeof value === "string" && value.length > 0 && value.length < 100);
+  return names.find((name) => SETTLEMENT_EVENTS.has(name.toLowerCase())) ?? names[0] ?? null;
 }
 
 // A Map, not an object: an event named "constructor" must not find anything.
