@@ -191,6 +191,12 @@ describe("webhook mode", () => {
     const missing = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(update) });
     expect(missing.status).toBe(401);
     expect(world.fake.calls.filter((c) => c.method === "sendMessage")).toHaveLength(0);
+    // With the secret, bodies that are no Telegram update as the bot reads one: 400, nothing handled.
+    for (const body of [{ update_id: 11, message: {} }, { update_id: 12, message: { message_id: 1, date: 0, chat: {} } }, { update_id: 13, callback_query: { id: 5 } }, { update_id: "14" }, [update]]) {
+      const bad = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(body) });
+      expect(bad.status).toBe(400);
+    }
+    expect(world.fake.calls.filter((c) => c.method === "sendMessage")).toHaveLength(0);
     // the fake must know the chat before the bot can answer in it
     world.fake.sendText({ id: 109, firstName: "W", languageCode: "en" }, "hello");
     const accepted = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(update) });

@@ -6,6 +6,7 @@ import type { BotContext } from "../../bot/context";
 import type { Logger } from "../../logger";
 import type { UpdateTurns } from "../../scale/update-turns";
 import type { ServerEnv } from "../create-server";
+import { z } from "zod";
 
 function sameSecret(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -17,6 +18,28 @@ function sameSecret(given: string | undefined, expected: string): boolean {
 export interface TelegramWebhookShared {
   /** Where an update's turn is taken: the database every replica shares, or this process (SQLite). */
   turns: UpdateTurns;
+}
+
+const id = z.number().int();
+const user = z.object({ id });
+const message = z.object({ message_id: id, date: z.number(), chat: z.object({ id, type: z.string() }) });
+/**
+ * What the bot reads of an update before its handlers do: its id and, for the kinds it handles,
+ * who and which chat. Other fields and other kinds pass as Telegram sends them.
+ */
+const updateShape = z.object({
+  update_id: id,
+  message: message.optional(),
+  edited_message: message.optional(),
+  callback_query: z.object({ id: z.string(), from: user, message: z.object({ message_id: id, chat: z.object({ id }) }).optional() }).optional(),
+  inline_query: z.object({ id: z.string(), from: user, query: z.string() }).optional(),
+  chosen_inline_result: z.object({ result_id: z.string(), from: user }).optional(),
+  my_chat_member: z.object({ chat: z.object({ id }), from: user }).optional(),
+});
+
+/** True when `body` has the shape of a Telegram update as far as the bot reads it (see updateShape). */
+export function isTelegramUpdate(body: unknown): body is Update {
+  return updateShape.safeParse(body).success;
 }
 
 /** The chat an update belongs to (its turn queue); 0 for the few chat-less kinds. */
@@ -99,7 +122,7 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
         } catch {
           return c.json({ error: "malformed JSON" }, 400);
         }
-        if (typeof update !== "object" || update === null || typeof update.update_id !== "number") return c.json({ error: "not a Telegram update" }, 400);
+        if (!isTelegramUpdate(update)) return c.json({ error: "not a Telegram update" }, 400);
         const chatId = chatOf(update);
         const previous = chains.get(chatId) ?? Promise.resolve<Outcome>("handled");
         const current = previous.then(() => handle(update, chatId)).then(
