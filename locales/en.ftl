@@ -155,6 +155,7 @@ card-short = ⚠️ Your balance is short by { $value }. Top up first.
 card-working = ⏳ Processing…
 card-checking = ⏳ Processing… the marketplace did not answer in time, so I am checking whether it went through.
 card-stale = This preview is more than 5 minutes old and prices move. Refresh it before confirming.
+card-price-rose = The price rose since this card: the total is now <b>{ $now }</b>, the card showed { $was }. Nothing was charged. Refresh for a card at the new price.
 card-refreshed = This card was replaced by a fresh preview below.
 card-cancelled = ✖️ Cancelled. Nothing was charged.
 card-cancelled-order-unknown = ✖️ Cancelled. The earlier attempt may still have placed the order: check /orders before buying again.

@@ -154,6 +154,7 @@ card-short = ⚠️ 您的余额还差 { $value }。请先充值。
 card-working = ⏳ 处理中…
 card-checking = ⏳ 处理中… 市场未及时响应，正在核实操作是否已完成。
 card-stale = 此预览已超过 5 分钟，价格可能已变动。请先刷新再确认。
+card-price-rose = 自此卡片生成后价格已上涨：现在总计 <b>{ $now }</b>，卡片显示为 { $was }。未扣除任何费用。请刷新以获取新价格的卡片。
 card-refreshed = 此卡片已被下方的新预览取代。
 card-cancelled = ✖️ 已取消，未扣费。
 card-cancelled-order-unknown = ✖️ 已取消。之前的尝试可能已经下单：再次购买前请先查看 /orders。

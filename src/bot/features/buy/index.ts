@@ -62,10 +62,12 @@ interface OrderPayload {
   volume: string;
   duration: string;
   address: string;
+  /** The total the card showed (absent on cards made before it was kept). */
+  totalTrx?: string;
 }
 
 /** The order's card; with the balance unknown (left out by the marketplace), Confirm is offered and the marketplace decides. */
-function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, balanceTrx: string | null): { text: string; canConfirm: boolean } {
+function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, balanceTrx: string | null): { text: string; canConfirm: boolean; totalTrx: string } {
   const activationTrx = preview.activationTrx ?? "0";
   const total = addTrx(preview.priceTrx, activationTrx);
   const lines = [
@@ -83,10 +85,16 @@ function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, b
   const canConfirm = balanceTrx === null || compareTrx(balanceTrx, total) >= 0;
   if (!canConfirm) lines.push("", ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx)), ctx.lang) }));
   lines.push(shareLine(ctx, "buy", order));
-  return { text: lines.join("\n"), canConfirm };
+  return { text: lines.join("\n"), canConfirm, totalTrx: total };
 }
 
-async function preview(ctx: BotContext, client: MarketplaceClient, order: OrderPayload): Promise<{ text: string; canConfirm: boolean } | null> {
+/** An order's total now (price and activation fee), from a fresh preview. */
+async function currentTotal(client: MarketplaceClient, order: OrderPayload): Promise<string> {
+  const result = await client.previewOrder({ volume: order.volume, days: order.duration, resource: order.resource, target: order.address });
+  return addTrx(result.priceTrx, result.activationTrx ?? "0");
+}
+
+async function preview(ctx: BotContext, client: MarketplaceClient, order: OrderPayload): Promise<{ text: string; canConfirm: boolean; totalTrx: string } | null> {
   try {
     const result = await client.previewOrder({ volume: order.volume, days: order.duration, resource: order.resource, target: order.address });
     // The preview normally carries the balance; read it when it does not.
@@ -121,7 +129,7 @@ async function sendOrderCard(ctx: BotContext, draft: OrderDraft): Promise<void> 
   if (!client) return;
   const order: OrderPayload = { resource: draft.resource!, volume: draft.volume!, duration: draft.duration!, address: draft.address! };
   const card = await preview(ctx, client, order);
-  if (card) await sendCard(ctx, "order", order, card.text, card.canConfirm);
+  if (card) await sendCard(ctx, "order", { ...order, totalTrx: card.totalTrx }, card.text, card.canConfirm);
 }
 
 /** /buy, guided: asks what the command did not give, then the confirmation card. */
@@ -225,7 +233,28 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
       if (!client) return null;
       const order = JSON.parse(action.payload) as OrderPayload;
       const card = await preview(ctx, client, order);
-      return card ? { text: card.text, payload: order, canConfirm: card.canConfirm } : null;
+      return card ? { text: card.text, payload: { ...order, totalTrx: card.totalTrx }, canConfirm: card.canConfirm } : null;
+    },
+    /**
+     * The order request carries no price: a total that rose since the card was shown is caught by
+     * a fresh preview just before the order goes out (a lower one is fine: less than the card said).
+     * When the preview cannot be read, the order goes on as the card was confirmed within its 5 minutes.
+     */
+    async changedSince(ctx, action) {
+      const order = JSON.parse(action.payload) as OrderPayload;
+      if (order.totalTrx === undefined) return null;
+      const client = await userClient(ctx);
+      if (!client) return null;
+      let now: string;
+      try {
+        now = await currentTotal(client, order);
+      } catch (error) {
+        if (!(error instanceof MarketplaceError)) throw error;
+        ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind }, "the price could not be checked again before the order; it goes on as confirmed");
+        return null;
+      }
+      if (compareTrx(now, order.totalTrx) <= 0) return null;
+      return ctx.tr("card-price-rose", { was: trxText(order.totalTrx, ctx.lang), now: trxText(now, ctx.lang) });
     },
     doneText(ctx, action) {
       return doneText(ctx, JSON.parse(action.result ?? "{}") as { orderId: string; status: string });

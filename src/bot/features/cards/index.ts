@@ -60,6 +60,11 @@ export interface CardKind {
   /** The card's text for an action already done (a second tap shows it again). */
   doneText(ctx: BotContext, action: PendingAction): string;
   /**
+   * Before a first attempt: why the card may no longer be confirmed as shown (HTML: an order's
+   * total rose since its preview), or null. The card then offers Refresh and Cancel, and nothing is spent.
+   */
+  changedSince?(ctx: BotContext, action: PendingAction): Promise<string | null>;
+  /**
    * Cancel on a card whose earlier attempt may have gone through: never "nothing was charged".
    * A `result` means the action did happen (the card becomes done with it).
    */
@@ -179,6 +184,15 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
       await ctx.answerCallbackQuery();
       await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)));
       return;
+    }
+    // What the card showed no longer holds (a price that rose): nothing is spent, a fresh preview is offered.
+    if (action.state === "pending" && !wasAttempted(action) && kind.changedSince) {
+      const changed = await kind.changedSince(ctx, action);
+      if (changed !== null) {
+        await ctx.answerCallbackQuery();
+        await editCard(ctx, changed, new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)));
+        return;
+      }
     }
     // A card left in "processing" past the deadline (a crash mid-call) may be taken over; a live
     // Confirm renews its claim well within it, so it is never overtaken.
