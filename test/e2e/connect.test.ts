@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
-import { ADDRESS_A, ADDRESS_B, linkKey, type World, manageWorld } from "../kit/world";
+import { ADDRESS_A, ADDRESS_B, callbackAnswerText, linkKey, type World, manageWorld } from "../kit/world";
 import { dumpPostgresRows, TEST_DATABASE_URL } from "../kit/test-database";
 import { findCredential } from "../../src/db/repos/credentials";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
@@ -120,6 +120,22 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     const after = user.send("thanks!");
     expect((await user.nextMessage()).text).toContain("I didn't understand that");
     expect(world.fake.messages(204).find((m) => m.messageId === after.messageId)?.deleted).toBe(false);
+  });
+
+  it("a card shown under the replaced key cannot be confirmed after another key is linked: no order on either account", async () => {
+    const first = world.newAccount();
+    const user = world.user(205);
+    await linkKey(world, user, first.apiKey);
+    user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+    expect((await user.nextMessage()).text).toContain("Total");
+    const second = world.newAccount();
+    user.send(`/connect ${second.apiKey}`);
+    expect((await user.nextMessage()).text).toContain("replaces your previous key");
+    const press = user.press("✅ Confirm");
+    expect(await callbackAnswerText(world, press.callbackQueryId)).toBe("This card was cancelled.");
+    await world.settled();
+    expect(world.sandbox.control.listOrders(first.accountId)).toHaveLength(0);
+    expect(world.sandbox.control.listOrders(second.accountId)).toHaveLength(0);
   });
 
   it("a second /connect says it replaces the key", async () => {

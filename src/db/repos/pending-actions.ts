@@ -50,6 +50,16 @@ export async function transitionPendingAction(db: Kysely<Database>, id: string, 
 }
 
 /**
+ * Closes the user's cards still waiting for Confirm (cancelled): they were previewed, and any
+ * attempt of theirs made, under a key the user has just replaced, maybe of another account, where
+ * a Confirm would now spend. A card being confirmed right now is left to finish.
+ */
+export async function closeOpenCards(db: Kysely<Database>, telegramId: number, now: number): Promise<number> {
+  const update = await db.updateTable("pending_actions").set({ state: "cancelled", updated_at: now }).where("telegram_id", "=", telegramId).where("state", "=", "pending").executeTakeFirst();
+  return Number(update.numUpdatedRows);
+}
+
+/**
  * Whether Confirm already reached (or may have reached) the marketplace without a known outcome:
  * a timeout, a network error, a 5xx or a crash mid-call. Only such an attempt writes `result`
  * while the card is still pending or processing (cards written before this marker existed stored

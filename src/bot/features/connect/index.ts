@@ -3,6 +3,7 @@ import { FlatComposer } from "../../middleware/flat-composer";
 import { MAIN_MENU } from "../../../chat/callback-data";
 import { tryConnectAttempt } from "../../../db/repos/connect-attempts";
 import { findCredential, saveApiKey } from "../../../db/repos/credentials";
+import { closeOpenCards } from "../../../db/repos/pending-actions";
 import { MarketplaceError } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { knownAmountText } from "../../../chat/format";
@@ -68,6 +69,8 @@ export function connectFeature(menu: MenuActions): Composer<BotContext> {
     const previous = await findCredential(ctx.deps.db, ctx.account.telegram_id);
     forgetPrefetched(ctx, "credential");
     await saveApiKey(ctx.deps.db, ctx.deps.box, ctx.account.telegram_id, key, ctx.deps.now());
+    // Cards shown under the replaced key can no longer be confirmed: the new key may spend on another account.
+    if (previous) await closeOpenCards(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
     await endFlow(ctx);
     ctx.deps.options.forget(ctx.account.telegram_id);
     await ctx.deps.onLinked(ctx.account.telegram_id);
