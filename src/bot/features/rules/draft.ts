@@ -1,4 +1,4 @@
-import type { AutomationOptions, MarketplaceClient } from "../../../marketplace";
+import { parseInt64, type AutomationOptions, type MarketplaceClient } from "../../../marketplace";
 import { looksLikeAddress } from "../../../input/address";
 import { checkBounds, parseDuration, parseVolume } from "../../../input/volume";
 import type { BotContext } from "../../context";
@@ -66,8 +66,9 @@ export function validateRuleField(ctx: BotContext, field: RuleField, input: stri
     case "address":
       return readAddress(ctx, input, offered);
     case "minimal": {
+      // No bounds from the options here, but the marketplace takes an int64 and nothing larger.
       const parsed = parseVolume(input);
-      return parsed.ok ? { ok: true, value: parsed.volume.toString() } : { ok: false, message: ctx.tr("input-minimal-bad") };
+      return parsed.ok && parseInt64(parsed.volume) !== null ? { ok: true, value: parsed.volume.toString() } : { ok: false, message: ctx.tr("input-minimal-bad") };
     }
     case "volume": {
       const parsed = parseVolume(input);
