@@ -12,6 +12,7 @@ import { enterFlow } from "../../guided/install";
 import type { Guided } from "../../guided/steps";
 import { amountText, knownTrxText, resourceText, trxText, volumeText } from "../../../chat/format";
 import { code } from "../../../chat/html";
+import { finalState } from "../../../chat/alerts";
 import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
 import { pressedButtonExists } from "../../pressed-button";
 import { splitArguments } from "../../../input/arguments";
@@ -106,8 +107,16 @@ async function preview(ctx: BotContext, client: MarketplaceClient, order: OrderP
   }
 }
 
+/**
+ * The card's text once its order is known: placed and on its way, or, for an order an earlier
+ * attempt made that has settled since (found after an unknown outcome), filled or failed and refunded.
+ */
 function doneText(ctx: BotContext, result: { orderId: string; status: string }): string {
-  return [ctx.tr("order-placed", { status: result.status }), ctx.tr("order-id-line", {}, { id: code(result.orderId) }), "", ctx.tr("order-placed-followup")].join("\n");
+  const idLine = ctx.tr("order-id-line", {}, { id: code(result.orderId) });
+  const settled = finalState(result.status);
+  if (settled === "filled") return [ctx.tr("alert-order-filled", { id: result.orderId.slice(0, 8) }), idLine].join("\n");
+  if (settled === "failed") return [ctx.tr("alert-order-failed", { id: result.orderId.slice(0, 8) }), ctx.tr("alert-refunded"), idLine].join("\n");
+  return [ctx.tr("order-placed", { status: result.status }), idLine, "", ctx.tr("order-placed-followup")].join("\n");
 }
 
 /** /buy: one-line or guided, then the confirmation card from the order preview; Confirm places the order with the card's key. */
