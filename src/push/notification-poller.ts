@@ -53,16 +53,23 @@ export async function primeNotifications(deps: PollerDeps, telegramId: number): 
   await pollUser(deps, telegramId).catch((error: unknown) => deps.logger.warn({ err: error, userId: telegramId }, "priming notifications failed; the first poll will do it"));
 }
 
+/** The rule kinds, by the word that names each in a rule's type and in a notification's text. */
+const KIND_WORDS = ["refill", "renew", "smart"];
+
 /**
  * A pause notification may not name its rule: pick the System-paused rule whose target the text
- * mentions (else the most recently updated one), so the alert's Resume button can act on it.
+ * mentions and, among those, whose kind it names ("your auto-refill rule for T…": two rules on one
+ * address are told apart), else the most recently updated one, so the alert's Resume button acts on it.
  */
 async function findPausedRule(client: MarketplaceClient, notification: Notification): Promise<string | null> {
   try {
     const paused = (await client.listAutomations()).filter((rule) => rule.status.toLowerCase() === "paused" && (rule.pauseReason ?? "").toLowerCase() === "system");
     const text = `${notification.title} ${notification.body}`;
     const byTarget = paused.filter((rule) => text.includes(rule.targetAddress));
-    const candidates = byTarget.length > 0 ? byTarget : paused;
+    let candidates = byTarget.length > 0 ? byTarget : paused;
+    const named = KIND_WORDS.filter((word) => text.toLowerCase().includes(word));
+    const byKind = candidates.filter((rule) => named.some((word) => rule.type.toLowerCase().includes(word)));
+    if (byKind.length > 0) candidates = byKind;
     candidates.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
     return candidates[0]?.id ?? null;
   } catch {
