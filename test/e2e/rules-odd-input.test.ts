@@ -32,6 +32,17 @@ describe("rules: a threshold beyond int64, and long strings from the marketplace
     expect(world.sandbox.control.listRules(accountId)).toHaveLength(0);
   });
 
+  it("one-line volumes written with space-separated thousands are read as one volume each", async () => {
+    const { user } = await linked(9303);
+    user.send(`/refill ${ADDRESS_A} 30 000 65 000 1h`);
+    const card = await user.nextMessage();
+    expect(buttonLabels(card)).toContain("✅ Confirm");
+    expect(card.text).toContain("30,000");
+    expect(card.text).toContain("65,000");
+    user.send(`/renewal ${ADDRESS_A} 1 500 000`);
+    expect((await user.nextMessage()).text).toContain("1,500,000");
+  });
+
   it("a rule whose type, status or pause reason runs to 5,000 characters: its card is cut to fit one message", async () => {
     const { apiKey, user } = await linked(9403);
     const response = await fetch(`${world.marketplaceUrl}/api/v1/automations/smart`, { method: "POST", headers: { "X-Api-Key": apiKey, "Content-Type": "application/json" }, body: JSON.stringify({ targetAddress: ADDRESS_B }) });

@@ -1,5 +1,6 @@
 import { parseInt64, type AutomationOptions, type MarketplaceClient } from "../../../marketplace";
 import { looksLikeAddress } from "../../../input/address";
+import { splitArguments } from "../../../input/arguments";
 import { checkBounds, parseDuration, parseVolume } from "../../../input/volume";
 import type { BotContext } from "../../context";
 import { volumeText } from "../../../chat/format";
@@ -92,7 +93,8 @@ export function draftFromArguments(ctx: BotContext, kind: RuleKind, text: string
   const fields = FIELDS[kind];
   const volumeSlots = fields.filter((field): field is "minimal" | "volume" => field === "minimal" || field === "volume");
   const raw: Partial<Record<RuleField, string>> = {};
-  for (const token of text.split(/\s+/).filter(Boolean)) {
+  // "65 000" is one volume, as the refusal's own examples say (and as /buy reads it).
+  for (const token of splitArguments(text)) {
     if (looksLikeAddress(token) && raw.address === undefined) {
       raw.address = token;
       continue;
