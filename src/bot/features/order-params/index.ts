@@ -118,6 +118,9 @@ export function validateField(ctx: BotContext, field: DraftField, input: string,
   }
 }
 
+/** What a duration looks like (a number and m, h or d), listed or not. */
+const DURATION_SHAPE = /^\d{1,4}\s*[mhd]$/i;
+
 /**
  * A command's order arguments read and checked against the limits: the draft (its fields may
  * still be missing), or null once the user was told what is wrong and how the command is written.
@@ -125,7 +128,9 @@ export function validateField(ctx: BotContext, field: DraftField, input: string,
 export async function draftFromCommand(ctx: BotContext, args: string, limits: OrderLimits, fields: DraftField[], usage: string): Promise<OrderDraft | null> {
   const { draft, rejected } = draftFromArguments(args, limits);
   if (rejected !== null) {
-    await ctx.reply(ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage }), { parse_mode: "HTML" });
+    // A duration the marketplace does not list ("2h") is told which ones it does, not how volumes are written.
+    const message = DURATION_SHAPE.test(rejected) && !draft.duration ? ctx.tr("input-duration-bad", { durations: durationsFor(limits, draft.resource).join(", ") }) : ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage });
+    await ctx.reply(message, { parse_mode: "HTML" });
     return null;
   }
   const valid = validateDraft(ctx, draft, limits, fields);
