@@ -11,6 +11,16 @@ function dataOf(message: ChatMessage, label: RegExp): string {
   return button.callback_data!;
 }
 
+/** Presses the button twice before the bot handles the first (both answered), then waits until the bot is idle. */
+async function doubleTap(world: World, user: ReturnType<World["user"]>, message: ChatMessage, label: RegExp): Promise<void> {
+  const data = dataOf(message, label);
+  const first = world.fake.pressButton(user.user, message.messageId, data);
+  const second = world.fake.pressButton(user.user, message.messageId, data);
+  await callbackAnswerText(world, first.callbackQueryId);
+  await callbackAnswerText(world, second.callbackQueryId);
+  await world.settled();
+}
+
 /**
  * Two presses of one button before the first is handled (a double tap): both carry the message as
  * it was before the first edit, so the second edit shows nothing new. Telegram refuses such an
@@ -31,12 +41,7 @@ describe("a double tap", () => {
       await linkKey(world, user, world.newAccount().apiKey);
       user.send("/disconnect");
       const ask = await user.nextMessage();
-      const data = dataOf(ask, label);
-      const first = world.fake.pressButton(user.user, ask.messageId, data);
-      const second = world.fake.pressButton(user.user, ask.messageId, data);
-      await callbackAnswerText(world, first.callbackQueryId);
-      await callbackAnswerText(world, second.callbackQueryId);
-      await world.settled();
+      await doubleTap(world, user, ask, label);
       // An error reply, were there one, is sent after the update's handler has failed.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(user.botMessages().filter((message) => message.messageId > ask.messageId)).toEqual([]);
@@ -53,21 +58,12 @@ describe("a double tap, with double taps dropped as deployed", () => {
   let world: World;
   manageWorld((started) => (world = started), { doubleTapMs: 600 });
 
-  async function doubleTap(user: ReturnType<World["user"]>, message: ChatMessage, label: RegExp): Promise<void> {
-    const data = dataOf(message, label);
-    const first = world.fake.pressButton(user.user, message.messageId, data);
-    const second = world.fake.pressButton(user.user, message.messageId, data);
-    await callbackAnswerText(world, first.callbackQueryId);
-    await callbackAnswerText(world, second.callbackQueryId);
-    await world.settled();
-  }
-
   it("on the main menu's Buy asks which resource once", async () => {
     const user = world.user(9601);
     await linkKey(world, user, world.newAccount().apiKey);
     user.send("/start");
     const menu = await user.nextMessage();
-    await doubleTap(user, menu, /Buy/);
+    await doubleTap(world, user, menu, /Buy/);
     expect(user.botMessages().filter((message) => (message.text ?? "").includes("Which resource"))).toHaveLength(1);
   });
 
@@ -76,7 +72,7 @@ describe("a double tap, with double taps dropped as deployed", () => {
     await linkKey(world, user, world.newAccount().apiKey);
     user.send("/wallet");
     const wallet = await user.nextMessage();
-    await doubleTap(user, wallet, /Top up/);
+    await doubleTap(world, user, wallet, /Top up/);
     expect(user.botMessages().filter((message) => message.messageId > wallet.messageId && (message.text ?? "").includes("Top up your balance"))).toHaveLength(1);
   });
 

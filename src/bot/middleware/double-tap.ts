@@ -6,7 +6,7 @@ export const DEFAULT_DOUBLE_TAP_MS = 600;
 
 interface Press {
   arrivedAt: number;
-  handling: number;
+  handled: boolean;
 }
 
 /**
@@ -27,16 +27,16 @@ export function doubleTapGuard(windowMs = DEFAULT_DOUBLE_TAP_MS, now: () => numb
     const key = `${query.message.chat.id}:${query.message.message_id}:${query.data}`;
     const at = now();
     const earlier = presses.get(key);
-    if (earlier && (earlier.handling > 0 || at - earlier.arrivedAt < windowMs)) {
+    if (earlier && (!earlier.handled || at - earlier.arrivedAt < windowMs)) {
       await ctx.answerCallbackQuery().catch(() => undefined);
       return;
     }
-    const press: Press = { arrivedAt: at, handling: 1 };
+    const press: Press = { arrivedAt: at, handled: false };
     presses.set(key, press);
     try {
       await next();
     } finally {
-      press.handling -= 1;
+      press.handled = true;
       // Forgotten once its window has passed too (a timer only while the window is still open).
       const left = press.arrivedAt + windowMs - now();
       const forget = () => {

@@ -70,7 +70,7 @@ interface OrderPayload {
 /** The order's card; with the balance unknown (left out by the marketplace), Confirm is offered and the marketplace decides. */
 function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, balanceTrx: string | null): { text: string; canConfirm: boolean; totalTrx: string } {
   const activationTrx = preview.activationTrx ?? "0";
-  const total = addTrx(preview.priceTrx, activationTrx);
+  const total = orderTotal(preview);
   const lines = [
     ctx.tr("card-order-title"),
     "",
@@ -89,15 +89,19 @@ function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, b
   return { text: lines.join("\n"), canConfirm, totalTrx: total };
 }
 
-/** An order's total now (price and activation fee), from a fresh preview. */
-async function currentTotal(client: MarketplaceClient, order: OrderPayload): Promise<string> {
-  const result = await client.previewOrder({ volume: order.volume, days: order.duration, resource: order.resource, target: order.address });
-  return addTrx(result.priceTrx, result.activationTrx ?? "0");
+/** What an order costs: its price and the activation fee, if the target needs one. */
+function orderTotal(preview: OrderPreview): string {
+  return addTrx(preview.priceTrx, preview.activationTrx ?? "0");
+}
+
+/** The marketplace's preview of the card's order (charges nothing). */
+function previewOf(client: MarketplaceClient, order: OrderPayload): Promise<OrderPreview> {
+  return client.previewOrder({ volume: order.volume, days: order.duration, resource: order.resource, target: order.address });
 }
 
 async function preview(ctx: BotContext, client: MarketplaceClient, order: OrderPayload): Promise<{ text: string; canConfirm: boolean; totalTrx: string } | null> {
   try {
-    const result = await client.previewOrder({ volume: order.volume, days: order.duration, resource: order.resource, target: order.address });
+    const result = await previewOf(client, order);
     // The preview normally carries the balance; read it when it does not.
     const balanceTrx = result.balanceTrx ?? (await client.balance()).trx;
     return cardText(ctx, order, result, balanceTrx);
@@ -256,7 +260,7 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
       if (!client) return null;
       let now: string;
       try {
-        now = await currentTotal(client, order);
+        now = orderTotal(await previewOf(client, order));
       } catch (error) {
         if (!(error instanceof MarketplaceError)) throw error;
         ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind }, "the price could not be checked again before the order; it goes on as confirmed");
