@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { usePlaygroundPage } from "../kit/browser";
+import { usePlaygroundPage, waitForToast } from "../kit/browser";
 
 const OUT = "test-output/newcomer";
 const ADDRESS = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
@@ -44,7 +44,7 @@ describe("the playground's panel in a browser, for a newcomer", () => {
     await expect.poll(() => playground.page.locator("#orders .status-Created").count()).toBe(1);
     expect(await filledAlerts().count()).toBe(0);
     await playground.page.click("#panel-settle");
-    await playground.page.locator("#toast", { hasText: "Settled 1" }).waitFor();
+    await waitForToast(playground.page, "Settled 1");
     const alert = filledAlerts().first();
     await alert.waitFor({ timeout: 10_000 });
     const text = (await alert.textContent())!;
@@ -94,7 +94,7 @@ describe("the playground's panel in a browser, for a newcomer", () => {
     await playground.page.screenshot({ path: `${OUT}/2-panel.png`, fullPage: true });
 
     await playground.page.click("#panel-pause");
-    await playground.page.locator("#toast", { hasText: "Rule paused" }).waitFor();
+    await waitForToast(playground.page, "Rule paused");
     const paused = playground.page.locator(".msg.bot", { hasText: "paused by the marketplace" }).last();
     await paused.waitFor({ timeout: 10_000 });
     const text = (await paused.textContent())!;

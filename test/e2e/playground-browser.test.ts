@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { usePlaygroundPage } from "../kit/browser";
+import { usePlaygroundPage, waitForToast } from "../kit/browser";
 
 const OUT = "test-output/playground";
 const ADDRESS = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
@@ -60,13 +60,13 @@ describe("the local playground in a browser", () => {
     await placed.locator(".meta .edited", { hasText: "edited" }).waitFor();
 
     await playground.page.click("#panel-settle");
-    await playground.page.locator("#toast", { hasText: "Settled 1" }).waitFor();
+    await waitForToast(playground.page, "Settled 1");
     const alert = playground.page.locator(".msg.bot", { hasText: /Order [0-9a-f]{8}\S* filled/ });
     await alert.first().waitFor({ timeout: 10_000 });
     await expect(alert.first().textContent()).resolves.toContain(ADDRESS);
     // The panel's Send webhook posts the same event through the bot's receiver: accepted, still one alert.
     await playground.page.click("#panel-send-webhook");
-    await playground.page.locator("#toast", { hasText: "receiver accepted order.filled" }).waitFor();
+    await waitForToast(playground.page, "receiver accepted order.filled");
     expect(await alert.count()).toBe(1);
     await playground.page.screenshot({ path: `${OUT}/2-filled.png` });
     // The README's picture: regenerate with UPDATE_DOCS_SCREENSHOT=1 (a plain run never touches docs/).
@@ -98,7 +98,7 @@ describe("the local playground in a browser", () => {
     const markAll = lastBot().locator(".kb", { hasText: "Mark all read" });
     await markAll.waitFor();
     await markAll.click();
-    await playground.page.locator("#toast", { hasText: "All marked as read" }).waitFor();
+    await waitForToast(playground.page, "All marked as read");
 
     // Reloading shows the same history.
     const count = await playground.page.locator(".msg").count();
@@ -109,9 +109,23 @@ describe("the local playground in a browser", () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it("switching the language to ru gives Russian replies and the Russian command menu", async () => {
+  it("switching the language to ru, while the page still loads, gives Russian replies and the Russian command menu", async () => {
+    // The page's last start-up request held back: the chat is drawn, the call log not yet.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await playground.page.route(
+      "**/play/api/calls?getUpdates=1",
+      async (route) => {
+        await held;
+        await route.continue();
+      },
+      { times: 1 },
+    );
+    await playground.page.reload();
+    await playground.page.locator(".msg").first().waitFor();
     await playground.page.selectOption("#lang-select", "ru");
-    await playground.page.locator("#toast", { hasText: "language_code is now ru" }).waitFor();
+    await waitForToast(playground.page, "language_code is now ru", 5_000);
+    release();
     await expect.poll(() => playground.page.locator("#chat-sub").textContent()).toContain("· ru");
     await send("/start");
     await playground.page.locator(".msg.bot", { hasText: "Добро пожаловать" }).last().waitFor();
@@ -123,6 +137,31 @@ describe("the local playground in a browser", () => {
     await start.waitFor();
     await expect(start.textContent()).resolves.toContain("приветствие");
     await playground.page.keyboard.press("Escape");
+    expect(pageErrors).toEqual([]);
+  });
+  it("a user added while the first chat still loads keeps the chat: the late first chat is not drawn over it", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const shown = (await playground.page.locator("#chat-sub").textContent())!;
+    const firstId = /id (\d+)/.exec(shown)![1];
+    await playground.page.route(
+      `**/play/api/chat?userId=${firstId}`,
+      async (route) => {
+        await held;
+        await route.continue();
+      },
+      { times: 1 },
+    );
+    await playground.page.reload();
+    await playground.page.locator("#add-user").click();
+    await expect.poll(() => playground.page.locator("#chat-sub").textContent()).toMatch(new RegExp(`you are .* id (?!${firstId}\\b)\\d+`));
+    const added = (await playground.page.locator("#chat-sub").textContent())!;
+    release();
+    // The held answer is in; a chat drawn from it would name the first user again.
+    await playground.page.waitForResponse(`**/play/api/chat?userId=${firstId}`);
+    await playground.page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+    expect(await playground.page.locator("#chat-sub").textContent()).toBe(added);
+    expect(await playground.page.locator(".msg").count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
 });

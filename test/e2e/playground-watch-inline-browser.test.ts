@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Locator } from "playwright-core";
-import { usePlaygroundPage } from "../kit/browser";
+import { usePlaygroundPage, waitForToast } from "../kit/browser";
 
 const OUT = "test-output/watch-inline";
 const VOLUME = 65_000n;
@@ -96,7 +96,7 @@ describe("the playground's price slider fires a price watch, and its inline box 
     expect(yAfter).toBe(yBefore);
     expect(landed).toBeLessThan(thresholdRate);
     expect(landed).toBeGreaterThanOrEqual(1);
-    await page.locator("#toast", { hasText: `energy 1h: ${landed} sun per unit · price watches: 1 checked, 1 alert(s)` }).waitFor(WAIT);
+    await waitForToast(page, `energy 1h: ${landed} sun per unit · price watches: 1 checked, 1 alert(s)`, WAIT.timeout);
     await expect.poll(() => page.locator("#price-value").textContent(), WAIT).toBe(`${landed} sun/unit (set)`);
     await expect.poll(() => page.locator("#produces-price").textContent(), WAIT).toContain(`→ ${landed} sun per unit for energy 1h`);
 
@@ -112,7 +112,7 @@ describe("the playground's price slider fires a price watch, and its inline box 
 
     // The price stays low: applying it again from the panel's button checks again, and the watch stays quiet.
     await page.click("#panel-price");
-    await page.locator("#toast", { hasText: "price watches: 1 checked, 0 alert(s)" }).waitFor(WAIT);
+    await waitForToast(page, "price watches: 1 checked, 0 alert(s)", WAIT.timeout);
     expect(await reached.count()).toBe(1);
     await alert.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${OUT}/1-watch-alert.png` });

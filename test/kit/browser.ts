@@ -34,7 +34,10 @@ export function usePlaygroundPage(options: { out: string; viewport: { width: num
     });
     const context = await handle.browser.newContext({ viewport: options.viewport });
     await context.route(/^(?!http:\/\/127\.0\.0\.1)/, (route) => route.abort());
+    await context.addInitScript(recordToasts);
     handle.page = await context.newPage();
+    // A step that waits longer than this fails naming its locator, before the test's own 30 s.
+    handle.page.setDefaultTimeout(20_000);
     handle.page.on("pageerror", (error) => handle.pageErrors.push(error.message));
     handle.page.on("console", (message) => {
       if (message.type() === "error") handle.pageErrors.push(message.text());
@@ -45,4 +48,41 @@ export function usePlaygroundPage(options: { out: string; viewport: { width: num
     await handle.app?.stop();
   });
   return handle;
+}
+
+/**
+ * Runs in the page before its scripts: keeps every text the toast shows, in order, in
+ * `window.__toasts`. A toast hides itself after 2.6 s, which a busy machine can let pass between
+ * two looks at the page; the record cannot be missed.
+ */
+function recordToasts(): void {
+  const seen: string[] = [];
+  (window as unknown as { __toasts: string[] }).__toasts = seen;
+  let shown = "";
+  new MutationObserver(() => {
+    const element = document.getElementById("toast");
+    const text = element && !element.hidden ? (element.textContent ?? "") : "";
+    if (text && text !== shown) seen.push(text);
+    shown = text;
+  }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+}
+
+/**
+ * Waits until the page has shown a toast containing `text` that no earlier call took, and takes
+ * it. Needs a page from `usePlaygroundPage` (its toasts are recorded from the first load).
+ */
+export async function waitForToast(page: Page, text: string, timeout = 20_000): Promise<string> {
+  const handle = await page.waitForFunction(
+    (wanted) => {
+      const toasts = (window as unknown as { __toasts?: string[]; __toastsTaken?: number[] }).__toasts ?? [];
+      const taken = ((window as unknown as { __toastsTaken?: number[] }).__toastsTaken ??= []);
+      const index = toasts.findIndex((shown, i) => shown.includes(wanted) && !taken.includes(i));
+      if (index < 0) return false;
+      taken.push(index);
+      return toasts[index];
+    },
+    text,
+    { timeout },
+  );
+  return (await handle.jsonValue()) as string;
 }

@@ -326,7 +326,10 @@ function applyRejection(rejection) {
 }
 
 async function loadChat() {
-  const data = await api(`/play/api/chat?userId=${view.userId}`);
+  const userId = view.userId;
+  const data = await api(`/play/api/chat?userId=${userId}`);
+  // Another user was chosen while this chat loaded: that user's load draws the chat.
+  if (userId !== view.userId) return;
   $("messages").replaceChildren();
   for (const message of data.messages) applyMessage(message);
   for (const rejection of data.rejections) applyRejection(rejection);
@@ -801,14 +804,7 @@ async function main() {
   const saved = Number(localStorage.getItem("playground.user"));
   view.userId = view.config.users.some((user) => user.id === saved) ? saved : view.config.users[0].id;
   renderUsers();
-  watchScrolling();
-  connect();
-  await loadChat();
-  const { calls } = await api("/play/api/calls?getUpdates=1");
-  for (const call of calls) addCall(call);
-  if (view.config.sandbox) wirePanel();
-  wireInline();
-
+  // The user controls work from the first paint: a change made while the chat still loads is not lost.
   $("user-select").onchange = () => void switchUser(Number($("user-select").value));
   $("add-user").onclick = async () => {
     const { user } = await api("/play/api/users", { languageCode: $("lang-select").value });
@@ -821,6 +817,14 @@ async function main() {
     toast(`language_code is now ${user.languageCode} for ${user.firstName}`);
     await loadChat();
   };
+  watchScrolling();
+  connect();
+  await loadChat();
+  const { calls } = await api("/play/api/calls?getUpdates=1");
+  for (const call of calls) addCall(call);
+  if (view.config.sandbox) wirePanel();
+  wireInline();
+
   $("show-polls").onchange = () => $("calls").classList.toggle("with-polls", $("show-polls").checked);
   $("clear-log").onclick = (event) => {
     event.preventDefault();
