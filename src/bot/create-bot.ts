@@ -171,7 +171,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
 
   chain.use(startFeature(menu));
   chain.use(connectFeature(menu));
-  chain.use(accountFeature());
+  chain.use(accountFeature(menu));
   chain.use(settingsFeature(menu, settings));
   chain.use(quoteFeature(menu));
   chain.use(buyFeature(menu, cards));

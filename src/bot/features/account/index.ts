@@ -8,9 +8,10 @@ import { code } from "../../../chat/html";
 import { DISCONNECT_NO, DISCONNECT_YES, WEBHOOK_ROTATE } from "../../../chat/callback-data";
 import { connectButton } from "../../marketplace-access";
 import { forgetPrefetched } from "../../prefetched";
+import type { MenuActions } from "../start";
 
 /** /disconnect and /webhook: the user's link to the marketplace and where its events go (/settings is a feature of its own). */
-export function accountFeature(): Composer<BotContext> {
+export function accountFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
 
   composer.command("disconnect", async (ctx) => {
@@ -46,7 +47,7 @@ export function accountFeature(): Composer<BotContext> {
     return { text, keyboard };
   }
 
-  composer.command("webhook", async (ctx) => {
+  async function showWebhook(ctx: BotContext): Promise<void> {
     if (!ctx.deps.config.PUBLIC_URL) {
       await ctx.reply(ctx.tr("webhook-no-public-url"), { parse_mode: "HTML" });
       return;
@@ -63,7 +64,10 @@ export function accountFeature(): Composer<BotContext> {
     ctx.deps.rememberSecret(token);
     const { text, keyboard } = await webhookText(ctx, token);
     await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
-  });
+  }
+
+  composer.command("webhook", showWebhook);
+  menu.webhook = showWebhook;
 
   composer.callbackQuery(WEBHOOK_ROTATE.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();

@@ -39,8 +39,9 @@ export const COMMANDS = [
   "cancel",
 ] as const;
 
-function mainMenu(ctx: BotContext): InlineKeyboard {
-  return new InlineKeyboard()
+/** Every area of the bot, each opened as its command opens it; Connect while no key is linked. */
+function mainMenu(ctx: BotContext, linked: boolean): InlineKeyboard {
+  const keyboard = new InlineKeyboard()
     .text(ctx.tr("menu-quote"), MAIN_MENU.data("quote"))
     .text(ctx.tr("menu-buy"), MAIN_MENU.data("buy"))
     .row()
@@ -50,8 +51,14 @@ function mainMenu(ctx: BotContext): InlineKeyboard {
     .text(ctx.tr("menu-wallet"), MAIN_MENU.data("wallet"))
     .text(ctx.tr("button-topup"), MAIN_MENU.data("topup"))
     .row()
+    .text(ctx.tr("menu-watches"), MAIN_MENU.data("watches"))
+    .text(ctx.tr("menu-stats"), MAIN_MENU.data("stats"))
+    .row()
     .text(ctx.tr("menu-notifications"), MAIN_MENU.data("notifications"))
-    .text(ctx.tr("menu-settings"), MAIN_MENU.data("settings"));
+    .text(ctx.tr("menu-settings"), MAIN_MENU.data("settings"))
+    .row()
+    .text(ctx.tr("menu-webhook"), MAIN_MENU.data("webhook"));
+  return linked ? keyboard : keyboard.text(ctx.tr("button-connect"), MAIN_MENU.data("connect"));
 }
 
 export function startFeature(menu: MenuActions): Composer<BotContext> {
@@ -69,7 +76,7 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
       : ctx.tr("start-not-linked");
     const lines = [ctx.tr("start-welcome", { name: ctx.from?.first_name ?? "" }), "", ctx.tr("start-language", { language: ctx.tr(`language-${ctx.lang}`) }), linked];
     if (ctx.deps.sandbox) lines.push("", ctx.tr("start-sandbox"));
-    await ctx.reply(lines.join("\n"), { parse_mode: "HTML", reply_markup: mainMenu(ctx) });
+    await ctx.reply(lines.join("\n"), { parse_mode: "HTML", reply_markup: mainMenu(ctx, credential !== undefined) });
   });
 
   composer.command("help", async (ctx) => {

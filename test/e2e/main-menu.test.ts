@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { linkKey, manageWorld, type World } from "../kit/world";
+import type { ChatMessage } from "../../src/telegram-fake";
+
+const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+
+describe("the main menu of /start", () => {
+  let world: World;
+  manageWorld((started) => (world = started), { env: { PUBLIC_URL: "https://bot.example.com" } });
+
+  it("reaches every area: Watches, Stats and Webhook open what their commands open, and Connect a key shows until a key is linked", async () => {
+    const user = world.user(9301);
+    user.send("/start");
+    const welcome = await user.nextMessage();
+    for (const word of ["Quote", "Buy", "Orders", "Rules", "Wallet", "Top up", "Watches", "Stats", "Notifications", "Settings", "Webhook", "Connect a key"]) {
+      expect(labels(welcome).some((label) => label.includes(word)), word).toBe(true);
+    }
+    // Every row fits a phone: at most two buttons.
+    expect(Math.max(...welcome.replyMarkup!.inline_keyboard.map((row) => row.length))).toBeLessThanOrEqual(2);
+
+    user.press(/Watches/);
+    expect((await user.nextMessage()).text).toContain("no price watches yet");
+    user.press(/Connect a key/);
+    expect((await user.nextMessage()).text).toContain("Send me your marketplace API key");
+    user.send("/cancel");
+    await user.nextMessage();
+
+    const account = world.newAccount({ trx: "500", usdt: "0" });
+    await linkKey(world, user, account.apiKey);
+    user.send("/start");
+    const linked = await user.nextMessage();
+    expect(labels(linked).some((label) => label.includes("Connect a key"))).toBe(false);
+    expect(labels(linked).some((label) => label.includes("Webhook"))).toBe(true);
+
+    user.press(/Webhook/);
+    const webhook = await user.nextMessage();
+    expect(webhook.text).toContain("Your personal webhook URL");
+    expect(webhook.text).toMatch(/https:\/\/bot\.example\.com\/webhooks\/marketplace\/\S+/);
+
+    user.send("/start");
+    await user.nextMessage();
+    user.press(/Stats/);
+    const chart = await user.nextMessage({ timeoutMs: 15_000 });
+    // Nothing spent yet: the figures as text, without a chart.
+    expect(chart.text).toContain("Spending, last 7 days");
+  });
+});
