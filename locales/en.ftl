@@ -2,6 +2,7 @@
 private-only = This bot works in private chats only. Open a private chat with me to use it.
 error-generic = Something went wrong on our side. Please try again. If it keeps happening, quote this error id: <code>{ $id }</code>
 unknown-command = I don't know the command /{ $command }. Send /help to see what I can do.
+unknown-command-flow-left = The question I had asked is closed, and nothing was changed.
 unknown-text = I didn't understand that. Send /help for the list of commands, or /start for the menu.
 button-expired = This button is no longer valid.
 flow-closed = This question is closed. Start again from the command.

@@ -2,6 +2,7 @@
 private-only = 本机器人仅支持私聊。请与我开启私聊后使用。
 error-generic = 我们这边出了点问题，请重试。如果问题持续出现，请提供此错误 ID：<code>{ $id }</code>
 unknown-command = 我不认识命令 /{ $command }。发送 /help 查看我能做什么。
+unknown-command-flow-left = 我之前的提问已关闭，没有做任何更改。
 unknown-text = 我没看懂。发送 /help 查看命令列表，或发送 /start 打开菜单。
 button-expired = 此按钮已失效。
 flow-closed = 此问题已关闭。请从命令重新开始。

@@ -148,6 +148,22 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     expect(next.text).not.toContain("For how long?");
   });
 
+  it("an unknown command inside a guided flow closes it and says so; with no flow open it says only that the command is unknown", async () => {
+    const user = world.user(113);
+    user.send("/quote energy");
+    expect((await user.nextMessage()).text).toMatch(/How much energy\?/i);
+    user.send("/qoute");
+    const told = (await user.nextMessage()).text;
+    expect(told).toContain("I don't know the command /qoute");
+    expect(told).toContain("The question I had asked is closed, and nothing was changed.");
+    await world.settled();
+    expect(await world.app.db.selectFrom("conversations").selectAll().where("chat_id", "=", 113).execute()).toEqual([]);
+    user.send("/qoute");
+    const again = (await user.nextMessage()).text;
+    expect(again).toContain("I don't know the command /qoute");
+    expect(again).not.toContain("The question I had asked is closed");
+  });
+
   it("/cancel with no flow says there is nothing to cancel", async () => {
     const user = world.user(112);
     user.send("/cancel");

@@ -116,7 +116,9 @@ export function unhandledFeature(): Composer<BotContext> {
     const text = ctx.message.text;
     if (text.startsWith("/")) {
       const command = text.slice(1).split(/[\s@]/)[0] ?? "";
-      await ctx.reply(ctx.tr("unknown-command", { command: truncate(command, 40) }), { parse_mode: "HTML" });
+      // A command closes the open question (its text is never an answer); an unknown one says so too.
+      const said = ctx.tr("unknown-command", { command: truncate(command, 40) });
+      await ctx.reply(ctx.flowLeft ? `${said}\n${ctx.tr("unknown-command-flow-left")}` : said, { parse_mode: "HTML" });
       return;
     }
     await ctx.reply(ctx.tr("unknown-text"), { parse_mode: "HTML" });
