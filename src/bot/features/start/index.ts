@@ -39,8 +39,21 @@ export const COMMANDS = [
   "cancel",
 ] as const;
 
+/** The main menus built so far, by language and linking state: their words never change while the bot runs. */
+const mainMenus = new Map<string, InlineKeyboard>();
+
 /** Every area of the bot, each opened as its command opens it; Connect while no key is linked. */
 function mainMenu(ctx: BotContext, linked: boolean): InlineKeyboard {
+  const key = `${ctx.lang}:${linked}`;
+  let menu = mainMenus.get(key);
+  if (!menu) {
+    menu = buildMainMenu(ctx, linked);
+    mainMenus.set(key, menu);
+  }
+  return menu;
+}
+
+function buildMainMenu(ctx: BotContext, linked: boolean): InlineKeyboard {
   const keyboard = new InlineKeyboard()
     .text(ctx.tr("menu-quote"), MAIN_MENU.data("quote"))
     .text(ctx.tr("menu-buy"), MAIN_MENU.data("buy"))
