@@ -55,7 +55,7 @@ async function openUserClient(ctx: BotContext): Promise<MarketplaceClient | null
 export interface ErrorReplyOptions {
   /** Edit this message instead of sending a new one (confirmation cards). */
   editMessageId?: number;
-  /** True for reads: a 403 that is not about scope or limits means the key lost access. */
+  /** True for reads: a 403 that is not about scope or limits means the key lost access, once the account's balance is refused too. */
   read?: boolean;
 }
 
@@ -110,17 +110,36 @@ export async function describeSpendError(ctx: BotContext, client: MarketplaceCli
   return { ...described, text: `${described.text}\n${ctx.tr("card-balance", { value: trxText(balanceTrx, ctx.lang) })}` };
 }
 
+const BALANCE_PATH = "/api/v1/wallet/balance";
+
+/**
+ * Whether a 403 with no code on a read means the key lost access. The spec leaves open how the
+ * marketplace answers an unknown or foreign id (a rule, an order, a notification), so a 403 about
+ * one object may say nothing of the key: the key is asked once more, on the account's balance, and
+ * only a refusal there too counts. A 403 on the balance itself is the answer already.
+ */
+async function keyRefusedToo(ctx: BotContext, error: MarketplaceError): Promise<boolean> {
+  if (error.path === BALANCE_PATH) return true;
+  const client = await userClient(ctx);
+  if (!client) return false;
+  try {
+    await client.balance();
+    return false;
+  } catch (again) {
+    return again instanceof MarketplaceError && (again.kind === "unauthorized" || again.kind === "forbidden");
+  }
+}
+
 /**
  * Tells the user about a failed marketplace call, with its own message and next step. A 401 (or a
  * 403 on a read) marks the key broken so background polling stops until they link again.
  */
 export async function replyMarketplaceError(ctx: BotContext, error: unknown, options: ErrorReplyOptions = {}): Promise<void> {
   if (!(error instanceof MarketplaceError)) throw error;
-  if (error.kind === "unauthorized" || (error.kind === "forbidden" && options.read !== false)) {
-    await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
-  }
+  const lost = error.kind === "unauthorized" || (error.kind === "forbidden" && options.read !== false && (await keyRefusedToo(ctx, error)));
+  if (lost) await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
   ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind, status: error.status, code: error.code, path: error.path }, "marketplace call failed; the user was told");
-  const { text, keyboard } = describeMarketplaceError(ctx, error, options.read !== false);
+  const { text, keyboard } = describeMarketplaceError(ctx, error, lost);
   if (options.editMessageId !== undefined && ctx.chat) {
     await ctx.api.editMessageText(ctx.chat.id, options.editMessageId, text, { parse_mode: "HTML", reply_markup: keyboard });
     return;

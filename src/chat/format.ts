@@ -1,5 +1,6 @@
 import { formatDecimalForLocale, trxToSun } from "../marketplace/money";
 import type { Language, Translate } from "./i18n";
+import { marketWord } from "./html";
 
 /*
  * Numbers are written as the reader's language writes them, and every formatter takes that
@@ -54,5 +55,5 @@ export function timeText(iso: string): string {
 
 /** "Energy" or "Bandwidth" in the reader's language; another resource as the marketplace names it. */
 export function resourceText(ctx: { tr: Translate }, resource: string): string {
-  return resource === "energy" || resource === "bandwidth" ? ctx.tr(`resource-${resource}`) : resource;
+  return resource === "energy" || resource === "bandwidth" ? ctx.tr(`resource-${resource}`) : marketWord(resource);
 }

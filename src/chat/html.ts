@@ -41,5 +41,16 @@ export function truncate(text: string, max: number): string {
   return `${cut}…`;
 }
 
+/**
+ * The longest a word from the marketplace (a status, a resource, a duration, an address, a network)
+ * is shown: the spec bounds none of them, and one must never push a message past Telegram's limits.
+ */
+export const MARKETPLACE_WORD_MAX = 64;
+
+/** A word from the marketplace, cut to MARKETPLACE_WORD_MAX. */
+export function marketWord(text: string): string {
+  return truncate(text, MARKETPLACE_WORD_MAX);
+}
+
 /** Telegram's limit on a message's text (after entity parsing). */
 export const MESSAGE_LIMIT = 4096;

@@ -154,10 +154,12 @@ export function readErrorBody(text: string): ErrorBody {
 const ORDER_CREATION_PATH = "/api/v1/orders";
 
 /** Builds the error for a non-2xx response. */
-export function errorFromResponse(init: { method: string; path: string; status: number; bodyText: string; retryAfterMs?: number }): MarketplaceError {
+export function errorFromResponse(init: { method: string; path: string; status: number; bodyText: string; retryAfterMs?: number; redact?: (text: string) => string }): MarketplaceError {
   const body = readErrorBody(init.bodyText);
   const code = extractErrorCode(body);
-  const detail = body.detail ?? body.title;
+  // Redacted again once decoded: JSON may carry a secret escaped ("\u002B" for "+"), past a look at the raw text.
+  const raw = body.detail ?? body.title;
+  const detail = raw === undefined || !init.redact ? raw : init.redact(raw);
   const kind = kindFor(init.status, code);
   return new MarketplaceError({
     // A 502 says the provider failed and the balance was refunded only where the spec says so
@@ -166,7 +168,7 @@ export function errorFromResponse(init: { method: string; path: string; status: 
     method: init.method,
     path: init.path,
     status: init.status,
-    ...(code === undefined ? {} : { code }),
+    ...(code === undefined ? {} : { code: init.redact ? init.redact(code) : code }),
     ...(detail === undefined ? {} : { detail: truncate(detail) }),
     ...(init.retryAfterMs === undefined ? {} : { retryAfterMs: init.retryAfterMs }),
   });

@@ -97,7 +97,7 @@ export function createTransport(options: TransportOptions): Transport {
     const { status, text } = result;
     if (status >= 200 && status < 300) return { ok: true, status, text };
     const retryAfterMs = parseRetryAfter(result.retryAfter, options.now());
-    const error = errorFromResponse({ method: spec.method, path: spec.path, status, bodyText: redact(text), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    const error = errorFromResponse({ method: spec.method, path: spec.path, status, bodyText: redact(text), redact, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
     return { ok: false, error };
   }
 

@@ -186,6 +186,14 @@ export async function linkKey(world: World, user: ReturnType<World["user"]>, api
   return user.nextMessage();
 }
 
+/** A user `id` with a new sandbox account (`balance`) whose key they linked. */
+export async function linkedUser(world: World, id: number, balance = { trx: "1000", usdt: "0" }) {
+  const account = world.newAccount(balance);
+  const user = world.user(id);
+  await linkKey(world, user, account.apiKey);
+  return { ...account, user };
+}
+
 /**
  * Starts a fresh world before each test of the enclosing suite and stops it after; every test
  * fails when the fake recorded a call Telegram would have rejected (checked by stop(), after

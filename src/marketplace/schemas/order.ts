@@ -51,7 +51,8 @@ export const orderPreviewSchema = z.object({
   commissionTrx: absentAsNull(trxSchema),
   activationTrx: absentAsNull(trxSchema),
   burnCostTrx: absentAsNull(trxSchema),
-  savingsPercent: absentAsNull(z.string()),
+  // A number as a string; a server may write the sign too ("65.9%"), which the card adds itself.
+  savingsPercent: absentAsNull(z.string().transform((value) => value.trim().replace(/\s*%$/, ""))),
   balanceTrx: absentAsNull(trxSchema),
 });
 export type OrderPreview = z.output<typeof orderPreviewSchema>;

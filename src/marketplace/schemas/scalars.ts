@@ -25,6 +25,8 @@ export const int32Schema = z.union([z.number(), z.string()]).transform((value, c
 export const trxSchema = z
   .string()
   .transform((value) => value.replace(/^\s*\+(?=\d)/, ""))
+  // Finer than one sun (the spec gives no precision): cut to whole sun, the smallest amount TRON moves.
+  .transform((value) => value.replace(/^(\s*-?\d+\.\d{6})\d+/, "$1"))
   .refine((value) => parseTrx(value) !== null, { message: "expected a decimal TRX amount" });
 
 /** An ISO 8601 date-time string; kept as sent (the spec gives no stricter format). */

@@ -11,7 +11,7 @@ import { endFlow } from "../../flows";
 import { enterFlow } from "../../guided/install";
 import type { Guided } from "../../guided/steps";
 import { amountText, knownTrxText, resourceText, trxText, volumeText } from "../../../chat/format";
-import { code } from "../../../chat/html";
+import { code, marketWord } from "../../../chat/html";
 import { finalState } from "../../../chat/alerts";
 import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
 import { pressedButtonExists } from "../../pressed-button";
@@ -33,29 +33,51 @@ const CLOCK_SKEW_MS = 5 * 60_000;
 
 /**
  * The order an earlier attempt of a card made, if the order list shows one: same target, resource,
- * volume and duration, created after the card. Reads at most ORDER_LOOKUP_PAGES pages (which,
- * with the order itself, is CALLS_PER_CLAIM calls between two renewals of a Confirm's claim).
+ * volume and duration, created after the card's first attempt (less the clocks' skew), and not an
+ * order another card of the user recorded as its own (`claimed`): a second card
+ * for the same order, confirmed minutes after the first, must not take the first card's order for
+ * its own. Reads at most ORDER_LOOKUP_PAGES pages (which, with the order itself, is
+ * CALLS_PER_CLAIM calls between two renewals of a Confirm's claim).
  */
-async function findOrderOfCard(client: MarketplaceClient, order: OrderPayload, cardCreatedAt: number): Promise<{ id: string; status: string } | null> {
+async function findOrderOfCard(client: MarketplaceClient, order: OrderPayload, attemptedAt: number, claimed: ReadonlySet<string>): Promise<{ id: string; status: string; totalTrx: string } | null> {
   for (let page = 1; page <= ORDER_LOOKUP_PAGES; page++) {
     const list = await client.listOrders({ page, pageSize: 100 });
     let older = false;
     for (const candidate of list.items) {
       const createdAt = Date.parse(candidate.createdAt);
-      if (createdAt < cardCreatedAt - CLOCK_SKEW_MS) {
+      if (createdAt < attemptedAt - CLOCK_SKEW_MS) {
         older = true;
         continue;
       }
+      if (claimed.has(candidate.id)) continue;
       const same =
         candidate.targetAddress === order.address &&
         candidate.resource.toLowerCase() === order.resource.toLowerCase() &&
         String(candidate.volume) === String(order.volume) &&
         candidate.duration === order.duration;
-      if (same) return { id: candidate.id, status: candidate.status };
+      if (same) return { id: candidate.id, status: candidate.status, totalTrx: candidate.totalTrx };
     }
     if (older || list.items.length < 100) return null;
   }
   return null;
+}
+
+/**
+ * The orders other cards of this user recorded as theirs. (The orders the bot follows are not
+ * counted: this card's own earlier attempt may have placed and followed one before it lost its claim.)
+ */
+async function claimedOrders(ctx: BotContext, card: PendingAction): Promise<Set<string>> {
+  const cards = await ctx.deps.db.selectFrom("pending_actions").select("result").where("telegram_id", "=", ctx.account.telegram_id).where("kind", "=", "order").where("id", "!=", card.id).where("result", "is not", null).execute();
+  const claimed = new Set<string>();
+  for (const row of cards) {
+    try {
+      const orderId = (JSON.parse(row.result!) as { orderId?: unknown }).orderId;
+      if (typeof orderId === "string") claimed.add(orderId);
+    } catch {
+      // a result that is not JSON names no order
+    }
+  }
+  return claimed;
 }
 
 interface OrderPayload {
@@ -115,12 +137,36 @@ async function preview(ctx: BotContext, client: MarketplaceClient, order: OrderP
  * The card's text once its order is known: placed and on its way, or, for an order an earlier
  * attempt made that has settled since (found after an unknown outcome), filled or failed and refunded.
  */
-function doneText(ctx: BotContext, result: { orderId: string; status: string }): string {
+function doneText(ctx: BotContext, result: PlacedResult): string {
   const idLine = ctx.tr("order-id-line", {}, { id: code(result.orderId) });
   const settled = finalState(result.status);
-  if (settled === "filled") return [ctx.tr("alert-order-filled", { id: result.orderId.slice(0, 8) }), idLine].join("\n");
   if (settled === "failed") return [ctx.tr("alert-order-failed", { id: result.orderId.slice(0, 8) }), ctx.tr("alert-refunded"), idLine].join("\n");
-  return [ctx.tr("order-placed", { status: result.status }), idLine, "", ctx.tr("order-placed-followup")].join("\n");
+  const charged = chargedLines(ctx, result);
+  if (settled === "filled") return [ctx.tr("alert-order-filled", { id: result.orderId.slice(0, 8) }), idLine, ...charged].join("\n");
+  return [ctx.tr("order-placed", { status: marketWord(result.status) }), idLine, ...charged, "", ctx.tr("order-placed-followup")].join("\n");
+}
+
+/** What the card records of its order: the order, and what the marketplace says it cost against what the card showed. */
+interface PlacedResult {
+  orderId: string;
+  status: string;
+  /** The order's total as the marketplace gives it (absent on cards recorded before it was kept). */
+  totalTrx?: string;
+  /** The total the card showed when confirmed. */
+  cardTotalTrx?: string;
+}
+
+/**
+ * The order's own total, and a warning when it is above the total the card showed: the order
+ * request carries no price, so the amount the marketplace took is read back from the order.
+ */
+function chargedLines(ctx: BotContext, result: PlacedResult): string[] {
+  if (result.totalTrx === undefined) return [];
+  const lines = [ctx.tr("order-charged", { value: trxText(result.totalTrx, ctx.lang) })];
+  if (result.cardTotalTrx !== undefined && compareTrx(result.totalTrx, result.cardTotalTrx) > 0) {
+    lines.push(ctx.tr("order-charged-more", { shown: trxText(result.cardTotalTrx, ctx.lang) }));
+  }
+  return lines;
 }
 
 /** /buy: one-line or guided, then the confirmation card from the order preview; Confirm places the order with the card's key. */
@@ -190,11 +236,14 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
     await start(ctx, `${values.resource} ${values.volume} ${values.duration}`);
   });
 
-  async function orderPlaced(ctx: BotContext, action: PendingAction, order: OrderPayload, placed: { id: string; status: string }): Promise<CardOutcome> {
+  async function orderPlaced(ctx: BotContext, action: PendingAction, order: OrderPayload, placed: { id: string; status: string; totalTrx: string }): Promise<CardOutcome> {
     await touchAddress(ctx.deps.db, ctx.account.telegram_id, order.address, ctx.deps.now());
     await ctx.deps.followOrder(ctx.account.telegram_id, placed.id);
+    const result: PlacedResult = { orderId: placed.id, status: placed.status, totalTrx: placed.totalTrx, ...(order.totalTrx === undefined ? {} : { cardTotalTrx: order.totalTrx }) };
+    if (result.cardTotalTrx !== undefined && compareTrx(placed.totalTrx, result.cardTotalTrx) > 0) {
+      ctx.deps.logger.warn({ userId: ctx.account.telegram_id, orderId: placed.id, card: action.id, totalTrx: placed.totalTrx, cardTotalTrx: result.cardTotalTrx }, "the order placed costs more than its card showed");
+    }
     ctx.deps.logger.info({ userId: ctx.account.telegram_id, orderId: placed.id, card: action.id }, "order placed");
-    const result = { orderId: placed.id, status: placed.status };
     return { state: "done", text: doneText(ctx, result), result };
   }
 
@@ -210,7 +259,7 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
     const order = JSON.parse(action.payload) as OrderPayload;
     try {
       if (wasAttempted(action)) {
-        const found = await findOrderOfCard(client, order, action.created_at);
+        const found = await findOrderOfCard(client, order, firstAttemptAt(action), await claimedOrders(ctx, action));
         if (found) return await orderPlaced(ctx, action, order, found);
         if (ctx.deps.now() - firstAttemptAt(action) > KEY_RESEND_WINDOW_MS) {
           ctx.deps.logger.warn({ userId: ctx.account.telegram_id, card: action.id }, "an order attempt with an unknown outcome is over 24 h old and not in the order list; its key is not sent again");
@@ -270,7 +319,7 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
       return ctx.tr("card-price-rose", { was: trxText(order.totalTrx, ctx.lang), now: trxText(now, ctx.lang) });
     },
     doneText(ctx, action) {
-      return doneText(ctx, JSON.parse(action.result ?? "{}") as { orderId: string; status: string });
+      return doneText(ctx, JSON.parse(action.result ?? "{}") as PlacedResult);
     },
   });
 

@@ -5,7 +5,7 @@ import type { Order } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { resourceText, timeText, trxText, volumeText } from "../../../chat/format";
-import { code, shortAddress, txLink } from "../../../chat/html";
+import { code, marketWord, shortAddress, truncate, txLink } from "../../../chat/html";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
 import type { MenuActions } from "../start";
 import { ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "../../../chat/callback-data";
@@ -17,11 +17,11 @@ const edit = editInPlace;
 function orderCard(ctx: BotContext, order: Order): string {
   const lines = [
     ctx.tr("order-card-title", {}, { id: code(order.id) }),
-    ctx.tr("order-card-status", { value: order.status }),
+    ctx.tr("order-card-status", { value: marketWord(order.status) }),
     ctx.tr("card-resource", { value: resourceText(ctx, order.resource) }),
     ctx.tr("card-volume", { value: volumeText(order.volume, ctx.lang) }),
-    ctx.tr("card-duration", { value: order.duration }),
-    ctx.tr("card-target", {}, { value: code(order.targetAddress) }),
+    ctx.tr("card-duration", { value: marketWord(order.duration) }),
+    ctx.tr("card-target", {}, { value: code(marketWord(order.targetAddress)) }),
     ctx.tr("order-card-price", { value: trxText(order.priceTrx, ctx.lang) }),
     ctx.tr("order-card-activation", { value: trxText(order.activationTrx, ctx.lang) }),
     ctx.tr("card-total", { value: trxText(order.totalTrx, ctx.lang) }),
@@ -50,8 +50,8 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     const lines = [ctx.tr("orders-title", { page: String(number), pages: String(pages), total: String(list.total) })];
     if (list.items.length === 0) lines.push("", ctx.tr("orders-empty"));
     for (const order of list.items) {
-      const label = `${order.status} · ${volumeText(order.volume, ctx.lang)} ${order.resource} · ${shortAddress(order.targetAddress)}`;
-      lines.push(`• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: order.status, volume: volumeText(order.volume, ctx.lang), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx, ctx.lang) })}`);
+      const label = `${truncate(order.status, 16)} · ${volumeText(order.volume, ctx.lang)} ${truncate(order.resource, 12)} · ${shortAddress(order.targetAddress)}`;
+      lines.push(`• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: marketWord(order.status), volume: volumeText(order.volume, ctx.lang), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx, ctx.lang) })}`);
       keyboard.text(label.slice(0, 60), ORDER_OPEN.data(await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now()), number)).row();
     }
     if (number > 1) keyboard.text(ctx.tr("button-prev"), ORDERS_PAGE.data(number - 1));

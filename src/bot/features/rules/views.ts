@@ -2,7 +2,7 @@ import { refFor } from "../../../db/repos/callback-refs";
 import type { AutomationRule, Firing } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { timeText, trxText, volumeText } from "../../../chat/format";
-import { code, escapeHtml, MESSAGE_LIMIT, shortAddress, truncate } from "../../../chat/html";
+import { code, escapeHtml, MARKETPLACE_WORD_MAX, marketWord, MESSAGE_LIMIT, shortAddress, truncate } from "../../../chat/html";
 
 /** Rules per list page. */
 export const RULES_PAGE_SIZE = 8;
@@ -32,7 +32,6 @@ export function ruleStatus(status: string): RuleStatus {
  * reason, a duration, an address) a rule's card shows: the spec bounds none, and the card must
  * stay within Telegram's 4,096 characters.
  */
-const MARKETPLACE_WORD_MAX = 64;
 
 /** The rule's kind in words, as plain text: an unknown type is the marketplace's own string (cut short), so escape it before HTML. */
 export function kindText(ctx: BotContext, type: string): string {
@@ -124,7 +123,7 @@ function unescape(text: string): string {
 /** The rule's firings, newest first, one compact line each; cut to fit one message. */
 export function deliveriesText(ctx: BotContext, rule: AutomationRule, firings: Firing[]): string {
   const sorted = [...firings].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || 0);
-  const head = [ctx.tr("deliveries-title", { count: String(sorted.length) }, { id: code(rule.id.slice(0, 8)) }), `${escapeHtml(truncate(kindText(ctx, rule.type), 100))} · ${code(rule.targetAddress)}`, ""];
+  const head = [ctx.tr("deliveries-title", { count: String(sorted.length) }, { id: code(rule.id.slice(0, 8)) }), `${escapeHtml(truncate(kindText(ctx, rule.type), 100))} · ${code(marketWord(rule.targetAddress))}`, ""];
   if (sorted.length === 0) return [...head, ctx.tr("deliveries-empty")].join("\n");
   const budget = MESSAGE_LIMIT - 200;
   let length = head.join("\n").length;

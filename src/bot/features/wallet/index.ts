@@ -3,7 +3,7 @@ import { FlatComposer } from "../../middleware/flat-composer";
 import type { Balance, DepositAddress } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { amountText, knownAmountText } from "../../../chat/format";
-import { code } from "../../../chat/html";
+import { code, marketWord, truncate } from "../../../chat/html";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
 import type { MenuActions } from "../start";
 import { editInPlace } from "../../edit-in-place";
@@ -27,6 +27,18 @@ function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard
     .row()
     .text(ctx.tr("button-refresh"), WALLET_REFRESH.data);
   return { text, keyboard };
+}
+
+/**
+ * The longest deposit address shown: Telegram's copy button takes at most 256 characters. The spec
+ * gives the address no format, but one longer than that cannot be copied or pasted as one: it is
+ * not shown cut (a cut address must never be paid to), and the user is sent to the dashboard.
+ */
+const DEPOSIT_ADDRESS_MAX = 256;
+
+/** The marketplace's words on the deposit, bounded (the spec bounds none of them). */
+function shownDeposit(deposit: DepositAddress): DepositAddress {
+  return { ...deposit, network: marketWord(deposit.network), minimums: deposit.minimums.map((minimum) => ({ ...minimum, currency: truncate(minimum.currency, 24) })) };
 }
 
 function topUpText(ctx: BotContext, deposit: DepositAddress): string {
@@ -91,6 +103,12 @@ export function walletFeature(menu: MenuActions, transactions: TransactionsMenu)
       await replyMarketplaceError(ctx, error, { read: true });
       return;
     }
+    if (deposit.address.length > DEPOSIT_ADDRESS_MAX) {
+      ctx.deps.logger.warn({ userId: ctx.account.telegram_id, length: deposit.address.length }, "the marketplace's deposit address is too long to show; the user was sent to the dashboard");
+      await ctx.reply(ctx.tr("topup-address-too-long", { length: String(deposit.address.length) }), { parse_mode: "HTML" });
+      return;
+    }
+    deposit = shownDeposit(deposit);
     const keyboard = new InlineKeyboard().copyText(ctx.tr("button-copy-address"), deposit.address);
     await ctx.reply(topUpText(ctx, deposit), { parse_mode: "HTML", reply_markup: keyboard });
     const png = await qrPng(deposit.address);

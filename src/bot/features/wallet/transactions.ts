@@ -208,7 +208,7 @@ export function transactionsMenu(showTopUp: (ctx: BotContext) => Promise<void>):
     range.row();
 
     // Type filter: all, the active one, and the types seen on this page.
-    const types = [...new Set([...(filter.type === undefined ? [] : [filter.type]), ...list.items.map((entry) => entry.type)])].slice(0, MAX_TYPE_BUTTONS);
+    const types = [...new Set([...(filter.type === undefined ? [] : [filter.type]), ...list.items.map((entry) => entry.type)])].filter((type) => type.trim() !== "").slice(0, MAX_TYPE_BUTTONS);
     button(mark(filter.type === undefined, ctx.tr("transactions-all-types")), 1, { currency: filter.currency });
     let inRow = 1;
     for (const type of types) {
