@@ -11,7 +11,7 @@ import type { BotContext, BotDeps } from "./context";
 import { markUserInactive } from "../db/repos/users";
 import { guidedFlows } from "./guided/install";
 import { translatorFor, LANGUAGES, pickLanguage } from "../chat/i18n";
-import { loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
+import { commandsAnyCase, loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
 import { FlatComposer } from "./middleware/flat-composer";
 import { skipIdenticalEdits } from "./edit-in-place";
 import { menuDataGuard, menuRoot } from "./menus";
@@ -143,6 +143,8 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   chain.use(provideDeps(deps));
   // Before the menus, so it sees each edit with the menu's keyboard rendered.
   chain.use(skipIdenticalEdits());
+  // "/Connect KEY" is "/connect KEY" for everything after this (the key guards included).
+  chain.use(commandsAnyCase());
   // Secrets are deleted before anything may drop the update (group answer, rate limit).
   chain.use(groupKeyGuard());
   chain.use(privateChatsOnly());

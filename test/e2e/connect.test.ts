@@ -272,7 +272,7 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     await world.settled();
     for (const table of tables.filter((t) => t !== "poll_state")) expect(await rowsOf(table), `${table} before`).toBeGreaterThan(0);
     expect(await rowsOf("pending_actions")).toBeGreaterThanOrEqual(2);
-    world.fake.pressButton(user.user, ask.messageId, "dc:y");
+    world.fake.pressButton(user.user, ask.messageId, ask.replyMarkup!.inline_keyboard[0]![0]!.callback_data!);
     let done;
     do done = await user.nextBotEvent();
     while (done.message.messageId !== ask.messageId);

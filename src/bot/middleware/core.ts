@@ -21,6 +21,27 @@ export function provideDeps(deps: BotDeps): MiddlewareFn<BotContext> {
   };
 }
 
+/** A command as Telegram marks it: the slash, 1 to 32 of [A-Za-z0-9_], then @bot, a space or the end. */
+const COMMAND_NAME = /^\/[A-Za-z0-9_]{1,32}(?=@|\s|$)/;
+
+/**
+ * Commands in any case: a phone keyboard capitalises the first letter ("/Connect KEY"), and every
+ * command of the bot is lower case, so the command's name is read in lower case before anything
+ * looks at it. Above all, "/Connect KEY" is then deleted like "/connect KEY". Only the name
+ * changes (ASCII, so no offset moves); its arguments stay as typed.
+ */
+export function commandsAnyCase(): MiddlewareFn<BotContext> {
+  return (ctx, next) => {
+    const message = ctx.update.message ?? ctx.update.edited_message;
+    const text = message?.text;
+    if (message && text?.startsWith("/")) {
+      const name = COMMAND_NAME.exec(text)?.[0];
+      if (name && name !== name.toLowerCase()) message.text = name.toLowerCase() + text.slice(name.length);
+    }
+    return next();
+  };
+}
+
 const GROUP_REPLY_EVERY_MS = 3_600_000;
 
 /**

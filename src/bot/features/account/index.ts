@@ -20,11 +20,19 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
       await ctx.reply(ctx.tr("disconnect-nothing"), { parse_mode: "HTML" });
       return;
     }
-    const keyboard = new InlineKeyboard().text(ctx.tr("button-confirm"), DISCONNECT_YES.data).text(ctx.tr("button-cancel"), DISCONNECT_NO.data);
+    const keyboard = new InlineKeyboard().text(ctx.tr("button-confirm"), DISCONNECT_YES.data(credential.linked_at)).text(ctx.tr("button-cancel"), DISCONNECT_NO.data);
     await ctx.reply(ctx.tr("disconnect-ask", { last4: credential.last4 }), { parse_mode: "HTML", reply_markup: keyboard });
   });
 
   composer.callbackQuery(DISCONNECT_YES.pattern, async (ctx) => {
+    // The question named one key; once another is linked (or none is), it forgets nothing.
+    const asked = DISCONNECT_YES.parse(ctx.callbackQuery.data);
+    const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+    if (!credential || credential.linked_at !== asked) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
+      await ctx.editMessageReplyMarkup().catch(() => undefined);
+      return;
+    }
     await ctx.answerCallbackQuery();
     // An open flow is left first: its state is saved when the update ends, after the rows below are gone.
     await endFlow(ctx);

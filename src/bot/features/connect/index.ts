@@ -116,6 +116,14 @@ export function connectFeature(menu: MenuActions): Composer<BotContext> {
     await link(ctx, ctx.message.text);
   });
 
+  // A key sent as a photo's or a file's caption during the open step: deleted at once all the same, and read as the answer.
+  composer.on("message:caption", async (ctx, next) => {
+    const state = await currentFlow(ctx);
+    if (state?.flow !== "connect" || !keyStepOpen(state, ctx.deps.now())) return next();
+    await deleteKeyMessage(ctx);
+    await link(ctx, ctx.message.caption);
+  });
+
   menu.connect = askForKey;
   return composer;
 }
