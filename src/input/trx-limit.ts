@@ -6,12 +6,15 @@ export const MAX_TRX_LIMIT_SUN = 1_000_000n * 1_000_000n;
 export type TrxLimitParse = { ok: true; sun: bigint } | { ok: false; reason: "format" | "zero" | "precision" | "high" };
 
 /**
- * A TRX amount as people type a price limit: 2.5, 2.5trx, 2.5 TRX, 0.000001. A decimal point
- * only: "2,5" would read as thousands elsewhere. At most 6 decimals (1 sun), above zero.
+ * A TRX amount as people type a price limit: 2.5, 2.5trx, 2.5 TRX, 0.000001. A decimal point, or,
+ * with `decimalComma` (a language that writes "2,5", as the bot's own buttons show it there), one
+ * comma between digits; elsewhere "2,5" would read as thousands and is refused. At most 6
+ * decimals (1 sun), above zero.
  */
-export function parseTrxLimit(input: string): TrxLimitParse {
+export function parseTrxLimit(input: string, options: { decimalComma?: boolean } = {}): TrxLimitParse {
   if (typeof input !== "string" || input.length > 40) return { ok: false, reason: "format" };
-  const text = input.trim().toLowerCase().replace(/\s*trx$/, "");
+  let text = input.trim().toLowerCase().replace(/\s*trx$/, "");
+  if (options.decimalComma && /^\d+,\d+$/.test(text)) text = text.replace(",", ".");
   if (!/^\d+(?:\.\d+)?$/.test(text)) return { ok: false, reason: "format" };
   const sun = parseTrx(text);
   if (sun === null) return { ok: false, reason: "precision" };

@@ -1,5 +1,5 @@
 /**
- * Volumes as people type them: 65000, 65,000, 65 000, 65k, 1.5m, 131K. Whole units only, above
+ * Volumes as people type them: 65000, 65,000, 65 000, 65k, 1.5m, 131K, 65к. Whole units only, above
  * zero. Never throws: anything else is a "format" error naming the accepted forms.
  */
 export type VolumeParse = { ok: true; volume: bigint } | { ok: false; reason: "format" | "zero" | "negative" | "fraction" };
@@ -8,7 +8,8 @@ const SUFFIX: Record<string, bigint> = { "": 1n, k: 1_000n, m: 1_000_000n };
 
 export function parseVolume(input: string): VolumeParse {
   if (typeof input !== "string" || input.length > 40) return { ok: false, reason: "format" };
-  let text = input.trim().toLowerCase().replace(/[\u00a0\u202f]/g, " ");
+  // Cyrillic "к" and "м" (thousand, million) as a Russian keyboard types them.
+  let text = input.trim().toLowerCase().replace(/[\u00a0\u202f]/g, " ").replace(/к$/, "k").replace(/м$/, "m");
   let negative = false;
   if (text.startsWith("-") || text.startsWith("−")) {
     negative = true;
@@ -40,9 +41,21 @@ export function checkBounds(volume: bigint, min: bigint, max: bigint): "below" |
 export const RESOURCES = ["energy", "bandwidth"] as const;
 export type Resource = (typeof RESOURCES)[number];
 
+/** The resources' names in the shipped languages, as the buttons show them and common forms of them. */
+const RESOURCE_WORDS: Record<string, Resource> = {
+  энергия: "energy",
+  энергию: "energy",
+  энергии: "energy",
+  "пропускная способность": "bandwidth",
+  "пропускную способность": "bandwidth",
+  能量: "energy",
+  带宽: "bandwidth",
+};
+
 export function parseResource(input: string): Resource | null {
-  const text = input.trim().toLowerCase();
-  return (RESOURCES as readonly string[]).includes(text) ? (text as Resource) : null;
+  const text = input.trim().toLowerCase().replace(/\s+/g, " ");
+  if ((RESOURCES as readonly string[]).includes(text)) return text as Resource;
+  return Object.hasOwn(RESOURCE_WORDS, text) ? RESOURCE_WORDS[text]! : null;
 }
 
 /** Durations are exactly those the options endpoint lists, matched case-insensitively. */

@@ -302,6 +302,23 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
     expect(card.text).toContain("5,000 Bandwidth for 1d");
     expect(card.text).toContain("at most 4 TRX");
   });
+
+  it("in Russian, the guided /watch takes the words and numbers as that language writes them: энергия, 65к, 2,5", async () => {
+    const user = world.user(5109, { languageCode: "ru" });
+    user.send("/watch");
+    await user.nextMessage();
+    user.send("энергия");
+    await user.nextMessage();
+    user.send("65к");
+    await user.nextMessage();
+    user.send("1h");
+    await user.nextMessage();
+    user.send("2,5");
+    await user.nextMessage();
+    await world.settled();
+    const watches = await world.app.db.selectFrom("price_watches").selectAll().where("telegram_id", "=", 5109).execute();
+    expect(watches.map((watch) => [watch.resource, watch.volume, watch.duration, watch.threshold_sun])).toEqual([["energy", "65000", "1h", "2500000"]]);
+  });
 });
 
 describe("the playground shows it all: a watch made to fire from the panel, the inline box, deep links", () => {

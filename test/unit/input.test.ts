@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseVolume, parseDuration, parseResource, checkBounds } from "../../src/input/volume";
+import { parseTrxLimit } from "../../src/input/trx-limit";
 import { checkTronAddress } from "../../src/input/address";
 import { splitArguments } from "../../src/input/arguments";
 import { draftFromArguments, limitsFromOptions, recheckForResource, validateField, type OrderDraft } from "../../src/bot/features/order-params";
@@ -87,6 +88,30 @@ describe("durations and resources", () => {
     expect(parseResource("Energy")).toBe("energy");
     expect(parseResource("BANDWIDTH")).toBe("bandwidth");
     expect(parseResource("water")).toBeNull();
+  });
+
+  it("resources in the shipped languages, as their buttons name them", () => {
+    expect(parseResource("Энергия")).toBe("energy");
+    expect(parseResource("энергию")).toBe("energy");
+    expect(parseResource("Пропускная  способность")).toBe("bandwidth");
+    expect(parseResource("能量")).toBe("energy");
+    expect(parseResource("带宽")).toBe("bandwidth");
+    expect(parseResource("вода")).toBeNull();
+    expect(parseResource("constructor")).toBeNull();
+  });
+
+  it("volumes with the Cyrillic thousand and million", () => {
+    expect(parseVolume("30к")).toEqual({ ok: true, volume: 30_000n });
+    expect(parseVolume("1.5М")).toEqual({ ok: true, volume: 1_500_000n });
+    expect(parseVolume("30кк")).toEqual({ ok: false, reason: "format" });
+  });
+
+  it("a TRX limit with a decimal comma only where the language writes one", () => {
+    expect(parseTrxLimit("4,275", { decimalComma: true })).toEqual({ ok: true, sun: 4_275_000n });
+    expect(parseTrxLimit("4,275 TRX", { decimalComma: true })).toEqual({ ok: true, sun: 4_275_000n });
+    expect(parseTrxLimit("4,275")).toEqual({ ok: false, reason: "format" });
+    expect(parseTrxLimit("1,234,5", { decimalComma: true })).toEqual({ ok: false, reason: "format" });
+    expect(parseTrxLimit("4.275", { decimalComma: true })).toEqual({ ok: true, sun: 4_275_000n });
   });
 });
 

@@ -34,7 +34,8 @@ function everyDuration(limits: OrderLimits): string[] {
 
 /** The TRX limit checked, as a normalised decimal string, or the explanation. */
 function readLimit(ctx: BotContext, input: string): { ok: true; value: string } | { ok: false; message: string } {
-  const parsed = parseTrxLimit(input);
+  // Russian writes decimals with a comma, as the price buttons show them in that language.
+  const parsed = parseTrxLimit(input, { decimalComma: ctx.lang === "ru" });
   return parsed.ok ? { ok: true, value: sunToTrx(parsed.sun) } : { ok: false, message: ctx.tr(`input-watch-price-${parsed.reason}`) };
 }
 
