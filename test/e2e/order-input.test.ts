@@ -24,6 +24,23 @@ describe("order input: grouped volumes, bounds per resource, a public quote with
     expect(reply.text).toContain("65 000");
   });
 
+  it("one-line arguments of zero, below zero or not quite an address get the explanation the guided step gives", async () => {
+    const user = world.user(904);
+    await linkKey(world, user, world.newAccount().apiKey);
+    user.send(`/buy energy 0 1h ${ADDRESS_A}`);
+    expect((await user.nextMessage()).text).toBe("The volume must be above zero.");
+    user.send(`/buy energy -65000 1h ${ADDRESS_A}`);
+    expect((await user.nextMessage()).text).toBe("The volume cannot be negative.");
+    user.send(`/quote energy 1.0005k 1h`);
+    expect((await user.nextMessage()).text).toContain("whole number of units");
+    user.send(`/buy energy 65000 1h ${ADDRESS_A.toLowerCase()}`);
+    const address = (await user.nextMessage()).text!;
+    expect(address).not.toContain("could not read");
+    expect(address).not.toContain("Volumes are written");
+    user.send(`/renewal ${ADDRESS_A} 0`);
+    expect((await user.nextMessage()).text).toBe("The volume must be above zero.");
+  });
+
   it("/buy 2m then Bandwidth: the volume is checked against bandwidth's bounds and asked again", async () => {
     const { accountId, apiKey } = world.newAccount();
     const user = world.user(903);

@@ -122,6 +122,28 @@ export function validateField(ctx: BotContext, field: DraftField, input: string,
 const DURATION_SHAPE = /^\d{1,4}\s*[mhd]$/i;
 
 /**
+ * Why a one-line argument was not taken, as the guided step would say it: a duration the
+ * marketplace does not list ("2h") is told which ones it does; a volume of zero, below zero or with
+ * a fraction of a unit, and an address that is not one (a lower-case or cut T… address), get their
+ * own explanations; anything else is named with the command's usage.
+ */
+function rejectedArgument(ctx: BotContext, rejected: string, draft: OrderDraft, limits: OrderLimits, usage: string): string {
+  if (DURATION_SHAPE.test(rejected) && !draft.duration) return ctx.tr("input-duration-bad", { durations: durationsFor(limits, draft.resource).join(", ") });
+  if (!draft.volume) {
+    const volume = parseVolume(rejected);
+    if (!volume.ok && volume.reason !== "format") return ctx.tr(`input-volume-${volume.reason}`);
+  }
+  if (!draft.address && ADDRESS_ATTEMPT.test(rejected)) {
+    const address = readAddress(ctx, rejected, draft.offered);
+    if (!address.ok) return address.message;
+  }
+  return ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage });
+}
+
+/** What reads as an attempt at a TRON address: a T and 25 or more letters and digits, whatever follows. */
+const ADDRESS_ATTEMPT = /^t[1-9a-z]{25,}/i;
+
+/**
  * A command's order arguments read and checked against the limits: the draft (its fields may
  * still be missing), or null once the user was told what is wrong and how the command is written.
  */
@@ -129,8 +151,7 @@ export async function draftFromCommand(ctx: BotContext, args: string, limits: Or
   const { draft, rejected } = draftFromArguments(args, limits);
   if (rejected !== null) {
     // A duration the marketplace does not list ("2h") is told which ones it does, not how volumes are written.
-    const message = DURATION_SHAPE.test(rejected) && !draft.duration ? ctx.tr("input-duration-bad", { durations: durationsFor(limits, draft.resource).join(", ") }) : ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage });
-    await ctx.reply(message, { parse_mode: "HTML" });
+    await ctx.reply(rejectedArgument(ctx, rejected, draft, limits, usage), { parse_mode: "HTML" });
     return null;
   }
   const valid = validateDraft(ctx, draft, limits, fields);

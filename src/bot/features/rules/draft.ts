@@ -104,10 +104,13 @@ export function draftFromArguments(ctx: BotContext, kind: RuleKind, text: string
       continue;
     }
     const slot = volumeSlots.find((field) => raw[field] === undefined);
-    if (slot && parseVolume(token).ok) {
+    const volume = parseVolume(token);
+    if (slot && volume.ok) {
       raw[slot] = token;
       continue;
     }
+    // A volume of zero, below zero or with a fraction of a unit is explained as the guided step explains it.
+    if (slot && !volume.ok && volume.reason !== "format") return { ok: false, message: ctx.tr(`input-volume-${volume.reason}`) };
     return { ok: false, message: ctx.tr("input-argument-bad", { value: truncate(token, 40), usage: USAGE[kind] }) };
   }
   for (const field of fields) {
