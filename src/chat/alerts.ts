@@ -28,7 +28,8 @@ export type FinalState = "filled" | "failed";
 /** Classifies an order status: "filled", "failed", or null while it is still on its way. */
 export function finalState(status: string | undefined): FinalState | null {
   const value = (status ?? "").toLowerCase();
-  if (value === "filled" || value === "completed" || value === "delivered" || value === "success") return "filled";
+  // "Filled" is the spec's word; the others are how other readings of a finished order are written.
+  if (["filled", "completed", "complete", "delivered", "success", "succeeded", "successful", "fulfilled", "done"].includes(value)) return "filled";
   if (/fail|cancel|refund|error|reject|expire/.test(value)) return "failed";
   return null;
 }

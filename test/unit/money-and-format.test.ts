@@ -3,6 +3,7 @@ import { addTrx, compareTrx, formatTrxForDisplay, groupThousands, parseTrx, sunT
 import { escapeHtml, truncate } from "../../src/chat/html";
 import { sunPerUnit } from "../../src/chat/format";
 import { parseTelegramHtml } from "../../src/telegram-fake";
+import { finalState } from "../../src/chat/alerts";
 
 describe("TRX amounts in integer sun", () => {
   it.each([
@@ -48,5 +49,21 @@ describe("HTML for Telegram", () => {
     expect(truncate("abcdef", 4)).toBe("abc…");
     expect(truncate("ab😀cd", 4)).toBe("ab…");
     expect(truncate("short", 10)).toBe("short");
+  });
+});
+
+describe("an order's final state from its status word", () => {
+  it.each([
+    ["Filled", "filled"],
+    ["Succeeded", "filled"],
+    ["FULFILLED", "filled"],
+    ["Done", "filled"],
+    ["Failed", "failed"],
+    ["Refunded", "failed"],
+    ["Created", null],
+    ["Pending", null],
+    ["Processing", null],
+  ])("%s → %s", (status, expected) => {
+    expect(finalState(status)).toBe(expected);
   });
 });
