@@ -15,6 +15,8 @@ export type RetryPolicy = "idempotent" | "order" | "never";
 
 /** The longest Retry-After the client waits for; beyond it the error goes back to the caller with retryAfterMs set. */
 export const MAX_RETRY_AFTER_MS = 30_000;
+/** The most one call waits between its attempts in all: three Retry-Afters of 30 s would keep a chat silent for a minute and a half. */
+export const MAX_TOTAL_RETRY_WAIT_MS = 30_000;
 /** The ceiling of one exponential backoff step. */
 export const MAX_BACKOFF_MS = 5_000;
 

@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import { MarketplaceError, errorFromResponse } from "./errors";
 import type { MarketplaceErrorKind } from "./errors";
-import { isRetryable, parseRetryAfter, retryDelayMs } from "./retry-policy";
+import { isRetryable, MAX_TOTAL_RETRY_WAIT_MS, parseRetryAfter, retryDelayMs } from "./retry-policy";
 import type { RetryPolicy } from "./retry-policy";
 import type { Exchange } from "./http-exchange";
 
@@ -110,6 +110,7 @@ export function createTransport(options: TransportOptions): Transport {
   async function send(spec: RequestSpec, accept: (status: number, text: string) => MarketplaceError | undefined): Promise<void> {
     const url = urlFor(spec);
     const maxAttempts = spec.retry === "never" ? 1 : options.maxRetries + 1;
+    let waited = 0;
     for (let number = 1; ; number++) {
       const started = performance.now();
       const outcome = await attempt(spec, url, headersFor(spec));
@@ -124,7 +125,11 @@ export function createTransport(options: TransportOptions): Transport {
       });
       if (!error) return;
       if (number >= maxAttempts || !isRetryable(error, spec.retry)) throw error;
-      await options.sleep(retryDelayMs(number, { backoffBaseMs: options.backoffBaseMs, random: options.random, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) }));
+      const delay = retryDelayMs(number, { backoffBaseMs: options.backoffBaseMs, random: options.random, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) });
+      // A wait past the call's total is not made: the caller gets the error (and its Retry-After) now.
+      if (waited + delay > MAX_TOTAL_RETRY_WAIT_MS) throw error;
+      waited += delay;
+      await options.sleep(delay);
     }
   }
 

@@ -138,6 +138,13 @@ describe("retries", () => {
     expect(requests).toHaveLength(1);
   });
 
+  it("waits at most 30 s in all between attempts: a second Retry-After of 30 s goes to the caller", async () => {
+    const { marketplace, requests, sleeps } = client([() => json({}, 429, { "Retry-After": "20" }), () => json({}, 429, { "Retry-After": "20" }), () => json({ usdtTrc20: "0", trx: "1" })]);
+    expect(await failure(marketplace.balance())).toMatchObject({ kind: "rate_limited", retryAfterMs: 20_000 });
+    expect(sleeps).toStrictEqual([20_000]);
+    expect(requests).toHaveLength(2);
+  });
+
   it("retries the order POST with the same key, but not after a 502", async () => {
     const first = client([() => new TypeError("fetch failed"), () => json({}, 503), () => json(ORDER)]);
     await first.marketplace.createOrder({ targetAddress: ORDER.targetAddress, volume: 65000, duration: "1h" }, "idem-3");
