@@ -132,7 +132,8 @@ async function keyRefusedToo(ctx: BotContext, error: MarketplaceError): Promise<
 
 /**
  * Tells the user about a failed marketplace call, with its own message and next step. A 401 (or a
- * 403 on a read) marks the key broken so background polling stops until they link again.
+ * 403 on a read, confirmed on the balance) marks the key broken so background polling stops until
+ * they link again.
  */
 export async function replyMarketplaceError(ctx: BotContext, error: unknown, options: ErrorReplyOptions = {}): Promise<void> {
   if (!(error instanceof MarketplaceError)) throw error;
