@@ -7,7 +7,7 @@ import type { Logger } from "../logger";
 import type { Metrics } from "../metrics";
 import { DEFAULT_CHAT_PACE, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
 import type { ArrivalWindow } from "../scale/arrival-window";
-import { dropQueuedAlerts, claimDue, nextClaimableAt, nextDueAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
+import { claimDue, nextClaimableAt, nextDueAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
 
 export interface SenderOptions {
   db: Kysely<Database>;
@@ -231,10 +231,12 @@ export class OutboxSender {
         }
         if (error.error_code === 403) {
           logger.info({ userId: row.telegram_id }, "user blocked the bot; alerts to them stop and their queue is dropped");
-          await markDropped(db, row.id, error.description, this.owner);
-          await markUserInactive(db, row.telegram_id, now());
-          // Their other queued alerts would only meet the same 403: dropped without a call.
-          const others = await dropQueuedAlerts(db, row.telegram_id, "user blocked the bot");
+          // Their other queued alerts would only meet the same 403: dropped without a call, in the
+          // transaction that drops this one, so no other cycle sends the next in between.
+          const others = await db.transaction().execute(async (trx) => {
+            await markDropped(trx, row.id, error.description, this.owner);
+            return markUserInactive(trx, row.telegram_id, now());
+          });
           metrics.alerts.inc({ outcome: "blocked" }, 1 + others);
           return;
         }

@@ -47,7 +47,9 @@ describe("a double tap", () => {
       expect(user.botMessages().filter((message) => message.messageId > ask.messageId)).toEqual([]);
       expect(user.botMessages().some((message) => (message.text ?? "").includes(GENERIC_ERROR))).toBe(false);
       expect(world.fake.messages(userId).find((message) => message.messageId === ask.messageId)?.text).toMatch(new RegExp(shows, "i"));
-      expect(world.fake.rejectedCalls().map((call) => `${call.method}: ${call.description}`)).toEqual(["editMessageText: Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"]);
+      // Confirm's second press finds the key it named already forgotten: it is told the button is no longer valid, and nothing is edited.
+      const refused = label.source === "Confirm" ? [] : ["editMessageText: Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"];
+      expect(world.fake.rejectedCalls().map((call) => `${call.method}: ${call.description}`)).toEqual(refused);
       expect(Boolean(await findCredential(world.app.db, userId))).toBe(label.source !== "Confirm");
     });
   }

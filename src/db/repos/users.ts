@@ -268,12 +268,16 @@ export async function toggleAlert(db: Kysely<Database>, telegramId: number, kind
   await db.updateTable("users").set({ [column]: user[column] === 1 ? 0 : 1, updated_at: now }).where("telegram_id", "=", telegramId).execute();
 }
 
-/** The user blocked the bot: stop pushing to them and drop what was queued (the key stays). */
-export async function markUserInactive(db: Kysely<Database>, telegramId: number, now: number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+/**
+ * The user blocked the bot: stop pushing to them and drop what was queued (the key stays), in one
+ * transaction (the caller's, when it passes one). Returns how many queued alerts were dropped.
+ */
+export async function markUserInactive(db: Kysely<Database>, telegramId: number, now: number): Promise<number> {
+  const run = async (trx: Kysely<Database>) => {
     await trx.updateTable("users").set({ active: 0, updated_at: now }).where("telegram_id", "=", telegramId).execute();
-    await dropQueuedAlerts(trx, telegramId, "user blocked the bot");
-  });
+    return dropQueuedAlerts(trx, telegramId, "user blocked the bot");
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
 /** The weekly digest settings as /settings changes them; `week` marks the last Monday already behind the user. */

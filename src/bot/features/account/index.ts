@@ -30,7 +30,6 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
     const credential = await findCredential(ctx.deps.db, ctx.account.telegram_id);
     if (!credential || credential.linked_at !== asked) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
-      await ctx.editMessageReplyMarkup().catch(() => undefined);
       return;
     }
     await ctx.answerCallbackQuery();
