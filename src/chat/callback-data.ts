@@ -66,8 +66,7 @@ export const CARD_CANCEL = { ...kind("cx:", REF, (m) => m[1]!), data: (id: strin
 export const CARD_REFRESH = { ...kind("rf:", REF, (m) => m[1]!), data: (id: string) => `rf:${id}` };
 export const CARD_AUTO_RESUME = { ...kind("ar:", REF, (m) => m[1]!), data: (id: string) => `ar:${id}` };
 
-/** /disconnect's question. */
-/** Forget the key: names the link it asked about (its time, base 36), so a question left from an earlier key never forgets a newer one. */
+/** /disconnect's question. Forget the key: names the link it asked about (its time, base 36), so a question left from an earlier key never forgets a newer one. */
 export const DISCONNECT_YES = { ...kind("dc:y:", "([0-9a-z]{1,12})", (m) => parseInt(m[1]!, 36)), data: (linkedAt: number) => `dc:y:${linkedAt.toString(36)}` };
 export const DISCONNECT_NO = fixed("dc:n");
 
