@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, cardOutcome, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
+import { ADDRESS_A, callbackAnswerText, cardOutcome, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
 
 /**
  * What a user can do in the chat that must never cost money or expose a key: buy the same rent
@@ -48,7 +48,8 @@ describe("the chat keeps money and keys safe", () => {
     const other = world.newAccount();
     user.send(`/connect ${other.apiKey}`);
     await nextBotText(user, (text) => text.includes(`…${other.apiKey.slice(-4)} linked`));
-    world.fake.pressButton(user.user, ask.messageId, ask.replyMarkup!.inline_keyboard[0]![0]!.callback_data!);
+    const pressed = world.fake.pressButton(user.user, ask.messageId, ask.replyMarkup!.inline_keyboard[0]![0]!.callback_data!);
+    expect(await callbackAnswerText(world, pressed.callbackQueryId)).toContain("no longer valid");
     await world.settled();
     user.send("/start");
     expect((await nextBotText(user, (text) => text.includes("Welcome") || text.includes("linked"))).text).toContain(`…${other.apiKey.slice(-4)}`);

@@ -121,6 +121,9 @@ export function validateField(ctx: BotContext, field: DraftField, input: string,
 /** What a duration looks like (a number and m, h or d), listed or not. */
 const DURATION_SHAPE = /^\d{1,4}\s*[mhd]$/i;
 
+/** What reads as an attempt at a TRON address: a T and 25 or more letters and digits, whatever follows. */
+const ADDRESS_ATTEMPT = /^t[1-9a-z]{25,}/i;
+
 /**
  * Why a one-line argument was not taken, as the guided step would say it: a duration the
  * marketplace does not list ("2h") is told which ones it does; a volume of zero, below zero or with
@@ -140,9 +143,6 @@ function rejectedArgument(ctx: BotContext, rejected: string, draft: OrderDraft, 
   return ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage });
 }
 
-/** What reads as an attempt at a TRON address: a T and 25 or more letters and digits, whatever follows. */
-const ADDRESS_ATTEMPT = /^t[1-9a-z]{25,}/i;
-
 /**
  * A command's order arguments read and checked against the limits: the draft (its fields may
  * still be missing), or null once the user was told what is wrong and how the command is written.
@@ -150,7 +150,6 @@ const ADDRESS_ATTEMPT = /^t[1-9a-z]{25,}/i;
 export async function draftFromCommand(ctx: BotContext, args: string, limits: OrderLimits, fields: DraftField[], usage: string): Promise<OrderDraft | null> {
   const { draft, rejected } = draftFromArguments(args, limits);
   if (rejected !== null) {
-    // A duration the marketplace does not list ("2h") is told which ones it does, not how volumes are written.
     await ctx.reply(rejectedArgument(ctx, rejected, draft, limits, usage), { parse_mode: "HTML" });
     return null;
   }

@@ -27,21 +27,15 @@ export function ruleStatus(status: string): RuleStatus {
   return "other";
 }
 
-/**
- * The longest piece of an open string from the marketplace (an unknown type, status or pause
- * reason, a duration, an address) a rule's card shows: the spec bounds none, and the card must
- * stay within Telegram's 4,096 characters.
- */
-
 /** The rule's kind in words, as plain text: an unknown type is the marketplace's own string (cut short), so escape it before HTML. */
 export function kindText(ctx: BotContext, type: string): string {
   const kind = ruleKind(type);
-  return kind ? ctx.tr(`rule-kind-${kind}`) : truncate(type, MARKETPLACE_WORD_MAX);
+  return kind ? ctx.tr(`rule-kind-${kind}`) : marketWord(type);
 }
 
 function statusText(ctx: BotContext, status: string): string {
   const known = ruleStatus(status);
-  return known === "other" ? truncate(status, MARKETPLACE_WORD_MAX) : ctx.tr(`rule-status-${known}`);
+  return known === "other" ? marketWord(status) : ctx.tr(`rule-status-${known}`);
 }
 
 const STATUS_ICON: Record<RuleStatus, string> = { active: "🟢", paused: "⏸", cancelled: "✖️", other: "•" };
@@ -56,13 +50,13 @@ export function ruleCardText(ctx: BotContext, rule: AutomationRule): string {
   const status = ruleStatus(rule.status);
   const lines = [
     ctx.tr("rule-card-title", { kind: kindText(ctx, rule.type) }, { id: code(rule.id.slice(0, 8)) }),
-    ctx.tr("rule-card-target", {}, { value: code(truncate(rule.targetAddress, MARKETPLACE_WORD_MAX)) }),
+    ctx.tr("rule-card-target", {}, { value: code(marketWord(rule.targetAddress)) }),
   ];
   if (rule.minimal !== null && kind !== "smart" && kind !== "renewal") lines.push(ctx.tr("rule-card-minimal", { value: volumeText(rule.minimal, ctx.lang) }));
   if (kind === "smart") lines.push(ctx.tr("rule-card-volume-smart"));
   else if (rule.volume !== null) lines.push(ctx.tr("rule-card-volume", { value: volumeText(rule.volume, ctx.lang) }));
-  if (kind === "renewal") lines.push(ctx.tr("rule-card-duration", { value: truncate(rule.duration ?? "1d", MARKETPLACE_WORD_MAX) }));
-  else if (rule.duration !== null && kind !== "smart") lines.push(ctx.tr("rule-card-duration", { value: truncate(rule.duration, MARKETPLACE_WORD_MAX) }));
+  if (kind === "renewal") lines.push(ctx.tr("rule-card-duration", { value: marketWord(rule.duration ?? "1d") }));
+  else if (rule.duration !== null && kind !== "smart") lines.push(ctx.tr("rule-card-duration", { value: marketWord(rule.duration) }));
   lines.push(ctx.tr("rule-card-status", { value: `${STATUS_ICON[status]} ${statusText(ctx, rule.status)}` }));
   if (status === "paused") {
     const reason = (rule.pauseReason ?? "").toLowerCase();
