@@ -1,27 +1,44 @@
-import { deleteFlow, flowExists, getFlow, setFlow, type FlowState } from "../db/repos/flows";
+import { deleteFlow, findFlow, flowStateOf, FLOW_VERSION, storeFlow, storedFlow, type FlowState, type StoredFlow } from "../db/repos/flows";
 import type { BotContext } from "./context";
-import { forgetPrefetched, takePrefetched } from "./prefetched";
+import { takePrefetched } from "./prefetched";
+import { FLOW_COMMANDS, type Asked, type FlowName } from "./guided/steps";
 
 /**
  * The user's one open question. Guided flows are conversations (guided/); the /connect key step
  * is not: a conversation keeps every update it sees in its replay log, and the key must never be
  * stored. That step is a row in `flows` holding only "waiting for the key since …".
+ *
+ * The same row holds a guided flow's first question while it waits for its answer: the question
+ * is asked before the flow is entered, and the flow is entered with the answer (see
+ * guided/install). Either way, a user has at most one row, and leaving a flow deletes it.
  */
+
+/**
+ * The update's view of the user's row in `flows`: read once (with the user's row, by loadAccount),
+ * then kept by the writes below, which are the only ones an update makes to that row.
+ */
+const steps = new WeakMap<BotContext, StoredFlow | null>();
+
+async function storedStep(ctx: BotContext): Promise<StoredFlow | null> {
+  // An update without a sender has no account, and so no open step.
+  if ((ctx as Partial<BotContext>).account === undefined) return null;
+  const seen = steps.get(ctx);
+  if (seen !== undefined) return seen;
+  const known = takePrefetched(ctx, "step");
+  const row = known !== undefined ? known : await findFlow(ctx.deps.db, ctx.account.telegram_id);
+  steps.set(ctx, row);
+  return row;
+}
 
 /** Opens the /connect key step (leaving any guided flow), committed before the question is sent. */
 export async function startKeyStep(ctx: BotContext): Promise<void> {
   await leaveGuidedFlows(ctx);
-  stepCleared.delete(ctx);
-  const now = ctx.deps.now();
-  const state: FlowState = { flow: "connect", step: "key", data: { askedAt: now } };
-  forgetPrefetched(ctx, "keyStep");
-  await ctx.deps.writes.run((db) => setFlow(db, ctx.account.telegram_id, state, now));
+  await storeStep(ctx, storedFlow({ flow: "connect", step: "key", data: { askedAt: ctx.deps.now() } }));
 }
 
-/** The open /connect key step, if any. */
+/** The user's open row in `flows` (the key step, a first question, or a step stored by an older release), as this version reads it. */
 export async function currentFlow(ctx: BotContext): Promise<FlowState | null> {
-  if (takePrefetched(ctx, "keyStep") === false) return null;
-  return getFlow(ctx.deps.db, ctx.account.telegram_id);
+  return flowStateOf(await storedStep(ctx));
 }
 
 /** Leaves the guided flow (a conversation) of the chat, if any; true when there was one. */
@@ -34,14 +51,72 @@ async function leaveGuidedFlows(ctx: BotContext): Promise<boolean> {
 /** Leaves whatever flow the chat is in; true when there was one (also when a command left it just before). */
 export async function endFlow(ctx: BotContext): Promise<boolean> {
   const left = (await leaveGuidedFlows(ctx)) || ctx.flowLeft === true;
-  // A menu button ends the flow, then its area may end it again on entering one: read once.
-  if (stepCleared.has(ctx)) return left;
-  stepCleared.add(ctx);
-  // Most commands end a flow that does not exist: a read is far cheaper than a write.
-  const waiting = takePrefetched(ctx, "keyStep") ?? (await flowExists(ctx.deps.db, ctx.account.telegram_id));
-  if (!waiting) return left;
-  return (await ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id))) || left;
+  // Most updates end a flow that does not exist: the row was read with the user's.
+  if ((await storedStep(ctx)) === null) return left;
+  const deleted = await ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id));
+  steps.set(ctx, null);
+  return deleted || left;
 }
 
-/** Updates whose key step is known to be gone. */
-const stepCleared = new WeakSet<BotContext>();
+async function storeStep(ctx: BotContext, row: StoredFlow): Promise<void> {
+  const now = ctx.deps.now();
+  await ctx.deps.writes.run((db) => storeFlow(db, ctx.account.telegram_id, row, now));
+  steps.set(ctx, row);
+}
+
+/**
+ * A guided flow's first question, asked before the flow was entered: the flow's arguments and the
+ * question (plain JSON, handed to the flow with the answer).
+ */
+export interface FirstQuestion {
+  flow: FlowName;
+  args: unknown[];
+  asked: Asked;
+}
+
+/** Stores the first question of `flow`, just asked (`step` names it, as a flow's stored state does); it replaces the user's open row. */
+export async function storeFirstQuestion(ctx: BotContext, question: FirstQuestion, step: string): Promise<void> {
+  await storeStep(ctx, storedFlow({ flow: question.flow, step, data: { args: question.args, asked: question.asked } }));
+}
+
+/**
+ * The open row as a guided flow's first question: `current` when this version stored it,
+ * `outdated` (with its flow) when another version did, null when the row is none (no row, the key
+ * step, a step of an older release's step machines).
+ */
+export async function firstQuestion(ctx: BotContext): Promise<{ current: FirstQuestion } | { outdated: FlowName } | null> {
+  const row = await storedStep(ctx);
+  if (!row || !Object.hasOwn(FLOW_COMMANDS, row.flow)) return null;
+  const flow = row.flow as FlowName;
+  let data: unknown;
+  try {
+    data = JSON.parse(row.data);
+  } catch {
+    data = null;
+  }
+  const fields = typeof data === "object" && data !== null ? (data as { args?: unknown; asked?: unknown }) : {};
+  const asked = fields.asked as Partial<Asked> | undefined;
+  if (!Array.isArray(fields.args) || typeof asked !== "object" || asked === null || typeof asked.askedAt !== "number") return null;
+  if (row.version !== FLOW_VERSION) return { outdated: flow };
+  return { current: { flow, args: fields.args, asked: asked as Asked } };
+}
+
+/** Updates whose flow, entered with the answer to its first question, stores its state in place of that question. */
+const replacedByState = new WeakSet<BotContext>();
+
+/** The first question was answered and its flow goes on: the flow's stored state replaces the row (guided/storage, in one transaction). */
+export function firstQuestionReplaced(ctx: BotContext): void {
+  steps.set(ctx, null);
+  replacedByState.add(ctx);
+}
+
+/** True when this update's flow state replaces the user's first question (see firstQuestionReplaced). */
+export function replacesFirstQuestion(ctx: BotContext): boolean {
+  return replacedByState.has(ctx);
+}
+
+/** Deletes the answered first question now (the flow ended in the same update, so it stores no state to delete it with). */
+export async function dropFirstQuestion(ctx: BotContext): Promise<void> {
+  await ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id));
+  steps.set(ctx, null);
+}

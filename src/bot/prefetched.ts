@@ -1,5 +1,6 @@
 import { findCredential, type Credential } from "../db/repos/credentials";
 import type { StoredConversation } from "../db/repos/conversations";
+import type { StoredFlow } from "../db/repos/flows";
 import type { UserWithState } from "../db/repos/users";
 import type { BotContext } from "./context";
 
@@ -13,7 +14,8 @@ import type { BotContext } from "./context";
 interface Prefetched {
   credential?: Credential | null;
   conversation?: StoredConversation | null;
-  keyStep?: boolean;
+  /** The user's row in `flows`: the key step, or a guided flow's first question (see flows.ts). */
+  step?: StoredFlow | null;
   /** The update's place in the user's flood-limit window, counted by the read (PostgreSQL). */
   windowPlace?: number;
 }
@@ -23,7 +25,7 @@ const prefetched = new WeakMap<BotContext, Prefetched>();
 export function rememberPrefetched(ctx: BotContext, state: UserWithState): void {
   // A user not stored yet has no key and no key step (the read finds neither); their chat's flow is
   // read all the same (its row is keyed by the chat and may outlive a user's data).
-  const entry: Prefetched = { credential: state.credential, conversation: state.conversation, keyStep: state.keyStep };
+  const entry: Prefetched = { credential: state.credential, conversation: state.conversation, step: state.step };
   if (state.windowPlace !== null) entry.windowPlace = state.windowPlace;
   prefetched.set(ctx, entry);
 }

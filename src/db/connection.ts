@@ -189,6 +189,9 @@ export function sqliteHandle(db: Kysely<Database>): SQLite.Database | null {
  * shapes, so compiled statements are kept (most recently used first, at most 256) and reused;
  * long ones, whose shape varies with the number of rows or ids, are compiled each time.
  */
+/** Statements longer than this are compiled each time (see cachedStatements). */
+const MAX_CACHED_SQL_LENGTH = 4_000;
+
 function cachedStatements(sqlite: SQLite.Database, onClose: () => void): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
   return {
@@ -202,8 +205,9 @@ function cachedStatements(sqlite: SQLite.Database, onClose: () => void): SqliteD
         cache.delete(sql);
       } else {
         statement = sqlite.prepare(sql);
-        // Long statements (many-row inserts, long IN lists) vary in shape and are rarely reused.
-        if (sql.length > 1_000) return statement as unknown as ReturnType<SqliteDatabase["prepare"]>;
+        // Very long statements (many-row inserts, long IN lists) vary in shape and are rarely
+        // reused. The update's read of its user is about 1,000 characters and runs on every update.
+        if (sql.length > MAX_CACHED_SQL_LENGTH) return statement as unknown as ReturnType<SqliteDatabase["prepare"]>;
         if (cache.size >= 256) cache.delete(cache.keys().next().value!);
       }
       cache.set(sql, statement);

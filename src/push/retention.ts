@@ -4,6 +4,7 @@ import type { Logger } from "../logger";
 import { deleteCallbackRefsIssuedBefore, REF_REISSUE_MS } from "../db/repos/callback-refs";
 import { deleteConnectAttemptsBefore } from "../db/repos/connect-attempts";
 import { deleteConversationsUpdatedBefore } from "../db/repos/conversations";
+import { deleteFlowsUpdatedBefore } from "../db/repos/flows";
 import { deletePendingActionsChangedBefore } from "../db/repos/pending-actions";
 import { deleteUpdateWindowsBefore } from "../db/repos/update-windows";
 import { pruneTelegramUpdates } from "../scale/update-turns";
@@ -35,6 +36,8 @@ export const RETENTION = {
   updateWindowsMs: 1 * DAY,
   /** Guided flows untouched since: a step expires after 10 minutes, so these are long over. */
   conversationsMs: 1 * DAY,
+  /** A guided flow's first question or the /connect key step untouched since (each expires after 10 minutes). */
+  flowsMs: 1 * DAY,
 } as const;
 
 /** Rows one statement deletes at most: a backlog is worked off in short steps, never one long lock. */
@@ -89,6 +92,7 @@ export async function runRetention(deps: RetentionDeps, chunk = CHUNK): Promise<
     connect_attempts: await inChunks((limit) => deleteConnectAttemptsBefore(db, now - RETENTION.connectAttemptsMs, limit), chunk),
     update_windows: await inChunks((limit) => deleteUpdateWindowsBefore(db, now - RETENTION.updateWindowsMs, limit), chunk),
     conversations: await inChunks((limit) => deleteConversationsUpdatedBefore(db, now - RETENTION.conversationsMs, limit), chunk),
+    flows: await inChunks((limit) => deleteFlowsUpdatedBefore(db, now - RETENTION.flowsMs, limit), chunk),
     telegram_updates: await inChunks((limit) => pruneTelegramUpdates(db, wallNow, limit), chunk),
   };
   const deleted = Object.fromEntries(Object.entries(report).filter(([, count]) => count > 0));

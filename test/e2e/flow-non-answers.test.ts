@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { callbackAnswerText, manageWorld, type World } from "../kit/world";
+import { callbackAnswerText, manageWorld, openStep, type World } from "../kit/world";
 import type * as QuoteFeature from "../../src/bot/features/quote";
 
 /**
@@ -27,37 +27,55 @@ describe("a guided flow is given only the updates that can answer it", () => {
   let world: World;
   manageWorld((started) => (world = started));
 
-  it("a sticker and a forged answer button during /quote's first question do not run the flow; the typed answer does, once", async () => {
+  it("a sticker and a forged answer button at either question of /quote do not run the flow; each typed answer does, once", async () => {
     const user = world.user(4101);
+    const before = quoteRuns.count;
     const question = user.send("/quote");
     expect((await user.nextMessage()).text).toContain("Which resource");
     await world.settled();
-    const afterEntering = quoteRuns.count;
-    expect(afterEntering).toBeGreaterThan(0);
+    // The first question is asked before the flow is entered: the flow has not run yet.
+    expect(quoteRuns.count).toBe(before);
 
     const { id, firstName } = user.user;
     const from = { id, is_bot: false, first_name: firstName, language_code: "en" };
     const chat = { id, type: "private" as const, first_name: firstName };
-    world.fake.injectUpdate({ message: { message_id: question.messageId + 100, from, chat, date: Math.floor(Date.now() / 1000), sticker: { file_id: "sticker-1", file_unique_id: "s1", type: "regular", width: 512, height: 512, is_animated: false, is_video: false } } });
-    // The rest of the bot answers it as any message it has no use for.
-    expect((await user.nextMessage()).text).toContain("didn't understand");
-    await world.settled();
-    // A button of the question's kind (an answer) whose data is not on the pressed message.
-    const open = world.fake.messages(id).filter((message) => message.from === "bot").at(-1)!;
-    world.fake.injectUpdate({
-      callback_query: { id: "forged-answer", from, chat_instance: "1", data: "a:made-up", message: { message_id: open.messageId, from: { id: 123456789, is_bot: true, first_name: "Bot" }, chat, date: open.date, text: open.text, reply_markup: open.replyMarkup } },
-    });
-    // Told that the button is not the open question's (the question is not closed).
-    expect(await callbackAnswerText(world, "forged-answer")).toBe("This button does not answer the open question. Use the buttons under the last question, or type your answer.");
-    await world.settled();
-    expect(quoteRuns.count).toBe(afterEntering);
+    let sticker = 0;
+    /** A sticker, then an answer button whose data is not on the open question's message: neither is an answer. */
+    async function nonAnswers() {
+      sticker += 1;
+      world.fake.injectUpdate({ message: { message_id: question.messageId + 100 + sticker, from, chat, date: Math.floor(Date.now() / 1000), sticker: { file_id: `sticker-${sticker}`, file_unique_id: `s${sticker}`, type: "regular", width: 512, height: 512, is_animated: false, is_video: false } } });
+      // The rest of the bot answers it as any message it has no use for.
+      expect((await user.nextMessage()).text).toContain("didn't understand");
+      await world.settled();
+      const open = world.fake.messages(id).filter((message) => message.from === "bot" && message.text?.includes("?") === true).at(-1)!;
+      world.fake.injectUpdate({
+        callback_query: { id: `forged-answer-${sticker}`, from, chat_instance: "1", data: "a:made-up", message: { message_id: open.messageId, from: { id: 123456789, is_bot: true, first_name: "Bot" }, chat, date: open.date, text: open.text, reply_markup: open.replyMarkup } },
+      });
+      // Told that the button is not the open question's (the question is not closed).
+      expect(await callbackAnswerText(world, `forged-answer-${sticker}`)).toBe("This button does not answer the open question. Use the buttons under the last question, or type your answer.");
+      await world.settled();
+      return open;
+    }
 
+    const open = await nonAnswers();
+    expect(quoteRuns.count).toBe(before);
+    expect(await openStep(world, id)).toBe("quote/resource");
+
+    // The answer enters the flow, which takes it: one run.
     user.send("energy");
     expect((await user.nextMessage()).text).toContain("How much Energy");
     await world.settled();
-    expect(quoteRuns.count).toBe(afterEntering + 1);
-    const step = await world.app.db.selectFrom("conversations").select("step").where("chat_id", "=", id).executeTakeFirst();
-    expect(step?.step).toBe("quote/volume");
+    expect(quoteRuns.count).toBe(before + 1);
+    expect(await openStep(world, id)).toBe("quote/volume");
+
+    // The same inside the flow: neither runs it; the typed answer replays it once.
+    await nonAnswers();
+    expect(quoteRuns.count).toBe(before + 1);
+    user.send("65k");
+    expect((await user.nextMessage()).text).toContain("For how long");
+    await world.settled();
+    expect(quoteRuns.count).toBe(before + 2);
+    expect(await openStep(world, id)).toBe("quote/duration");
 
     // Once the flow has ended (/cancel), the same press is told the question is closed.
     user.send("/cancel");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, buttonLabels, cardOutcome, linkKey, manageWorld, nextBotText, type World } from "../kit/world";
+import { ADDRESS_A, buttonLabels, cardOutcome, linkKey, manageWorld, nextBotText, openStep, type World } from "../kit/world";
 import { FLOW_VERSION } from "../../src/db/repos/flows";
 
 type User = ReturnType<World["user"]>;
@@ -22,9 +22,7 @@ describe("guided flows survive restarts, replicas and deploys", () => {
   }
 
   async function stepOf(chatId: number): Promise<string | null> {
-    await world.settled();
-    const row = await world.app.db.selectFrom("conversations").select("step").where("chat_id", "=", chatId).executeTakeFirst();
-    return row?.step ?? null;
+    return openStep(world, chatId);
   }
 
   it("a restart between two answers resumes /newrule at the same step", async () => {
@@ -107,10 +105,11 @@ describe("guided flows survive restarts, replicas and deploys", () => {
 
   it("a flow stored by another version of the bot expires: the user is told how to start again, nothing is applied", async () => {
     const { accountId, user } = await linked(905);
-    user.send("/buy energy 65k 1h");
-    const question = await user.nextMessage();
-    expect(question.text).toContain("Which address");
-    await world.settled();
+    user.send("/buy energy 65k");
+    expect((await user.nextMessage()).text).toContain("For how long");
+    user.press("1h");
+    expect((await user.nextMessage()).text).toContain("Which address");
+    expect(await stepOf(905)).toBe("buy/address");
     // What a deploy that changed the flow's code leaves behind: a state of the previous version.
     const row = await world.app.db.selectFrom("conversations").select("state").where("chat_id", "=", 905).executeTakeFirstOrThrow();
     const state = JSON.parse(row.state) as { version: [number, number | string] };
@@ -128,6 +127,35 @@ describe("guided flows survive restarts, replicas and deploys", () => {
     // The user starts again, on the new version.
     user.send(`/buy energy 65k 1h ${ADDRESS_A}`);
     expect((await user.nextMessage()).text).toContain(ADDRESS_A);
+  });
+
+  it("a first question stored by another version of the bot expires the same way; a restart before the answer keeps one of this version", async () => {
+    const { accountId, user } = await linked(908);
+    user.send("/buy energy 65k 1h");
+    expect((await user.nextMessage()).text).toContain("Which address");
+    // The first question waits in `flows` (the flow is entered with its answer) and survives a restart.
+    expect(await stepOf(908)).toBe("buy/address");
+    await world.restart();
+    expect(await stepOf(908)).toBe("buy/address");
+    await world.app.db.updateTable("flows").set({ version: FLOW_VERSION - 1 }).where("telegram_id", "=", 908).execute();
+    await world.restart();
+
+    user.send(ADDRESS_A);
+    const expired = await user.nextMessage();
+    expect(expired.text).toContain("This question has expired");
+    expect(expired.text).toContain("/buy");
+    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 908).execute()).toEqual([]);
+    expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
+    // Later text is not an answer to anything.
+    user.send(ADDRESS_A);
+    expect((await user.nextMessage()).text).not.toContain("This question has expired");
+    user.send("/buy energy 65k 1h");
+    expect((await user.nextMessage()).text).toContain("Which address");
+    await world.restart();
+    user.send(ADDRESS_A);
+    const card = await user.nextMessage();
+    for (const word of ["65,000", "1h", ADDRESS_A]) expect(card.text).toContain(word);
+    expect(await stepOf(908)).toBeNull();
   });
 
   it("a step of a flow stored before flows were conversations expires with the deploy: the user is told how to start again", async () => {

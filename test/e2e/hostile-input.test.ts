@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { ADDRESS_A, ADDRESS_B, ADDRESS_C, callbackAnswerText, linkKey, manageWorld, type World } from "../kit/world";
+import { ADDRESS_A, ADDRESS_B, ADDRESS_C, callbackAnswerText, linkKey, manageWorld, openStep, type World } from "../kit/world";
 import { touchAddress } from "../../src/db/repos/addresses";
 import type { ChatMessage } from "../../src/telegram-fake";
 
@@ -111,9 +111,7 @@ describe("hostile text at every step gets an explanation, never the generic erro
 
   /** The step a guided flow last asked, as stored beside its state ("buy/address"). */
   async function flowOf(id: number): Promise<string | null> {
-    await world.settled();
-    const row = await world.app.db.selectFrom("conversations").select("step").where("chat_id", "=", id).executeTakeFirst();
-    return row?.step ?? null;
+    return openStep(world, id);
   }
 
   function expectQuestion(message: ChatMessage, words: string): void {

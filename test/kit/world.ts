@@ -215,6 +215,19 @@ export const cardOutcome = (user: ReturnType<World["user"]>): Promise<ChatMessag
   nextBotText(user, (text) => !text.includes("Processing") && !text.includes("checking whether"));
 
 /** The toast text the bot answered a button press with (waits up to 4 s for the answer). */
+/**
+ * The step of the user's open guided question ("buy/address"), once the bot's writes settled: the
+ * step stored beside a flow's state, or a first question's, asked before its flow is entered
+ * (kept in `flows`); null when no question is open.
+ */
+export async function openStep(world: World, chatId: number): Promise<string | null> {
+  await world.settled();
+  const flow = await world.app.db.selectFrom("conversations").select("step").where("chat_id", "=", chatId).executeTakeFirst();
+  if (flow) return flow.step;
+  const first = await world.app.db.selectFrom("flows").select(["flow", "step"]).where("telegram_id", "=", chatId).executeTakeFirst();
+  return first && first.flow !== "connect" ? first.step : null;
+}
+
 export async function callbackAnswerText(world: World, callbackQueryId: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
     const answer = world.fake.callbackAnswers.find((candidate) => candidate.callbackQueryId === callbackQueryId);

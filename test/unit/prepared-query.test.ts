@@ -5,6 +5,9 @@ import { conversationSaveStatements, findConversation, saveConversation } from "
 import type { Database } from "../../src/db/schema";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 import { expectSharedStatements } from "../kit/batching";
+import { sqliteHandle } from "../../src/db/connection";
+import { findUserWithState } from "../../src/db/repos/users";
+import { setFlow } from "../../src/db/repos/flows";
 
 const T0 = 1_900_000_000_000;
 
@@ -138,5 +141,26 @@ describe("a compiled query on SQLite while the connection is free or held", () =
     const earlier = db.updateTable("users").set({ language: "de" }).where("telegram_id", "=", 81).execute();
     expect((await languageOf(db, { id: 81 })).rows).toEqual([{ language: "de" }]);
     await earlier;
+  });
+});
+
+describe("SQLite's compiled statements", () => {
+  it("compile the update's read of its user once: later updates reuse it, with or without a first question stored", async () => {
+    const { db, close } = await openMigratedTestDatabase("SQLite", "bot_prepared_cache");
+    try {
+      const sqlite = sqliteHandle(db)!;
+      await findUserWithState(db, 81, 81, { now: T0, windowMs: 10_000 });
+      const compile = vi.spyOn(sqlite, "prepare");
+      await setFlow(db, 81, { flow: "quote", step: "quote/resource", data: { args: [{}], asked: { askedAt: T0 } } }, T0);
+      const compiledBefore = compile.mock.calls.length;
+      for (const id of [81, 82, 83]) {
+        const read = await findUserWithState(db, id, id, { now: T0 + 1, windowMs: 10_000 });
+        expect(read.step !== null).toBe(id === 81);
+      }
+      // The read's statement is about 1,000 characters: none of the three reads compiled anything.
+      expect(compile.mock.calls.slice(compiledBefore).map(([text]) => String(text).slice(0, 60))).toEqual([]);
+    } finally {
+      await close();
+    }
   });
 });

@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { refFor, resolveRef } from "../../src/db/repos/callback-refs";
 import { createPendingAction, findPendingAction, markPendingActionAttempted, transitionPendingAction } from "../../src/db/repos/pending-actions";
 import { countUpdateInWindow } from "../../src/db/repos/update-windows";
+import { setFlow } from "../../src/db/repos/flows";
 import { upsertUser } from "../../src/db/repos/users";
 import type { Database } from "../../src/db/schema";
 import { createLogger } from "../../src/logger";
@@ -142,7 +143,7 @@ describe.each(TEST_DIALECTS)("retention against the repositories (%s)", (dialect
     expect((await db.selectFrom("telegram_updates").select("update_id").orderBy("update_id").execute()).map((row) => Number(row.update_id))).toEqual([2, 3]);
   });
 
-  it("keeps finished follows 30 days and open ones always, the newest poll cycle always, /connect attempts and flood windows a day", async () => {
+  it("keeps finished follows 30 days and open ones always, the newest poll cycle always, /connect attempts, flood windows and open first questions a day", async () => {
     const now = T0 + 60 * DAY;
     await db
       .insertInto("followed_orders")
@@ -169,9 +170,14 @@ describe.each(TEST_DIALECTS)("retention against the repositories (%s)", (dialect
       .execute();
     await countUpdateInWindow(db, USER, now - DAY - 1, 10_000);
     await countUpdateInWindow(db, USER + 1, now - 60_000, 10_000);
+    // A first question never answered, and the key step of another user an hour ago.
+    await upsertUser(db, USER + 1, USER + 1, now);
+    await setFlow(db, USER, { flow: "quote", step: "quote/resource", data: { args: [{}], asked: { askedAt: now - DAY - 1 } } }, now - DAY - 1);
+    await setFlow(db, USER + 1, { flow: "connect", step: "key", data: { askedAt: now - 3_600_000 } }, now - 3_600_000);
 
     const report = await retain(now);
-    expect(report).toMatchObject({ followed_orders: 1, poll_cycles: 1, connect_attempts: 1, update_windows: 1 });
+    expect(report).toMatchObject({ followed_orders: 1, poll_cycles: 1, connect_attempts: 1, update_windows: 1, flows: 1 });
+    expect((await db.selectFrom("flows").select("telegram_id").execute()).map((row) => Number(row.telegram_id))).toEqual([USER + 1]);
     expect((await db.selectFrom("followed_orders").select("order_id").orderBy("order_id").execute()).map((row) => row.order_id)).toEqual(["done-young", "open-old"]);
     expect((await db.selectFrom("poll_cycles").select("id").execute()).map((row) => Number(row.id))).toEqual([2]);
     expect((await db.selectFrom("connect_attempts").select("id").execute()).map((row) => row.id)).toEqual(["young"]);

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { randomBytes } from "node:crypto";
 import { findCredential, markKeyBroken, openApiKey, saveApiKey } from "../../src/db/repos/credentials";
 import { findConversation, saveConversation } from "../../src/db/repos/conversations";
-import { flowExists, setFlow } from "../../src/db/repos/flows";
+import { findFlow, FLOW_VERSION, setFlow } from "../../src/db/repos/flows";
 import { countedReadStatements, findUser, findUserWithState, upsertUser } from "../../src/db/repos/users";
 import { countUpdateInWindow } from "../../src/db/repos/update-windows";
 import type { Database } from "../../src/db/schema";
@@ -24,7 +24,7 @@ describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)
   afterEach(() => close());
 
   it("has no user, key or key step for a user not stored, and the upsert returns the row it stored", async () => {
-    expect(await findUserWithState(db, 51, 51)).toEqual({ user: undefined, credential: null, conversation: null, keyStep: false, windowPlace: null });
+    expect(await findUserWithState(db, 51, 51)).toEqual({ user: undefined, credential: null, conversation: null, step: null, windowPlace: null });
     const created = await upsertUser(db, 51, 51, T0);
     expect(created).toEqual(await findUser(db, 51));
     expect(created).toMatchObject({ telegram_id: 51, chat_id: 51, active: 1, created_at: T0 });
@@ -36,7 +36,7 @@ describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)
     await upsertUser(db, 52, 52, T0);
     const state = (await findUserWithState(db, 52, 52))!;
     expect(state.user).toEqual(await findUser(db, 52));
-    expect(state).toMatchObject({ credential: null, conversation: null, keyStep: false });
+    expect(state).toMatchObject({ credential: null, conversation: null, step: null });
   });
 
   it("gives the same key, flow and key step as the reads it replaces, and only the asked chat's flow", async () => {
@@ -53,11 +53,12 @@ describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)
     expect(state.credential!.broken_at).toBe(T0 + 2);
     expect(openApiKey(box, state.credential!)).toBe("sk_live_user_state_key_0001");
     expect(state.conversation).toEqual(await findConversation(db, 53));
-    expect(state.keyStep).toBe(await flowExists(db, 53));
-    expect(state.keyStep).toBe(true);
+    expect(state.step).toEqual(await findFlow(db, 53));
+    expect(state.step).toMatchObject({ flow: "connect", step: "key", version: FLOW_VERSION });
+    expect(JSON.parse(state.step!.data)).toEqual({ askedAt: T0 });
     // Another user's flow and key are never joined in.
     const other = (await findUserWithState(db, 54, 54))!;
-    expect(other).toMatchObject({ credential: null, keyStep: false, conversation: { flow: "buy", step: "address" } });
+    expect(other).toMatchObject({ credential: null, step: null, conversation: { flow: "buy", step: "address" } });
   });
 
   it("gives the chat's flow to a user not stored yet (the flow's row is the chat's, and may outlive the user's)", async () => {
@@ -123,7 +124,8 @@ describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)
       expect(read.user).toEqual(await findUser(db, user));
       expect(read.credential).toEqual(user === 70 ? await findCredential(db, 70) : null);
       expect(read.conversation).toEqual(await findConversation(db, chatOf(user)));
-      expect(read.keyStep).toBe(user === 70);
+      expect(read.step).toEqual(user === 70 ? await findFlow(db, 70) : null);
+      expect(read.step !== null).toBe(user === 70);
     }
     expect(reads[2]!.user).toMatchObject({ active: 0 });
     expect(reads[3]!.conversation).toMatchObject({ flow: "buy", step: "address" });

@@ -3,7 +3,7 @@ import type { Composer, Context, MiddlewareFn } from "grammy";
 import { FlatComposer } from "../middleware/flat-composer";
 import { ANSWER } from "../../chat/callback-data";
 import type { BotContext } from "../context";
-import { endFlow } from "../flows";
+import { dropFirstQuestion, endFlow, firstQuestion, firstQuestionReplaced } from "../flows";
 import { answerIn, FLOW_COMMANDS, type FlowName } from "./steps";
 import { conversationStorage } from "./storage";
 
@@ -35,8 +35,9 @@ export function guidedFlows(builders: FlowBuilders): Composer<BotContext> {
     };
     registries.set(ctx, register);
     const [active] = Object.keys(ctx.conversation.active());
-    const flow = active === undefined ? undefined : flows.get(active);
-    if (active === undefined || !flow) return next();
+    if (active === undefined) return answerFirstQuestion(ctx, next, register);
+    const flow = flows.get(active);
+    if (!flow) return next();
     // A flow waits only in `answer`, which passes everything but an answer on to the rest of the
     // bot untouched (the plugin's skip): an update that carries no answer goes on without the
     // flow's replay, which would only reach that same skip.
@@ -46,8 +47,36 @@ export function guidedFlows(builders: FlowBuilders): Composer<BotContext> {
   });
   // An answer button no flow took: while a question is open, it is not on that question's message
   // (made up, or from a keyboard since replaced); otherwise its flow has ended.
-  composer.callbackQuery(ANSWER.pattern, (ctx) => ctx.answerCallbackQuery({ text: ctx.tr(Object.keys(ctx.conversation.active()).length > 0 ? "flow-not-this-question" : "flow-closed") }));
+  composer.callbackQuery(ANSWER.pattern, async (ctx) => {
+    const open = Object.keys(ctx.conversation.active()).length > 0 || (await firstQuestion(ctx)) !== null;
+    await ctx.answerCallbackQuery({ text: ctx.tr(open ? "flow-not-this-question" : "flow-closed") });
+  });
   return composer;
+}
+
+/**
+ * A guided flow's first question is asked before the flow is entered (startOrderFlow): its answer
+ * enters the flow, which takes it as the answer to that question. Anything else goes on to the
+ * rest of the bot, and the question stays open. An answer to a first question stored by another
+ * version of the bot is told the step expired, as a flow's would be.
+ */
+async function answerFirstQuestion(ctx: BotContext, next: () => Promise<void>, register: (name: string) => Promise<void>): Promise<void> {
+  const first = await firstQuestion(ctx);
+  if (first === null) return next();
+  if ("outdated" in first) {
+    if (answerIn(ctx) === null) return next();
+    await dropFirstQuestion(ctx);
+    return sayExpired(ctx, first.outdated);
+  }
+  const { flow, args, asked } = first.current;
+  if (answerIn(ctx, asked) === null) return next();
+  await register(flow);
+  await ctx.conversation.enter(flow, ...args, asked);
+  // Still open: the flow's state replaces the question when the plugin stores it (guided/storage),
+  // in one transaction. Ended with this answer (a complete draft, an expired question): no state
+  // is stored, so the question goes now.
+  if (ctx.conversation.active(flow) > 0) firstQuestionReplaced(ctx);
+  else await dropFirstQuestion(ctx);
 }
 
 /** Per update: registers a flow with the plugin (once), so it can be entered. */

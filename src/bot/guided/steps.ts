@@ -82,6 +82,27 @@ export async function answer<T>(conversation: Guided, flow: FlowName, asked: Ask
   const update = await conversation.wait();
   const input = answerIn(update, asked);
   if (input === null) return conversation.skip({ next: true });
+  const result = await checkAnswer(conversation, flow, asked, input, check);
+  if (result === "refused") return conversation.skip({ next: false });
+  return result.value;
+}
+
+/**
+ * {@link answer} for a first question asked before the flow was entered: the update that entered
+ * the flow (`entering`, the flow's own context) carries the answer. A refused answer is explained
+ * and the question stays open, now inside the flow, for the next answer.
+ */
+export async function answerEntering<T>(conversation: Guided, entering: Context, flow: FlowName, asked: Asked, check: (ctx: BotContext, input: string) => Promise<Checked<T>>): Promise<T> {
+  const input = answerIn(entering, asked);
+  // The flow is entered only with an answer (guided/install); anything else waits for one.
+  if (input === null) return answer(conversation, flow, asked, check);
+  const result = await checkAnswer(conversation, flow, asked, input, check);
+  if (result === "refused") return answer(conversation, flow, asked, check);
+  return result.value;
+}
+
+/** Checks an answer (inside `external`): its value, "refused" once explained, or the flow halted when the question expired. */
+async function checkAnswer<T>(conversation: Guided, flow: FlowName, asked: Asked, input: string, check: (ctx: BotContext, input: string) => Promise<Checked<T>>): Promise<{ value: T } | "refused"> {
   const result = await conversation.external(async (ctx): Promise<Checked<T> | { expired: true }> => {
     if (ctx.callbackQuery) await ctx.answerCallbackQuery();
     if (ctx.deps.now() - asked.askedAt >= STEP_TTL_MS) {
@@ -93,6 +114,5 @@ export async function answer<T>(conversation: Guided, flow: FlowName, asked: Ask
     return checked;
   });
   if ("expired" in result) return conversation.halt();
-  if (!result.ok) return conversation.skip({ next: false });
-  return result.value;
+  return result.ok ? { value: result.value } : "refused";
 }

@@ -1,8 +1,9 @@
 import type { ConversationData, ConversationStorage, VersionedState } from "@grammyjs/conversations";
 import { deleteConversation, findConversation, saveConversation } from "../../db/repos/conversations";
-import { FLOW_VERSION } from "../../db/repos/flows";
+import { deleteFlow, FLOW_VERSION } from "../../db/repos/flows";
 import type { BotContext } from "../context";
 import { takePrefetched } from "../prefetched";
+import { replacesFirstQuestion } from "../flows";
 
 type Stored = VersionedState<ConversationData>;
 
@@ -47,7 +48,14 @@ export function conversationStorage(): ConversationStorage<BotContext, Conversat
         const chatId = ctx.chat?.id;
         if (chatId === undefined) return;
         const row = { flow: flowOf(state.state), step: ctx.flowStep ?? null, state: JSON.stringify(state) };
-        await ctx.deps.writes.run((db) => saveConversation(db, chatId, row, ctx.deps.now()));
+        const now = ctx.deps.now();
+        if (!replacesFirstQuestion(ctx)) return ctx.deps.writes.run((db) => saveConversation(db, chatId, row, now));
+        // The flow was entered with the answer to its first question: its state replaces that question.
+        const telegramId = ctx.account.telegram_id;
+        await ctx.deps.writes.transaction(async (trx) => {
+          await saveConversation(trx, chatId, row, now);
+          await deleteFlow(trx, telegramId);
+        });
       },
       async delete(ctx) {
         const chatId = ctx.chat?.id;

@@ -1,10 +1,12 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../schema";
+import { prepared, type ParamFn } from "../prepared";
 
 /**
- * The version of the guided flows' code: the conversations plugin's storage version, and the key
- * step's row. A deploy that changes a flow's code bumps it; a flow stored under another version is
- * never resumed (its user is told the step expired).
+ * The version of the guided flows' code: the conversations plugin's storage version, and the
+ * version of a row in `flows` (the key step, or a guided flow's first question). A deploy that
+ * changes a flow's code bumps it; a flow stored under another version is never resumed (its user
+ * is told the step expired).
  */
 export const FLOW_VERSION = 1;
 
@@ -14,30 +16,84 @@ export interface FlowState {
   data: Record<string, unknown>;
 }
 
-export async function getFlow(db: Kysely<Database>, telegramId: number): Promise<FlowState | null> {
-  const row = await db.selectFrom("flows").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
+/**
+ * A user's row in `flows` as stored: the /connect key step, or the first question of a guided flow
+ * not entered yet (see guided/first-question). `data` is JSON.
+ */
+export interface StoredFlow {
+  flow: string;
+  step: string;
+  data: string;
+  version: number;
+}
+
+/** The row's state when it was stored by this version and its data reads; null otherwise. */
+export function flowStateOf(row: StoredFlow | null): FlowState | null {
   if (!row || row.version !== FLOW_VERSION) return null;
   try {
-    return { flow: row.flow, step: row.step, data: JSON.parse(row.data) as Record<string, unknown> };
+    const data = JSON.parse(row.data) as unknown;
+    if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
+    return { flow: row.flow, step: row.step, data: data as Record<string, unknown> };
   } catch {
     return null;
   }
 }
 
-export async function setFlow(db: Kysely<Database>, telegramId: number, state: FlowState, now: number): Promise<void> {
-  const row = { flow: state.flow, step: state.step, data: JSON.stringify(state.data), version: FLOW_VERSION, updated_at: now };
-  await db
+const findQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number }>) => db.selectFrom("flows").select(["flow", "step", "data", "version"]).where("telegram_id", "=", param("telegramId")));
+
+export async function findFlow(db: Kysely<Database>, telegramId: number): Promise<StoredFlow | null> {
+  const [row] = (await findQuery(db, { telegramId })).rows;
+  return row ?? null;
+}
+
+type SetParams = { telegramId: number; flow: string; step: string; data: string; version: number; now: number };
+
+/** Compiled once: a guided flow's first question writes one on every entry. */
+const setQuery = prepared((db: Kysely<Database>, param: ParamFn<SetParams>) => {
+  const row = { flow: param("flow"), step: param("step"), data: param("data"), version: param("version"), updated_at: param("now") };
+  return db
     .insertInto("flows")
-    .values({ telegram_id: telegramId, ...row })
-    .onConflict((oc) => oc.column("telegram_id").doUpdateSet(row))
-    .execute();
+    .values({ telegram_id: param("telegramId"), ...row })
+    .onConflict((oc) => oc.column("telegram_id").doUpdateSet(row));
+});
+
+/** Stores the user's one open step (replacing whichever was stored). */
+export async function setFlow(db: Kysely<Database> | Transaction<Database>, telegramId: number, state: FlowState, now: number): Promise<void> {
+  await storeFlow(db, telegramId, storedFlow(state), now);
+}
+
+/** {@link setFlow} for a row already serialised. */
+export async function storeFlow(db: Kysely<Database> | Transaction<Database>, telegramId: number, row: StoredFlow, now: number): Promise<void> {
+  await setQuery(db, { telegramId, flow: row.flow, step: row.step, data: row.data, version: row.version, now });
+}
+
+/** The row this version stores for a state. */
+export function storedFlow(state: FlowState): StoredFlow {
+  return { flow: state.flow, step: state.step, data: JSON.stringify(state.data), version: FLOW_VERSION };
+}
+
+const deleteQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number }>) => db.deleteFrom("flows").where("telegram_id", "=", param("telegramId")));
+
+export async function deleteFlow(db: Kysely<Database> | Transaction<Database>, telegramId: number): Promise<boolean> {
+  const result = await deleteQuery(db, { telegramId });
+  return Number(result.numAffectedRows ?? 0n) > 0;
+}
+
+/** The user's open step as this version reads it (null when none, or stored by another version). */
+export async function getFlow(db: Kysely<Database>, telegramId: number): Promise<FlowState | null> {
+  return flowStateOf(await findFlow(db, telegramId));
 }
 
 export async function flowExists(db: Kysely<Database>, telegramId: number): Promise<boolean> {
-  return (await db.selectFrom("flows").select("telegram_id").where("telegram_id", "=", telegramId).executeTakeFirst()) !== undefined;
+  return (await findFlow(db, telegramId)) !== null;
 }
 
-export async function deleteFlow(db: Kysely<Database>, telegramId: number): Promise<boolean> {
-  const result = await db.deleteFrom("flows").where("telegram_id", "=", telegramId).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/**
+ * Deletes up to `limit` rows untouched since `before` (the retention job): a first question or the
+ * key step expires after 10 minutes, so these are long over. Returns how many went.
+ */
+export async function deleteFlowsUpdatedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const stale = db.selectFrom("flows").select("telegram_id").where("updated_at", "<", before).limit(limit);
+  const result = await db.deleteFrom("flows").where("telegram_id", "in", stale).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely, type QueryCreator, type Selectable, type SelectQueryB
 import type { Database, UsersTable } from "../schema";
 import { dropQueuedAlerts } from "./outbox";
 import type { Credential } from "./credentials";
+import type { StoredFlow } from "./flows";
 import { storedConversation, type StoredConversation } from "./conversations";
 import { prepared, type ParamFn } from "../prepared";
 import { countUpdateInWindow, updateWindowUpsert, updateWindowUpsertFrom } from "./update-windows";
@@ -32,12 +33,13 @@ export async function upsertUser(db: Kysely<Database>, telegramId: number, chatI
   return row;
 }
 
-/** What an update of a chat reads first: the user's row (undefined before their first update is stored), their key, the chat's guided flow, and whether the key step waits. */
+/** What an update of a chat reads first: the user's row (undefined before their first update is stored), their key, the chat's guided flow, and their open step in `flows`. */
 export interface UserWithState {
   user: User | undefined;
   credential: Credential | null;
   conversation: StoredConversation | null;
-  keyStep: boolean;
+  /** The user's row in `flows` (the key step, or a guided flow's first question), if any. */
+  step: StoredFlow | null;
   /** This update's place in the user's flood-limit window, when the read counted it (see {@link findUserWithState}). */
   windowPlace: number | null;
 }
@@ -48,6 +50,7 @@ function selectUserWithState<W extends { telegram_id: number }>(qb: SelectQueryB
     .leftJoin("credentials", "credentials.telegram_id", "w.telegram_id")
     // A parameter, or for a batch the reference to each row's chat.
     .leftJoin("conversations", (join) => join.on("conversations.chat_id", "=", chatId as number))
+    .leftJoin("flows", "flows.telegram_id", "w.telegram_id")
     .selectAll("users")
     .select([
       "credentials.key_id as credential_key_id",
@@ -60,8 +63,11 @@ function selectUserWithState<W extends { telegram_id: number }>(qb: SelectQueryB
       "conversations.step as conversation_step",
       "conversations.state as conversation_state",
       "conversations.updated_at as conversation_updated_at",
-    ])
-    .select((eb) => eb.exists(eb.selectFrom("flows").select("flows.telegram_id").whereRef("flows.telegram_id", "=", "w.telegram_id")).as("key_step"));
+      "flows.flow as step_flow",
+      "flows.step as step_step",
+      "flows.data as step_data",
+      "flows.version as step_version",
+    ]);
 }
 
 /** upsertUser's insert for a first contact, with no effect on a user stored already. */
@@ -145,8 +151,8 @@ const userWithStateBatchQuery = prepared((db: Kysely<Database>, param: ParamFn<{
 const insertNewUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) => insertNewUser(db, param));
 
 /**
- * The user's row, their stored key, their chat's guided flow and whether the /connect key step
- * waits, in one indexed read: every update needs the user, and most of them the other three,
+ * The user's row, their stored key, their chat's guided flow and their open step in `flows` (the
+ * /connect key step, or a guided flow's first question), in one indexed read: every update needs the user, and most of them the other three,
  * which would otherwise be three more statements per update. Compiled once (it runs on every update).
  *
  * With `window` (an update's read), the same statement also counts the update in the user's
@@ -237,7 +243,7 @@ function stateFromRow(row: StateRow): UserWithState {
     credential: user === undefined || keyId === null || ciphertext === null || last4 === null || brokenNotified === null || linkedAt === null ? null : { telegram_id: user.telegram_id, key_id: keyId, ciphertext, last4, broken_at: brokenAt, broken_notified: brokenNotified, linked_at: linkedAt },
     conversation: flow === null || step === null || state === null || updatedAt === null ? null : storedConversation({ flow, step, state, updated_at: updatedAt }),
     // SQLite answers 0 or 1, PostgreSQL a boolean.
-    keyStep: Boolean(Number(row.key_step)),
+    step: row.step_flow === null || row.step_step === null || row.step_data === null || row.step_version === null ? null : { flow: row.step_flow, step: row.step_step, data: row.step_data, version: Number(row.step_version) },
     windowPlace: row.window_updates === null || row.window_updates === undefined ? null : Number(row.window_updates),
   };
 }

@@ -8,7 +8,6 @@ import { MarketplaceError, type MarketplaceClient, type OrderPreview } from "../
 import { addTrx, compareTrx, sunToTrx, trxToSun } from "../../../marketplace/money";
 import type { BotContext } from "../../context";
 import { endFlow } from "../../flows";
-import { enterFlow } from "../../guided/install";
 import type { Guided } from "../../guided/steps";
 import { amountText, knownTrxText, resourceText, trxText, volumeText } from "../../../chat/format";
 import { code, marketWord } from "../../../chat/html";
@@ -18,7 +17,7 @@ import { pressedButtonExists } from "../../pressed-button";
 import { splitArguments } from "../../../input/arguments";
 import { badAddressArgument } from "../addresses";
 import { sendCard, type CardKinds, type CardOutcome } from "../cards";
-import { collectOrder, draftFromCommand, missingOrderField, orderLimits, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
+import { collectOrder, draftFromCommand, firstOrderQuestion, missingOrderField, orderLimits, startOrderFlow, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
 import type { MenuActions } from "../start";
 import { shareLine } from "../deep-links";
 
@@ -192,8 +191,9 @@ async function sendOrderCard(ctx: BotContext, draft: OrderDraft): Promise<void> 
 }
 
 /** /buy, guided: asks what the command did not give, then the confirmation card. */
-export async function buyConversation(conversation: Guided, _ctx: Context, start: OrderDraft): Promise<void> {
-  const draft = await collectOrder(conversation, "buy", start, FIELDS, buyLimits);
+export async function buyConversation(conversation: Guided, ctx: Context, start: OrderDraft, asked?: unknown): Promise<void> {
+  const question = firstOrderQuestion(asked);
+  const draft = await collectOrder(conversation, "buy", start, FIELDS, buyLimits, question && { entering: ctx, question });
   await conversation.external((ctx) => sendOrderCard(ctx, draft));
 }
 
@@ -217,7 +217,7 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
     }
     const draft = await draftFromCommand(ctx, args, limits, FIELDS, "/buy energy 65k 1h TAddress…");
     if (!draft) return;
-    if (missingOrderField(ctx, draft, limits, FIELDS) !== null) return enterFlow(ctx, "buy", draft);
+    if (missingOrderField(ctx, draft, limits, FIELDS) !== null && (await startOrderFlow(ctx, "buy", draft, limits, FIELDS))) return;
     await endFlow(ctx);
     await sendOrderCard(ctx, draft);
   }

@@ -6,7 +6,9 @@ import type { BotContext } from "../../context";
 import { readAddress, savedAddressOffers } from "../addresses";
 import { volumeText } from "../../../chat/format";
 import { truncate } from "../../../chat/html";
-import { answer, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "../../guided/steps";
+import { answer, answerEntering, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "../../guided/steps";
+import type { Context } from "grammy";
+import { endFlow, storeFirstQuestion } from "../../flows";
 
 /** What a quote or an order needs; filled from arguments or step by step. Plain JSON (stored in the flow). */
 export interface OrderDraft {
@@ -21,6 +23,7 @@ export interface OrderDraft {
 }
 
 export type DraftField = "resource" | "volume" | "duration" | "address";
+const FIELD_NAMES: readonly DraftField[] = ["resource", "volume", "duration", "address"];
 
 /** Bounds and durations per resource, from the order options endpoint (or the quote's documented durations without a key). */
 export interface OrderLimits {
@@ -201,7 +204,7 @@ export function missingOrderField(ctx: BotContext, draft: OrderDraft, limits: Or
 }
 
 /** A question of a guided order: the field asked and the draft as it stands (plain JSON, kept in the flow's log). */
-interface OrderQuestion extends Asked {
+export interface OrderQuestion extends Asked {
   field: DraftField;
   draft: OrderDraft;
 }
@@ -262,27 +265,58 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
 export type LimitsReader = (ctx: BotContext) => Promise<OrderLimits | null>;
 
 /**
- * The guided part of /quote and /buy: asks each missing field in turn and returns the complete
- * draft. Every read of the options and every message goes through `external`, once.
+ * Starts the guided part of /quote, /buy or /watch (the draft misses an order field): leaves any
+ * flow, asks the first missing field, and stores the question. The flow itself is entered with
+ * the answer (guided/install), as `flow(conversation, ctx, draft, question)`: entering a flow runs
+ * the conversations plugin (a replay engine, the update kept in its log, the state stored), which
+ * cost more than the rest of the update together, and most questions opened from a menu are
+ * never answered. False when nothing was missing after all (the caller goes on with the draft).
  */
-export async function collectOrder(conversation: Guided, flow: "quote" | "buy" | "watch", start: OrderDraft, fields: DraftField[], limitsOf: LimitsReader): Promise<OrderDraft> {
+export async function startOrderFlow(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): Promise<boolean> {
+  await endFlow(ctx);
+  const question = await askOrderField(ctx, flow, draft, limits, fields);
+  if (!question) return false;
+  await storeFirstQuestion(ctx, { flow, args: [draft], asked: question }, ctx.flowStep ?? `${flow}/${question.field}`);
+  return true;
+}
+
+/**
+ * The guided part of /quote and /buy: asks each missing field in turn and returns the complete
+ * draft. Every read of the options and every message goes through `external`, once. `first` is
+ * the question asked before the flow was entered (startOrderFlow), answered by the update that
+ * entered it (`entering`, the flow's own context).
+ */
+export async function collectOrder(conversation: Guided, flow: "quote" | "buy" | "watch", start: OrderDraft, fields: DraftField[], limitsOf: LimitsReader, first?: { entering: Context; question: OrderQuestion }): Promise<OrderDraft> {
   let draft = start;
+  let pending = first;
   for (;;) {
-    const question = await conversation.external(async (ctx) => {
-      const limits = await limitsOf(ctx);
-      if (!limits) return { failed: true as const };
-      return (await askOrderField(ctx, flow, draft, limits, fields)) ?? { done: true as const };
-    });
+    const question = pending
+      ? pending.question
+      : await conversation.external(async (ctx) => {
+          const limits = await limitsOf(ctx);
+          if (!limits) return { failed: true as const };
+          return (await askOrderField(ctx, flow, draft, limits, fields)) ?? { done: true as const };
+        });
     if ("failed" in question) return conversation.halt();
     if ("done" in question) return draft;
     const { field } = question;
     const asked = question.draft;
-    const value = await answer(conversation, flow, question, async (ctx, input) => {
+    const check = async (ctx: BotContext, input: string) => {
       // An address needs no options: a bad one is refused before any marketplace call.
       if (field === "address") return readAddress(ctx, input, asked.offered);
       const limits = await limitsOf(ctx);
-      return limits ? validateField(ctx, field, input, asked, limits) : { ok: false };
-    });
+      return limits ? validateField(ctx, field, input, asked, limits) : { ok: false as const };
+    };
+    const value = pending ? await answerEntering(conversation, pending.entering, flow, question, check) : await answer(conversation, flow, question, check);
+    pending = undefined;
     draft = { ...asked, [field]: value };
   }
+}
+
+/** A first question as stored (startOrderFlow), when it reads as one: the flow's argument after its draft. */
+export function firstOrderQuestion(value: unknown): OrderQuestion | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const question = value as Partial<OrderQuestion>;
+  if (typeof question.askedAt !== "number" || typeof question.field !== "string" || !(FIELD_NAMES as readonly string[]).includes(question.field) || typeof question.draft !== "object" || question.draft === null) return undefined;
+  return question as OrderQuestion;
 }

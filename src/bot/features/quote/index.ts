@@ -5,12 +5,11 @@ import { openApiKey } from "../../../db/repos/credentials";
 import { MarketplaceError, type MarketplaceClient } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { endFlow } from "../../flows";
-import { enterFlow } from "../../guided/install";
 import type { Guided } from "../../guided/steps";
 import { resourceText, sunPerUnit, trxText, volumeText } from "../../../chat/format";
 import { replyMarketplaceError } from "../../marketplace-access";
 import { SecretBoxError } from "../../../security/secret-box";
-import { collectOrder, draftFromCommand, missingOrderField, orderLimits, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
+import { collectOrder, draftFromCommand, firstOrderQuestion, missingOrderField, orderLimits, startOrderFlow, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
 import type { MenuActions } from "../start";
 import { shareLine } from "../deep-links";
 import { accountCredential } from "../../prefetched";
@@ -86,8 +85,9 @@ async function sendQuote(ctx: BotContext, draft: OrderDraft): Promise<void> {
 }
 
 /** /quote, guided: asks what the command did not give, then the price. */
-export async function quoteConversation(conversation: Guided, _ctx: Context, start: OrderDraft): Promise<void> {
-  const draft = await collectOrder(conversation, "quote", start, FIELDS, quoteLimits);
+export async function quoteConversation(conversation: Guided, ctx: Context, start: OrderDraft, asked?: unknown): Promise<void> {
+  const question = firstOrderQuestion(asked);
+  const draft = await collectOrder(conversation, "quote", start, FIELDS, quoteLimits, question && { entering: ctx, question });
   await conversation.external((ctx) => sendQuote(ctx, draft));
 }
 
@@ -100,7 +100,7 @@ export function quoteFeature(menu: MenuActions): Composer<BotContext> {
     if (!limits) return;
     const draft = await draftFromCommand(ctx, args, limits, FIELDS, "/quote energy 65k 1h");
     if (!draft) return;
-    if (missingOrderField(ctx, draft, limits, FIELDS) !== null) return enterFlow(ctx, "quote", draft);
+    if (missingOrderField(ctx, draft, limits, FIELDS) !== null && (await startOrderFlow(ctx, "quote", draft, limits, FIELDS))) return;
     await endFlow(ctx);
     await sendQuote(ctx, draft);
   }

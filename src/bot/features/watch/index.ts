@@ -15,7 +15,7 @@ import { answer, markAsked, sendQuestion, type AnswerButton, type Guided } from 
 import { trxText } from "../../../chat/format";
 import { replyMarketplaceError } from "../../marketplace-access";
 import { badAddressArgument } from "../addresses";
-import { collectOrder, draftFromCommand, missingOrderField, type DraftField, type OrderLimits } from "../order-params";
+import { collectOrder, draftFromCommand, firstOrderQuestion, missingOrderField, startOrderFlow, type DraftField, type OrderLimits } from "../order-params";
 import { quoteLimits } from "../quote";
 import type { MenuActions } from "../start";
 import { splitWatchArguments, type WatchDraft } from "./parse";
@@ -99,8 +99,9 @@ async function askLimit(ctx: BotContext, draft: WatchDraft) {
 
 /** /watch, guided: the order fields as /quote asks them, then the TRX limit, then the card. */
 export function watchConversation(menus: WatchMenus) {
-  return async function watch(conversation: Guided, _ctx: Context, start: WatchDraft): Promise<void> {
-    const draft: WatchDraft = { ...(await collectOrder(conversation, "watch", start, ORDER_FIELDS, quoteLimits)), ...(start.maxTrx ? { maxTrx: start.maxTrx } : {}) };
+  return async function watch(conversation: Guided, ctx: Context, start: WatchDraft, asked?: unknown): Promise<void> {
+    const question = firstOrderQuestion(asked);
+    const draft: WatchDraft = { ...(await collectOrder(conversation, "watch", start, ORDER_FIELDS, quoteLimits, question && { entering: ctx, question })), ...(start.maxTrx ? { maxTrx: start.maxTrx } : {}) };
     if (draft.maxTrx === undefined) {
       const asked = await conversation.external((ctx) => askLimit(ctx, draft));
       if (asked === null) return conversation.halt();
@@ -138,7 +139,9 @@ export function watchFeature(menu: MenuActions, menus: WatchMenus): Composer<Bot
       }
       watch.maxTrx = limit.value;
     }
-    if (missingOrderField(ctx, watch, limits, ORDER_FIELDS) !== null || watch.maxTrx === undefined) return enterFlow(ctx, "watch", watch);
+    // The first question is asked before the flow is entered when it is an order field; the limit's, inside it.
+    if (missingOrderField(ctx, watch, limits, ORDER_FIELDS) !== null && (await startOrderFlow(ctx, "watch", watch, limits, ORDER_FIELDS))) return;
+    if (watch.maxTrx === undefined) return enterFlow(ctx, "watch", watch);
     await endFlow(ctx);
     await saveWatch(ctx, watch, menus);
   }
