@@ -50,7 +50,7 @@ async function main() {
       const mix = await updates.driveApp(app, n, c, 10_000);
       const bareMix = await updates.drive((update) => bare.handleUpdate(update), n, c, 10_000);
       const sameIo = await updates.drive((update) => reference.handleUpdate(update), n, c, 10_000);
-      const rounds = await updates.sameIoRounds(app, reference, { app: mix.cpuMs, sameIo: sameIo.cpuMs, errors: mix.errors + sameIo.errors }, Number(sameIoRounds), n, c);
+      const rounds = await updates.sameIoRounds(app, reference, Number(sameIoRounds), n, c);
       const pacedCount = Math.max(200, Math.min(2_000, n));
       // `paced` passes of each, alternating, each from users of its own: a pass lasts 10 s, and one
       // stall of the machine in it (two cores shared with the database) moves its p99 alone.
