@@ -58,6 +58,25 @@ export async function endFlow(ctx: BotContext): Promise<boolean> {
   return deleted || left;
 }
 
+/**
+ * Runs a menu's area with the user's open question ended, as endFlow would end it, except that the
+ * question's row goes after the area: an area that asks a first question of its own replaces the
+ * row with one write instead of a delete and an insert (a menu tap that opens /quote, /buy or /watch
+ * while another question is open). Meanwhile the row reads as gone. The area's reply may go out
+ * before the old row's delete is committed, as a flow's state is saved just after its reply.
+ */
+export async function withFlowEnded(ctx: BotContext, area: () => Promise<void>): Promise<void> {
+  await leaveGuidedFlows(ctx);
+  if ((await storedStep(ctx)) === null) return area();
+  steps.set(ctx, null);
+  try {
+    await area();
+  } finally {
+    // Still none: nothing replaced it, so it goes now.
+    if (steps.get(ctx) === null) await ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id));
+  }
+}
+
 async function storeStep(ctx: BotContext, row: StoredFlow): Promise<void> {
   const now = ctx.deps.now();
   await ctx.deps.writes.run((db) => storeFlow(db, ctx.account.telegram_id, row, now));

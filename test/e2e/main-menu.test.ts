@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { linkKey, manageWorld, type World } from "../kit/world";
+import { callbackAnswerText, linkKey, manageWorld, openStep, type World } from "../kit/world";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
@@ -43,5 +43,37 @@ describe("the main menu of /start", () => {
     const chart = await user.nextMessage({ timeoutMs: 15_000 });
     // Nothing spent yet: the figures as text, without a chart.
     expect(chart.text).toContain("Spending, last 7 days");
+  });
+  it("a menu tap ends the open question: another area closes it, and Quote asks its own first question in place of the open one", async () => {
+    const user = world.user(9302);
+    user.send("/start");
+    const welcome = await user.nextMessage();
+    user.press(/Quote/);
+    const first = await user.nextMessage();
+    expect(first.text).toContain("Which resource");
+    expect(await openStep(world, 9302)).toBe("quote/resource");
+
+    // Another area: the question is closed, and typed text after it is no answer.
+    world.fake.pressButtonByLabel(user.user, /Watches/, { messageId: welcome.messageId });
+    expect((await user.nextMessage()).text).toContain("no price watches yet");
+    expect(await openStep(world, 9302)).toBeNull();
+    user.send("energy");
+    expect((await user.nextMessage()).text).toContain("didn't understand");
+
+    // Quote twice: the second question replaces the first; the first's buttons answer nothing.
+    world.fake.pressButtonByLabel(user.user, /Quote/, { messageId: welcome.messageId });
+    const older = await user.nextMessage();
+    expect(older.text).toContain("Which resource");
+    world.fake.pressButtonByLabel(user.user, /Quote/, { messageId: welcome.messageId });
+    const newer = await user.nextMessage();
+    expect(newer.text).toContain("Which resource");
+    expect(await openStep(world, 9302)).toBe("quote/resource");
+    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 9302).execute()).toHaveLength(1);
+    const stale = world.fake.pressButtonByLabel(user.user, "Energy", { messageId: older.messageId });
+    expect(await callbackAnswerText(world, stale.callbackQueryId)).toBe("This button does not answer the open question. Use the buttons under the last question, or type your answer.");
+    world.fake.pressButtonByLabel(user.user, "Energy", { messageId: newer.messageId });
+    expect((await user.nextMessage()).text).toContain("How much Energy");
+    expect(await openStep(world, 9302)).toBe("quote/volume");
+    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 9302).execute()).toHaveLength(0);
   });
 });

@@ -2,7 +2,7 @@ import { type Composer, InlineKeyboard } from "grammy";
 import { FlatComposer } from "../../middleware/flat-composer";
 import { MAIN_MENU } from "../../../chat/callback-data";
 import type { BotContext } from "../../context";
-import { endFlow } from "../../flows";
+import { endFlow, withFlowEnded } from "../../flows";
 import { truncate } from "../../../chat/html";
 import { openStartLink } from "../deep-links";
 import { accountCredential } from "../../prefetched";
@@ -112,8 +112,7 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
       return;
     }
     await ctx.answerCallbackQuery();
-    await endFlow(ctx);
-    await action(ctx);
+    await withFlowEnded(ctx, () => action(ctx));
   });
 
   return composer;
