@@ -93,6 +93,11 @@ export interface FirstQuestion {
   asked: Asked;
 }
 
+/** A first question as read back: what was stored, and the step it names ("quote/volume"). */
+export interface StoredFirstQuestion extends FirstQuestion {
+  step: string;
+}
+
 /** Stores the first question of `flow`, just asked (`step` names it, as a flow's stored state does); it replaces the user's open row. */
 export async function storeFirstQuestion(ctx: BotContext, question: FirstQuestion, step: string): Promise<void> {
   await storeStep(ctx, storedFlow({ flow: question.flow, step, data: { args: question.args, asked: question.asked } }));
@@ -103,7 +108,7 @@ export async function storeFirstQuestion(ctx: BotContext, question: FirstQuestio
  * `outdated` (with its flow) when another version did, null when the row is none (no row, the key
  * step, a step of an older release's step machines).
  */
-export async function firstQuestion(ctx: BotContext): Promise<{ current: FirstQuestion } | { outdated: FlowName } | null> {
+export async function firstQuestion(ctx: BotContext): Promise<{ current: StoredFirstQuestion } | { outdated: FlowName } | null> {
   const row = await storedStep(ctx);
   if (!row || !Object.hasOwn(FLOW_COMMANDS, row.flow)) return null;
   const flow = row.flow as FlowName;
@@ -117,7 +122,7 @@ export async function firstQuestion(ctx: BotContext): Promise<{ current: FirstQu
   const asked = fields.asked as Partial<Asked> | undefined;
   if (!Array.isArray(fields.args) || typeof asked !== "object" || asked === null || typeof asked.askedAt !== "number") return null;
   if (row.version !== FLOW_VERSION) return { outdated: flow };
-  return { current: { flow, args: fields.args, asked: asked as Asked } };
+  return { current: { flow, args: fields.args, asked: asked as Asked, step: row.step } };
 }
 
 /** Updates whose flow, entered with the answer to its first question, stores its state in place of that question. */

@@ -86,4 +86,19 @@ describe("a guided flow is given only the updates that can answer it", () => {
     });
     expect(await callbackAnswerText(world, "closed-answer")).toBe("This question is closed. Start again from the command.");
   });
+  it("a refused answer to the first question is explained; the question stays open at its step, inside the flow now", async () => {
+    const user = world.user(4102);
+    user.send("/quote energy");
+    expect((await user.nextMessage()).text).toContain("How much Energy");
+    expect(await openStep(world, 4102)).toBe("quote/volume");
+    user.send("lots");
+    const refused = await user.nextMessage();
+    expect(refused.text).not.toContain("How much Energy");
+    // The flow was entered (its state replaced the first question) and waits at the same step.
+    expect(await openStep(world, 4102)).toBe("quote/volume");
+    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 4102).execute()).toHaveLength(0);
+    user.send("65k");
+    expect((await user.nextMessage()).text).toContain("For how long");
+    expect(await openStep(world, 4102)).toBe("quote/duration");
+  });
 });

@@ -68,9 +68,11 @@ async function answerFirstQuestion(ctx: BotContext, next: () => Promise<void>, r
     await dropFirstQuestion(ctx);
     return sayExpired(ctx, first.outdated);
   }
-  const { flow, args, asked } = first.current;
+  const { flow, args, asked, step } = first.current;
   if (answerIn(ctx, asked) === null) return next();
   await register(flow);
+  // The step the flow's state is stored at, unless the flow asks its next question now.
+  ctx.flowStep = step;
   await ctx.conversation.enter(flow, ...args, asked);
   // Still open: the flow's state replaces the question when the plugin stores it (guided/storage),
   // in one transaction. Ended with this answer (a complete draft, an expired question): no state
