@@ -268,9 +268,9 @@ export type LimitsReader = (ctx: BotContext) => Promise<OrderLimits | null>;
  * Starts the guided part of /quote, /buy or /watch (the draft misses an order field): leaves any
  * flow, asks the first missing field, and stores the question. The flow itself is entered with
  * the answer (guided/install), as `flow(conversation, ctx, draft, question)`: entering a flow runs
- * the conversations plugin (a replay engine, the update kept in its log, the state stored), which
- * cost more than the rest of the update together, and most questions opened from a menu are
- * never answered. False when nothing was missing after all (the caller goes on with the draft).
+ * the conversations plugin (a replay engine, a context of its own, the update kept in its log),
+ * which cost more CPU than the rest of a menu tap together (README, "The first question before the
+ * flow"). False when nothing was missing after all (the caller goes on with the draft).
  */
 export async function startOrderFlow(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): Promise<boolean> {
   await endFlow(ctx);
