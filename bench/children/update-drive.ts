@@ -108,10 +108,10 @@ export class UpdateMix {
   /**
    * The mix against the same-I/O reference in rounds, each from 3,000 users met for the first
    * time. A round alternates the two in chunks (a tenth of the mix each: the app's chunk, then the
-   * reference on the same updates), so both see the same state of the machine: passed one after
-   * the other, a whole pass of each moved the ratio by a quarter from round to round; alternated
-   * every 600 updates, repeats of a round agree within a few percent. The figure is the median of
-   * the rounds' ratios.
+   * reference on the same updates), so both see more nearly the same state of the machine: passed
+   * one after the other, a whole pass of each moved the ratio by a quarter or more from round to
+   * round. The rounds of one run still differ (by a fifth in the runs the README lists), so the
+   * figure is the median of the rounds' ratios.
    */
   async sameIoRounds(app: DrivenApp, reference: Bot, rounds: number, count: number, concurrency: number): Promise<SameIoRound[]> {
     const measured: SameIoRound[] = [];

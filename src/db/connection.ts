@@ -184,14 +184,14 @@ export function sqliteHandle(db: Kysely<Database>): SQLite.Database | null {
   return sqliteConnections.get(db)?.sqlite ?? null;
 }
 
+/** Statements longer than this are compiled each time (see cachedStatements). */
+const MAX_CACHED_SQL_LENGTH = 4_000;
+
 /**
  * better-sqlite3 compiles a statement on every prepare(); the queries here come from a few dozen
  * shapes, so compiled statements are kept (most recently used first, at most 256) and reused;
  * long ones, whose shape varies with the number of rows or ids, are compiled each time.
  */
-/** Statements longer than this are compiled each time (see cachedStatements). */
-const MAX_CACHED_SQL_LENGTH = 4_000;
-
 function cachedStatements(sqlite: SQLite.Database, onClose: () => void): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
   return {

@@ -18,7 +18,7 @@ export interface FlowState {
 
 /**
  * A user's row in `flows` as stored: the /connect key step, or the first question of a guided flow
- * not entered yet (see guided/first-question). `data` is JSON.
+ * not entered yet (see bot/flows.ts and guided/install.ts). `data` is JSON.
  */
 export interface StoredFlow {
   flow: string;
@@ -82,10 +82,6 @@ export async function deleteFlow(db: Kysely<Database> | Transaction<Database>, t
 /** The user's open step as this version reads it (null when none, or stored by another version). */
 export async function getFlow(db: Kysely<Database>, telegramId: number): Promise<FlowState | null> {
   return flowStateOf(await findFlow(db, telegramId));
-}
-
-export async function flowExists(db: Kysely<Database>, telegramId: number): Promise<boolean> {
-  return (await findFlow(db, telegramId)) !== null;
 }
 
 /**

@@ -152,8 +152,9 @@ const insertNewUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ tele
 
 /**
  * The user's row, their stored key, their chat's guided flow and their open step in `flows` (the
- * /connect key step, or a guided flow's first question), in one indexed read: every update needs the user, and most of them the other three,
- * which would otherwise be three more statements per update. Compiled once (it runs on every update).
+ * /connect key step, or a guided flow's first question), in one indexed read: every update needs
+ * the user, and most of them the other three, which would otherwise be three more statements per
+ * update. Compiled once (it runs on every update).
  *
  * With `window` (an update's read), the same statement also counts the update in the user's
  * flood-limit window (countUpdateInWindow's upsert as its source row) and returns its place, and
