@@ -25,6 +25,16 @@ describe("guided flows survive restarts, replicas and deploys", () => {
     return openStep(world, chatId);
   }
 
+  /** The answer to an expired /buy question: told so and how to start again; no open step, no order. */
+  async function expectBuyExpired(user: User, id: number, accountId: string) {
+    const expired = await user.nextMessage();
+    expect(expired.text).toContain("This question has expired");
+    expect(expired.text).toContain("/buy");
+    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", id).execute()).toEqual([]);
+    expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
+    return expired;
+  }
+
   it("a restart between two answers resumes /newrule at the same step", async () => {
     const { accountId, user } = await linked(901);
     user.send("/newrule");
@@ -118,12 +128,9 @@ describe("guided flows survive restarts, replicas and deploys", () => {
     await world.restart();
 
     user.send(ADDRESS_A);
-    const expired = await user.nextMessage();
-    expect(expired.text).toContain("This question has expired");
-    expect(expired.text).toContain("/buy");
+    const expired = await expectBuyExpired(user, 905, accountId);
     expect(buttonLabels(expired)).toEqual([]);
     expect(await stepOf(905)).toBeNull();
-    expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
     // The user starts again, on the new version.
     user.send(`/buy energy 65k 1h ${ADDRESS_A}`);
     expect((await user.nextMessage()).text).toContain(ADDRESS_A);
@@ -141,11 +148,7 @@ describe("guided flows survive restarts, replicas and deploys", () => {
     await world.restart();
 
     user.send(ADDRESS_A);
-    const expired = await user.nextMessage();
-    expect(expired.text).toContain("This question has expired");
-    expect(expired.text).toContain("/buy");
-    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 908).execute()).toEqual([]);
-    expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
+    await expectBuyExpired(user, 908, accountId);
     // Later text is not an answer to anything.
     user.send(ADDRESS_A);
     expect((await user.nextMessage()).text).not.toContain("This question has expired");
@@ -166,12 +169,28 @@ describe("guided flows survive restarts, replicas and deploys", () => {
       .values({ telegram_id: 907, flow: "buy", step: "address", data: JSON.stringify({ resource: "energy", volume: "65000", duration: "1h" }), version: FLOW_VERSION, updated_at: Date.now() })
       .execute();
     user.send(ADDRESS_A);
-    const expired = await user.nextMessage();
-    expect(expired.text).toContain("This question has expired");
-    expect(expired.text).toContain("/buy");
-    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 907).execute()).toEqual([]);
-    expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
+    await expectBuyExpired(user, 907, accountId);
   });
+
+  it("the marketplace failing while the first question's answer is checked: the user is told, the question stays open, and the next answer goes on", async () => {
+    const { accountId, user } = await linked(909);
+    user.send("/buy");
+    expect((await user.nextMessage()).text).toContain("Which resource");
+    // Past the options' one-minute cache, so the answer's check asks the marketplace again.
+    world.shiftAppClock(61_000);
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/orders/options", status: 503, body: { title: "Service Unavailable", status: 503 }, times: 40 });
+    user.send("energy");
+    const failed = await user.nextMessage({ timeoutMs: 40_000 });
+    expect(failed.text).toContain("The marketplace is not answering right now");
+    expect(failed.text).not.toContain("How much");
+    expect(failed.text).not.toContain("This question has expired");
+    expect(await stepOf(909)).toBe("buy/resource");
+    world.sandbox.control.clearFaults();
+    user.send("energy");
+    expect((await user.nextMessage()).text).toContain("How much Energy");
+    expect(await stepOf(909)).toBe("buy/volume");
+    expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
+  }, 60_000);
 
   it("a question left unanswered for 10 minutes expires with a clear message; later text is not an answer", async () => {
     await linked(906);
