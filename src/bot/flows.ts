@@ -53,9 +53,14 @@ export async function endFlow(ctx: BotContext): Promise<boolean> {
   const left = (await leaveGuidedFlows(ctx)) || ctx.flowLeft === true;
   // Most updates end a flow that does not exist: the row was read with the user's.
   if ((await storedStep(ctx)) === null) return left;
+  return (await deleteStep(ctx)) || left;
+}
+
+/** Deletes the user's row in `flows`; true when there was one. */
+async function deleteStep(ctx: BotContext): Promise<boolean> {
   const deleted = await ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id));
   steps.set(ctx, null);
-  return deleted || left;
+  return deleted;
 }
 
 /**
@@ -73,7 +78,7 @@ export async function withFlowEnded(ctx: BotContext, area: () => Promise<void>):
     await area();
   } finally {
     // Still none: nothing replaced it, so it goes now.
-    if (steps.get(ctx) === null) await ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id));
+    if (steps.get(ctx) === null) await deleteStep(ctx);
   }
 }
 
@@ -141,6 +146,5 @@ export function replacesFirstQuestion(ctx: BotContext): boolean {
 
 /** Deletes the answered first question now (the flow ended in the same update, so it stores no state to delete it with). */
 export async function dropFirstQuestion(ctx: BotContext): Promise<void> {
-  await ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id));
-  steps.set(ctx, null);
+  await deleteStep(ctx);
 }
