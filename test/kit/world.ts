@@ -10,6 +10,7 @@ import { startApp, type App, type AppOptions } from "../../src/app";
 import { updatesHandled, updatesInFlight } from "../../src/bot/create-bot";
 import { createSandbox, type Sandbox } from "../../src/sandbox";
 import { createChatUser, expectNoRejectedCalls, startFakeTelegram } from "./telegram-driver";
+import { removeDatabaseDir } from "./temp-dir";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "./test-database";
 import type { ChatMessage, FakeUser } from "../../src/telegram-fake";
 
@@ -169,6 +170,8 @@ export async function startWorld(options: WorldOptions = {}) {
           (sandboxServer as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         });
         await database?.drop();
+        // The world's SQLite file (when it had one) goes with it: runs of the suite left thousands behind.
+        await removeDatabaseDir(dir);
       })();
       return stopping.then(() => {
         if (!allowRejectedCalls) expectNoRejectedCalls(telegram.fake);
@@ -194,11 +197,6 @@ export async function linkedUser(world: World, id: number, balance = { trx: "100
   return { ...account, user };
 }
 
-/**
- * Starts a fresh world before each test of the enclosing suite and stops it after; every test
- * fails when the fake recorded a call Telegram would have rejected (checked by stop(), after
- * the world stopped).
- */
 /** The labels of a message's inline buttons, row after row. */
 export const buttonLabels = (message: ChatMessage): string[] => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 
@@ -214,7 +212,6 @@ export async function nextBotText(user: ReturnType<World["user"]>, check: (text:
 export const cardOutcome = (user: ReturnType<World["user"]>): Promise<ChatMessage> =>
   nextBotText(user, (text) => !text.includes("Processing") && !text.includes("checking whether"));
 
-/** The toast text the bot answered a button press with (waits up to 4 s for the answer). */
 /**
  * The step of the user's open guided question ("buy/address"), once the bot's writes settled: the
  * step stored beside a flow's state, or a first question's, asked before its flow is entered
@@ -228,6 +225,7 @@ export async function openStep(world: World, chatId: number): Promise<string | n
   return first && first.flow !== "connect" ? first.step : null;
 }
 
+/** The toast text the bot answered a button press with (waits up to 4 s for the answer). */
 export async function callbackAnswerText(world: World, callbackQueryId: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
     const answer = world.fake.callbackAnswers.find((candidate) => candidate.callbackQueryId === callbackQueryId);
@@ -237,6 +235,11 @@ export async function callbackAnswerText(world: World, callbackQueryId: string):
   throw new Error(`callback ${callbackQueryId} was never answered`);
 }
 
+/**
+ * Starts a fresh world before each test of the enclosing suite and stops it after; every test
+ * fails when the fake recorded a call Telegram would have rejected (checked by stop(), after
+ * the world stopped).
+ */
 export function manageWorld(assign: (world: World) => void, options?: WorldOptions): void {
   let current: World | null = null;
   beforeEach(async () => {
