@@ -7,7 +7,7 @@ import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 import { expectSharedStatements } from "../kit/batching";
 import { sqliteHandle } from "../../src/db/connection";
 import { findUserWithState } from "../../src/db/repos/users";
-import { setFlow } from "../../src/db/repos/flows";
+import { deleteFlow, findFlow, flowStoreStatements, setFlow } from "../../src/db/repos/flows";
 
 const T0 = 1_900_000_000_000;
 
@@ -81,6 +81,35 @@ describe.each(TEST_DIALECTS)("a query compiled once and run with new parameters 
     await db.transaction().execute((trx) => saveConversation(trx, 120, { flow: "quote", step: "resource", state: "{}" }, T0 + 6));
     expect(conversationSaveStatements(db)?.statements ?? 0).toBe(counts?.statements ?? 0);
     expect(await findConversation(db, 120)).toMatchObject({ step: "resource" });
+  });
+
+  it("stores concurrent users' open steps as upserts of their own would, sharing statements on PostgreSQL", async () => {
+    const users = Array.from({ length: 24 }, (_, index) => 300 + index);
+    for (const id of users) await db.insertInto("users").values({ telegram_id: id, chat_id: id, language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: T0, updated_at: T0 }).execute();
+    // Rows already stored for some; one user stored twice at once.
+    for (const id of [300, 301]) await setFlow(db, id, { flow: "connect", step: "key", data: {} }, T0);
+    const before = flowStoreStatements(db)?.statements ?? 0;
+    const stores = [...users.map((id) => ({ id, flow: id % 2 === 0 ? "quote" : "buy", step: `s${id}`, data: { n: id } })), { id: 305, flow: "watch", step: "watch/resource", data: { n: "again" } }];
+    await Promise.all(stores.map((store) => setFlow(db, store.id, { flow: store.flow, step: store.step, data: store.data }, T0 + 5 + (store.id % 3))));
+    expect(await findFlow(db, 300)).toEqual({ flow: "quote", step: "s300", data: '{"n":300}', version: 1 });
+    expect(await findFlow(db, 301)).toEqual({ flow: "buy", step: "s301", data: '{"n":301}', version: 1 });
+    // A user's stores run in order: the last one is what stays.
+    expect(await findFlow(db, 305)).toEqual({ flow: "watch", step: "watch/resource", data: '{"n":"again"}', version: 1 });
+    expect(await findFlow(db, 323)).toEqual({ flow: "buy", step: "s323", data: '{"n":323}', version: 1 });
+    const stamps = await db.selectFrom("flows").select(["telegram_id", "updated_at"]).where("telegram_id", "in", [306, 307, 308]).orderBy("telegram_id").execute();
+    expect(stamps.map((row) => Number(row.updated_at))).toEqual([T0 + 5, T0 + 6, T0 + 7]);
+    expectSharedStatements(dialect, flowStoreStatements(db), stores.length, before);
+    // A row whose user is gone fails alone: its neighbours in the batch are stored.
+    const mixed = await Promise.allSettled([311, 999, 312, 313, 314].map((id) => setFlow(db, id, { flow: "quote", step: "mixed", data: {} }, T0 + 8)));
+    expect(mixed.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    expect(await findFlow(db, 999)).toBeNull();
+    expect(await findFlow(db, 314)).toMatchObject({ step: "mixed" });
+    const counts = flowStoreStatements(db);
+    // Inside a transaction a store is the caller's own statement, batched with nothing.
+    await db.transaction().execute((trx) => setFlow(trx, 310, { flow: "quote", step: "inside", data: {} }, T0 + 9));
+    expect(flowStoreStatements(db)?.statements ?? 0).toBe(counts?.statements ?? 0);
+    expect(await findFlow(db, 310)).toMatchObject({ step: "inside" });
+    expect(await deleteFlow(db, 310)).toBe(true);
   });
 
   it("refuses a parameter the query would write into its SQL instead of passing it", async () => {

@@ -1,6 +1,8 @@
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
+import { isPostgres } from "../dialect";
+import { perDatabase, type BatcherCounts, type StatementBatcherOptions } from "../statement-batcher";
 
 /**
  * The version of the guided flows' code: the conversations plugin's storage version, and the
@@ -64,8 +66,45 @@ export async function setFlow(db: Kysely<Database> | Transaction<Database>, tele
 
 /** {@link setFlow} for a row already serialised. */
 export async function storeFlow(db: Kysely<Database> | Transaction<Database>, telegramId: number, row: StoredFlow, now: number): Promise<void> {
-  await setQuery(db, { telegramId, flow: row.flow, step: row.step, data: row.data, version: row.version, now });
+  const params = { telegramId, flow: row.flow, step: row.step, data: row.data, version: row.version, now };
+  // Outside a transaction on PostgreSQL, concurrent users' rows share a statement while the replica
+  // is busy (a main-menu Quote, Buy or Watch stores its first question on every press).
+  if (!db.isTransaction && isPostgres(db)) return flowStores(db).run(params);
+  await setQuery(db, params);
 }
+
+/** Per PostgreSQL database, the batcher of the rows' upserts (see StatementBatcher). */
+const flowStores = perDatabase((db: Kysely<Database>): StatementBatcherOptions<SetParams, void> => ({
+  key: (params) => params.telegramId,
+  one: async (params) => {
+    await setQuery(db, params);
+  },
+  many: async (rows) => {
+    await setManyQuery(db, {
+      telegramIds: rows.map((row) => row.telegramId),
+      flows: rows.map((row) => row.flow),
+      steps: rows.map((row) => row.step),
+      data: rows.map((row) => row.data),
+      versions: rows.map((row) => row.version),
+      nows: rows.map((row) => row.now),
+    });
+    return rows.map(() => undefined);
+  },
+}));
+
+/** How many statements the rows' upserts on `db` took, for how many rows (PostgreSQL; null on SQLite). */
+export function flowStoreStatements(db: Kysely<Database>): BatcherCounts | null {
+  return isPostgres(db) ? flowStores(db).counts : null;
+}
+
+/** setQuery for several users (PostgreSQL): each user once. */
+const setManyQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramIds: number[]; flows: string[]; steps: string[]; data: string[]; versions: number[]; nows: number[] }>) => {
+  const query = sql`
+    insert into flows (telegram_id, flow, step, data, version, updated_at)
+    select * from unnest(cast(${param("telegramIds")} as bigint[]), cast(${param("flows")} as text[]), cast(${param("steps")} as text[]), cast(${param("data")} as text[]), cast(${param("versions")} as integer[]), cast(${param("nows")} as bigint[]))
+    on conflict (telegram_id) do update set flow = excluded.flow, step = excluded.step, data = excluded.data, version = excluded.version, updated_at = excluded.updated_at`;
+  return { compile: () => query.compile(db) };
+});
 
 /** The row this version stores for a state. */
 export function storedFlow(state: FlowState): StoredFlow {
