@@ -6,6 +6,7 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
+import { removeDatabaseDir } from "../kit/temp-dir";
 
 const TOKEN = "123456789:AAEexampleexampleexampleexample0000";
 
@@ -34,9 +35,17 @@ async function until(check: () => boolean, timeoutMs: number) {
 
 describe("npm start as a process", () => {
   let telegram: StartedFakeTelegram | null = null;
+  /** The test's temporary folders (each bot's SQLite file), removed after it. */
+  const dirs: string[] = [];
+  const tempDir = (prefix: string) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  };
   afterEach(async () => {
     await telegram?.close();
     telegram = null;
+    for (const dir of dirs.splice(0)) await removeDatabaseDir(dir);
   });
 
   it.each([
@@ -44,7 +53,7 @@ describe("npm start as a process", () => {
     ["on a terminal with LOG_FORMAT=json, JSON lines", "json", true],
   ] as const)("logs %s", async (_, format, json) => {
     telegram = await startFakeTelegram({ token: TOKEN });
-    const dir = mkdtempSync(join(tmpdir(), "bot-tty-"));
+    const dir = tempDir("bot-tty-");
     const env = { PATH: process.env.PATH ?? "", BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(dir, "bot.db")}`, PORT: "0", HOST: "127.0.0.1", ...(format ? { LOG_FORMAT: format } : {}) };
     // script(1) gives the bot a terminal as its stdout, as a person running npm start has.
     const child = spawn("script", ["-qfec", `${process.execPath} dist/main.mjs`, "/dev/null"], { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -73,7 +82,7 @@ describe("npm start as a process", () => {
 
   it("starts with BOT_TOKEN on the embedded sandbox, says which marketplace, generates SECRET_KEY (0600) and stops cleanly on SIGTERM", async () => {
     telegram = await startFakeTelegram({ token: TOKEN });
-    const dir = mkdtempSync(join(tmpdir(), "bot-proc-"));
+    const dir = tempDir("bot-proc-");
     const proc = run({ BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(dir, "bot.db")}`, PORT: "0", HOST: "127.0.0.1" });
     await until(() => proc.out().includes("long polling started"), 20_000);
     expect(proc.out()).toContain("embedded sandbox");
@@ -91,7 +100,7 @@ describe("npm start as a process", () => {
 
   it("on SQLite holds neither the PostgreSQL driver nor the QR encoder after start (both are loaded when first needed)", async () => {
     telegram = await startFakeTelegram({ token: TOKEN });
-    const dir = mkdtempSync(join(tmpdir(), "bot-proc-"));
+    const dir = tempDir("bot-proc-");
     // A preload that writes, as the process exits, every CommonJS module it loaded (pg and qrcode are CommonJS).
     const probe = join(dir, "loaded-probe.cjs");
     const loaded = join(dir, "loaded.txt");
@@ -107,7 +116,7 @@ describe("npm start as a process", () => {
   }, 40_000);
 
   it(`runs the playground with no BOT_TOKEN: names the /play URL, the simulation and the demo key; ${NON_LOOPBACK ? `is not reachable on ${NON_LOOPBACK}` : "(this machine has no non-loopback IPv4 address to check that it is unreachable there)"}; keeps the linked demo key working after a restart`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "bot-play-"));
+    const dir = tempDir("bot-play-");
     const env = { DATABASE_URL: `file:${join(dir, "bot.db")}`, PORT: "0" };
 
     const first = run(env);
@@ -155,7 +164,7 @@ describe("npm start as a process", () => {
   }, 90_000);
 
   it("started like the Docker image (HOST=0.0.0.0, no BOT_TOKEN, no PLAYGROUND_PUBLIC), refuses to serve the playground: exit code 2 and how to allow it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "bot-exposed-"));
+    const dir = tempDir("bot-exposed-");
     const proc = run({ DATABASE_URL: `file:${join(dir, "bot.db")}`, HOST: "0.0.0.0", PORT: "0" });
     expect(await proc.exited).toBe(2);
     expect(proc.err()).toContain("Cannot start: the configuration has problems.");

@@ -15,6 +15,7 @@ import { followOrder } from "../../src/push/order-follower";
 import { createSandbox } from "../../src/sandbox";
 import { SecretBox } from "../../src/security/secret-box";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
+import { removeDatabaseDir } from "../kit/temp-dir";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
 import { ADDRESS_A, BOT_TOKEN } from "../kit/world";
 import { closeServer, spawnReplica, startTaggedProxy, waitReady, waitUntil, type Replica, type TaggedCall } from "./replica-kit";
@@ -32,6 +33,8 @@ const HELD = 5502;
 describe("a graceful restart while a poll waits on a slow marketplace answer", () => {
   let database: TestDatabase | null = null;
   let databaseUrl: string;
+  /** The SQLite file's folder (without TEST_DATABASE_URL), removed after the suite. */
+  let sqliteDir: string | null = null;
   let db: Awaited<ReturnType<typeof openDatabase>>["db"];
   let telegram: StartedFakeTelegram;
   let sandboxServer: Server;
@@ -45,7 +48,8 @@ describe("a graceful restart while a poll waits on a slow marketplace answer", (
       database = await createPostgresTestDatabase("bot_handoff");
       databaseUrl = database.url;
     } else {
-      databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "bot-handoff-")), "bot.db")}`;
+      sqliteDir = mkdtempSync(join(tmpdir(), "bot-handoff-"));
+      databaseUrl = `file:${join(sqliteDir, "bot.db")}`;
     }
     ({ db } = await openDatabase(databaseUrl, { poolMax: 2 }));
     await migrateToLatest(db);
@@ -61,6 +65,7 @@ describe("a graceful restart while a poll waits on a slow marketplace answer", (
     await telegram?.close();
     for (const server of [sandboxServer, ...servers]) await closeServer(server);
     await database?.drop();
+    if (sqliteDir) await removeDatabaseDir(sqliteDir);
   }, 60_000);
 
   it("hands back its users and orders at SIGTERM; the replacement relays a notification raised after the restart within seconds, though another user stays held by a dead replica", async () => {
