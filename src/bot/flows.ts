@@ -1,4 +1,4 @@
-import { deleteFlow, findFlow, flowStateOf, FLOW_VERSION, storeFlow, storedFlow, type FlowState, type StoredFlow } from "../db/repos/flows";
+import { deleteFlow, findFlow, flowData, flowStateOf, FLOW_VERSION, storeFlow, storedFlow, type FlowState, type StoredFlow } from "../db/repos/flows";
 import type { BotContext } from "./context";
 import { takePrefetched } from "./prefetched";
 import { FLOW_COMMANDS, type Asked, type FlowName } from "./guided/steps";
@@ -117,13 +117,7 @@ export async function firstQuestion(ctx: BotContext): Promise<{ current: StoredF
   const row = await storedStep(ctx);
   if (!row || !Object.hasOwn(FLOW_COMMANDS, row.flow)) return null;
   const flow = row.flow as FlowName;
-  let data: unknown;
-  try {
-    data = JSON.parse(row.data);
-  } catch {
-    data = null;
-  }
-  const fields = typeof data === "object" && data !== null ? (data as { args?: unknown; asked?: unknown }) : {};
+  const fields = flowData(row) ?? {};
   const asked = fields.asked as Partial<Asked> | undefined;
   if (!Array.isArray(fields.args) || typeof asked !== "object" || asked === null || typeof asked.askedAt !== "number") return null;
   if (row.version !== FLOW_VERSION) return { outdated: flow };

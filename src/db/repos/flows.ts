@@ -29,16 +29,21 @@ export interface StoredFlow {
   version: number;
 }
 
-/** The row's state when it was stored by this version and its data reads; null otherwise. */
-export function flowStateOf(row: StoredFlow | null): FlowState | null {
-  if (!row || row.version !== FLOW_VERSION) return null;
+/** The row's data as the JSON object it was stored as; null when it does not read as one. */
+export function flowData(row: StoredFlow): Record<string, unknown> | null {
   try {
     const data = JSON.parse(row.data) as unknown;
-    if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
-    return { flow: row.flow, step: row.step, data: data as Record<string, unknown> };
+    return typeof data === "object" && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : null;
   } catch {
     return null;
   }
+}
+
+/** The row's state when it was stored by this version and its data reads; null otherwise. */
+export function flowStateOf(row: StoredFlow | null): FlowState | null {
+  if (!row || row.version !== FLOW_VERSION) return null;
+  const data = flowData(row);
+  return data && { flow: row.flow, step: row.step, data };
 }
 
 const findQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number }>) => db.selectFrom("flows").select(["flow", "step", "data", "version"]).where("telegram_id", "=", param("telegramId")));

@@ -243,7 +243,6 @@ function stateFromRow(row: StateRow): UserWithState {
     user,
     credential: user === undefined || keyId === null || ciphertext === null || last4 === null || brokenNotified === null || linkedAt === null ? null : { telegram_id: user.telegram_id, key_id: keyId, ciphertext, last4, broken_at: brokenAt, broken_notified: brokenNotified, linked_at: linkedAt },
     conversation: flow === null || step === null || state === null || updatedAt === null ? null : storedConversation({ flow, step, state, updated_at: updatedAt }),
-    // SQLite answers 0 or 1, PostgreSQL a boolean.
     step: row.step_flow === null || row.step_step === null || row.step_data === null || row.step_version === null ? null : { flow: row.step_flow, step: row.step_step, data: row.step_data, version: Number(row.step_version) },
     windowPlace: row.window_updates === null || row.window_updates === undefined ? null : Number(row.window_updates),
   };
