@@ -14,6 +14,12 @@ export default tseslint.config(
     },
   },
   {
+    // CI's own scripts run as plain Node modules.
+    files: [".ci/**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    rules: { "no-console": "off" },
+  },
+  {
     files: ["src/main.ts", "src/sandbox/standalone.ts", "bench/**", "test/**"],
     rules: { "no-console": "off" },
   },
