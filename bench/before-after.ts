@@ -106,8 +106,7 @@ export async function benchBeforeAfter(settings: BeforeAfterSettings, log: (line
       reference: `the same passes on the code before the plugins (${settings.rev}), ms CPU per update (the bare bot ${round(side("before", (run) => run.bare.cpuMs), 3)} ms in those processes)`,
       referenceValue: side("before", (run) => run.mix.cpuMs),
       ratio: mixRatio,
-      target: "ratio <= 1.25",
-      met: mixRatio <= 1.25 && allClean,
+      target: { of: "ratio", op: "<=", limit: 1.25, requires: { "no errors": allClean } },
     }),
     figure({
       name: "updates_guided_step_cpu_ms_vs_before_plugins",
@@ -116,8 +115,7 @@ export async function benchBeforeAfter(settings: BeforeAfterSettings, log: (line
       reference: `the same steps on the code before the plugins (${settings.rev}: hand-written step machines), ms CPU per step`,
       referenceValue: side("before", (run) => run.guided.cpuMs),
       ratio: guidedRatio,
-      target: "ratio <= 1.25",
-      met: guidedRatio <= 1.25 && allClean,
+      target: { of: "ratio", op: "<=", limit: 1.25, requires: { "no errors": allClean } },
     }),
   ];
 }

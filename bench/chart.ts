@@ -72,9 +72,9 @@ export async function benchChart(rounds: number, log: (line: string) => void): P
   const p95 = percentile(times, 95);
   log(`chart: first round (${warmup.length} renders, one per language and window) ${warmup.map((ms) => ms.toFixed(0)).join(", ")} ms CPU; then ${times.length} renders, median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
   return [
-    figure({ name: "chart_render_cpu_ms", value: median, unit: `ms CPU per /stats chart (median of ${times.length} renders over en, ru, zh × 7, 30 days, after one render of each)`, reference: "p95", referenceValue: p95, ratio: null, target: "<= 150 ms", met: median <= 150 && p95 <= 150 }),
-    figure({ name: "chart_render_cpu_ms_cold", value: cold, unit: "ms CPU, the process's first chart (the renderer's modules load)", reference: "target", referenceValue: 150, ratio: null, target: "reported", met: true }),
-    figure({ name: "chart_render_cpu_ms_first_round_max", value: firstRoundMax, unit: "ms CPU, the slowest of the first chart of each other language and window (code compiled as it first runs, each font loaded into the subsetter once)", reference: "target", referenceValue: 150, ratio: null, target: "reported", met: true }),
+    figure({ name: "chart_render_cpu_ms", value: median, unit: `ms CPU per /stats chart (median of ${times.length} renders over en, ru, zh × 7, 30 days, after one render of each)`, reference: "p95 of the same renders", referenceValue: p95, ratio: null, target: { of: "value", op: "<=", limit: 150, requires: { "p95 <= 150": p95 <= 150 } } }),
+    figure({ name: "chart_render_cpu_ms_cold", value: cold, unit: "ms CPU, the process's first chart (the renderer's modules load)", reference: "the steady median (chart_render_cpu_ms)", referenceValue: median, informational: "a bot draws its first chart once" }),
+    figure({ name: "chart_render_cpu_ms_first_round_max", value: firstRoundMax, unit: "ms CPU, the slowest of the first chart of each other language and window (code compiled as it first runs, each font loaded into the subsetter once)", reference: "the steady median (chart_render_cpu_ms)", referenceValue: median, informational: true }),
   ];
 }
 

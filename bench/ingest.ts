@@ -95,10 +95,10 @@ export async function benchIngest(settings: IngestSettings, log: (line: string) 
     const p99 = percentile(real.paced!.latenciesMs, 99);
     const bareP99 = percentile(bare.paced!.latenciesMs, 99);
     return [
-      figure({ name: "ingest_events_per_s_vs_naive", value: real.throughput.perSecond, unit: "events/s", reference: "naive receiver (one transaction per request, synchronous=FULL)", referenceValue: naive.throughput.perSecond, target: "ratio >= 2", met: real.throughput.perSecond >= 2 * naive.throughput.perSecond && failedReal === 0 }),
-      figure({ name: "ingest_events_per_s_vs_bare", value: real.throughput.perSecond, unit: "events/s", reference: "bare Hono route answering 200", referenceValue: bare.throughput.perSecond, target: "ratio >= 0.25", met: real.throughput.perSecond >= 0.25 * bare.throughput.perSecond }),
-      figure({ name: "ingest_p99_ms_at_offered_rate", value: p99, unit: `ms (p99 to the 200, ${settings.offeredRate} events/s offered)`, reference: "bare Hono route, same offered load", referenceValue: bareP99, target: "<= 25 ms", met: p99 <= 25 && real.paced!.failed === 0 }),
-      figure({ name: "ingest_events_lost_after_kill9", value: kill.lost, unit: "events", reference: "events acknowledged before kill -9", referenceValue: kill.acknowledged, ratio: kill.acknowledged > 0 ? kill.found / kill.acknowledged : null, target: "0 lost", met: kill.lost === 0 && kill.acknowledged > 0 }),
+      figure({ name: "ingest_events_per_s_vs_naive", value: real.throughput.perSecond, unit: "events/s", reference: "naive receiver (one transaction per request, synchronous=FULL)", referenceValue: naive.throughput.perSecond, target: { of: "ratio", op: ">=", limit: 2, requires: { "no event refused": failedReal === 0 } } }),
+      figure({ name: "ingest_events_per_s_vs_bare", value: real.throughput.perSecond, unit: "events/s", reference: "bare Hono route answering 200", referenceValue: bare.throughput.perSecond, target: { of: "ratio", op: ">=", limit: 0.25 } }),
+      figure({ name: "ingest_p99_ms_at_offered_rate", value: p99, unit: `ms (p99 to the 200, ${settings.offeredRate} events/s offered)`, reference: "bare Hono route, same offered load", referenceValue: bareP99, target: { of: "value", op: "<=", limit: 25, requires: { "no event refused": real.paced!.failed === 0 } } }),
+      figure({ name: "ingest_events_lost_after_kill9", value: kill.lost, unit: "events", reference: "events acknowledged before kill -9", referenceValue: kill.acknowledged, ratio: kill.acknowledged > 0 ? kill.found / kill.acknowledged : null, target: { of: "value", op: "=", limit: 0, requires: { "events acknowledged": kill.acknowledged > 0 } } }),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

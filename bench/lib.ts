@@ -6,6 +6,39 @@ import { join } from "node:path";
 export const ROOT_DIR = projectRoot();
 export const BENCH_DIR = join(ROOT_DIR, "bench");
 
+/**
+ * Telegram's published sending limits (the Bot FAQ): about 30 messages a second overall, about 1 a
+ * second to one chat with short bursts (about 3) tolerated, 20 a minute to one group. The bench's
+ * only fixed references; every other one is measured in the same run.
+ */
+export const TELEGRAM_LIMITS = { overallPerSecond: 30, chatPerSecond: 1, chatBurst: 3, groupPerMinute: 20 } as const;
+
+export type Comparison = "<=" | ">=" | "=";
+
+/**
+ * A target the run can miss: the figure's value (or its ratio to the reference) against a limit,
+ * and any further conditions of the same run, each one a measured outcome named by what it says.
+ */
+export interface TargetSpec {
+  of: "value" | "ratio";
+  op: Comparison;
+  limit: number;
+  /** Where the limit comes from, when it is not obvious (e.g. "Telegram's published limit"). */
+  source?: string;
+  requires?: Record<string, boolean>;
+}
+
+export interface Check {
+  of: "value" | "ratio";
+  op: Comparison;
+  limit: number;
+  requires: Record<string, boolean>;
+}
+
+/**
+ * One line of the bench's table. An informational figure has no `check` and no `met`: it is
+ * printed and not counted. A target has both, `met` always derived from `check` (see `isMet`).
+ */
 export interface Figure {
   name: string;
   value: number;
@@ -13,8 +46,10 @@ export interface Figure {
   reference: string;
   referenceValue: number | null;
   ratio: number | null;
+  /** The target in words, or "informational" with why. */
   target: string;
-  met: boolean;
+  check?: Check;
+  met?: boolean;
 }
 
 export function round(value: number, digits = 2): number {
@@ -22,9 +57,57 @@ export function round(value: number, digits = 2): number {
   return Math.round(value * factor) / factor;
 }
 
-export function figure(input: { name: string; value: number; unit: string; reference: string; referenceValue: number | null; target: string; met: boolean; ratio?: number | null }): Figure {
-  const ratio = input.ratio !== undefined ? input.ratio : input.referenceValue ? input.value / input.referenceValue : null;
-  return { ...input, value: round(input.value, 3), referenceValue: input.referenceValue === null ? null : round(input.referenceValue, 3), ratio: ratio === null ? null : round(ratio, 3) };
+export function compare(actual: number | null, op: Comparison, limit: number): boolean {
+  if (actual === null || !Number.isFinite(actual)) return false;
+  if (op === "<=") return actual <= limit;
+  if (op === ">=") return actual >= limit;
+  return actual === limit;
+}
+
+/** Whether a figure's target held, from its own numbers: the compared one against the limit, and every condition. Informational figures: null. */
+export function isMet(f: Pick<Figure, "value" | "ratio" | "check">): boolean | null {
+  if (!f.check) return null;
+  const actual = f.check.of === "ratio" ? f.ratio : f.value;
+  return compare(actual, f.check.op, f.check.limit) && Object.values(f.check.requires).every(Boolean);
+}
+
+export function targetText(check: Check, source?: string): string {
+  const head = `${check.of === "ratio" ? "ratio " : ""}${check.op} ${check.limit}${source ? ` (${source})` : ""}`;
+  return [head, ...Object.keys(check.requires)].join("; ");
+}
+
+type FigureInput = { name: string; value: number; unit: string; reference: string; referenceValue: number | null; ratio?: number | null } & ({ target: TargetSpec; informational?: never } | { informational: string | true; target?: never });
+
+/**
+ * A figure: `target` makes it count (its `met` computed here from the rounded numbers the table
+ * and the JSON show), `informational` (true, or why) prints it without counting it.
+ */
+export function figure(input: FigureInput): Figure {
+  const computed = input.ratio !== undefined ? input.ratio : input.referenceValue ? input.value / input.referenceValue : null;
+  const base = { name: input.name, value: round(input.value, 3), unit: input.unit, reference: input.reference, referenceValue: input.referenceValue === null ? null : round(input.referenceValue, 3), ratio: computed === null ? null : round(computed, 3) };
+  if (!input.target) return { ...base, target: input.informational === true ? "informational" : `informational: ${input.informational}` };
+  const check: Check = { of: input.target.of, op: input.target.op, limit: input.target.limit, requires: input.target.requires ?? {} };
+  const f: Figure = { ...base, target: targetText(check, input.target.source), check };
+  return { ...f, met: isMet(f)! };
+}
+
+export interface Summary {
+  targets: number;
+  met: number;
+  missed: string[];
+  informational: number;
+}
+
+/** Counts the targets only; `met` is recomputed from each figure's numbers, not read back. */
+export function summarize(figures: Figure[]): Summary {
+  const targets = figures.filter((f) => f.check);
+  const missed = targets.filter((f) => !isMet(f)).map((f) => f.name);
+  return { targets: targets.length, met: targets.length - missed.length, missed, informational: figures.length - targets.length };
+}
+
+/** The process's exit code once the results are written: 2 when a target was missed, unless exploring. */
+export function exitCode(figures: Figure[], explore: boolean): number {
+  return !explore && summarize(figures).missed.length > 0 ? 2 : 0;
 }
 
 export function percentile(values: number[], p: number): number {
