@@ -58,6 +58,7 @@ export class Metrics {
   readonly pollExtraPages = new Counter("notification_poll_extra_pages_total", "Notification pages read past the newest one (more than a page arrived between two polls of a user)");
   readonly pollPageLimit = new Counter("notification_poll_page_limit_total", "Polls that stopped at the page limit without reaching a notification already seen (the older ones were not read)");
   readonly publicWorkLimited = new Counter("public_work_limited_total", "Times a bound on public work bit, by limit (flood, quote_shared, quote_waited, inline_deadline, watch_rents_deferred, stats_reused, chart_waited)");
+  readonly refusedRequests = new Counter("http_requests_refused_total", "HTTP requests refused by an access rule or a limit, by route and reason (metrics_forbidden, metrics_unauthorized, unknown_token_limit)");
   private readonly gauges = new Map<string, { help: string; read: () => number | Promise<number> }>();
   private readonly labeledGauges = new Map<string, { help: string; read: () => Promise<Array<{ labels: Labels; value: number }>> }>();
 
@@ -74,7 +75,7 @@ export class Metrics {
   async render(): Promise<string> {
     const memory = process.memoryUsage();
     const cpu = process.cpuUsage();
-    const blocks = [this.updates.render(), this.apiCalls.render(), this.telegramCalls.render(), this.httpRequests.render(), this.alerts.render(), this.pollExtraPages.render(), this.pollPageLimit.render(), this.publicWorkLimited.render()];
+    const blocks = [this.updates.render(), this.apiCalls.render(), this.telegramCalls.render(), this.httpRequests.render(), this.alerts.render(), this.pollExtraPages.render(), this.pollPageLimit.render(), this.publicWorkLimited.render(), this.refusedRequests.render()];
     for (const [name, gauge] of this.gauges) {
       blocks.push(`# HELP ${name} ${gauge.help}\n# TYPE ${name} gauge\n${name} ${await gauge.read()}`);
     }

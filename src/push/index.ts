@@ -224,6 +224,7 @@ export function startPush(deps: PushDeps): PushHandle {
       now: deps.now,
       secret: deps.config.MARKETPLACE_WEBHOOK_SECRET,
       signatureHeader: deps.config.MARKETPLACE_WEBHOOK_SIGNATURE_HEADER,
+      metrics: deps.metrics,
       onQueued: wake,
     }),
     followOrder: (telegramId, orderId) => followOrder(deps.db, telegramId, orderId, deps.now()),

@@ -15,8 +15,10 @@ const MAX_ADDRESSES = 100_000;
 
 /**
  * Counts, per client address, the requests that named an unknown token, in a window opened by the
- * first of them. In this process's memory: the limit is per replica, and a restart forgets it,
- * which costs nothing (a known token is never limited, so no event is refused by it).
+ * first of them. While an address is past the limit, every request from it is refused alike (429,
+ * known token or not, no database read), so the limit neither costs a lookup nor tells which
+ * tokens exist; the marketplace retries what was refused. In this process's memory: the limit is
+ * per replica, and a restart forgets it.
  */
 export class UnknownTokenLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();

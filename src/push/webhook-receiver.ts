@@ -6,10 +6,10 @@ import type { Database } from "../db/schema";
 import { alertEnabled, type User } from "../db/repos/users";
 import { hashToken } from "../security/secret-box";
 import type { Logger } from "../logger";
+import type { Metrics } from "../metrics";
 import type { ServerEnv } from "../server/create-server";
 import { recipientLanguage, settlementAlert, settlementKey, type FinalState, type OrderFacts, type Recipient, type Translations } from "../chat/alerts";
 import { scheduleCommit } from "../db/write-batcher";
-import { findUserByWebhookToken } from "../db/repos/webhook-tokens";
 import { clientAddress } from "../server/client-address";
 import { UnknownTokenLimiter } from "./unknown-token-limit";
 import { markUsersInMotion } from "../db/repos/poll-schedule";
@@ -91,6 +91,8 @@ export interface WebhookReceiverDeps {
   maxBatch?: number;
   /** Counts unknown tokens per client address (default: UNKNOWN_TOKEN_LIMIT, in this process). */
   unknownTokens?: UnknownTokenLimiter;
+  /** Counts the requests the unknown-token limit refused. */
+  metrics?: Metrics;
   /**
    * Least time between the starts of two group commits, in ms (default 3). Each commit is an
    * fsync that holds the event loop; spacing them lets a busy stream share one, while a lone
@@ -331,9 +333,11 @@ class IngestBatcher {
  * (with a secret set), 400 malformed JSON, 422 no recognisable event name (or an order event
  * without an order); 200 and nothing queued for any other event name.
  *
- * A client address past its limit of unknown tokens gets 429 with Retry-After instead of 404, its
- * body unread. A known token is served whatever its address's count: behind a load balancer every
- * client shares one address, and the marketplace's deliveries must not pay for someone's guessing.
+ * A client address past its limit of unknown tokens gets 429 with Retry-After for every token,
+ * known or not, without a database read: the answer tells a guesser nothing and costs nothing. The
+ * marketplace retries a 429; with MARKETPLACE_WEBHOOK_SECRET set, a request carrying a valid
+ * signature (which a guesser cannot make) is served as usual even from a limited address, so
+ * deliveries through a load balancer (every client shares its address) go on during a flood.
  */
 export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
   const batcher = new IngestBatcher(deps);
@@ -345,7 +349,8 @@ export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
       const token = c.req.param("token") ?? "";
       const address = clientAddress(c);
       const wait = unknownTokens.waitFor(address, deps.now());
-      if (wait > 0 && (await findUserByWebhookToken(deps.db, token)) === undefined) {
+      if (wait > 0 && !(deps.secret && validSignature(deps.secret, await c.req.text(), c.req.header(deps.signatureHeader)))) {
+        deps.metrics?.refusedRequests.inc({ route: "/webhooks/marketplace/:token", reason: "unknown_token_limit" });
         c.header("Retry-After", String(Math.ceil(wait / 1000)));
         return c.json({ error: "too many requests for unknown tokens" }, 429);
       }
