@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, buttonLabels, linkKey, manageWorld, nextBotText, type World } from "../kit/world";
 import { createMarketplaceClient } from "../../src/marketplace";
-import { stuckCardAfterMs } from "../../src/push/stuck-cards";
+import { stuckCardAfterMs } from "../../src/chat/card-lifetime";
 import { KEY_RESEND_WINDOW_MS } from "../../src/bot/features/buy";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -17,7 +17,7 @@ import {
 } from "../../../db/repos/pending-actions";
 import { shortId } from "../../../security/secret-box";
 import { markInMotion } from "../../../db/repos/poll-schedule";
-import { stuckCardAfterMs } from "../../../push/stuck-cards";
+import { stuckCardAfterMs } from "../../../chat/card-lifetime";
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { cardButtons } from "../../../chat/alerts";
