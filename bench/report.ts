@@ -1,9 +1,11 @@
 /**
  * The bench's results: the JSON `npm run bench` writes, its table and its exit code. Run alone,
  * `npx tsx bench/report.ts [bench/results/latest.json] [--explore]` prints a results file's table
- * again (the one behind bench/README.md) and exits as the run did: 2 when a target was missed.
+ * again and exits as the run did: 2 when a target was missed; with `--readme` it also writes the
+ * table into bench/README.md between its results markers (the table there is always a committed
+ * latest.json's).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -75,8 +77,30 @@ export function report(run: BenchResult, explore: boolean, print: (line: string)
   return code;
 }
 
+export const README_START = "<!-- bench results: written by `npx tsx bench/report.ts --readme` from bench/results/latest.json -->";
+export const README_END = "<!-- end of bench results -->";
+
+/** The README's block: the run's machine, command and summary, then its table. */
+export function readmeBlock(run: BenchResult): string {
+  const m = run.machine;
+  return [README_START, "", `Run ${run.date} on ${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, ${m.platform}, Node ${m.node}, ${run.seconds} s: \`${run.command}\` (parts: ${run.parts.join(", ")}). ${summaryLine(run.summary)}.`, "", ...table(run.figures), "", README_END].join("\n");
+}
+
+/** Replaces the block between the markers in `readme` (which must hold both). */
+export function withResults(readme: string, run: BenchResult): string {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start) throw new Error("bench/README.md has no results markers");
+  return readme.slice(0, start) + readmeBlock(run) + readme.slice(end + README_END.length);
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const path = process.argv.slice(2).find((arg) => !arg.startsWith("--")) ?? join(BENCH_DIR, "results", "latest.json");
   const run = JSON.parse(readFileSync(path, "utf8")) as BenchResult;
   process.exitCode = report(run, exploring());
+  if (process.argv.includes("--readme")) {
+    const readme = join(BENCH_DIR, "README.md");
+    writeFileSync(readme, withResults(readFileSync(readme, "utf8"), run));
+    console.log(`written: ${readme}`);
+  }
 }

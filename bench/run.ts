@@ -23,7 +23,9 @@
  *   BENCH_IDLE_SETTLE_S [20]     seconds of idleness before the idle RSS is read (also read 1 s after ready)
  *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
  *   BENCH_ELD_POLL_RATE [N / (0.8 × interval)]  the poll rate while event-loop delay is measured
- *   BENCH_OUT [bench/results/latest.json]  where the JSON goes (the test writes to a temporary file)
+ *   BENCH_OUT [bench/results/latest.json; quick.json in quick mode]  where the JSON goes (the test
+ *                                writes to a temporary file); `npx tsx bench/report.ts --readme` puts
+ *                                latest.json's table into bench/README.md
  *   BENCH_ONLY [all]             a comma list of parts to run: chart, ingest, delivery, flood, app, paths, before, schedule,
  *                                dialects (the update mix on SQLite and on PostgreSQL), replicas
  *   BENCH_BEFORE_REV [98fcdf0]   the "before" part: the code of this commit (the last before the guided
@@ -279,7 +281,7 @@ async function main(): Promise<number> {
   const explore = exploring();
   const command = `${quick ? "BENCH_QUICK=1 " : ""}${process.env.BENCH_ONLY ? `BENCH_ONLY=${process.env.BENCH_ONLY} ` : ""}npm run bench${explore ? " -- --explore" : ""}`;
   const run = result({ command, quick, explore, seconds: Math.round((Date.now() - started) / 1000), parts: [...only], figures });
-  const out = process.env.BENCH_OUT ?? join(BENCH_DIR, "results", "latest.json");
+  const out = process.env.BENCH_OUT ?? join(BENCH_DIR, "results", quick ? "quick.json" : "latest.json");
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(run, null, 2)}\n`);
   console.log("");

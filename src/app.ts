@@ -118,6 +118,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   scrubber.add(config.SECRET_KEY_PREVIOUS);
   scrubber.add(config.MARKETPLACE_WEBHOOK_SECRET);
   for (const password of databasePasswords(config.DATABASE_URL)) scrubber.add(password);
+  scrubber.add(config.METRICS_TOKEN);
   const logger = createLogger({ level: config.LOG_LEVEL, pretty: !options.logDestination && wantsPrettyLogs(config.LOG_FORMAT, process.stdout.isTTY === true), scrubber, destination: options.logDestination });
 
   let secretKey = config.SECRET_KEY;
@@ -213,7 +214,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { turns: isPostgres(db) ? databaseUpdateTurns(db, replicaId, { writes: deps.writes }) : processUpdateTurns(db, replicaId, { writes: deps.writes }) }) : null;
   if (telegramWebhook) routes.push(telegramWebhook.register);
   if (playground) routes.push(playground.routes);
-  const http = createServer({ db, logger, metrics, replicaId, dialect }, routes);
+  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN }, routes);
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
   await bot.init();
