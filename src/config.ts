@@ -133,12 +133,20 @@ export const configSchema = z.object({
     blankToUndefined,
     z.coerce.number({ message: "expected a whole number of milliseconds from 1000 to 600000" }).int("expected a whole number of milliseconds from 1000 to 600000").min(1_000, "expected a whole number of milliseconds from 1000 to 600000").max(600_000, "expected a whole number of milliseconds from 1000 to 600000").optional(),
   ),
-  /** This replica's name in /readyz and /metrics. */
+  /** This replica's name in /metrics (never in /readyz). */
   REPLICA_ID: z.preprocess(blankToUndefined, z.string().max(100, "expected at most 100 characters").optional()),
   /** The one way to let the playground listen on a non-loopback HOST: it must be asked for in so many words. */
   PLAYGROUND_PUBLIC: z.preprocess(
     (value) => (typeof value === "string" ? value.trim().toLowerCase() : value) || "false",
     z.enum(["true", "false"], { message: "expected true or false" }).transform((value) => value === "true"),
+  ),
+  /** What a client other than loopback sends as `Authorization: Bearer …` to read /metrics; unset: loopback only. */
+  METRICS_TOKEN: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^[\x21-\x7e]{16,256}$/, "expected 16 to 256 printable characters without spaces (generate one with: openssl rand -hex 32)")
+      .optional(),
   ),
 });
 
@@ -162,9 +170,20 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
   if (config.BOT_MODE === "webhook" && !config.BOT_TOKEN) problems.push("BOT_TOKEN: required when BOT_MODE=webhook");
   if (config.SECRET_KEY_PREVIOUS && !config.SECRET_KEY) problems.push("SECRET_KEY: required when SECRET_KEY_PREVIOUS is set (the new key of the rotation)");
   if (!config.BOT_TOKEN && config.HOST && !isLoopbackHost(config.HOST) && !config.PLAYGROUND_PUBLIC) problems.push(playgroundExposureProblem(config.HOST));
+  if (config.BOT_TOKEN && !config.MARKETPLACE_URL && /^postgres(ql)?:/i.test(config.DATABASE_URL)) problems.push(SANDBOX_PER_REPLICA_PROBLEM);
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, config: { ...config, playground: !config.BOT_TOKEN } };
 }
+
+/**
+ * Without MARKETPLACE_URL each process starts its own embedded sandbox in memory. PostgreSQL means
+ * replicas sharing one database, so real Telegram users would be served by several private
+ * sandboxes (a key linked through one replica is unknown to the next). Names variables, never values.
+ */
+const SANDBOX_PER_REPLICA_PROBLEM =
+  "MARKETPLACE_URL: required when DATABASE_URL is a PostgreSQL database and BOT_TOKEN is set. " +
+  "Without it every replica starts its own private in-memory sandbox marketplace (no real TRX), so real Telegram users would reach a different sandbox on each replica and a key linked on one would be unknown to the others. " +
+  "Set MARKETPLACE_URL to the marketplace's base URL (or to one sandbox all replicas share); for a single local bot on the embedded sandbox, use a SQLite DATABASE_URL (file:…).";
 
 /**
  * Without BOT_TOKEN the server is the local playground, which holds the sandbox's demo key and lets

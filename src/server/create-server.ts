@@ -1,17 +1,22 @@
-import { Hono } from "hono";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import type { Logger } from "../logger";
+import { isLoopbackHost } from "../listen-address";
 import type { Metrics } from "../metrics";
 
 export interface ServerDeps {
   db: Kysely<Database>;
   logger: Logger;
   metrics: Metrics;
-  /** This replica's id, shown by /readyz and /metrics (several replicas share one database). */
+  /** This replica's id, shown by /metrics (several replicas share one database); never by /readyz. */
   replicaId?: string;
   dialect?: string;
+  /** METRICS_TOKEN: what a client other than loopback must send as `Authorization: Bearer …` to read /metrics. */
+  metricsToken?: string;
 }
 
 export type ServerEnv = { Variables: { requestId: string } };
@@ -51,7 +56,8 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
   app.get("/readyz", async (c) => {
     try {
       await sql`select 1`.execute(deps.db);
-      return c.json({ status: "ready", database: "ok", ...(deps.dialect ? { dialect: deps.dialect } : {}), ...(deps.replicaId ? { replica: deps.replicaId } : {}) });
+      // Nothing about this replica (its id, its dialect): /readyz is reachable through the proxy.
+      return c.json({ status: "ready", database: "ok" });
     } catch (error) {
       deps.logger.warn({ err: error }, "readiness check: database unreachable");
       return c.json({ status: "not ready", database: "unreachable" }, 503);
@@ -59,6 +65,16 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
   });
 
   app.get("/metrics", async (c) => {
+    const refused = metricsRefusal(c, deps.metricsToken);
+    if (refused === 401) {
+      deps.metrics.refusedRequests.inc({ route: "/metrics", reason: "metrics_unauthorized" });
+      c.header("WWW-Authenticate", 'Bearer realm="metrics"');
+      return c.json({ error: "unauthorized" }, 401);
+    }
+    if (refused === 403) {
+      deps.metrics.refusedRequests.inc({ route: "/metrics", reason: "metrics_forbidden" });
+      return c.json({ error: "forbidden" }, 403);
+    }
     let text = await deps.metrics.render();
     if (deps.replicaId) {
       const label = (value: string) => value.replace(/["\\\n]/g, "_");
@@ -77,4 +93,41 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
     return c.json({ error: "internal error", requestId }, 500);
   });
   return app;
+}
+
+/** Headers a proxy adds when it forwards someone else's request. */
+const FORWARDING_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip"] as const;
+
+/**
+ * True when the request comes straight from this machine: the TCP peer is a loopback address and
+ * no proxy says it forwarded the request. A proxy on the same machine connects from loopback on
+ * behalf of outside clients, so a forwarding header makes the request an outside one; nobody can
+ * look like loopback by writing such a header (it only ever takes the exemption away). No socket
+ * (an in-process request) is not loopback either.
+ */
+export function isLoopbackClient(c: Context): boolean {
+  let address: string | undefined;
+  try {
+    address = getConnInfo(c).remote.address;
+  } catch {
+    return false;
+  }
+  if (!address || !isLoopbackHost(address)) return false;
+  return FORWARDING_HEADERS.every((name) => c.req.header(name) === undefined);
+}
+
+/** Digests of equal length, so comparing them takes the same time whatever was sent. */
+const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+
+/**
+ * Why /metrics refuses this request, or null when it may read them: loopback clients always may;
+ * any other client needs `Authorization: Bearer <METRICS_TOKEN>` (403 while METRICS_TOKEN is unset,
+ * 401 for a missing or wrong token, compared in constant time).
+ */
+function metricsRefusal(c: Context, token: string | undefined): 401 | 403 | null {
+  if (isLoopbackClient(c)) return null;
+  if (!token) return 403;
+  const match = /^Bearer +(\S+) *$/i.exec(c.req.header("authorization") ?? "");
+  if (!match) return 401;
+  return timingSafeEqual(digest(match[1]!), digest(token)) ? null : 401;
 }
