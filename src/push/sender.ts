@@ -77,6 +77,16 @@ export class OutboxSender {
     this.schedule(0);
   }
 
+  /**
+   * Passes of the loop finished so far (each looked at the queue once). Something read after a
+   * pass that began later saw every row queued before it: tests wait on this, not on a quiet spell.
+   */
+  get sweeps(): number {
+    return this.sweepsDone;
+  }
+
+  private sweepsDone = 0;
+
   /** Wakes the loop now (after an enqueue). */
   wake(): void {
     if (!this.stopped && !this.running) this.schedule(0);
@@ -92,6 +102,7 @@ export class OutboxSender {
         .catch((error: unknown) => this.options.logger.error({ err: error }, "outbox cycle failed; retrying shortly"))
         .finally(() => {
           this.running = null;
+          this.sweepsDone += 1;
           this.schedule(this.delayToNext());
         });
     }, delay);

@@ -152,9 +152,11 @@ describe("settling in the playground", () => {
     const state = async () => ((await (await fetch(`${started.url}/play/api/sandbox`)).json()) as { settlement: unknown }).settlement;
     expect(await state()).toEqual({ auto: false, seconds: null });
 
-    // Well past the 3 s a standalone sandbox waits, with its timer ticking every second: still waiting.
+    // Past the 3 s a standalone sandbox waits, and a settlement pass after that: still waiting.
     const waiting = await placeOrder(app);
-    await new Promise((resolve) => setTimeout(resolve, 4500));
+    const createdAt = Date.parse(app.sandbox!.sandbox.control.listOrders(app.sandbox!.sandbox.demo.accountId).find((order) => order.id === waiting)!.createdAt);
+    await waitFor(() => Date.now() - createdAt > 3_200, 10_000);
+    await app.sandbox!.sandbox.tick();
     expect(statusOf(app, waiting)).toBe("Created");
     const settled = await panel("settle", {});
     expect(settled.json.result!.settled.map((order) => order.status)).toEqual(["Filled"]);

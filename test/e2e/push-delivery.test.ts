@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Api } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
 import { BOT_TOKEN, manageWorld, type World } from "../kit/world";
-import { botTexts, linkedUser, outboxOf, pause, waitFor } from "../kit/push-helpers";
+import { botTexts, linkedUser, outboxOf, outboxSwept, waitFor } from "../kit/push-helpers";
 
 const filled = (id: string) => ({ event: "order.filled", data: { id, status: "Filled", resource: "energy", volume: "65000", totalTrx: "4.6475" } });
 
@@ -60,7 +60,7 @@ describe("pushed alerts: delivery through Telegram's answers", () => {
     const tries = faulty.attempts.filter((a) => a.chatId === 601);
     expect(tries.map((a) => a.status)).toEqual([429, 200]);
     expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(1950);
-    await pause(300);
+    await outboxSwept(world, 601);
     expect(botTexts(world, 601).filter((t) => t.includes("Order 60100000"))).toHaveLength(1);
   });
 
@@ -72,7 +72,8 @@ describe("pushed alerts: delivery through Telegram's answers", () => {
     await waitFor(async () => (await outboxOf(world, 602)).some((row) => row.status === "dropped"));
     await who.post(filled("60200000-0000-4000-8000-000000000002"));
     await waitFor(() => botTexts(world, 602).some((t) => t.includes("Order 60200000")));
-    await pause(1500);
+    // Sent and dropped, and a pass of the sender after that: a retry of the dropped row would have gone by now.
+    await outboxSwept(world, 602);
     expect(faulty.attempts.filter((a) => a.chatId === 602).map((a) => a.status)).toEqual([400, 200]);
     const rows = await outboxOf(world, 602);
     expect(rows.map((row) => row.status).sort()).toEqual(["dropped", "sent"]);
@@ -89,7 +90,7 @@ describe("pushed alerts: delivery through Telegram's answers", () => {
     const before = world.fake.calls.length;
     world.app.push.sender.start(new Api(BOT_TOKEN, { apiRoot: world.telegram.apiRoot }));
     await waitFor(async () => (await outboxOf(world, 603)).every((row) => row.status === "dropped"));
-    await pause(1500);
+    await outboxSwept(world, 603);
     const sends = world.fake.calls.slice(before).filter((c) => c.method === "sendMessage" && Number(c.params.chat_id) === 603);
     expect(sends).toHaveLength(1);
     expect(sends[0]!.errorCode).toBe(403);
@@ -104,16 +105,19 @@ describe("pushed alerts: Telegram down and back up in one running process", () =
 
   it("every alert queued while Telegram was down goes out once when it is back", async () => {
     const who = await linkedUser(world, 604);
+    // The sender tries while Telegram is down (a failed attempt is recorded, with how it failed),
+    // not merely queues: a chat's alerts go out in order, so the second waits behind the first.
+    const failedWith = async (error: (lastError: string) => boolean) => (await outboxOf(world, 604)).some((row) => row.status === "queued" && row.attempts >= 1 && error(row.last_error ?? ""));
     world.fake.setDown("5xx");
     await who.post(filled("60400000-0000-4000-8000-000000000001"));
-    await pause(400);
+    await waitFor(() => failedWith((error) => error !== "" && error !== "network error"));
     world.fake.setDown("refuse");
     await who.post(filled("60400000-0000-4000-8000-000000000002"));
-    await pause(400);
+    await waitFor(() => failedWith((error) => error === "network error"));
     expect(botTexts(world, 604).filter((t) => t.includes("Order 60400000"))).toHaveLength(0);
     world.fake.setDown(null);
     await waitFor(() => botTexts(world, 604).filter((t) => t.includes("Order 60400000")).length >= 2, 15_000);
-    await pause(800);
+    await outboxSwept(world, 604);
     expect(botTexts(world, 604).filter((t) => t.includes("Order 60400000"))).toHaveLength(2);
     expect((await outboxOf(world, 604)).filter((row) => row.dedupe_key.startsWith("order:")).every((row) => row.status === "sent")).toBe(true);
   }, 30_000);

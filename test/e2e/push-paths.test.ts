@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { manageWorld, type World } from "../kit/world";
-import { botTexts, buyThroughBot, linkedUser, outboxOf, pause, waitFor } from "../kit/push-helpers";
+import { botTexts, buyThroughBot, linkedUser, outboxOf, outboxSwept, waitFor } from "../kit/push-helpers";
 
 /** One event reaching the bot by several paths (sandbox webhooks, the order follower, the notification poller) gives one alert. */
 describe("pushed alerts: one event, one alert, whichever way it came", () => {
@@ -22,7 +22,7 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     await waitFor(() => settlementAlerts(501, filled).length > 0 && settlementAlerts(501, failed).length > 0);
     // The follower (every 2 s) sees the same settlements: still one alert each.
     await world.app.push.checkOrdersNow(501);
-    await pause(500);
+    await outboxSwept(world, 501);
     expect(settlementAlerts(501, filled)).toHaveLength(1);
     expect(settlementAlerts(501, filled)[0]).toContain("filled");
     expect(settlementAlerts(501, failed)).toHaveLength(1);
@@ -63,7 +63,7 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
       await world.sandbox.tick();
       expect(seen).toEqual([200, 200]);
       await waitFor(() => settlementAlerts(502, orderId).length > 0);
-      await pause(500);
+      await outboxSwept(world, 502);
       expect(settlementAlerts(502, orderId)).toHaveLength(1);
       world.advance(10_000);
       await world.sandbox.tick();
@@ -78,7 +78,11 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     // The order is younger than the follower's first check (2 s): the nudge checks it anyway.
     expect(await world.app.push.checkOrdersNow(503)).toBe(1);
     await waitFor(() => settlementAlerts(503, orderId).length > 0, 3000);
-    await pause(4500); // two background passes of the follower
+    // The settled order is followed no more: a pass that ignores back-off checks nothing, so no
+    // background pass can alert again.
+    expect(await world.app.push.checkOrdersNow(503)).toBe(0);
+    expect(await world.app.push.checkOrdersNow()).toBe(0);
+    await outboxSwept(world, 503);
     expect(settlementAlerts(503, orderId)).toHaveLength(1);
     expect(await world.app.db.selectFrom("poll_cycles").selectAll().execute()).toHaveLength(0);
   });
@@ -89,7 +93,7 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     // A settlement notification whose order still reads Created is not relayed yet.
     world.sandbox.control.addNotification({ accountId: who.accountId, type: "order.filled", title: "Order filled", body: `Order ${orderId}: delivered.` });
     await world.app.push.pollNow();
-    await pause(300);
+    await outboxSwept(world, 504);
     expect(botTexts(world, 504).some((t) => t.includes("Order filled") || t.includes("filled."))).toBe(false);
     world.sandbox.control.settleNow({ accountId: who.accountId });
     await world.app.push.pollNow();
@@ -97,7 +101,7 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     const order = world.sandbox.control.listOrders(who.accountId)[0]!;
     expect((await who.post({ event: "order.filled", data: { order } })).status).toBe(200);
     await waitFor(() => settlementAlerts(504, orderId).length > 0);
-    await pause(600);
+    await outboxSwept(world, 504);
     expect(settlementAlerts(504, orderId)).toHaveLength(1);
     expect(botTexts(world, 504).filter((t) => t.includes("Order filled"))).toHaveLength(0);
     expect((await outboxOf(world, 504)).map((row) => row.dedupe_key)).toEqual([`order:${orderId}:filled`]);
@@ -116,7 +120,7 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     expect((await who.post({ event: "order.filled", data: { order } })).status).toBe(200);
     await world.app.push.checkOrdersNow(505);
     await world.app.push.pollNow();
-    await pause(500);
+    await outboxSwept(world, 505);
     expect(settlementAlerts(505, orderId)).toHaveLength(0);
     expect(await outboxOf(world, 505)).toHaveLength(0);
   });
@@ -128,7 +132,7 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     expect((await who.post({ type: "constructor" })).status).toBe(200);
     expect((await who.post({ data: { amount: "1" } })).status).toBe(422);
     expect((await who.post({ event: "order.filled" })).status).toBe(422);
-    await pause(300);
+    await outboxSwept(world, 506);
     expect(await outboxOf(world, 506)).toHaveLength(0);
     expect(world.logs()).toContain("acknowledged without an alert");
   });
@@ -141,7 +145,8 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     await world.app.push.checkOrdersNow(507);
     await waitFor(() => botTexts(world, 507).some((t) => t.includes("refused your API key")));
     expect((await world.app.push.pollNow())?.users).toBe(0);
-    await pause(500);
+    expect(await world.app.push.checkOrdersNow(507)).toBe(0);
+    await outboxSwept(world, 507);
     const told = botTexts(world, 507).filter((t) => t.includes("refused your API key"));
     expect(told).toHaveLength(1);
     expect(told[0]).toContain(who.apiKey.slice(-4));

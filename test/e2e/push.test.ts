@@ -2,19 +2,10 @@ import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, linkKey, ADDRESS_A, type World } from "../kit/world";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+import { outboxOf, outboxSwept, waitFor } from "../kit/push-helpers";
 
 const ORDER_ID = "5b1c7a52-8f0e-4d7b-9c1a-3e2f4a5b6c7d";
 const order = { id: ORDER_ID, resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h", priceTrx: "4.6475", activationTrx: "0", totalTrx: "4.6475", status: "Filled", txId: "a".repeat(64), createdAt: "2026-11-22T05:00:00Z" };
-
-async function waitFor<T>(read: () => T | undefined | false, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("pushed alerts", () => {
   let world: World;
@@ -58,7 +49,7 @@ describe("pushed alerts", () => {
       }
     }
     await waitFor(() => botTexts(401).filter((t) => /Order 0000/.test(t)).length >= 2 * shapes.length);
-    await new Promise((r) => setTimeout(r, 300));
+    await outboxSwept(world, 401);
     const alerts = botTexts(401).filter((t) => /Order 0000/.test(t));
     expect(alerts).toHaveLength(2 * shapes.length);
     expect(alerts.filter((t) => t.includes("filled"))).toHaveLength(shapes.length);
@@ -100,19 +91,22 @@ describe("pushed alerts", () => {
   it("delivers alerts once each after Telegram was down, and after a restart with alerts queued", async () => {
     world = await startWorld({ file: true, timeScale: 10 });
     const { post } = await linkedUserWithToken(404);
+    // The sender tries while Telegram is down (a failed attempt recorded, with how it failed), not
+    // merely queues: a chat's alerts go out in order, so the second waits behind the first.
+    const failedWith = async (error: (lastError: string) => boolean) => (await outboxOf(world, 404)).some((row) => row.status === "queued" && row.attempts >= 1 && error(row.last_error ?? ""));
     world.fake.setDown("5xx");
     await post({ event: "order.filled", data: { ...order, id: "11111111-0000-4000-8000-000000000001" } });
-    await new Promise((r) => setTimeout(r, 400));
+    await waitFor(() => failedWith((error) => error !== "" && error !== "network error"));
     world.fake.setDown("refuse");
     await post({ event: "order.filled", data: { ...order, id: "11111111-0000-4000-8000-000000000002" } });
-    await new Promise((r) => setTimeout(r, 400));
+    await waitFor(() => failedWith((error) => error === "network error"));
     expect(botTexts(404).filter((t) => t.includes("Order 11111111"))).toHaveLength(0);
     // stop while Telegram is still down: the alerts stay queued in the database
     await world.app.stop();
     world.fake.setDown(null);
     await world.restart();
     await waitFor(() => botTexts(404).filter((t) => t.includes("Order 11111111")).length >= 2, 15_000);
-    await new Promise((r) => setTimeout(r, 500));
+    await outboxSwept(world, 404);
     expect(botTexts(404).filter((t) => t.includes("Order 11111111"))).toHaveLength(2);
     const rows = await world.app.db.selectFrom("outbox").select(["status"]).execute();
     expect(rows.every((row) => row.status === "sent")).toBe(true);
@@ -198,7 +192,7 @@ describe("pushed alerts", () => {
     await world.app.push.pollNow();
     await world.app.push.pollNow();
     await waitFor(() => botTexts(406).some((t) => t.includes("filled")));
-    await new Promise((r) => setTimeout(r, 500));
+    await outboxSwept(world, 406);
     expect(botTexts(406).filter((t) => t.includes("filled"))).toHaveLength(1);
     expect(botTexts(406).some((t) => t.includes("Old news"))).toBe(false);
   });
@@ -213,7 +207,7 @@ describe("pushed alerts", () => {
     await world.app.push.pollNow();
     await world.app.push.pollNow();
     await waitFor(() => botTexts(407).some((t) => t.includes("Maintenance")));
-    await new Promise((r) => setTimeout(r, 300));
+    await outboxSwept(world, 407);
     expect(botTexts(407).filter((t) => t.includes("Maintenance <soon> & more"))).toHaveLength(1);
     expect(botTexts(407).some((t) => t.includes("Before"))).toBe(false);
     const unread = world.sandbox.control.listNotifications(accountId).filter((n: { read: boolean }) => !n.read);
@@ -234,7 +228,7 @@ describe("pushed alerts", () => {
     } while (Date.now() < deadline);
     expect(user?.active).toBe(0);
     await post({ event: "order.filled", data: { ...order, id: "22222222-0000-4000-8000-000000000002" } });
-    await new Promise((r) => setTimeout(r, 300));
+    await outboxSwept(world, 408);
     const queued = await world.app.db.selectFrom("outbox").selectAll().where("telegram_id", "=", 408).where("status", "=", "queued").execute();
     expect(queued).toHaveLength(0);
   });

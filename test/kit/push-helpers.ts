@@ -44,3 +44,28 @@ export async function buyThroughBot(world: World, who: Awaited<ReturnType<typeof
 
 /** Outbox rows of one user (every status). */
 export const outboxOf = (world: World, telegramId: number) => world.app.db.selectFrom("outbox").selectAll().where("telegram_id", "=", telegramId).execute();
+
+/** Rows still queued in the outbox (a send in flight included): one user's, or everyone's. */
+async function stillQueued(world: World, telegramId?: number): Promise<number> {
+  let query = world.app.db.selectFrom("outbox").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "queued");
+  if (telegramId !== undefined) query = query.where("telegram_id", "=", telegramId);
+  return Number((await query.executeTakeFirst())?.n ?? 0);
+}
+
+/**
+ * Resolves once the outbox holds nothing queued (for `telegramId`, or anyone) and the sender has
+ * finished a pass that began after that: every alert queued by the work before has gone out or
+ * been dropped, so a count of messages taken now is final. Call it once the work that could queue
+ * a duplicate (a follower pass, a poll, a webhook post) has finished; "nothing more arrived" is
+ * then proved, not hoped for after a quiet spell.
+ */
+export async function outboxSwept(world: World, telegramId?: number, timeoutMs = 8000): Promise<void> {
+  const sender = world.app.push.sender;
+  for (;;) {
+    await waitFor(async () => (await stillQueued(world, telegramId)) === 0, timeoutMs);
+    // The pass running now may have begun before the last row was queued: wait for the one after it.
+    const seen = sender.sweeps;
+    await waitFor(() => sender.sweeps >= seen + 2, timeoutMs);
+    if ((await stillQueued(world, telegramId)) === 0) return;
+  }
+}
