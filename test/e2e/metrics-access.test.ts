@@ -47,7 +47,8 @@ describe("/metrics and /readyz without METRICS_TOKEN", () => {
   });
 
   it("a request a proxy forwarded is not loopback, even when the proxy runs on this machine or the header names loopback", async () => {
-    for (const headers of [{ "x-forwarded-for": "203.0.113.9" }, { "x-forwarded-for": "127.0.0.1" }, { forwarded: "for=127.0.0.1" }, { "x-real-ip": "127.0.0.1" }]) {
+    const forwarded: Array<Record<string, string>> = [{ "x-forwarded-for": "203.0.113.9" }, { "x-forwarded-for": "127.0.0.1" }, { forwarded: "for=127.0.0.1" }, { "x-real-ip": "127.0.0.1" }];
+    for (const headers of forwarded) {
       expect((await fetch(`${world.app.url}/metrics`, { headers })).status, JSON.stringify(headers)).toBe(403);
       // A forwarding header never makes an outside client look like loopback.
       expect((await requestFrom(world, "203.0.113.9", "/metrics", headers)).status).toBe(403);
