@@ -1,5 +1,6 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import globals from "globals";
 
 export default tseslint.config(
   { ignores: ["node_modules/**", "data/**", "bench/results/**", "bench/.build/**", "dist/**", "test-output/**", "src/playground/public/**"] },
@@ -12,6 +13,11 @@ export default tseslint.config(
       "no-console": ["error", { allow: ["error", "warn"] }],
       eqeqeq: ["error", "always"],
     },
+  },
+  {
+    // The playground's page: ES modules for the browser, bundled by npm run build:web.
+    files: ["src/playground/web/**/*.js"],
+    languageOptions: { sourceType: "module", globals: globals.browser },
   },
   {
     // CI's own scripts run as plain Node modules.

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { TEST_DATABASE_URL } from "./kit/test-database";
 
 /**
@@ -15,5 +16,7 @@ export default function announceDatabaseTests(): void {
   const flags = globalThis as unknown as Record<symbol, boolean>;
   if (flags[ANNOUNCED]) return;
   flags[ANNOUNCED] = true;
+  // The playground serves its page's script from the bundle npm run build makes.
+  execFileSync("npm", ["run", "build:web", "--silent"], { stdio: "inherit" });
   if (!TEST_DATABASE_URL) console.log(`\n${SKIPPED_DATABASE_TESTS_LINE}\n`);
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -27,11 +27,13 @@ export interface PlaygroundRouteDeps {
 }
 
 const PUBLIC_DIR = join(projectRoot(), "src", "playground", "public") + sep;
+/** The page's script: the ES modules of src/playground/web, bundled by `npm run build:web` (part of `npm run build`). */
+const SCRIPT = join(projectRoot(), "dist", "playground", "app.js");
 const ASSETS: Record<string, string> = {
-  "/play": "index.html",
-  "/play/": "index.html",
-  "/play/app.js": "app.js",
-  "/play/app.css": "app.css",
+  "/play": `${PUBLIC_DIR}index.html`,
+  "/play/": `${PUBLIC_DIR}index.html`,
+  "/play/app.js": SCRIPT,
+  "/play/app.css": `${PUBLIC_DIR}app.css`,
 };
 const CONTENT_TYPES: Record<string, string> = {
   html: "text/html; charset=utf-8",
@@ -50,7 +52,8 @@ class BadInput extends Error {}
 export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
   const { fake, state } = deps;
   // Read once at start: the page is small and never changes while the process runs.
-  const assets = new Map(Object.entries(ASSETS).map(([route, file]) => [route, readFileSync(`${PUBLIC_DIR}${file}`, "utf8")]));
+  if (!existsSync(SCRIPT)) throw new Error(`The playground's script is not built (${SCRIPT}): run npm run build:web, or npm start, which builds it`);
+  const assets = new Map(Object.entries(ASSETS).map(([route, file]) => [route, readFileSync(file, "utf8")]));
   const panel = deps.sandbox ? createSandboxPanel(deps.sandbox, fake, deps.hooks) : null;
 
   const fakeUser = (user: PlayUser): FakeUser => ({ id: user.id, firstName: user.firstName, languageCode: user.languageCode });

@@ -1,0 +1,50 @@
+import { addCall } from "./calls.js";
+import { applyMessage, applyRejection, hideTyping, showTyping } from "./chat.js";
+import { renderUsers } from "./main.js";
+import { scheduleRefresh } from "./panel.js";
+import { $, view } from "./state.js";
+import { alertBox, toast } from "./util.js";
+
+// The playground page: live events.
+
+export function onEvent(event) {
+  if (event.kind === "call") {
+    addCall(event.call);
+    if (event.call.method === "sendChatAction" && event.call.ok && event.chatId === view.userId && event.id > view.syncedEventId) showTyping(event.call.action);
+    if (event.rejection && event.rejection.chatId === view.userId && event.id > view.syncedEventId) applyRejection(event.rejection);
+    return;
+  }
+  if (event.kind === "callback_answer") {
+    if (event.chatId !== view.userId) return;
+    const answer = event.callbackAnswer;
+    if (answer.text) (answer.showAlert ? alertBox : toast)(answer.text);
+    if (answer.url) toast(`The bot answered with a link: ${answer.url}`);
+    return;
+  }
+  if (event.chatId !== view.userId) {
+    if (event.kind === "message" && event.message.from === "bot") markUnread(event.chatId);
+    return;
+  }
+  if (event.id <= view.syncedEventId) return;
+  if (event.message.from === "bot" && event.kind === "message") hideTyping();
+  applyMessage(event.message);
+  if (event.message.from === "bot") scheduleRefresh();
+}
+
+export function markUnread(userId) {
+  view.unread.add(userId);
+  renderUsers();
+}
+
+export function connect() {
+  const source = new EventSource(`/play/api/events?since=${view.config.lastEventId}`);
+  source.onopen = () => $("conn").classList.add("live");
+  source.onerror = () => $("conn").classList.remove("live");
+  source.onmessage = (message) => {
+    try {
+      onEvent(JSON.parse(message.data));
+    } catch (error) {
+      console.error("bad event", error);
+    }
+  };
+}
