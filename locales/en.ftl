@@ -418,6 +418,7 @@ inline-description = { $perUnit } sun per unit · live public price
 inline-note = <i>Live public price without commission. Buy it in { $bot }.</i>
 inline-help = Type a volume and a duration, e.g. 65k 1h
 inline-unpriced = No price for that now: open the bot
+inline-slow-down = Too many requests: wait a few seconds
 start-link-bad = ⚠️ That link could not be read, so nothing was opened. Here is the start screen.
 share-word = Share
 share-line = 🔗 { $link } a link that opens this in the bot

@@ -417,6 +417,7 @@ inline-description = 每单位 { $perUnit } sun · 实时公开价格
 inline-note = <i>实时公开价格，不含佣金。可在 { $bot } 中购买。</i>
 inline-help = 输入数量和时长，例如 65k 1h
 inline-unpriced = 暂无此项价格：打开机器人
+inline-slow-down = 请求过多：请稍等几秒
 start-link-bad = ⚠️ 无法读取此链接，因此未打开任何内容。这是开始界面。
 share-word = 分享
 share-line = 🔗 { $link }：在机器人中打开此内容的链接

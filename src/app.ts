@@ -17,6 +17,7 @@ import { loadOrCreateSecretKey } from "./security/secret-key-file";
 import { Metrics } from "./metrics";
 import { createMarketplaceClient } from "./marketplace";
 import { projectRoot } from "./paths";
+import { withBoundedPublicQuotes } from "./marketplace/public-quotes";
 import { createBot, pollingRunnerOptions, registerCommands, telegramTimeouts, updatesHandled, updatesInFlight, type TelegramTimeouts } from "./bot/create-bot";
 import type { TypingOptions } from "./bot/middleware/typing";
 import type { BotContext, BotDeps } from "./bot/context";
@@ -157,7 +158,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   }
 
   // Every key a call is made with (a stored one, or one offered to /connect) is scrubbed from logs.
-  const marketplace = (apiKey?: () => string) =>
+  // One bounded path for every public quote of the process (see public-quotes.ts).
+  const marketplace = withBoundedPublicQuotes((apiKey?: () => string) =>
     createMarketplaceClient({
       baseUrl: marketplaceUrl,
       apiKey: apiKey && (() => {
@@ -168,7 +170,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       timeoutMs: config.MARKETPLACE_TIMEOUT_MS,
       backoffBaseMs: options.marketplaceBackoffMs,
       onCall: (info) => metrics.apiCalls.inc({ method: info.method, route: info.route, outcome: info.outcome }),
-    });
+    }), { onLimit: (limit) => metrics.publicWorkLimited.inc({ limit }) });
 
   // The playground stays on this machine unless HOST says otherwise (and parseConfig allowed it).
   const host = config.HOST ?? (config.playground ? "127.0.0.1" : "0.0.0.0");

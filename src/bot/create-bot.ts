@@ -12,6 +12,7 @@ import { markUserInactive } from "../db/repos/users";
 import { guidedFlows } from "./guided/install";
 import { translatorFor, LANGUAGES, pickLanguage } from "../chat/i18n";
 import { commandsAnyCase, loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
+import { depsRecordingEffects } from "./update-effects";
 import { FlatComposer } from "./middleware/flat-composer";
 import { skipIdenticalEdits } from "./edit-in-place";
 import { menuDataGuard, menuRoot } from "./menus";
@@ -140,7 +141,8 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   if (doubleTapMs !== null) chain.use(doubleTapGuard(doubleTapMs));
   // Updates of one chat are handled in order, also under the concurrent runner.
   chain.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
-  chain.use(provideDeps(deps));
+  // Marketplace writes are recorded as once-only effects of the update (see update-effects).
+  chain.use(provideDeps(depsRecordingEffects(deps)));
   // Before the menus, so it sees each edit with the menu's keyboard rendered.
   chain.use(skipIdenticalEdits());
   // "/Connect KEY" is "/connect KEY" for everything after this (the key guards included).
@@ -155,10 +157,10 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   // The plugin's own middleware is not installed: nothing reads the ctx.t it would add, and it
   // builds its closures and negotiates a locale on every update for that.
   chain.use(loadAccount());
-  // Inline queries come without a chat: answered here, needing no account and no rate limit.
-  chain.use(inlineFeature());
   chain.use(secretPasteGuard());
   chain.use(rateLimit());
+  // Inline queries come without a chat and need no account, but count against the user's flood limit.
+  chain.use(inlineFeature());
   chain.use(menuDataGuard());
   // Menus before everything that may send one (the main menu opens /rules, a card shows a new
   // rule). One root serves them all: a single middleware per update, whichever menu is pressed.
@@ -197,9 +199,10 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       { errorId, updateId: ctx.update.update_id, userId: ctx.from?.id, err: cause instanceof Error ? cause : new Error(String(cause)) },
       "update handler failed; the user was told and the bot goes on",
     );
-    if (cause instanceof GrammyError && cause.error_code === 403 && ctx.from) {
-      // The user blocked the bot: stop pushing to them (their key stays linked).
-      await markUserInactive(deps.db, ctx.from.id, deps.now()).catch(() => undefined);
+    if (cause instanceof GrammyError && cause.error_code === 403) {
+      // The user blocked the bot or deleted their account: stop pushing to them (their key stays
+      // linked). A 403 from a group (the bot was kicked) says nothing about the user.
+      if (ctx.from && (!ctx.chat || ctx.chat.type === "private")) await markUserInactive(deps.db, ctx.from.id, deps.now()).catch(() => undefined);
       return;
     }
     if (!ctx.chat || cause instanceof HttpError) return;

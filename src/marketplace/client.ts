@@ -99,8 +99,11 @@ export interface MarketplaceClient {
   /** Ledger entries, newest first; defaults page 1, pageSize 20, max 100 (a larger one is sent as 100). */
   transactions(query?: TransactionsQuery): Promise<Paged<LedgerEntry>>;
 
-  /** GET /api/v1/pricing/quote: public, sent without X-Api-Key; the provider price with no commission. */
-  quote(query: { resource: string; duration: string; volume: Int64Input }): Promise<PriceQuote>;
+  /**
+   * GET /api/v1/pricing/quote: public, sent without X-Api-Key; the provider price with no
+   * commission. An aborted `signal` ends the attempt in flight and its retries (a timeout error).
+   */
+  quote(query: { resource: string; duration: string; volume: Int64Input }, options?: { signal?: AbortSignal }): Promise<PriceQuote>;
 
   /** Fixed page size 20, with total and unread counts. */
   notifications(query?: { page?: number }): Promise<NotificationPage>;
@@ -246,9 +249,13 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Mark
         ledgerPageSchema,
       ),
 
-    quote: async (query) =>
+    quote: async (query, options = {}) =>
       transport.json(
-        { ...get("/api/v1/pricing/quote", "/api/v1/pricing/quote", { resource: query.resource, duration: query.duration, volume: toInt64(query.volume, "volume") }), authenticated: false },
+        {
+          ...get("/api/v1/pricing/quote", "/api/v1/pricing/quote", { resource: query.resource, duration: query.duration, volume: toInt64(query.volume, "volume") }),
+          authenticated: false,
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
         priceQuoteSchema,
       ),
 

@@ -17,6 +17,8 @@ export interface ExchangeRequest {
   body?: string;
   /** For the whole exchange, redirects and body included. */
   timeoutMs: number;
+  /** Ends the exchange early, as a timeout (the caller no longer wants the answer). */
+  signal?: AbortSignal;
 }
 
 export type ExchangeResult = { kind: "answer"; status: number; retryAfter: string | null; text: string } | { kind: "timeout" } | { kind: "network"; message: string };
@@ -39,6 +41,9 @@ export function fetchExchange(fetchFn: typeof fetch): Exchange {
   return async (request) => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+    const cancel = () => controller.abort();
+    request.signal?.addEventListener("abort", cancel, { once: true });
+    if (request.signal?.aborted) controller.abort();
     try {
       const response = await fetchFn(request.url, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal });
       const text = await response.text();
@@ -48,6 +53,7 @@ export function fetchExchange(fetchFn: typeof fetch): Exchange {
       return { kind: "network", message: describe(cause) };
     } finally {
       clearTimeout(timer);
+      request.signal?.removeEventListener("abort", cancel);
     }
   };
 }
@@ -61,12 +67,16 @@ export const nodeExchange: Exchange = (request) =>
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      request.signal?.removeEventListener("abort", cancel);
       resolve(result);
     };
-    const timer = setTimeout(() => {
+    const cancel = () => {
       finish({ kind: "timeout" });
       current?.destroy();
-    }, request.timeoutMs);
+    };
+    const timer = setTimeout(cancel, request.timeoutMs);
+    request.signal?.addEventListener("abort", cancel, { once: true });
+    if (request.signal?.aborted) return cancel();
 
     const send = (url: URL, method: ExchangeRequest["method"], headers: Record<string, string>, body: string | undefined, redirects: number, retriedStale: boolean) => {
       const transport = url.protocol === "https:" ? https : url.protocol === "http:" ? http : null;

@@ -47,6 +47,8 @@ export interface RequestSpec {
   authenticated: boolean;
   retry: RetryPolicy;
   headers?: Record<string, string>;
+  /** The caller gives up: the attempt in flight ends and no retry follows (a timeout error). */
+  signal?: AbortSignal;
 }
 
 /** Performs requests against one marketplace; see {@link createTransport}. */
@@ -91,7 +93,8 @@ export function createTransport(options: TransportOptions): Transport {
       ok: false,
       error: new MarketplaceError({ kind, method: spec.method, path: spec.path, detail: redact(detail) }),
     });
-    const result = await options.exchange({ method: spec.method, url, headers, ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }), timeoutMs: options.timeoutMs });
+    const result = await options.exchange({ method: spec.method, url, headers, ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }), timeoutMs: options.timeoutMs, ...(spec.signal ? { signal: spec.signal } : {}) });
+    if (spec.signal?.aborted) return fail("timeout", "cancelled: the caller no longer waits for the answer");
     if (result.kind === "timeout") return fail("timeout", `no answer within ${options.timeoutMs} ms`);
     if (result.kind === "network") return fail("network", result.message);
     const { status, text } = result;
@@ -112,6 +115,7 @@ export function createTransport(options: TransportOptions): Transport {
     const maxAttempts = spec.retry === "never" ? 1 : options.maxRetries + 1;
     let waited = 0;
     for (let number = 1; ; number++) {
+      if (spec.signal?.aborted) throw new MarketplaceError({ kind: "timeout", method: spec.method, path: spec.path, detail: "cancelled: the caller no longer waits for the answer" });
       const started = performance.now();
       const outcome = await attempt(spec, url, headersFor(spec));
       const error = outcome.ok ? accept(outcome.status, outcome.text) : outcome.error;
@@ -124,12 +128,12 @@ export function createTransport(options: TransportOptions): Transport {
         attempt: number,
       });
       if (!error) return;
-      if (number >= maxAttempts || !isRetryable(error, spec.retry)) throw error;
+      if (number >= maxAttempts || !isRetryable(error, spec.retry) || spec.signal?.aborted) throw error;
       const delay = retryDelayMs(number, { backoffBaseMs: options.backoffBaseMs, random: options.random, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) });
       // A wait past the call's total is not made: the caller gets the error (and its Retry-After) now.
       if (waited + delay > MAX_TOTAL_RETRY_WAIT_MS) throw error;
       waited += delay;
-      await options.sleep(delay);
+      await sleepUnlessAborted(options.sleep, delay, spec.signal);
     }
   }
 
@@ -161,4 +165,18 @@ export function createTransport(options: TransportOptions): Transport {
       await send(spec, () => undefined);
     },
   };
+}
+
+/** The wait between attempts, cut short when the caller gives up (the loop then stops). */
+function sleepUnlessAborted(sleep: (ms: number) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return sleep(ms);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    sleep(ms).then(done, done);
+  });
 }

@@ -243,7 +243,7 @@ export function startPush(deps: PushDeps): PushHandle {
     queueDigests: () => withLease(deps.db, "cron:digest", replicaId, 60_000, () => queueWeeklyDigests({ db: deps.db, logger: deps.logger, now: deps.now, onQueued: wake })),
     checkPriceWatches: (tick) =>
       withLease(deps.db, "cron:watches", replicaId, 60_000, () =>
-        checkPriceWatches({ db: deps.db, logger: deps.logger, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake }, tick ?? null),
+        checkPriceWatches({ db: deps.db, logger: deps.logger, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake, metrics: deps.metrics }, tick ?? null),
       ).then((report) => report ?? null),
     sender,
     start(api) {

@@ -1,6 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
-import { activeWatchesOn, activeWatchTargets, claimWatchCycle, markWatchFired, rearmWatch, type PriceWatch, type WatchTarget } from "../db/repos/watches";
+import { activeWatchesOn, claimWatchCycle, markWatchFired, rearmWatch, type PriceWatch, type WatchTarget } from "../db/repos/watches";
+import { countWatchTargets, watchTargetsDue } from "../db/repos/watch-rotation";
+import type { Metrics } from "../metrics";
 import type { Logger } from "../logger";
 import { MarketplaceError, type MarketplaceClient } from "../marketplace";
 import { trxToSun } from "../marketplace/money";
@@ -18,11 +20,24 @@ export interface PriceWatchJobDeps {
   onQueued: () => void;
   /** Quotes in flight at once (default 4). */
   concurrency?: number;
+  /** Distinct rents quoted at most per tick (default MAX_WATCH_RENTS_PER_TICK). */
+  rentsPerTick?: number;
+  /** Counts the rents left for later ticks (public_work_limited_total, watch_rents_deferred). */
+  metrics?: Metrics;
 }
+
+/**
+ * Distinct rents (resource, volume, duration) quoted at most per tick, however many watches and
+ * users there are: the public quotes a tick makes are bounded. The others are checked on later
+ * ticks in turn, those checked longest ago first.
+ */
+export const MAX_WATCH_RENTS_PER_TICK = 50;
 
 export interface PriceWatchReport {
   /** Distinct (resource, volume, duration) of active watches. */
   targets: number;
+  /** Targets left for later ticks by the per-tick bound. */
+  deferred: number;
   /** Quote requests answered (one per target at most). */
   quoted: number;
   fired: number;
@@ -50,15 +65,21 @@ export function watchAlertKey(watchId: string, crossing: number): string {
 }
 
 /**
- * Checks every active price watch for cron tick `tick` (ms), once across all replicas: the first
+ * Checks the active price watches for cron tick `tick` (ms), once across all replicas: the first
  * to claim the tick does it (the caller also holds a lease, so two checks never overlap). One
- * public quote per distinct target, however many users watch it. Returns null when the tick was
+ * public quote per distinct target, however many users watch it, and at most
+ * MAX_WATCH_RENTS_PER_TICK targets, those checked longest ago first. Returns null when the tick was
  * already claimed. A null tick is a check asked for now (the playground, tests): it claims none.
  */
 export async function checkPriceWatches(deps: PriceWatchJobDeps, tick: number | null): Promise<PriceWatchReport | null> {
   if (tick !== null && !(await claimWatchCycle(deps.db, tick))) return null;
-  const targets = await activeWatchTargets(deps.db);
-  const report: PriceWatchReport = { targets: targets.length, quoted: 0, fired: 0, rearmed: 0 };
+  const targets = await watchTargetsDue(deps.db, deps.rentsPerTick ?? MAX_WATCH_RENTS_PER_TICK);
+  const total = targets.length < (deps.rentsPerTick ?? MAX_WATCH_RENTS_PER_TICK) ? targets.length : await countWatchTargets(deps.db);
+  const report: PriceWatchReport = { targets: total, deferred: total - targets.length, quoted: 0, fired: 0, rearmed: 0 };
+  if (report.deferred > 0) {
+    deps.metrics?.publicWorkLimited.inc({ limit: "watch_rents_deferred" }, report.deferred);
+    deps.logger.debug({ targets: total, deferred: report.deferred }, "more watched rents than one tick quotes; the rest are checked on later ticks");
+  }
   const client = deps.marketplace();
   let next = 0;
   const worker = async () => {

@@ -8,6 +8,7 @@ import { expectedFigures } from "../kit/spending-oracle";
 import { CHART_PIXELS } from "../../src/bot/features/stats/report";
 import { lastDays } from "../../src/bot/features/stats/time-zones";
 import { STATS_REQUEST_LIMIT } from "../../src/bot/features/stats/collect";
+import { STATS_FRESH_MS } from "../../src/bot/features/stats/cache";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 const DAY = 86_400_000;
@@ -111,7 +112,8 @@ describe("/stats", () => {
     world.advance(-12 * DAY);
     world.sandbox.control.fillHistory({ accountId, days: 18 });
     world.advance(12 * DAY);
-    // a new /stats reads again (the switch alone reuses the last read)
+    // a new /stats a minute later reads again (the switch alone reuses the last read for longer)
+    world.shiftAppClock(STATS_FRESH_MS);
     user.send("/stats");
     const stillEmpty = await user.nextMessage({ timeoutMs: 15_000 });
     expect(stillEmpty.text).toContain("Nothing spent in this period.");

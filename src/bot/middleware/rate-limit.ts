@@ -6,6 +6,7 @@ import { isPostgres } from "../../db/dialect";
 import { countUpdateInWindow } from "../../db/repos/update-windows";
 import { deleteDroppedKey } from "./secret-paste";
 import { takePrefetched } from "../prefetched";
+import { pickLanguage, translatorFor } from "../../chat/i18n";
 
 export const FLOOD_WINDOW_MS = 10_000;
 export const FLOOD_MAX_UPDATES = 20;
@@ -82,11 +83,20 @@ export function rateLimit(): MiddlewareFn<BotContext> {
       return next();
     }
     if (place <= FLOOD_MAX_UPDATES) return next();
+    ctx.deps.metrics.publicWorkLimited.inc({ limit: "flood" });
     await deleteDroppedKey(ctx);
     if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
+    // An inline query has no chat to warn in: it is answered with no results and a "slow down" button.
+    if (ctx.inlineQuery) return answerFloodedInlineQuery(ctx);
     if (place === FLOOD_MAX_UPDATES + 1) {
       ctx.deps.logger.warn({ userId }, "flood: updates dropped for the rest of the window");
       await ctx.reply(ctx.tr("flood-warning"), { parse_mode: "HTML" });
     }
   };
+}
+
+async function answerFloodedInlineQuery(ctx: BotContext): Promise<void> {
+  const tr = translatorFor(ctx.deps.i18n, pickLanguage(ctx.from?.language_code));
+  const options = { cache_time: FLOOD_WINDOW_MS / 1000, is_personal: true, button: { text: tr("inline-slow-down"), start_parameter: "quote" } };
+  await ctx.answerInlineQuery([], options).catch((error: unknown) => ctx.deps.logger.debug({ err: error }, "a flooded inline query could not be answered"));
 }

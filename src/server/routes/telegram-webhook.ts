@@ -5,6 +5,7 @@ import type { Update } from "grammy/types";
 import type { BotContext } from "../../bot/context";
 import type { Logger } from "../../logger";
 import type { UpdateTurns } from "../../scale/update-turns";
+import { deleteOnceTransformer, failsOnEveryRetry, newUpdateEffects, withUpdateEffects, type UpdateEffects } from "../../bot/update-effects";
 import type { ServerEnv } from "../create-server";
 import { z } from "zod";
 
@@ -49,8 +50,14 @@ export function chatOf(update: Update): number {
 
 /** How often one update may fail before the user is told and Telegram is told to stop redelivering it. */
 const MAX_FAILED_ATTEMPTS = 3;
-/** Failed update ids remembered for that count (a redelivery comes within minutes). */
+/** Failed updates remembered for that count and for what they did (a redelivery comes within minutes). */
 const FAILURES_REMEMBERED = 1_000;
+
+/** A failed update's attempts so far, and what its handling did that must not be done again. */
+interface Failure {
+  attempts: number;
+  effects: UpdateEffects;
+}
 
 export interface TelegramWebhookHandle {
   register(app: Hono<ServerEnv>): void;
@@ -66,47 +73,79 @@ export interface TelegramWebhookHandle {
  * accepted. Updates of one chat are handled one after another and in update_id order, also when
  * they reach different replicas behind a load balancer (turns recorded in the database; on SQLite,
  * one process by design, the turns are this process's own and only the dedupe row is stored); a
- * redelivered update is acknowledged and not handled twice. An update whose handling failed is
- * answered 500, so Telegram delivers it again (its turn was given up, so the redelivery is
- * handled); after MAX_FAILED_ATTEMPTS the bot's error handler tells the user and it is acknowledged.
+ * redelivered update is acknowledged and not handled twice.
+ *
+ * When handling fails:
+ * - a Bot API error no retry can change (403: blocked, deactivated, kicked; 400) is handled at
+ *   once by the bot's error handler (a blocked user is marked inactive) and the update is
+ *   acknowledged, never handled again;
+ * - anything else (Telegram 5xx or 429, the network, a busy database) is answered 500, so
+ *   Telegram delivers it again. If the handler had already done something that must happen once
+ *   (see update-effects: a key linked, an order or rule placed, a rule paused), the update is
+ *   recorded as done and its redelivery is acknowledged without handling it; otherwise the
+ *   redelivery is handled, without deleting again a message this process already deleted;
+ * - after MAX_FAILED_ATTEMPTS the bot's error handler tells the user and it is acknowledged.
  */
 export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, logger: Logger, shared?: TelegramWebhookShared): TelegramWebhookHandle {
   const chains = new Map<number, Promise<Outcome>>();
   const inFlight = new Set<Promise<Outcome>>();
-  const failures = new Map<number, number>();
+  const failures = new Map<number, Failure>();
   let accepting = true;
+  // Outermost (installed after the bot's own), so it runs in the context of the update calling it.
+  bot.api.config.use(deleteOnceTransformer());
 
-  const handle = async (update: Update, chatId: number): Promise<void> => {
-    if (!shared) {
-      await bot.handleUpdate(update);
-      return;
-    }
-    const turn = await shared.turns.take(update.update_id, chatId);
-    if (turn.kind === "duplicate") {
-      logger.info({ updateId: update.update_id }, "Telegram update already taken (redelivery); acknowledged, not handled again");
-      return;
-    }
-    try {
-      await bot.handleUpdate(update);
-      await turn.finish();
-    } catch (error) {
-      await turn.abandon().catch(() => undefined);
-      throw error;
-    }
+  const remember = (updateId: number, failure: Failure) => {
+    failures.delete(updateId);
+    failures.set(updateId, failure);
+    if (failures.size > FAILURES_REMEMBERED) failures.delete(failures.keys().next().value!);
   };
 
-  const failed = async (update: Update, error: unknown): Promise<Outcome> => {
-    const attempts = (failures.get(update.update_id) ?? 0) + 1;
+  const handle = async (update: Update, chatId: number): Promise<Outcome> => {
+    const failure = failures.get(update.update_id) ?? { attempts: 0, effects: newUpdateEffects() };
+    if (failure.effects.onceDone) {
+      logger.info({ updateId: update.update_id }, "Telegram update redelivered after its handler had done what must happen once; acknowledged, not handled again");
+      failures.delete(update.update_id);
+      return "handled";
+    }
+    const turn = shared ? await shared.turns.take(update.update_id, chatId) : null;
+    if (turn?.kind === "duplicate") {
+      logger.info({ updateId: update.update_id }, "Telegram update already taken (redelivery); acknowledged, not handled again");
+      return "handled";
+    }
+    let outcome: Outcome = "handled";
+    try {
+      await withUpdateEffects(failure.effects, () => bot.handleUpdate(update));
+      // Handled: whatever it did is done, should recording that fail below.
+      failure.effects.onceDone = true;
+    } catch (error) {
+      outcome = await failed(update, error, failure);
+    }
+    if (!turn) return outcome;
+    try {
+      // Done unless it failed before doing anything that must happen once: then a redelivery handles it again.
+      if (outcome === "failed" && !failure.effects.onceDone) await turn.abandon();
+      else await turn.finish();
+    } catch (error) {
+      if (outcome === "failed") await turn.abandon().catch(() => undefined);
+      else remember(update.update_id, failure);
+      throw error;
+    }
+    return outcome;
+  };
+
+  const failed = async (update: Update, error: unknown, failure: Failure): Promise<Outcome> => {
+    const attempts = failure.attempts + 1;
     failures.delete(update.update_id);
-    if (attempts < MAX_FAILED_ATTEMPTS || !(error instanceof BotError)) {
-      failures.set(update.update_id, attempts);
-      if (failures.size > FAILURES_REMEMBERED) failures.delete(failures.keys().next().value!);
-      logger.error({ err: error, updateId: update.update_id, attempts }, "webhook update failed; answered 500 so Telegram delivers it again");
+    const final = error instanceof BotError && failsOnEveryRetry(error.error);
+    if (!final && (attempts < MAX_FAILED_ATTEMPTS || !(error instanceof BotError))) {
+      remember(update.update_id, { attempts, effects: failure.effects });
+      logger.error({ err: error, updateId: update.update_id, attempts, onceDone: failure.effects.onceDone }, "webhook update failed; answered 500 so Telegram delivers it again");
       return "failed";
     }
+    if (final) logger.warn({ updateId: update.update_id, attempts }, "webhook update failed with a Bot API error no retry can change; handled at once and acknowledged");
     // The same update keeps failing: tell the user (error id) and let Telegram move on.
-    logger.error({ updateId: update.update_id, attempts }, "webhook update failed every time; the user is told and it is acknowledged");
-    await Promise.resolve(bot.errorHandler(error)).catch((handlerError: unknown) => logger.warn({ err: handlerError }, "the error handler failed"));
+    else logger.error({ updateId: update.update_id, attempts }, "webhook update failed every time; the user is told and it is acknowledged");
+    await Promise.resolve(bot.errorHandler(error as BotError<BotContext>)).catch((handlerError: unknown) => logger.warn({ err: handlerError }, "the error handler failed"));
     return "handled";
   };
 
@@ -125,10 +164,10 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
         if (!isTelegramUpdate(update)) return c.json({ error: "not a Telegram update" }, 400);
         const chatId = chatOf(update);
         const previous = chains.get(chatId) ?? Promise.resolve<Outcome>("handled");
-        const current = previous.then(() => handle(update, chatId)).then(
-          (): Outcome => "handled",
-          (error: unknown) => failed(update, error),
-        );
+        const current = previous.then(() => handle(update, chatId)).catch((error: unknown): Outcome => {
+          logger.error({ err: error, updateId: update.update_id }, "webhook update could not take or record its turn; answered 500 so Telegram delivers it again");
+          return "failed";
+        });
         chains.set(chatId, current);
         inFlight.add(current);
         const outcome = await current;

@@ -13,6 +13,7 @@ import { keyStepOpen } from "./step";
 import { deleteSecretMessage } from "../../middleware/secret-paste";
 import type { MenuActions } from "../start";
 import { forgetPrefetched } from "../../prefetched";
+import { markOnceDone } from "../../update-effects";
 
 const ATTEMPT_CAP = { limit: 10, windowMs: 3_600_000 };
 const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
@@ -69,6 +70,8 @@ export function connectFeature(menu: MenuActions): Composer<BotContext> {
     const previous = await findCredential(ctx.deps.db, ctx.account.telegram_id);
     forgetPrefetched(ctx, "credential");
     await saveApiKey(ctx.deps.db, ctx.deps.box, ctx.account.telegram_id, key, ctx.deps.now());
+    // Linked: a redelivery of this update (its reply failed) must not link the key again.
+    markOnceDone();
     // Cards shown under the replaced key can no longer be confirmed: the new key may spend on another account.
     if (previous) await closeOpenCards(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
     await endFlow(ctx);

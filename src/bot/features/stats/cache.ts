@@ -2,6 +2,8 @@ import type { SpendingRecords } from "./collect";
 
 /** How long a user's records are reused: long enough to flip between 7 and 30 days, short enough to stay current. */
 export const STATS_CACHE_MS = 5 * 60_000;
+/** How long /stats itself shows the records already read instead of reading them again. */
+export const STATS_FRESH_MS = 60_000;
 const MAX_USERS = 2_000;
 
 /**
@@ -14,10 +16,11 @@ export class SpendingCache {
 
   constructor(private readonly ttlMs = STATS_CACHE_MS) {}
 
-  /** Records read less than ttlMs ago under the same key that reach back to `since`. */
-  get(telegramId: number, identity: string, since: number, now: number): SpendingRecords | null {
+  /** Records read less than ttlMs (or `maxAgeMs`, when shorter) ago under the same key that reach back to `since`. */
+  get(telegramId: number, identity: string, since: number, now: number, maxAgeMs = this.ttlMs): SpendingRecords | null {
     const entry = this.entries.get(telegramId);
-    if (!entry || entry.identity !== identity || now - entry.records.readAt >= this.ttlMs || now < entry.records.readAt || entry.records.since > since) return null;
+    const age = now - (entry?.records.readAt ?? 0);
+    if (!entry || entry.identity !== identity || age >= Math.min(maxAgeMs, this.ttlMs) || age < 0 || entry.records.since > since) return null;
     return entry.records;
   }
 

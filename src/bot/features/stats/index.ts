@@ -6,7 +6,7 @@ import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
 import type { MenuActions } from "../start";
-import { SpendingCache } from "./cache";
+import { SpendingCache, STATS_FRESH_MS } from "./cache";
 import { collectSpending } from "./collect";
 import { buildSpendingReport, windowKeyboard, type SpendingReport } from "./report";
 import { knownZone, lastDays } from "./time-zones";
@@ -20,13 +20,14 @@ type Shown = { report: SpendingReport; keyboard: InlineKeyboard; days: 7 | 30 };
 /**
  * /stats: TRX spent per day over the last 7 or 30 days as a chart (a photo) stacked by source,
  * with the figures as its caption. /stats reads 30 days from the marketplace and keeps them a few
- * minutes, so the 7/30 switch redraws from memory and edits the same message.
+ * minutes, so the 7/30 switch redraws from memory and edits the same message; a /stats within
+ * STATS_FRESH_MS of the read shows the same records without asking the marketplace again.
  */
 export function statsFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
   const cache = new SpendingCache();
 
-  /** `fresh`: a /stats command reads again; the 7/30 switch reuses that read for a few minutes. */
+  /** `fresh`: a /stats command reads again unless it read a minute ago; the 7/30 switch reuses that read for a few minutes. */
   async function load(ctx: BotContext, days: 7 | 30, fresh: boolean): Promise<Shown | null> {
     const client = await userClient(ctx);
     if (!client) return null;
@@ -35,7 +36,8 @@ export function statsFeature(menu: MenuActions): Composer<BotContext> {
     const timeZone = knownZone(ctx.account.digest_time_zone);
     const now = ctx.deps.now();
     const readWindow = lastDays(timeZone, READ_DAYS, now);
-    let records = fresh ? null : cache.get(ctx.account.telegram_id, identity, readWindow.from, now);
+    let records = cache.get(ctx.account.telegram_id, identity, readWindow.from, now, fresh ? STATS_FRESH_MS : undefined);
+    if (records && fresh) ctx.deps.metrics.publicWorkLimited.inc({ limit: "stats_reused" });
     if (!records) {
       await ctx.replyWithChatAction("upload_photo").catch(() => undefined);
       try {
@@ -55,6 +57,7 @@ export function statsFeature(menu: MenuActions): Composer<BotContext> {
       heading: ctx.tr("stats-title", { days: String(days) }),
       period: ctx.tr("stats-period", { days: String(days) }),
       addressLabels: await labelledAddresses(ctx.deps.db, ctx.account.telegram_id),
+      onChartWait: () => ctx.deps.metrics.publicWorkLimited.inc({ limit: "chart_waited" }),
     });
     return { report, keyboard: windowKeyboard(ctx.tr, days), days };
   }

@@ -4,6 +4,14 @@ import type { Resvg as ResvgClass } from "@resvg/resvg-js";
 import { CHART_SCALE } from "./chart-spec";
 import { chartFonts } from "./fonts";
 import { withSubsetFonts } from "./font-subset";
+import { Semaphore } from "../../../bounded/semaphore";
+
+/**
+ * Charts rendered at once in this process, whoever asks (/stats, its buttons, the digest): each
+ * takes about 100 ms of CPU, so the others wait their turn instead of starving every update.
+ */
+export const MAX_CHARTS_RENDERING = 2;
+const renderSlots = new Semaphore(MAX_CHARTS_RENDERING);
 
 /** East Asian wide characters: about one em each, where Latin letters and digits are about 0.6. */
 const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
@@ -64,13 +72,18 @@ export async function renderChartSvg(spec: TopLevelSpec): Promise<string> {
 
 /**
  * The chart as a PNG, CHART_SCALE times its CSS size, with the fonts found on this machine. The
- * CJK font is used only when a text needs it (`cjk`).
+ * CJK font is used only when a text needs it (`cjk`). At most MAX_CHARTS_RENDERING at once;
+ * `onWait` is called when this one has to wait for its turn.
  */
-export async function renderChartPng(spec: TopLevelSpec, options: { cjk: boolean }): Promise<Buffer> {
+export async function renderChartPng(spec: TopLevelSpec, options: { cjk: boolean; onWait?: () => void }): Promise<Buffer> {
+  return renderSlots.run(() => renderUnbounded(spec, options.cjk), options.onWait ? { onWait: options.onWait } : {});
+}
+
+async function renderUnbounded(spec: TopLevelSpec, cjk: boolean): Promise<Buffer> {
   const svg = await renderChartSvg(spec);
   const { Resvg } = await loadRenderer();
   const fonts = chartFonts();
-  const files = options.cjk || !fonts.latin ? fonts.files : [fonts.latin];
+  const files = cjk || !fonts.latin ? fonts.files : [fonts.latin];
   // Each font cut down to the chart's characters: resvg rereads a font file for every text it
   // lays out, so a small file is most of the saving (see font-subset.ts).
   return withSubsetFonts(files, svg, (fontFiles) => {

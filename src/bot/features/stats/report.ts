@@ -31,6 +31,8 @@ export interface ReportRequest {
   addressLabels?: ReadonlyMap<string, string>;
   /** A last line (the digest says where to turn it off). */
   footer?: string;
+  /** Called when the chart waits for the process's render limit (see MAX_CHARTS_RENDERING). */
+  onChartWait?: () => void;
 }
 
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
@@ -130,7 +132,7 @@ export async function buildSpendingReport(request: ReportRequest): Promise<Spend
     font: cjk ? fonts.cjkFamily : fonts.family,
     numberFont: fonts.family,
   });
-  const png = await renderChartPng(spec, { cjk });
+  const png = await renderChartPng(spec, { cjk, ...(request.onChartWait ? { onWait: request.onChartWait } : {}) });
   const caption = [request.heading, range, "", ...figureLines(tr, lang, figures, records), ...footer].join("\n");
   return { kind: "chart", png, caption, figures };
 }
