@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from "vitest";
-import { startWorld, linkKey, ADDRESS_A, ADDRESS_B, type World, manageWorld } from "../kit/world";
+import { startWorld, linkKey, ADDRESS_A, ADDRESS_B, type World, manageWorld, callbackAnswerText } from "../kit/world";
 
 describe("/quote and /buy with an idempotent confirmation card", () => {
   let world: World;
@@ -49,16 +49,17 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
     for (const word of ["Energy", "65,000", "1h", ADDRESS_A, "Price", "commission", "Savings", "Total", "Balance"]) expect(card.text).toContain(word);
-    user.press("✅ Confirm");
+    const first = user.press("✅ Confirm");
     const second = world.fake.pressButton(user.user, card.messageId, card.replyMarkup!.inline_keyboard[0]![0]!.callback_data as string);
     expect(second.callbackQueryId).toBeTruthy();
     let placed;
     do placed = await user.nextBotEvent();
     while (!placed.message.text?.includes("Order placed"));
     expect(placed.message.text).toContain("Created");
-    await new Promise((r) => setTimeout(r, 300));
+    // Both presses answered and the bot idle: whatever either press was going to buy, it has.
+    const answers = [await callbackAnswerText(world, first.callbackQueryId), await callbackAnswerText(world, second.callbackQueryId)];
+    await world.settled();
     expect(charges(accountId)).toBe(1);
-    const answers = world.fake.callbackAnswers.map((a) => a.text ?? "");
     expect(answers.some((text) => /Already/.test(text))).toBe(true);
   });
 
@@ -121,7 +122,9 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     while (event.message.text?.includes("Processing"));
     expect(event.message.text).toContain("check again");
     world.sandbox.control.clearFaults();
-    await new Promise((r) => setTimeout(r, 700));
+    // The late answers still arrive: every request the bot made has been answered.
+    for (const deadline = Date.now() + 5_000; world.sandboxInFlight() > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    expect(world.sandboxInFlight()).toBe(0);
     expect(charges(accountId)).toBe(1);
     await world.restart();
     user.press("✅ Confirm");

@@ -57,9 +57,16 @@ export async function startWorld(options: WorldOptions = {}) {
   const sandbox: Sandbox = createSandbox({ now: () => new Date(clock), settleDelayMs: 0 });
   // Every HTTP request the sandbox received ("GET /api/v1/…"), so a test can prove nothing was called.
   const sandboxRequests: string[] = [];
-  const countedFetch: typeof sandbox.app.fetch = (request, ...rest) => {
+  // Requests the sandbox has not answered yet (a delayed fault holds one), so a test can wait them out.
+  let sandboxInFlight = 0;
+  const countedFetch: typeof sandbox.app.fetch = async (request, ...rest) => {
     sandboxRequests.push(`${request.method} ${new URL(request.url).pathname}`);
-    return sandbox.app.fetch(request, ...rest);
+    sandboxInFlight += 1;
+    try {
+      return await sandbox.app.fetch(request, ...rest);
+    } finally {
+      sandboxInFlight -= 1;
+    }
   };
   const sandboxServer = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const started = serve({ fetch: countedFetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
@@ -101,6 +108,8 @@ export async function startWorld(options: WorldOptions = {}) {
   const world = {
     sandbox,
     sandboxRequests,
+    /** Requests to the sandbox not answered yet. */
+    sandboxInFlight: () => sandboxInFlight,
     telegram,
     fake: telegram.fake,
     env,

@@ -61,8 +61,10 @@ describe("/_sandbox control routes", () => {
     const order = await world.call("POST", "/api/v1/orders", { body: orderBody(), headers: { "Idempotency-Key": "t" } });
     world.advance(5000);
     const stop = world.sandbox.startTimers(10);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    const deadline = Date.now() + 5_000;
+    let status: unknown;
+    while ((status = (await world.call("GET", `/api/v1/orders/${order.body.id}`)).body.status) !== "Filled" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     stop();
-    expect((await world.call("GET", `/api/v1/orders/${order.body.id}`)).body.status).toBe("Filled");
+    expect(status).toBe("Filled");
   });
 });
