@@ -82,9 +82,11 @@ export async function main() {
       if (item) input.value = `/${item.dataset.command} `;
       closeMenu();
     } else if (menuOpen && event.key === "Enter" && !event.shiftKey) {
+      // What is sent is what was typed, unless the person chose an item with the arrow keys: the
+      // menu may still show the list of an earlier prefix while the current one loads.
       event.preventDefault();
       const item = $("command-menu").children[view.menuIndex];
-      if (item) pickCommand(item.dataset.command);
+      if (item && view.menuChosen) pickCommand(item.dataset.command);
       else $("composer").requestSubmit();
     } else if (menuOpen && event.key === "Escape") {
       closeMenu();

@@ -18,6 +18,7 @@ export async function openMenu(filter) {
     ),
   );
   view.menuIndex = 0;
+  view.menuChosen = false;
   menu.hidden = shown.length === 0;
 }
 
@@ -36,6 +37,7 @@ export function moveMenu(step) {
   const items = [...$("command-menu").children];
   if (items.length === 0) return;
   view.menuIndex = (view.menuIndex + step + items.length) % items.length;
+  view.menuChosen = true;
   items.forEach((item, i) => item.classList.toggle("active", i === view.menuIndex));
   items[view.menuIndex].scrollIntoView({ block: "nearest" });
 }

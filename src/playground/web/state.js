@@ -13,6 +13,8 @@ export const view = {
   unread: new Set(),
   seenCalls: new Set(),
   menuIndex: 0,
+  /** Whether the person moved through the command menu with the arrow keys: only then does Enter take its item. */
+  menuChosen: false,
   refreshTimer: null,
   /** The sandbox panel's last state, so its "what this will do" lines follow the inputs. */
   panelState: null,
