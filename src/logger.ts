@@ -31,11 +31,19 @@ const REDACT_PATHS = [
   '*.headers["x-telegram-bot-api-secret-token"]',
   "authorization",
   "*.authorization",
+  "password",
+  "*.password",
   '*.headers["authorization"]',
 ];
 
 // A bot token may also hide inside a URL or an error message (grammY puts it in request URLs).
 const BOT_TOKEN_IN_TEXT = /\d{5,20}:[A-Za-z0-9_-]{30,}/g;
+/**
+ * The password of a URL written with credentials (postgres://user:password@host/db), whatever its
+ * length: a short one cannot be searched for as a substring, but in a URL it sits between "user:"
+ * and the last "@" before the host. Anchored on "://", so lines without a URL cost nothing.
+ */
+const URL_PASSWORD = /:\/\/([^\s/?#@:"'\\]*):[^\s/?#"'\\]*@/g;
 /** Runs of characters an API key or a webhook token is made of, as they appear in a JSON line. */
 const TOKEN_RUN = /[A-Za-z0-9_\-.~+/=]{12,}/g;
 /** Per-user secrets remembered at most: the newest are the ones an operation in flight may log. */
@@ -66,7 +74,7 @@ export class SecretScrubber {
   }
 
   scrub(text: string): string {
-    let result = text.replace(BOT_TOKEN_IN_TEXT, "[redacted]");
+    let result = text.replace(BOT_TOKEN_IN_TEXT, "[redacted]").replace(URL_PASSWORD, "://$1:[redacted]@");
     for (const value of this.values) {
       if (result.includes(value)) result = result.split(value).join("[redacted]");
       const escaped = JSON.stringify(value).slice(1, -1);
