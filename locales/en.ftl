@@ -422,3 +422,7 @@ inline-slow-down = Too many requests: wait a few seconds
 start-link-bad = ⚠️ That link could not be read, so nothing was opened. Here is the start screen.
 share-word = Share
 share-line = 🔗 { $link } a link that opens this in the bot
+
+# The bot's profile (setMyDescription, setMyShortDescription)
+bot-description = I buy TRON energy and bandwidth for you on the marketplace: quotes, orders with a confirmation card, automation rules, price watches and alerts the moment an order settles. Link your marketplace API key with /connect; /quote works without one.
+bot-short-description = TRON energy and bandwidth: quote, buy, automate and get alerts.

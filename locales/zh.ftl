@@ -421,3 +421,7 @@ inline-slow-down = 请求过多：请稍等几秒
 start-link-bad = ⚠️ 无法读取此链接，因此未打开任何内容。这是开始界面。
 share-word = 分享
 share-line = 🔗 { $link }：在机器人中打开此内容的链接
+
+# The bot's profile (setMyDescription, setMyShortDescription)
+bot-description = 我在市场上为您购买 TRON 能量和带宽：报价、带确认卡片的订单、自动化规则、价格监控，以及订单结算时的即时提醒。使用 /connect 绑定您的市场 API 密钥；/quote 无需密钥即可使用。
+bot-short-description = TRON 能量和带宽：报价、购买、自动化和提醒。

@@ -18,7 +18,7 @@ import { Metrics } from "./metrics";
 import { createMarketplaceClient } from "./marketplace";
 import { projectRoot } from "./paths";
 import { withBoundedPublicQuotes } from "./marketplace/public-quotes";
-import { createBot, pollingRunnerOptions, registerCommands, telegramTimeouts, updatesHandled, updatesInFlight, type TelegramTimeouts } from "./bot/create-bot";
+import { createBot, pollingRunnerOptions, registerCommands, registerProfile, telegramTimeouts, updatesHandled, updatesInFlight, type TelegramTimeouts } from "./bot/create-bot";
 import type { TypingOptions } from "./bot/middleware/typing";
 import type { BotContext, BotDeps } from "./bot/context";
 import { createI18n } from "./chat/i18n";
@@ -273,6 +273,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   metrics.gauge("replica_polling_leader", "1 when this replica holds the polling lease (runs getUpdates)", () => (leadership?.isLeader() ? 1 : 0));
   metrics.gauge("replica_named_leases", "Named leases (polling leader, cron jobs) this replica holds", async () => (await leasesHeldBy(db, replicaId, Date.now())).length);
   void registerCommands(bot, deps);
+  void registerProfile(bot, deps);
   // The sender keeps to Telegram's limits through the budget shared by all replicas, so it uses a
   // plain Api (no per-process throttler in front of it).
   push.start();

@@ -235,6 +235,27 @@ export async function updatesHandled(bot: Bot<BotContext>, timeoutMs: number): P
   return true;
 }
 
+/**
+ * Sets the bot's description (the empty chat's "What can this bot do?") and short description
+ * (its profile) per language from the locales; English is also the default for other languages.
+ * A failure is logged, never fatal.
+ */
+export async function registerProfile(bot: Bot<BotContext>, deps: BotDeps): Promise<void> {
+  for (const language of LANGUAGES) {
+    const tr = translatorFor(deps.i18n, language);
+    const codes = language === "en" ? ["", "en"] : [language];
+    try {
+      for (const code of codes) {
+        const scope = code === "" ? {} : { language_code: code };
+        await bot.api.setMyDescription(tr("bot-description").slice(0, 512), scope);
+        await bot.api.setMyShortDescription(tr("bot-short-description").slice(0, 120), scope);
+      }
+    } catch (error) {
+      deps.logger.warn({ err: error, language }, "setMyDescription failed; the bot's description may be out of date");
+    }
+  }
+}
+
 /** Registers the command menu per language; a failure is logged, never fatal. */
 export async function registerCommands(bot: Bot<BotContext>, deps: BotDeps): Promise<void> {
   for (const language of LANGUAGES) {

@@ -42,6 +42,9 @@ export function createFakeState() {
     /** Keyed by `commandsKey(scope, languageCode)`. */
     commands: new Map<string, BotCommand[]>(),
     menuButtons: new Map<string, unknown>(),
+    /** The bot's description and short description, keyed by language code ("" for the default). */
+    descriptions: new Map<string, string>(),
+    shortDescriptions: new Map<string, string>(),
     webhook: null as { url: string; secretToken?: string } | null,
     blockedUsers: new Set<number>(),
     /** BotFather's /setinline: whether people can send the bot inline queries. */

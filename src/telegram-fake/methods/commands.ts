@@ -55,3 +55,34 @@ export const setChatMenuButton: MethodHandler = (context, params) => {
 
 export const getChatMenuButton: MethodHandler = (context, params) =>
   context.state.menuButtons.get(readString(params, "chat_id") ?? "") ?? { type: "default" };
+
+function languageOf(params: Params): string {
+  const languageCode = readString(params, "language_code") ?? "";
+  if (languageCode !== "" && !/^[a-z]{2}$/.test(languageCode)) throw badRequest("invalid language code specified");
+  return languageCode;
+}
+
+/** setMyDescription / setMyShortDescription: at most 512 / 120 characters; empty removes it for that language. */
+function profileText(store: (context: MethodContext) => Map<string, string>, param: string, max: number, tooLong: string): { set: MethodHandler; get: MethodHandler } {
+  return {
+    set: (context, params) => {
+      const language = languageOf(params);
+      const text = readString(params, param) ?? "";
+      if (text.length > max) throw badRequest(tooLong);
+      if (text === "") store(context).delete(language);
+      else store(context).set(language, text);
+      return true;
+    },
+    get: (context, params) => {
+      const language = languageOf(params);
+      return { [param]: store(context).get(language) ?? (language === "" ? "" : (store(context).get("") ?? "")) };
+    },
+  };
+}
+
+const description = profileText((context) => context.state.descriptions, "description", 512, "BOT_DESCRIPTION_INVALID");
+const shortDescription = profileText((context) => context.state.shortDescriptions, "short_description", 120, "BOT_SHORT_DESCRIPTION_INVALID");
+export const setMyDescription = description.set;
+export const getMyDescription = description.get;
+export const setMyShortDescription = shortDescription.set;
+export const getMyShortDescription = shortDescription.get;

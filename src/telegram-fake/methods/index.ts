@@ -1,6 +1,6 @@
 import type { MethodHandler } from "../method-context";
 import { answerCallbackQuery } from "./callbacks";
-import { deleteMyCommands, getChatMenuButton, getMyCommands, setChatMenuButton, setMyCommands } from "./commands";
+import { deleteMyCommands, getChatMenuButton, getMyCommands, getMyDescription, getMyShortDescription, setChatMenuButton, setMyCommands, setMyDescription, setMyShortDescription } from "./commands";
 import { deleteMessage, editMessageCaption, editMessageMedia, editMessageReplyMarkup, editMessageText } from "./edit";
 import { getFile } from "./files";
 import { answerInlineQuery } from "./inline";
@@ -28,6 +28,10 @@ const handlers: Record<string, MethodHandler> = {
   getMyCommands,
   setChatMenuButton,
   getChatMenuButton,
+  setMyDescription,
+  getMyDescription,
+  setMyShortDescription,
+  getMyShortDescription,
   getFile,
   close: acknowledge,
   logOut: acknowledge,
