@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { parseConfig, dataDirectory, type Config } from "./config";
 import { createLogger, SecretScrubber, wantsPrettyLogs, type Logger } from "./logger";
 import { migrateToLatest, openDatabase } from "./db/connection";
+import { DatabaseHealth, databaseHealth } from "./db/health";
 import type { Database } from "./db/schema";
 import { WriteBatcher } from "./db/write-batcher";
 import { reencryptCredentials } from "./db/repos/credentials";
@@ -136,7 +137,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   scrubber.add(telegramWebhookSecret(secretKey));
   const box = new SecretBox(secretKey, config.SECRET_KEY_PREVIOUS, (apiKey) => scrubber.addUserSecret(apiKey));
 
-  const { db, path: dbPath, dialect } = await openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX });
+  const { db, path: dbPath, dialect } = await openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, health: new DatabaseHealth(logger) });
   await migrateToLatest(db);
   const rotation = await reencryptCredentials(db, box);
   if (rotation.rotated > 0 || rotation.unreadable > 0) logger.info(rotation, "re-encrypted stored API keys under the current SECRET_KEY");
@@ -213,7 +214,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
-  const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { turns: isPostgres(db) ? databaseUpdateTurns(db, replicaId, { writes: deps.writes }) : processUpdateTurns(db, replicaId, { writes: deps.writes }) }) : null;
+  const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { turns: isPostgres(db) ? databaseUpdateTurns(db, replicaId, { writes: deps.writes }) : processUpdateTurns(db, replicaId, { writes: deps.writes }), health: databaseHealth(db) }) : null;
   if (telegramWebhook) routes.push(telegramWebhook.register);
   if (playground) routes.push(playground.routes);
   const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN }, routes);

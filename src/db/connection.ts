@@ -8,6 +8,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, SqliteDriver, type Da
 import { migrations } from "../../migrations/index";
 import type { Database } from "./schema";
 import { setCoordination } from "./dialect";
+import { DatabaseHealth, setDatabaseHealth } from "./health";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -21,6 +22,8 @@ export interface OpenDatabaseResult {
 export interface OpenDatabaseOptions {
   /** Upper bound of the PostgreSQL connection pool (per replica). */
   poolMax?: number;
+  /** Told of every connection made or refused (PostgreSQL): logs an outage once each way. */
+  health?: DatabaseHealth;
 }
 
 const INT8_OID = 20;
@@ -71,14 +74,24 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
     coordinationPool.on("connect", (client) => {
       client.query("set synchronous_commit = off").catch(() => undefined);
     });
-    // An idle client losing its server (restart, failover) must not crash the process.
-    pool.on("error", () => undefined);
-    coordinationPool.on("error", () => undefined);
+    // An idle client losing its server (restart, failover) must not crash the process; the
+    // health tracker hears of it, and of every connection made, refused or lost.
+    const health = options.health ?? new DatabaseHealth();
+    for (const each of [pool, coordinationPool]) {
+      each.on("error", (error) => health.noteFailure(error));
+      // A connection lost while in use: pg's client says so before the query's caller hears of it.
+      each.on("connect", (client) => {
+        health.noteAnswer();
+        client.on("error", (error) => health.noteFailure(error));
+      });
+      watchConnectFailures(each, health);
+    }
     // db.destroy() ends the main pool (Kysely's driver calls its end()); the companion ends with it.
     const endMain = pool.end.bind(pool) as () => Promise<void>;
     Object.assign(pool, { end: () => Promise.all([endMain(), coordinationPool.end()]).then(() => undefined) });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     setCoordination(db, new Kysely<Database>({ dialect: new PostgresDialect({ pool: coordinationPool }) }));
+    setDatabaseHealth(db, health);
     return { db, dialect: "postgres", path: "" };
   }
   const path = databaseUrl === ":memory:" ? ":memory:" : databaseUrl.slice("file:".length);
@@ -96,6 +109,23 @@ export async function openDatabase(databaseUrl: string, options: OpenDatabaseOpt
   const db = new Kysely<Database>({ dialect });
   sqliteConnections.set(db, { sqlite, driver: dialect.driver, database });
   return { db, dialect: "sqlite", path };
+}
+
+/**
+ * Tells `health` when the pool cannot make a connection Kysely asked for (one per query or
+ * transaction): the server is gone. A connection made is told by the pool's "connect" event.
+ */
+function watchConnectFailures(pool: pg.Pool, health: DatabaseHealth): void {
+  const connect = pool.connect.bind(pool) as (callback?: unknown) => Promise<pg.PoolClient> | undefined;
+  Object.assign(pool, {
+    connect: (callback?: unknown) => {
+      if (callback) return connect(callback);
+      return connect()!.catch((error: unknown) => {
+        health.noteFailure(error);
+        throw error;
+      });
+    },
+  });
 }
 
 /** What lies beneath a SQLite `db`: better-sqlite3's connection, the driver Kysely holds it through, and its statement cache. */

@@ -25,6 +25,7 @@ import { registerMarketplaceWebhook } from "./webhook-receiver";
 import { runRetention, type RetentionReport } from "./retention";
 import { digestBuilder, queueWeeklyDigests } from "./digest";
 import { checkPriceWatches, type PriceWatchReport } from "./price-watch-job";
+import { reportFailure } from "../db/health";
 
 export interface PushDeps {
   db: Kysely<Database>;
@@ -250,17 +251,17 @@ export function startPush(deps: PushDeps): PushHandle {
       sender.start(api ?? createSenderApi(deps.token, deps.apiRoot));
       const releaseCards = () =>
         void withLease(deps.db, "cron:cards", replicaId, 60_000, () => releaseStuckCards(stuckCardDeps)).catch((error: unknown) =>
-          deps.logger.error({ err: error }, "releasing stuck confirmation cards failed"),
+          reportFailure(deps.db, deps.logger, error, "releasing stuck confirmation cards failed"),
         );
       // After a crash, the cards it left on "processing…" get their buttons back.
       releaseCards();
       task = cron.schedule(deps.config.NOTIFICATIONS_POLL, (context) => {
         // Every replica's tick names the same cycle (its scheduled second): the first opens it.
         const tick = Math.floor((context?.date ?? new Date()).getTime() / 1000) * 1000;
-        void onTick(tick).catch((error: unknown) => deps.logger.error({ err: error }, "notification poll cycle failed"));
-        void handle.runRetention().catch((error: unknown) => deps.logger.error({ err: error }, "retention pass failed; the next cron tick tries again"));
-        void handle.queueDigests().catch((error: unknown) => deps.logger.error({ err: error }, "queueing weekly digests failed; the next cron tick tries again"));
-        void handle.checkPriceWatches(tick).catch((error: unknown) => deps.logger.error({ err: error }, "price watch check failed; the next cron tick tries again"));
+        void onTick(tick).catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "notification poll cycle failed"));
+        void handle.runRetention().catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "retention pass failed; the next cron tick tries again"));
+        void handle.queueDigests().catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "queueing weekly digests failed; the next cron tick tries again"));
+        void handle.checkPriceWatches(tick).catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "price watch check failed; the next cron tick tries again"));
         releaseCards();
       });
       followTimer = setInterval(() => {
@@ -268,12 +269,12 @@ export function startPush(deps: PushDeps): PushHandle {
         if (!followPending) {
           followPending = true;
           void followPass()
-            .catch((error: unknown) => deps.logger.error({ err: error }, "order follower pass failed"))
+            .catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "order follower pass failed"))
             .finally(() => {
               followPending = false;
             });
         }
-        void joinPoll().catch((error: unknown) => deps.logger.error({ err: error }, "joining the poll cycle failed"));
+        void joinPoll().catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "joining the poll cycle failed"));
       }, 2_000);
     },
     async stop() {

@@ -7,7 +7,11 @@ import type { Logger } from "../logger";
 import type { Metrics } from "../metrics";
 import { DEFAULT_CHAT_PACE, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
 import type { ArrivalWindow } from "../scale/arrival-window";
+import { reportFailure } from "../db/health";
 import { claimDue, nextClaimableAt, nextDueAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
+
+/** Pause after a failed outbox cycle: the database answering again is noticed within it. */
+const FAILED_CYCLE_PAUSE_MS = 1_000;
 
 export interface SenderOptions {
   db: Kysely<Database>;
@@ -97,13 +101,18 @@ export class OutboxSender {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
+      let failed = false;
       this.running = this.cycle()
         .then(() => undefined)
-        .catch((error: unknown) => this.options.logger.error({ err: error }, "outbox cycle failed; retrying shortly"))
+        .catch((error: unknown) => {
+          failed = true;
+          reportFailure(this.options.db, this.options.logger, error, "outbox cycle failed; retrying shortly");
+        })
         .finally(() => {
           this.running = null;
           this.sweepsDone += 1;
-          this.schedule(this.delayToNext());
+          // A failed cycle (the database gone, most likely) is tried again after a pause, not at once.
+          this.schedule(failed ? FAILED_CYCLE_PAUSE_MS : this.delayToNext());
         });
     }, delay);
   }

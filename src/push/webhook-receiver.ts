@@ -14,6 +14,7 @@ import { clientAddress } from "../server/client-address";
 import { UnknownTokenLimiter } from "./unknown-token-limit";
 import { markUsersInMotion } from "../db/repos/poll-schedule";
 import { enqueueAlerts } from "../db/repos/outbox";
+import { databaseHealth, isDatabaseUnreachable } from "../db/health";
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 
@@ -198,8 +199,9 @@ class IngestBatcher {
     try {
       await this.process(batch);
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error);
+      if (batch.length === 1 || isDatabaseUnreachable(error)) {
+        // Alone, or the database is gone for all of them: nothing to gain from retrying one by one.
+        for (const item of batch) item.reject(error);
       } else {
         // One bad row must not fail its neighbours: retry each request in a batch of its own.
         this.deps.logger.warn({ err: error, size: batch.length }, "webhook group commit failed; retrying its requests one by one");
@@ -359,7 +361,17 @@ export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
         return c.json({ error: "unknown token" }, 404);
       }
       const raw = await c.req.text();
-      const outcome = await batcher.submit(hashToken(token), judge(deps, raw, c.req.header(deps.signatureHeader)));
+      let outcome: Outcome;
+      try {
+        outcome = await batcher.submit(hashToken(token), judge(deps, raw, c.req.header(deps.signatureHeader)));
+      } catch (error) {
+        // Not stored, so not acknowledged: 503, and the marketplace sends it again. An unreachable
+        // database is logged once by its health tracker, not once per delivery.
+        if (databaseHealth(deps.db)?.explains(error)) deps.logger.debug({ err: error }, "marketplace webhook not stored (database unreachable); answered 503");
+        else deps.logger.error({ err: error }, "marketplace webhook could not be stored; answered 503");
+        c.header("Retry-After", "5");
+        return c.json({ error: "temporarily unavailable; send it again" }, 503);
+      }
       if (outcome.status === 404) unknownTokens.record(address, deps.now());
       return c.json(outcome.body, outcome.status);
     });

@@ -7,6 +7,7 @@ import type { Database } from "../db/schema";
 import type { Logger } from "../logger";
 import { isLoopbackHost } from "../listen-address";
 import type { Metrics } from "../metrics";
+import { databaseHealth } from "../db/health";
 
 export interface ServerDeps {
   db: Kysely<Database>;
@@ -59,7 +60,9 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
       // Nothing about this replica (its id, its dialect): /readyz is reachable through the proxy.
       return c.json({ status: "ready", database: "ok" });
     } catch (error) {
-      deps.logger.warn({ err: error }, "readiness check: database unreachable");
+      // An unreachable database is logged once by its health tracker (src/db/health.ts), not per probe.
+      if (databaseHealth(deps.db)?.explains(error)) deps.logger.debug({ err: error }, "readiness check: database unreachable");
+      else deps.logger.warn({ err: error }, "readiness check: database unreachable");
       return c.json({ status: "not ready", database: "unreachable" }, 503);
     }
   });

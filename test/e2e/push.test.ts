@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, linkKey, ADDRESS_A, type World } from "../kit/world";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+import { parseConfig } from "../../src/config";
 import { outboxOf, outboxSwept, waitFor } from "../kit/push-helpers";
 
 const ORDER_ID = "5b1c7a52-8f0e-4d7b-9c1a-3e2f4a5b6c7d";
@@ -77,15 +78,45 @@ describe("pushed alerts", () => {
     expect(queued).toHaveLength(0);
   });
 
-  it("with a webhook secret, refuses a bad signature and accepts a good one", async () => {
+  const signed = (secret: string, body: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+  const filledBody = (id: string) => JSON.stringify({ event: "order.filled", data: { ...order, id } });
+  /** The alerts of one chat about the orders whose ids start with "3" (this block's orders). */
+  const signatureAlerts = (chatId: number) => botTexts(chatId).filter((t) => /Order 3\d{7}/.test(t));
+
+  it("with a webhook secret, refuses a bad, missing or borrowed signature and queues nothing for them; the signed order gives exactly one alert", async () => {
     world = await startWorld({ env: { MARKETPLACE_WEBHOOK_SECRET: "shh-shared-secret" } });
     const { post } = await linkedUserWithToken(403);
-    const body = JSON.stringify({ event: "order.filled", data: order });
-    expect((await post(body, { "x-signature": "sha256=deadbeef" })).status).toBe(401);
-    expect((await post(body)).status).toBe(401);
-    const signature = `sha256=${createHmac("sha256", "shh-shared-secret").update(body).digest("hex")}`;
-    expect((await post(body, { "x-signature": signature })).status).toBe(200);
-    await waitFor(() => botTexts(403).some((t) => t.includes("filled")));
+    // Four different orders: an alert queued after a refusal cannot hide behind the signed one's dedupe.
+    const [bad, unsigned, borrowed, good] = ["31111111", "32222222", "33333333", "34444444"].map((prefix) => filledBody(`${prefix}-0000-4000-8000-000000000001`));
+    expect((await post(bad!, { "x-signature": "sha256=deadbeef" })).status).toBe(401);
+    expect((await post(unsigned!)).status).toBe(401);
+    // A genuine signature, of another body.
+    expect((await post(borrowed!, { "x-signature": signed("shh-shared-secret", good!) })).status).toBe(401);
+    expect((await post(good!, { "x-signature": signed("wrong-secret", good!) })).status).toBe(401);
+    expect((await post(good!, { "x-signature": signed("shh-shared-secret", good!) })).status).toBe(200);
+    await waitFor(() => signatureAlerts(403).length > 0);
+    await outboxSwept(world, 403);
+    expect(signatureAlerts(403)).toHaveLength(1);
+    expect(signatureAlerts(403)[0]).toContain("Order 34444444 filled");
+    expect((await outboxOf(world, 403)).map((row) => row.dedupe_key)).toEqual(["order:34444444-0000-4000-8000-000000000001:filled"]);
+  });
+
+  it("MARKETPLACE_WEBHOOK_SIGNATURE_HEADER names the header the signature is read from (x-signature when unset or blank)", async () => {
+    const unset = parseConfig({});
+    expect(unset.ok && unset.config.MARKETPLACE_WEBHOOK_SIGNATURE_HEADER).toBe("x-signature");
+    const blank = parseConfig({ MARKETPLACE_WEBHOOK_SIGNATURE_HEADER: "  " });
+    expect(blank.ok && blank.config.MARKETPLACE_WEBHOOK_SIGNATURE_HEADER).toBe("x-signature");
+    world = await startWorld({ env: { MARKETPLACE_WEBHOOK_SECRET: "shh-shared-secret", MARKETPLACE_WEBHOOK_SIGNATURE_HEADER: "X-Hub-Signature-256" } });
+    const { post } = await linkedUserWithToken(410);
+    const [inDefaultHeader, inNamedHeader] = ["35555555", "36666666"].map((prefix) => filledBody(`${prefix}-0000-4000-8000-000000000001`));
+    // A right signature in the default header is no signature when another header is named.
+    expect((await post(inDefaultHeader!, { "x-signature": signed("shh-shared-secret", inDefaultHeader!) })).status).toBe(401);
+    expect((await post(inNamedHeader!, { "x-hub-signature-256": signed("shh-shared-secret", inNamedHeader!) })).status).toBe(200);
+    await waitFor(() => signatureAlerts(410).length > 0);
+    await outboxSwept(world, 410);
+    expect(signatureAlerts(410)).toHaveLength(1);
+    expect(signatureAlerts(410)[0]).toContain("Order 36666666 filled");
+    expect((await outboxOf(world, 410)).map((row) => row.dedupe_key)).toEqual(["order:36666666-0000-4000-8000-000000000001:filled"]);
   });
 
   it("delivers alerts once each after Telegram was down, and after a restart with alerts queued", async () => {

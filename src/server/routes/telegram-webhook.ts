@@ -5,6 +5,7 @@ import type { Update } from "grammy/types";
 import type { BotContext } from "../../bot/context";
 import type { Logger } from "../../logger";
 import type { UpdateTurns } from "../../scale/update-turns";
+import type { DatabaseHealth } from "../../db/health";
 import { deleteOnceTransformer, failsOnEveryRetry, newUpdateEffects, withUpdateEffects, type UpdateEffects } from "../../bot/update-effects";
 import type { ServerEnv } from "../create-server";
 import { z } from "zod";
@@ -19,6 +20,8 @@ function sameSecret(given: string | undefined, expected: string): boolean {
 export interface TelegramWebhookShared {
   /** Where an update's turn is taken: the database every replica shares, or this process (SQLite). */
   turns: UpdateTurns;
+  /** The database's health (PostgreSQL): failures it explains are not counted against an update. */
+  health?: DatabaseHealth;
 }
 
 const id = z.number().int();
@@ -134,6 +137,12 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
   };
 
   const failed = async (update: Update, error: unknown, failure: Failure): Promise<Outcome> => {
+    if (shared?.health?.explains(error)) {
+      // The database is gone (logged once by its health tracker): not an attempt of the update's own.
+      remember(update.update_id, failure);
+      logger.debug({ err: error, updateId: update.update_id }, "webhook update failed, the database is unreachable; answered 500 so Telegram delivers it again");
+      return "failed";
+    }
     const attempts = failure.attempts + 1;
     failures.delete(update.update_id);
     const final = error instanceof BotError && failsOnEveryRetry(error.error);
@@ -165,7 +174,9 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
         const chatId = chatOf(update);
         const previous = chains.get(chatId) ?? Promise.resolve<Outcome>("handled");
         const current = previous.then(() => handle(update, chatId)).catch((error: unknown): Outcome => {
-          logger.error({ err: error, updateId: update.update_id }, "webhook update could not take or record its turn; answered 500 so Telegram delivers it again");
+          const message = "webhook update could not take or record its turn; answered 500 so Telegram delivers it again";
+          if (shared?.health?.explains(error)) logger.debug({ err: error, updateId: update.update_id }, message);
+          else logger.error({ err: error, updateId: update.update_id }, message);
           return "failed";
         });
         chains.set(chatId, current);

@@ -1,0 +1,190 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { telegramWebhookSecret } from "../../src/app";
+import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+import { startDatabaseOutageProxy, type DatabaseOutageProxy } from "../kit/db-outage-proxy";
+import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
+import { BOT_TOKEN, linkKey, startWorld, type World } from "../kit/world";
+import { botTexts, pause, waitFor } from "../kit/push-helpers";
+
+const OUTAGE_MS = 30_000;
+const filled = (orderId: string) => ({ event: "order.filled", data: { id: orderId, status: "Filled", resource: "energy", volume: "65000", totalTrx: "4.6475" } });
+/** Order ids whose first 8 characters (what the alert shows) tell them apart. */
+const orderId = (n: number) => `${String(70_000_000 + n)}-0000-4000-8000-000000000000`;
+
+interface Traffic {
+  /** Order ids the marketplace got a 200 for, and when (before, during or after the outage). */
+  acknowledged: Map<string, number>;
+  /** Every status the marketplace webhook answered. */
+  statuses: Map<number, number>;
+  /** Commands the users sent ("/o12z"): each must be answered exactly once. */
+  commands: Array<{ chatId: number; text: string }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The marketplace posts a new settlement every 500 ms, to each user in turn, and sends an
+ * unanswered (non-2xx) one again a second later, as it does; the users send a command every
+ * second between them (each one every 4 s: below the flood limit even when a 30 s backlog
+ * arrives at once).
+ */
+function startTraffic(world: World, users: Array<{ chatId: number; webhookUrl: string }>): Traffic {
+  const acknowledged = new Map<string, number>();
+  const statuses = new Map<number, number>();
+  const commands: Array<{ chatId: number; text: string }> = [];
+  let running = true;
+  const deliveries: Array<Promise<void>> = [];
+  const deliver = async (url: string, id: string): Promise<void> => {
+    for (;;) {
+      const answer = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(filled(id)) }).catch(() => null);
+      const status = answer?.status ?? 0;
+      await answer?.body?.cancel();
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      if (status === 200) {
+        acknowledged.set(id, Date.now());
+        return;
+      }
+      await pause(1_000);
+    }
+  };
+  let n = 0;
+  const events = setInterval(() => {
+    if (!running) return;
+    n += 1;
+    const user = users[n % users.length]!;
+    deliveries.push(deliver(user.webhookUrl, orderId(n)));
+  }, 500);
+  let m = 0;
+  const chat = setInterval(() => {
+    if (!running) return;
+    m += 1;
+    const user = users[m % users.length]!;
+    const text = `/o${m}z`;
+    world.fake.sendText({ id: user.chatId, firstName: `User${user.chatId}`, languageCode: "en" }, text);
+    commands.push({ chatId: user.chatId, text });
+  }, 1_000);
+  return {
+    acknowledged,
+    statuses,
+    commands,
+    async stop() {
+      running = false;
+      clearInterval(events);
+      clearInterval(chat);
+      await Promise.all(deliveries);
+    },
+  };
+}
+
+const readyStatus = (world: World) =>
+  fetch(`${world.app.url}/readyz`)
+    .then(async (answer) => {
+      await answer.body?.cancel();
+      return answer.status;
+    })
+    .catch(() => 0);
+
+/** Log lines (parsed) whose message contains `text`. */
+const logLines = (world: World, text: string) =>
+  world
+    .logs()
+    .split("\n")
+    .filter((line) => line.includes(text))
+    .map((line) => JSON.parse(line) as { level: number; msg: string });
+
+describe.skipIf(!TEST_DATABASE_URL)("a PostgreSQL outage of 30 s (PostgreSQL only: SQLite has no server to lose)", () => {
+  let world: World | null = null;
+  let proxy: DatabaseOutageProxy | null = null;
+  let database: TestDatabase | null = null;
+  afterEach(async () => {
+    proxy?.up();
+    await world?.stop();
+    await proxy?.close();
+    await database?.drop();
+    world = null;
+    proxy = null;
+    database = null;
+  });
+
+  it("nothing exits or spins, /readyz follows the database, no webhook is acknowledged unstored, every event gives one alert and every update one answer, and the log says it once each way", { timeout: 150_000 }, async () => {
+    database = await createPostgresTestDatabase("bot_outage");
+    proxy = await startDatabaseOutageProxy(database.url);
+    world = await startWorld({ env: { DATABASE_URL: proxy.url, BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" } });
+    // Telegram posts the updates to this bot's /telegram (the app registered its public address).
+    const secret = telegramWebhookSecret(world.env.SECRET_KEY!);
+    await fetch(`${world.telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: `${world.app.url}/telegram`, secret_token: secret }) });
+
+    const users: Array<{ chatId: number; webhookUrl: string }> = [];
+    for (const chatId of [4101, 4102, 4103, 4104]) {
+      await linkKey(world, world.user(chatId), world.newAccount().apiKey);
+      const token = await rotateWebhookToken(world.app.db, chatId, Date.now());
+      users.push({ chatId, webhookUrl: `${world.app.url}/webhooks/marketplace/${token}` });
+    }
+    const crashes: unknown[] = [];
+    const onCrash = (error: unknown) => crashes.push(error);
+    process.on("uncaughtException", onCrash);
+    process.on("unhandledRejection", onCrash);
+    try {
+      const traffic = startTraffic(world, users);
+      await pause(3_000);
+      expect(traffic.acknowledged.size).toBeGreaterThan(0);
+
+      const logOffset = world.logs().length;
+      const cpuBefore = process.cpuUsage();
+      proxy.down();
+      const outageStarted = Date.now();
+      const readyDuring: number[] = [];
+      while (Date.now() - outageStarted < OUTAGE_MS) {
+        await pause(2_000);
+        readyDuring.push(await readyStatus(world));
+      }
+      const cpu = process.cpuUsage(cpuBefore);
+      const outageLog = world.logs().slice(logOffset);
+      proxy.up();
+      const backAt = Date.now();
+      await waitFor(async () => (await readyStatus(world!)) === 200, 15_000);
+      const readyAfterMs = Date.now() - backAt;
+
+      await pause(5_000);
+      await traffic.stop();
+      const all = [...traffic.acknowledged.keys()];
+      const chatOf = (id: string) => users[Number(id.slice(0, 8)) % users.length]!.chatId;
+      const alertsFor = (id: string) => botTexts(world!, chatOf(id)).filter((text) => text.includes(`Order ${id.slice(0, 8)}`)).length;
+      const answersTo = (command: { chatId: number; text: string }) => botTexts(world!, command.chatId).filter((text) => text.includes(command.text)).length;
+      await waitFor(() => all.every((id) => alertsFor(id) >= 1) && traffic.commands.every((command) => answersTo(command) >= 1), 90_000);
+      await pause(1_500);
+
+      // Nothing exited or crashed, and the outage cost little CPU: nothing retried in a tight loop.
+      expect(crashes).toEqual([]);
+      expect((await fetch(`${world.app.url}/healthz`)).status).toBe(200);
+      const cpuMs = (cpu.user + cpu.system) / 1000;
+      expect(cpuMs, `CPU during the outage: ${Math.round(cpuMs)} ms`).toBeLessThan(OUTAGE_MS * 0.25);
+      expect(proxy.refused(), "connection attempts refused during the outage").toBeLessThan(600);
+      // /readyz: 503 all through the outage, 200 within 10 s after.
+      expect(new Set(readyDuring)).toEqual(new Set([503]));
+      expect(readyAfterMs).toBeLessThan(10_000);
+      // The marketplace heard 200 (stored) or 503 (send it again), never anything else.
+      expect([...traffic.statuses.keys()].sort()).toEqual([200, 503]);
+      // Every acknowledged event, before, during and after the outage: exactly one alert.
+      // Nothing is acknowledged while the database is away (a commit in flight as it went may be, at once).
+      const acknowledgedDuring = [...traffic.acknowledged.values()].filter((at) => at >= outageStarted + 1_000 && at < backAt).length;
+      expect(all.length).toBeGreaterThan(60);
+      expect(all.filter((id) => alertsFor(id) !== 1)).toEqual([]);
+      // Every update Telegram delivered: answered exactly once.
+      expect(traffic.commands.length).toBeGreaterThan(30);
+      expect(traffic.commands.filter((command) => answersTo(command) !== 1)).toEqual([]);
+      // The log: once unreachable, once back; no line per failed request or loop pass.
+      expect(logLines(world, "database unreachable").filter((line) => line.msg.startsWith("database unreachable")).length).toBe(1);
+      expect(logLines(world, "database reachable again").length).toBe(1);
+      const loud = outageLog
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((line) => line.level >= 40);
+      expect(loud.map((line) => line.msg.split(":")[0])).toEqual(["database unreachable"]);
+      expect(acknowledgedDuring).toBe(0);
+    } finally {
+      process.off("uncaughtException", onCrash);
+      process.off("unhandledRejection", onCrash);
+    }
+  });
+});
