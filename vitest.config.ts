@@ -17,6 +17,7 @@ const ALONE = [
   "test/e2e/limits.test.ts",
   "test/e2e/limits-more.test.ts",
   "test/unit/telegram-pace.test.ts",
+  "test/e2e/database-outage.test.ts",
 ];
 
 export default defineConfig({
