@@ -73,8 +73,10 @@ export function watchAlertKey(watchId: string, crossing: number): string {
  */
 export async function checkPriceWatches(deps: PriceWatchJobDeps, tick: number | null): Promise<PriceWatchReport | null> {
   if (tick !== null && !(await claimWatchCycle(deps.db, tick))) return null;
-  const targets = await watchTargetsDue(deps.db, deps.rentsPerTick ?? MAX_WATCH_RENTS_PER_TICK);
-  const total = targets.length < (deps.rentsPerTick ?? MAX_WATCH_RENTS_PER_TICK) ? targets.length : await countWatchTargets(deps.db);
+  const cap = deps.rentsPerTick ?? MAX_WATCH_RENTS_PER_TICK;
+  const targets = await watchTargetsDue(deps.db, cap);
+  // Fewer than the cap: these are all of them, and counting them again is a read spared.
+  const total = targets.length < cap ? targets.length : await countWatchTargets(deps.db);
   const report: PriceWatchReport = { targets: total, deferred: total - targets.length, quoted: 0, fired: 0, rearmed: 0 };
   if (report.deferred > 0) {
     deps.metrics?.publicWorkLimited.inc({ limit: "watch_rents_deferred" }, report.deferred);

@@ -4,7 +4,7 @@ import type { Database, PriceWatchesTable } from "../schema";
 export type PriceWatch = Selectable<PriceWatchesTable>;
 export type WatchRearm = "above" | "cooldown";
 
-/** At most this many watches per user (each is checked on every cron tick). */
+/** At most this many watches per user (each is checked on the cron ticks; see watch-rotation.ts). */
 export const MAX_WATCHES_PER_USER = 10;
 /** The cooldowns the watch card offers, in ms; a new watch gets DEFAULT_WATCH_COOLDOWN. */
 export const WATCH_COOLDOWNS = { "15m": 15 * 60_000, "1h": 60 * 60_000, "1d": 24 * 60 * 60_000 } as const;
@@ -148,11 +148,6 @@ export async function claimWatchCycle(db: Kysely<Database>, tick: number): Promi
     .onConflict((oc) => oc.column("name").doUpdateSet({ tick }).where("price_watch_cycles.tick", "<", tick))
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
-}
-
-/** Every distinct target of an active watch: one quote each per check. */
-export async function activeWatchTargets(db: Kysely<Database>): Promise<WatchTarget[]> {
-  return db.selectFrom("price_watches").select(["resource", "volume", "duration"]).where("status", "=", "active").distinct().orderBy("resource").orderBy("volume").orderBy("duration").execute();
 }
 
 /** The active watches on one target, with the price just seen recorded on all of them in one write. */
