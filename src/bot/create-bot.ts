@@ -36,6 +36,7 @@ import { statsFeature } from "./features/stats";
 import { cardsFeature, type CardKinds } from "./features/cards";
 import { inlineFeature } from "./features/inline";
 import { watchConversation, watchFeature, watchMenus } from "./features/watch";
+import { watchLinkFeature } from "./features/deep-links";
 
 export interface CreateBotOptions {
   token: string;
@@ -180,6 +181,8 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   chain.use(quoteFeature(menu));
   chain.use(buyFeature(menu, cards));
   chain.use(watchFeature(menu, watches));
+  // Confirm and Cancel under the question a watch_ deep link asks.
+  chain.use(watchLinkFeature(menu));
   chain.use(ordersFeature(menu));
   chain.use(addressesFeature());
   chain.use(rulesFeature(menu, cards, ruleMenus));

@@ -110,6 +110,10 @@ export const RULE_RESUME = { ...kind("rl:r:", REF, (m) => m[1]!), data: (ref: st
  */
 export const WATCH_BUY = { ...kind("wt:b:", REF, (m) => m[1]!), data: (id: string) => `wt:b:${id}` };
 
+/** The question a watch_ deep link asks: Confirm saves the link's watch, Cancel drops it (the link's values by reference). */
+export const WATCH_LINK_SAVE = { ...kind("wl:y:", REF, (m) => m[1]!), data: (ref: string) => `wl:y:${ref}` };
+export const WATCH_LINK_DROP = { ...kind("wl:n:", REF, (m) => m[1]!), data: (ref: string) => `wl:n:${ref}` };
+
 /** The weekly digest's buttons (laid out by stats/digest-settings, shown in the /settings menu): on/off ("d") and the time zone ("z"). */
 export const DIGEST_SETTING = {
   ...kind("st:", "([dz]):([a-z]{2,10})", (m) => ({ what: m[1] as "d" | "z", value: m[2]! })),

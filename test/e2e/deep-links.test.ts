@@ -51,9 +51,11 @@ describe("deep links t.me/<bot>?start=<payload>", () => {
     expect((await friend.nextMessage()).text).toContain("5,000 Bandwidth for 1d");
   });
 
-  it("watch_… makes the watch; an order card's Share link opens /buy filled in for someone else", async () => {
+  it("watch_… makes the watch once confirmed; an order card's Share link opens /buy filled in for someone else", async () => {
     const user = world.user(7105);
     world.fake.openDeepLink(user.user, `${BOT}?start=watch_energy_65k_1h_2p5`);
+    expect((await user.nextMessage()).text).toContain("A link asks to save this price watch");
+    user.press("✅ Confirm");
     const card = await user.nextMessage();
     expect(card.text).toContain("Price watch");
     expect(card.text).toContain("at most 2.5 TRX");

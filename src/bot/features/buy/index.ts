@@ -19,7 +19,7 @@ import { badAddressArgument } from "../addresses";
 import { sendCard, type CardKinds, type CardOutcome } from "../cards";
 import { collectOrder, draftFromCommand, firstOrderQuestion, missingOrderField, orderLimits, startOrderFlow, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
 import type { MenuActions } from "../start";
-import { shareLine } from "../deep-links";
+import { addressFromStrangeLink, shareLine } from "../deep-links";
 
 const FIELDS: DraftField[] = ["resource", "volume", "duration", "address"];
 const RETRYABLE = new Set(["timeout", "network", "server", "rate_limited", "invalid_response"]);
@@ -86,6 +86,8 @@ interface OrderPayload {
   address: string;
   /** The total the card showed (absent on cards made before it was kept). */
   totalTrx?: string;
+  /** The address came from a deep link and was not one of the user's: the card says so. */
+  fromLink?: true;
 }
 
 /** The order's card; with the balance unknown (left out by the marketplace), Confirm is offered and the marketplace decides. */
@@ -107,6 +109,8 @@ function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, b
   const canConfirm = balanceTrx === null || compareTrx(balanceTrx, total) >= 0;
   if (!canConfirm) lines.push("", ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx)), ctx.lang) }));
   lines.push(shareLine(ctx, "buy", order));
+  // Last, so it sits just above Confirm: a link anyone can post may carry someone else's address.
+  if (order.fromLink) lines.push("", ctx.tr("card-address-from-link"));
   return { text: lines.join("\n"), canConfirm, totalTrx: total };
 }
 
@@ -186,6 +190,7 @@ async function sendOrderCard(ctx: BotContext, draft: OrderDraft): Promise<void> 
   const client = await userClient(ctx);
   if (!client) return;
   const order: OrderPayload = { resource: draft.resource!, volume: draft.volume!, duration: draft.duration!, address: draft.address! };
+  if (await addressFromStrangeLink(ctx, order.address)) order.fromLink = true;
   const card = await preview(ctx, client, order);
   if (card) await sendCard(ctx, "order", { ...order, totalTrx: card.totalTrx }, card.text, card.canConfirm);
 }

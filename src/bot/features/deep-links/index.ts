@@ -2,12 +2,20 @@ import type { BotContext } from "../../context";
 import { endFlow } from "../../flows";
 import { deepLinkUrl, parseStartPayload, shareUrl, startPayload, type LinkCommand, type LinkValues } from "../../../input/deep-link";
 import type { MenuActions } from "../start";
+import { rememberLinkAddress, rememberWatchLink } from "./link-address";
+
+export { addressFromStrangeLink, openedWatchLink } from "./link-address";
+export { askWatchLink, watchLinkFeature } from "./watch-link";
+
+/** A buy link's fourth field is its address. */
+const BUY_ADDRESS_FIELD = 4;
 
 /**
  * `/start <payload>` from a deep link: opens /buy, /quote or /watch with the payload's values as
  * one-line arguments, so it runs exactly what the typed command runs (the same validators, the
- * same card). Returns false after saying the link could not be read; the caller then shows the
- * plain /start.
+ * same card). A link's address may be anyone's: a buy card shows where its address came from
+ * (see link-address), and /watch opened by a link asks before it saves the watch (watch-link).
+ * Returns false after saying the link could not be read; the caller then shows the plain /start.
  */
 export async function openStartLink(ctx: BotContext, payload: string, menu: MenuActions): Promise<boolean> {
   const parsed = parseStartPayload(payload);
@@ -18,6 +26,10 @@ export async function openStartLink(ctx: BotContext, payload: string, menu: Menu
     return false;
   }
   await endFlow(ctx);
+  const values = parsed.link.arguments.split(" ");
+  // Someone else's link: /watch asks before it saves, a buy card says where its address came from.
+  if (parsed.link.command === "watch") rememberWatchLink(ctx);
+  if (parsed.link.command === "buy" && values.length >= BUY_ADDRESS_FIELD) rememberLinkAddress(ctx, values[BUY_ADDRESS_FIELD - 1]!);
   await action(ctx, parsed.link.arguments);
   return true;
 }

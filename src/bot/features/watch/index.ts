@@ -18,6 +18,7 @@ import { badAddressArgument } from "../addresses";
 import { collectOrder, draftFromCommand, firstOrderQuestion, missingOrderField, startOrderFlow, type DraftField, type OrderLimits } from "../order-params";
 import { quoteLimits } from "../quote";
 import type { MenuActions } from "../start";
+import { askWatchLink, openedWatchLink } from "../deep-links";
 import { splitWatchArguments, type WatchDraft } from "./parse";
 import type { WatchMenus } from "./menu";
 
@@ -143,6 +144,8 @@ export function watchFeature(menu: MenuActions, menus: WatchMenus): Composer<Bot
     if (missingOrderField(ctx, watch, limits, ORDER_FIELDS) !== null && (await startOrderFlow(ctx, "watch", watch, limits, ORDER_FIELDS))) return;
     if (watch.maxTrx === undefined) return enterFlow(ctx, "watch", watch);
     await endFlow(ctx);
+    // A watch_ link may be anyone's (with their address): asked about first; its Confirm runs /watch again.
+    if (openedWatchLink(ctx)) return askWatchLink(ctx, { resource: watch.resource!, volume: watch.volume!, duration: watch.duration!, maxTrx: watch.maxTrx, address: watch.address });
     await saveWatch(ctx, watch, menus);
   }
 
