@@ -118,8 +118,9 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
     let outcome: Outcome = "handled";
     try {
       await withUpdateEffects(failure.effects, () => bot.handleUpdate(update));
-      // Handled: whatever it did is done, should recording that fail below.
+      // Handled: whatever it did is done (remembered below only if recording that fails).
       failure.effects.onceDone = true;
+      failures.delete(update.update_id);
     } catch (error) {
       outcome = await failed(update, error, failure);
     }
