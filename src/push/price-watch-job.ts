@@ -74,7 +74,7 @@ export function watchAlertKey(watchId: string, crossing: number): string {
 export async function checkPriceWatches(deps: PriceWatchJobDeps, tick: number | null): Promise<PriceWatchReport | null> {
   if (tick !== null && !(await claimWatchCycle(deps.db, tick))) return null;
   const cap = deps.rentsPerTick ?? MAX_WATCH_RENTS_PER_TICK;
-  const targets = await watchTargetsDue(deps.db, cap);
+  const targets = await rentsDue(deps.db, cap);
   // Fewer than the cap: these are all of them, and counting them again is a read spared.
   const total = targets.length < cap ? targets.length : await countWatchTargets(deps.db);
   const report: PriceWatchReport = { targets: total, deferred: total - targets.length, quoted: 0, fired: 0, rearmed: 0 };
@@ -95,15 +95,45 @@ export async function checkPriceWatches(deps: PriceWatchJobDeps, tick: number | 
   return report;
 }
 
+/**
+ * Rents whose quote failed lately, with when, per database (this process's memory). A failed rent
+ * keeps its place at the front of the database's order (its watches were not checked), so it is
+ * put after the others here: rents that keep failing never hold back the ones behind them.
+ */
+const failedRents = new WeakMap<Kysely<Database>, Map<string, number>>();
+const MAX_FAILED_REMEMBERED = 10 * MAX_WATCH_RENTS_PER_TICK;
+const rentKey = (target: WatchTarget) => `${target.resource}:${target.volume}:${target.duration}`;
+
+function rememberFailure(db: Kysely<Database>, target: WatchTarget, now: number): void {
+  let failed = failedRents.get(db);
+  if (!failed) failedRents.set(db, (failed = new Map()));
+  failed.delete(rentKey(target));
+  failed.set(rentKey(target), now);
+  if (failed.size > MAX_FAILED_REMEMBERED) failed.delete(failed.keys().next().value!);
+}
+
+/** The rents this tick quotes: checked longest ago first, those that failed lately last (oldest failure first). */
+async function rentsDue(db: Kysely<Database>, cap: number): Promise<WatchTarget[]> {
+  const failed = failedRents.get(db);
+  if (!failed || failed.size === 0) return watchTargetsDue(db, cap);
+  const candidates = await watchTargetsDue(db, cap + failed.size);
+  const failedAt = (target: WatchTarget) => failed.get(rentKey(target)) ?? -1;
+  const order = candidates.map((target, index) => ({ target, index, at: failedAt(target) }));
+  order.sort((a, b) => a.at - b.at || a.index - b.index);
+  return order.slice(0, cap).map(({ target }) => target);
+}
+
 async function checkTarget(deps: PriceWatchJobDeps, client: MarketplaceClient, target: WatchTarget, report: PriceWatchReport): Promise<void> {
   let priceTrx: string;
   try {
     priceTrx = (await client.quote({ resource: target.resource, duration: target.duration, volume: target.volume })).priceTrx;
   } catch (error) {
     if (!(error instanceof MarketplaceError)) throw error;
-    deps.logger.warn({ ...target, kind: error.kind, status: error.status }, "price quote for watches failed; these watches are checked again at the next tick");
+    deps.logger.warn({ ...target, kind: error.kind, status: error.status }, "price quote for watches failed; these watches are checked again on a later tick");
+    rememberFailure(deps.db, target, deps.now());
     return;
   }
+  failedRents.get(deps.db)?.delete(rentKey(target));
   report.quoted += 1;
   const priceSun = trxToSun(priceTrx);
   const now = deps.now();

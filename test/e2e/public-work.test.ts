@@ -101,6 +101,29 @@ describe("public work is bounded: inline queries, quotes, watches and /stats", (
     expect(await limited(world, "watch_rents_deferred")).toBe(20);
   });
 
+  it("rents whose quote fails are tried after the others on the next tick, so they never hold the rest back", async () => {
+    const total = MAX_WATCH_RENTS_PER_TICK + 10;
+    for (let index = 0; index < total; index++) {
+      const watch = { id: `f${index}`, telegramId: 6400 + Math.floor(index / 10), resource: "energy", volume: String(70_000 + index * 1_000), duration: "1d", address: null, thresholdSun: 1n, lastPriceSun: null };
+      await createWatch(world.app.db, watch, Date.now());
+    }
+    // The first tick's quotes are all refused (a 400 is never retried).
+    world.sandbox.control.injectFault({ pathPrefix: "/pricing/quote", status: 400, times: MAX_WATCH_RENTS_PER_TICK });
+    expect(await world.app.push.checkPriceWatches()).toMatchObject({ quoted: 0, deferred: 10 });
+    const failed = world
+      .logs()
+      .split("\n")
+      .filter((line) => line.includes("price quote for watches failed"))
+      .map((line) => (JSON.parse(line) as { volume: string }).volume);
+    expect(failed).toHaveLength(MAX_WATCH_RENTS_PER_TICK);
+
+    expect(await world.app.push.checkPriceWatches()).toMatchObject({ quoted: MAX_WATCH_RENTS_PER_TICK, deferred: 10 });
+    const unchecked = await world.app.db.selectFrom("price_watches").select("volume").where("last_checked_at", "is", null).execute();
+    // The ten never tried were checked; what is left is ten of the first tick's failures.
+    expect(unchecked).toHaveLength(10);
+    for (const { volume } of unchecked) expect(failed).toContain(volume);
+  });
+
   it("two /stats within a minute read the marketplace once; a minute later it reads again", async () => {
     const { user } = await linkedUser(world, 6231);
     user.send("/stats");
