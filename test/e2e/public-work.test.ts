@@ -4,6 +4,7 @@ import { FLOOD_MAX_UPDATES, FLOOD_WINDOW_MS } from "../../src/bot/middleware/rat
 import { createWatch } from "../../src/db/repos/watches";
 import { MAX_WATCH_RENTS_PER_TICK } from "../../src/push/price-watch-job";
 import { STATS_FRESH_MS } from "../../src/bot/features/stats/cache";
+import { MAX_PUBLIC_QUOTES_IN_FLIGHT } from "../../src/marketplace/public-quotes";
 import { linkedUser, manageWorld, type World } from "../kit/world";
 
 /** The bot's answer to an inline query, once it gave one. */
@@ -62,6 +63,17 @@ describe("public work is bounded: inline queries, quotes, watches and /stats", (
     for (const reply of replies) expect(reply.text).toContain("Price: 4.225 TRX");
     expect(quoteCalls(world)).toBe(1);
     expect(await limited(world, "quote_shared")).toBe(users.length - 1);
+  });
+
+  it("at most MAX_PUBLIC_QUOTES_IN_FLIGHT public quotes are in flight at once; the others wait their turn and are answered", async () => {
+    const asking = MAX_PUBLIC_QUOTES_IN_FLIGHT + 2;
+    world.sandbox.control.injectFault({ pathPrefix: "/pricing/quote", delayMs: 1_500, times: asking });
+    const users = Array.from({ length: asking }, (_, index) => world.user(6241 + index));
+    // Each asks another rent, so none shares another's call.
+    users.forEach((user, index) => user.send(`/quote energy ${65 + index}k 1h`));
+    const replies = await Promise.all(users.map((user) => user.nextMessage({ timeoutMs: 15_000 })));
+    for (const reply of replies) expect(reply.text).toContain("Price:");
+    expect(await limited(world, "quote_waited")).toBe(asking - MAX_PUBLIC_QUOTES_IN_FLIGHT);
   });
 
   it("an inline answer past its deadline cancels its quote and the retries still to come", async () => {
