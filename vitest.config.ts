@@ -2,9 +2,13 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Test files that measure time or rates (Telegram's limits on arrival, several replicas and their
- * leases, processes started and stopped, clocks run up to 25 times fast): they run one at a time
- * after the rest, so that other tests' load cannot bunch their calls. Everything else runs three files at once: most of it
- * waits on timers and I/O, not on the CPU.
+ * leases, processes started and stopped, clocks run up to 25 times fast, "typing…" counted against
+ * the time a reply took): they run one at a time after the rest, so that other tests' load cannot
+ * bunch their calls. Everything else runs three files at once: most of it waits on timers and I/O,
+ * not on the CPU. The rule for a file running with others: it waits for events (a reply, a pass of
+ * the outbox sender, a poll), never for a quiet spell; a clock it needs past a limit is moved, not
+ * run fast; and an upper bound on elapsed time stands only for a promise of the product, with room
+ * for a loaded machine (seconds, not milliseconds). A file that cannot keep to that belongs here.
  */
 const ALONE = [
   "test/scale/**/*.test.ts",
@@ -17,6 +21,7 @@ const ALONE = [
   "test/e2e/limits.test.ts",
   "test/e2e/limits-more.test.ts",
   "test/unit/telegram-pace.test.ts",
+  "test/e2e/typing.test.ts",
   "test/e2e/database-outage.test.ts",
 ];
 

@@ -80,11 +80,14 @@ describe("abuse limits", () => {
 
 describe("the guided /connect key step expires", () => {
   let world: World;
-  // 10 minutes of the bot's clock pass in 3 s.
-  const SCALE = 200;
-  manageWorld((started) => (world = started), { timeScale: SCALE });
+  manageWorld((started) => (world = started));
 
-  const pastTheStep = () => new Promise((r) => setTimeout(r, (11 * 60_000) / SCALE));
+  /** Moves the bot's clock `minutes` on, once the step it asked is stored (no real time passes). */
+  const minutesPass = async (minutes: number) => {
+    await world.settled();
+    world.shiftAppClock(minutes * 60_000);
+  };
+  const pastTheStep = () => minutesPass(11);
 
   it("text typed after 10 minutes is normal text: not sent to the marketplace, not stored", async () => {
     const user = world.user(611);
@@ -117,7 +120,7 @@ describe("the guided /connect key step expires", () => {
     const { apiKey } = world.newAccount();
     user.send("/connect");
     await user.nextMessage();
-    await new Promise((r) => setTimeout(r, (5 * 60_000) / SCALE));
+    await minutesPass(9);
     user.send(apiKey);
     expect((await user.nextMessage()).text).toContain(apiKey.slice(-4));
     expect(await findCredential(world.app.db, 613)).toBeDefined();

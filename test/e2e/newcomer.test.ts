@@ -238,12 +238,13 @@ describe("npm start under a process manager", () => {
     expect(tree.length).toBeGreaterThan(0);
     expect(await connects(port)).toBe(true);
 
-    const sent = Date.now();
     process.kill(npm.pid!, "SIGTERM");
-    // main.ts gives itself 10 s to stop before it exits anyway.
-    await until(() => tree.every((pid) => !alive(pid)), 10_000, () => `still running: ${tree.filter(alive).join(", ")}\n${output}`);
+    // main.ts gives itself 10 s to stop before it exits anyway: within the shutdown time means it
+    // stopped by itself ("stopped" logged), not by that deadline (which says so), however long a
+    // loaded machine took.
+    await until(() => tree.every((pid) => !alive(pid)), 20_000, () => `still running: ${tree.filter(alive).join(", ")}\n${output}`);
     expect(await connects(port)).toBe(false);
-    expect(Date.now() - sent).toBeLessThan(10_000);
+    expect(output).not.toContain("shutdown took longer than 10 s");
     expect(output).toContain('"msg":"stopped"');
     await npmExited;
   }, 90_000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { manageWorld, type World } from "../kit/world";
-import { botTexts, linkedUser, pause, waitFor } from "../kit/push-helpers";
+import { botTexts, linkedUser, waitFor } from "../kit/push-helpers";
 
 const metric = async (world: World, name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(await (await fetch(`${world.app.url}/metrics`)).text())?.[1] ?? NaN);
 
@@ -38,12 +38,18 @@ describe("stopping while a long poll cycle runs", () => {
     const users = [711, 712, 713, 714, 715, 716, 717, 718];
     const last = await Promise.all(users.map((id) => linkedUser(world, id))).then((all) => all.at(-1)!);
     const cycle = world.app.push.pollNow(); // about 8 s at one user per second
-    await pause(1200);
+    // The cycle is under way: its first user has been polled.
+    await waitFor(async () => {
+      const open = await world.app.db.selectFrom("poll_cycles").select((eb) => eb.fn.max("id").as("id")).executeTakeFirst();
+      return open?.id !== null && open?.id !== undefined && (await world.app.db.selectFrom("poll_state").select("telegram_id").where("last_cycle", ">=", Number(open.id)).execute()).length >= 1;
+    }, 8000);
     expect((await last.post({ event: "order.filled", data: { id: "71800000-0000-4000-8000-000000000001", status: "Filled" } })).status).toBe(200);
     const started = Date.now();
     await world.app.stop();
-    expect(Date.now() - started).toBeLessThan(6000);
-    await cycle.catch(() => undefined);
+    // Within the 10 s the process gives its shutdown (src/main.ts), and without waiting for the cycle to end.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const polled = await cycle.catch(() => null);
+    expect(polled?.users ?? 0).toBeLessThan(users.length);
     expect(botTexts(world, 718).filter((t) => t.includes("Order 71800000"))).toHaveLength(1);
   }, 30_000);
 });

@@ -49,7 +49,8 @@ describe("webhook turns on SQLite: in this process, with the dedupe row in the d
     const started = Date.now();
     expect((await post(helpUpdate(7_002, 412))).status).toBe(200);
     expect(replies(412)).toBe(1);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Handled in the same request, not after the dead holder's 60 s lease (a loaded machine is slow, never that slow).
+    expect(Date.now() - started).toBeLessThan(20_000);
     const rows = await world.app.db.selectFrom("telegram_updates").select(["update_id", "done"]).orderBy("update_id").execute();
     expect(rows.map((row) => ({ update_id: Number(row.update_id), done: Number(row.done) }))).toEqual([
       { update_id: 7_001, done: 1 },

@@ -20,7 +20,8 @@ describe("long polling", () => {
     const { bot } = await world({ longPollMaxMs: 200 });
     const started = Date.now();
     expect(await bot.api.getUpdates({ timeout: 30 })).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Far below the 30 s asked for (a loaded machine may be slow, never 30 s slow).
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("runs a real bot with bot.start(), marking /commands as Telegram does", async () => {
