@@ -44,8 +44,15 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
         oc
           .column("update_id")
           .doUpdateSet({ owner, lease_until: now + leaseMs })
-          .where("telegram_updates.done", "=", 0)
-          .where("telegram_updates.lease_until", "<", now),
+          // A waiting update whose holder's lease ran out; or one this replica took and whose
+          // handling is over without a record of it (the database went away before the turn could
+          // be given back): a chat's updates run one at a time here, so none of its handling runs now.
+          .where((eb) =>
+            eb.or([
+              eb.and([eb("telegram_updates.done", "=", 0), eb("telegram_updates.lease_until", "<", now)]),
+              eb.and([eb("telegram_updates.owner", "=", owner), eb("telegram_updates.done", "!=", 1)]),
+            ]),
+          ),
       )
       .executeTakeFirst(),
   );
