@@ -246,10 +246,9 @@ export async function updatesHandled(bot: Bot<BotContext>, timeoutMs: number): P
 export async function registerProfile(bot: Bot<BotContext>, deps: BotDeps): Promise<void> {
   for (const language of LANGUAGES) {
     const tr = translatorFor(deps.i18n, language);
-    const codes = language === "en" ? ["", "en"] : [language];
+    const scopes = language === "en" ? [{}, { language_code: language }] : [{ language_code: language }];
     try {
-      for (const code of codes) {
-        const scope = code === "" ? {} : { language_code: code };
+      for (const scope of scopes) {
         await bot.api.setMyDescription(tr("bot-description").slice(0, 512), scope);
         await bot.api.setMyShortDescription(tr("bot-short-description").slice(0, 120), scope);
       }
