@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import type { Logger } from "../logger";
 import { releaseNamedLease, tryLease } from "./leases";
+import { databaseHealth } from "../db/health";
 
 export interface LeaderOptions {
   db: Kysely<Database>;
@@ -39,7 +40,9 @@ export async function startLeaderElection(options: LeaderOptions): Promise<Leade
     try {
       holds = await tryLease(options.db, options.name, options.owner, Date.now(), ttlMs);
     } catch (error) {
-      options.logger.warn({ err: error, lease: options.name }, "could not renew or take the lease; acting as follower");
+      // An unreachable database is logged once by its health tracker, not on every tick.
+      const level = databaseHealth(options.db)?.explains(error) ? "debug" : "warn";
+      options.logger[level]({ err: error, lease: options.name }, "could not renew or take the lease; acting as follower");
     }
     if (stopped) return;
     if (holds && !leader) {

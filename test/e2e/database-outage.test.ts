@@ -234,4 +234,33 @@ describe.skipIf(!TEST_DATABASE_URL)("a PostgreSQL outage (PostgreSQL only: SQLit
     await pause(1_500);
     expect(answers()).toBe(1);
   });
+  it("in polling mode the replica stops polling while the database is away and answers what was sent meanwhile once it is back; the log says it once each way", { timeout: 60_000 }, async () => {
+    database = await createPostgresTestDatabase("bot_outage");
+    proxy = await startDatabaseOutageProxy(database.url);
+    world = await startWorld({ env: { DATABASE_URL: proxy.url } });
+    const user = world.user(4301);
+    await user.send("/before1z");
+    await user.nextMessage();
+    const logOffset = world.logs().length;
+    proxy.down();
+    // Past a lease renewal or two: the replica no longer leads, so nothing is fetched meanwhile.
+    await pause(6_000);
+    user.send("/during1z");
+    await pause(6_000);
+    proxy.up();
+    const answers = () => botTexts(world!, 4301).filter((text) => text.includes("/during1z")).length;
+    await waitFor(() => answers() > 0, 20_000);
+    await pause(1_500);
+    expect(answers()).toBe(1);
+    const lines = world
+      .logs()
+      .slice(logOffset)
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(lines.filter((line) => line.msg.startsWith("database unreachable")).length).toBe(1);
+    expect(lines.filter((line) => line.msg === "database reachable again").length).toBe(1);
+    // Above info: the outage once, and the lease lost once; nothing per tick or per update.
+    expect(lines.filter((line) => line.level >= 40).map((line) => line.msg.split(":")[0])).toEqual(["database unreachable", "lost the lease"]);
+  });
 });
