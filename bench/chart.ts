@@ -6,10 +6,10 @@
 import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { createI18n } from "../src/chat/i18n";
-import { collectSpending, type SpendingRecords } from "../src/bot/features/stats/collect";
-import { buildSpendingReport } from "../src/bot/features/stats/report";
-import { chartFonts } from "../src/bot/features/stats/fonts";
-import { lastDays } from "../src/bot/features/stats/time-zones";
+import { collectSpending, type SpendingRecords } from "../src/reports/collect";
+import { buildSpendingReport } from "../src/reports/report";
+import { chartFonts } from "../src/reports/fonts";
+import { lastDays } from "../src/reports/time-zones";
 import { createMarketplaceClient } from "../src/marketplace";
 import { join } from "node:path";
 import { projectRoot } from "../src/paths";

@@ -57,3 +57,23 @@ export interface BotContextExtras {
 
 export type BotContext = Context & BotContextExtras;
 export type BotI18n = I18n<BotContext>;
+
+/** The areas a main-menu button or a deep link opens, each registered by its own feature. */
+export const MENU_AREAS = ["quote", "buy", "watch", "watches", "orders", "rules", "wallet", "topup", "transactions", "stats", "notifications", "settings", "webhook", "connect"] as const;
+export type MenuArea = (typeof MENU_AREAS)[number];
+/** Opens an area; `args` are the command's one-line arguments (a deep link carries them; the menu gives none). */
+export type MenuAction = (ctx: BotContext, args?: string) => Promise<void>;
+
+/** Where features register what their main-menu button (and a deep link) opens; the start feature looks it up. */
+export class MenuActions {
+  private readonly actions = new Map<string, MenuAction>();
+
+  register(area: MenuArea, action: MenuAction): void {
+    this.actions.set(area, action);
+  }
+
+  /** The action of `area` (any string, as callback data and links carry it), or undefined. */
+  find(area: string): MenuAction | undefined {
+    return this.actions.get(area);
+  }
+}

@@ -7,7 +7,7 @@ import { chatThrottler } from "./chat-throttle";
 import { commandList } from "./command-menu";
 import { Bot, GrammyError, HttpError } from "grammy";
 import { randomBytes } from "node:crypto";
-import type { BotContext, BotDeps } from "./context";
+import { MenuActions, type BotContext, type BotDeps } from "./context";
 import { markUserInactive } from "../db/repos/users";
 import { guidedFlows } from "./guided/install";
 import { translatorFor, LANGUAGES, pickLanguage } from "../chat/i18n";
@@ -20,7 +20,7 @@ import { rateLimit } from "./middleware/rate-limit";
 import { DEFAULT_TYPING, typingWhileSlow, type TypingOptions } from "./middleware/typing";
 import { DEFAULT_DOUBLE_TAP_MS, doubleTapGuard } from "./middleware/double-tap";
 import { groupKeyGuard, secretPasteGuard } from "./middleware/secret-paste";
-import { startFeature, unhandledFeature, type MenuActions } from "./features/start";
+import { startFeature, unhandledFeature } from "./features/start";
 import { connectFeature } from "./features/connect";
 import { accountFeature } from "./features/account";
 import { settingsFeature, settingsMenu } from "./features/settings";
@@ -121,7 +121,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     }),
   );
 
-  const menu: MenuActions = {};
+  const menu = new MenuActions();
   const cards: CardKinds = new Map();
 
   // Counted from arrival to the last write (a guided flow's state is saved after its reply).
@@ -165,7 +165,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   chain.use(menuDataGuard());
   // Menus before everything that may send one (the main menu opens /rules, a card shows a new
   // rule). One root serves them all: a single middleware per update, whichever menu is pressed.
-  const showTopUp = (ctx: BotContext) => (Object.hasOwn(menu, "topup") ? menu.topup!(ctx) : Promise.resolve());
+  const showTopUp = (ctx: BotContext) => menu.find("topup")?.(ctx) ?? Promise.resolve();
   const ruleMenus = rulesMenus(showTopUp);
   const transactions = transactionsMenu(showTopUp);
   const settings = settingsMenu();

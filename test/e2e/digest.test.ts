@@ -3,7 +3,7 @@ import { PNG } from "pngjs";
 import { linkKey, manageWorld, type World } from "../kit/world";
 import { findCredential } from "../../src/db/repos/credentials";
 import { expectedFigures } from "../kit/spending-oracle";
-import { CHART_PIXELS } from "../../src/bot/features/stats/report";
+import { CHART_PIXELS } from "../../src/reports/report";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 const HOUR = 3_600_000;

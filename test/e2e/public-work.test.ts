@@ -3,7 +3,7 @@ import type { FakeTelegram, InlineAnswer } from "../../src/telegram-fake";
 import { FLOOD_MAX_UPDATES, FLOOD_WINDOW_MS } from "../../src/bot/middleware/rate-limit";
 import { createWatch } from "../../src/db/repos/watches";
 import { MAX_WATCH_RENTS_PER_TICK } from "../../src/push/price-watch-job";
-import { STATS_FRESH_MS } from "../../src/bot/features/stats/cache";
+import { STATS_FRESH_MS } from "../../src/reports/cache";
 import { MAX_PUBLIC_QUOTES_IN_FLIGHT } from "../../src/marketplace/public-quotes";
 import { linkedUser, manageWorld, type World } from "../kit/world";
 

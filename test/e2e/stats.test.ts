@@ -5,10 +5,10 @@ import { PNG } from "pngjs";
 import { linkKey, manageWorld, type World } from "../kit/world";
 import { groupThousands } from "../../src/marketplace/money";
 import { expectedFigures } from "../kit/spending-oracle";
-import { CHART_PIXELS } from "../../src/bot/features/stats/report";
-import { lastDays } from "../../src/bot/features/stats/time-zones";
-import { STATS_REQUEST_LIMIT } from "../../src/bot/features/stats/collect";
-import { STATS_FRESH_MS } from "../../src/bot/features/stats/cache";
+import { CHART_PIXELS } from "../../src/reports/report";
+import { lastDays } from "../../src/reports/time-zones";
+import { STATS_REQUEST_LIMIT } from "../../src/reports/collect";
+import { STATS_FRESH_MS } from "../../src/reports/cache";
 import type { ChatMessage } from "../../src/telegram-fake";
 
 const DAY = 86_400_000;

@@ -8,7 +8,7 @@ import { code } from "../../../chat/html";
 import { DISCONNECT_NO, DISCONNECT_YES, WEBHOOK_ROTATE } from "../../../chat/callback-data";
 import { connectButton } from "../../marketplace-access";
 import { forgetPrefetched } from "../../prefetched";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 
 /** /disconnect and /webhook: the user's link to the marketplace and where its events go (/settings is a feature of its own). */
 export function accountFeature(menu: MenuActions): Composer<BotContext> {
@@ -74,7 +74,7 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
   }
 
   composer.command("webhook", showWebhook);
-  menu.webhook = showWebhook;
+  menu.register("webhook", showWebhook);
 
   composer.callbackQuery(WEBHOOK_ROTATE.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();

@@ -18,7 +18,7 @@ import { splitArguments } from "../../../input/arguments";
 import { badAddressArgument } from "../addresses";
 import { sendCard, type CardKinds, type CardOutcome } from "../cards";
 import { collectOrder, draftFromCommand, firstOrderQuestion, missingOrderField, orderLimits, startOrderFlow, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { addressFromStrangeLink, shareLine } from "../deep-links";
 
 const FIELDS: DraftField[] = ["resource", "volume", "duration", "address"];
@@ -228,7 +228,7 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
   }
 
   composer.command("buy", (ctx) => start(ctx, ctx.match));
-  menu.buy = (ctx, args = "") => start(ctx, args);
+  menu.register("buy", (ctx, args = "") => start(ctx, args));
 
   // "Buy this" under a quote: the same values, then the address step.
   composer.callbackQuery(QUOTE_BUY.pattern, async (ctx) => {

@@ -11,7 +11,7 @@ import { currentFlow, endFlow, startKeyStep } from "../../flows";
 import { FLOW_COMMANDS, type FlowName } from "../../guided/steps";
 import { keyStepOpen } from "./step";
 import { deleteSecretMessage } from "../../middleware/secret-paste";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { forgetPrefetched } from "../../prefetched";
 import { markOnceDone } from "../../update-effects";
 
@@ -127,6 +127,6 @@ export function connectFeature(menu: MenuActions): Composer<BotContext> {
     await link(ctx, ctx.message.caption);
   });
 
-  menu.connect = askForKey;
+  menu.register("connect", askForKey);
   return composer;
 }

@@ -1,7 +1,7 @@
 import type { BotContext } from "../../context";
 import { endFlow } from "../../flows";
 import { deepLinkUrl, parseStartPayload, shareUrl, startPayload, type LinkCommand, type LinkValues } from "../../../input/deep-link";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { rememberLinkAddress, rememberWatchLink } from "./link-address";
 
 export { addressFromStrangeLink, openedWatchLink } from "./link-address";
@@ -19,7 +19,7 @@ const BUY_ADDRESS_FIELD = 4;
  */
 export async function openStartLink(ctx: BotContext, payload: string, menu: MenuActions): Promise<boolean> {
   const parsed = parseStartPayload(payload);
-  const action = parsed.ok && Object.hasOwn(menu, parsed.link.command) ? menu[parsed.link.command] : undefined;
+  const action = parsed.ok ? menu.find(parsed.link.command) : undefined;
   if (!parsed.ok || !action) {
     ctx.deps.logger.info({ userId: ctx.account.telegram_id, reason: parsed.ok ? "command" : parsed.reason }, "a start link could not be read; the plain /start follows");
     await ctx.reply(ctx.tr("start-link-bad"), { parse_mode: "HTML" });

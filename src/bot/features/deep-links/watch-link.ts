@@ -6,7 +6,7 @@ import { resourceText, trxText, volumeText } from "../../../chat/format";
 import { code } from "../../../chat/html";
 import type { BotContext } from "../../context";
 import { pressedButtonExists } from "../../pressed-button";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { unfamiliarAddress } from "./link-address";
 
 /** What the reference behind the question's buttons holds before the link's /watch arguments. */
@@ -52,7 +52,7 @@ export function watchLinkFeature(menu: MenuActions): Composer<BotContext> {
 
   composer.callbackQuery(WATCH_LINK_SAVE.pattern, async (ctx) => {
     const args = await pressedLink(ctx, WATCH_LINK_SAVE.parse(ctx.callbackQuery.data)!);
-    const watch = Object.hasOwn(menu, "watch") ? menu.watch : undefined;
+    const watch = menu.find("watch");
     if (args === null || !watch) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;

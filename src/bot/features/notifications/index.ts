@@ -6,7 +6,7 @@ import type { BotContext } from "../../context";
 import { timeText } from "../../../chat/format";
 import { escapeHtml, MESSAGE_LIMIT, truncate } from "../../../chat/html";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { NOTIFICATION_READ, NOTIFICATIONS_PAGE, NOTIFICATIONS_READ_ALL } from "../../../chat/callback-data";
 
@@ -141,7 +141,7 @@ export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
   }
 
   composer.command("notifications", showNotifications);
-  menu.notifications = showNotifications;
+  menu.register("notifications", showNotifications);
 
   composer.callbackQuery(CALLBACK_PAGE, async (ctx) => {
     await ctx.answerCallbackQuery();

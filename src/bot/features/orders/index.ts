@@ -7,7 +7,7 @@ import { editInPlace } from "../../edit-in-place";
 import { resourceText, timeText, trxText, volumeText } from "../../../chat/format";
 import { code, marketWord, shortAddress, truncate, txLink } from "../../../chat/html";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "../../../chat/callback-data";
 
 const PAGE_SIZE = 5;
@@ -66,7 +66,7 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
   }
 
   composer.command("orders", showOrders);
-  menu.orders = showOrders;
+  menu.register("orders", showOrders);
 
   composer.callbackQuery(ORDERS_PAGE.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();

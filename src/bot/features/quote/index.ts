@@ -10,7 +10,7 @@ import { resourceText, sunPerUnit, trxText, volumeText } from "../../../chat/for
 import { replyMarketplaceError } from "../../marketplace-access";
 import { SecretBoxError } from "../../../security/secret-box";
 import { collectOrder, draftFromCommand, firstOrderQuestion, missingOrderField, orderLimits, startOrderFlow, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { shareLine } from "../deep-links";
 import { accountCredential } from "../../prefetched";
 
@@ -106,7 +106,7 @@ export function quoteFeature(menu: MenuActions): Composer<BotContext> {
   }
 
   composer.command("quote", (ctx) => start(ctx, ctx.match));
-  menu.quote = (ctx, args = "") => start(ctx, args);
+  menu.register("quote", (ctx, args = "") => start(ctx, args));
 
   return composer;
 }

@@ -14,7 +14,8 @@ import { code } from "../../../chat/html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
 import { cardKeyboard, sendCard, type CardButton, type CardKinds, type CardOutcome } from "../cards";
 import { volumeBounds, type RuleDraft } from "./draft";
-import { ruleCardText, ruleKind, type RuleKind } from "./views";
+import { ruleCardText } from "./views";
+import { ruleKind, type RuleKind } from "../../../marketplace/rule-words";
 
 const RETRYABLE = new Set(["timeout", "network", "server", "rate_limited", "invalid_response"]);
 /** What one smart-mode delivery is (MARKETPLACE_API.md: roughly 131k energy); used for its preview only. */

@@ -7,7 +7,7 @@ import { volumeText } from "../../../chat/format";
 import { truncate } from "../../../chat/html";
 import { replyMarketplaceError } from "../../marketplace-access";
 import { readAddress } from "../addresses";
-import { ruleKind, type RuleKind } from "./views";
+import { ruleKind, type RuleKind } from "../../../marketplace/rule-words";
 
 export const KINDS: RuleKind[] = ["refill", "renewal", "smart"];
 

@@ -8,11 +8,11 @@ import { enterFlow } from "../../guided/install";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
 import { badAddressArgument } from "../addresses";
 import type { CardKinds } from "../cards";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { ruleCardFeature, sendRuleCard } from "./card";
 import { automationOptions, draftFromArguments, FIELDS, nextStep, type RuleDraft } from "./draft";
 import type { RulesMenus } from "./menu";
-import { ruleStatus, type RuleKind } from "./views";
+import { ruleStatus, type RuleKind } from "../../../marketplace/rule-words";
 
 export { ruleConversation } from "./conversation";
 export { rulesMenus, type RulesMenus } from "./menu";
@@ -40,7 +40,7 @@ export function rulesFeature(menu: MenuActions, cards: CardKinds, menus: RulesMe
   }
 
   composer.command("rules", showRules);
-  menu.rules = showRules;
+  menu.register("rules", showRules);
 
   // Resume on a pushed "rule paused" alert (plain data: alerts are sent without a context). The
   // alert is edited into the rule's card with the result.

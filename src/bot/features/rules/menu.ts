@@ -8,7 +8,8 @@ import { MarketplaceError, type AutomationRule, type MarketplaceClient } from ".
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { describeMarketplaceError, replyMarketplaceError, userClient } from "../../marketplace-access";
-import { deliveriesText, ruleCardText, ruleRef, rulesPage, ruleStatus } from "./views";
+import { deliveriesText, ruleCardText, ruleRef, rulesPage } from "./views";
+import { ruleStatus } from "../../../marketplace/rule-words";
 
 type MenuContext = BotContext & MenuFlavor;
 

@@ -1,31 +1,12 @@
 import { refFor } from "../../../db/repos/callback-refs";
 import type { AutomationRule, Firing } from "../../../marketplace";
 import type { BotContext } from "../../context";
+import { ruleKind, ruleStatus, type RuleStatus } from "../../../marketplace/rule-words";
 import { timeText, trxText, volumeText } from "../../../chat/format";
 import { code, escapeHtml, MARKETPLACE_WORD_MAX, marketWord, MESSAGE_LIMIT, shortAddress, truncate } from "../../../chat/html";
 
 /** Rules per list page. */
 export const RULES_PAGE_SIZE = 8;
-
-export type RuleKind = "refill" | "renewal" | "smart";
-export type RuleStatus = "active" | "paused" | "cancelled" | "other";
-
-/** The spec leaves the literals open (the sandbox says auto-refill, auto-renewal, smart); read them loosely. */
-export function ruleKind(type: string): RuleKind | null {
-  const text = type.toLowerCase();
-  if (text.includes("refill")) return "refill";
-  if (text.includes("renew")) return "renewal";
-  if (text.includes("smart")) return "smart";
-  return null;
-}
-
-export function ruleStatus(status: string): RuleStatus {
-  const text = status.toLowerCase();
-  if (text === "active") return "active";
-  if (text === "paused") return "paused";
-  if (text === "cancelled" || text === "canceled") return "cancelled";
-  return "other";
-}
 
 /** The rule's kind in words, as plain text: an unknown type is the marketplace's own string (cut short), so escape it before HTML. */
 export function kindText(ctx: BotContext, type: string): string {

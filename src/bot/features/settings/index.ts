@@ -7,7 +7,7 @@ import { followChosenLanguage } from "../../command-menu";
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { LANGUAGES, pickLanguage, translatorFor, type Language, type Translate } from "../../../chat/i18n";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { addDigestButtons, applyDigestSetting, digestSettingsLines } from "../stats/digest-settings";
 
 export const ALERT_KINDS: AlertKind[] = ["orders", "rules", "deposits", "other", "prices"];
@@ -102,6 +102,6 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
 export function settingsFeature(menu: MenuActions, settings: { show(ctx: BotContext): Promise<void> }): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
   composer.command("settings", settings.show);
-  menu.settings = settings.show;
+  menu.register("settings", settings.show);
   return composer;
 }

@@ -1,17 +1,11 @@
 import { type Composer, InlineKeyboard } from "grammy";
 import { FlatComposer } from "../../middleware/flat-composer";
 import { MAIN_MENU } from "../../../chat/callback-data";
-import type { BotContext } from "../../context";
+import type { BotContext, MenuActions } from "../../context";
 import { endFlow, withFlowEnded } from "../../flows";
 import { truncate } from "../../../chat/html";
 import { openStartLink } from "../deep-links";
 import { accountCredential } from "../../prefetched";
-
-/**
- * Areas reachable from the main menu; each runs the same code as its command. `args` are the
- * command's one-line arguments (a deep link carries them; the menu gives none).
- */
-export type MenuActions = Record<string, (ctx: BotContext, args?: string) => Promise<void>>;
 
 export const COMMANDS = [
   "start",
@@ -105,8 +99,7 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
 
   composer.callbackQuery(MAIN_MENU.pattern, async (ctx) => {
     const area = ctx.match[1]!;
-    // Own entries only: "m:constructor" must not find the object's constructor.
-    const action = Object.hasOwn(menu, area) ? menu[area] : undefined;
+    const action = menu.find(area);
     if (!action) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;

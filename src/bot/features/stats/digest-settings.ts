@@ -4,7 +4,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema";
 import { setDigestPreference, type User } from "../../../db/repos/users";
 import type { Translate } from "../../../chat/i18n";
-import { DIGEST_TIME_ZONES, knownZone, latestDigestSlot, zoneForCode } from "./time-zones";
+import { DIGEST_TIME_ZONES, knownZone, latestDigestSlot, zoneForCode } from "../../../reports/time-zones";
 
 /*
  * The weekly digest's part of /settings, kept apart from the settings card so the card can move

@@ -5,11 +5,11 @@ import { findCredential } from "../../../db/repos/credentials";
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../start";
-import { SpendingCache, STATS_FRESH_MS } from "./cache";
-import { collectSpending } from "./collect";
-import { buildSpendingReport, windowKeyboard, type SpendingReport } from "./report";
-import { knownZone, lastDays } from "./time-zones";
+import type { MenuActions } from "../../context";
+import { SpendingCache, STATS_FRESH_MS } from "../../../reports/cache";
+import { collectSpending } from "../../../reports/collect";
+import { buildSpendingReport, windowKeyboard, type SpendingReport } from "../../../reports/report";
+import { knownZone, lastDays } from "../../../reports/time-zones";
 import { STATS_WINDOW } from "../../../chat/callback-data";
 
 /** The longest window offered; one read of it serves both buttons. */
@@ -74,7 +74,7 @@ export function statsFeature(menu: MenuActions): Composer<BotContext> {
   }
 
   composer.command("stats", showStats);
-  menu.stats = showStats;
+  menu.register("stats", showStats);
 
   composer.callbackQuery(STATS_WINDOW.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();

@@ -5,7 +5,7 @@ import type { BotContext } from "../../context";
 import { amountText, knownAmountText } from "../../../chat/format";
 import { code, marketWord, truncate } from "../../../chat/html";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { transactionsView, type TransactionsMenu } from "./transactions";
 import { markInMotion } from "../../../db/repos/poll-schedule";
@@ -117,9 +117,9 @@ export function walletFeature(menu: MenuActions, transactions: TransactionsMenu)
   }
 
   composer.command("wallet", showWallet);
-  menu.wallet = showWallet;
+  menu.register("wallet", showWallet);
   composer.command("topup", showTopUp);
-  menu.topup = showTopUp;
+  menu.register("topup", showTopUp);
 
   composer.callbackQuery(WALLET_REFRESH.pattern, async (ctx) => {
     const view = await loadWallet(ctx);

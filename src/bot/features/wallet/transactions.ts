@@ -9,7 +9,7 @@ import { amountText, timeText } from "../../../chat/format";
 import type { Language } from "../../../chat/i18n";
 import { truncate, txLink } from "../../../chat/html";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 
 /** Ledger entries per page (the API allows up to 100). */
@@ -236,7 +236,7 @@ export function transactionsView(menu: MenuActions, transactions: TransactionsMe
   const composer = new FlatComposer<BotContext>();
 
   composer.command("transactions", transactions.show);
-  menu.transactions = transactions.show;
+  menu.register("transactions", transactions.show);
 
   composer.callbackQuery(WALLET_TRANSACTIONS.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();

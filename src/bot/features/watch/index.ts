@@ -17,7 +17,7 @@ import { replyMarketplaceError } from "../../marketplace-access";
 import { badAddressArgument } from "../addresses";
 import { collectOrder, draftFromCommand, firstOrderQuestion, missingOrderField, startOrderFlow, type DraftField, type OrderLimits } from "../order-params";
 import { quoteLimits } from "../quote";
-import type { MenuActions } from "../start";
+import type { MenuActions } from "../../context";
 import { askWatchLink, openedWatchLink } from "../deep-links";
 import { splitWatchArguments, type WatchDraft } from "./parse";
 import type { WatchMenus } from "./menu";
@@ -157,14 +157,14 @@ export function watchFeature(menu: MenuActions, menus: WatchMenus): Composer<Bot
 
   composer.command("watch", (ctx) => start(ctx, ctx.match));
   composer.command("watches", showList);
-  menu.watch = (ctx, args = "") => start(ctx, args);
-  menu.watches = showList;
+  menu.register("watch", (ctx, args = "") => start(ctx, args));
+  menu.register("watches", showList);
 
   // Buy now on a price alert: /buy with the watch's values, so the card shows a fresh preview and
   // Confirm is the only way money moves. The alert's price is never used.
   composer.callbackQuery(WATCH_BUY.pattern, async (ctx) => {
     const watch = await findWatch(ctx.deps.db, ctx.account.telegram_id, WATCH_BUY.parse(ctx.callbackQuery.data)!);
-    const buy = Object.hasOwn(menu, "buy") ? menu.buy : undefined;
+    const buy = menu.find("buy");
     if (!watch || !buy) {
       await ctx.answerCallbackQuery({ text: ctx.tr("watch-gone") });
       return;
