@@ -333,7 +333,9 @@ class IngestBatcher {
  * alert are committed (group commit: concurrent requests share one transaction); a duplicate is
  * acknowledged and queues nothing. Answers: 404 unknown token, 413 over 64 KiB, 401 bad signature
  * (with a secret set), 400 malformed JSON, 422 no recognisable event name (or an order event
- * without an order); 200 and nothing queued for any other event name.
+ * without an order); 200 and nothing queued for any other event name; 503 with Retry-After when the
+ * event could not be stored (the database unreachable): never 200 for what is not committed, so
+ * the marketplace sends it again.
  *
  * A client address past its limit of unknown tokens gets 429 with Retry-After for every token,
  * known or not, without a database read: the answer tells a guesser nothing and costs nothing. The
