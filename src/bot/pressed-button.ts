@@ -1,5 +1,6 @@
 import type { Context } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
+import type { CallbackKind } from "../chat/callback-data";
 
 /**
  * Whether the message the callback came from carries a button with this callback data. Telegram
@@ -12,4 +13,14 @@ export function pressedButtonExists(ctx: Context): boolean {
   if (!query?.message || query.message.date === 0) return true;
   const markup = (query.message as { reply_markup?: InlineKeyboardMarkup }).reply_markup;
   return (markup?.inline_keyboard ?? []).some((row) => row.some((button) => "callback_data" in button && button.callback_data === query.data));
+}
+
+/**
+ * The values of the pressed button's data, read by its kind's own parser. A handler registered on
+ * the kind's pattern always gets them; anything else is a programming error, never user input.
+ */
+export function buttonValues<Values>(ctx: Context, kind: CallbackKind<Values>): Values {
+  const values = kind.parse(ctx.callbackQuery?.data ?? "");
+  if (values === null) throw new Error(`the pressed button's data is not of the kind ${kind.prefix}`);
+  return values;
 }

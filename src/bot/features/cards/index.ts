@@ -22,6 +22,7 @@ import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { cardButtons } from "../../../chat/alerts";
 import { CARD_CANCEL, CARD_CONFIRM, CARD_REFRESH } from "../../../chat/callback-data";
+import { buttonValues } from "../../pressed-button";
 
 /** A card older than this asks for a fresh preview before Confirm (prices move). */
 export const CARD_FRESH_MS = 5 * 60_000;
@@ -159,7 +160,7 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   }
 
   composer.callbackQuery(CARD_CONFIRM.pattern, async (ctx) => {
-    const { action, kind } = await tappedCard(ctx, ctx.match[1]!);
+    const { action, kind } = await tappedCard(ctx, buttonValues(ctx, CARD_CONFIRM));
     if (!action || !kind) {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
       return;
@@ -215,7 +216,7 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   });
 
   composer.callbackQuery(CARD_CANCEL.pattern, async (ctx) => {
-    const { action, kind } = await tappedCard(ctx, ctx.match[1]!);
+    const { action, kind } = await tappedCard(ctx, buttonValues(ctx, CARD_CANCEL));
     if (!action || !kind) {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
       return;
@@ -235,7 +236,7 @@ export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   });
 
   composer.callbackQuery(CARD_REFRESH.pattern, async (ctx) => {
-    const { action, kind } = await tappedCard(ctx, ctx.match[1]!);
+    const { action, kind } = await tappedCard(ctx, buttonValues(ctx, CARD_REFRESH));
     // A card whose earlier attempt is too old to resend may still offer a new preview (a new card).
     if (!action || !kind || (action.state !== "pending" && !attemptExpired(action))) {
       await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });

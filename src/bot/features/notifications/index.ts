@@ -9,6 +9,7 @@ import { replyMarketplaceError, userClient } from "../../marketplace-access";
 import type { MenuActions } from "../../context";
 import { editInPlace } from "../../edit-in-place";
 import { NOTIFICATION_READ, NOTIFICATIONS_PAGE, NOTIFICATIONS_READ_ALL } from "../../../chat/callback-data";
+import { buttonValues } from "../../pressed-button";
 
 /** The marketplace's fixed page size, used when a response does not say. */
 const API_PAGE_SIZE = 20;
@@ -147,23 +148,24 @@ export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
     await ctx.answerCallbackQuery();
     const client = await userClient(ctx);
     if (!client) return;
-    const shown = await view(ctx, client, Math.max(1, Number(ctx.match[1])));
+    const shown = await view(ctx, client, Math.max(1, buttonValues(ctx, NOTIFICATIONS_PAGE)));
     if (shown) await edit(ctx, shown);
   });
 
   composer.callbackQuery(CALLBACK_READ, async (ctx) => {
-    const id = await resolveRef(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
+    const read = buttonValues(ctx, NOTIFICATION_READ);
+    const id = await resolveRef(ctx.deps.db, ctx.account.telegram_id, read.ref);
     if (!id) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;
     }
-    await markThenRedraw(ctx, (client) => client.readNotification(id), "notifications-marked", ctx.match[2]);
+    await markThenRedraw(ctx, (client) => client.readNotification(id), "notifications-marked", read.page);
   });
 
-  composer.callbackQuery(CALLBACK_READ_ALL, (ctx) => markThenRedraw(ctx, (client) => client.readAllNotifications(), "notifications-all-marked", ctx.match[1]));
+  composer.callbackQuery(CALLBACK_READ_ALL, (ctx) => markThenRedraw(ctx, (client) => client.readAllNotifications(), "notifications-all-marked", buttonValues(ctx, NOTIFICATIONS_READ_ALL)));
 
   /** Mark read (one or all), then the page the button was on drawn again. */
-  async function markThenRedraw(ctx: BotContext, mark: (client: MarketplaceClient) => Promise<unknown>, doneKey: string, page: string | undefined): Promise<void> {
+  async function markThenRedraw(ctx: BotContext, mark: (client: MarketplaceClient) => Promise<unknown>, doneKey: string, page: number): Promise<void> {
     const client = await userClient(ctx);
     if (!client) {
       await ctx.answerCallbackQuery();
@@ -178,7 +180,7 @@ export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
       return;
     }
     await ctx.answerCallbackQuery({ text: ctx.tr(doneKey) });
-    const shown = await view(ctx, client, Math.max(1, Number(page)));
+    const shown = await view(ctx, client, Math.max(1, page));
     if (shown) await edit(ctx, shown);
   }
 

@@ -9,6 +9,7 @@ import { code, marketWord, shortAddress, truncate, txLink } from "../../../chat/
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
 import type { MenuActions } from "../../context";
 import { ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "../../../chat/callback-data";
+import { buttonValues } from "../../pressed-button";
 
 const PAGE_SIZE = 5;
 
@@ -70,12 +71,13 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
 
   composer.callbackQuery(ORDERS_PAGE.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();
-    const view = await page(ctx, Math.max(1, Number(ctx.match[1])));
+    const view = await page(ctx, Math.max(1, buttonValues(ctx, ORDERS_PAGE)));
     if (view) await edit(ctx, view.text, view.keyboard);
   });
 
   composer.callbackQuery(ORDER_OPEN.pattern, async (ctx) => {
-    const orderId = await resolveRef(ctx.deps.db, ctx.account.telegram_id, ctx.match[1]!);
+    const opened = buttonValues(ctx, ORDER_OPEN);
+    const orderId = await resolveRef(ctx.deps.db, ctx.account.telegram_id, opened.ref);
     if (!orderId) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;
@@ -85,7 +87,7 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     if (!client) return;
     try {
       const order = await client.getOrder(orderId);
-      await edit(ctx, orderCard(ctx, order), new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(Number(ctx.match[2]))));
+      await edit(ctx, orderCard(ctx, order), new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(opened.page)));
     } catch (error) {
       await replyMarketplaceError(ctx, error, { read: true });
     }

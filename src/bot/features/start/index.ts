@@ -6,6 +6,7 @@ import { endFlow, withFlowEnded } from "../../flows";
 import { truncate } from "../../../chat/html";
 import { openStartLink } from "../deep-links";
 import { accountCredential } from "../../prefetched";
+import { buttonValues } from "../../pressed-button";
 
 export const COMMANDS = [
   "start",
@@ -98,7 +99,7 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
   });
 
   composer.callbackQuery(MAIN_MENU.pattern, async (ctx) => {
-    const area = ctx.match[1]!;
+    const area = buttonValues(ctx, MAIN_MENU);
     const action = menu.find(area);
     if (!action) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });

@@ -11,6 +11,7 @@ import { collectSpending } from "../../../reports/collect";
 import { buildSpendingReport, windowKeyboard, type SpendingReport } from "../../../reports/report";
 import { knownZone, lastDays } from "../../../reports/time-zones";
 import { STATS_WINDOW } from "../../../chat/callback-data";
+import { buttonValues } from "../../pressed-button";
 
 /** The longest window offered; one read of it serves both buttons. */
 const READ_DAYS = 30;
@@ -78,7 +79,7 @@ export function statsFeature(menu: MenuActions): Composer<BotContext> {
 
   composer.callbackQuery(STATS_WINDOW.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();
-    const shown = await load(ctx, ctx.match[1] === "30" ? 30 : 7, false);
+    const shown = await load(ctx, buttonValues(ctx, STATS_WINDOW), false);
     if (!shown) return;
     const message = ctx.callbackQuery.message;
     const showsPhoto = Boolean(message && "photo" in message && message.photo);
