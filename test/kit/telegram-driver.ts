@@ -147,5 +147,10 @@ export function expectNoRejectedCalls(fake: FakeTelegram): void {
 function recentCalls(fake: FakeTelegram): string {
   const last = fake.calls.filter((call) => call.method !== "getUpdates").slice(-5);
   if (last.length === 0) return "The bot made no calls besides getUpdates.";
-  return `Last calls: ${last.map((call) => `${call.method} ${call.ok ? "ok" : `→ ${call.description}`}`).join("; ")}`;
+  // What each said (a toast's words tell an expired button from a changed rule), shortened.
+  const said = (call: (typeof last)[number]) => {
+    const text = typeof call.params.text === "string" ? call.params.text.replace(/\s+/g, " ").slice(0, 60) : "";
+    return text ? ` "${text}"` : "";
+  };
+  return `Last calls: ${last.map((call) => `${call.method}${said(call)} ${call.ok ? "ok" : `→ ${call.description}`}`).join("; ")}`;
 }
