@@ -137,6 +137,21 @@ export class OutboxSender {
 
   /** Sends in flight (not awaited by the cycle: a slow Telegram must not stall the budget's pace). */
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Alerts Telegram accepted whose "sent" could not be recorded (the database went away): recorded
+   * at the start of the next cycles, before anything is claimed, so this replica never sends them
+   * again when their lease runs out.
+   */
+  private readonly unrecorded = new Set<number>();
+
+  /** Records the sends kept in `unrecorded`; throws (the cycle fails and pauses) while the database is away. */
+  private async recordUnrecorded(): Promise<void> {
+    for (const id of [...this.unrecorded]) {
+      // False: another replica took the row meanwhile; nothing left to record here.
+      await markSent(this.options.db, id, this.options.now(), this.owner);
+      this.unrecorded.delete(id);
+    }
+  }
 
   /**
    * One pass: in one short transaction, takes what the global budget allows (shared by every
@@ -150,6 +165,7 @@ export class OutboxSender {
       return 0;
     }
     this.cycles += 1;
+    if (this.unrecorded.size > 0) await this.recordUnrecorded();
     if (this.cycles % 500 === 1) await this.store.prune(now()).catch(() => undefined);
     // The last cycle filled its whole grant: there may be more rows, so no look before the transaction.
     const draining = !this.idle;
@@ -186,7 +202,7 @@ export class OutboxSender {
     });
     for (const row of rows) {
       const sending: Promise<void> = this.send(row)
-        .catch((error: unknown) => this.options.logger.error({ err: error, outboxId: row.id }, "recording an alert's outcome failed; its lease will run out"))
+        .catch((error: unknown) => reportFailure(this.options.db, this.options.logger, error, "recording an alert's outcome failed; its lease will run out", { outboxId: row.id }))
         .finally(() => {
           this.inFlight.delete(sending);
           this.wake();
@@ -216,6 +232,7 @@ export class OutboxSender {
       await markDropped(db, row.id, "unreadable payload", this.owner);
       return;
     }
+    let accepted = false;
     try {
       if (payload.method === "sendDigest") {
         const built = this.options.prepare ? await this.options.prepare(row, payload) : null;
@@ -232,6 +249,7 @@ export class OutboxSender {
       } finally {
         leave?.();
       }
+      accepted = true;
       // The chat's pace counts this send from its answer, so network jitter cannot squeeze two
       // messages closer than the pace at Telegram's end.
       const recorded = await db.transaction().execute(async (trx) => {
@@ -241,6 +259,13 @@ export class OutboxSender {
       if (!recorded) logger.warn({ outboxId: row.id }, "alert sent after its lease had run out (slow send); another replica may send it too");
       metrics.alerts.inc({ outcome: "sent" });
     } catch (error) {
+      if (accepted) {
+        // Delivered, but not recorded: kept for the next cycles rather than sent again.
+        this.unrecorded.add(row.id);
+        metrics.alerts.inc({ outcome: "sent" });
+        reportFailure(db, logger, error, "recording a sent alert failed; recorded when the database answers", { outboxId: row.id });
+        return;
+      }
       if (error instanceof GrammyError) {
         if (error.error_code === 429) {
           const retryAfter = Number(error.parameters.retry_after ?? 1);
@@ -288,7 +313,8 @@ export class OutboxSender {
     const until = <T>(work: Promise<T>) => Promise.race([work, new Promise<null>((resolve) => setTimeout(() => resolve(null), remaining()).unref())]);
     if (this.running) await until(this.running);
     while (remaining() > 0) {
-      const sent = await until(this.cycle());
+      // A cycle that fails (the database gone) ends the drain: what is queued stays for the next start.
+      const sent = await until(this.cycle().catch(() => null));
       if (sent === null) break;
       if (sent === 0 && this.idle && this.nextDue === null && this.inFlight.size === 0) break;
       if (sent === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(this.inFlight.size > 0 ? 10 : 100, remaining())));

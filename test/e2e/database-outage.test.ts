@@ -1,3 +1,4 @@
+import { Api, type Transformer } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
 import { telegramWebhookSecret } from "../../src/app";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
@@ -83,12 +84,31 @@ const readyStatus = (world: World) =>
     })
     .catch(() => 0);
 
-/** Log lines (parsed) whose message contains `text`. */
-const logLines = (world: World, text: string) =>
-  world
-    .logs()
+/**
+ * A Bot API transformer that holds the first sendMessage whose parameters contain `text` until
+ * `release()`, then answers it with `answer` (or passes it on to Telegram); `reached` resolves
+ * when it is held.
+ */
+function holdSend(text: string, answer?: { ok: false; error_code: number; description: string }) {
+  let reached!: () => void;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = false;
+  const transformer: Transformer = async (prev, method, payload, signal) => {
+    if (held || method !== "sendMessage" || !JSON.stringify(payload).includes(text)) return prev(method, payload, signal);
+    held = true;
+    reached();
+    await released;
+    return answer ? (answer as never) : prev(method, payload, signal);
+  };
+  return { transformer, reached: new Promise<void>((resolve) => (reached = resolve)), release };
+}
+
+/** The log lines (parsed) of `text`, the captured log or a part of it. */
+const parsedLog = (text: string) =>
+  text
     .split("\n")
-    .filter((line) => line.includes(text))
+    .filter(Boolean)
     .map((line) => JSON.parse(line) as { level: number; msg: string });
 
 describe.skipIf(!TEST_DATABASE_URL)("a PostgreSQL outage (PostgreSQL only: SQLite has no server to lose)", () => {
@@ -105,11 +125,12 @@ describe.skipIf(!TEST_DATABASE_URL)("a PostgreSQL outage (PostgreSQL only: SQLit
     database = null;
   });
 
-  /** A world in webhook mode whose database is reached through the outage proxy. */
-  const startOutageWorld = async (): Promise<{ world: World; proxy: DatabaseOutageProxy }> => {
+  /** A world (in webhook mode unless `polling`) whose database is reached through the outage proxy. */
+  const startOutageWorld = async (env: Record<string, string> = {}, polling = false): Promise<{ world: World; proxy: DatabaseOutageProxy }> => {
     database = await createPostgresTestDatabase("bot_outage");
     proxy = await startDatabaseOutageProxy(database.url);
-    world = await startWorld({ env: { DATABASE_URL: proxy.url, BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" } });
+    world = await startWorld({ env: { DATABASE_URL: proxy.url, ...(polling ? {} : { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" }), ...env } });
+    if (polling) return { world, proxy };
     // Telegram posts the updates to this bot's /telegram (the app registered its public address).
     const secret = telegramWebhookSecret(world.env.SECRET_KEY!);
     await fetch(`${world.telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: `${world.app.url}/telegram`, secret_token: secret }) });
@@ -185,14 +206,10 @@ describe.skipIf(!TEST_DATABASE_URL)("a PostgreSQL outage (PostgreSQL only: SQLit
       expect(traffic.commands.length).toBeGreaterThan(30);
       expect(traffic.commands.filter((command) => answersTo(command) !== 1)).toEqual([]);
       // The log: once unreachable, once back; no line per failed request or loop pass.
-      expect(logLines(world, "database unreachable").filter((line) => line.msg.startsWith("database unreachable")).length).toBe(1);
-      expect(logLines(world, "database reachable again").length).toBe(1);
-      const loud = outageLog
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { level: number; msg: string })
-        .filter((line) => line.level >= 40);
-      expect(loud.map((line) => line.msg.split(":")[0])).toEqual(["database unreachable"]);
+      const log = parsedLog(world.logs());
+      expect(log.filter((line) => line.msg.startsWith("database unreachable")).length).toBe(1);
+      expect(log.filter((line) => line.msg === "database reachable again").length).toBe(1);
+      expect(parsedLog(outageLog).filter((line) => line.level >= 40).map((line) => line.msg.split(":")[0])).toEqual(["database unreachable"]);
       expect(acknowledgedDuring).toBe(0);
     } finally {
       process.off("uncaughtException", onCrash);
@@ -204,28 +221,16 @@ describe.skipIf(!TEST_DATABASE_URL)("a PostgreSQL outage (PostgreSQL only: SQLit
     const { world, proxy } = await startOutageWorld();
     // The reply to /late1z reaches Telegram while the database is still there; Telegram answers it
     // with a 502 just after the database went away.
-    let reached!: () => void;
-    const inReply = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let failed = false;
-    world.app.bot.api.config.use(async (prev, method, payload, signal) => {
-      if (method === "sendMessage" && !failed && JSON.stringify(payload).includes("/late1z")) {
-        failed = true;
-        reached();
-        await released;
-        return { ok: false, error_code: 502, description: "Bad Gateway" } as never;
-      }
-      return prev(method, payload, signal);
-    });
+    const reply = holdSend("/late1z", { ok: false, error_code: 502, description: "Bad Gateway" });
+    world.app.bot.api.config.use(reply.transformer);
     const user = world.user(4201);
     await user.send("/hi1z");
     await user.nextMessage();
     user.send("/late1z");
-    await inReply;
+    await reply.reached;
     proxy.down();
     await pause(300);
-    release();
+    reply.release();
     // Telegram delivers it again every second; the database refuses; then it is back.
     await pause(3_000);
     proxy.up();
@@ -235,9 +240,7 @@ describe.skipIf(!TEST_DATABASE_URL)("a PostgreSQL outage (PostgreSQL only: SQLit
     expect(answers()).toBe(1);
   });
   it("in polling mode the replica stops polling while the database is away and answers what was sent meanwhile once it is back; the log says it once each way", { timeout: 60_000 }, async () => {
-    database = await createPostgresTestDatabase("bot_outage");
-    proxy = await startDatabaseOutageProxy(database.url);
-    world = await startWorld({ env: { DATABASE_URL: proxy.url } });
+    const { world, proxy } = await startOutageWorld({}, true);
     const user = world.user(4301);
     await user.send("/before1z");
     await user.nextMessage();
@@ -248,19 +251,42 @@ describe.skipIf(!TEST_DATABASE_URL)("a PostgreSQL outage (PostgreSQL only: SQLit
     user.send("/during1z");
     await pause(6_000);
     proxy.up();
-    const answers = () => botTexts(world!, 4301).filter((text) => text.includes("/during1z")).length;
+    const answers = () => botTexts(world, 4301).filter((text) => text.includes("/during1z")).length;
     await waitFor(() => answers() > 0, 20_000);
     await pause(1_500);
     expect(answers()).toBe(1);
-    const lines = world
-      .logs()
-      .slice(logOffset)
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    const lines = parsedLog(world.logs().slice(logOffset));
     expect(lines.filter((line) => line.msg.startsWith("database unreachable")).length).toBe(1);
     expect(lines.filter((line) => line.msg === "database reachable again").length).toBe(1);
     // Above info: the outage once, and the lease lost once; nothing per tick or per update.
     expect(lines.filter((line) => line.level >= 40).map((line) => line.msg.split(":")[0])).toEqual(["database unreachable", "lost the lease"]);
+  });
+
+  it("an alert Telegram accepted just as the database went away is recorded once it is back, not sent again when its claim runs out", { timeout: 60_000 }, async () => {
+    // Claims on alerts last 2 s here, so the outage outlives the claim.
+    const { world, proxy } = await startOutageWorld({ LEASE_MS: "2000" });
+    await linkKey(world, world.user(4401), world.newAccount().apiKey);
+    const token = await rotateWebhookToken(world.app.db, 4401, Date.now());
+    // The sender's sendMessage to Telegram is held until the database is gone, then goes through.
+    const send = holdSend("71000001");
+    const api = new Api(BOT_TOKEN, { apiRoot: world.telegram.apiRoot });
+    api.config.use(send.transformer);
+    await world.app.push.sender.stop(0);
+    world.app.push.sender.start(api);
+    const answer = await fetch(`${world.app.url}/webhooks/marketplace/${token}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(filled("71000001-0000-4000-8000-000000000000")) });
+    expect(answer.status).toBe(200);
+    await send.reached;
+    proxy.down();
+    await pause(300);
+    send.release();
+    await pause(4_000);
+    proxy.up();
+    const alerts = () => botTexts(world, 4401).filter((text) => text.includes("Order 71000001")).length;
+    await waitFor(() => alerts() > 0, 10_000);
+    // Past the claim's end and several sender cycles with the database back.
+    await pause(4_000);
+    expect(alerts()).toBe(1);
+    const row = await world.app.db.selectFrom("outbox").select("status").where("telegram_id", "=", 4401).executeTakeFirstOrThrow();
+    expect(row.status).toBe("sent");
   });
 });
