@@ -111,7 +111,9 @@ const parsedLog = (text: string) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { level: number; msg: string });
 
-describe.skipIf(!TEST_DATABASE_URL)("a PostgreSQL outage (PostgreSQL only: SQLite has no server to lose)", () => {
+const pgOnly = TEST_DATABASE_URL ? "" : " (skipped: TEST_DATABASE_URL is unset; SQLite has no server to lose, this needs PostgreSQL)";
+
+describe.skipIf(!TEST_DATABASE_URL)(`a PostgreSQL outage${pgOnly}`, () => {
   let world: World | null = null;
   let proxy: DatabaseOutageProxy | null = null;
   let database: TestDatabase | null = null;
