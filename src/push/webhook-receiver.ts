@@ -369,8 +369,10 @@ export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
       } catch (error) {
         // Not stored, so not acknowledged: 503, and the marketplace sends it again. An unreachable
         // database is logged once by its health tracker, not once per delivery.
-        if (databaseHealth(deps.db)?.explains(error)) deps.logger.debug({ err: error }, "marketplace webhook not stored (database unreachable); answered 503");
-        else deps.logger.error({ err: error }, "marketplace webhook could not be stored; answered 503");
+        // The route pattern, never the path: it carries the user's personal token.
+        const route = "/webhooks/marketplace/:token";
+        if (databaseHealth(deps.db)?.explains(error)) deps.logger.debug({ err: error, route }, "marketplace webhook not stored (database unreachable); answered 503");
+        else deps.logger.error({ err: error, route }, "marketplace webhook could not be stored; answered 503");
         c.header("Retry-After", "5");
         return c.json({ error: "temporarily unavailable; send it again" }, 503);
       }

@@ -85,8 +85,9 @@ describe("account and secret safety", () => {
     } finally {
       await sql`ALTER TABLE webhook_tokens_away RENAME TO webhook_tokens`.execute(world.app.db);
     }
-    expect(status).toBe(500);
-    const failure = world.logs().split("\n").find((line) => line.includes("HTTP handler failed"));
+    // Not stored: 503, so the marketplace sends it again.
+    expect(status).toBe(503);
+    const failure = world.logs().split("\n").find((line) => line.includes("marketplace webhook could not be stored"));
     expect(failure).toBeDefined();
     expect(failure).toContain("/webhooks/marketplace/:token");
     expect(world.logs()).not.toContain(token);
