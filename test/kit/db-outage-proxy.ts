@@ -23,7 +23,8 @@ export async function startDatabaseOutageProxy(databaseUrl: string): Promise<Dat
   const target = new URL(databaseUrl);
   const targetPort = Number(target.port || 5432);
   const targetHost = target.hostname;
-  const open = new Set<Socket>();
+  /** Each open connection: the bot's side and the database's side. */
+  const open = new Map<Socket, Socket>();
   let isDown = false;
   let refusedCount = 0;
 
@@ -34,11 +35,9 @@ export async function startDatabaseOutageProxy(databaseUrl: string): Promise<Dat
       return;
     }
     const upstream = connect({ host: targetHost, port: targetPort });
-    open.add(client);
-    open.add(upstream);
+    open.set(client, upstream);
     const end = () => {
       open.delete(client);
-      open.delete(upstream);
       if (!client.destroyed) client.resetAndDestroy();
       if (!upstream.destroyed) upstream.destroy();
     };
@@ -58,11 +57,10 @@ export async function startDatabaseOutageProxy(databaseUrl: string): Promise<Dat
     url: proxied.toString(),
     down() {
       isDown = true;
-      for (const socket of [...open]) {
-        if (socket.destroyed) continue;
-        // The client side is reset (ECONNRESET), as a crashed server's connections are.
-        if (socket.remoteAddress === "127.0.0.1" && open.has(socket) && socket.localPort === Number(proxied.port)) socket.resetAndDestroy();
-        else socket.destroy();
+      // The bot's side is reset (ECONNRESET), as a vanished server's connections are.
+      for (const [client, upstream] of open) {
+        if (!client.destroyed) client.resetAndDestroy();
+        upstream.destroy();
       }
       open.clear();
     },
@@ -72,7 +70,10 @@ export async function startDatabaseOutageProxy(databaseUrl: string): Promise<Dat
     refused: () => refusedCount,
     close() {
       isDown = true;
-      for (const socket of open) socket.destroy();
+      for (const [client, upstream] of open) {
+        client.destroy();
+        upstream.destroy();
+      }
       open.clear();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
