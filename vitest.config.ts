@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { DATABASE_FREE } from "./test/database-free";
 
 /**
  * Test files that measure time or rates (Telegram's limits on arrival, several replicas and their
@@ -25,6 +26,10 @@ const ALONE = [
   "test/e2e/database-outage.test.ts",
 ];
 
+/** With TEST_DATABASE_URL set, the files that never use it are left out (see test/database-free.ts). */
+const onPostgres = /^postgres(ql)?:\/\//.test(process.env.TEST_DATABASE_URL ?? "");
+const leftOut = onPostgres ? DATABASE_FREE : [];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -33,8 +38,8 @@ export default defineConfig({
     setupFiles: ["test/setup.ts"],
     globalSetup: ["test/global-setup.ts"],
     projects: [
-      { extends: true, test: { name: "together", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: 3, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "alone", include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "together", include: ["test/**/*.test.ts"], exclude: [...ALONE, ...leftOut], maxWorkers: 3, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "alone", include: ALONE, exclude: leftOut, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },
 });
