@@ -24,6 +24,7 @@ const ALONE = [
   "test/unit/telegram-pace.test.ts",
   "test/e2e/typing.test.ts",
   "test/e2e/database-outage.test.ts",
+  "test/bench.test.ts",
 ];
 
 /** With TEST_DATABASE_URL set, the files that never use it are left out (see test/database-free.ts). */
