@@ -5,6 +5,7 @@ import type { Database } from "../db/schema";
 import type { Logger } from "../logger";
 import { COMMANDS } from "./features/start";
 import { translatorFor, type Language } from "../chat/i18n";
+import { setMenuLanguage } from "../db/repos/menu-language";
 
 type Translations = { t(locale: string, key: string, vars?: Record<string, string>): string };
 
@@ -53,5 +54,5 @@ export async function followChosenLanguage(api: Api, deps: MenuDeps, user: { tel
     if (failedChats.size > FAILED_REMEMBERED) failedChats.delete(failedChats.values().next().value!);
     return;
   }
-  await deps.db.updateTable("users").set({ menu_language: language }).where("telegram_id", "=", user.telegram_id).execute();
+  await setMenuLanguage(deps.db, user.telegram_id, language);
 }

@@ -152,3 +152,9 @@ export async function deletePendingActionsChangedBefore(db: Kysely<Database>, be
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The stored results of a user's order cards other than `exceptId` that have one (JSON text, as written by the card). */
+export async function otherOrderCardResults(db: Kysely<Database>, telegramId: number, exceptId: string): Promise<string[]> {
+  const cards = await db.selectFrom("pending_actions").select("result").where("telegram_id", "=", telegramId).where("kind", "=", "order").where("id", "!=", exceptId).where("result", "is not", null).execute();
+  return cards.map((row) => row.result!);
+}

@@ -3,7 +3,7 @@ import { FlatComposer } from "../../middleware/flat-composer";
 import { CARD_REFRESH, QUOTE_BUY } from "../../../chat/callback-data";
 import { touchAddress } from "../../../db/repos/addresses";
 import { markKeyBroken } from "../../../db/repos/credentials";
-import { firstAttemptAt, wasAttempted, type PendingAction } from "../../../db/repos/pending-actions";
+import { firstAttemptAt, otherOrderCardResults, wasAttempted, type PendingAction } from "../../../db/repos/pending-actions";
 import { MarketplaceError, type MarketplaceClient, type OrderPreview } from "../../../marketplace";
 import { addTrx, compareTrx, sunToTrx, trxToSun } from "../../../marketplace/money";
 import type { BotContext } from "../../context";
@@ -66,11 +66,11 @@ async function findOrderOfCard(client: MarketplaceClient, order: OrderPayload, a
  * counted: this card's own earlier attempt may have placed and followed one before it lost its claim.)
  */
 async function claimedOrders(ctx: BotContext, card: PendingAction): Promise<Set<string>> {
-  const cards = await ctx.deps.db.selectFrom("pending_actions").select("result").where("telegram_id", "=", ctx.account.telegram_id).where("kind", "=", "order").where("id", "!=", card.id).where("result", "is not", null).execute();
+  const results = await otherOrderCardResults(ctx.deps.db, ctx.account.telegram_id, card.id);
   const claimed = new Set<string>();
-  for (const row of cards) {
+  for (const result of results) {
     try {
-      const orderId = (JSON.parse(row.result!) as { orderId?: unknown }).orderId;
+      const orderId = (JSON.parse(result) as { orderId?: unknown }).orderId;
       if (typeof orderId === "string") claimed.add(orderId);
     } catch {
       // a result that is not JSON names no order
