@@ -9,7 +9,7 @@ import { deletePendingActionsChangedBefore } from "../db/repos/pending-actions";
 import { deleteUpdateWindowsBefore } from "../db/repos/update-windows";
 import { pruneTelegramUpdates } from "../scale/update-turns";
 import { deletePollCyclesBefore } from "./notification-poller";
-import { deleteFinishedFollowsBefore } from "./order-follower";
+import { deleteFinishedFollowsBefore } from "../db/repos/followed-orders";
 import { deleteFinishedAlerts } from "../db/repos/outbox";
 import { pruneWebhookEvents } from "./webhook-receiver";
 

@@ -11,7 +11,7 @@ import { saveApiKey } from "../../src/db/repos/credentials";
 import { markInMotion } from "../../src/db/repos/poll-schedule";
 import { upsertUser } from "../../src/db/repos/users";
 import { createMarketplaceClient } from "../../src/marketplace";
-import { followOrder } from "../../src/push/order-follower";
+import { followOrder } from "../../src/db/repos/followed-orders";
 import { createSandbox } from "../../src/sandbox";
 import { SecretBox } from "../../src/security/secret-box";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";

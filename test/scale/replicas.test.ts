@@ -10,7 +10,7 @@ import { upsertUser } from "../../src/db/repos/users";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
 import { createMarketplaceClient } from "../../src/marketplace";
 import { openPollCycle } from "../../src/push/notification-poller";
-import { followOrder } from "../../src/push/order-follower";
+import { followOrder } from "../../src/db/repos/followed-orders";
 import { createSandbox } from "../../src/sandbox";
 import { SecretBox } from "../../src/security/secret-box";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";

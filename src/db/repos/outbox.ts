@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Database, OutboxTable } from "../schema";
-import { isPostgres } from "../dialect";
+import { claimedKeys } from "../lease-claim";
 
 export type OutboxRow = Selectable<OutboxTable>;
 export interface OutboxPayload {
@@ -100,32 +100,25 @@ export async function deleteQueuedAlerts(db: Kysely<Database> | Transaction<Data
 /**
  * Claims due rows with a lease: only the oldest queued row of each chat (so a chat's alerts leave
  * in order, and a row backing off or leased holds the ones behind it), only rows nobody holds, and
- * only in chats whose next turn (chat_send, shared by every replica) has come.
- * One UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) on PostgreSQL, so replicas claiming
- * at the same moment take disjoint rows without waiting on each other; the lease conditions are
- * repeated in the UPDATE, so a row is never held by two replicas on either dialect.
+ * only in chats whose next turn (chat_send, shared by every replica) has come. One claim
+ * ({@link claimedKeys}): replicas claiming at the same moment take disjoint rows.
  */
 export async function claimDue(db: Kysely<Database>, owner: string, now: number, limit: number, leaseMs: number): Promise<OutboxRow[]> {
-  const pg = isPostgres(db);
+  const candidates = db
+    .selectFrom("outbox as o")
+    .select("o.id")
+    .where("o.status", "=", "queued")
+    .where("o.next_attempt_at", "<=", now)
+    .where((e) => e.or([e("o.lease_until", "is", null), e("o.lease_until", "<", now)]))
+    .where("o.id", "=", (e) => e.selectFrom("outbox as p").select((f) => f.fn.min("p.id").as("min_id")).where("p.chat_id", "=", e.ref("o.chat_id")).where("p.status", "=", "queued"))
+    .where((e) => e.not(e.exists(e.selectFrom("chat_send as cs").select("cs.chat_id").whereRef("cs.chat_id", "=", "o.chat_id").where("cs.next_send_at", ">", now))))
+    .orderBy("o.next_attempt_at")
+    .orderBy("o.id")
+    .limit(limit);
   const rows = await db
     .updateTable("outbox")
     .set({ lease_owner: owner, lease_until: now + leaseMs })
-    .where((eb) => {
-      const claim = eb
-        .selectFrom("outbox as o")
-        .select("o.id")
-        .where("o.status", "=", "queued")
-        .where("o.next_attempt_at", "<=", now)
-        .where((e) => e.or([e("o.lease_until", "is", null), e("o.lease_until", "<", now)]))
-        .where("o.id", "=", (e) => e.selectFrom("outbox as p").select((f) => f.fn.min("p.id").as("min_id")).where("p.chat_id", "=", e.ref("o.chat_id")).where("p.status", "=", "queued"))
-        .where((e) => e.not(e.exists(e.selectFrom("chat_send as cs").select("cs.chat_id").whereRef("cs.chat_id", "=", "o.chat_id").where("cs.next_send_at", ">", now))))
-        .orderBy("o.next_attempt_at")
-        .orderBy("o.id")
-        .limit(limit)
-        .$if(pg, (qb) => qb.forUpdate().skipLocked());
-      // One evaluation on PostgreSQL: a LIMIT … SKIP LOCKED subquery under IN may be rescanned and return more than its limit.
-      return pg ? eb("id", "=", sql<number>`any(array(${claim}))`) : eb("id", "in", claim);
-    })
+    .where(claimedKeys(db, "id", candidates))
     .where("status", "=", "queued")
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
     .returningAll()
