@@ -111,7 +111,7 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     user.send("/help");
     await user.nextMessage();
     const metrics = await (await fetch(`${world.app.url}/metrics`)).text();
-    const families = ["bot_updates_handled_total", "marketplace_api_calls_total", "telegram_api_calls_total", "http_requests_total", "alerts_total", "process_resident_memory_bytes", "nodejs_heap_used_bytes", "process_cpu_seconds_total", "process_uptime_seconds", "replica_info"];
+    const families = ["bot_updates_handled_total", "marketplace_api_calls_total", "telegram_api_calls_total", "http_requests_total", "alerts_total", "process_resident_memory_bytes", "nodejs_heap_size_used_bytes", "process_cpu_seconds_total", "process_uptime_seconds", "replica_info"];
     for (const family of families) expect(metrics).toMatch(new RegExp(`^# TYPE ${family} (counter|gauge)$`, "m"));
     expect(metrics).toMatch(/^telegram_api_calls_total\{method="sendMessage",outcome="ok"\} [1-9]/m);
     expect(metrics).toMatch(/^telegram_api_calls_total\{method="getUpdates",outcome="ok"\} [1-9]/m);
