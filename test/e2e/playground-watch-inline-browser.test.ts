@@ -86,8 +86,9 @@ describe("the playground's price slider fires a price watch, and its inline box 
     const reached = page.locator(".msg.bot", { hasText: "the price reached your threshold" });
     expect(await reached.count()).toBe(0);
 
-    // Drag the slider well under the threshold; letting go applies it (the change event: set-price),
-    // and the set-price action checks the price watches at once (sandbox-panel.ts), so no cron minute is waited for.
+    // Drag the slider well under the threshold: it shows the rate it would set and changes nothing
+    // until its button applies it; the set-price action then checks the price watches at once
+    // (sandbox-panel.ts), so no cron minute is waited for.
     const slider = page.locator("#price-slider");
     const target = rate - 35;
     const { landed, yBefore, yAfter } = await dragSlider(slider, target);
@@ -96,6 +97,17 @@ describe("the playground's price slider fires a price watch, and its inline box 
     expect(yAfter).toBe(yBefore);
     expect(landed).toBeLessThan(thresholdRate);
     expect(landed).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => page.locator("#price-value").textContent(), WAIT).toBe(`${landed} sun/unit (not applied yet; now ${rate})`);
+    await expect.poll(() => page.locator("#panel-price").textContent(), WAIT).toBe(`Simulate: set the price to ${landed} sun/unit`);
+    // Nothing was applied on release: the sandbox's rate is unchanged and no alert came, even after a
+    // panel refresh (which must not put the slider back either).
+    expect(playground.app.sandbox!.sandbox.control.getPrices().find((price) => price.resource === "energy" && price.duration === "1h")?.sunPerUnit).toBe(rate);
+    const refreshed = page.waitForResponse((response) => response.url().endsWith("/play/api/sandbox") && response.request().method() === "GET", WAIT);
+    await send("/help"); // a bot message makes the panel read the sandbox's state again
+    await refreshed;
+    await expect.poll(() => page.locator("#price-value").textContent(), WAIT).toBe(`${landed} sun/unit (not applied yet; now ${rate})`);
+    expect(await reached.count()).toBe(0);
+    await page.click("#panel-price");
     await waitForToast(page, `energy 1h: ${landed} sun per unit · price watches: 1 checked, 1 alert(s)`, WAIT.timeout);
     await expect.poll(() => page.locator("#price-value").textContent(), WAIT).toBe(`${landed} sun/unit (set)`);
     await expect.poll(() => page.locator("#produces-price").textContent(), WAIT).toContain(`→ ${landed} sun per unit for energy 1h`);

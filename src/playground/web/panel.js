@@ -125,12 +125,21 @@ export function renderPanel(state, settleCurrent = true) {
   renderProduces(state);
 }
 
-/** The slider follows the rate in force for the chosen resource and duration (unless it is being moved). */
+/**
+ * The slider shows the rate in force for the chosen resource and duration, or the rate it was moved
+ * to and not yet applied: moving it changes nothing until its button applies it.
+ */
 export function showPrice(state) {
   const rate = (state.prices || []).find((price) => price.resource === $("price-resource").value && price.duration === $("price-duration").value);
   if (!rate) return;
-  if (document.activeElement !== $("price-slider")) $("price-slider").value = String(rate.sunPerUnit);
-  $("price-value").textContent = `${$("price-slider").value} sun/unit${rate.overridden ? " (set)" : " (price book)"}`;
+  if (view.priceDraft === null) {
+    $("price-slider").value = String(rate.sunPerUnit);
+    $("price-value").textContent = `${rate.sunPerUnit} sun/unit${rate.overridden ? " (set)" : " (price book)"}`;
+  } else {
+    $("price-slider").value = String(view.priceDraft);
+    $("price-value").textContent = `${view.priceDraft} sun/unit (not applied yet; now ${rate.sunPerUnit})`;
+  }
+  $("panel-price").textContent = `Simulate: set the price to ${$("price-slider").value} sun/unit`;
 }
 
 export function watchReport(watches) {
@@ -205,17 +214,23 @@ export function wirePanel() {
   $("panel-webhook-off").onclick = () => panelAction("webhook", { url: null });
   const setPrice = async (sunPerUnit) => {
     const result = await panelAction("set-price", { resource: $("price-resource").value, duration: $("price-duration").value, sunPerUnit });
-    if (result) toast(`${result.rate.resource} ${result.rate.duration}: ${result.rate.sunPerUnit} sun per unit · ${watchReport(result.watches)}`);
+    if (!result) return;
+    view.priceDraft = null;
+    if (view.panelState) showPrice(view.panelState);
+    toast(`${result.rate.resource} ${result.rate.duration}: ${result.rate.sunPerUnit} sun per unit · ${watchReport(result.watches)}`);
   };
   $("panel-price").onclick = () => setPrice(Number($("price-slider").value));
-  $("price-slider").onchange = () => setPrice(Number($("price-slider").value));
   $("price-slider").oninput = () => {
-    $("price-value").textContent = `${$("price-slider").value} sun/unit`;
-    if (view.panelState) renderProduces(view.panelState);
+    view.priceDraft = Number($("price-slider").value);
+    if (view.panelState) {
+      showPrice(view.panelState);
+      renderProduces(view.panelState);
+    }
   };
   $("panel-price-reset").onclick = () => setPrice(null);
   for (const id of ["price-resource", "price-duration"]) {
     $(id).addEventListener("input", () => {
+      view.priceDraft = null;
       if (view.panelState) showPrice(view.panelState);
     });
   }

@@ -15,6 +15,8 @@ export const view = {
   menuIndex: 0,
   /** Whether the person moved through the command menu with the arrow keys: only then does Enter take its item. */
   menuChosen: false,
+  /** The rate the price slider was moved to and not yet applied (null: it shows the rate in force). */
+  priceDraft: null,
   refreshTimer: null,
   /** The sandbox panel's last state, so its "what this will do" lines follow the inputs. */
   panelState: null,
