@@ -1,43 +1,42 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { AddressInfo } from "node:net";
-import { serve, type ServerType } from "@hono/node-server";
-import { run, type RunnerHandle } from "@grammyjs/runner";
 import type { Bot } from "grammy";
 import type { Kysely } from "kysely";
 import { join } from "node:path";
-import { parseConfig, dataDirectory, type Config } from "./config";
-import { createLogger, SecretScrubber, wantsPrettyLogs, type Logger } from "./logger";
+import { parseConfig, type Config } from "./config";
+import type { Logger } from "./logger";
 import { migrateToLatest, openDatabase } from "./db/connection";
 import { DatabaseHealth, databaseHealth } from "./db/health";
 import type { Database } from "./db/schema";
 import { WriteBatcher } from "./db/write-batcher";
 import { reencryptCredentials } from "./db/repos/credentials";
-import { SecretBox } from "./security/secret-box";
-import { loadOrCreateSecretKey } from "./security/secret-key-file";
+import type { SecretBox } from "./security/secret-box";
 import { Metrics } from "./metrics";
-import { createMarketplaceClient } from "./marketplace";
 import { projectRoot } from "./paths";
-import { withBoundedPublicQuotes } from "./marketplace/public-quotes";
-import { createBot, pollingRunnerOptions, registerCommands, registerProfile, telegramTimeouts, updatesHandled, updatesInFlight, type TelegramTimeouts } from "./bot/create-bot";
+import { createBot, registerCommands, registerProfile, updatesHandled, updatesInFlight, type TelegramTimeouts } from "./bot/create-bot";
 import type { TypingOptions } from "./bot/middleware/typing";
 import type { BotContext, BotDeps } from "./bot/context";
 import { createI18n } from "./chat/i18n";
 import { OptionsCache } from "./bot/options-cache";
 import { createServer, type ServerEnv } from "./server/create-server";
-import { registerTelegramWebhook } from "./server/routes/telegram-webhook";
+import { registerTelegramWebhook, type TelegramWebhookHandle } from "./server/routes/telegram-webhook";
 import { startPush, type PushHandle } from "./push";
-import { startEmbeddedSandbox, type EmbeddedSandbox } from "./embedded-sandbox";
+import type { EmbeddedSandbox } from "./embedded-sandbox";
 import { startPlayground, type PlaygroundHandle } from "./playground";
-import { urlHost } from "./listen-address";
 import type { Hono } from "hono";
 import type { DestinationStream } from "pino";
-import { startLeaderElection, type LeaderHandle } from "./scale/leader";
+import type { LeaderHandle } from "./scale/leader";
 import { leasesHeldBy } from "./scale/leases";
 import { databaseUpdateTurns, processUpdateTurns } from "./scale/update-turns";
 import { databaseSendBudget, memorySendBudget, type ChatPace, type GlobalBudget } from "./scale/send-budget";
 import { isPostgres } from "./db/dialect";
 import { ArrivalWindow, DEFAULT_ARRIVAL_WINDOW } from "./scale/arrival-window";
+import { startSecrets, telegramWebhookSecret } from "./startup/secrets";
+import { startMarketplace } from "./startup/marketplace";
+import { listen } from "./startup/listen";
+import { receiveTelegramUpdates } from "./startup/telegram-updates";
+
+export { telegramWebhookSecret };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -87,20 +86,90 @@ export interface App {
 
 const LOCALES_DIR = join(projectRoot(), "locales");
 
-/** The password inside a database URL (postgres://user:password@host/db), as written and decoded. */
-function databasePasswords(databaseUrl: string): string[] {
-  if (!/^postgres(ql)?:/i.test(databaseUrl)) return [];
-  try {
-    const password = new URL(databaseUrl).password;
-    return password ? [password, decodeURIComponent(password)] : [];
-  } catch {
-    return [];
-  }
+type Stops = Array<() => Promise<void> | void>;
+
+/** The config, or a ConfigError listing every problem. */
+function readConfig(env: AppOptions["env"]): Config {
+  const parsed = parseConfig(env);
+  if (!parsed.ok) throw new ConfigError(parsed.problems);
+  return parsed.config;
 }
 
-/** The Telegram webhook secret, derived from SECRET_KEY so every replica agrees without another variable. */
-export function telegramWebhookSecret(secretKey: string): string {
-  return createHmac("sha256", Buffer.from(secretKey, "base64")).update("telegram-webhook-secret").digest("base64url");
+/** Opens and migrates the database, then re-encrypts stored API keys under the current SECRET_KEY. */
+async function openStore(config: Config, logger: Logger, box: SecretBox) {
+  const opened = await openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, health: new DatabaseHealth(logger) });
+  await migrateToLatest(opened.db);
+  const rotation = await reencryptCredentials(opened.db, box);
+  if (rotation.rotated > 0 || rotation.unreadable > 0) logger.info(rotation, "re-encrypted stored API keys under the current SECRET_KEY");
+  return opened;
+}
+
+/** The playground's fake Telegram when it is on (its token and API root replace the real ones). */
+async function startTelegramSide(config: Config, logger: Logger, sandbox: EmbeddedSandbox | null, host: string, stops: Stops) {
+  if (!config.playground) return { playground: null, token: config.BOT_TOKEN, apiRoot: config.TELEGRAM_API_ROOT! };
+  const playground = await startPlayground({ logger, sandbox, address: { host, publicUrl: config.PUBLIC_URL ?? null } });
+  stops.push(() => playground.stop());
+  return { playground, token: playground.token, apiRoot: playground.apiRoot };
+}
+
+/** One arrival window and one send budget for the process: replies and alerts take from the same ones. */
+function telegramLimits(options: AppOptions, db: Kysely<Database>, now: () => number) {
+  // One for the process: replies and alerts together stay within Telegram's overall limit on arrival.
+  const lifted = options.telegramBudget ? Math.floor(options.telegramBudget.perSecond + options.telegramBudget.burst) : 0;
+  const sendWindow = new ArrivalWindow({ windowMs: DEFAULT_ARRIVAL_WINDOW.windowMs, limit: Math.max(DEFAULT_ARRIVAL_WINDOW.limit, lifted), now });
+  // Telegram's budgets: in the database every replica shares (PostgreSQL), or in this process's
+  // memory on SQLite, which is one process by design. Replies and alerts take from the same one.
+  const sendBudget = isPostgres(db) ? databaseSendBudget(db) : memorySendBudget();
+  return { sendWindow, sendBudget };
+}
+
+/** The bot's options from the app's: its token and API root, Telegram's limits, and the tests' overrides. */
+function botOptions(options: AppOptions, token: string, apiRoot: string, limits: ReturnType<typeof telegramLimits>): Parameters<typeof createBot>[1] {
+  return { token, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget, serverErrorRetries: options.telegramServerErrorRetries, ...limits, ...(options.telegramTyping !== undefined ? { typing: options.telegramTyping } : {}), ...(options.telegramDoubleTapMs !== undefined ? { doubleTapMs: options.telegramDoubleTapMs } : {}), chatPace: options.telegramChatPace !== undefined ? options.telegramChatPace : options.perChatMinTimeMs === 0 ? null : undefined };
+}
+
+/** The HTTP routes: push's, the Telegram webhook's in webhook mode, the playground's when it is on. */
+function serverRoutes(push: PushHandle, telegramWebhook: TelegramWebhookHandle | null, playground: PlaygroundHandle | null): Array<(app: Hono<ServerEnv>) => void> {
+  const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
+  if (telegramWebhook) routes.push(telegramWebhook.register);
+  if (playground) routes.push(playground.routes);
+  return routes;
+}
+
+/** Replica gauges: whether this replica polls Telegram, and how many named leases it holds. */
+function replicaGauges(metrics: Metrics, db: Kysely<Database>, replicaId: string, leadership: LeaderHandle | null): void {
+  metrics.gauge("replica_polling_leader", "1 when this replica holds the polling lease (runs getUpdates)", () => (leadership?.isLeader() ? 1 : 0));
+  metrics.gauge("replica_named_leases", "Named leases (polling leader, cron jobs) this replica holds", async () => (await leasesHeldBy(db, replicaId, Date.now())).length);
+}
+
+interface Running {
+  logger: Logger;
+  db: Kysely<Database>;
+  bot: Bot<BotContext>;
+  push: PushHandle;
+  leadership: LeaderHandle | null;
+  telegramWebhook: TelegramWebhookHandle | null;
+  stops: Stops;
+}
+
+/** Shuts down in the reverse order of start: updates, the updates being handled, push, the server and embedded services, the database. */
+async function stopRunning({ logger, db, bot, push, leadership, telegramWebhook, stops }: Running): Promise<void> {
+  logger.debug("stopping: long polling");
+  await leadership?.stop();
+  if (telegramWebhook) {
+    logger.debug("stopping: Telegram updates being handled (at most 5 s)");
+    if (!(await telegramWebhook.drain(5_000))) logger.warn("stopping with Telegram updates still being handled; Telegram will redeliver them");
+  } else if (!(await updatesHandled(bot, 5_000))) {
+    // The runner stops fetching at once but leaves the updates it took running: let them end
+    // before the database closes under them (their offset is already confirmed to Telegram).
+    logger.warn({ inFlight: updatesInFlight(bot) }, "stopping with Telegram updates still being handled after 5 s");
+  }
+  logger.debug("stopping: pushed alerts (draining the outbox for a few seconds)");
+  await push.stop();
+  logger.debug("stopping: HTTP server and embedded services");
+  for (const stop of stops.reverse()) await stop();
+  await db.destroy();
+  logger.info("stopped");
 }
 
 /**
@@ -109,91 +178,23 @@ export function telegramWebhookSecret(secretKey: string): string {
  * `stop()` shuts down in reverse order.
  */
 export async function startApp(options: AppOptions): Promise<App> {
-  const parsed = parseConfig(options.env);
-  if (!parsed.ok) throw new ConfigError(parsed.problems);
-  const config = parsed.config;
+  const config = readConfig(options.env);
   const now = options.now ?? Date.now;
-
-  const scrubber = new SecretScrubber();
-  scrubber.add(config.BOT_TOKEN);
-  scrubber.add(config.SECRET_KEY);
-  scrubber.add(config.SECRET_KEY_PREVIOUS);
-  scrubber.add(config.MARKETPLACE_WEBHOOK_SECRET);
-  for (const password of databasePasswords(config.DATABASE_URL)) scrubber.add(password);
-  scrubber.add(config.METRICS_TOKEN);
-  const logger = createLogger({ level: config.LOG_LEVEL, pretty: !options.logDestination && wantsPrettyLogs(config.LOG_FORMAT, process.stdout.isTTY === true), scrubber, destination: options.logDestination });
-
-  let secretKey = config.SECRET_KEY;
-  if (!secretKey) {
-    const generated = loadOrCreateSecretKey(dataDirectory(config));
-    secretKey = generated.key;
-    scrubber.add(secretKey);
-    if (generated.created) {
-      logger.warn({ path: generated.path }, "SECRET_KEY is not set: generated one into the data folder (mode 0600). Back it up or set SECRET_KEY: without it, linked API keys cannot be decrypted.");
-    } else {
-      logger.warn({ path: generated.path }, "SECRET_KEY is not set: using the generated key from the data folder");
-    }
-  }
-  scrubber.add(telegramWebhookSecret(secretKey));
-  const box = new SecretBox(secretKey, config.SECRET_KEY_PREVIOUS, (apiKey) => scrubber.addUserSecret(apiKey));
-
-  const { db, path: dbPath, dialect } = await openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, health: new DatabaseHealth(logger) });
-  await migrateToLatest(db);
-  const rotation = await reencryptCredentials(db, box);
-  if (rotation.rotated > 0 || rotation.unreadable > 0) logger.info(rotation, "re-encrypted stored API keys under the current SECRET_KEY");
+  const { logger, scrubber, secretKey, box } = startSecrets(config, options.logDestination);
+  const { db, path: dbPath, dialect } = await openStore(config, logger, box);
 
   const metrics = new Metrics();
-  const stops: Array<() => Promise<void> | void> = [];
-
-  let sandbox: EmbeddedSandbox | null = null;
-  let marketplaceUrl = config.MARKETPLACE_URL;
-  if (!marketplaceUrl) {
-    // Kept beside a file database so a restart keeps the demo key a playground user linked.
-    sandbox = await startEmbeddedSandbox({ stateFile: config.DATABASE_URL.startsWith("file:") ? join(dataDirectory(config), "sandbox-state.json") : null });
-    stops.push(() => sandbox!.stop());
-    marketplaceUrl = sandbox.url;
-    logger.info({ marketplace: marketplaceUrl, demoApiKeyEnding: sandbox.demoApiKey.slice(-4), stateFile: sandbox.stateFile, restored: sandbox.restored }, "using the embedded sandbox marketplace (no real TRX)");
-    if (sandbox.restoreProblem) logger.warn({ stateFile: sandbox.stateFile, problem: sandbox.restoreProblem }, "the saved sandbox state could not be read: moved it aside and started a fresh sandbox (new demo key)");
-  } else {
-    logger.info({ marketplace: marketplaceUrl }, "using the marketplace at MARKETPLACE_URL");
-  }
-
-  // Every key a call is made with (a stored one, or one offered to /connect) is scrubbed from logs.
-  // One bounded path for every public quote of the process (see public-quotes.ts).
-  const marketplace = withBoundedPublicQuotes((apiKey?: () => string) =>
-    createMarketplaceClient({
-      baseUrl: marketplaceUrl,
-      apiKey: apiKey && (() => {
-        const key = apiKey();
-        scrubber.addUserSecret(key);
-        return key;
-      }),
-      timeoutMs: config.MARKETPLACE_TIMEOUT_MS,
-      backoffBaseMs: options.marketplaceBackoffMs,
-      onCall: (info) => metrics.apiCalls.inc({ method: info.method, route: info.route, outcome: info.outcome }),
-    }), { onLimit: (limit) => metrics.publicWorkLimited.inc({ limit }) });
+  const stops: Stops = [];
+  const { sandbox, marketplaceUrl, marketplace } = await startMarketplace({ config, logger, scrubber, metrics, backoffMs: options.marketplaceBackoffMs, stops });
 
   // The playground stays on this machine unless HOST says otherwise (and parseConfig allowed it).
   const host = config.HOST ?? (config.playground ? "127.0.0.1" : "0.0.0.0");
-  let playground: PlaygroundHandle | null = null;
-  let token = config.BOT_TOKEN;
-  let apiRoot = config.TELEGRAM_API_ROOT!;
-  if (config.playground) {
-    playground = await startPlayground({ logger, sandbox, address: { host, publicUrl: config.PUBLIC_URL ?? null } });
-    stops.push(() => playground!.stop());
-    token = playground.token;
-    apiRoot = playground.apiRoot;
-  }
+  const { playground, token, apiRoot } = await startTelegramSide(config, logger, sandbox, host, stops);
 
   const i18n = createI18n<BotContext>(LOCALES_DIR);
   const replicaId = config.REPLICA_ID ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  // One for the process: replies and alerts together stay within Telegram's overall limit on arrival.
-  const lifted = options.telegramBudget ? Math.floor(options.telegramBudget.perSecond + options.telegramBudget.burst) : 0;
-  const sendWindow = new ArrivalWindow({ windowMs: DEFAULT_ARRIVAL_WINDOW.windowMs, limit: Math.max(DEFAULT_ARRIVAL_WINDOW.limit, lifted), now });
-  // Telegram's budgets: in the database every replica shares (PostgreSQL), or in this process's
-  // memory on SQLite, which is one process by design. Replies and alerts take from the same one.
-  const sendBudget = isPostgres(db) ? databaseSendBudget(db) : memorySendBudget();
-  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, sendWindow, sendBudget, ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }) });
+  const limits = telegramLimits(options, db, now);
+  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, ...limits, ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }) });
   const deps: BotDeps = {
     config,
     db,
@@ -210,69 +211,24 @@ export async function startApp(options: AppOptions): Promise<App> {
     onLinked: (telegramId) => push.primeNotifications(telegramId),
     rememberSecret: (value) => scrubber.addUserSecret(value),
   };
-  const bot = createBot(deps, { token: token!, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget, serverErrorRetries: options.telegramServerErrorRetries, sendWindow, sendBudget, ...(options.telegramTyping !== undefined ? { typing: options.telegramTyping } : {}), ...(options.telegramDoubleTapMs !== undefined ? { doubleTapMs: options.telegramDoubleTapMs } : {}), chatPace: options.telegramChatPace !== undefined ? options.telegramChatPace : options.perChatMinTimeMs === 0 ? null : undefined });
+  const bot = createBot(deps, botOptions(options, token!, apiRoot, limits));
 
   const webhookSecret = telegramWebhookSecret(secretKey);
-  const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
   const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { turns: isPostgres(db) ? databaseUpdateTurns(db, replicaId, { writes: deps.writes }) : processUpdateTurns(db, replicaId, { writes: deps.writes }), health: databaseHealth(db) }) : null;
-  if (telegramWebhook) routes.push(telegramWebhook.register);
-  if (playground) routes.push(playground.routes);
-  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN }, routes);
+  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN }, serverRoutes(push, telegramWebhook, playground));
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
   await bot.init();
   if (!bot.botInfo.supports_inline_queries) {
     logger.warn({ bot: bot.botInfo.username }, "inline mode is off for this bot, so \"@bot 65k 1h\" quotes do not work in chats: in @BotFather send /setinline, choose the bot and set a placeholder");
   }
-  const server: ServerType = await new Promise((resolve) => {
-    const started = serve({ fetch: http.fetch, port: config.PORT, hostname: host }, () => resolve(started));
-  });
-  // Far below Node's 300 s default: a slow client cannot hold a connection open.
-  const nodeServer = server as unknown as { requestTimeout: number; headersTimeout: number; keepAliveTimeout: number };
-  nodeServer.requestTimeout = 30_000;
-  nodeServer.headersTimeout = 10_000;
-  nodeServer.keepAliveTimeout = 5_000;
-  const address = server.address() as AddressInfo;
-  const url = `http://${urlHost(host)}:${address.port}`;
+  const server = await listen(http, config.PORT, host);
+  const url = server.url;
   playground?.attach({ push, db, now, selfUrl: url, publicUrl: config.PUBLIC_URL ?? null });
-  stops.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
-  );
+  stops.push(() => server.close());
 
-  let runner: RunnerHandle | null = null;
-  let leadership: LeaderHandle | null = null;
-  if (config.BOT_MODE === "webhook") {
-    await bot.api.setWebhook(`${config.PUBLIC_URL}/telegram`, { secret_token: webhookSecret, allowed_updates: ["message", "edited_message", "callback_query", "my_chat_member", "inline_query"] });
-    logger.info({ url: `${config.PUBLIC_URL}/telegram` }, "webhook mode: Telegram posts updates to /telegram");
-  } else {
-    // Exactly one replica calls getUpdates: the holder of the polling lease; another takes over
-    // within seconds when it dies.
-    leadership = await startLeaderElection({
-      db,
-      logger,
-      name: "telegram-polling",
-      owner: replicaId,
-      ttlMs: 10_000,
-      renewMs: 2_500,
-      onLead: async () => {
-        await bot.api.deleteWebhook().catch((error: unknown) => logger.warn({ err: error }, "deleteWebhook failed"));
-        runner = run(bot, { runner: pollingRunnerOptions(telegramTimeouts(options.telegramTimeouts), ["message", "edited_message", "callback_query", "my_chat_member", "inline_query"]) });
-        logger.info("long polling started");
-      },
-      onLose: async () => {
-        const stopping: RunnerHandle | null = runner;
-        runner = null;
-        if (stopping) await stopping.stop();
-        logger.info("long polling stopped");
-      },
-    });
-  }
-  metrics.gauge("replica_polling_leader", "1 when this replica holds the polling lease (runs getUpdates)", () => (leadership?.isLeader() ? 1 : 0));
-  metrics.gauge("replica_named_leases", "Named leases (polling leader, cron jobs) this replica holds", async () => (await leasesHeldBy(db, replicaId, Date.now())).length);
+  const leadership = await receiveTelegramUpdates({ config, db, logger, bot, replicaId, webhookSecret, timeouts: options.telegramTimeouts });
+  replicaGauges(metrics, db, replicaId, leadership);
   void registerCommands(bot, deps);
   void registerProfile(bot, deps);
   // The sender keeps to Telegram's limits through the budget shared by all replicas, so it uses a
@@ -296,22 +252,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     async stop() {
       if (stopped) return;
       stopped = true;
-      logger.debug("stopping: long polling");
-      await leadership?.stop();
-      if (telegramWebhook) {
-        logger.debug("stopping: Telegram updates being handled (at most 5 s)");
-        if (!(await telegramWebhook.drain(5_000))) logger.warn("stopping with Telegram updates still being handled; Telegram will redeliver them");
-      } else if (!(await updatesHandled(bot, 5_000))) {
-        // The runner stops fetching at once but leaves the updates it took running: let them end
-        // before the database closes under them (their offset is already confirmed to Telegram).
-        logger.warn({ inFlight: updatesInFlight(bot) }, "stopping with Telegram updates still being handled after 5 s");
-      }
-      logger.debug("stopping: pushed alerts (draining the outbox for a few seconds)");
-      await push.stop();
-      logger.debug("stopping: HTTP server and embedded services");
-      for (const stop of stops.reverse()) await stop();
-      await db.destroy();
-      logger.info("stopped");
+      await stopRunning({ logger, db, bot, push, leadership, telegramWebhook, stops });
     },
   };
 }
