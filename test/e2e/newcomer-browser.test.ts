@@ -78,7 +78,9 @@ describe("the playground's panel in a browser, for a newcomer", () => {
     }
     await playground.page.fill("#deposit-amount", "100.5");
     const balance = /Balance: (\S+) TRX/.exec((await playground.page.locator("#balance").textContent())!)![1]!;
-    await expect.poll(() => playground.page.locator("#produces-deposit").textContent()).toMatch(new RegExp(`^→ balance ${balance.replace(".", "\\.")} → \\d+(\\.\\d+)? TRX`));
+    // Written as the chat writes amounts: thousands grouped (the balance after the deposit is over 999 TRX).
+    expect(balance).toMatch(/^\d{1,3}(,\d{3})*(\.\d+)?$/);
+    await expect.poll(() => playground.page.locator("#produces-deposit").textContent()).toMatch(new RegExp(`^→ balance ${balance.replace(".", "\\.")} → \\d{1,3},\\d{3}(\\.\\d+)? TRX`));
     await playground.page.selectOption("#fail-mode", "sync");
     await expect.poll(() => playground.page.locator("#produces-fail").textContent()).toContain("refused at once (502); nothing is charged");
     await playground.page.selectOption("#fail-mode", "async");

@@ -1,6 +1,6 @@
 import { sendText } from "./actions.js";
 import { $, view } from "./state.js";
-import { api, copy, h, toast } from "./util.js";
+import { api, copy, grouped, h, toast } from "./util.js";
 
 // The playground page: sandbox panel.
 
@@ -50,7 +50,7 @@ export function renderProduces(state) {
   const unit = currency === "TRX" ? "TRX" : "USDT";
   $("produces-deposit").textContent = after === null
     ? "→ enter an amount such as 100 or 2.5"
-    : `→ balance ${before} → ${after} ${unit}; a “Deposit credited” notification${currency === "TRX" ? "; rules paused for lack of balance with auto-resume on come back once it covers them" : ""}`;
+    : `→ balance ${grouped(before)} → ${grouped(after)} ${unit}; a “Deposit credited” notification${currency === "TRX" ? "; rules paused for lack of balance with auto-resume on come back once it covers them" : ""}`;
 
   const created = state.orders.filter((order) => order.status === "Created").length;
   $("produces-settle").textContent = created
@@ -70,9 +70,9 @@ export function renderProduces(state) {
     $("produces-fire").textContent = `→ ${name} is ${rule.status}: only an active rule fires or pauses`;
     $("produces-pause").textContent = "";
   } else {
-    $("produces-fire").textContent = `→ ${name} delivers once now, paid from the balance (${state.balance.trx} TRX); if that does not cover it, it pauses instead`;
+    $("produces-fire").textContent = `→ ${name} delivers once now, paid from the balance (${grouped(state.balance.trx)} TRX); if that does not cover it, it pauses instead`;
     $("produces-pause").textContent =
-      `→ ${name}: paused (System), as if the balance could not cover its next delivery, although it holds ${state.balance.trx} TRX; ` +
+      `→ ${name}: paused (System), as if the balance could not cover its next delivery, although it holds ${grouped(state.balance.trx)} TRX; ` +
       `the chat gets the “paused” alert with both figures; it comes back ${rule.autoResume ? "by itself after a deposit that covers it" : "with Resume after a top-up"}`;
   }
 
@@ -82,7 +82,7 @@ export function renderProduces(state) {
   const costSun = BigInt(rate) * unitVolume;
   const costFraction = (costSun % 1000000n).toString().padStart(6, "0").replace(/0+$/, "");
   const cost = `${costSun / 1000000n}${costFraction ? `.${costFraction}` : ""}`;
-  $("produces-price").textContent = `→ ${rate} sun per unit for ${$("price-resource").value} ${$("price-duration").value} (${unitVolume.toLocaleString("en")} cost ${cost} TRX before commission); price watches are checked at once: one this price reaches alerts its chat, with Buy now`;
+  $("produces-price").textContent = `→ ${rate} sun per unit for ${$("price-resource").value} ${$("price-duration").value} (${grouped(unitVolume)} cost ${grouped(cost)} TRX before commission); price watches are checked at once: one this price reaches alerts its chat, with Buy now`;
   $("produces-notify").textContent = "→ a new notification in /notifications, pushed to the chat";
   const chosen = state.orders.find((order) => order.id === $("webhook-order").value) || state.orders[0];
   $("produces-send-webhook").textContent = !chosen
@@ -94,7 +94,7 @@ export function renderProduces(state) {
 
 /** Shows the sandbox's state; `settleCurrent` false: the state was asked for before the settle mode last changed here, so that part is left as shown. */
 export function renderPanel(state, settleCurrent = true) {
-  $("balance").textContent = `Balance: ${state.balance.trx} TRX · ${state.balance.usdtTrc20} USDT`;
+  $("balance").textContent = `Balance: ${grouped(state.balance.trx)} TRX · ${grouped(state.balance.usdtTrc20)} USDT`;
   if (settleCurrent) {
     $("settle-mode").textContent = settlementText(state.settlement);
     $("settle-auto").checked = state.settlement.auto;
@@ -102,7 +102,7 @@ export function renderPanel(state, settleCurrent = true) {
   }
   $("orders").replaceChildren(
     ...state.orders.slice(0, 6).map((order) =>
-      h("li", {}, h("code", { text: order.id.slice(0, 8) }), ` ${order.volume} ${order.resource} · ${order.totalTrx} TRX · `, h("span", { class: `status-${order.status}`, text: order.status })),
+      h("li", {}, h("code", { text: order.id.slice(0, 8) }), ` ${grouped(order.volume)} ${order.resource} · ${grouped(order.totalTrx)} TRX · `, h("span", { class: `status-${order.status}`, text: order.status })),
     ),
   );
   const orderSelect = $("webhook-order");
@@ -197,7 +197,7 @@ export function wirePanel() {
   };
   $("panel-history").onclick = async () => {
     const result = await panelAction("fill-history", { days: 30 });
-    if (result) toast(`Added ${result.orders} orders and ${result.firings} rule firings over 30 days (${result.spentTrx} TRX): send /stats`);
+    if (result) toast(`Added ${result.orders} orders and ${result.firings} rule firings over 30 days (${grouped(result.spentTrx)} TRX): send /stats`);
   };
   $("panel-notify").onclick = async () => {
     const result = await panelAction("notify", { title: $("notify-title").value, body: $("notify-body").value });

@@ -53,3 +53,14 @@ export async function copy(text, what) {
 }
 
 export const currentUser = () => view.config.users.find((user) => user.id === view.userId);
+
+/**
+ * A decimal string (an amount, a volume) as the chat writes it in English: thousands grouped with
+ * commas, the fraction as given. Read from the string, never through floating point; anything
+ * that is not a plain decimal is shown as it came.
+ */
+export function grouped(text) {
+  const match = /^(-?)(\d+)(\.\d+)?$/.exec(String(text));
+  if (!match) return String(text);
+  return `${match[1]}${match[2].replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${match[3] || ""}`;
+}
