@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { openDatabase } from "../src/db/connection";
-import { nextPollCycleId, openPollCycle } from "../src/push/notification-poller";
+import { nextPollCycleId, openPollCycle } from "../src/db/repos/poll-cycles";
 import { benchPostgres } from "./postgres";
 import { closedLoop, createAgent, figure, forkChild, orderEvent, post, sleep, type Child, type Figure } from "./lib";
 

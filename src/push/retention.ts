@@ -8,7 +8,7 @@ import { deleteFlowsUpdatedBefore } from "../db/repos/flows";
 import { deletePendingActionsChangedBefore } from "../db/repos/pending-actions";
 import { deleteUpdateWindowsBefore } from "../db/repos/update-windows";
 import { pruneTelegramUpdates } from "../scale/update-turns";
-import { deletePollCyclesBefore } from "./notification-poller";
+import { deletePollCyclesBefore } from "../db/repos/poll-cycles";
 import { deleteFinishedFollowsBefore } from "../db/repos/followed-orders";
 import { deleteFinishedAlerts } from "../db/repos/outbox";
 import { pruneWebhookEvents } from "./webhook-receiver";

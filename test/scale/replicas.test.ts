@@ -9,7 +9,7 @@ import { saveApiKey } from "../../src/db/repos/credentials";
 import { upsertUser } from "../../src/db/repos/users";
 import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
 import { createMarketplaceClient } from "../../src/marketplace";
-import { openPollCycle } from "../../src/push/notification-poller";
+import { openPollCycle } from "../../src/db/repos/poll-cycles";
 import { followOrder } from "../../src/db/repos/followed-orders";
 import { createSandbox } from "../../src/sandbox";
 import { SecretBox } from "../../src/security/secret-box";

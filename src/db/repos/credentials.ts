@@ -23,6 +23,11 @@ export async function findCredential(db: Kysely<Database>, telegramId: number): 
   return db.selectFrom("credentials").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
 }
 
+/** The stored keys of these users (users without one are left out). */
+export async function findCredentials(db: Kysely<Database>, telegramIds: number[]): Promise<Credential[]> {
+  return db.selectFrom("credentials").selectAll().where("telegram_id", "in", telegramIds).execute();
+}
+
 /** Decrypts a stored key for one call. Throws SecretBoxError when it was tampered with or its key is gone. */
 export function openApiKey(box: SecretBox, credential: Credential): string {
   return box.open({ keyId: credential.key_id, ciphertext: credential.ciphertext }, context(credential.telegram_id));

@@ -117,3 +117,14 @@ export async function countUsersBySchedule(db: Kysely<Database>): Promise<Record
   }
   return counts;
 }
+
+/** What a poll reads of each user's poll state (users without one are left out). */
+export async function findPollStates(db: Kysely<Database>, telegramIds: number[]) {
+  return db.selectFrom("poll_state").select(["telegram_id", "primed", "failures", "rules_checked_at", "seen_until"]).where("telegram_id", "in", telegramIds).execute();
+}
+
+/** A user linked (again): their poll state starts over, unprimed and due now. */
+export async function resetPollState(db: Kysely<Database>, telegramId: number, now: number): Promise<void> {
+  const fresh = { primed: 0, failures: 0, next_poll_at: now, rules_checked_at: 0, seen_until: null };
+  await db.insertInto("poll_state").values({ telegram_id: telegramId, ...fresh }).onConflict((oc) => oc.column("telegram_id").doUpdateSet(fresh)).execute();
+}
