@@ -56,6 +56,15 @@ export class Counter<L extends string = string> {
   get(labels: Partial<Record<L, string>> = {}): number {
     return this.values.get(seriesKey(labels as Labels)) ?? 0;
   }
+
+  /**
+   * Shows the series at 0 before anything is counted in it, so a rate or a sum over it (a rule, a
+   * dashboard panel) has data from the first scrape rather than nothing until the first event.
+   */
+  zero(labels: Partial<Record<L, string>>): void {
+    if (this.values.has(seriesKey(labels as Labels))) return;
+    this.inc(labels, 0);
+  }
 }
 
 /** A prom-client histogram of durations in seconds, with a synchronous count of each series. */
@@ -129,6 +138,8 @@ export class Metrics {
   private readonly started = Date.now();
 
   constructor() {
+    for (const scope of ["chat", "bot"]) this.telegram429.zero({ scope });
+    for (const outcome of ["sent", "throttled", "blocked", "refused", "retry"]) this.alerts.zero({ outcome });
     this.gauge("process_uptime_seconds", "Seconds since this replica's metrics started", () => (Date.now() - this.started) / 1000);
   }
 

@@ -90,4 +90,14 @@ describe("/metrics on prom-client", () => {
     expect(metrics.telegram429.get({ scope: "chat" })).toBe(1);
     expect(metrics.telegram429.get({ scope: "bot" })).toBe(0);
   });
+
+  it("shows the 429 scopes and the alert outcomes at 0 before the first one, so rates over them have data", async () => {
+    const text = await new Metrics().render();
+    expect(text).toMatch(/^telegram_429_total\{scope="chat"\} 0$/m);
+    expect(text).toMatch(/^telegram_429_total\{scope="bot"\} 0$/m);
+    for (const outcome of ["sent", "throttled", "blocked", "refused", "retry"]) expect(text).toContain(`alerts_total{outcome="${outcome}"} 0`);
+    // The unlabelled histograms show their buckets at 0 too.
+    expect(text).toContain('alert_delivery_seconds_bucket{le="+Inf"} 0');
+    expect(text).toContain('poll_cycle_seconds_bucket{le="+Inf"} 0');
+  });
 });
