@@ -25,6 +25,7 @@ const ALONE = [
   "test/e2e/typing.test.ts",
   "test/e2e/database-outage.test.ts",
   "test/bench.test.ts",
+  "test/e2e/real-telegram-walk.test.ts",
 ];
 
 /** With TEST_DATABASE_URL set, the files that never use it are left out (see test/database-free.ts). */

@@ -13,6 +13,7 @@ export const DATABASE_FREE = [
   "test/e2e/*-browser.test.ts",
   "test/e2e/process.test.ts",
   "test/e2e/push-crash.test.ts",
+  "test/e2e/real-telegram-walk.test.ts",
   ...[
     "api-transformers",
     "chat-throttle",
