@@ -7,7 +7,7 @@ import { deleteConversationsUpdatedBefore } from "../db/repos/conversations";
 import { deleteFlowsUpdatedBefore } from "../db/repos/flows";
 import { deletePendingActionsChangedBefore } from "../db/repos/pending-actions";
 import { deleteUpdateWindowsBefore } from "../db/repos/update-windows";
-import { pruneTelegramUpdates } from "../scale/update-turns";
+import { pruneTelegramUpdates } from "../db/repos/telegram-updates";
 import { deletePollCyclesBefore } from "../db/repos/poll-cycles";
 import { deleteFinishedFollowsBefore } from "../db/repos/followed-orders";
 import { deleteFinishedAlerts } from "../db/repos/outbox";

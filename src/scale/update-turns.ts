@@ -1,10 +1,7 @@
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
-import { isPostgres } from "../db/dialect";
 import { WriteBatcher } from "../db/write-batcher";
-
-/** First key of the two-key advisory locks taken for chat turns (the second is the chat's hash). */
-const TURN_LOCK_SPACE = 7_340_121;
+import { claimUpdateNow, claimWaitingUpdate, forgetUpdate, markUpdateDone, markUpdateHandling, renewUpdateLease, startTurnIfFree } from "../db/repos/telegram-updates";
 
 /**
  * Telegram updates in webhook mode, shared by every replica behind the load balancer:
@@ -29,69 +26,22 @@ export interface TurnOptions {
 
 export type Turn = { kind: "duplicate" } | { kind: "go"; waitedMs: number; finish(): Promise<void>; abandon(): Promise<void> };
 
+/**
+ * Takes an update's turn in the database every replica shares: records it (a duplicate is
+ * refused), then waits, polling every `pollMs`, until no earlier update of its chat is waiting and
+ * none is being handled (at most `maxWaitMs`), holding its lease renewed meanwhile.
+ */
 export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: number, owner: string, options: TurnOptions = {}): Promise<Turn> {
   const leaseMs = options.leaseMs ?? 15_000;
-  const maxWaitMs = options.maxWaitMs ?? 60_000;
-  const pollMs = options.pollMs ?? 15;
   const started = Date.now();
-  const now = started;
   const writes = options.writes ?? new WriteBatcher(db);
-  const claimed = await writes.run((db) =>
-    db
-      .insertInto("telegram_updates")
-      .values({ update_id: updateId, chat_id: chatId, owner, lease_until: now + leaseMs, done: 0, received_at: now })
-      .onConflict((oc) =>
-        oc
-          .column("update_id")
-          .doUpdateSet({ owner, lease_until: now + leaseMs })
-          // A waiting update whose holder's lease ran out; or one this replica took and whose
-          // handling is over without a record of it (the database went away before the turn could
-          // be given back): a chat's updates run one at a time here, so none of its handling runs now.
-          .where((eb) =>
-            eb.or([
-              eb.and([eb("telegram_updates.done", "=", 0), eb("telegram_updates.lease_until", "<", now)]),
-              eb.and([eb("telegram_updates.owner", "=", owner), eb("telegram_updates.done", "!=", 1)]),
-            ]),
-          ),
-      )
-      .executeTakeFirst(),
-  );
-  if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return { kind: "duplicate" };
+  if (!(await writes.run((db) => claimWaitingUpdate(db, updateId, chatId, owner, started, leaseMs)))) return { kind: "duplicate" };
 
-  const renew = () => db.updateTable("telegram_updates").set({ lease_until: Date.now() + leaseMs }).where("update_id", "=", updateId).where("owner", "=", owner).execute();
-  const heartbeat = setInterval(() => void renew().catch(() => undefined), Math.max(200, Math.floor(leaseMs / 3)));
+  const heartbeat = setInterval(() => void renewUpdateLease(db, updateId, owner, Date.now() + leaseMs).catch(() => undefined), Math.max(200, Math.floor(leaseMs / 3)));
   heartbeat.unref();
   const stop = () => clearInterval(heartbeat);
-
-  const pg = isPostgres(db);
-  // Atomically: no live earlier update of this chat is waiting and none is being handled → ours
-  // is marked as being handled (done = 2). The check and the mark run under a per-chat lock
-  // (pg_advisory_xact_lock on PostgreSQL; SQLite has one writer), so two replicas cannot both go.
-  const tryGo = () =>
-    writes.transaction(async (trx) => {
-      if (pg) await sql`select pg_advisory_xact_lock(${TURN_LOCK_SPACE}::int, hashtext(${String(chatId)}))`.execute(trx);
-      const current = Date.now();
-      const blocker = await trx
-        .selectFrom("telegram_updates")
-        .select("update_id")
-        .where("chat_id", "=", chatId)
-        .where("lease_until", ">=", current)
-        .where("update_id", "!=", updateId)
-        .where((eb) => eb.or([eb.and([eb("done", "=", 0), eb("update_id", "<", updateId)]), eb("done", "=", 2)]))
-        .limit(1)
-        .executeTakeFirst();
-      if (blocker) return false;
-      await trx.updateTable("telegram_updates").set({ done: 2, lease_until: current + leaseMs }).where("update_id", "=", updateId).execute();
-      return true;
-    });
   try {
-    while (!(await tryGo())) {
-      if (Date.now() - started > maxWaitMs) {
-        await writes.run((db) => db.updateTable("telegram_updates").set({ done: 2 }).where("update_id", "=", updateId).execute());
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
-    }
+    await waitForTurn(writes, updateId, chatId, leaseMs, started, options);
   } catch (error) {
     stop();
     throw error;
@@ -101,32 +51,27 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
     waitedMs: Date.now() - started,
     async finish() {
       stop();
-      await writes.run((db) => db.updateTable("telegram_updates").set({ done: 1 }).where("update_id", "=", updateId).execute());
+      await writes.run((db) => markUpdateDone(db, updateId));
     },
     async abandon() {
       // Handling failed: let a redelivery by Telegram try again at once.
       stop();
-      await writes.run((db) => db.deleteFrom("telegram_updates").where("update_id", "=", updateId).where("owner", "=", owner).execute());
+      await writes.run((db) => forgetUpdate(db, updateId, owner));
     },
   };
 }
 
-/** How long a received update is remembered for redelivery dedupe (Telegram gives up well before). */
-export const UPDATE_DEDUPE_MS = 86_400_000;
-
-/**
- * Forgets updates received over UPDATE_DEDUPE_MS ago that nobody holds: finished ones, and those
- * whose handler died with its replica (their lease ran out). At most `limit` a call; wall-clock
- * `now`, as the turns' own times. Returns how many went.
- */
-export async function pruneTelegramUpdates(db: Kysely<Database>, now: number, limit = 10_000): Promise<number> {
-  const before = now - UPDATE_DEDUPE_MS;
-  const result = await db
-    .deleteFrom("telegram_updates")
-    .where("update_id", "in", (eb) => eb.selectFrom("telegram_updates").select("update_id").where("received_at", "<", before).where("lease_until", "<", now).limit(limit))
-    .where("lease_until", "<", now)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+/** Tries for the chat's turn until it comes; past `maxWaitMs` (an earlier update stuck far too long) the update goes anyway. */
+async function waitForTurn(writes: WriteBatcher, updateId: number, chatId: number, leaseMs: number, started: number, options: TurnOptions): Promise<void> {
+  const maxWaitMs = options.maxWaitMs ?? 60_000;
+  const pollMs = options.pollMs ?? 15;
+  while (!(await writes.transaction((trx) => startTurnIfFree(trx, updateId, chatId, leaseMs)))) {
+    if (Date.now() - started > maxWaitMs) {
+      await writes.run((db) => markUpdateHandling(db, updateId));
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
 }
 
 /**
@@ -166,20 +111,14 @@ export function processUpdateTurns(db: Kysely<Database>, owner: string, options:
       if (handling.has(updateId)) return { kind: "duplicate" };
       handling.add(updateId);
       const now = Date.now();
-      let claimed;
+      let claimed: boolean;
       try {
-        claimed = await writes.run((db) =>
-          db
-            .insertInto("telegram_updates")
-            .values({ update_id: updateId, chat_id: chatId, owner, lease_until: now + leaseMs, done: 2, received_at: now })
-            .onConflict((oc) => oc.column("update_id").doUpdateSet({ owner, lease_until: now + leaseMs, done: 2 }).where("telegram_updates.done", "!=", 1))
-            .executeTakeFirst(),
-        );
+        claimed = await writes.run((db) => claimUpdateNow(db, updateId, chatId, owner, now, leaseMs));
       } catch (error) {
         handling.delete(updateId);
         throw error;
       }
-      if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) {
+      if (!claimed) {
         handling.delete(updateId);
         return { kind: "duplicate" };
       }
@@ -197,8 +136,8 @@ export function processUpdateTurns(db: Kysely<Database>, owner: string, options:
       return {
         kind: "go",
         waitedMs: Date.now() - now,
-        finish: () => end(() => writes.run((db) => db.updateTable("telegram_updates").set({ done: 1 }).where("update_id", "=", updateId).execute())),
-        abandon: () => end(() => writes.run((db) => db.deleteFrom("telegram_updates").where("update_id", "=", updateId).where("owner", "=", owner).execute())),
+        finish: () => end(() => writes.run((db) => markUpdateDone(db, updateId))),
+        abandon: () => end(() => writes.run((db) => forgetUpdate(db, updateId, owner))),
       };
     },
   };
