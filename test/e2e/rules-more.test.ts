@@ -170,7 +170,8 @@ describe("the rule view: errors, bounds, edits in place and Back", () => {
     const user = world.user(606);
     await linkKey(world, user, apiKey);
     const card = await openRule(user, /Auto-refill/);
-    expect(card.text).toContain("Pause reason: System");
+    expect(card.text).toContain("Pause reason: the marketplace paused it, because the TRX balance could not cover the next delivery.");
+    expect(card.text).not.toMatch(/\bSystem\b|\bUser\b/);
     expect(card.text).toContain("It resumes by itself after a top-up.");
     expect(card.text).not.toContain("does not resume by itself");
     expect(card.text).toContain("Auto-resume after a top-up: Yes");

@@ -176,7 +176,7 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     user.press("⏸ Pause");
     const paused = await nextBotText(user, (text) => text.includes("Pause reason"));
     expect(paused.text).toContain("paused");
-    expect(paused.text).toContain("User");
+    expect(paused.text).toContain("Pause reason: you paused it.");
     expect(buttonLabels(paused)).toContain("▶️ Resume");
     expect(buttonLabels(paused)).not.toContain("⏸ Pause");
     expect(world.sandbox.control.listRules(accountId)[0]).toMatchObject({ status: "paused", pauseReason: "User" });
@@ -271,7 +271,7 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const [rule] = world.sandbox.control.listRules(accountId);
     world.sandbox.control.systemPauseRule({ ruleId: rule!.id });
     const card = await openFirstRule(user, /Auto-refill/);
-    expect(card.text).toContain("System");
+    expect(card.text).toContain("Pause reason: the marketplace paused it");
     expect(card.text).toContain("does not resume by itself");
     expect(buttonLabels(card)).toContain("▶️ Resume");
   });
