@@ -1,0 +1,72 @@
+import type { Hono } from "hono";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import type { ServerEnv } from "../server/create-server";
+import type { FakeEvent, FakeTelegram } from "../telegram-fake";
+import type { PlaygroundState } from "./state";
+import { eventView } from "./views";
+
+const HEARTBEAT_MS = 15_000;
+
+interface EventStreamDeps {
+  fake: FakeTelegram;
+  state: PlaygroundState;
+  /** Streams to end when the playground stops. */
+  streams: Set<() => void>;
+}
+
+/** GET /play/api/events: the chat's events as Server-Sent Events, from Last-Event-ID (or ?since) on, with a heartbeat. */
+export function registerEventStream(app: Hono<ServerEnv>, deps: EventStreamDeps): void {
+  app.get("/play/api/events", (c) => {
+    const header = c.req.header("last-event-id") ?? c.req.query("since");
+    const since = header !== undefined && /^\d+$/.test(header) ? Number(header) : deps.state.lastEventId();
+    const filter = c.req.query("userId") ? Number(c.req.query("userId")) : undefined;
+    c.header("cache-control", "no-cache");
+    c.header("x-accel-buffering", "no");
+    return streamSSE(c, (stream) => streamEvents(stream, deps, since, filter));
+  });
+}
+
+/** Writes the events after `since` (of one chat when filtered), then each new one, until the client or the playground goes. */
+async function streamEvents(stream: SSEStreamingApi, { fake, state, streams }: EventStreamDeps, since: number, filter: number | undefined): Promise<void> {
+  const queue: FakeEvent[] = [];
+  let wake: (() => void) | null = null;
+  let closed = false;
+  const close = () => {
+    closed = true;
+    wake?.();
+  };
+  streams.add(close);
+  const unsubscribe = fake.subscribe((event) => {
+    queue.push(event);
+    wake?.();
+  });
+  stream.onAbort(close);
+  let sent = since;
+  const send = async (event: FakeEvent) => {
+    if (event.id <= sent) return;
+    sent = event.id;
+    const view = eventView(event, state.rejectionForEvent(event.id));
+    if (!view || (filter !== undefined && view.chatId !== filter) || closed || stream.aborted) return;
+    await stream.writeSSE({ id: String(event.id), data: JSON.stringify(view) }).catch(close);
+  };
+  try {
+    await stream.write("retry: 1000\n\n");
+    for (const event of fake.eventsSince(since)) await send(event);
+    while (!closed) {
+      while (queue.length && !closed) await send(queue.shift()!);
+      if (closed) break;
+      const timedOut = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), HEARTBEAT_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+      });
+      wake = null;
+      if (timedOut && !closed) await stream.write(": ping\n\n").catch(close);
+    }
+  } finally {
+    unsubscribe();
+    streams.delete(close);
+  }
+}
