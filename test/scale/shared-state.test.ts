@@ -4,7 +4,9 @@ import { migrateToLatest, openDatabase, parseInt8 } from "../../src/db/connectio
 import type { Database } from "../../src/db/schema";
 import { startLeaderElection } from "../../src/scale/leader";
 import { tryLease } from "../../src/scale/leases";
-import { DEFAULT_CHAT_PACE, takeGlobal, takeGlobalIn, takeChatSlot, takeReplyTurn } from "../../src/scale/send-budget";
+import { DEFAULT_CHAT_PACE, takeChatSlot } from "../../src/db/repos/chat-send";
+import { takeReplyTurn } from "../../src/db/repos/reply-turns";
+import { takeGlobal, takeGlobalIn } from "../../src/db/repos/send-budget";
 import { findUserWithState, upsertUser } from "../../src/db/repos/users";
 import { FLOOD_WINDOW_MS } from "../../src/bot/middleware/rate-limit";
 import { takeTurn } from "../../src/scale/update-turns";
