@@ -84,6 +84,14 @@ export class Histogram<L extends string = string> {
     this.counts.set(key, (before ?? 0) + 1);
   }
 
+  /** Runs `work` and, when it succeeds, observes how long it took (a failed run is not a finished one). */
+  async timeSuccess<T>(labels: Partial<Record<L, string>>, work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const result = await work();
+    this.observe(labels, (performance.now() - started) / 1000);
+    return result;
+  }
+
   /** How many observations the series holds. */
   count(labels: Partial<Record<L, string>> = {}): number {
     return this.counts.get(seriesKey(labels as Labels)) ?? 0;
@@ -158,6 +166,12 @@ export class Metrics {
     this.telegramCalls.inc({ method, outcome });
     this.telegramCallSeconds.observe({ method, outcome }, call.seconds);
     if (call.errorCode === 429) this.telegram429.inc({ scope: call.chat ? "chat" : "bot" });
+  }
+
+  /** Counts one marketplace call (each attempt) and its duration; `status` is absent when no answer came. */
+  marketplaceCall(call: { method: string; route: string; outcome: string; status?: number; durationMs: number }): void {
+    this.apiCalls.inc({ method: call.method, route: call.route, outcome: call.outcome });
+    this.apiCallSeconds.observe({ route: call.route, status: call.status === undefined ? "none" : String(call.status) }, call.durationMs / 1000);
   }
 
   /** The Prometheus text format: this instance's metrics, then the process's default ones. */

@@ -100,4 +100,21 @@ describe("/metrics on prom-client", () => {
     expect(text).toContain('alert_delivery_seconds_bucket{le="+Inf"} 0');
     expect(text).toContain('poll_cycle_seconds_bucket{le="+Inf"} 0');
   });
+
+  it("counts a marketplace call by route and HTTP status, none when no answer came", async () => {
+    const metrics = new Metrics();
+    metrics.marketplaceCall({ method: "GET", route: "/api/v1/orders/{id}", outcome: "ok", status: 200, durationMs: 40 });
+    metrics.marketplaceCall({ method: "GET", route: "/api/v1/orders/{id}", outcome: "timeout", durationMs: 3000 });
+    expect(metrics.apiCalls.get({ method: "GET", route: "/api/v1/orders/{id}", outcome: "ok" })).toBe(1);
+    expect(metrics.apiCallSeconds.count({ route: "/api/v1/orders/{id}", status: "200" })).toBe(1);
+    expect(metrics.apiCallSeconds.count({ route: "/api/v1/orders/{id}", status: "none" })).toBe(1);
+    expect(await metrics.render()).toContain('marketplace_api_call_seconds_bucket{le="5",route="/api/v1/orders/{id}",status="none"} 1');
+  });
+
+  it("times a poll cycle that finished, not one that failed", async () => {
+    const metrics = new Metrics();
+    expect(await metrics.pollCycleSeconds.timeSuccess({}, async () => "done")).toBe("done");
+    await expect(metrics.pollCycleSeconds.timeSuccess({}, () => Promise.reject(new Error("database unreachable")))).rejects.toThrow("database unreachable");
+    expect(metrics.pollCycleSeconds.count()).toBe(1);
+  });
 });
