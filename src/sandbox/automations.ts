@@ -8,7 +8,8 @@ import { newUuid } from "./ids";
 import { AUTOMATION_LIMITS, DURATIONS, firingPriceSun, firingShape, isDuration } from "./price-book";
 import { notFound, SandboxError } from "./problem";
 import { findKeyById, wouldExceedSpendLimit } from "./spend-limit";
-import type { AccountRecord, ApiKeyRecord, AutomationOptionsView, Duration, FiringRecord, RuleRecord, RuleType, World } from "./types";
+import type { AutomationOptionsView, Duration, RuleType } from "./types";
+import type { AccountRecord, ApiKeyRecord, FiringRecord, RuleRecord, World } from "./records";
 import { nowIso, postLedgerEntry, raiseNotification } from "./world";
 
 const DAY_MS = 86_400_000;

@@ -9,7 +9,8 @@ import { fillHistory } from "./history";
 import { settleAllOrders } from "./orders";
 import { bookRateSun, DURATIONS, rateKey, rateSun } from "./price-book";
 import { SandboxError } from "./problem";
-import type { ApiKeyRecord, Currency, Duration, ErrorCodePlacement, FailureMode, FireResult, Int64Format, PriceRateView, Resource, SandboxControl, Scope, World } from "./types";
+import type { Currency, Duration, ErrorCodePlacement, FailureMode, FireResult, Int64Format, PriceRateView, Resource, SandboxControl, Scope } from "./types";
+import type { ApiKeyRecord, World } from "./records";
 import { balanceView, firingView, ledgerView, notificationView, orderView, ruleView } from "./views";
 import { createAccountRecord, depositTxId, newestFirst, notificationsOf, postLedgerEntry, raiseNotification, requireAccount } from "./world";
 

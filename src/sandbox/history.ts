@@ -7,7 +7,8 @@
 import { sunToTrx } from "../marketplace/money";
 import { newTxId, newUuid } from "./ids";
 import { firingPriceSun, firingShape, providerCostSun, withCommission } from "./price-book";
-import type { AccountRecord, Duration, HistorySummary, LedgerRecord, OrderRecord, Resource, RuleRecord, RuleType, World } from "./types";
+import type { Duration, HistorySummary, Resource, RuleType } from "./types";
+import type { AccountRecord, LedgerRecord, OrderRecord, RuleRecord, World } from "./records";
 
 const DAY_MS = 86_400_000;
 /** Stands in for the key that placed the history: no real key's daily spend limit counts it. */

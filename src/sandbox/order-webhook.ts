@@ -6,7 +6,7 @@
  */
 import { newUuid } from "./ids";
 import { SandboxError } from "./problem";
-import type { World } from "./types";
+import type { World } from "./records";
 import { orderView } from "./views";
 import { nowIso } from "./world";
 

@@ -4,7 +4,8 @@ import { newTxId, newUuid } from "./ids";
 import { ACTIVATION_FEE_SUN, providerCostSun, withCommission } from "./price-book";
 import { notFound, SandboxError } from "./problem";
 import { assertWithinSpendLimit } from "./spend-limit";
-import type { AccountRecord, ApiKeyRecord, Duration, OrderRecord, Resource, World } from "./types";
+import type { Duration, Resource } from "./types";
+import type { AccountRecord, ApiKeyRecord, OrderRecord, World } from "./records";
 import { enqueueOrderEvent } from "./webhooks";
 import { nowIso, postLedgerEntry, raiseNotification } from "./world";
 

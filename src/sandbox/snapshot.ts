@@ -3,7 +3,7 @@
  * orders and rules across restarts of `npm start`. Maps, sets and bigint amounts are tagged in the
  * JSON; injected dependencies (clock, randomness, fetch) and armed faults are not saved.
  */
-import type { World } from "./types";
+import type { World } from "./records";
 
 const FORMAT = 1;
 

@@ -4,7 +4,7 @@
  */
 import { sunToTrx } from "../marketplace/money";
 import { SandboxError } from "./problem";
-import type { ApiKeyRecord, World } from "./types";
+import type { ApiKeyRecord, World } from "./records";
 import { nowIso, utcDay } from "./world";
 
 export function spentTodaySun(world: World, keyId: string): bigint {

@@ -1,21 +1,7 @@
 /** Records → wire JSON. int64 fields follow the chosen format so clients meet both forms the spec allows. */
 import { sunToTrx } from "../marketplace/money";
-import type {
-  AccountRecord,
-  BalanceView,
-  FiringRecord,
-  FiringView,
-  Int64Format,
-  Int64Value,
-  LedgerEntryView,
-  LedgerRecord,
-  NotificationRecord,
-  NotificationView,
-  OrderRecord,
-  OrderView,
-  RuleRecord,
-  RuleView,
-} from "./types";
+import type { BalanceView, FiringView, Int64Format, Int64Value, LedgerEntryView, NotificationView, OrderView, RuleView } from "./types";
+import type { AccountRecord, FiringRecord, LedgerRecord, NotificationRecord, OrderRecord, RuleRecord } from "./records";
 
 export function int64(value: number, format: Int64Format): Int64Value {
   return format === "string" ? String(value) : value;

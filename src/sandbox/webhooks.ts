@@ -6,7 +6,7 @@
  * later ticks, so a receiver that hangs delays nobody's settlement.
  */
 import { newUuid } from "./ids";
-import type { OrderRecord, WebhookDelivery, World } from "./types";
+import type { OrderRecord, WebhookDelivery, World } from "./records";
 import { orderView } from "./views";
 import { nowIso } from "./world";
 

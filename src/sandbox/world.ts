@@ -2,7 +2,8 @@
 import { randomInt } from "node:crypto";
 import { newTxId, newUuid } from "./ids";
 import { SandboxError } from "./problem";
-import type { AccountRecord, Currency, LedgerRecord, NotificationRecord, SandboxOptions, World } from "./types";
+import type { Currency, SandboxOptions } from "./types";
+import type { AccountRecord, LedgerRecord, NotificationRecord, World } from "./records";
 
 export function createWorld(options: SandboxOptions): World {
   return {

@@ -1,7 +1,7 @@
 /** The /api/v1 surface: fault injection first, then authentication, then the resource routes. */
 import { Hono } from "hono";
 import { problemResponse, SandboxError } from "../problem";
-import type { World } from "../types";
+import type { World } from "../records";
 import { apiKeyAuth } from "./auth";
 import type { ApiEnv } from "./env";
 import { faultInjection } from "./faults";

@@ -1,7 +1,8 @@
 /** X-Api-Key authentication and the read < purchase < full scope ladder. */
 import type { MiddlewareHandler } from "hono";
 import { SandboxError } from "../problem";
-import type { Scope, World } from "../types";
+import type { Scope } from "../types";
+import type { World } from "../records";
 import type { ApiEnv } from "./env";
 
 const SCOPE_RANK: Record<Scope, number> = { read: 0, purchase: 1, full: 2 };

@@ -6,7 +6,8 @@ import { automationOptionsOf, cancelRule, createRule, findRule, pauseRule, resum
 import type { RuleRequest } from "../automations";
 import { firingShape, providerCostSun, withCommission } from "../price-book";
 import { validationError } from "../problem";
-import type { Duration, RuleType, World } from "../types";
+import type { Duration, RuleType } from "../types";
+import type { World } from "../records";
 import { firingView, int64, ruleView } from "../views";
 import { newestFirst } from "../world";
 import { requireScope } from "./auth";

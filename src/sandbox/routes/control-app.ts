@@ -6,7 +6,8 @@
 import { Hono } from "hono";
 import { SandboxError } from "../problem";
 import { dumpState } from "../state-dump";
-import type { SandboxControl, World } from "../types";
+import type { SandboxControl } from "../types";
+import type { World } from "../records";
 
 /** Methods that take one bare argument; over HTTP it travels as this named field. */
 const POSITIONAL: Partial<Record<keyof SandboxControl, string>> = {

@@ -1,4 +1,4 @@
-import type { AccountRecord, ApiKeyRecord } from "../types";
+import type { AccountRecord, ApiKeyRecord } from "../records";
 
 /** What the API middleware puts on the Hono context once the X-Api-Key is known. */
 export interface ApiEnv {

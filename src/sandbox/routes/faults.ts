@@ -4,7 +4,7 @@
  * before the real handler runs.
  */
 import type { MiddlewareHandler } from "hono";
-import type { FaultRecord, World } from "../types";
+import type { FaultRecord, World } from "../records";
 
 function matches(fault: FaultRecord, method: string, path: string): boolean {
   if (fault.method && fault.method.toUpperCase() !== method) return false;

@@ -1,7 +1,7 @@
 /** /api/v1/notifications: a fixed page size of 20, newest first, with read flags. Read scope suffices to mark them read. */
 import type { Hono } from "hono";
 import { notFound } from "../problem";
-import type { World } from "../types";
+import type { World } from "../records";
 import { notificationView } from "../views";
 import { newestFirst, notificationsOf } from "../world";
 import { requireScope } from "./auth";

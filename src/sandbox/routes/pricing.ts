@@ -3,7 +3,8 @@ import type { Hono } from "hono";
 import { sunToTrx } from "../../marketplace/money";
 import { DURATIONS, isDuration, ORDER_LIMITS, providerCostSun } from "../price-book";
 import { validationError } from "../problem";
-import type { Duration, World } from "../types";
+import type { Duration } from "../types";
+import type { World } from "../records";
 import type { ApiEnv } from "./env";
 import { checkVolume, queryInt64, resourceQuery } from "./request-parsing";
 

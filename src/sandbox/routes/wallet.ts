@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import { newTronAddress } from "../ids";
 import { validationError } from "../problem";
-import type { World } from "../types";
+import type { World } from "../records";
 import { balanceView, ledgerView } from "../views";
 import { newestFirst } from "../world";
 import { requireScope } from "./auth";
