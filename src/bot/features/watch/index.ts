@@ -15,7 +15,8 @@ import { answer, markAsked, sendQuestion, type AnswerButton, type Guided } from 
 import { trxText } from "../../../chat/format";
 import { replyMarketplaceError } from "../../marketplace-access";
 import { badAddressArgument } from "../addresses";
-import { collectOrder, draftFromCommand, firstOrderQuestion, missingOrderField, startOrderFlow, type DraftField, type OrderLimits } from "../order-params";
+import { draftFromCommand, missingOrderField, type DraftField, type OrderLimits } from "../order-params";
+import { collectOrder, firstOrderQuestion, startOrderFlow } from "../order-params/guided";
 import { quoteLimits } from "../quote";
 import type { MenuActions } from "../../context";
 import { askWatchLink, openedWatchLink } from "../deep-links";
