@@ -1,8 +1,10 @@
 import type { Hono } from "hono";
 import { findUserByWebhookToken } from "../src/db/repos/webhook-tokens";
-import { recipientFor, settlementAlert, settlementKey, type OrderFacts } from "../src/chat/alerts";
+import { settlementAlert, settlementKey, type OrderFacts } from "../src/chat/alerts";
+import { recipientFor } from "../src/push/recipients";
 import { enqueueAlert } from "../src/db/repos/outbox";
-import { readEvent, WEBHOOK_BODY_LIMIT, type WebhookReceiverDeps } from "../src/push/webhook-receiver";
+import { readEvent, WEBHOOK_BODY_LIMIT } from "../src/push/webhook-payload";
+import type { WebhookReceiverDeps } from "../src/push/webhook-ingest";
 import type { ServerEnv } from "../src/server/create-server";
 
 /**

@@ -1,8 +1,4 @@
 import { InlineKeyboard } from "grammy";
-import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { alertEnabled, findUser, type AlertKind } from "../db/repos/users";
-import { refFor } from "../db/repos/callback-refs";
 import { pickLanguage, translatorFor, type Language, type Translate } from "./i18n";
 import { code, escapeHtml, truncate, txLink } from "./html";
 import { timeText, trxText, volumeText } from "./format";
@@ -53,13 +49,6 @@ export function recipientLanguage(translations: Translations, language: string |
   return { tr: translatorFor(translations, picked), language: picked };
 }
 
-/** The user to push to, if they are active and have this kind of alert switched on ("always": account problems no setting mutes). */
-export async function recipientFor(db: Kysely<Database>, translations: Translations, telegramId: number, kind: AlertKind | "always"): Promise<Recipient | null> {
-  const user = await findUser(db, telegramId);
-  if (!user || user.active !== 1 || (kind !== "always" && !alertEnabled(user, kind))) return null;
-  return { telegramId, chatId: user.chat_id, ...recipientLanguage(translations, user.language ?? user.telegram_language) };
-}
-
 /**
  * A confirmation card's buttons: Confirm (Top up instead while the balance is short) and Cancel.
  * The bot puts them on the cards it sends; push gives them back to a card a crash left on
@@ -92,12 +81,13 @@ export function settlementAlert(recipient: Recipient, order: OrderFacts, state: 
   return message(lines.join("\n"));
 }
 
-export async function rulePausedAlert(db: Kysely<Database>, recipient: Recipient, ruleId: string | null, reason: string, now: number): Promise<OutboxPayload> {
+/** A rule paused by the system; `rule` carries its id and the callback reference its Resume button names (null: the rule could not be matched). */
+export function rulePausedAlert(recipient: Recipient, rule: { id: string; ref: string } | null, reason: string): OutboxPayload {
   const { tr, language } = recipient;
   const keyboard = new InlineKeyboard().text(tr("button-topup"), MAIN_MENU.data("topup"));
-  if (ruleId) {
-    keyboard.text(tr("button-resume"), RULE_RESUME.data(await refFor(db, recipient.telegramId, ruleId, now)));
-    return message([tr("alert-rule-paused", { id: ruleId.slice(0, 8) }), ...pauseWhy(tr, language, reason)].join("\n"), keyboard);
+  if (rule) {
+    keyboard.text(tr("button-resume"), RULE_RESUME.data(rule.ref));
+    return message([tr("alert-rule-paused", { id: rule.id.slice(0, 8) }), ...pauseWhy(tr, language, reason)].join("\n"), keyboard);
   }
   // The rule could not be matched: say what the notification said and where to find the rule,
   // rather than an empty id and no way to act.

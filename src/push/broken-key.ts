@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { markKeyBroken } from "../db/repos/credentials";
-import { keyBrokenAlert, recipientFor, type Translations } from "../chat/alerts";
+import { keyBrokenAlert, type Translations } from "../chat/alerts";
+import { recipientFor } from "./recipients";
 import { enqueueAlert } from "../db/repos/outbox";
 
 /**

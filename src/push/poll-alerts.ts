@@ -1,7 +1,9 @@
 import type { PollerDeps } from "./poller-deps";
 import type { PollAlert } from "../db/repos/poll-outcomes";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
-import { finalState, notificationAlert, recipientFor, rulePausedAlert, settlementAlert, settlementKey } from "../chat/alerts";
+import { finalState, notificationAlert, rulePausedAlert, settlementAlert, settlementKey } from "../chat/alerts";
+import { refFor } from "../db/repos/callback-refs";
+import { recipientFor } from "./recipients";
 
 // The alert a polled notification makes: a settlement, a paused rule, a deposit or anything else.
 
@@ -69,7 +71,7 @@ export async function alertFor(deps: PollerDeps, telegramId: number, client: Mar
     const recipient = await recipientFor(deps.db, deps.translations, telegramId, "rules");
     if (!recipient) return null;
     const ruleId = id ?? (await findPausedRule(client, notification));
-    return { key: `notification:${notification.id}`, chatId: recipient.chatId, payload: await rulePausedAlert(deps.db, recipient, ruleId, `${notification.title}: ${notification.body}`, now) };
+    return { key: `notification:${notification.id}`, chatId: recipient.chatId, payload: rulePausedAlert(recipient, ruleId ? { id: ruleId, ref: await refFor(deps.db, telegramId, ruleId, now) } : null, `${notification.title}: ${notification.body}`) };
   }
   const kind = /deposit|top.?up|credit/.test(text) ? "deposits" : "other";
   const recipient = await recipientFor(deps.db, deps.translations, telegramId, kind);

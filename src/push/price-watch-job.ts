@@ -6,7 +6,8 @@ import type { Metrics } from "../metrics";
 import type { Logger } from "../logger";
 import { MarketplaceError, type MarketplaceClient } from "../marketplace";
 import { trxToSun } from "../marketplace/money";
-import { priceReachedAlert, recipientFor, type Translations } from "../chat/alerts";
+import { priceReachedAlert, type Translations } from "../chat/alerts";
+import { recipientFor } from "./recipients";
 import { enqueueAlert } from "../db/repos/outbox";
 
 export interface PriceWatchJobDeps {

@@ -11,7 +11,7 @@ import { pruneTelegramUpdates } from "../db/repos/telegram-updates";
 import { deletePollCyclesBefore } from "../db/repos/poll-cycles";
 import { deleteFinishedFollowsBefore } from "../db/repos/followed-orders";
 import { deleteFinishedAlerts } from "../db/repos/outbox";
-import { pruneWebhookEvents } from "./webhook-receiver";
+import { pruneWebhookEvents } from "../db/repos/webhook-events";
 
 const DAY = 86_400_000;
 

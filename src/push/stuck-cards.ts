@@ -2,7 +2,8 @@ import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import { markPendingActionAttempted, transitionPendingAction } from "../db/repos/pending-actions";
 import { stuckCardAfterMs } from "../chat/card-lifetime";
-import { cardButtons, recipientFor, type Translations } from "../chat/alerts";
+import { cardButtons, type Translations } from "../chat/alerts";
+import { recipientFor } from "./recipients";
 import { enqueueAlert } from "../db/repos/outbox";
 
 export interface StuckCardDeps {

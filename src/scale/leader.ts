@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
 import type { Logger } from "../logger";
-import { releaseNamedLease, tryLease } from "./leases";
+import { releaseNamedLease, tryLease } from "../db/repos/leases";
 import { databaseHealth } from "../db/health";
 
 export interface LeaderOptions {

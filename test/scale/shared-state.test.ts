@@ -3,7 +3,7 @@ import { sql, type Kysely } from "kysely";
 import { migrateToLatest, openDatabase, parseInt8 } from "../../src/db/connection";
 import type { Database } from "../../src/db/schema";
 import { startLeaderElection } from "../../src/scale/leader";
-import { tryLease } from "../../src/scale/leases";
+import { tryLease } from "../../src/db/repos/leases";
 import { DEFAULT_CHAT_PACE, takeChatSlot } from "../../src/db/repos/chat-send";
 import { takeReplyTurn } from "../../src/db/repos/reply-turns";
 import { takeGlobal, takeGlobalIn } from "../../src/db/repos/send-budget";

@@ -28,3 +28,14 @@ export async function findUserByWebhookToken(db: Kysely<Database>, token: string
   const equal = timingSafeEqual(Buffer.from(row.token_hash, "hex"), Buffer.from(hash, "hex"));
   return equal ? Number(row.telegram_id) : undefined;
 }
+
+/** The owners of these token hashes, each with their user row (its columns null when the user row is missing). */
+export async function findTokenOwners(db: Kysely<Database>, hashes: string[]) {
+  return db
+    .selectFrom("webhook_tokens")
+    .leftJoin("users", "users.telegram_id", "webhook_tokens.telegram_id")
+    .select(["webhook_tokens.token_hash", "webhook_tokens.telegram_id as owner"])
+    .selectAll("users")
+    .where("webhook_tokens.token_hash", "in", hashes)
+    .execute();
+}
