@@ -5,12 +5,11 @@ import { sequentialize, type RunnerOptions } from "@grammyjs/runner";
 import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "./api-transformers";
 import { chatThrottler } from "./chat-throttle";
 import { commandList } from "./command-menu";
-import { Bot, GrammyError, HttpError } from "grammy";
-import { randomBytes } from "node:crypto";
+import { Bot } from "grammy";
 import { MenuActions, type BotContext, type BotDeps } from "./context";
-import { markUserInactive } from "../db/repos/users";
+import { updateErrorHandler } from "./error-boundary";
 import { guidedFlows } from "./guided/install";
-import { translatorFor, LANGUAGES, pickLanguage } from "../chat/i18n";
+import { translatorFor, LANGUAGES } from "../chat/i18n";
 import { commandsAnyCase, loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
 import { depsRecordingEffects } from "./update-effects";
 import { FlatComposer } from "./middleware/flat-composer";
@@ -95,6 +94,28 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   const bot = new Bot<BotContext>(options.token, {
     client: { apiRoot: options.apiRoot, timeoutSeconds: timeouts.requestSeconds },
   });
+  installApiTransformers(bot, deps, options);
+
+  const menu = new MenuActions();
+  const cards: CardKinds = new Map();
+
+  // One flat list for the whole chain (see FlatComposer): grammY's own folding would make every
+  // update enter an async frame per middleware before the one that takes it.
+  const chain = new FlatComposer<BotContext>();
+  countUpdatesInFlight(bot, deps, chain);
+  useGuards(chain, deps, options);
+  const menus = useMenusAndFlows(chain, menu);
+  useFeatures(chain, menu, cards, menus);
+  chain.use(unhandledFeature());
+  bot.use(chain);
+
+  bot.catch(updateErrorHandler(deps));
+
+  return bot;
+}
+
+/** The Bot API calls' transformers, innermost first: counting, retries, the shared budget, each chat's pace. */
+function installApiTransformers(bot: Bot<BotContext>, deps: BotDeps, options: CreateBotOptions): void {
   // Innermost, so every request on the wire is counted, retries included.
   bot.api.config.use(countApiCalls((method, outcome) => deps.metrics.telegramCalls.inc({ method, outcome })));
   // Flood waits and 5xx: a few retries, never waiting more than 30 s for a flood wait. Network
@@ -120,23 +141,24 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       private: { minTimeMs: options.perChatMinTimeMs ?? 250, highWater: 100 },
     }),
   );
+}
 
-  const menu = new MenuActions();
-  const cards: CardKinds = new Map();
-
+/** First in the chain: counts the updates being handled (updatesInFlight, and a gauge). */
+function countUpdatesInFlight(bot: Bot<BotContext>, deps: BotDeps, chain: FlatComposer<BotContext>): void {
   // Counted from arrival to the last write (a guided flow's state is saved after its reply).
   const handling = { count: 0 };
   inFlight.set(bot, handling);
   deps.metrics.gauge("bot_updates_in_flight", "Telegram updates being handled now", () => handling.count);
-  // One flat list for the whole chain (see FlatComposer): grammY's own folding would make every
-  // update enter an async frame per middleware before the one that takes it.
-  const chain = new FlatComposer<BotContext>();
   chain.use((_ctx, next) => {
     handling.count += 1;
     return next().finally(() => {
       handling.count -= 1;
     });
   });
+}
+
+/** The middleware every update passes before the menus, in the order that matters. */
+function useGuards(chain: FlatComposer<BotContext>, deps: BotDeps, options: CreateBotOptions): void {
   // A second press of a button whose first press is still being handled (or just came) goes no further.
   const doubleTapMs = options.doubleTapMs === undefined ? DEFAULT_DOUBLE_TAP_MS : options.doubleTapMs;
   if (doubleTapMs !== null) chain.use(doubleTapGuard(doubleTapMs));
@@ -163,62 +185,48 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   // Inline queries come without a chat and need no account, but count against the user's flood limit.
   chain.use(inlineFeature());
   chain.use(menuDataGuard());
-  // Menus before everything that may send one (the main menu opens /rules, a card shows a new
-  // rule). One root serves them all: a single middleware per update, whichever menu is pressed.
-  const showTopUp = (ctx: BotContext) => menu.find("topup")?.(ctx) ?? Promise.resolve();
-  const ruleMenus = rulesMenus(showTopUp);
-  const transactions = transactionsMenu(showTopUp);
-  const settings = settingsMenu();
-  const watches = watchMenus();
-  chain.use(menuRoot([ruleMenus.list, transactions.menu, settings.menu, watches.list]));
-  // Guided flows see their chat's updates before the features: answers are theirs, the rest goes on.
-  chain.use(guidedFlows({ quote: quoteConversation, buy: buyConversation, rule: ruleConversation, "address-label": addressLabelConversation, watch: watchConversation(watches) }));
+}
 
+/** The menus that features draw and open. */
+interface FeatureMenus {
+  ruleMenus: ReturnType<typeof rulesMenus>;
+  transactions: ReturnType<typeof transactionsMenu>;
+  settings: ReturnType<typeof settingsMenu>;
+  watches: ReturnType<typeof watchMenus>;
+}
+
+/**
+ * Menus before everything that may send one (the main menu opens /rules, a card shows a new
+ * rule). One root serves them all: a single middleware per update, whichever menu is pressed.
+ * Then the guided flows, which see their chat's updates before the features: answers are theirs,
+ * the rest goes on.
+ */
+function useMenusAndFlows(chain: FlatComposer<BotContext>, menu: MenuActions): FeatureMenus {
+  const showTopUp = (ctx: BotContext) => menu.find("topup")?.(ctx) ?? Promise.resolve();
+  const menus: FeatureMenus = { ruleMenus: rulesMenus(showTopUp), transactions: transactionsMenu(showTopUp), settings: settingsMenu(), watches: watchMenus() };
+  chain.use(menuRoot([menus.ruleMenus.list, menus.transactions.menu, menus.settings.menu, menus.watches.list]));
+  chain.use(guidedFlows({ quote: quoteConversation, buy: buyConversation, rule: ruleConversation, "address-label": addressLabelConversation, watch: watchConversation(menus.watches) }));
+  return menus;
+}
+
+/** One composer per feature, in the order they take updates. */
+function useFeatures(chain: FlatComposer<BotContext>, menu: MenuActions, cards: CardKinds, menus: FeatureMenus): void {
   chain.use(startFeature(menu));
   chain.use(connectFeature(menu));
   chain.use(accountFeature(menu));
-  chain.use(settingsFeature(menu, settings));
+  chain.use(settingsFeature(menu, menus.settings));
   chain.use(quoteFeature(menu));
   chain.use(buyFeature(menu, cards));
-  chain.use(watchFeature(menu, watches));
+  chain.use(watchFeature(menu, menus.watches));
   // Confirm and Cancel under the question a watch_ deep link asks.
   chain.use(watchLinkFeature(menu));
   chain.use(ordersFeature(menu));
   chain.use(addressesFeature());
-  chain.use(rulesFeature(menu, cards, ruleMenus));
-  chain.use(walletFeature(menu, transactions));
+  chain.use(rulesFeature(menu, cards, menus.ruleMenus));
+  chain.use(walletFeature(menu, menus.transactions));
   chain.use(notificationsFeature(menu));
   chain.use(statsFeature(menu));
   chain.use(cardsFeature(cards));
-
-  chain.use(unhandledFeature());
-  bot.use(chain);
-
-  bot.catch(async (error) => {
-    const errorId = randomBytes(4).toString("hex");
-    const ctx = error.ctx;
-    const cause = error.error;
-    deps.logger.error(
-      { errorId, updateId: ctx.update.update_id, userId: ctx.from?.id, err: cause instanceof Error ? cause : new Error(String(cause)) },
-      "update handler failed; the user was told and the bot goes on",
-    );
-    if (cause instanceof GrammyError && cause.error_code === 403) {
-      // The user blocked the bot or deleted their account: stop pushing to them (their key stays
-      // linked). A 403 from a group (the bot was kicked) says nothing about the user.
-      if (ctx.from && (!ctx.chat || ctx.chat.type === "private")) await markUserInactive(deps.db, ctx.from.id, deps.now()).catch(() => undefined);
-      return;
-    }
-    if (!ctx.chat || cause instanceof HttpError) return;
-    const tr = ctx.tr ?? translatorFor(deps.i18n, pickLanguage(ctx.from?.language_code));
-    try {
-      if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
-      await ctx.reply(tr("error-generic", { id: errorId }), { parse_mode: "HTML" });
-    } catch (replyError) {
-      deps.logger.warn({ errorId, err: replyError }, "could not tell the user about the error");
-    }
-  });
-
-  return bot;
 }
 
 const inFlight = new WeakMap<Bot<BotContext>, { count: number }>();
