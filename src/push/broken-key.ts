@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
-import { markKeyBroken } from "../db/repos/credentials";
+import { findCredentialLink, markKeyBroken } from "../db/repos/credentials";
 import { keyBrokenAlert, type Translations } from "../chat/alerts";
 import { recipientFor } from "./recipients";
 import { enqueueAlert } from "../db/repos/outbox";
@@ -15,7 +15,7 @@ import { enqueueAlert } from "../db/repos/outbox";
 export async function recordBrokenKey(db: Kysely<Database>, translations: Translations, telegramId: number, now: number): Promise<boolean> {
   const recipient = await recipientFor(db, translations, telegramId, "always");
   return db.transaction().execute(async (trx) => {
-    const credential = await trx.selectFrom("credentials").select(["last4", "linked_at"]).where("telegram_id", "=", telegramId).executeTakeFirst();
+    const credential = await findCredentialLink(trx, telegramId);
     if (!credential) return false;
     // False when the bot already marked it during a chat action: the user was told in that reply.
     const first = await markKeyBroken(trx, telegramId, now);

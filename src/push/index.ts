@@ -13,11 +13,11 @@ import type { SecretBox } from "../security/secret-box";
 import type { ServerEnv } from "../server/create-server";
 import type { Translations } from "../chat/alerts";
 import { checkFollowedOrders } from "./order-follower";
-import { followOrder, releaseFollowLeases } from "../db/repos/followed-orders";
+import { countOpenFollows, followOrder, releaseFollowLeases } from "../db/repos/followed-orders";
 import { primeNotifications } from "./notification-poller";
 import { pollCycle } from "./poll-cycle";
 import type { PollerDeps } from "./poller-deps";
-import { countUsersLeftIn, currentPollCycle, cycleHasClaimableUsers, nextPollCycleId, openPollCycle, releasePollLeases } from "../db/repos/poll-cycles";
+import { countPollLeasesHeld, countUsersLeftIn, currentPollCycle, cycleHasClaimableUsers, nextPollCycleId, openPollCycle, releasePollLeases } from "../db/repos/poll-cycles";
 import { leasedBy, queueDepth, releaseLeasesOf } from "../db/repos/outbox";
 import { countUsersBySchedule, MOTION_REASONS } from "../db/repos/poll-schedule";
 import { withLease } from "../scale/leases";
@@ -149,10 +149,7 @@ export function startPush(deps: PushDeps): PushHandle {
 
   deps.metrics.gauge("outbox_queue_depth", "Alerts queued and not yet sent", () => queueDepth(deps.db));
   deps.metrics.gauge("replica_outbox_leases", "Outbox rows this replica holds a lease on", () => leasedBy(deps.db, replicaId, deps.now()));
-  deps.metrics.gauge("replica_poll_leases", "Users this replica holds a poll lease on", async () => {
-    const row = await deps.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("lease_owner", "=", replicaId).where("lease_until", ">=", deps.now()).executeTakeFirst();
-    return Number(row?.n ?? 0);
-  });
+  deps.metrics.gauge("replica_poll_leases", "Users this replica holds a poll lease on", () => countPollLeasesHeld(deps.db, replicaId, deps.now()));
   deps.metrics.gauge("poll_cycle_pending_users", "Linked users due in the open cycle and not yet polled in it", async () => {
     const cycle = await currentPollCycle(deps.db);
     return cycle === null ? 0 : countUsersLeftIn(deps.db, cycle, deps.now());
@@ -162,10 +159,7 @@ export function startPush(deps: PushDeps): PushHandle {
     return [{ labels: { schedule: "idle", reason: "none" }, value: counts.idle }, ...MOTION_REASONS.map((reason) => ({ labels: { schedule: "fast", reason }, value: counts[reason] }))];
   });
   deps.metrics.gauge("poll_ticks_skipped", "Cron ticks skipped because this replica's poll cycle was still running", () => ticksSkipped);
-  deps.metrics.gauge("followed_orders_open", "Orders followed until they settle", async () => {
-    const row = await deps.db.selectFrom("followed_orders").select((eb) => eb.fn.countAll<number>().as("n")).where("done", "=", 0).executeTakeFirst();
-    return Number(row?.n ?? 0);
-  });
+  deps.metrics.gauge("followed_orders_open", "Orders followed until they settle", () => countOpenFollows(deps.db));
 
   /** Runs `work` after this replica's poll work in progress. */
   const queuePoll = <T>(work: () => Promise<T>): Promise<T> => {

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
-import { markPendingActionAttempted, transitionPendingAction } from "../db/repos/pending-actions";
+import { findStuckPendingActions, markPendingActionAttempted, transitionPendingAction } from "../db/repos/pending-actions";
 import { stuckCardAfterMs } from "../chat/card-lifetime";
 import { cardButtons, type Translations } from "../chat/alerts";
 import { recipientFor } from "./recipients";
@@ -24,13 +24,7 @@ export interface StuckCardDeps {
  */
 export async function releaseStuckCards(deps: StuckCardDeps): Promise<number> {
   const now = deps.now();
-  const stuck = await deps.db
-    .selectFrom("pending_actions")
-    .select(["id", "telegram_id", "message_id", "updated_at"])
-    .where("state", "=", "processing")
-    .where("updated_at", "<", now - stuckCardAfterMs(deps.marketplaceTimeoutMs))
-    .limit(100)
-    .execute();
+  const stuck = await findStuckPendingActions(deps.db, now - stuckCardAfterMs(deps.marketplaceTimeoutMs), 100);
   let released = 0;
   for (const card of stuck) {
     await markPendingActionAttempted(deps.db, card.id, card.updated_at);

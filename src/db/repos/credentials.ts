@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import type { Kysely, Selectable, Transaction } from "kysely";
 import type { CredentialsTable, Database } from "../schema";
 import type { SecretBox } from "../../security/secret-box";
 import { deleteQueuedAlerts } from "./outbox";
@@ -31,6 +31,11 @@ export async function findCredentials(db: Kysely<Database>, telegramIds: number[
 /** Decrypts a stored key for one call. Throws SecretBoxError when it was tampered with or its key is gone. */
 export function openApiKey(box: SecretBox, credential: Credential): string {
   return box.open({ keyId: credential.key_id, ciphertext: credential.ciphertext }, context(credential.telegram_id));
+}
+
+/** When a user's key was linked and its last four characters (what a broken-key alert names), or undefined without a key. */
+export async function findCredentialLink(db: Kysely<Database> | Transaction<Database>, telegramId: number): Promise<{ last4: string; linked_at: number } | undefined> {
+  return db.selectFrom("credentials").select(["last4", "linked_at"]).where("telegram_id", "=", telegramId).executeTakeFirst();
 }
 
 /** Marks the key as no longer working; returns true only for the first mark (so the user is told once). */

@@ -79,3 +79,9 @@ export async function releaseFollowLeases(db: Kysely<Database>, owner: string): 
   const result = await db.updateTable("followed_orders").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** How many followed orders are still open (for /metrics). */
+export async function countOpenFollows(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom("followed_orders").select((eb) => eb.fn.countAll<number>().as("n")).where("done", "=", 0).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -158,3 +158,8 @@ export async function otherOrderCardResults(db: Kysely<Database>, telegramId: nu
   const cards = await db.selectFrom("pending_actions").select("result").where("telegram_id", "=", telegramId).where("kind", "=", "order").where("id", "!=", exceptId).where("result", "is not", null).execute();
   return cards.map((row) => row.result!);
 }
+
+/** Up to `limit` cards left in "processing" since before `before` (a crash mid-Confirm): the stuck-card release gives them back. */
+export async function findStuckPendingActions(db: Kysely<Database>, before: number, limit: number) {
+  return db.selectFrom("pending_actions").select(["id", "telegram_id", "message_id", "updated_at"]).where("state", "=", "processing").where("updated_at", "<", before).limit(limit).execute();
+}

@@ -173,3 +173,9 @@ export async function deletePollCyclesBefore(db: Kysely<Database>, before: numbe
 export async function releaseUnpolledUsers(db: Kysely<Database>, owner: string, telegramIds: number[]): Promise<void> {
   await db.updateTable("poll_state").set({ lease_owner: null, lease_until: null }).where("telegram_id", "in", telegramIds).where("lease_owner", "=", owner).execute();
 }
+
+/** How many users this replica holds a poll lease on now (for /metrics). */
+export async function countPollLeasesHeld(db: Kysely<Database>, owner: string, now: number): Promise<number> {
+  const row = await db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("lease_owner", "=", owner).where("lease_until", ">=", now).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
