@@ -34,135 +34,149 @@ function listFingerprint(watches: PriceWatch[]): string {
   return `list:${watches.map((watch) => `${watch.id}=${watch.status}`).join(",")}`;
 }
 
+/** The two menus and what each update draws on them (set before a menu is sent or edited, or read at a press). */
+interface WatchMenuSet {
+  drawn: WeakMap<Context, { watches?: PriceWatch[]; watch?: PriceWatch | null }>;
+  list: Menu<BotContext>;
+  card: Menu<BotContext>;
+}
+
 /**
  * /watches and a watch's card on @grammyjs/menu. Every button's payload is the watch's id, and
  * each menu's fingerprint is the state it shows, read from the database at the press: a press on
  * an outdated menu (changed from another card, or deleted) changes nothing and redraws it as it is.
  */
 export function watchMenus(): WatchMenus {
-  /** Per update: what is being drawn (set before a menu is sent or edited, or read at a press). */
-  const drawn = new WeakMap<Context, { watches?: PriceWatch[]; watch?: PriceWatch | null }>();
-  const drawing = (ctx: BotContext) => {
-    let entry = drawn.get(ctx);
-    if (!entry) drawn.set(ctx, (entry = {}));
-    return entry;
+  const menus: WatchMenuSet = {
+    drawn: new WeakMap(),
+    list: new Menu<BotContext>(MENU_IDS.watches, {
+      autoAnswer: false,
+      fingerprint: async (ctx) => listFingerprint(await watchesShown(menus, ctx)),
+      onMenuOutdated: async (ctx) => {
+        await ctx.answerCallbackQuery({ text: ctx.tr("watches-toast-changed") });
+        await showList(menus, ctx);
+      },
+    }),
+    card: new Menu<BotContext>(MENU_IDS.watch, {
+      autoAnswer: false,
+      fingerprint: async (ctx) => {
+        const watch = await watchShown(menus, ctx);
+        return watch ? cardFingerprint(watch) : "none";
+      },
+      onMenuOutdated: async (ctx) => {
+        const watch = await watchShown(menus, ctx);
+        await ctx.answerCallbackQuery({ text: ctx.tr(watch ? "watches-toast-changed" : "watch-gone") });
+        if (watch) await showCard(menus, ctx, watch.id);
+        else await showList(menus, ctx);
+      },
+    }),
   };
+  drawListMenu(menus);
+  drawCardMenu(menus);
+  menus.list.register(menus.card);
+  return { list: menus.list, cardView: (ctx, watch, note) => cardView(menus, ctx, watch, note), listView: (ctx, watches, note) => listView(menus, ctx, watches, note) };
+}
 
-  async function watchesShown(ctx: BotContext): Promise<PriceWatch[]> {
-    const entry = drawing(ctx);
-    entry.watches ??= await listWatches(ctx.deps.db, ctx.account.telegram_id);
-    return entry.watches;
+function drawing(menus: WatchMenuSet, ctx: BotContext): { watches?: PriceWatch[]; watch?: PriceWatch | null } {
+  let entry = menus.drawn.get(ctx);
+  if (!entry) menus.drawn.set(ctx, (entry = {}));
+  return entry;
+}
+
+async function watchesShown(menus: WatchMenuSet, ctx: BotContext): Promise<PriceWatch[]> {
+  const entry = drawing(menus, ctx);
+  entry.watches ??= await listWatches(ctx.deps.db, ctx.account.telegram_id);
+  return entry.watches;
+}
+
+/** The watch a card shows: the one being drawn, or at a press the one its payload names, as it is now. */
+async function watchShown(menus: WatchMenuSet, ctx: BotContext): Promise<PriceWatch | null> {
+  const entry = drawing(menus, ctx);
+  if (entry.watch === undefined) {
+    const id = payloadOf(ctx);
+    entry.watch = WATCH_ID.test(id) ? await findWatch(ctx.deps.db, ctx.account.telegram_id, id) : null;
   }
+  return entry.watch;
+}
 
-  /** The watch a card shows: the one being drawn, or at a press the one its payload names, as it is now. */
-  async function watchShown(ctx: BotContext): Promise<PriceWatch | null> {
-    const entry = drawing(ctx);
-    if (entry.watch === undefined) {
-      const id = payloadOf(ctx);
-      entry.watch = WATCH_ID.test(id) ? await findWatch(ctx.deps.db, ctx.account.telegram_id, id) : null;
+function cardView(menus: WatchMenuSet, ctx: BotContext, watch: PriceWatch, note?: string) {
+  drawing(menus, ctx).watch = watch;
+  return { text: watchCardText(ctx, watch, note), keyboard: menus.card };
+}
+
+function listView(menus: WatchMenuSet, ctx: BotContext, watches: PriceWatch[], note?: string) {
+  drawing(menus, ctx).watches = watches;
+  return { text: watchListText(ctx, watches, note), keyboard: menus.list };
+}
+
+async function showList(menus: WatchMenuSet, ctx: BotContext, note?: string): Promise<void> {
+  const shown = listView(menus, ctx, await listWatches(ctx.deps.db, ctx.account.telegram_id), note);
+  await editInPlace(ctx, shown.text, shown.keyboard);
+}
+
+async function showCard(menus: WatchMenuSet, ctx: BotContext, id: string, note?: string): Promise<void> {
+  const watch = await findWatch(ctx.deps.db, ctx.account.telegram_id, id);
+  if (!watch) return showList(menus, ctx, ctx.tr("watch-gone"));
+  const shown = cardView(menus, ctx, watch, note);
+  await editInPlace(ctx, shown.text, shown.keyboard);
+}
+
+/** Applies a change to the pressed watch, then redraws `then`: the card or the list. A watch that is gone says so. */
+function change(menus: WatchMenuSet, apply: (ctx: BotContext, id: string) => Promise<boolean>, then: "card" | "list", note?: (ctx: BotContext, id: string) => string) {
+  return async (ctx: MenuContext) => {
+    const id = payloadOf(ctx);
+    if (!WATCH_ID.test(id) || !(await apply(ctx, id))) {
+      await ctx.answerCallbackQuery({ text: ctx.tr("watch-gone") });
+      return showList(menus, ctx);
     }
-    return entry.watch;
-  }
-
-  function cardView(ctx: BotContext, watch: PriceWatch, note?: string) {
-    drawing(ctx).watch = watch;
-    return { text: watchCardText(ctx, watch, note), keyboard: cardMenu };
-  }
-
-  function listView(ctx: BotContext, watches: PriceWatch[], note?: string) {
-    drawing(ctx).watches = watches;
-    return { text: watchListText(ctx, watches, note), keyboard: list };
-  }
-
-  async function showList(ctx: BotContext, note?: string): Promise<void> {
-    const shown = listView(ctx, await listWatches(ctx.deps.db, ctx.account.telegram_id), note);
-    await editInPlace(ctx, shown.text, shown.keyboard);
-  }
-
-  async function showCard(ctx: BotContext, id: string, note?: string): Promise<void> {
-    const watch = await findWatch(ctx.deps.db, ctx.account.telegram_id, id);
-    if (!watch) return showList(ctx, ctx.tr("watch-gone"));
-    const shown = cardView(ctx, watch, note);
-    await editInPlace(ctx, shown.text, shown.keyboard);
-  }
-
-  /** Applies a change to the pressed watch, then redraws `then`: the card or the list. A watch that is gone says so. */
-  function change(apply: (ctx: BotContext, id: string) => Promise<boolean>, then: "card" | "list", note?: (ctx: BotContext, id: string) => string) {
-    return async (ctx: MenuContext) => {
-      const id = payloadOf(ctx);
-      if (!WATCH_ID.test(id) || !(await apply(ctx, id))) {
-        await ctx.answerCallbackQuery({ text: ctx.tr("watch-gone") });
-        return showList(ctx);
-      }
-      await ctx.answerCallbackQuery();
-      if (then === "list") return showList(ctx, note?.(ctx, id));
-      return showCard(ctx, id, note?.(ctx, id));
-    };
-  }
-
-  const pause = (ctx: BotContext, id: string) => setWatchStatus(ctx.deps.db, ctx.account.telegram_id, id, "paused", ctx.deps.now());
-  const resume = (ctx: BotContext, id: string) => setWatchStatus(ctx.deps.db, ctx.account.telegram_id, id, "active", ctx.deps.now());
-  const remove = (ctx: BotContext, id: string) => deleteWatch(ctx.deps.db, ctx.account.telegram_id, id);
-  const deleted = (ctx: BotContext, id: string) => ctx.tr("watch-deleted", { id: id.slice(0, 8) });
-  const cooldown = (name: WatchCooldown) => (ctx: BotContext, id: string) => setWatchCooldown(ctx.deps.db, ctx.account.telegram_id, id, name, ctx.deps.now());
-  const toggleRearm = async (ctx: BotContext, id: string) => {
-    const watch = await findWatch(ctx.deps.db, ctx.account.telegram_id, id);
-    return watch !== null && setWatchRearm(ctx.deps.db, ctx.account.telegram_id, id, watch.rearm === "cooldown" ? "above" : "cooldown", ctx.deps.now());
+    await ctx.answerCallbackQuery();
+    if (then === "list") return showList(menus, ctx, note?.(ctx, id));
+    return showCard(menus, ctx, id, note?.(ctx, id));
   };
+}
 
-  const list = new Menu<BotContext>(MENU_IDS.watches, {
-    autoAnswer: false,
-    fingerprint: async (ctx) => listFingerprint(await watchesShown(ctx)),
-    onMenuOutdated: async (ctx) => {
-      await ctx.answerCallbackQuery({ text: ctx.tr("watches-toast-changed") });
-      await showList(ctx);
-    },
-  });
-  const cardMenu = new Menu<BotContext>(MENU_IDS.watch, {
-    autoAnswer: false,
-    fingerprint: async (ctx) => {
-      const watch = await watchShown(ctx);
-      return watch ? cardFingerprint(watch) : "none";
-    },
-    onMenuOutdated: async (ctx) => {
-      const watch = await watchShown(ctx);
-      await ctx.answerCallbackQuery({ text: ctx.tr(watch ? "watches-toast-changed" : "watch-gone") });
-      if (watch) await showCard(ctx, watch.id);
-      else await showList(ctx);
-    },
-  });
+const pause = (ctx: BotContext, id: string) => setWatchStatus(ctx.deps.db, ctx.account.telegram_id, id, "paused", ctx.deps.now());
+const resume = (ctx: BotContext, id: string) => setWatchStatus(ctx.deps.db, ctx.account.telegram_id, id, "active", ctx.deps.now());
+const remove = (ctx: BotContext, id: string) => deleteWatch(ctx.deps.db, ctx.account.telegram_id, id);
+const deleted = (ctx: BotContext, id: string) => ctx.tr("watch-deleted", { id: id.slice(0, 8) });
+const cooldown = (name: WatchCooldown) => (ctx: BotContext, id: string) => setWatchCooldown(ctx.deps.db, ctx.account.telegram_id, id, name, ctx.deps.now());
+const toggleRearm = async (ctx: BotContext, id: string) => {
+  const watch = await findWatch(ctx.deps.db, ctx.account.telegram_id, id);
+  return watch !== null && setWatchRearm(ctx.deps.db, ctx.account.telegram_id, id, watch.rearm === "cooldown" ? "above" : "cooldown", ctx.deps.now());
+};
 
-  list.dynamic(async (ctx, range) => {
-    for (const [index, watch] of (await watchesShown(ctx)).entries()) {
+/** /watches: per watch, Open, Pause or Resume, and Delete. */
+function drawListMenu(menus: WatchMenuSet): void {
+  menus.list.dynamic(async (ctx, range) => {
+    for (const [index, watch] of (await watchesShown(menus, ctx)).entries()) {
       const n = String(index + 1);
       const payload = watch.id;
       range.text({ text: ctx.tr("button-watch-open", { n }), payload }, async (pressed) => {
         await pressed.answerCallbackQuery();
-        await showCard(pressed, payloadOf(pressed));
+        await showCard(menus, pressed, payloadOf(pressed));
       });
-      if (watch.status === "active") range.text({ text: ctx.tr("button-watch-pause", { n }), payload }, change(pause, "list"));
-      else range.text({ text: ctx.tr("button-watch-resume", { n }), payload }, change(resume, "list"));
-      range.text({ text: ctx.tr("button-watch-delete", { n }), payload }, change(remove, "list", deleted)).row();
+      if (watch.status === "active") range.text({ text: ctx.tr("button-watch-pause", { n }), payload }, change(menus, pause, "list"));
+      else range.text({ text: ctx.tr("button-watch-resume", { n }), payload }, change(menus, resume, "list"));
+      range.text({ text: ctx.tr("button-watch-delete", { n }), payload }, change(menus, remove, "list", deleted)).row();
     }
   });
+}
 
-  cardMenu.dynamic(async (ctx, range) => {
-    const watch = await watchShown(ctx);
+/** A watch's card: Pause or Resume, Delete, the cooldowns, the re-arm rule, back to /watches. */
+function drawCardMenu(menus: WatchMenuSet): void {
+  menus.card.dynamic(async (ctx, range) => {
+    const watch = await watchShown(menus, ctx);
     if (!watch) return;
     const payload = watch.id;
-    if (watch.status === "active") range.text({ text: ctx.tr("button-pause"), payload }, change(pause, "card"));
-    else range.text({ text: ctx.tr("button-resume"), payload }, change(resume, "card"));
-    range.text({ text: ctx.tr("button-delete"), payload }, change(remove, "list", deleted)).row();
+    if (watch.status === "active") range.text({ text: ctx.tr("button-pause"), payload }, change(menus, pause, "card"));
+    else range.text({ text: ctx.tr("button-resume"), payload }, change(menus, resume, "card"));
+    range.text({ text: ctx.tr("button-delete"), payload }, change(menus, remove, "list", deleted)).row();
     const current = cooldownOf(watch);
-    for (const name of COOLDOWNS) range.text({ text: `${name === current ? "✅ " : ""}${ctx.tr(`watch-cooldown-${name}`)}`, payload }, change(cooldown(name), "card"));
-    range.row().text({ text: ctx.tr(watch.rearm === "cooldown" ? "button-watch-rearm-above" : "button-watch-rearm-cooldown"), payload }, change(toggleRearm, "card"));
+    for (const name of COOLDOWNS) range.text({ text: `${name === current ? "✅ " : ""}${ctx.tr(`watch-cooldown-${name}`)}`, payload }, change(menus, cooldown(name), "card"));
+    range.row().text({ text: ctx.tr(watch.rearm === "cooldown" ? "button-watch-rearm-above" : "button-watch-rearm-cooldown"), payload }, change(menus, toggleRearm, "card"));
     range.row().text({ text: ctx.tr("button-watches"), payload }, async (pressed) => {
       await pressed.answerCallbackQuery();
-      await showList(pressed);
+      await showList(menus, pressed);
     });
   });
-
-  list.register(cardMenu);
-
-  return { list, cardView, listView };
 }
