@@ -17,19 +17,24 @@ export const HISTORY_ADDRESSES = ["TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", "TLa2f6V
 
 const byCreation = <T extends { createdAt: string }>(a: T, b: T) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
 
-export function fillHistory(world: World, account: AccountRecord, days: number): HistorySummary {
-  const now = world.now().getTime();
-  const start = now - days * DAY_MS;
-  const random = world.random;
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length) % items.length]!;
-  const iso = (time: number) => new Date(Math.min(time, now - 1000)).toISOString();
-  const ledger: LedgerRecord[] = [];
-  const entry = (type: string, amountSun: bigint, createdAt: string, txId: string | null = null) =>
-    ledger.push({ id: newUuid(random), accountId: account.id, type, currency: "TRX", amountSun, txId, status: "Completed", createdAt });
-  let spentSun = 0n;
+/** What every part of the history uses: the account, the world's randomness, the span and the ledger being written. */
+interface HistoryScope {
+  account: AccountRecord;
+  random: () => number;
+  now: number;
+  start: number;
+  pick: <T>(items: readonly T[]) => T;
+  /** An ISO time, never later than a second before now. */
+  iso: (time: number) => string;
+  /** Adds a completed TRX ledger entry to the history. */
+  entry: (type: string, amountSun: bigint, createdAt: string, txId?: string | null) => void;
+}
 
+/** Up to three one-off orders a day, a tenth of them failed and refunded. */
+function pastOrders({ account, random, now, start, pick, iso, entry }: HistoryScope, days: number) {
   const orders: OrderRecord[] = [];
   let failedOrders = 0;
+  let spentSun = 0n;
   for (let day = 0; day < days; day++) {
     const count = Math.floor(random() * 4);
     for (let index = 0; index < count; index++) {
@@ -66,7 +71,11 @@ export function fillHistory(world: World, account: AccountRecord, days: number):
       } else spentSun += priceSun;
     }
   }
+  return { orders, failedOrders, spentSun };
+}
 
+/** Three rules (a daily renewal, a smart one, a refill) created at the start, and their firings since. */
+function pastRules({ account, random, now, start, iso, entry }: HistoryScope) {
   const plans: Array<{ type: RuleType; volume: number | null; duration: Duration | null; minimal: number | null; everyMs: () => number }> = [
     { type: "auto-renewal", volume: 100_000, duration: null, minimal: null, everyMs: () => DAY_MS },
     { type: "smart", volume: null, duration: null, minimal: null, everyMs: () => DAY_MS * (1 + random()) },
@@ -74,6 +83,7 @@ export function fillHistory(world: World, account: AccountRecord, days: number):
   ];
   const rules: RuleRecord[] = [];
   let firings = 0;
+  let spentSun = 0n;
   for (const [index, plan] of plans.entries()) {
     const createdAt = iso(start + index * 3_600_000);
     const rule: RuleRecord = {
@@ -114,6 +124,23 @@ export function fillHistory(world: World, account: AccountRecord, days: number):
     }
     rules.push(rule);
   }
+  return { rules, firings, spentSun };
+}
+
+export function fillHistory(world: World, account: AccountRecord, days: number): HistorySummary {
+  const now = world.now().getTime();
+  const start = now - days * DAY_MS;
+  const random = world.random;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length) % items.length]!;
+  const iso = (time: number) => new Date(Math.min(time, now - 1000)).toISOString();
+  const ledger: LedgerRecord[] = [];
+  const entry = (type: string, amountSun: bigint, createdAt: string, txId: string | null = null) => {
+    ledger.push({ id: newUuid(random), accountId: account.id, type, currency: "TRX", amountSun, txId, status: "Completed", createdAt });
+  };
+  const scope: HistoryScope = { account, random, now, start, pick, iso, entry };
+  const { orders, failedOrders, spentSun: ordersSpentSun } = pastOrders(scope, days);
+  const { rules, firings, spentSun: rulesSpentSun } = pastRules(scope);
+  const spentSun = ordersSpentSun + rulesSpentSun;
 
   // Paid for by a deposit at the start, so the balance stays as it was.
   entry("Deposit", spentSun, iso(start - 60_000), newTxId(random));
