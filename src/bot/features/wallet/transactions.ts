@@ -104,6 +104,14 @@ export interface TransactionsMenu {
   show(ctx: BotContext): Promise<void>;
 }
 
+/** The menu, the showTopUp it offers on an empty ledger, and per update what is drawn and what a press found. */
+interface LedgerMenu {
+  menu: Menu<BotContext>;
+  showTopUp: (ctx: BotContext) => Promise<void>;
+  drawn: WeakMap<Context, LedgerView>;
+  pressed: WeakMap<Context, Promise<LedgerView | "expired" | "unavailable">>;
+}
+
 /**
  * /transactions on @grammyjs/menu: the ledger newest first, 10 a page, with Prev/Next and
  * filters by currency and by the types seen on the page. The payload names the page and filter
@@ -111,124 +119,128 @@ export interface TransactionsMenu {
  * it is now instead of acting.
  */
 export function transactionsMenu(showTopUp: (ctx: BotContext) => Promise<void>): TransactionsMenu {
-  const drawn = new WeakMap<Context, LedgerView>();
-  const pressed = new WeakMap<Context, Promise<LedgerView | "expired" | "unavailable">>();
-
-  async function read(ctx: BotContext, page: number, filter: Filter): Promise<LedgerView | null> {
-    const client = await userClient(ctx);
-    if (!client) return null;
-    try {
-      return { list: await fetchPage(client, page, filter), filter };
-    } catch (error) {
-      if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
-      await replyMarketplaceError(ctx, error, { read: true });
-      return null;
-    }
-  }
-
-  /** The page a press was made on, read again (once per update). */
-  function pressedView(ctx: BotContext): Promise<LedgerView | "expired" | "unavailable"> {
-    let pending = pressed.get(ctx);
-    if (!pending) {
-      pending = (async () => {
-        const payload = readPayload(typeof ctx.match === "string" ? ctx.match : "");
-        if (!payload) return "expired";
-        let type: string | undefined;
-        if (payload.typeRef !== null) {
-          const value = await resolveRef(ctx.deps.db, ctx.account.telegram_id, payload.typeRef);
-          if (!value?.startsWith("ledger-type:")) return "expired";
-          type = value.slice("ledger-type:".length);
-        }
-        return (await read(ctx, payload.page, { currency: payload.currency, ...(type === undefined ? {} : { type }) })) ?? "unavailable";
-      })();
-      pressed.set(ctx, pending);
-    }
-    return pending;
-  }
-
-  async function shown(ctx: BotContext): Promise<LedgerView | null> {
-    const view = drawn.get(ctx);
-    if (view) return view;
-    const found = await pressedView(ctx);
-    if (typeof found === "string") return null;
-    drawn.set(ctx, found);
-    return found;
-  }
-
-  async function draw(ctx: BotContext & MenuFlavor, page: number, filter: Filter): Promise<void> {
-    const view = await read(ctx, page, filter);
-    if (!view) return;
-    await ctx.answerCallbackQuery();
-    drawn.set(ctx, view);
-    await editInPlace(ctx, ledgerText(ctx, view), menu);
-  }
-
-  const menu = new Menu<BotContext>(MENU_IDS.transactions, {
-    autoAnswer: false,
-    fingerprint: async (ctx) => {
-      const view = await shown(ctx);
-      return view ? ledgerFingerprint(view) : `none:${String(await pressedView(ctx))}`;
-    },
-    onMenuOutdated: async (ctx) => {
-      const found = await pressedView(ctx);
-      if (found === "expired") return void (await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") }));
-      if (found === "unavailable") return void (await ctx.answerCallbackQuery().catch(() => undefined));
-      await ctx.answerCallbackQuery({ text: ctx.tr("transactions-toast-changed") });
-      drawn.set(ctx, found);
-      await editInPlace(ctx, ledgerText(ctx, found), menu);
-    },
+  const ledger: LedgerMenu = {
+    showTopUp,
+    drawn: new WeakMap(),
+    pressed: new WeakMap(),
+    menu: new Menu<BotContext>(MENU_IDS.transactions, {
+      autoAnswer: false,
+      fingerprint: async (ctx) => {
+        const view = await shown(ledger, ctx);
+        return view ? ledgerFingerprint(view) : `none:${String(await pressedView(ledger, ctx))}`;
+      },
+      onMenuOutdated: (ctx) => ledgerOutdated(ledger, ctx),
+    }),
+  };
+  ledger.menu.dynamic(async (ctx, range) => {
+    const view = await shown(ledger, ctx);
+    if (view) await buttons(ledger, ctx, range, view);
   });
+  return { menu: ledger.menu, show: (ctx) => show(ledger, ctx) };
+}
 
-  menu.dynamic(async (ctx, range) => {
-    const view = await shown(ctx);
-    if (view) await buttons(ctx, range, view);
-  });
+async function read(ctx: BotContext, page: number, filter: Filter): Promise<LedgerView | null> {
+  const client = await userClient(ctx);
+  if (!client) return null;
+  try {
+    return { list: await fetchPage(client, page, filter), filter };
+  } catch (error) {
+    if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
+    await replyMarketplaceError(ctx, error, { read: true });
+    return null;
+  }
+}
 
-  async function buttons(ctx: BotContext, range: MenuRange<BotContext>, { list, filter }: LedgerView): Promise<void> {
-    const number = Math.max(1, list.page);
-    const pages = pageCount(list);
-    const payload = `${number}.${filter.currency}.${await typeReference(ctx, filter)}`;
-    const button = (text: string, page: number, target: Filter) => range.text({ text, payload }, (pressedCtx) => draw(pressedCtx, page, target));
-    if (list.total === 0 && !isFiltered(filter)) {
-      range.text({ text: ctx.tr("button-topup"), payload }, async (pressedCtx) => {
-        await pressedCtx.answerCallbackQuery();
-        await showTopUp(pressedCtx);
-      });
-      return;
-    }
-    if (number > 1) button(ctx.tr("button-prev"), number - 1, filter);
-    if (number < pages) button(ctx.tr("button-next"), number + 1, filter);
-    range.row();
-
-    // Currency filter: changing it starts again at page 1.
-    const mark = (active: boolean, label: string) => (active ? `• ${label}` : label);
-    for (const currency of ["a", "t", "u"] as const) {
-      button(mark(filter.currency === currency, CURRENCIES[currency] ?? ctx.tr("transactions-all-currencies")), 1, { ...filter, currency });
-    }
-    range.row();
-
-    // Type filter: all, the active one, and the types seen on this page.
-    const types = [...new Set([...(filter.type === undefined ? [] : [filter.type]), ...list.items.map((entry) => entry.type)])].filter((type) => type.trim() !== "").slice(0, MAX_TYPE_BUTTONS);
-    button(mark(filter.type === undefined, ctx.tr("transactions-all-types")), 1, { currency: filter.currency });
-    let inRow = 1;
-    for (const type of types) {
-      if (inRow === 3) {
-        range.row();
-        inRow = 0;
+/** The page a press was made on, read again (once per update). */
+function pressedView(ledger: LedgerMenu, ctx: BotContext): Promise<LedgerView | "expired" | "unavailable"> {
+  let pending = ledger.pressed.get(ctx);
+  if (!pending) {
+    pending = (async () => {
+      const payload = readPayload(typeof ctx.match === "string" ? ctx.match : "");
+      if (!payload) return "expired";
+      let type: string | undefined;
+      if (payload.typeRef !== null) {
+        const value = await resolveRef(ctx.deps.db, ctx.account.telegram_id, payload.typeRef);
+        if (!value?.startsWith("ledger-type:")) return "expired";
+        type = value.slice("ledger-type:".length);
       }
-      button(mark(filter.type === type, truncate(type, 28)), 1, { currency: filter.currency, type });
-      inRow += 1;
+      return (await read(ctx, payload.page, { currency: payload.currency, ...(type === undefined ? {} : { type }) })) ?? "unavailable";
+    })();
+    ledger.pressed.set(ctx, pending);
+  }
+  return pending;
+}
+
+async function shown(ledger: LedgerMenu, ctx: BotContext): Promise<LedgerView | null> {
+  const view = ledger.drawn.get(ctx);
+  if (view) return view;
+  const found = await pressedView(ledger, ctx);
+  if (typeof found === "string") return null;
+  ledger.drawn.set(ctx, found);
+  return found;
+}
+
+/** A press on a page drawn from an older ledger: nothing is done; the page is drawn as it is now. */
+async function ledgerOutdated(ledger: LedgerMenu, ctx: BotContext & MenuFlavor): Promise<void> {
+  const found = await pressedView(ledger, ctx);
+  if (found === "expired") return void (await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") }));
+  if (found === "unavailable") return void (await ctx.answerCallbackQuery().catch(() => undefined));
+  await ctx.answerCallbackQuery({ text: ctx.tr("transactions-toast-changed") });
+  ledger.drawn.set(ctx, found);
+  await editInPlace(ctx, ledgerText(ctx, found), ledger.menu);
+}
+
+async function draw(ledger: LedgerMenu, ctx: BotContext & MenuFlavor, page: number, filter: Filter): Promise<void> {
+  const view = await read(ctx, page, filter);
+  if (!view) return;
+  await ctx.answerCallbackQuery();
+  ledger.drawn.set(ctx, view);
+  await editInPlace(ctx, ledgerText(ctx, view), ledger.menu);
+}
+
+async function buttons(ledger: LedgerMenu, ctx: BotContext, range: MenuRange<BotContext>, { list, filter }: LedgerView): Promise<void> {
+  const number = Math.max(1, list.page);
+  const pages = pageCount(list);
+  const payload = `${number}.${filter.currency}.${await typeReference(ctx, filter)}`;
+  const button = (text: string, page: number, target: Filter) => range.text({ text, payload }, (pressedCtx) => draw(ledger, pressedCtx, page, target));
+  if (list.total === 0 && !isFiltered(filter)) {
+    range.text({ text: ctx.tr("button-topup"), payload }, async (pressedCtx) => {
+      await pressedCtx.answerCallbackQuery();
+      await ledger.showTopUp(pressedCtx);
+    });
+    return;
+  }
+  if (number > 1) button(ctx.tr("button-prev"), number - 1, filter);
+  if (number < pages) button(ctx.tr("button-next"), number + 1, filter);
+  range.row();
+
+  // Currency filter: changing it starts again at page 1.
+  const mark = (active: boolean, label: string) => (active ? `• ${label}` : label);
+  for (const currency of ["a", "t", "u"] as const) {
+    button(mark(filter.currency === currency, CURRENCIES[currency] ?? ctx.tr("transactions-all-currencies")), 1, { ...filter, currency });
+  }
+  range.row();
+
+  // Type filter: all, the active one, and the types seen on this page.
+  const types = [...new Set([...(filter.type === undefined ? [] : [filter.type]), ...list.items.map((entry) => entry.type)])].filter((type) => type.trim() !== "").slice(0, MAX_TYPE_BUTTONS);
+  button(mark(filter.type === undefined, ctx.tr("transactions-all-types")), 1, { currency: filter.currency });
+  let inRow = 1;
+  for (const type of types) {
+    if (inRow === 3) {
+      range.row();
+      inRow = 0;
     }
+    button(mark(filter.type === type, truncate(type, 28)), 1, { currency: filter.currency, type });
+    inRow += 1;
   }
+}
 
-  async function show(ctx: BotContext): Promise<void> {
-    const view = await read(ctx, 1, { currency: "a" });
-    if (!view) return;
-    drawn.set(ctx, view);
-    await ctx.reply(ledgerText(ctx, view), { parse_mode: "HTML", reply_markup: menu, link_preview_options: { is_disabled: true } });
-  }
-
-  return { menu, show };
+/** Sends the first page, unfiltered. */
+async function show(ledger: LedgerMenu, ctx: BotContext): Promise<void> {
+  const view = await read(ctx, 1, { currency: "a" });
+  if (!view) return;
+  ledger.drawn.set(ctx, view);
+  await ctx.reply(ledgerText(ctx, view), { parse_mode: "HTML", reply_markup: ledger.menu, link_preview_options: { is_disabled: true } });
 }
 
 /** /transactions and the wallet's Transactions button. The menu itself is installed by the bot, before the features. */
