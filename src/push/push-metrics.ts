@@ -1,0 +1,26 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema";
+import type { Metrics } from "../metrics";
+import { countOpenFollows } from "../db/repos/followed-orders";
+import { leasedBy, queueDepth } from "../db/repos/outbox";
+import { countPollLeasesHeld, countUsersLeftIn, currentPollCycle } from "../db/repos/poll-cycles";
+import { countUsersBySchedule, MOTION_REASONS } from "../db/repos/poll-schedule";
+
+// The gauges /metrics shows of pushed alerts: the outbox, this replica's leases, the poll cycles and schedules, the followed orders.
+
+/** Registers the push gauges; `ticksSkipped` reads how many cron ticks this replica's poll work skipped. */
+export function registerPushGauges(deps: { db: Kysely<Database>; metrics: Metrics; now: () => number }, replicaId: string, ticksSkipped: () => number): void {
+  deps.metrics.gauge("outbox_queue_depth", "Alerts queued and not yet sent", () => queueDepth(deps.db));
+  deps.metrics.gauge("replica_outbox_leases", "Outbox rows this replica holds a lease on", () => leasedBy(deps.db, replicaId, deps.now()));
+  deps.metrics.gauge("replica_poll_leases", "Users this replica holds a poll lease on", () => countPollLeasesHeld(deps.db, replicaId, deps.now()));
+  deps.metrics.gauge("poll_cycle_pending_users", "Linked users due in the open cycle and not yet polled in it", async () => {
+    const cycle = await currentPollCycle(deps.db);
+    return cycle === null ? 0 : countUsersLeftIn(deps.db, cycle, deps.now());
+  });
+  deps.metrics.labeledGauge("poll_schedule_users", "Linked users with a working key by poll schedule: fast (every tick) with the reason (rule, order, deposit), or idle (every POLL_IDLE_INTERVAL)", async () => {
+    const counts = await countUsersBySchedule(deps.db);
+    return [{ labels: { schedule: "idle", reason: "none" }, value: counts.idle }, ...MOTION_REASONS.map((reason) => ({ labels: { schedule: "fast", reason }, value: counts[reason] }))];
+  });
+  deps.metrics.gauge("poll_ticks_skipped", "Cron ticks skipped because this replica's poll cycle was still running", ticksSkipped);
+  deps.metrics.gauge("followed_orders_open", "Orders followed until they settle", () => countOpenFollows(deps.db));
+}
