@@ -89,100 +89,33 @@ interface Lane {
 }
 
 export function chatThrottler(options: ChatThrottleOptions): Transformer {
-  const now = options.now ?? (() => performance.now());
-  const lanes = new Map<string, Lane>();
-  const overallWindow = new SlidingWindow(options.overall.perSecond, 1_000);
-  const waitingLanes: Lane[] = [];
-  let running = 0;
-  let queued = 0;
-  let overallTimer: ReturnType<typeof setTimeout> | null = null;
-  let lastSweep = now();
+  const throttle = new ChatThrottle(options);
+  return (prev, method, payload, signal) => throttle.call(prev, method, payload, signal);
+}
 
-  /** 0 when a call may start overall now, else when (Infinity: when a call in flight ends). */
-  const overallFreeAt = (at: number) => (running >= options.overall.maxConcurrent ? Infinity : overallWindow.nextFree(at));
+/** The lanes of every chat and the overall limits, shared by every call of one bot. */
+class ChatThrottle {
+  private readonly now: () => number;
+  private readonly lanes = new Map<string, Lane>();
+  private readonly overallWindow: SlidingWindow;
+  private readonly waitingLanes: Lane[] = [];
+  private running = 0;
+  private queued = 0;
+  private overallTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastSweep: number;
 
-  const pump = (lane: Lane): void => {
-    if (lane.busy || lane.queue.length === 0 || lane.timer || lane.waitingOverall) return;
-    const at = now();
-    const laneFreeAt = Math.max(lane.nextAt, lane.window?.nextFree(at) ?? 0);
-    if (laneFreeAt > at) {
-      lane.timer = setTimeout(() => {
-        lane.timer = null;
-        pump(lane);
-      }, Math.ceil(laneFreeAt - at));
-      return;
-    }
-    if (overallFreeAt(at) !== 0) {
-      lane.waitingOverall = true;
-      waitingLanes.push(lane);
-      armOverallTimer(at);
-      return;
-    }
-    const job = lane.queue.shift()!;
-    queued -= 1;
-    lane.busy = true;
-    if (job.spaced) lane.nextAt = at + lane.limits.minTimeMs;
-    lane.window?.record(at);
-    overallWindow.record(at);
-    running += 1;
-    job.start();
-  };
+  constructor(private readonly options: ChatThrottleOptions) {
+    this.now = options.now ?? (() => performance.now());
+    this.overallWindow = new SlidingWindow(options.overall.perSecond, 1_000);
+    this.lastSweep = this.now();
+  }
 
-  const wakeWaiting = (): void => {
-    while (waitingLanes.length > 0 && overallFreeAt(now()) === 0) {
-      const lane = waitingLanes.shift()!;
-      lane.waitingOverall = false;
-      pump(lane);
-    }
-    if (waitingLanes.length > 0) armOverallTimer(now());
-  };
-
-  const armOverallTimer = (at: number): void => {
-    const freeAt = overallFreeAt(at);
-    // Waiting for a call in flight to end: its end wakes the waiting lanes.
-    if (overallTimer || freeAt === Infinity) return;
-    overallTimer = setTimeout(
-      () => {
-        overallTimer = null;
-        wakeWaiting();
-      },
-      Math.max(1, Math.ceil(freeAt - at)),
-    );
-  };
-
-  const finish = (lane: Lane): void => {
-    lane.busy = false;
-    running -= 1;
-    pump(lane);
-    wakeWaiting();
-  };
-
-  const laneFor = (chatId: unknown): Lane => {
-    const key = String(chatId);
-    let lane = lanes.get(key);
-    if (lane) return lane;
-    sweep();
-    const limits = Number(chatId) < 0 ? options.group : options.private;
-    lane = { limits, window: limits.perWindow ? new SlidingWindow(limits.perWindow.count, limits.perWindow.windowMs) : null, queue: [], busy: false, nextAt: 0, timer: null, waitingOverall: false };
-    lanes.set(key, lane);
-    return lane;
-  };
-
-  /** Forgets chats with nothing queued whose limits no longer hold anything back (once a minute at most). */
-  const sweep = (): void => {
-    const at = now();
-    if (at - lastSweep < 60_000) return;
-    lastSweep = at;
-    for (const [key, lane] of lanes) {
-      if (!lane.busy && lane.queue.length === 0 && !lane.timer && !lane.waitingOverall && lane.nextAt <= at && (lane.window?.idleAt(at) ?? true)) lanes.delete(key);
-    }
-  };
-
-  return (prev, method, payload, signal) => {
+  /** The transformer's work: a call with a chat waits for its lane's turn and the overall limits. */
+  call(...[prev, method, payload, signal]: Parameters<Transformer>): ReturnType<Transformer> {
     if (!payload || typeof payload !== "object" || !("chat_id" in payload)) return prev(method, payload, signal);
-    const lane = laneFor((payload as { chat_id: unknown }).chat_id);
+    const lane = this.laneFor((payload as { chat_id: unknown }).chat_id);
     if (lane.queue.length >= lane.limits.highWater) return Promise.reject(new ThrottleQueueFullError("for this chat"));
-    if (queued >= options.overall.highWater) return Promise.reject(new ThrottleQueueFullError("in all"));
+    if (this.queued >= this.options.overall.highWater) return Promise.reject(new ThrottleQueueFullError("in all"));
     return new Promise((resolve, reject) => {
       lane.queue.push({
         // "typing…" keeps its place in the chat's order but does not hold back the reply after it.
@@ -194,11 +127,93 @@ export function chatThrottler(options: ChatThrottleOptions): Transformer {
           } catch (error) {
             call = Promise.reject(error);
           }
-          call.then(resolve, reject).finally(() => finish(lane));
+          call.then(resolve, reject).finally(() => this.finish(lane));
         },
       });
-      queued += 1;
-      pump(lane);
+      this.queued += 1;
+      this.pump(lane);
     });
-  };
+  }
+
+  /** 0 when a call may start overall now, else when (Infinity: when a call in flight ends). */
+  private overallFreeAt(at: number): number {
+    return this.running >= this.options.overall.maxConcurrent ? Infinity : this.overallWindow.nextFree(at);
+  }
+
+  private pump(lane: Lane): void {
+    if (lane.busy || lane.queue.length === 0 || lane.timer || lane.waitingOverall) return;
+    const at = this.now();
+    const laneFreeAt = Math.max(lane.nextAt, lane.window?.nextFree(at) ?? 0);
+    if (laneFreeAt > at) {
+      lane.timer = setTimeout(() => {
+        lane.timer = null;
+        this.pump(lane);
+      }, Math.ceil(laneFreeAt - at));
+      return;
+    }
+    if (this.overallFreeAt(at) !== 0) {
+      lane.waitingOverall = true;
+      this.waitingLanes.push(lane);
+      this.armOverallTimer(at);
+      return;
+    }
+    const job = lane.queue.shift()!;
+    this.queued -= 1;
+    lane.busy = true;
+    if (job.spaced) lane.nextAt = at + lane.limits.minTimeMs;
+    lane.window?.record(at);
+    this.overallWindow.record(at);
+    this.running += 1;
+    job.start();
+  }
+
+  private wakeWaiting(): void {
+    while (this.waitingLanes.length > 0 && this.overallFreeAt(this.now()) === 0) {
+      const lane = this.waitingLanes.shift()!;
+      lane.waitingOverall = false;
+      this.pump(lane);
+    }
+    if (this.waitingLanes.length > 0) this.armOverallTimer(this.now());
+  }
+
+  private armOverallTimer(at: number): void {
+    const freeAt = this.overallFreeAt(at);
+    // Waiting for a call in flight to end: its end wakes the waiting lanes.
+    if (this.overallTimer || freeAt === Infinity) return;
+    this.overallTimer = setTimeout(
+      () => {
+        this.overallTimer = null;
+        this.wakeWaiting();
+      },
+      Math.max(1, Math.ceil(freeAt - at)),
+    );
+  }
+
+  private finish(lane: Lane): void {
+    lane.busy = false;
+    this.running -= 1;
+    this.pump(lane);
+    this.wakeWaiting();
+  }
+
+  private laneFor(chatId: unknown): Lane {
+    const key = String(chatId);
+    let lane = this.lanes.get(key);
+    if (lane) return lane;
+    this.sweep();
+    const limits = Number(chatId) < 0 ? this.options.group : this.options.private;
+    lane = { limits, window: limits.perWindow ? new SlidingWindow(limits.perWindow.count, limits.perWindow.windowMs) : null, queue: [], busy: false, nextAt: 0, timer: null, waitingOverall: false };
+    this.lanes.set(key, lane);
+    return lane;
+  }
+
+  /** Forgets chats with nothing queued whose limits no longer hold anything back (once a minute at most). */
+  private sweep(): void {
+    const at = this.now();
+    if (at - this.lastSweep < 60_000) return;
+    this.lastSweep = at;
+    for (const [key, lane] of this.lanes) {
+      if (!lane.busy && lane.queue.length === 0 && !lane.timer && !lane.waitingOverall && lane.nextAt <= at && (lane.window?.idleAt(at) ?? true)) this.lanes.delete(key);
+    }
+  }
 }
