@@ -18,6 +18,24 @@ export interface PollRequest {
 // Telegram leaves these out unless asked for by name.
 const OPT_IN_TYPES = new Set(["chat_member", "message_reaction", "message_reaction_count"]);
 
+/**
+ * Waits until the queue wakes the poll, the bot hangs up or `waitMs` ends. `setWake` is given the
+ * waker while the poll waits, and null once it is done.
+ */
+function waitForUpdates(signal: AbortSignal | undefined, waitMs: number, setWake: (finish: (() => void) | null) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(finish, waitMs);
+    signal?.addEventListener("abort", finish, { once: true });
+    setWake(finish);
+    function finish() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", finish);
+      setWake(null);
+      resolve();
+    }
+  });
+}
+
 /** Updates waiting for the bot, and the one long poll allowed to wait for them. */
 export function createUpdateQueue(longPollMaxMs: number) {
   let nextUpdateId = 1;
@@ -65,16 +83,8 @@ export function createUpdateQueue(longPollMaxMs: number) {
       const timeoutMs = Math.min((request.timeout ?? 0) * 1000, longPollMaxMs);
       if (ready.length > 0 || timeoutMs <= 0) return ready;
       // After close the poll still waits (briefly), so a bot left running does not spin.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(finish, closed ? Math.min(timeoutMs, 1000) : timeoutMs);
-        request.signal?.addEventListener("abort", finish, { once: true });
+      await waitForUpdates(request.signal, closed ? Math.min(timeoutMs, 1000) : timeoutMs, (finish) => {
         wake = closed ? null : finish;
-        function finish() {
-          clearTimeout(timer);
-          request.signal?.removeEventListener("abort", finish);
-          wake = null;
-          resolve();
-        }
       });
       return closed ? [] : take(limit);
     },
