@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { Api, GrammyError, HttpError } from "grammy";
+import { Api } from "grammy";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
-import { markUserInactive } from "../db/repos/users";
 import type { Logger } from "../logger";
 import type { Metrics } from "../metrics";
 import { DEFAULT_CHAT_PACE, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
 import type { ArrivalWindow } from "../scale/arrival-window";
 import { reportFailure } from "../db/health";
-import { claimDue, nextClaimableAt, nextDueAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
+import { claimDue, nextClaimableAt, nextDueAt, markDropped, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
+import { recordFailedSend } from "./send-failure";
 
 /** Pause after a failed outbox cycle: the database answering again is noticed within it. */
 const FAILED_CYCLE_PAUSE_MS = 1_000;
@@ -38,7 +38,6 @@ export interface SenderOptions {
   prepare?: (row: OutboxRow, payload: OutboxPayload) => Promise<OutboxPayload | null>;
 }
 
-const MAX_BACKOFF_MS = 5 * 60_000;
 /** Rows one cycle may claim, and sends this replica may have in flight at once. */
 const MAX_PER_CYCLE = 20;
 const MAX_IN_FLIGHT = 32;
@@ -266,37 +265,7 @@ export class OutboxSender {
         reportFailure(db, logger, error, "recording a sent alert failed; recorded when the database answers", { outboxId: row.id });
         return;
       }
-      if (error instanceof GrammyError) {
-        if (error.error_code === 429) {
-          const retryAfter = Number(error.parameters.retry_after ?? 1);
-          await this.store.deferChat(null, row.chat_id, now() + retryAfter * 1000);
-          await markRetry(db, row.id, now() + retryAfter * 1000, error.description, this.owner);
-          metrics.alerts.inc({ outcome: "throttled" });
-          return;
-        }
-        if (error.error_code === 403) {
-          logger.info({ userId: row.telegram_id }, "user blocked the bot; alerts to them stop and their queue is dropped");
-          // Their other queued alerts would only meet the same 403: dropped without a call, in the
-          // transaction that drops this one, so no other cycle sends the next in between.
-          const others = await db.transaction().execute(async (trx) => {
-            await markDropped(trx, row.id, error.description, this.owner);
-            return markUserInactive(trx, row.telegram_id, now());
-          });
-          metrics.alerts.inc({ outcome: "blocked" }, 1 + others);
-          return;
-        }
-        if (error.error_code >= 400 && error.error_code < 500) {
-          logger.error({ outboxId: row.id, userId: row.telegram_id, description: error.description }, "Telegram refused an alert (400); dropped, not retried");
-          await markDropped(db, row.id, error.description, this.owner);
-          metrics.alerts.inc({ outcome: "refused" });
-          return;
-        }
-      }
-      const reason = error instanceof GrammyError ? error.description : error instanceof HttpError ? "network error" : String(error);
-      const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts, 10));
-      logger.warn({ outboxId: row.id, attempts: row.attempts + 1, retryInMs: delay, reason }, "alert not delivered; will retry");
-      await markRetry(db, row.id, now() + delay, reason, this.owner);
-      metrics.alerts.inc({ outcome: "retry" });
+      await recordFailedSend({ db, logger, metrics, now, store: this.store, owner: this.owner }, row, error);
     }
   }
 

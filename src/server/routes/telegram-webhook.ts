@@ -92,72 +92,10 @@ export interface TelegramWebhookHandle {
 export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, logger: Logger, shared?: TelegramWebhookShared): TelegramWebhookHandle {
   const chains = new Map<number, Promise<Outcome>>();
   const inFlight = new Set<Promise<Outcome>>();
-  const failures = new Map<number, Failure>();
   let accepting = true;
   // Outermost (installed after the bot's own), so it runs in the context of the update calling it.
   bot.api.config.use(deleteOnceTransformer());
-
-  const remember = (updateId: number, failure: Failure) => {
-    failures.delete(updateId);
-    failures.set(updateId, failure);
-    if (failures.size > FAILURES_REMEMBERED) failures.delete(failures.keys().next().value!);
-  };
-
-  const handle = async (update: Update, chatId: number): Promise<Outcome> => {
-    const failure = failures.get(update.update_id) ?? { attempts: 0, effects: newUpdateEffects() };
-    if (failure.effects.onceDone) {
-      logger.info({ updateId: update.update_id }, "Telegram update redelivered after its handler had done what must happen once; acknowledged, not handled again");
-      failures.delete(update.update_id);
-      return "handled";
-    }
-    const turn = shared ? await shared.turns.take(update.update_id, chatId) : null;
-    if (turn?.kind === "duplicate") {
-      logger.info({ updateId: update.update_id }, "Telegram update already taken (redelivery); acknowledged, not handled again");
-      return "handled";
-    }
-    let outcome: Outcome = "handled";
-    try {
-      await withUpdateEffects(failure.effects, () => bot.handleUpdate(update));
-      // Handled: whatever it did is done (remembered below only if recording that fails).
-      failure.effects.onceDone = true;
-      failures.delete(update.update_id);
-    } catch (error) {
-      outcome = await failed(update, error, failure);
-    }
-    if (!turn) return outcome;
-    try {
-      // Done unless it failed before doing anything that must happen once: then a redelivery handles it again.
-      if (outcome === "failed" && !failure.effects.onceDone) await turn.abandon();
-      else await turn.finish();
-    } catch (error) {
-      if (outcome === "failed") await turn.abandon().catch(() => undefined);
-      else remember(update.update_id, failure);
-      throw error;
-    }
-    return outcome;
-  };
-
-  const failed = async (update: Update, error: unknown, failure: Failure): Promise<Outcome> => {
-    if (shared?.health?.explains(error)) {
-      // The database is gone (logged once by its health tracker): not an attempt of the update's own.
-      remember(update.update_id, failure);
-      logger.debug({ err: error, updateId: update.update_id }, "webhook update failed, the database is unreachable; answered 500 so Telegram delivers it again");
-      return "failed";
-    }
-    const attempts = failure.attempts + 1;
-    failures.delete(update.update_id);
-    const final = error instanceof BotError && failsOnEveryRetry(error.error);
-    if (!final && (attempts < MAX_FAILED_ATTEMPTS || !(error instanceof BotError))) {
-      remember(update.update_id, { attempts, effects: failure.effects });
-      logger.error({ err: error, updateId: update.update_id, attempts, onceDone: failure.effects.onceDone }, "webhook update failed; answered 500 so Telegram delivers it again");
-      return "failed";
-    }
-    if (final) logger.warn({ updateId: update.update_id, attempts }, "webhook update failed with a Bot API error no retry can change; handled at once and acknowledged");
-    // The same update keeps failing: tell the user (error id) and let Telegram move on.
-    else logger.error({ updateId: update.update_id, attempts }, "webhook update failed every time; the user is told and it is acknowledged");
-    await Promise.resolve(bot.errorHandler(error as BotError<BotContext>)).catch((handlerError: unknown) => logger.warn({ err: handlerError }, "the error handler failed"));
-    return "handled";
-  };
+  const updates = new WebhookUpdates(bot, logger, shared);
 
   return {
     register(app) {
@@ -174,7 +112,7 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
         if (!isTelegramUpdate(update)) return c.json({ error: "not a Telegram update" }, 400);
         const chatId = chatOf(update);
         const previous = chains.get(chatId) ?? Promise.resolve<Outcome>("handled");
-        const current = previous.then(() => handle(update, chatId)).catch((error: unknown): Outcome => {
+        const current = previous.then(() => updates.handle(update, chatId)).catch((error: unknown): Outcome => {
           const message = "webhook update could not take or record its turn; answered 500 so Telegram delivers it again";
           if (shared?.health?.explains(error)) logger.debug({ err: error, updateId: update.update_id }, message);
           else logger.error({ err: error, updateId: update.update_id }, message);
@@ -202,3 +140,78 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
 }
 
 type Outcome = "handled" | "failed";
+
+/** Handles webhook updates, remembering the failed ones: their attempts and what their handling did. */
+class WebhookUpdates {
+  private readonly failures = new Map<number, Failure>();
+
+  constructor(
+    private readonly bot: Bot<BotContext>,
+    private readonly logger: Logger,
+    private readonly shared?: TelegramWebhookShared,
+  ) {}
+
+  private remember(updateId: number, failure: Failure): void {
+    this.failures.delete(updateId);
+    this.failures.set(updateId, failure);
+    if (this.failures.size > FAILURES_REMEMBERED) this.failures.delete(this.failures.keys().next().value!);
+  }
+
+  /** Handles one update in its turn; throws when its turn could not be taken or recorded. */
+  async handle(update: Update, chatId: number): Promise<Outcome> {
+    const failure = this.failures.get(update.update_id) ?? { attempts: 0, effects: newUpdateEffects() };
+    if (failure.effects.onceDone) {
+      this.logger.info({ updateId: update.update_id }, "Telegram update redelivered after its handler had done what must happen once; acknowledged, not handled again");
+      this.failures.delete(update.update_id);
+      return "handled";
+    }
+    const turn = this.shared ? await this.shared.turns.take(update.update_id, chatId) : null;
+    if (turn?.kind === "duplicate") {
+      this.logger.info({ updateId: update.update_id }, "Telegram update already taken (redelivery); acknowledged, not handled again");
+      return "handled";
+    }
+    let outcome: Outcome = "handled";
+    try {
+      await withUpdateEffects(failure.effects, () => this.bot.handleUpdate(update));
+      // Handled: whatever it did is done (remembered below only if recording that fails).
+      failure.effects.onceDone = true;
+      this.failures.delete(update.update_id);
+    } catch (error) {
+      outcome = await this.failed(update, error, failure);
+    }
+    if (!turn) return outcome;
+    try {
+      // Done unless it failed before doing anything that must happen once: then a redelivery handles it again.
+      if (outcome === "failed" && !failure.effects.onceDone) await turn.abandon();
+      else await turn.finish();
+    } catch (error) {
+      if (outcome === "failed") await turn.abandon().catch(() => undefined);
+      else this.remember(update.update_id, failure);
+      throw error;
+    }
+    return outcome;
+  }
+
+  /** What a failed handling comes to: answered 500 for a redelivery, or told to the user and acknowledged. */
+  private async failed(update: Update, error: unknown, failure: Failure): Promise<Outcome> {
+    if (this.shared?.health?.explains(error)) {
+      // The database is gone (logged once by its health tracker): not an attempt of the update's own.
+      this.remember(update.update_id, failure);
+      this.logger.debug({ err: error, updateId: update.update_id }, "webhook update failed, the database is unreachable; answered 500 so Telegram delivers it again");
+      return "failed";
+    }
+    const attempts = failure.attempts + 1;
+    this.failures.delete(update.update_id);
+    const final = error instanceof BotError && failsOnEveryRetry(error.error);
+    if (!final && (attempts < MAX_FAILED_ATTEMPTS || !(error instanceof BotError))) {
+      this.remember(update.update_id, { attempts, effects: failure.effects });
+      this.logger.error({ err: error, updateId: update.update_id, attempts, onceDone: failure.effects.onceDone }, "webhook update failed; answered 500 so Telegram delivers it again");
+      return "failed";
+    }
+    if (final) this.logger.warn({ updateId: update.update_id, attempts }, "webhook update failed with a Bot API error no retry can change; handled at once and acknowledged");
+    // The same update keeps failing: tell the user (error id) and let Telegram move on.
+    else this.logger.error({ updateId: update.update_id, attempts }, "webhook update failed every time; the user is told and it is acknowledged");
+    await Promise.resolve(this.bot.errorHandler(error as BotError<BotContext>)).catch((handlerError: unknown) => this.logger.warn({ err: handlerError }, "the error handler failed"));
+    return "handled";
+  }
+}
