@@ -150,113 +150,122 @@ function overtaken(ctx: BotContext, id: string): void {
   ctx.deps.logger.warn({ userId: ctx.account.telegram_id, card: id }, "a Confirm outlived its claim on the card; it stopped and left the card to whoever holds it now");
 }
 
+/** Confirm, Cancel and Refresh under every confirmation card, whatever its kind. */
 export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
-
-  /** The card a button names, this user's only, with the kind that handles it. */
-  async function tappedCard(ctx: BotContext, id: string) {
-    const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, id);
-    return { action, kind: action ? kinds.get(action.kind) : undefined };
-  }
-
-  composer.callbackQuery(CARD_CONFIRM.pattern, async (ctx) => {
-    const { action, kind } = await tappedCard(ctx, buttonValues(ctx, CARD_CONFIRM));
-    if (!action || !kind) {
-      await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
-      return;
-    }
-    const now = ctx.deps.now();
-    if (action.state === "done" || action.state === "placed") {
-      await ctx.answerCallbackQuery({ text: ctx.tr("card-already-done") });
-      // "placed": the action happened but the card was never updated (a crash in between): show it now.
-      if (action.state === "placed") {
-        await editCard(ctx, kind.doneText(ctx, action));
-        await transitionPendingAction(ctx.deps.db, action.id, ["placed"], "done", now);
-      }
-      return;
-    }
-    if (action.state === "cancelled" || action.state === "failed") {
-      await ctx.answerCallbackQuery({ text: ctx.tr(action.state === "cancelled" ? "card-cancelled-toast" : "card-expired") });
-      return;
-    }
-    // After an attempt, sending the same request again is how the real state is learned: a fresh
-    // preview would be a new card, which could charge (or create a rule) a second time.
-    if (action.state === "pending" && !wasAttempted(action) && now - action.created_at > CARD_FRESH_MS) {
-      await ctx.answerCallbackQuery();
-      await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)));
-      return;
-    }
-    // What the card showed no longer holds (a price that rose): nothing is spent, a fresh preview is offered.
-    if (action.state === "pending" && !wasAttempted(action) && kind.changedSince) {
-      const changed = await kind.changedSince(ctx, action);
-      if (changed !== null) {
-        await ctx.answerCallbackQuery();
-        await editCard(ctx, changed, new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)));
-        return;
-      }
-    }
-    // A card left in "processing" past the deadline (a crash mid-call) may be taken over; a live
-    // Confirm renews its claim well within it, so it is never overtaken.
-    const abandoned = action.state === "processing" && now - action.updated_at > stuckCardAfterMs(ctx.deps.config.MARKETPLACE_TIMEOUT_MS);
-    const claim = abandoned
-      ? (await transitionPendingAction(ctx.deps.db, action.id, ["processing"], "processing", now, undefined, action.updated_at)) ? now : null
-      : await claimPendingAction(ctx.deps.db, action.id, ["pending"], now);
-    if (claim === null) {
-      await ctx.answerCallbackQuery({ text: ctx.tr("card-processing") });
-      return;
-    }
-    // Taken over from a "processing" that never finished (a crash mid-call): its outcome is unknown.
-    if (abandoned) await markPendingActionAttempted(ctx.deps.db, action.id, action.updated_at);
-    // Something is about to move (a rule, an order): its notifications are read every cycle from now.
-    await markInMotion(ctx.deps.db, ctx.account.telegram_id, action.kind === "rule" ? "rule" : "order", now);
-    await ctx.answerCallbackQuery();
-    // Swap the buttons for "processing…" first, so a second tap has nothing to press.
-    await editCard(ctx, `${ctx.tr("card-working")}`);
-    await runConfirmed(ctx, kind, action.id, claim);
-  });
-
-  composer.callbackQuery(CARD_CANCEL.pattern, async (ctx) => {
-    const { action, kind } = await tappedCard(ctx, buttonValues(ctx, CARD_CANCEL));
-    if (!action || !kind) {
-      await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
-      return;
-    }
-    if (!(await transitionPendingAction(ctx.deps.db, action.id, ["pending"], "cancelled", ctx.deps.now()))) {
-      await ctx.answerCallbackQuery({ text: ctx.tr(action.state === "done" || action.state === "placed" ? "card-already-done" : "card-processing") });
-      return;
-    }
-    await ctx.answerCallbackQuery();
-    if (!wasAttempted(action)) {
-      await editCard(ctx, ctx.tr("card-cancelled"));
-      return;
-    }
-    const cancelled = await kind.cancelAfterAttempt(ctx, action);
-    if (cancelled.result !== undefined) await transitionPendingAction(ctx.deps.db, action.id, ["cancelled"], "done", ctx.deps.now(), cancelled.result);
-    await editCard(ctx, cancelled.text, cancelled.keyboard);
-  });
-
-  composer.callbackQuery(CARD_REFRESH.pattern, async (ctx) => {
-    const { action, kind } = await tappedCard(ctx, buttonValues(ctx, CARD_REFRESH));
-    // A card whose earlier attempt is too old to resend may still offer a new preview (a new card).
-    if (!action || !kind || (action.state !== "pending" && !attemptExpired(action))) {
-      await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
-      return;
-    }
-    await ctx.answerCallbackQuery();
-    const fresh = await kind.refresh(ctx, action);
-    if (!fresh) return;
-    if (wasAttempted(action)) {
-      // The earlier attempt may have gone through: keep this card (its Idempotency-Key, its rule
-      // baseline) and only show the fresh figures, so Confirm can never make a second one.
-      if (!(await setPendingActionPayload(ctx.deps.db, action.id, fresh.payload))) return;
-      await editCard(ctx, fresh.text, cardKeyboard(ctx, action.id, true));
-      return;
-    }
-    // The refreshed card is a new card (new id, new key); the old one can no longer be confirmed.
-    await transitionPendingAction(ctx.deps.db, action.id, ["pending"], "cancelled", ctx.deps.now());
-    await editCard(ctx, ctx.tr("card-refreshed"));
-    await sendCard(ctx, action.kind, fresh.payload, fresh.text, fresh.canConfirm, fresh.extra);
-  });
-
+  composer.callbackQuery(CARD_CONFIRM.pattern, (ctx) => confirmCard(kinds, ctx));
+  composer.callbackQuery(CARD_CANCEL.pattern, (ctx) => cancelCard(kinds, ctx));
+  composer.callbackQuery(CARD_REFRESH.pattern, (ctx) => refreshCard(kinds, ctx));
   return composer;
+}
+
+/** The card a button names, this user's only, with the kind that handles it. */
+async function tappedCard(kinds: CardKinds, ctx: BotContext, id: string) {
+  const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, id);
+  return { action, kind: action ? kinds.get(action.kind) : undefined };
+}
+
+/**
+ * Confirm: one-shot (a compare-and-set to "processing"), after the card's freshness and price are
+ * checked; a card a crash left processing is taken over as an attempt.
+ */
+async function confirmCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
+  const { action, kind } = await tappedCard(kinds, ctx, buttonValues(ctx, CARD_CONFIRM));
+  if (!action || !kind) {
+    await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
+    return;
+  }
+  const now = ctx.deps.now();
+  if (action.state === "done" || action.state === "placed") {
+    await ctx.answerCallbackQuery({ text: ctx.tr("card-already-done") });
+    // "placed": the action happened but the card was never updated (a crash in between): show it now.
+    if (action.state === "placed") {
+      await editCard(ctx, kind.doneText(ctx, action));
+      await transitionPendingAction(ctx.deps.db, action.id, ["placed"], "done", now);
+    }
+    return;
+  }
+  if (action.state === "cancelled" || action.state === "failed") {
+    await ctx.answerCallbackQuery({ text: ctx.tr(action.state === "cancelled" ? "card-cancelled-toast" : "card-expired") });
+    return;
+  }
+  // After an attempt, sending the same request again is how the real state is learned: a fresh
+  // preview would be a new card, which could charge (or create a rule) a second time.
+  if (action.state === "pending" && !wasAttempted(action) && now - action.created_at > CARD_FRESH_MS) {
+    await ctx.answerCallbackQuery();
+    await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)));
+    return;
+  }
+  // What the card showed no longer holds (a price that rose): nothing is spent, a fresh preview is offered.
+  if (action.state === "pending" && !wasAttempted(action) && kind.changedSince) {
+    const changed = await kind.changedSince(ctx, action);
+    if (changed !== null) {
+      await ctx.answerCallbackQuery();
+      await editCard(ctx, changed, new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)));
+      return;
+    }
+  }
+  // A card left in "processing" past the deadline (a crash mid-call) may be taken over; a live
+  // Confirm renews its claim well within it, so it is never overtaken.
+  const abandoned = action.state === "processing" && now - action.updated_at > stuckCardAfterMs(ctx.deps.config.MARKETPLACE_TIMEOUT_MS);
+  const claim = abandoned
+    ? (await transitionPendingAction(ctx.deps.db, action.id, ["processing"], "processing", now, undefined, action.updated_at)) ? now : null
+    : await claimPendingAction(ctx.deps.db, action.id, ["pending"], now);
+  if (claim === null) {
+    await ctx.answerCallbackQuery({ text: ctx.tr("card-processing") });
+    return;
+  }
+  // Taken over from a "processing" that never finished (a crash mid-call): its outcome is unknown.
+  if (abandoned) await markPendingActionAttempted(ctx.deps.db, action.id, action.updated_at);
+  // Something is about to move (a rule, an order): its notifications are read every cycle from now.
+  await markInMotion(ctx.deps.db, ctx.account.telegram_id, action.kind === "rule" ? "rule" : "order", now);
+  await ctx.answerCallbackQuery();
+  // Swap the buttons for "processing…" first, so a second tap has nothing to press.
+  await editCard(ctx, `${ctx.tr("card-working")}`);
+  await runConfirmed(ctx, kind, action.id, claim);
+}
+
+/** Cancel: only a pending card; after an attempt, the kind says what the attempt left. */
+async function cancelCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
+  const { action, kind } = await tappedCard(kinds, ctx, buttonValues(ctx, CARD_CANCEL));
+  if (!action || !kind) {
+    await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
+    return;
+  }
+  if (!(await transitionPendingAction(ctx.deps.db, action.id, ["pending"], "cancelled", ctx.deps.now()))) {
+    await ctx.answerCallbackQuery({ text: ctx.tr(action.state === "done" || action.state === "placed" ? "card-already-done" : "card-processing") });
+    return;
+  }
+  await ctx.answerCallbackQuery();
+  if (!wasAttempted(action)) {
+    await editCard(ctx, ctx.tr("card-cancelled"));
+    return;
+  }
+  const cancelled = await kind.cancelAfterAttempt(ctx, action);
+  if (cancelled.result !== undefined) await transitionPendingAction(ctx.deps.db, action.id, ["cancelled"], "done", ctx.deps.now(), cancelled.result);
+  await editCard(ctx, cancelled.text, cancelled.keyboard);
+}
+
+/** Refresh: a fresh preview, as a new card, or on the same card after an attempt. */
+async function refreshCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
+  const { action, kind } = await tappedCard(kinds, ctx, buttonValues(ctx, CARD_REFRESH));
+  // A card whose earlier attempt is too old to resend may still offer a new preview (a new card).
+  if (!action || !kind || (action.state !== "pending" && !attemptExpired(action))) {
+    await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
+    return;
+  }
+  await ctx.answerCallbackQuery();
+  const fresh = await kind.refresh(ctx, action);
+  if (!fresh) return;
+  if (wasAttempted(action)) {
+    // The earlier attempt may have gone through: keep this card (its Idempotency-Key, its rule
+    // baseline) and only show the fresh figures, so Confirm can never make a second one.
+    if (!(await setPendingActionPayload(ctx.deps.db, action.id, fresh.payload))) return;
+    await editCard(ctx, fresh.text, cardKeyboard(ctx, action.id, true));
+    return;
+  }
+  // The refreshed card is a new card (new id, new key); the old one can no longer be confirmed.
+  await transitionPendingAction(ctx.deps.db, action.id, ["pending"], "cancelled", ctx.deps.now());
+  await editCard(ctx, ctx.tr("card-refreshed"));
+  await sendCard(ctx, action.kind, fresh.payload, fresh.text, fresh.canConfirm, fresh.extra);
 }
