@@ -61,31 +61,61 @@ export interface Transport {
 
 type Outcome = { ok: true; status: number; text: string } | { ok: false; error: MarketplaceError };
 
+/** The request's URL: the marketplace's base, the path and the query parameters that are set. */
+function urlFor(baseUrl: string, spec: RequestSpec): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(spec.query ?? {})) {
+    if (value !== undefined) params.set(name, String(value));
+  }
+  const query = params.toString();
+  return `${baseUrl}${spec.path}${query ? `?${query}` : ""}`;
+}
+
+/** The request's headers; the key only on an authenticated call, which fails without one. */
+function headersFor(options: TransportOptions, spec: RequestSpec): Record<string, string> {
+  const headers: Record<string, string> = { Accept: "application/json", ...spec.headers };
+  if (spec.body !== undefined) headers["Content-Type"] = "application/json";
+  if (spec.authenticated) {
+    const key = options.apiKey?.();
+    if (!key) {
+      throw new MarketplaceError({ kind: "unauthorized", method: spec.method, path: spec.path, detail: "no API key is configured for this marketplace client" });
+    }
+    headers["X-Api-Key"] = key;
+  }
+  return headers;
+}
+
+/** Hides the key should a server or a fetch error ever echo it back. */
+function redactKey(options: TransportOptions, text: string): string {
+  const key = options.apiKey?.();
+  return key && key.length >= 8 ? text.split(key).join("[redacted]") : text;
+}
+
+/** The body parsed by `schema`, or the invalid_response error saying why it is not. */
+function parseBody(spec: RequestSpec, schema: z.ZodType, status: number, text: string, redact: (text: string) => string): { value: unknown } | { error: MarketplaceError } {
+  const invalid = (detail: string, issues?: { path: string; message: string }[]) => ({
+    error: new MarketplaceError({ kind: "invalid_response", method: spec.method, path: spec.path, status, detail, ...(issues ? { issues } : {}) }),
+  });
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return invalid(text.trim() ? "the body is not JSON" : "the body is empty");
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    return invalid(
+      "the body does not match the expected schema",
+      parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: redact(issue.message) })),
+    );
+  }
+  return { value: parsed.data };
+}
+
 /** Builds the transport; every option is already defaulted by the client factory. */
 export function createTransport(options: TransportOptions): Transport {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
-
-  function urlFor(spec: RequestSpec): string {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(spec.query ?? {})) {
-      if (value !== undefined) params.set(name, String(value));
-    }
-    const query = params.toString();
-    return `${baseUrl}${spec.path}${query ? `?${query}` : ""}`;
-  }
-
-  function headersFor(spec: RequestSpec): Record<string, string> {
-    const headers: Record<string, string> = { Accept: "application/json", ...spec.headers };
-    if (spec.body !== undefined) headers["Content-Type"] = "application/json";
-    if (spec.authenticated) {
-      const key = options.apiKey?.();
-      if (!key) {
-        throw new MarketplaceError({ kind: "unauthorized", method: spec.method, path: spec.path, detail: "no API key is configured for this marketplace client" });
-      }
-      headers["X-Api-Key"] = key;
-    }
-    return headers;
-  }
+  const redact = (text: string) => redactKey(options, text);
 
   /** One attempt, body read included, under its own timeout. */
   async function attempt(spec: RequestSpec, url: string, headers: Record<string, string>): Promise<Outcome> {
@@ -104,20 +134,14 @@ export function createTransport(options: TransportOptions): Transport {
     return { ok: false, error };
   }
 
-  /** Hides the key should a server or a fetch error ever echo it back. */
-  function redact(text: string): string {
-    const key = options.apiKey?.();
-    return key && key.length >= 8 ? text.split(key).join("[redacted]") : text;
-  }
-
   async function send(spec: RequestSpec, accept: (status: number, text: string) => MarketplaceError | undefined): Promise<void> {
-    const url = urlFor(spec);
+    const url = urlFor(baseUrl, spec);
     const maxAttempts = spec.retry === "never" ? 1 : options.maxRetries + 1;
     let waited = 0;
     for (let number = 1; ; number++) {
       if (spec.signal?.aborted) throw new MarketplaceError({ kind: "timeout", method: spec.method, path: spec.path, detail: "cancelled: the caller no longer waits for the answer" });
       const started = performance.now();
-      const outcome = await attempt(spec, url, headersFor(spec));
+      const outcome = await attempt(spec, url, headersFor(options, spec));
       const error = outcome.ok ? accept(outcome.status, outcome.text) : outcome.error;
       options.onCall?.({
         method: spec.method,
@@ -141,22 +165,9 @@ export function createTransport(options: TransportOptions): Transport {
     async json(spec, schema) {
       let value: unknown;
       await send(spec, (status, text) => {
-        const invalid = (detail: string, issues?: { path: string; message: string }[]) =>
-          new MarketplaceError({ kind: "invalid_response", method: spec.method, path: spec.path, status, detail, ...(issues ? { issues } : {}) });
-        let data: unknown;
-        try {
-          data = JSON.parse(text);
-        } catch {
-          return invalid(text.trim() ? "the body is not JSON" : "the body is empty");
-        }
-        const parsed = schema.safeParse(data);
-        if (!parsed.success) {
-          return invalid(
-            "the body does not match the expected schema",
-            parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: redact(issue.message) })),
-          );
-        }
-        value = parsed.data;
+        const parsed = parseBody(spec, schema, status, text, redact);
+        if ("error" in parsed) return parsed.error;
+        value = parsed.value;
         return undefined;
       });
       return value as z.output<typeof schema>;
