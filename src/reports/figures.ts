@@ -40,6 +40,44 @@ export function orderOutcome(status: string): OrderOutcome {
   return "pending";
 }
 
+/** What the TRX ledger charged and refunded in the window. */
+function ledgerTotals(entries: SpendingRecords["ledger"], inWindow: (iso: string) => boolean): StatsFigures["ledger"] {
+  const ledger = { chargedSun: 0n, refundedSun: 0n };
+  for (const entry of entries) {
+    if (!inWindow(entry.createdAt) || entry.currency !== "TRX") continue;
+    const sun = trxToSun(entry.amount);
+    if (sun < 0n) ledger.chargedSun -= sun;
+    else if (/refund/i.test(entry.type)) ledger.refundedSun += sun;
+  }
+  return ledger;
+}
+
+/**
+ * The sources in drawing order (orders, then rules by spending, the rules beyond MAX_RULE_SOURCES
+ * merged into "others") and the cells by day, from the sun per source and per day and source.
+ */
+function sourcesAndCells(rules: SpendingRecords["rules"], bySource: Map<string, bigint>, cells: Map<string, bigint>): Pick<StatsFigures, "sources" | "cells"> {
+  const ruleById = new Map(rules.map((entry) => [entry.rule.id, entry.rule]));
+  const ranked = [...bySource.entries()].filter(([id]) => id !== "orders").sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0].localeCompare(b[0])));
+  const shown = ranked.slice(0, ranked.length > MAX_RULE_SOURCES ? MAX_RULE_SOURCES - 1 : MAX_RULE_SOURCES);
+  const merged = new Set(ranked.slice(shown.length).map(([id]) => id));
+  const sources: StatsFigures["sources"] = [];
+  if (bySource.has("orders")) sources.push({ id: "orders", kind: "orders", sun: bySource.get("orders")! });
+  for (const [id, sun] of shown) sources.push({ id, kind: "rule", rule: ruleById.get(id)!, sun });
+  if (merged.size > 0) sources.push({ id: "others", kind: "others", sun: [...merged].reduce((sum, id) => sum + bySource.get(id)!, 0n) });
+
+  const cellList: StatsFigures["cells"] = [];
+  const mergedCells = new Map<string, bigint>();
+  for (const [key, sun] of cells) {
+    const [day, source] = key.split("\u0000") as [string, string];
+    if (merged.has(source)) mergedCells.set(day, (mergedCells.get(day) ?? 0n) + sun);
+    else cellList.push({ day, source, sun });
+  }
+  for (const [day, sun] of mergedCells) cellList.push({ day, source: "others", sun });
+  cellList.sort((a, b) => a.day.localeCompare(b.day));
+  return { sources, cells: cellList };
+}
+
 /** The spending of one window from records read over a longer span (the 30 days a 7-day view reuses). */
 export function summarize(records: SpendingRecords, window: DayWindow): StatsFigures {
   const inWindow = (iso: string) => {
@@ -93,32 +131,9 @@ export function summarize(records: SpendingRecords, window: DayWindow): StatsFig
     }
   }
 
-  const ledger = { chargedSun: 0n, refundedSun: 0n };
-  for (const entry of records.ledger) {
-    if (!inWindow(entry.createdAt) || entry.currency !== "TRX") continue;
-    const sun = trxToSun(entry.amount);
-    if (sun < 0n) ledger.chargedSun -= sun;
-    else if (/refund/i.test(entry.type)) ledger.refundedSun += sun;
-  }
+  const ledger = ledgerTotals(records.ledger, inWindow);
 
-  const ruleById = new Map(records.rules.map((entry) => [entry.rule.id, entry.rule]));
-  const ranked = [...bySource.entries()].filter(([id]) => id !== "orders").sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0].localeCompare(b[0])));
-  const shown = ranked.slice(0, ranked.length > MAX_RULE_SOURCES ? MAX_RULE_SOURCES - 1 : MAX_RULE_SOURCES);
-  const merged = new Set(ranked.slice(shown.length).map(([id]) => id));
-  const sources: StatsFigures["sources"] = [];
-  if (bySource.has("orders")) sources.push({ id: "orders", kind: "orders", sun: bySource.get("orders")! });
-  for (const [id, sun] of shown) sources.push({ id, kind: "rule", rule: ruleById.get(id)!, sun });
-  if (merged.size > 0) sources.push({ id: "others", kind: "others", sun: [...merged].reduce((sum, id) => sum + bySource.get(id)!, 0n) });
-
-  const cellList: StatsFigures["cells"] = [];
-  const mergedCells = new Map<string, bigint>();
-  for (const [key, sun] of cells) {
-    const [day, source] = key.split("\u0000") as [string, string];
-    if (merged.has(source)) mergedCells.set(day, (mergedCells.get(day) ?? 0n) + sun);
-    else cellList.push({ day, source, sun });
-  }
-  for (const [day, sun] of mergedCells) cellList.push({ day, source: "others", sun });
-  cellList.sort((a, b) => a.day.localeCompare(b.day));
+  const { sources, cells: cellList } = sourcesAndCells(records.rules, bySource, cells);
 
   const totalSun = [...bySource.values()].reduce((sum, sun) => sum + sun, 0n);
   let saving: StatsFigures["saving"] = null;
