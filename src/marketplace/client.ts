@@ -17,7 +17,7 @@ import { balanceSchema, depositAddressSchema, ledgerEntrySchema } from "./schema
 import type { Balance, DepositAddress, LedgerEntry } from "./schemas/wallet";
 import { createTransport } from "./transport";
 import { fetchExchange, nodeExchange } from "./http-exchange";
-import type { MarketplaceCallInfo, RequestSpec } from "./transport";
+import type { MarketplaceCallInfo, RequestSpec, Transport } from "./transport";
 
 export interface MarketplaceClientOptions {
   /** The {base_url}; paths are /api/v1/…. A trailing slash is ignored. */
@@ -139,38 +139,23 @@ function pageSizeParam(value: number | undefined): number | undefined {
 /** Retries after a failed first attempt when the caller sets none (reads, and orders with their key). */
 export const DEFAULT_MARKETPLACE_RETRIES = 3;
 
-/** Builds a client for one marketplace and one key (or none, for the public quote only). */
-export function createMarketplaceClient(options: MarketplaceClientOptions): MarketplaceClient {
-  const transport = createTransport({
-    baseUrl: options.baseUrl,
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-    timeoutMs: options.timeoutMs ?? 10_000,
-    maxRetries: options.maxRetries ?? DEFAULT_MARKETPLACE_RETRIES,
-    backoffBaseMs: options.backoffBaseMs ?? 300,
-    exchange: options.fetch ? fetchExchange(options.fetch) : nodeExchange,
-    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-    ...(options.onCall ? { onCall: options.onCall } : {}),
-    random: options.random ?? Math.random,
-    now: options.now ?? Date.now,
-  });
+/** A read: authenticated, retried as idempotent. */
+function get(route: string, path: string, query?: RequestSpec["query"]): RequestSpec {
+  return { method: "GET", route, path, ...(query ? { query } : {}), authenticated: true, retry: "idempotent" };
+}
 
-  const get = (route: string, path: string, query?: RequestSpec["query"]): RequestSpec => ({
-    method: "GET",
-    route,
-    path,
-    ...(query ? { query } : {}),
-    authenticated: true,
-    retry: "idempotent",
-  });
-  const post = (route: string, path: string, body?: unknown): RequestSpec => ({
-    method: "POST",
-    route,
-    path,
-    ...(body === undefined ? {} : { body }),
-    authenticated: true,
-    retry: "never",
-  });
+/** A write: authenticated, never retried unless the endpoint says otherwise. */
+function post(route: string, path: string, body?: unknown): RequestSpec {
+  return { method: "POST", route, path, ...(body === undefined ? {} : { body }), authenticated: true, retry: "never" };
+}
 
+type OrderEndpoints = Pick<MarketplaceClient, "createOrder" | "getOrder" | "listOrders" | "orderStats" | "orderOptions" | "previewOrder">;
+type AutomationEndpoints = Pick<MarketplaceClient, "listAutomations" | "automationOptions" | "previewAutomation" | "createRefill" | "createRenewal" | "createSmart" | "pauseAutomation" | "resumeAutomation" | "cancelAutomation" | "automationFires">;
+type WalletEndpoints = Pick<MarketplaceClient, "balance" | "depositAddress" | "transactions">;
+type PricingAndNotificationEndpoints = Pick<MarketplaceClient, "quote" | "notifications" | "readAllNotifications" | "readNotification">;
+
+/** /api/v1/orders: placing an order (with its idempotency key), reading and previewing orders. */
+function orderEndpoints(transport: Transport): OrderEndpoints {
   return {
     async createOrder(body, idempotencyKey) {
       if (typeof idempotencyKey !== "string" || idempotencyKey.trim() === "") throw new TypeError("idempotencyKey must be a non-empty string");
@@ -195,7 +180,12 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Mark
         get("/api/v1/orders/preview", "/api/v1/orders/preview", { volume: toInt64(query.volume, "volume"), days: query.days, resource: query.resource, target: query.target }),
         orderPreviewSchema,
       ),
+  };
+}
 
+/** /api/v1/automations: the rules, their options, previews, creation, pause, resume, cancel and firings. */
+function automationEndpoints(transport: Transport): AutomationEndpoints {
+  return {
     listAutomations: async () => transport.json(get("/api/v1/automations", "/api/v1/automations"), automationListSchema),
     automationOptions: async () => transport.json(get("/api/v1/automations/options", "/api/v1/automations/options"), automationOptionsSchema),
     previewAutomation: async (query) =>
@@ -235,7 +225,12 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Mark
     resumeAutomation: async (id) => transport.json(post("/api/v1/automations/{id}/resume", `/api/v1/automations/${pathId(id)}/resume`), automationRuleSchema),
     cancelAutomation: async (id) => transport.json(post("/api/v1/automations/{id}/cancel", `/api/v1/automations/${pathId(id)}/cancel`), automationRuleSchema),
     automationFires: async (id) => transport.json(get("/api/v1/automations/{id}/fires", `/api/v1/automations/${pathId(id)}/fires`), firingListSchema),
+  };
+}
 
+/** /api/v1/wallet: the balance, the deposit address and the ledger. */
+function walletEndpoints(transport: Transport): WalletEndpoints {
+  return {
     balance: async () => transport.json(get("/api/v1/wallet/balance", "/api/v1/wallet/balance"), balanceSchema),
     depositAddress: async () => transport.json(get("/api/v1/wallet/deposit-address", "/api/v1/wallet/deposit-address"), depositAddressSchema),
     transactions: async (query = {}) =>
@@ -248,7 +243,12 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Mark
         }),
         ledgerPageSchema,
       ),
+  };
+}
 
+/** The public price quote and /api/v1/notifications. */
+function pricingAndNotificationEndpoints(transport: Transport): PricingAndNotificationEndpoints {
+  return {
     quote: async (query, options = {}) =>
       transport.json(
         {
@@ -263,4 +263,22 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Mark
     readAllNotifications: async () => transport.empty(post("/api/v1/notifications/read-all", "/api/v1/notifications/read-all")),
     readNotification: async (id) => transport.empty(post("/api/v1/notifications/{id}/read", `/api/v1/notifications/${pathId(id)}/read`)),
   };
+}
+
+/** Builds a client for one marketplace and one key (or none, for the public quote only). */
+export function createMarketplaceClient(options: MarketplaceClientOptions): MarketplaceClient {
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxRetries: options.maxRetries ?? DEFAULT_MARKETPLACE_RETRIES,
+    backoffBaseMs: options.backoffBaseMs ?? 300,
+    exchange: options.fetch ? fetchExchange(options.fetch) : nodeExchange,
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    ...(options.onCall ? { onCall: options.onCall } : {}),
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
+  });
+
+  return { ...orderEndpoints(transport), ...automationEndpoints(transport), ...walletEndpoints(transport), ...pricingAndNotificationEndpoints(transport) };
 }
