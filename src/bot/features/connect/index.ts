@@ -1,4 +1,4 @@
-import { type Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard, type NextFunction } from "grammy";
 import { FlatComposer } from "../../middleware/flat-composer";
 import { MAIN_MENU } from "../../../chat/callback-data";
 import { tryConnectAttempt } from "../../../db/repos/connect-attempts";
@@ -27,106 +27,109 @@ const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
  */
 export function connectFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
-
-  // In the database, not in memory: the cap must survive a restart and bind every replica at once.
-  function allowAttempt(ctx: BotContext): Promise<boolean> {
-    return tryConnectAttempt(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now(), ATTEMPT_CAP);
-  }
-
-  async function deleteKeyMessage(ctx: BotContext): Promise<void> {
-    await deleteSecretMessage(ctx, "the message carrying an API key");
-  }
-
-  async function askForKey(ctx: BotContext): Promise<void> {
-    const existing = await findCredential(ctx.deps.db, ctx.account.telegram_id);
-    await startKeyStep(ctx);
-    const lines = [ctx.tr("connect-ask")];
-    if (existing) lines.push("", ctx.tr("connect-replaces", { last4: existing.last4 }));
-    await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
-  }
-
-  async function link(ctx: BotContext, rawKey: string): Promise<void> {
-    const key = rawKey.trim();
-    if (!(await allowAttempt(ctx))) {
-      await endFlow(ctx);
-      await ctx.reply(ctx.tr("connect-too-many"), { parse_mode: "HTML" });
-      return;
-    }
-    if (!KEY_SHAPE.test(key)) {
-      await ctx.reply(ctx.tr("connect-bad-shape"), { parse_mode: "HTML", reply_markup: retryButton(ctx) });
-      return;
-    }
-    const client = ctx.deps.marketplace(() => key);
-    let balance;
-    try {
-      balance = await client.balance();
-    } catch (error) {
-      if (!(error instanceof MarketplaceError)) throw error;
-      const rejected = error.kind === "unauthorized" || error.kind === "forbidden" || error.kind === "insufficient_scope";
-      ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind }, "a key offered to /connect was not accepted; nothing stored");
-      await ctx.reply(ctx.tr(rejected ? "connect-rejected" : "connect-unreachable"), { parse_mode: "HTML", reply_markup: retryButton(ctx) });
-      return;
-    }
-    const previous = await findCredential(ctx.deps.db, ctx.account.telegram_id);
-    forgetPrefetched(ctx, "credential");
-    await saveApiKey(ctx.deps.db, ctx.deps.box, ctx.account.telegram_id, key, ctx.deps.now());
-    // Linked: a redelivery of this update (its reply failed) must not link the key again.
-    markOnceDone();
-    // Cards shown under the replaced key can no longer be confirmed: the new key may spend on another account.
-    if (previous) await closeOpenCards(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
-    await endFlow(ctx);
-    ctx.deps.options.forget(ctx.account.telegram_id);
-    await ctx.deps.onLinked(ctx.account.telegram_id);
-    ctx.deps.logger.info({ userId: ctx.account.telegram_id, replaced: Boolean(previous) }, "API key linked");
-    const lines = [
-      ctx.tr(previous ? "connect-replaced" : "connect-linked", { last4: key.slice(-4) }),
-      ctx.tr("balance-line", { trx: knownAmountText(balance.trx, ctx.lang), usdt: knownAmountText(balance.usdtTrc20, ctx.lang) }),
-    ];
-    await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
-  }
-
-  function retryButton(ctx: BotContext): InlineKeyboard {
-    return new InlineKeyboard().text(ctx.tr("button-try-again"), MAIN_MENU.data("connect"));
-  }
-
-  composer.command("connect", async (ctx) => {
-    const key = ctx.match.trim();
-    if (!key) return askForKey(ctx);
-    await deleteKeyMessage(ctx);
-    await endFlow(ctx);
-    await link(ctx, key);
-  });
-
-  // The answer to the key step: typed text only (a button press cannot carry a key), deleted at once.
-  composer.on("message:text", async (ctx, next) => {
-    if (ctx.message.text.startsWith("/")) return next();
-    const state = await currentFlow(ctx);
-    if (state && Object.hasOwn(FLOW_COMMANDS, state.flow)) {
-      // A step of a guided flow from before flows were conversations: it expired with that deploy.
-      await endFlow(ctx);
-      await ctx.reply(ctx.tr("flow-expired", { command: FLOW_COMMANDS[state.flow as FlowName] }), { parse_mode: "HTML" });
-      return;
-    }
-    if (state?.flow !== "connect") return next();
-    if (!keyStepOpen(state, ctx.deps.now())) {
-      // Typed long after the question: ordinary text, never sent to the marketplace. (A wallet
-      // secret was already deleted by the guard, which exempts only an open step.)
-      await endFlow(ctx);
-      await ctx.reply(ctx.tr("unknown-text"), { parse_mode: "HTML" });
-      return;
-    }
-    await deleteKeyMessage(ctx);
-    await link(ctx, ctx.message.text);
-  });
-
-  // A key sent as a photo's or a file's caption during the open step: deleted at once all the same, and read as the answer.
-  composer.on("message:caption", async (ctx, next) => {
-    const state = await currentFlow(ctx);
-    if (state?.flow !== "connect" || !keyStepOpen(state, ctx.deps.now())) return next();
-    await deleteKeyMessage(ctx);
-    await link(ctx, ctx.message.caption);
-  });
-
+  composer.command("connect", connectCommand);
+  composer.on("message:text", keyStepText);
+  composer.on("message:caption", keyStepCaption);
   menu.register("connect", askForKey);
   return composer;
+}
+
+// In the database, not in memory: the cap must survive a restart and bind every replica at once.
+function allowAttempt(ctx: BotContext): Promise<boolean> {
+  return tryConnectAttempt(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now(), ATTEMPT_CAP);
+}
+
+async function deleteKeyMessage(ctx: BotContext): Promise<void> {
+  await deleteSecretMessage(ctx, "the message carrying an API key");
+}
+
+async function askForKey(ctx: BotContext): Promise<void> {
+  const existing = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+  await startKeyStep(ctx);
+  const lines = [ctx.tr("connect-ask")];
+  if (existing) lines.push("", ctx.tr("connect-replaces", { last4: existing.last4 }));
+  await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
+}
+
+async function link(ctx: BotContext, rawKey: string): Promise<void> {
+  const key = rawKey.trim();
+  if (!(await allowAttempt(ctx))) {
+    await endFlow(ctx);
+    await ctx.reply(ctx.tr("connect-too-many"), { parse_mode: "HTML" });
+    return;
+  }
+  if (!KEY_SHAPE.test(key)) {
+    await ctx.reply(ctx.tr("connect-bad-shape"), { parse_mode: "HTML", reply_markup: retryButton(ctx) });
+    return;
+  }
+  const client = ctx.deps.marketplace(() => key);
+  let balance;
+  try {
+    balance = await client.balance();
+  } catch (error) {
+    if (!(error instanceof MarketplaceError)) throw error;
+    const rejected = error.kind === "unauthorized" || error.kind === "forbidden" || error.kind === "insufficient_scope";
+    ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind }, "a key offered to /connect was not accepted; nothing stored");
+    await ctx.reply(ctx.tr(rejected ? "connect-rejected" : "connect-unreachable"), { parse_mode: "HTML", reply_markup: retryButton(ctx) });
+    return;
+  }
+  const previous = await findCredential(ctx.deps.db, ctx.account.telegram_id);
+  forgetPrefetched(ctx, "credential");
+  await saveApiKey(ctx.deps.db, ctx.deps.box, ctx.account.telegram_id, key, ctx.deps.now());
+  // Linked: a redelivery of this update (its reply failed) must not link the key again.
+  markOnceDone();
+  // Cards shown under the replaced key can no longer be confirmed: the new key may spend on another account.
+  if (previous) await closeOpenCards(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
+  await endFlow(ctx);
+  ctx.deps.options.forget(ctx.account.telegram_id);
+  await ctx.deps.onLinked(ctx.account.telegram_id);
+  ctx.deps.logger.info({ userId: ctx.account.telegram_id, replaced: Boolean(previous) }, "API key linked");
+  const lines = [
+    ctx.tr(previous ? "connect-replaced" : "connect-linked", { last4: key.slice(-4) }),
+    ctx.tr("balance-line", { trx: knownAmountText(balance.trx, ctx.lang), usdt: knownAmountText(balance.usdtTrc20, ctx.lang) }),
+  ];
+  await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
+}
+
+function retryButton(ctx: BotContext): InlineKeyboard {
+  return new InlineKeyboard().text(ctx.tr("button-try-again"), MAIN_MENU.data("connect"));
+}
+
+/** `/connect KEY` links at once (the message deleted first); a bare `/connect` asks for the key. */
+async function connectCommand(ctx: BotContext & { match: string }): Promise<void> {
+  const key = ctx.match.trim();
+  if (!key) return askForKey(ctx);
+  await deleteKeyMessage(ctx);
+  await endFlow(ctx);
+  await link(ctx, key);
+}
+
+/** The answer to the key step: typed text only (a button press cannot carry a key), deleted at once. */
+async function keyStepText(ctx: BotContext & { message: { text: string } }, next: NextFunction): Promise<void> {
+  if (ctx.message.text.startsWith("/")) return next();
+  const state = await currentFlow(ctx);
+  if (state && Object.hasOwn(FLOW_COMMANDS, state.flow)) {
+    // A step of a guided flow from before flows were conversations: it expired with that deploy.
+    await endFlow(ctx);
+    await ctx.reply(ctx.tr("flow-expired", { command: FLOW_COMMANDS[state.flow as FlowName] }), { parse_mode: "HTML" });
+    return;
+  }
+  if (state?.flow !== "connect") return next();
+  if (!keyStepOpen(state, ctx.deps.now())) {
+    // Typed long after the question: ordinary text, never sent to the marketplace. (A wallet
+    // secret was already deleted by the guard, which exempts only an open step.)
+    await endFlow(ctx);
+    await ctx.reply(ctx.tr("unknown-text"), { parse_mode: "HTML" });
+    return;
+  }
+  await deleteKeyMessage(ctx);
+  await link(ctx, ctx.message.text);
+}
+
+/** A key sent as a photo's or a file's caption during the open step: deleted at once all the same, and read as the answer. */
+async function keyStepCaption(ctx: BotContext & { message: { caption: string } }, next: NextFunction): Promise<void> {
+  const state = await currentFlow(ctx);
+  if (state?.flow !== "connect" || !keyStepOpen(state, ctx.deps.now())) return next();
+  await deleteKeyMessage(ctx);
+  await link(ctx, ctx.message.caption);
 }
