@@ -1,6 +1,7 @@
-import type { Kysely } from "kysely";
+import type { ExpressionBuilder, Kysely } from "kysely";
 import type { Database } from "../schema";
 import { shortId } from "../../security/secret-box";
+import { deleteChunk } from "../chunked-delete";
 
 /**
  * How stale `issued_at` may get before handing a reference out again moves it forward: one write
@@ -38,11 +39,7 @@ export async function resolveRef(db: Kysely<Database>, telegramId: number, id: s
  * REF_REISSUE_MS for the margin it adds). Returns how many went.
  */
 export async function deleteCallbackRefsIssuedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom("callback_refs")
-    .where("id", "in", (eb) => eb.selectFrom("callback_refs").select("id").where("issued_at", "<", before).limit(limit))
-    // Repeated outside: a reference handed out again while this runs is kept (PostgreSQL rechecks it).
-    .where("issued_at", "<", before)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const old = (eb: ExpressionBuilder<Database, "callback_refs">) => eb("issued_at", "<", before);
+  // Repeated outside: a reference handed out again while this runs is kept.
+  return deleteChunk(db, "callback_refs", "id", limit, old, old);
 }

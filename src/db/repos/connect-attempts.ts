@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../schema";
+import { deleteChunk } from "../chunked-delete";
 
 export interface AttemptCap {
   limit: number;
@@ -33,9 +34,5 @@ export async function tryConnectAttempt(db: Kysely<Database>, telegramId: number
 
 /** Deletes up to `limit` attempts made before `before` (the retention job, for a bot nobody /connects to). */
 export async function deleteConnectAttemptsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom("connect_attempts")
-    .where("id", "in", (eb) => eb.selectFrom("connect_attempts").select("id").where("attempted_at", "<", before).limit(limit))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteChunk(db, "connect_attempts", "id", limit, (eb) => eb("attempted_at", "<", before));
 }

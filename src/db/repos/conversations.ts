@@ -3,6 +3,7 @@ import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
 import { isPostgres } from "../dialect";
 import { perDatabase, type BatcherCounts, type StatementBatcherOptions } from "../statement-batcher";
+import { deleteChunk } from "../chunked-delete";
 
 /** A stored guided flow: the conversations plugin's state (a JSON string, versioned inside) and where the user is. */
 export interface StoredConversation {
@@ -102,7 +103,5 @@ export async function deleteConversation(db: Kysely<Database> | Transaction<Data
  * minutes, so these are long dead). Returns how many went.
  */
 export async function deleteConversationsUpdatedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const stale = db.selectFrom("conversations").select("chat_id").where("updated_at", "<", before).limit(limit);
-  const result = await db.deleteFrom("conversations").where("chat_id", "in", stale).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteChunk(db, "conversations", "chat_id", limit, (eb) => eb("updated_at", "<", before));
 }

@@ -3,6 +3,7 @@ import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
 import { isPostgres } from "../dialect";
 import { perDatabase, type BatcherCounts, type StatementBatcherOptions } from "../statement-batcher";
+import { deleteChunk } from "../chunked-delete";
 
 /**
  * The version of the guided flows' code: the conversations plugin's storage version, and the
@@ -133,7 +134,5 @@ export async function getFlow(db: Kysely<Database>, telegramId: number): Promise
  * key step expires after 10 minutes, so these are long over. Returns how many went.
  */
 export async function deleteFlowsUpdatedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const stale = db.selectFrom("flows").select("telegram_id").where("updated_at", "<", before).limit(limit);
-  const result = await db.deleteFrom("flows").where("telegram_id", "in", stale).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteChunk(db, "flows", "telegram_id", limit, (eb) => eb("updated_at", "<", before));
 }

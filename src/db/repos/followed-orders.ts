@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../schema";
 import { claimedKeys } from "../lease-claim";
+import { deleteChunk } from "../chunked-delete";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -62,12 +63,14 @@ export async function rescheduleFollow(db: Kysely<Database>, orderId: string, at
  * on record stops that order from being followed, and alerted on, a second time.
  */
 export async function deleteFinishedFollowsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom("followed_orders")
-    .where("order_id", "in", (eb) => eb.selectFrom("followed_orders").select("order_id").where("done", "=", 1).where("created_at", "<", before).limit(limit))
-    .where("done", "=", 1)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteChunk(
+    db,
+    "followed_orders",
+    "order_id",
+    limit,
+    (eb) => eb.and([eb("done", "=", 1), eb("created_at", "<", before)]),
+    (eb) => eb("done", "=", 1),
+  );
 }
 
 /**

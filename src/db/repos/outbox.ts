@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Database, OutboxTable } from "../schema";
 import { claimedKeys } from "../lease-claim";
+import { deleteChunk } from "../chunked-delete";
 
 export type OutboxRow = Selectable<OutboxTable>;
 export interface OutboxPayload {
@@ -225,17 +226,23 @@ export async function queueDepth(db: Kysely<Database>): Promise<number> {
  * frees its dedupe key, so `before` must lie past every path's own dedupe window. Returns how many went.
  */
 export async function deleteFinishedAlerts(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const sent = await db
-    .deleteFrom("outbox")
-    .where("id", "in", (eb) => eb.selectFrom("outbox").select("id").where("status", "=", "sent").where("sent_at", "<", before).limit(limit))
-    .where("status", "=", "sent")
-    .executeTakeFirst();
-  const left = limit - Number(sent.numDeletedRows);
+  const sent = await deleteChunk(
+    db,
+    "outbox",
+    "id",
+    limit,
+    (eb) => eb.and([eb("status", "=", "sent"), eb("sent_at", "<", before)]),
+    (eb) => eb("status", "=", "sent"),
+  );
+  const left = limit - sent;
   if (left <= 0) return limit;
-  const dropped = await db
-    .deleteFrom("outbox")
-    .where("id", "in", (eb) => eb.selectFrom("outbox").select("id").where("status", "=", "dropped").where("next_attempt_at", "<", before).limit(left))
-    .where("status", "=", "dropped")
-    .executeTakeFirst();
-  return Number(sent.numDeletedRows) + Number(dropped.numDeletedRows);
+  const dropped = await deleteChunk(
+    db,
+    "outbox",
+    "id",
+    left,
+    (eb) => eb.and([eb("status", "=", "dropped"), eb("next_attempt_at", "<", before)]),
+    (eb) => eb("status", "=", "dropped"),
+  );
+  return sent + dropped;
 }

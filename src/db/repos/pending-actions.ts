@@ -1,5 +1,6 @@
-import type { Kysely, Selectable } from "kysely";
+import type { ExpressionBuilder, Kysely, Selectable } from "kysely";
 import type { Database, PendingActionsTable } from "../schema";
+import { deleteChunk } from "../chunked-delete";
 
 export type PendingAction = Selectable<PendingActionsTable>;
 
@@ -143,14 +144,9 @@ export async function setPendingActionPayload(db: Kysely<Database>, id: string, 
  * as pending with a fresh date instead. Returns how many went.
  */
 export async function deletePendingActionsChangedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom("pending_actions")
-    .where("id", "in", (eb) => eb.selectFrom("pending_actions").select("id").where("updated_at", "<", before).where("state", "!=", "processing").limit(limit))
-    // Repeated outside: a card pressed while this runs is kept (PostgreSQL rechecks the new row).
-    .where("updated_at", "<", before)
-    .where("state", "!=", "processing")
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const idle = (eb: ExpressionBuilder<Database, "pending_actions">) => eb.and([eb("updated_at", "<", before), eb("state", "!=", "processing")]);
+  // Repeated outside: a card pressed while this runs is kept.
+  return deleteChunk(db, "pending_actions", "id", limit, idle, idle);
 }
 
 /** The stored results of a user's order cards other than `exceptId` that have one (JSON text, as written by the card). */

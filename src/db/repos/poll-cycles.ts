@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../schema";
 import { claimedKeys } from "../lease-claim";
+import { deleteChunk } from "../chunked-delete";
 
 // Poll cycles (one per cron tick), the users due in one, and the poll leases replicas hold on them.
 
@@ -162,11 +163,7 @@ export async function releasePollLeases(db: Kysely<Database>, owner: string): Pr
 export async function deletePollCyclesBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
   const newest = await currentPollCycle(db);
   if (newest === null) return 0;
-  const result = await db
-    .deleteFrom("poll_cycles")
-    .where("id", "in", (eb) => eb.selectFrom("poll_cycles").select("id").where("id", "<", newest).where("opened_at", "<", before).limit(limit))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteChunk(db, "poll_cycles", "id", limit, (eb) => eb.and([eb("id", "<", newest), eb("opened_at", "<", before)]));
 }
 
 /** Hands back users claimed in a cycle that was stopped before they were polled, while this replica still holds them. */

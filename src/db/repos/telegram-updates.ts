@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../schema";
 import { isPostgres } from "../dialect";
+import { deleteChunk } from "../chunked-delete";
 
 // Telegram updates in webhook mode: one row per update_id (its dedupe), with the turn its chat takes.
 // done: 0 waiting, 2 being handled, 1 done. Times are wall-clock milliseconds.
@@ -103,10 +104,12 @@ export const UPDATE_DEDUPE_MS = 86_400_000;
  */
 export async function pruneTelegramUpdates(db: Kysely<Database>, now: number, limit = 10_000): Promise<number> {
   const before = now - UPDATE_DEDUPE_MS;
-  const result = await db
-    .deleteFrom("telegram_updates")
-    .where("update_id", "in", (eb) => eb.selectFrom("telegram_updates").select("update_id").where("received_at", "<", before).where("lease_until", "<", now).limit(limit))
-    .where("lease_until", "<", now)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteChunk(
+    db,
+    "telegram_updates",
+    "update_id",
+    limit,
+    (eb) => eb.and([eb("received_at", "<", before), eb("lease_until", "<", now)]),
+    (eb) => eb("lease_until", "<", now),
+  );
 }

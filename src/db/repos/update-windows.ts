@@ -1,7 +1,8 @@
-import { sql, type InsertQueryBuilder, type InsertResult, type Kysely, type QueryCreator } from "kysely";
+import { sql, type ExpressionBuilder, type InsertQueryBuilder, type InsertResult, type Kysely, type QueryCreator } from "kysely";
 import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
 import { coordinating } from "../dialect";
+import { deleteChunk } from "../chunked-delete";
 
 /**
  * Counts one update of a user in their flood-limit window and returns its place in the window
@@ -40,11 +41,7 @@ export function updateWindowUpsertFrom(insert: InsertQueryBuilder<Database, "upd
 
 /** Deletes up to `limit` windows opened before `before` (the retention job). Returns how many went. */
 export async function deleteUpdateWindowsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom("update_windows")
-    .where("telegram_id", "in", (eb) => eb.selectFrom("update_windows").select("telegram_id").where("window_start", "<", before).limit(limit))
-    // Repeated outside: a window reopened while this runs is kept (PostgreSQL rechecks the new row).
-    .where("window_start", "<", before)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const old = (eb: ExpressionBuilder<Database, "update_windows">) => eb("window_start", "<", before);
+  // Repeated outside: a window reopened while this runs is kept.
+  return deleteChunk(db, "update_windows", "telegram_id", limit, old, old);
 }

@@ -1,5 +1,6 @@
-import type { Kysely, Transaction } from "kysely";
+import type { ExpressionBuilder, Kysely, Transaction } from "kysely";
 import type { Database } from "../schema";
+import { deleteChunk } from "../chunked-delete";
 
 // Marketplace webhook events received: their dedupe keys, so a redelivery is acknowledged and queues nothing.
 
@@ -22,10 +23,6 @@ export const WEBHOOK_DEDUPE_MS = 4 * 86_400_000;
 /** Forgets dedupe keys past WEBHOOK_DEDUPE_MS, at most `limit` of them a call. Returns how many went. */
 export async function pruneWebhookEvents(db: Kysely<Database>, now: number, limit = 10_000): Promise<number> {
   const before = now - WEBHOOK_DEDUPE_MS;
-  const result = await db
-    .deleteFrom("webhook_events")
-    .where("dedupe_key", "in", (eb) => eb.selectFrom("webhook_events").select("dedupe_key").where("received_at", "<", before).limit(limit))
-    .where("received_at", "<", before)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const old = (eb: ExpressionBuilder<Database, "webhook_events">) => eb("received_at", "<", before);
+  return deleteChunk(db, "webhook_events", "dedupe_key", limit, old, old);
 }
