@@ -12,7 +12,7 @@ import { editInPlace } from "../../edit-in-place";
 import { knownTrxText, trxText, volumeText } from "../../../chat/format";
 import { code } from "../../../chat/html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
-import { cardKeyboard, sendCard, type CardButton, type CardKinds, type CardOutcome } from "../cards";
+import { cardKeyboard, sendCard, type CardButton, type CardKind, type CardKinds, type CardOutcome } from "../cards";
 import { volumeBounds, type RuleDraft } from "./draft";
 import { ruleCardText } from "./views";
 import { ruleKind, type RuleKind } from "../../../marketplace/rule-words";
@@ -198,13 +198,21 @@ export type RuleCardMaker = (ctx: BotContext, rule: AutomationRule) => Promise<{
 /** The rule confirmation card: Confirm creates the rule once (no idempotency key: a timed-out creation is looked for first); the auto-resume toggle. */
 export function ruleCardFeature(cards: CardKinds, ruleCard: RuleCardMaker): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
+  cards.set("rule", ruleCardKind(ruleCard));
+  // The auto-resume toggle: one-line forms can choose it too. Only before Confirm was ever sent.
+  composer.callbackQuery(CARD_AUTO_RESUME.pattern, toggleAutoResume);
+  return composer;
+}
 
-  async function createdText(ctx: BotContext, rule: AutomationRule): Promise<{ text: string; keyboard: Menu<BotContext> }> {
-    const card = await ruleCard(ctx, rule);
-    return { text: `${ctx.tr("rule-created")}\n\n${card.text}`, keyboard: card.keyboard };
-  }
+/** "Rule created" above the new rule's card. */
+async function createdText(ctx: BotContext, rule: AutomationRule, ruleCard: RuleCardMaker): Promise<{ text: string; keyboard: Menu<BotContext> }> {
+  const card = await ruleCard(ctx, rule);
+  return { text: `${ctx.tr("rule-created")}\n\n${card.text}`, keyboard: card.keyboard };
+}
 
-  cards.set("rule", {
+/** What Confirm, a second look, Cancel after an attempt, Refresh and a done card do for a rule card. */
+function ruleCardKind(ruleCard: RuleCardMaker): CardKind {
+  return {
     async execute(ctx, action): Promise<CardOutcome> {
       const client = await userClient(ctx);
       if (!client) return { state: "failed", text: ctx.tr("card-no-key") };
@@ -231,7 +239,7 @@ export function ruleCardFeature(cards: CardKinds, ruleCard: RuleCardMaker): Comp
       await touchAddress(ctx.deps.db, ctx.account.telegram_id, payload.address, ctx.deps.now());
       ctx.deps.logger.info({ userId: ctx.account.telegram_id, ruleId: rule.id, card: action.id }, "rule created");
       await markInMotion(ctx.deps.db, ctx.account.telegram_id, "rule", ctx.deps.now());
-      const { text, keyboard } = await createdText(ctx, rule);
+      const { text, keyboard } = await createdText(ctx, rule, ruleCard);
       return { state: "done", text, keyboard, result: rule };
     },
     async recheck(ctx, action): Promise<CardOutcome> {
@@ -241,7 +249,7 @@ export function ruleCardFeature(cards: CardKinds, ruleCard: RuleCardMaker): Comp
       const found = await findCreated(client, JSON.parse(action.payload) as RulePayload, action).catch(() => null);
       if (!found) return { state: "retry", text: ctx.tr("card-unknown-state") };
       ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, ruleId: found.id }, "rule creation with an unknown outcome found in the list");
-      const { text, keyboard } = await createdText(ctx, found);
+      const { text, keyboard } = await createdText(ctx, found, ruleCard);
       return { state: "done", text, keyboard, result: found };
     },
     async cancelAfterAttempt(ctx, action) {
@@ -264,29 +272,27 @@ export function ruleCardFeature(cards: CardKinds, ruleCard: RuleCardMaker): Comp
       if (!rule || !("id" in rule)) return ctx.tr("rule-created");
       return `${ctx.tr("rule-created")}\n\n${ruleCardText(ctx, rule)}`;
     },
-  });
+  };
+}
 
-  // The auto-resume toggle: one-line forms can choose it too. Only before Confirm was ever sent.
-  composer.callbackQuery(CARD_AUTO_RESUME.pattern, async (ctx) => {
-    const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, CARD_AUTO_RESUME.parse(ctx.callbackQuery.data)!);
-    const payload = action?.kind === "rule" ? (JSON.parse(action.payload) as RulePayload) : null;
-    if (!action || !payload?.figures || action.state !== "pending") {
-      await ctx.answerCallbackQuery({ text: ctx.tr(action?.state === "processing" ? "card-processing" : "card-expired") });
-      return;
-    }
-    if (wasAttempted(action)) {
-      await ctx.answerCallbackQuery({ text: ctx.tr("card-locked") });
-      return;
-    }
-    const toggled: RulePayload = { ...payload, autoResume: !payload.autoResume };
-    if (!(await setPendingActionPayload(ctx.deps.db, action.id, toggled))) {
-      await ctx.answerCallbackQuery({ text: ctx.tr("card-processing") });
-      return;
-    }
-    await ctx.answerCallbackQuery();
-    const card = confirmCard(ctx, toggled, payload.figures);
-    await editInPlace(ctx, card.text, cardKeyboard(ctx, action.id, card.canConfirm, autoResumeButton(ctx, toggled.autoResume)(action.id)));
-  });
-
-  return composer;
+/** The auto-resume toggle under a pending card that was never confirmed. */
+async function toggleAutoResume(ctx: BotContext & { callbackQuery: { data: string } }): Promise<void> {
+  const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, CARD_AUTO_RESUME.parse(ctx.callbackQuery.data)!);
+  const payload = action?.kind === "rule" ? (JSON.parse(action.payload) as RulePayload) : null;
+  if (!action || !payload?.figures || action.state !== "pending") {
+    await ctx.answerCallbackQuery({ text: ctx.tr(action?.state === "processing" ? "card-processing" : "card-expired") });
+    return;
+  }
+  if (wasAttempted(action)) {
+    await ctx.answerCallbackQuery({ text: ctx.tr("card-locked") });
+    return;
+  }
+  const toggled: RulePayload = { ...payload, autoResume: !payload.autoResume };
+  if (!(await setPendingActionPayload(ctx.deps.db, action.id, toggled))) {
+    await ctx.answerCallbackQuery({ text: ctx.tr("card-processing") });
+    return;
+  }
+  await ctx.answerCallbackQuery();
+  const card = confirmCard(ctx, toggled, payload.figures);
+  await editInPlace(ctx, card.text, cardKeyboard(ctx, action.id, card.canConfirm, autoResumeButton(ctx, toggled.autoResume)(action.id)));
 }
