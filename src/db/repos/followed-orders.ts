@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../schema";
-import { claimedKeys } from "../lease-claim";
+import { claimedKeys, leaseFor, leaseFree } from "../lease-claim";
 import { deleteChunk } from "../chunked-delete";
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -33,15 +33,14 @@ export async function claimDueOrders(db: Kysely<Database>, owner: string, now: n
     .where("f.done", "=", 0)
     .$if(!scope.now, (qb) => qb.where("f.next_check_at", "<=", now))
     .$if(scope.telegramId !== undefined, (qb) => qb.where("f.telegram_id", "=", scope.telegramId!))
-    .where((e) => e.or([e("f.lease_until", "is", null), e("f.lease_until", "<", now)]))
+    .where(leaseFree(now, "f.lease_until"))
     .orderBy("f.next_check_at")
     .limit(limit);
   const rows = await db
     .updateTable("followed_orders")
-    .set({ lease_owner: owner, lease_until: now + leaseMs })
-    .where(claimedKeys(db, "order_id", candidates))
+    .set(leaseFor(owner, now + leaseMs))
+    .where(claimedKeys(db, "order_id", candidates, now))
     .where("done", "=", 0)
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
     .returningAll()
     .execute();
   return rows.sort((a, b) => a.next_check_at - b.next_check_at);

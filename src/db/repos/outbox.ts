@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Database, OutboxTable } from "../schema";
-import { claimedKeys } from "../lease-claim";
+import { claimedKeys, leaseFor, leaseFree } from "../lease-claim";
 import { deleteChunk } from "../chunked-delete";
 
 export type OutboxRow = Selectable<OutboxTable>;
@@ -110,7 +110,7 @@ export async function claimDue(db: Kysely<Database>, owner: string, now: number,
     .select("o.id")
     .where("o.status", "=", "queued")
     .where("o.next_attempt_at", "<=", now)
-    .where((e) => e.or([e("o.lease_until", "is", null), e("o.lease_until", "<", now)]))
+    .where(leaseFree(now, "o.lease_until"))
     .where("o.id", "=", (e) => e.selectFrom("outbox as p").select((f) => f.fn.min("p.id").as("min_id")).where("p.chat_id", "=", e.ref("o.chat_id")).where("p.status", "=", "queued"))
     .where((e) => e.not(e.exists(e.selectFrom("chat_send as cs").select("cs.chat_id").whereRef("cs.chat_id", "=", "o.chat_id").where("cs.next_send_at", ">", now))))
     .orderBy("o.next_attempt_at")
@@ -118,10 +118,9 @@ export async function claimDue(db: Kysely<Database>, owner: string, now: number,
     .limit(limit);
   const rows = await db
     .updateTable("outbox")
-    .set({ lease_owner: owner, lease_until: now + leaseMs })
-    .where(claimedKeys(db, "id", candidates))
+    .set(leaseFor(owner, now + leaseMs))
+    .where(claimedKeys(db, "id", candidates, now))
     .where("status", "=", "queued")
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
     .returningAll()
     .execute();
   return rows.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
@@ -226,23 +225,10 @@ export async function queueDepth(db: Kysely<Database>): Promise<number> {
  * frees its dedupe key, so `before` must lie past every path's own dedupe window. Returns how many went.
  */
 export async function deleteFinishedAlerts(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const sent = await deleteChunk(
-    db,
-    "outbox",
-    "id",
-    limit,
-    (eb) => eb.and([eb("status", "=", "sent"), eb("sent_at", "<", before)]),
-    (eb) => eb("status", "=", "sent"),
-  );
+  const finished = (status: "sent" | "dropped", at: "sent_at" | "next_attempt_at", most: number) =>
+    deleteChunk(db, "outbox", "id", most, (eb) => eb.and([eb("status", "=", status), eb(at, "<", before)]), (eb) => eb("status", "=", status));
+  const sent = await finished("sent", "sent_at", limit);
   const left = limit - sent;
   if (left <= 0) return limit;
-  const dropped = await deleteChunk(
-    db,
-    "outbox",
-    "id",
-    left,
-    (eb) => eb.and([eb("status", "=", "dropped"), eb("next_attempt_at", "<", before)]),
-    (eb) => eb("status", "=", "dropped"),
-  );
-  return sent + dropped;
+  return sent + (await finished("dropped", "next_attempt_at", left));
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../schema";
-import { claimedKeys } from "../lease-claim";
+import { claimedKeys, leaseFor, leaseFree } from "../lease-claim";
 import { deleteChunk } from "../chunked-delete";
 
 // Poll cycles (one per cron tick), the users due in one, and the poll leases replicas hold on them.
@@ -73,15 +73,14 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
   // first, and the idle majority (due later) and those done in this cycle (due from now on)
   // are never passed over.
   const candidates = usersDueIn(db, cycle, now)
-    .where((e) => e.or([e("s.lease_until", "is", null), e("s.lease_until", "<", now)]))
+    .where(leaseFree(now, "s.lease_until"))
     .orderBy("s.next_poll_at")
     .limit(limit);
   const rows = await db
     .updateTable("poll_state")
-    .set({ lease_owner: owner, lease_until: now + leaseMs })
-    .where(claimedKeys(db, "telegram_id", candidates, "s"))
+    .set(leaseFor(owner, now + leaseMs))
+    .where(claimedKeys(db, "telegram_id", candidates, now, "s"))
     .where("last_cycle", "<", cycle.id)
-    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
     .returning("telegram_id")
     .execute();
   return rows.map((row) => Number(row.telegram_id)).sort((a, b) => a - b);
@@ -109,7 +108,7 @@ export async function cycleHasClaimableUsers(db: Kysely<Database>, cycleOrId: nu
   const cycle = await asCycle(db, cycleOrId);
   if (!cycle) return false;
   const row = await usersDueIn(db, cycle, now)
-    .where((e) => e.or([e("s.lease_until", "is", null), e("s.lease_until", "<", now)]))
+    .where(leaseFree(now, "s.lease_until"))
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
