@@ -193,7 +193,7 @@ describe("settling in the playground", () => {
 describe("npm test without a PostgreSQL", () => {
   it("opens with one line naming the skipped database tests and how to run them; with TEST_DATABASE_URL it says nothing", () => {
     const vitest = (env: NodeJS.ProcessEnv) =>
-      execFileSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "test/unit/locales.test.ts", "--reporter=default"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      execFileSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "test/unit/locales.test.ts", "--reporter=default", "--passWithNoTests"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     const withoutDatabase: NodeJS.ProcessEnv = { ...process.env };
     delete withoutDatabase.TEST_DATABASE_URL;
     const output = vitest(withoutDatabase);
