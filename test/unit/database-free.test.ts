@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DATABASE_FREE } from "../database-free";
+import { DATABASE_FREE } from "../../vitest.config";
 
 /**
  * The files the PostgreSQL run leaves out must really never use the test database: none of them
