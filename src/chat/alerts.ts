@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import { pickLanguage, translatorFor, type Language, type Translate } from "./i18n";
 import { code, escapeHtml, truncate, txLink } from "./html";
-import { timeText, trxText, volumeText } from "./format";
+import { durationText, timeText, trxText, volumeText } from "./format";
 import { CARD_CANCEL, CARD_CONFIRM, MAIN_MENU, RULE_RESUME, WATCH_BUY } from "./callback-data";
 import { sunToTrx } from "../marketplace/money";
 import type { OutboxPayload } from "../db/repos/outbox";
@@ -141,7 +141,7 @@ export function priceReachedAlert(recipient: Recipient, reached: PriceReached): 
   const resource = reached.resource === "energy" || reached.resource === "bandwidth" ? tr(`resource-${reached.resource}`) : reached.resource;
   const lines = [
     tr("alert-watch-reached", { id: reached.watchId.slice(0, 8) }),
-    tr("alert-watch-target", { volume: volumeText(reached.volume, language), resource, duration: reached.duration }),
+    tr("alert-watch-target", { volume: volumeText(reached.volume, language), resource, duration: durationText(reached.duration, language) }),
     tr("alert-watch-price", { price: trxText(reached.priceTrx, language), threshold: trxText(sunToTrx(reached.thresholdSun), language) }),
     tr("alert-watch-at", { time: timeText(new Date(reached.at).toISOString()) }),
     "",

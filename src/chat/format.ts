@@ -57,3 +57,20 @@ export function timeText(iso: string): string {
 export function resourceText(ctx: { tr: Translate }, resource: string): string {
   return resource === "energy" || resource === "bandwidth" ? ctx.tr(`resource-${resource}`) : marketWord(resource);
 }
+
+/** The units of a duration as each language writes them after the number. */
+const DURATION_UNITS: Record<Language, Record<"m" | "h" | "d", string>> = {
+  en: { m: "m", h: "h", d: "d" },
+  ru: { m: " мин", h: " ч", d: " дн." },
+  zh: { m: " 分钟", h: " 小时", d: " 天" },
+};
+
+/**
+ * A marketplace duration ("15m", "1h", "3d") as the reader's language writes it: en "1h", ru
+ * "1 ч", zh "1 天". One the marketplace writes otherwise is shown as its own word (cut short).
+ */
+export function durationText(duration: string, language: Language): string {
+  const match = /^(\d{1,6})([mhd])$/i.exec(duration.trim());
+  if (!match) return marketWord(duration);
+  return `${match[1]}${DURATION_UNITS[language][match[2]!.toLowerCase() as "m" | "h" | "d"]}`;
+}

@@ -58,8 +58,24 @@ export function parseResource(input: string): Resource | null {
   return Object.hasOwn(RESOURCE_WORDS, text) ? RESOURCE_WORDS[text]! : null;
 }
 
-/** Durations are exactly those the options endpoint lists, matched case-insensitively. */
+/** Unit words as people type them in en, ru and zh, with the marketplace's letter for each. */
+const DURATION_UNIT_WORDS: ReadonlyArray<[RegExp, string]> = [
+  [/^(?:m|min|mins|minutes?|мин\.?|минут[аы]?|分钟|分)$/, "m"],
+  [/^(?:h|hr|hrs|hours?|ч\.?|час(?:а|ов)?|小时|小時|时)$/, "h"],
+  [/^(?:d|days?|д\.?|дн\.?|день|дня|дней|сут(?:\.|ки|ок)?|天|日)$/, "d"],
+];
+
+/**
+ * Durations are exactly those the options endpoint lists, matched case-insensitively, typed as
+ * listed ("1h") or as the bot writes them in the reader's language ("1 ч", "1 小时", "15 min").
+ */
 export function parseDuration(input: string, allowed: readonly string[]): string | null {
   const text = input.trim().toLowerCase();
-  return allowed.find((duration) => duration.toLowerCase() === text) ?? null;
+  const exact = allowed.find((duration) => duration.toLowerCase() === text);
+  if (exact) return exact;
+  const spelled = /^(\d{1,6})\s*(\S+)$/u.exec(text);
+  const unit = spelled ? DURATION_UNIT_WORDS.find(([words]) => words.test(spelled[2]!))?.[1] : undefined;
+  if (!spelled || !unit) return null;
+  const wanted = `${Number(spelled[1])}${unit}`;
+  return allowed.find((duration) => duration.toLowerCase() === wanted) ?? null;
 }

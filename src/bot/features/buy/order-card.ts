@@ -1,7 +1,7 @@
 import type { MarketplaceClient, OrderPreview } from "../../../marketplace";
 import { addTrx, compareTrx, sunToTrx, trxToSun } from "../../../marketplace/money";
 import type { BotContext } from "../../context";
-import { amountText, knownTrxText, resourceText, trxText, volumeText } from "../../../chat/format";
+import { amountText, durationText, knownTrxText, resourceText, trxText, volumeText } from "../../../chat/format";
 import { code, marketWord } from "../../../chat/html";
 import { finalState } from "../../../chat/alerts";
 import { replyMarketplaceError } from "../../marketplace-access";
@@ -27,7 +27,7 @@ function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, b
     "",
     ctx.tr("card-resource", { value: resourceText(ctx, order.resource) }),
     ctx.tr("card-volume", { value: volumeText(order.volume, ctx.lang) }),
-    ctx.tr("card-duration", { value: order.duration }),
+    ctx.tr("card-duration", { value: durationText(order.duration, ctx.lang) }),
     ctx.tr("card-target", {}, { value: code(order.address) }),
     ctx.tr("card-price", { price: trxText(preview.priceTrx, ctx.lang), commission: knownTrxText(preview.commissionTrx, ctx.lang) }),
   ];

@@ -2,7 +2,7 @@ import { type Composer, InlineKeyboard } from "grammy";
 import { FlatComposer } from "../../middleware/flat-composer";
 import { WATCH_LINK_DROP, WATCH_LINK_SAVE } from "../../../chat/callback-data";
 import { refFor, resolveRef } from "../../../db/repos/callback-refs";
-import { resourceText, trxText, volumeText } from "../../../chat/format";
+import { durationText, resourceText, trxText, volumeText } from "../../../chat/format";
 import { code } from "../../../chat/html";
 import type { BotContext } from "../../context";
 import { pressedButtonExists } from "../../pressed-button";
@@ -30,7 +30,7 @@ export async function askWatchLink(ctx: BotContext, watch: LinkedWatch): Promise
   const { resource, volume, duration, maxTrx, address } = watch;
   const args = [resource, volume, duration, `${maxTrx}trx`, address].filter(Boolean).join(" ");
   const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, REF_PREFIX + args, ctx.deps.now());
-  const lines = [ctx.tr("watch-link-ask"), "", ctx.tr("watch-target", { volume: volumeText(volume, ctx.lang), resource: resourceText(ctx, resource), duration })];
+  const lines = [ctx.tr("watch-link-ask"), "", ctx.tr("watch-target", { volume: volumeText(volume, ctx.lang), resource: resourceText(ctx, resource), duration: durationText(duration, ctx.lang) })];
   if (address) lines.push(ctx.tr("watch-address", {}, { value: code(address) }));
   lines.push(ctx.tr("watch-threshold", { threshold: trxText(maxTrx, ctx.lang) }));
   if (address && (await unfamiliarAddress(ctx, address))) lines.push("", ctx.tr("card-address-from-link"));

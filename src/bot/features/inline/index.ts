@@ -7,7 +7,7 @@ import { deepLinkUrl, startPayload } from "../../../input/deep-link";
 import { parseDuration, parseResource, parseVolume, type Resource, type VolumeParse } from "../../../input/volume";
 import { MarketplaceError } from "../../../marketplace";
 import type { BotContext } from "../../context";
-import { sunPerUnit, trxText, volumeText } from "../../../chat/format";
+import { durationText, sunPerUnit, trxText, volumeText } from "../../../chat/format";
 import { pickLanguage, translatorFor, type Language, type Translate } from "../../../chat/i18n";
 
 /** Telegram may serve the same answer again for this long; the price cache below lives as long. */
@@ -119,7 +119,7 @@ export function inlineFeature(): Composer<BotContext> {
   }
 
   function result(ctx: BotContext, tr: Translate, language: Language, rent: Rent, priceTrx: string): InlineQueryResultArticle {
-    const target = tr("quote-line", { volume: volumeText(rent.volume, language), resource: tr(`resource-${rent.resource}`), duration: rent.duration });
+    const target = tr("quote-line", { volume: volumeText(rent.volume, language), resource: tr(`resource-${rent.resource}`), duration: durationText(rent.duration, language) });
     const payload = startPayload("buy", { resource: rent.resource, volume: rent.volume, duration: rent.duration });
     const price = trxText(priceTrx, language);
     const perUnit = sunPerUnit(priceTrx, rent.volume, language);

@@ -2,7 +2,7 @@ import type { Context } from "grammy";
 import { RESOURCES } from "../../../input/volume";
 import type { BotContext } from "../../context";
 import { readAddress, savedAddressOffers } from "../addresses";
-import { volumeText } from "../../../chat/format";
+import { durationText, volumeText } from "../../../chat/format";
 import { answer, answerEntering, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "../../guided/steps";
 import { endFlow, storeFirstQuestion } from "../../flows";
 import { recheckForResource, validateField, type DraftField, type OrderDraft, type OrderLimits } from "./index";
@@ -50,7 +50,7 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
     }
     case "duration": {
       lines.push(ctx.tr("ask-duration"));
-      for (const duration of limits.durations(draft.resource ?? "energy")) buttons[0]!.push({ label: duration, value: duration });
+      for (const duration of limits.durations(draft.resource ?? "energy")) buttons[0]!.push({ label: durationText(duration, ctx.lang), value: duration });
       break;
     }
     case "address": {

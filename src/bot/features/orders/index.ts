@@ -4,7 +4,7 @@ import { refFor, resolveRef } from "../../../db/repos/callback-refs";
 import type { Order } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
-import { resourceText, timeText, trxText, volumeText } from "../../../chat/format";
+import { durationText, resourceText, timeText, trxText, volumeText } from "../../../chat/format";
 import { code, marketWord, shortAddress, truncate, txLink } from "../../../chat/html";
 import { replyMarketplaceError, userClient } from "../../marketplace-access";
 import type { MenuActions } from "../../context";
@@ -21,7 +21,7 @@ function orderCard(ctx: BotContext, order: Order): string {
     ctx.tr("order-card-status", { value: marketWord(order.status) }),
     ctx.tr("card-resource", { value: resourceText(ctx, order.resource) }),
     ctx.tr("card-volume", { value: volumeText(order.volume, ctx.lang) }),
-    ctx.tr("card-duration", { value: marketWord(order.duration) }),
+    ctx.tr("card-duration", { value: durationText(order.duration, ctx.lang) }),
     ctx.tr("card-target", {}, { value: code(marketWord(order.targetAddress)) }),
     ctx.tr("order-card-price", { value: trxText(order.priceTrx, ctx.lang) }),
     ctx.tr("order-card-activation", { value: trxText(order.activationTrx, ctx.lang) }),

@@ -6,7 +6,7 @@ import { MarketplaceError, type MarketplaceClient } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { endFlow } from "../../flows";
 import type { Guided } from "../../guided/steps";
-import { resourceText, sunPerUnit, trxText, volumeText } from "../../../chat/format";
+import { durationText, resourceText, sunPerUnit, trxText, volumeText } from "../../../chat/format";
 import { replyMarketplaceError } from "../../marketplace-access";
 import { SecretBoxError } from "../../../security/secret-box";
 import { draftFromCommand, missingOrderField, orderLimits, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
@@ -75,7 +75,7 @@ async function sendQuote(ctx: BotContext, draft: OrderDraft): Promise<void> {
   }
   const text = [
     ctx.tr("quote-title"),
-    ctx.tr("quote-line", { volume: volumeText(volume, ctx.lang), resource: resourceText(ctx, draft.resource!), duration: draft.duration! }),
+    ctx.tr("quote-line", { volume: volumeText(volume, ctx.lang), resource: resourceText(ctx, draft.resource!), duration: durationText(draft.duration!, ctx.lang) }),
     ctx.tr("quote-price", { price: trxText(quote.priceTrx, ctx.lang), perUnit: sunPerUnit(quote.priceTrx, volume, ctx.lang) }),
     "",
     ctx.tr("quote-note"),

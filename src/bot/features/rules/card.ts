@@ -9,7 +9,7 @@ import { markInMotion } from "../../../db/repos/poll-schedule";
 import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { editInPlace } from "../../edit-in-place";
-import { knownTrxText, trxText, volumeText } from "../../../chat/format";
+import { durationText, knownTrxText, trxText, volumeText } from "../../../chat/format";
 import { code } from "../../../chat/html";
 import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
 import { cardKeyboard, sendCard, type CardButton, type CardKind, type CardKinds, type CardOutcome } from "../cards";
@@ -142,9 +142,9 @@ function confirmCard(ctx: BotContext, payload: RulePayload, figures: CardFigures
     lines.push(
       ctx.tr("rule-card-minimal", { value: volumeText(payload.minimal!, ctx.lang) }),
       ctx.tr("card-volume", { value: volumeText(payload.volume!, ctx.lang) }),
-      ctx.tr("card-duration", { value: payload.duration! }),
+      ctx.tr("card-duration", { value: durationText(payload.duration!, ctx.lang) }),
       "",
-      ctx.tr("rule-confirm-trigger-refill", { minimal: volumeText(payload.minimal!, ctx.lang), volume: volumeText(payload.volume!, ctx.lang), duration: payload.duration! }),
+      ctx.tr("rule-confirm-trigger-refill", { minimal: volumeText(payload.minimal!, ctx.lang), volume: volumeText(payload.volume!, ctx.lang), duration: durationText(payload.duration!, ctx.lang) }),
     );
   } else if (payload.kind === "renewal") {
     lines.push(ctx.tr("card-volume", { value: volumeText(payload.volume!, ctx.lang) }), ctx.tr("card-duration", { value: RENEWAL_DURATION }), "", ctx.tr("rule-confirm-trigger-renewal", { volume: volumeText(payload.volume!, ctx.lang) }));
@@ -153,7 +153,7 @@ function confirmCard(ctx: BotContext, payload: RulePayload, figures: CardFigures
   }
   lines.push(
     ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", { value: trxText(figures.priceTrx, ctx.lang), commission: knownTrxText(figures.commissionTrx, ctx.lang) }),
-    ...(figures.pricedFor ? [ctx.tr("rule-confirm-estimate-priced-for", { duration: figures.pricedFor })] : []),
+    ...(figures.pricedFor ? [ctx.tr("rule-confirm-estimate-priced-for", { duration: durationText(figures.pricedFor, ctx.lang) })] : []),
     ctx.tr("rule-confirm-charged"),
     ctx.tr("rule-card-auto-resume", { value: ctx.tr(payload.autoResume ? "button-yes" : "button-no") }),
     ctx.tr("card-balance", { value: knownTrxText(figures.balanceTrx, ctx.lang) }),

@@ -2,7 +2,7 @@ import type { Context } from "grammy";
 import type { AutomationOptions } from "../../../marketplace";
 import { checkBounds } from "../../../input/volume";
 import type { BotContext } from "../../context";
-import { volumeText } from "../../../chat/format";
+import { durationText, volumeText } from "../../../chat/format";
 import { answer, markAsked, sendQuestion, type AnswerButton, type Asked, type Checked, type Guided } from "../../guided/steps";
 import { userClient } from "../../marketplace-access";
 import { readAddress, savedAddressOffers } from "../addresses";
@@ -45,7 +45,7 @@ async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: A
     }
     case "duration":
       lines.push(ctx.tr("ask-rule-duration"));
-      for (const duration of options.durations) buttons[0]!.push({ label: duration, value: duration });
+      for (const duration of options.durations) buttons[0]!.push({ label: durationText(duration, ctx.lang), value: duration });
       break;
     case "autoResume":
       lines.push(ctx.tr("ask-auto-resume"));

@@ -2,7 +2,7 @@ import { refFor } from "../../../db/repos/callback-refs";
 import type { AutomationRule, Firing } from "../../../marketplace";
 import type { BotContext } from "../../context";
 import { ruleKind, ruleStatus, type RuleStatus } from "../../../marketplace/rule-words";
-import { timeText, trxText, volumeText } from "../../../chat/format";
+import { durationText, timeText, trxText, volumeText } from "../../../chat/format";
 import { code, escapeHtml, MARKETPLACE_WORD_MAX, marketWord, MESSAGE_LIMIT, shortAddress, truncate } from "../../../chat/html";
 
 /** Rules per list page. */
@@ -36,8 +36,8 @@ export function ruleCardText(ctx: BotContext, rule: AutomationRule): string {
   if (rule.minimal !== null && kind !== "smart" && kind !== "renewal") lines.push(ctx.tr("rule-card-minimal", { value: volumeText(rule.minimal, ctx.lang) }));
   if (kind === "smart") lines.push(ctx.tr("rule-card-volume-smart"));
   else if (rule.volume !== null) lines.push(ctx.tr("rule-card-volume", { value: volumeText(rule.volume, ctx.lang) }));
-  if (kind === "renewal") lines.push(ctx.tr("rule-card-duration", { value: marketWord(rule.duration ?? "1d") }));
-  else if (rule.duration !== null && kind !== "smart") lines.push(ctx.tr("rule-card-duration", { value: marketWord(rule.duration) }));
+  if (kind === "renewal") lines.push(ctx.tr("rule-card-duration", { value: durationText(rule.duration ?? "1d", ctx.lang) }));
+  else if (rule.duration !== null && kind !== "smart") lines.push(ctx.tr("rule-card-duration", { value: durationText(rule.duration, ctx.lang) }));
   lines.push(ctx.tr("rule-card-status", { value: `${STATUS_ICON[status]} ${statusText(ctx, rule.status)}` }));
   if (status === "paused") {
     const reason = (rule.pauseReason ?? "").toLowerCase();
@@ -104,7 +104,7 @@ export function deliveriesText(ctx: BotContext, rule: AutomationRule, firings: F
   let length = head.join("\n").length;
   const lines: string[] = [];
   for (const [index, firing] of sorted.entries()) {
-    const line = ctx.tr("deliveries-line", { time: timeText(firing.createdAt), volume: volumeText(firing.volume, ctx.lang), duration: firing.duration ?? "—", trx: trxText(firing.priceTrx, ctx.lang) });
+    const line = ctx.tr("deliveries-line", { time: timeText(firing.createdAt), volume: volumeText(firing.volume, ctx.lang), duration: firing.duration === null || firing.duration === undefined ? "—" : durationText(firing.duration, ctx.lang), trx: trxText(firing.priceTrx, ctx.lang) });
     if (length + line.length + 1 > budget) {
       lines.push(ctx.tr("deliveries-more", { count: String(sorted.length - index) }));
       break;

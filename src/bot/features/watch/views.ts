@@ -1,7 +1,7 @@
 import { MAX_WATCHES_PER_USER, WATCH_COOLDOWNS, type PriceWatch, type WatchCooldown } from "../../../db/repos/watches";
 import { sunToTrx } from "../../../marketplace/money";
 import type { BotContext } from "../../context";
-import { resourceText, timeText, trxText, volumeText } from "../../../chat/format";
+import { durationText, resourceText, timeText, trxText, volumeText } from "../../../chat/format";
 import { code } from "../../../chat/html";
 
 export const COOLDOWNS = Object.keys(WATCH_COOLDOWNS) as WatchCooldown[];
@@ -18,7 +18,7 @@ function statusText(ctx: BotContext, watch: PriceWatch): string {
 }
 
 function targetText(ctx: BotContext, watch: PriceWatch): string {
-  return ctx.tr("watch-target", { volume: volumeText(watch.volume, ctx.lang), resource: resourceText(ctx, watch.resource), duration: watch.duration });
+  return ctx.tr("watch-target", { volume: volumeText(watch.volume, ctx.lang), resource: resourceText(ctx, watch.resource), duration: durationText(watch.duration, ctx.lang) });
 }
 
 /** A watch's card: target, threshold, the last price seen, its state and settings (the buttons are its menu's). */
