@@ -89,7 +89,11 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
 
   composer.command("help", async (ctx) => {
     const lines = [ctx.tr("help-title"), ""];
-    for (const command of COMMANDS) lines.push(`/${command} — ${ctx.tr(`command-${command}`)}`);
+    for (const command of COMMANDS) {
+      const example = HELP_EXAMPLES[command];
+      lines.push(`${example ? `<code>/${command} ${example}</code>` : `/${command}`} — ${ctx.tr(`command-${command}`)}`);
+    }
+    lines.push("", ctx.tr("help-arguments"));
     await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
   });
 
@@ -112,6 +116,44 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
   return composer;
 }
 
+/**
+ * The shortest useful arguments of each command that takes some, shown in /help (addresses as
+ * "T…", where the user puts theirs). Written the same in every language: commands are typed so.
+ */
+const HELP_EXAMPLES: Partial<Record<(typeof COMMANDS)[number], string>> = {
+  connect: "&lt;API key&gt;",
+  quote: "energy 65k 1h",
+  buy: "energy 65k 1h T…",
+  watch: "energy 65k 1h 2.5",
+  refill: "T… 30k 65k 1h",
+  renewal: "T… 65k",
+  smart: "T…",
+};
+
+/** How many single-letter edits (insert, delete, change, swap of neighbours) turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const change = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + change);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** The one command a typo is closest to (at most 2 edits, and a single closest), or null. */
+export function closestCommand(typed: string): string | null {
+  if (typed.length < 3 || typed.length > 32) return null;
+  const scored = COMMANDS.map((command) => ({ command, distance: editDistance(typed, command) })).filter((entry) => entry.distance <= 2);
+  if (scored.length === 0) return null;
+  const best = Math.min(...scored.map((entry) => entry.distance));
+  const closest = scored.filter((entry) => entry.distance === best);
+  return closest.length === 1 ? closest[0]!.command : null;
+}
+
 /** Last in the chain: anything no feature handled gets a helpful answer instead of silence. */
 export function unhandledFeature(): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
@@ -123,7 +165,8 @@ export function unhandledFeature(): Composer<BotContext> {
     if (text.startsWith("/")) {
       const command = text.slice(1).split(/[\s@]/)[0] ?? "";
       // A command closes the open question (its text is never an answer); an unknown one says so too.
-      const said = ctx.tr("unknown-command", { command: truncate(command, 40) });
+      const close = closestCommand(command.toLowerCase());
+      const said = [ctx.tr("unknown-command", { command: truncate(command, 40) }), ...(close ? [ctx.tr("unknown-command-suggest", { command: close })] : [])].join("\n");
       await ctx.reply(ctx.flowLeft ? `${said}\n${ctx.tr("unknown-command-flow-left")}` : said, { parse_mode: "HTML" });
       return;
     }
