@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from "vitest";
-import { startWorld, linkKey, ADDRESS_A, ADDRESS_B, type World, manageWorld, callbackAnswerText } from "../kit/world";
+import { startWorld, linkKey, ADDRESS_A, ADDRESS_B, type World, manageWorld, callbackAnswerText, buttonLabels } from "../kit/world";
 
 describe("/quote and /buy with an idempotent confirmation card", () => {
   let world: World;
@@ -257,6 +257,10 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     const first = await user.nextMessage();
     expect(first.text).toContain("page 1 of 3");
     expect(first.text).toContain("76,000");
+    // The list's text and its buttons write the resource the same way.
+    expect(first.text).toContain("76,000 Energy");
+    expect(buttonLabels(first).some((label) => label.includes("76,000 Energy"))).toBe(true);
+    expect(buttonLabels(first).some((label) => label.includes("000 energy"))).toBe(false);
     user.press(/Next/);
     expect((await user.nextBotEvent()).message.text).toContain("page 2 of 3");
     user.press(/Next/);

@@ -51,7 +51,7 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     const lines = [ctx.tr("orders-title", { page: String(number), pages: String(pages), total: String(list.total) })];
     if (list.items.length === 0) lines.push("", ctx.tr("orders-empty"));
     for (const order of list.items) {
-      const label = `${truncate(order.status, 16)} · ${volumeText(order.volume, ctx.lang)} ${truncate(order.resource, 12)} · ${shortAddress(order.targetAddress)}`;
+      const label = `${truncate(order.status, 16)} · ${volumeText(order.volume, ctx.lang)} ${truncate(resourceText(ctx, order.resource), 24)} · ${shortAddress(order.targetAddress)}`;
       lines.push(`• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: marketWord(order.status), volume: volumeText(order.volume, ctx.lang), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx, ctx.lang) })}`);
       keyboard.text(label.slice(0, 60), ORDER_OPEN.data(await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now()), number)).row();
     }
