@@ -340,14 +340,17 @@ stats-title = 📊 <b>Spending, last { $days } days</b>
 stats-period = last { $days } days
 stats-range = { $from } – { $to } ({ $zone })
 stats-spent = Spent: <b>{ $trx }</b>
-stats-delivered = Delivered: { $energy } energy · { $bandwidth } bandwidth
+stats-delivered = Delivered in this period (your orders and rule firings): { $energy } energy · { $bandwidth } bandwidth
 stats-orders = Orders: { $placed } placed · { $filled } filled · { $failed } failed
 stats-firings = Rule firings: { $count }
 stats-saving = Saved against burning TRX: ≈ { $trx }
 stats-saving-how = <i>Estimate: the energy delivered, priced at the marketplace's burn cost ({ $sun } sun a unit, from an order preview now), minus what that energy cost.</i>
 stats-saving-unknown = Saved against burning TRX: not shown, the marketplace gave no burn cost.
 stats-ledger = Ledger: { $charged } charged · { $refunded } refunded
-stats-marketplace = Marketplace order stats: { $total } orders in all · { $energy } energy delivered this month
+stats-marketplace = The marketplace's own figures for your key: { $total } { $count ->
+    [one] order
+   *[other] orders
+  } in all · { $energy } energy delivered this calendar month
 stats-partial = ⚠️ Partial figures: more { $what } than { $limit } requests read.
 stats-partial-orders = orders
 stats-partial-ledger = ledger entries

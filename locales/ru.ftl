@@ -339,14 +339,19 @@ stats-title = 📊 <b>Траты за последние { $days } дн.</b>
 stats-period = последние { $days } дн.
 stats-range = { $from } – { $to } ({ $zone })
 stats-spent = Потрачено: <b>{ $trx }</b>
-stats-delivered = Получено: { $energy } энергии · { $bandwidth } пропускной способности
+stats-delivered = Получено за период (ваши заказы и срабатывания правил): { $energy } энергии · { $bandwidth } пропускной способности
 stats-orders = Заказы: { $placed } создано · { $filled } выполнено · { $failed } не выполнено
 stats-firings = Срабатывания правил: { $count }
 stats-saving = Экономия против сжигания TRX: ≈ { $trx }
 stats-saving-how = <i>Оценка: полученная энергия по цене сжигания, которую называет маркетплейс ({ $sun } sun за единицу, из предпросмотра заказа сейчас), минус то, во что эта энергия обошлась.</i>
 stats-saving-unknown = Экономия против сжигания TRX: не показана, маркетплейс не назвал цену сжигания.
 stats-ledger = Журнал: списано { $charged } · возвращено { $refunded }
-stats-marketplace = Статистика маркетплейса: всего заказов { $total } · энергии получено в этом месяце { $energy }
+stats-marketplace = Данные самого маркетплейса по вашему ключу: { $total } { $count ->
+    [one] заказ
+    [few] заказа
+    [many] заказов
+   *[other] заказа
+  } всего · энергии получено в этом календарном месяце { $energy }
 stats-partial = ⚠️ Данные неполные: { $what } больше, чем читают { $limit } запросов.
 stats-partial-orders = заказов
 stats-partial-ledger = записей журнала

@@ -339,14 +339,16 @@ stats-title = 📊 <b>最近 { $days } 天的花费</b>
 stats-period = 最近 { $days } 天
 stats-range = { $from } – { $to }（{ $zone }）
 stats-spent = 花费：<b>{ $trx }</b>
-stats-delivered = 已交付：能量 { $energy } · 带宽 { $bandwidth }
+stats-delivered = 本期已交付（您的订单和规则触发）：能量 { $energy } · 带宽 { $bandwidth }
 stats-orders = 订单：下单 { $placed } · 完成 { $filled } · 失败 { $failed }
 stats-firings = 规则执行：{ $count } 次
 stats-saving = 相比燃烧 TRX 节省：≈ { $trx }
 stats-saving-how = <i>估算方法：已交付的能量按市场给出的燃烧成本计价（每单位 { $sun } sun，取自当前的订单预览），减去这些能量的实际花费。</i>
 stats-saving-unknown = 相比燃烧 TRX 节省：无法显示，市场未提供燃烧成本。
 stats-ledger = 流水：扣款 { $charged } · 退款 { $refunded }
-stats-marketplace = 市场订单统计：订单总数 { $total } · 本月已交付能量 { $energy }
+stats-marketplace = 市场自己的统计（您的密钥）：{ $count ->
+   *[other] 订单总数 { $total }
+  } · 本自然月已交付能量 { $energy }
 stats-partial = ⚠️ 数据不完整：{ $what }超出了 { $limit } 次请求能读取的范围。
 stats-partial-orders = 订单
 stats-partial-ledger = 流水记录

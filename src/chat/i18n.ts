@@ -54,15 +54,19 @@ function rememberBundleMatches(fluent: BundleMatcher): void {
 
 export type Vars = Record<string, string | number>;
 
-/** Every string variable is HTML-escaped; numbers must be formatted by the caller (no float formatting here). */
-export function escapeVars(vars: Vars | undefined): Record<string, string> | undefined {
+/**
+ * Every string variable is HTML-escaped. A whole number stays a number, so a message can choose its
+ * words by the language's plural rules (`{ $count -> [one] order *[other] orders }`); amounts and
+ * other shown numbers are formatted by the caller and passed as strings (no float formatting here).
+ */
+export function escapeVars(vars: Vars | undefined): Record<string, string | number> | undefined {
   if (!vars) return undefined;
-  return Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, escapeHtml(String(value))]));
+  return Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, typeof value === "number" && Number.isSafeInteger(value) ? value : escapeHtml(String(value))]));
 }
 
 /** Variables that are already safe HTML (built by the formatters), passed through as they are. */
 export type Translate = (key: string, vars?: Vars, html?: Record<string, string>) => string;
 
-export function translatorFor(i18n: { t(locale: string, key: string, vars?: Record<string, string>): string }, locale: string): Translate {
+export function translatorFor(i18n: { t(locale: string, key: string, vars?: Record<string, string | number>): string }, locale: string): Translate {
   return (key, vars, html) => i18n.t(locale, key, { ...escapeVars(vars), ...html });
 }

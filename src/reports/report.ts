@@ -79,7 +79,10 @@ const trx = (sun: bigint, lang: Language) => trxText(sunToTrx(sun), lang);
 /** The marketplace's own order statistics, as it states them (its counters, not the window's). */
 function marketplaceLine(tr: Translate, lang: Language, records: SpendingRecords): string[] {
   const stats = records.orderStats;
-  return stats ? [tr("stats-marketplace", { total: volumeText(String(stats.totalOrders), lang), energy: volumeText(String(stats.energyDeliveredThisMonth), lang) })] : [];
+  if (!stats) return [];
+  // The plural follows the count; past what a number holds exactly, "many" reads the same in every language.
+  const count = Number(stats.totalOrders);
+  return [tr("stats-marketplace", { total: volumeText(String(stats.totalOrders), lang), count: Number.isSafeInteger(count) ? count : 1_000_000, energy: volumeText(String(stats.energyDeliveredThisMonth), lang) })];
 }
 
 /** The figures as caption lines, HTML; every variable goes through the escaping translator. */

@@ -66,7 +66,7 @@ describe("/stats", () => {
     // the saving says how it is estimated, and the marketplace's own order stats are shown as stated
     expect(caption).toContain("burn cost (210 sun a unit, from an order preview now)");
     const stats = (await (await fetch(`${world.marketplaceUrl}/api/v1/orders/stats`, { headers: { "X-Api-Key": apiKey } })).json()) as { totalOrders: number; energyDeliveredThisMonth: number };
-    expect(caption).toContain(`Marketplace order stats: ${groupThousands(stats.totalOrders)} orders in all · ${groupThousands(stats.energyDeliveredThisMonth)} energy delivered this month`);
+    expect(caption).toContain(`The marketplace's own figures for your key: ${groupThousands(stats.totalOrders)} ${Number(stats.totalOrders) === 1 ? "order" : "orders"} in all · ${groupThousands(stats.energyDeliveredThisMonth)} energy delivered this calendar month`);
     expect(caption).not.toContain("Partial");
     expect(labels(chart)).toEqual(["✅ 7 days", "30 days"]);
 

@@ -53,7 +53,7 @@ export async function expectedFigures(world: World, accountId: string, window: {
   const trx = (sun: bigint) => `${formatTrxForDisplay(sunToTrx(sun))} TRX`;
   return { spent, charged, refunded, orders, firings, energy, bandwidth, saving, lines: {
     spent: `Spent: ${trx(spent)}`,
-    delivered: `Delivered: ${groupThousands(energy)} energy · ${groupThousands(bandwidth)} bandwidth`,
+    delivered: `Delivered in this period (your orders and rule firings): ${groupThousands(energy)} energy · ${groupThousands(bandwidth)} bandwidth`,
     orders: `Orders: ${orders.placed} placed · ${orders.filled} filled · ${orders.failed} failed`,
     firings: `Rule firings: ${firings}`,
     saving: `Saved against burning TRX: ≈ ${trx(saving)}`,
