@@ -197,7 +197,10 @@ export function wirePanel() {
   };
   $("panel-history").onclick = async () => {
     const result = await panelAction("fill-history", { days: 30 });
-    if (result) toast(`Added ${result.orders} orders and ${result.firings} rule firings over 30 days (${grouped(result.spentTrx)} TRX): send /stats`);
+    if (!result) return;
+    const when = (iso) => `${String(iso).slice(0, 16).replace("T", " ")} UTC`;
+    // The history's window is 30 × 24 hours back from now; /stats counts whole days in the user's time zone, and says which.
+    toast(`Added ${result.orders} orders and ${result.firings} rule firings from ${when(result.from)} to ${when(result.to)} (${grouped(result.spentTrx)} TRX): send /stats`);
   };
   $("panel-notify").onclick = async () => {
     const result = await panelAction("notify", { title: $("notify-title").value, body: $("notify-body").value });
