@@ -15,6 +15,17 @@ export default tseslint.config(
     },
   },
   {
+    // With the types: a promise nobody awaits or handles, a promise where a callback's result is
+    // ignored, and an await of something that is not a promise are errors in this asynchronous code.
+    files: ["**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+    },
+  },
+  {
     // The playground's page: ES modules for the browser, bundled by npm run build:web.
     files: ["src/playground/web/**/*.js"],
     languageOptions: { sourceType: "module", globals: globals.browser },

@@ -169,7 +169,7 @@ async function main() {
       const used = process.cpuUsage(cpu);
       const requests = (await marketplaceCalls(app)) - requestsBefore;
       const simulatedMs = count * period;
-      await Promise.all(list.map((sample) => sample.raised));
+      await Promise.all(list.flatMap((sample) => (sample.raised ? [sample.raised] : [])));
 
       const latency = async (kind: Sample["kind"]) => {
         const mine = list.filter((sample) => sample.kind === kind && sample.id);

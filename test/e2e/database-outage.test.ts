@@ -226,7 +226,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`a PostgreSQL outage${pgOnly}`, () => {
     const reply = holdSend("/late1z", { ok: false, error_code: 502, description: "Bad Gateway" });
     world.app.bot.api.config.use(reply.transformer);
     const user = world.user(4201);
-    await user.send("/hi1z");
+    user.send("/hi1z");
     await user.nextMessage();
     user.send("/late1z");
     await reply.reached;
@@ -244,7 +244,7 @@ describe.skipIf(!TEST_DATABASE_URL)(`a PostgreSQL outage${pgOnly}`, () => {
   it("in polling mode the replica stops polling while the database is away and answers what was sent meanwhile once it is back; the log says it once each way", { timeout: 60_000 }, async () => {
     const { world, proxy } = await startOutageWorld({}, true);
     const user = world.user(4301);
-    await user.send("/before1z");
+    user.send("/before1z");
     await user.nextMessage();
     const logOffset = world.logs().length;
     proxy.down();

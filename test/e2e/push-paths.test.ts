@@ -109,7 +109,7 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
 
   it("/settings with Order settled switched off suppresses the alert", async () => {
     const who = await linkedUser(world, 505);
-    await who.user.send("/settings");
+    who.user.send("/settings");
     await who.user.nextMessage();
     who.user.press(/Order settled/);
     const edit = await who.user.nextBotEvent();

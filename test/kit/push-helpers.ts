@@ -31,7 +31,7 @@ export async function linkedUser(world: World, id: number) {
 /** Buys 65k energy for an hour through the bot's card; returns the sandbox's order id. */
 export async function buyThroughBot(world: World, who: Awaited<ReturnType<typeof linkedUser>>): Promise<string> {
   const before = world.sandbox.control.listOrders(who.accountId).length;
-  await who.user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
+  who.user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
   await who.user.nextMessage();
   who.user.press("✅ Confirm");
   const orders = await waitFor(() => {

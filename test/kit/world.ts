@@ -194,7 +194,7 @@ export type World = Awaited<ReturnType<typeof startWorld>>;
 
 /** Links a key through the one-line /connect and waits for the confirmation. */
 export async function linkKey(world: World, user: ReturnType<World["user"]>, apiKey: string) {
-  await user.send(`/connect ${apiKey}`);
+  user.send(`/connect ${apiKey}`);
   return user.nextMessage();
 }
 

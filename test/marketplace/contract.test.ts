@@ -19,9 +19,9 @@ afterAll(async () => {
   await world.stop();
 });
 afterEach(async () => {
-  await world.control.clearFaults();
-  await world.control.setInt64Format({ format: "number" });
-  await world.control.setErrorCodePlacement({ placement: "type-uri" });
+  world.control.clearFaults();
+  world.control.setInt64Format({ format: "number" });
+  world.control.setErrorCodePlacement({ placement: "type-uri" });
 });
 
 async function failure(promise: Promise<unknown>): Promise<MarketplaceError> {
@@ -58,7 +58,7 @@ describe("orders", () => {
     const placed = await marketplace.createOrder({ resource: order.resource, targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID());
     expect(placed).toMatchObject({ status: "Created", targetAddress: ADDRESSES[0], volume: order.volume, resource: order.resource });
 
-    await world.control.settleNow({ accountId: account.accountId });
+    world.control.settleNow({ accountId: account.accountId });
     const settled = await marketplace.getOrder(placed.id);
     expect(settled.status).toBe("Filled");
 
@@ -94,7 +94,7 @@ describe("orders", () => {
     const account = await world.account({ trx: "1000" });
     const { marketplace, calls } = world.client(account.purchase, { timeoutMs: 200 });
     const order = await smallestOrder(marketplace);
-    await world.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", times: 1, delayMs: 600 });
+    world.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", times: 1, delayMs: 600 });
     const placed = await marketplace.createOrder({ targetAddress: ADDRESSES[2], volume: order.volume, duration: order.duration }, randomUUID());
     expect(calls.filter((call) => call.route === "/api/v1/orders").map((call) => call.outcome)).toStrictEqual(["timeout", "ok"]);
     expect(placed.status).toBe("Created");
@@ -108,7 +108,7 @@ describe("orders", () => {
     const account = await world.account({ trx: "1000" });
     const { marketplace, calls } = world.client(account.purchase);
     const order = await smallestOrder(marketplace);
-    await world.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", times: 1, status: 503 });
+    world.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", times: 1, status: 503 });
     await marketplace.createOrder({ targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID());
     expect(calls.filter((call) => call.route === "/api/v1/orders").map((call) => call.status)).toStrictEqual([503, 200]);
     expect(await trxCharges(account.accountId)).toBe(1);
@@ -119,7 +119,7 @@ describe("orders", () => {
     const { marketplace, calls } = world.client(account.purchase);
     const order = await smallestOrder(marketplace);
     const before = await marketplace.balance();
-    await world.control.failNextOrder({ accountId: account.accountId, mode: "sync" });
+    world.control.failNextOrder({ accountId: account.accountId, mode: "sync" });
     const error = await failure(marketplace.createOrder({ targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID()));
     expect(error).toMatchObject({ kind: "provider_failed", status: 502, method: "POST", path: "/api/v1/orders" });
     expect(calls.filter((call) => call.route === "/api/v1/orders")).toHaveLength(1);
@@ -151,7 +151,7 @@ describe("automations", () => {
     const cancelled = await marketplace.cancelAutomation(smart.id);
     expect(cancelled.status).not.toBe(smart.status);
 
-    await world.control.fireRule({ ruleId: renewal.id });
+    world.control.fireRule({ ruleId: renewal.id });
     const fires = await marketplace.automationFires(renewal.id);
     expect(fires).toHaveLength(1);
     expect(fires[0]?.volume).toBe(options.renewalMinVolume);
@@ -164,7 +164,7 @@ describe("automations", () => {
     const account = await world.account({ trx: "5000" });
     const { marketplace, calls } = world.client(account.purchase);
     const options = await marketplace.automationOptions();
-    await world.control.injectFault({ method: "POST", pathPrefix: "/api/v1/automations", times: 1, status: 503 });
+    world.control.injectFault({ method: "POST", pathPrefix: "/api/v1/automations", times: 1, status: 503 });
     const error = await failure(marketplace.createRefill({ targetAddress: ADDRESSES[0], minimal: options.minVolume, volume: options.minVolume, duration: options.durations[0]! }));
     expect(error).toMatchObject({ kind: "server", status: 503 });
     expect(calls.filter((call) => call.method === "POST")).toHaveLength(1);
@@ -175,7 +175,7 @@ describe("automations", () => {
     const account = await world.account({ trx: "5000" });
     const { marketplace, calls } = world.client(account.purchase, { timeoutMs: 100 });
     const smart = await marketplace.createSmart({ targetAddress: ADDRESSES[0] });
-    await world.control.injectFault({ method: "POST", pathPrefix: `/api/v1/automations/${smart.id}/pause`, times: 1, delayMs: 400 });
+    world.control.injectFault({ method: "POST", pathPrefix: `/api/v1/automations/${smart.id}/pause`, times: 1, delayMs: 400 });
     expect(await failure(marketplace.pauseAutomation(smart.id))).toMatchObject({ kind: "timeout" });
     expect(calls.filter((call) => call.route === "/api/v1/automations/{id}/pause")).toHaveLength(1);
   });
@@ -191,7 +191,7 @@ describe("wallet", () => {
     expect(address.address).not.toBe("");
     expect((await marketplace.depositAddress()).address).toBe(address.address);
 
-    await world.control.creditDeposit({ accountId: account.accountId, currency: "USDT-TRC20", amount: "25" });
+    world.control.creditDeposit({ accountId: account.accountId, currency: "USDT-TRC20", amount: "25" });
     const balance = await marketplace.balance();
     expect(compareTrx(balance.usdtTrc20!, "0")).toBe(1);
 
@@ -207,8 +207,8 @@ describe("notifications", () => {
   it("lists, marks one read, then all read", async () => {
     const account = await world.account({ trx: "10" });
     const { marketplace } = world.client(account.purchase);
-    await world.control.addNotification({ accountId: account.accountId, title: "First", body: "one" });
-    await world.control.addNotification({ accountId: account.accountId, title: "Second", body: "two" });
+    world.control.addNotification({ accountId: account.accountId, title: "First", body: "one" });
+    world.control.addNotification({ accountId: account.accountId, title: "Second", body: "two" });
     const page = await marketplace.notifications();
     expect(page).toMatchObject({ page: 1, pageSize: 20, total: 2, unread: 2 });
 
@@ -298,7 +298,7 @@ describe("errors", () => {
   ] as const)("%i is %s and not retried", async (status, kind) => {
     const account = await world.account();
     const { marketplace, calls } = world.client(account.read);
-    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status, body: { title: "Nope", detail: "injected" } });
+    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status, body: { title: "Nope", detail: "injected" } });
     expect(await failure(marketplace.balance())).toMatchObject({ kind, status, detail: "injected" });
     expect(calls).toHaveLength(1);
   });
@@ -306,7 +306,7 @@ describe("errors", () => {
   it("429 with Retry-After waits as told, then succeeds", async () => {
     const account = await world.account();
     const { marketplace, sleeps, calls } = world.client(account.read);
-    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 429, headers: { "Retry-After": "2" } });
+    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 429, headers: { "Retry-After": "2" } });
     await marketplace.balance();
     expect(sleeps).toStrictEqual([2000]);
     expect(calls.map((call) => call.outcome)).toStrictEqual(["rate_limited", "ok"]);
@@ -315,7 +315,7 @@ describe("errors", () => {
   it("429 with a Retry-After beyond 30 s goes back to the caller", async () => {
     const account = await world.account();
     const { marketplace, sleeps } = world.client(account.read);
-    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 429, headers: { "Retry-After": "90" } });
+    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 429, headers: { "Retry-After": "90" } });
     expect(await failure(marketplace.balance())).toMatchObject({ kind: "rate_limited", status: 429, retryAfterMs: 90_000 });
     expect(sleeps).toStrictEqual([]);
   });
@@ -323,7 +323,7 @@ describe("errors", () => {
   it("503 is retried with backoff to success", async () => {
     const account = await world.account();
     const { marketplace, sleeps, calls } = world.client(account.read, { random: () => 1 - Number.EPSILON });
-    await world.control.injectFault({ pathPrefix: "/api/v1/orders/stats", times: 2, status: 503 });
+    world.control.injectFault({ pathPrefix: "/api/v1/orders/stats", times: 2, status: 503 });
     await marketplace.orderStats();
     expect(calls.map((call) => call.status)).toStrictEqual([503, 503, 200]);
     expect(sleeps).toHaveLength(2);
@@ -333,7 +333,7 @@ describe("errors", () => {
   it("503 that persists gives up after maxRetries", async () => {
     const account = await world.account();
     const { marketplace, calls } = world.client(account.read, { maxRetries: 2 });
-    await world.control.injectFault({ pathPrefix: "/api/v1/orders/stats", times: 10, status: 503 });
+    world.control.injectFault({ pathPrefix: "/api/v1/orders/stats", times: 10, status: 503 });
     expect(await failure(marketplace.orderStats())).toMatchObject({ kind: "server", status: 503 });
     expect(calls).toHaveLength(3);
   });
@@ -341,7 +341,7 @@ describe("errors", () => {
   it("times out a slow answer and retries a read", async () => {
     const account = await world.account();
     const { marketplace, calls } = world.client(account.read, { timeoutMs: 150 });
-    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, delayMs: 500 });
+    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, delayMs: 500 });
     await marketplace.balance();
     expect(calls.map((call) => call.outcome)).toStrictEqual(["timeout", "ok"]);
   });
@@ -349,14 +349,14 @@ describe("errors", () => {
   it("a timeout with no retries left is a timeout error", async () => {
     const account = await world.account();
     const { marketplace } = world.client(account.read, { timeoutMs: 100, maxRetries: 0 });
-    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, delayMs: 400 });
+    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, delayMs: 400 });
     expect(await failure(marketplace.balance())).toMatchObject({ kind: "timeout", path: "/api/v1/wallet/balance" });
   });
 
   it("a non-JSON body is invalid_response", async () => {
     const account = await world.account();
     const { marketplace } = world.client(account.read);
-    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 200, rawBody: "<html>maintenance</html>" });
+    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 200, rawBody: "<html>maintenance</html>" });
     expect(await failure(marketplace.balance())).toMatchObject({ kind: "invalid_response", path: "/api/v1/wallet/balance", status: 200 });
   });
 
@@ -364,7 +364,7 @@ describe("errors", () => {
     const account = await world.account();
     const { marketplace } = world.client(account.read);
     // (Absent, either would do: the spec marks neither required. Present, each must be a decimal string.)
-    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 200, body: { trx: 12.5, usdtTrc20: false } });
+    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 200, body: { trx: 12.5, usdtTrc20: false } });
     const error = await failure(marketplace.balance());
     expect(error.kind).toBe("invalid_response");
     expect(error.issues?.map((issue) => issue.path).sort()).toStrictEqual(["trx", "usdtTrc20"]);
@@ -374,7 +374,7 @@ describe("errors", () => {
   it("a 502 on a read is a server error, retried (only the order POST reads it as the provider's final failure)", async () => {
     const account = await world.account();
     const { marketplace, calls } = world.client(account.read);
-    await world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 502 });
+    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 502 });
     await marketplace.balance();
     expect(calls.map((call) => call.outcome)).toStrictEqual(["server", "ok"]);
   });
@@ -382,7 +382,7 @@ describe("errors", () => {
 
 describe("error code placements", () => {
   it.each(["code", "type", "type-uri", "title", "detail"] as const)("finds the code in %s", async (placement) => {
-    await world.control.setErrorCodePlacement({ placement });
+    world.control.setErrorCodePlacement({ placement });
     const broke = await world.account({ trx: "0" });
     const rich = await world.account({ trx: "1000" });
     const order = await smallestOrder(world.client(rich.read).marketplace);
@@ -398,7 +398,7 @@ describe("error code placements", () => {
 
 describe("int64 on the wire", () => {
   it.each(["number", "string"] as const)("reads int64 sent as a %s into the same canonical strings", async (format) => {
-    await world.control.setInt64Format({ format });
+    world.control.setInt64Format({ format });
     const account = await world.account({ trx: "5000" });
     const { marketplace } = world.client(account.purchase);
     const wire = (await (await fetch(`${world.baseUrl}/api/v1/orders/options`, { headers: { "X-Api-Key": account.read } })).json()) as { resources: { minVolume: unknown }[] };

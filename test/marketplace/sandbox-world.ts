@@ -33,9 +33,9 @@ export async function startSandboxWorld() {
 
   /** A fresh account holding `trx` with one key per scope. */
   async function account(balance: { trx?: string; usdt?: string } = { trx: "1000" }) {
-    const { accountId } = await sandbox.control.createAccount(balance);
+    const { accountId } = sandbox.control.createAccount(balance);
     const key = async (scope: "read" | "purchase" | "full", dailyLimitTrx?: string) =>
-      (await sandbox.control.createKey({ accountId, scope, ...(dailyLimitTrx === undefined ? {} : { dailyLimitTrx }) })).apiKey;
+      (sandbox.control.createKey({ accountId, scope, ...(dailyLimitTrx === undefined ? {} : { dailyLimitTrx }) })).apiKey;
     return { accountId, read: await key("read"), purchase: await key("purchase"), full: await key("full"), key };
   }
 

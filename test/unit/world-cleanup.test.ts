@@ -7,7 +7,7 @@ describe("the test world's temporary folder", () => {
   it("holds the SQLite file while the world runs and is removed when it stops", async () => {
     const world = await startWorld({ file: true, sqlite: true });
     const user = world.user(4_100_001);
-    await user.send("/start");
+    user.send("/start");
     await user.nextBotEvent();
     await world.settled();
     expect(existsSync(join(world.dir, "bot.db"))).toBe(true);
