@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from "kysely";
-import { isPostgres } from "../src/db/dialect";
+import { isPostgres } from "#src/db/dialect";
 
 /**
  * The first schema. Column types are dialect-neutral (bigint for ids and times, text for money);

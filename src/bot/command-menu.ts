@@ -1,11 +1,11 @@
 import type { Api } from "grammy";
 import type { BotCommand } from "grammy/types";
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import type { Logger } from "../logger";
+import type { Database } from "#src/db/schema";
+import type { Logger } from "#src/logger";
 import { COMMANDS } from "./features/start";
-import { translatorFor, type Language } from "../chat/i18n";
-import { setMenuLanguage } from "../db/repos/menu-language";
+import { translatorFor, type Language } from "#src/chat/i18n";
+import { setMenuLanguage } from "#src/db/repos/menu-language";
 
 type Translations = { t(locale: string, key: string, vars?: Record<string, string>): string };
 

@@ -2,15 +2,15 @@ import type { ConversationControls } from "@grammyjs/conversations";
 import type { I18n } from "@grammyjs/i18n";
 import type { Context } from "grammy";
 import type { Kysely } from "kysely";
-import type { Config } from "../config";
-import type { Database } from "../db/schema";
-import type { WriteBatcher } from "../db/write-batcher";
-import type { User } from "../db/repos/users";
-import type { Logger } from "../logger";
-import type { MarketplaceClient } from "../marketplace";
-import type { Metrics } from "../metrics";
-import type { SecretBox } from "../security/secret-box";
-import type { Language, Translate } from "../chat/i18n";
+import type { Config } from "#src/config";
+import type { Database } from "#src/db/schema";
+import type { WriteBatcher } from "#src/db/write-batcher";
+import type { User } from "#src/db/repos/users";
+import type { Logger } from "#src/logger";
+import type { MarketplaceClient } from "#src/marketplace/index";
+import type { Metrics } from "#src/metrics";
+import type { SecretBox } from "#src/security/secret-box";
+import type { Language, Translate } from "#src/chat/i18n";
 import type { OptionsCache } from "./options-cache";
 
 /** Everything the bot needs from outside, built once in the composition root. */

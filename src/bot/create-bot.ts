@@ -1,6 +1,6 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { DEFAULT_CHAT_PACE, databaseSendBudget, sharedBudgetTransformer, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
-import type { ArrivalWindow } from "../scale/arrival-window";
+import { DEFAULT_CHAT_PACE, databaseSendBudget, sharedBudgetTransformer, type ChatPace, type GlobalBudget, type SendBudgetStore } from "#src/scale/send-budget";
+import type { ArrivalWindow } from "#src/scale/arrival-window";
 import { sequentialize, type RunnerOptions } from "@grammyjs/runner";
 import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "./api-transformers";
 import { chatThrottler } from "./chat-throttle";
@@ -9,7 +9,7 @@ import { Bot } from "grammy";
 import { MenuActions, type BotContext, type BotDeps } from "./context";
 import { updateErrorHandler } from "./error-boundary";
 import { guidedFlows } from "./guided/install";
-import { translatorFor, LANGUAGES } from "../chat/i18n";
+import { translatorFor, LANGUAGES } from "#src/chat/i18n";
 import { commandsAnyCase, loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
 import { depsRecordingEffects } from "./update-effects";
 import { FlatComposer } from "./middleware/flat-composer";

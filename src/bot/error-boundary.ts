@@ -1,7 +1,7 @@
 import { GrammyError, HttpError, type BotError } from "grammy";
 import { randomBytes } from "node:crypto";
-import { translatorFor, pickLanguage } from "../chat/i18n";
-import { markUserInactive } from "../db/repos/users";
+import { translatorFor, pickLanguage } from "#src/chat/i18n";
+import { markUserInactive } from "#src/db/repos/users";
 import type { BotContext, BotDeps } from "./context";
 
 /**

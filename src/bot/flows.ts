@@ -1,4 +1,4 @@
-import { deleteFlow, findFlow, flowData, flowStateOf, FLOW_VERSION, storeFlow, storedFlow, type FlowState, type StoredFlow } from "../db/repos/flows";
+import { deleteFlow, findFlow, flowData, flowStateOf, FLOW_VERSION, storeFlow, storedFlow, type FlowState, type StoredFlow } from "#src/db/repos/flows";
 import type { BotContext } from "./context";
 import { takePrefetched } from "./prefetched";
 import { FLOW_COMMANDS, type Asked, type FlowName } from "./guided/steps";

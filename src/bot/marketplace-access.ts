@@ -1,11 +1,11 @@
 import { InlineKeyboard } from "grammy";
-import { markKeyBroken, openApiKey } from "../db/repos/credentials";
-import { MarketplaceError, type MarketplaceClient } from "../marketplace";
-import { SecretBoxError } from "../security/secret-box";
+import { markKeyBroken, openApiKey } from "#src/db/repos/credentials";
+import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
+import { SecretBoxError } from "#src/security/secret-box";
 import type { BotContext } from "./context";
-import { trxText } from "../chat/format";
-import { truncate } from "../chat/html";
-import { MAIN_MENU } from "../chat/callback-data";
+import { trxText } from "#src/chat/format";
+import { truncate } from "#src/chat/html";
+import { MAIN_MENU } from "#src/chat/callback-data";
 import { accountCredential } from "./prefetched";
 
 export function connectButton(ctx: BotContext): InlineKeyboard {

@@ -1,6 +1,6 @@
 import { Menu } from "@grammyjs/menu";
 import type { MiddlewareFn } from "grammy";
-import { MENU_DATA, MENU_IDS } from "../chat/callback-data";
+import { MENU_DATA, MENU_IDS } from "#src/chat/callback-data";
 import type { BotContext } from "./context";
 import { pressedButtonExists } from "./pressed-button";
 

@@ -1,4 +1,4 @@
-import type { AutomationOptions, MarketplaceClient, OrderOptions } from "../marketplace";
+import type { AutomationOptions, MarketplaceClient, OrderOptions } from "#src/marketplace/index";
 
 /**
  * Bounds and durations always come from the marketplace's options endpoints (they change over

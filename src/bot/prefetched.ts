@@ -1,7 +1,7 @@
-import { findCredential, type Credential } from "../db/repos/credentials";
-import type { StoredConversation } from "../db/repos/conversations";
-import type { StoredFlow } from "../db/repos/flows";
-import type { UserWithState } from "../db/repos/users";
+import { findCredential, type Credential } from "#src/db/repos/credentials";
+import type { StoredConversation } from "#src/db/repos/conversations";
+import type { StoredFlow } from "#src/db/repos/flows";
+import type { UserWithState } from "#src/db/repos/users";
 import type { BotContext } from "./context";
 
 /**

@@ -1,6 +1,6 @@
 import type { Context } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
-import type { CallbackKind } from "../chat/callback-data";
+import type { CallbackKind } from "#src/chat/callback-data";
 
 /**
  * Whether the message the callback came from carries a button with this callback data. Telegram

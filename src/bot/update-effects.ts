@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { GrammyError, type Transformer } from "grammy";
-import type { MarketplaceClient } from "../marketplace";
+import type { MarketplaceClient } from "#src/marketplace/index";
 import type { BotDeps } from "./context";
 
 /**

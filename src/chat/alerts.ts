@@ -3,8 +3,8 @@ import { pickLanguage, translatorFor, type Language, type Translate } from "./i1
 import { code, escapeHtml, truncate, txLink } from "./html";
 import { durationText, timeText, trxText, volumeText } from "./format";
 import { CARD_CANCEL, CARD_CONFIRM, MAIN_MENU, RULE_RESUME, WATCH_BUY } from "./callback-data";
-import { sunToTrx } from "../marketplace/money";
-import type { OutboxPayload } from "../db/repos/outbox";
+import { sunToTrx } from "#src/marketplace/money";
+import type { OutboxPayload } from "#src/db/repos/outbox";
 import { readPauseReason } from "./pause-reason";
 
 export type Translations = { t(locale: string, key: string, vars?: Record<string, string>): string };

@@ -1,6 +1,6 @@
-import { processingDeadlineMs } from "../db/repos/pending-actions";
-import { DEFAULT_MARKETPLACE_RETRIES } from "../marketplace/client";
-import { longestMarketplaceCallMs } from "../marketplace/retry-policy";
+import { processingDeadlineMs } from "#src/db/repos/pending-actions";
+import { DEFAULT_MARKETPLACE_RETRIES } from "#src/marketplace/client";
+import { longestMarketplaceCallMs } from "#src/marketplace/retry-policy";
 
 /**
  * How long a card may stay in "processing" with its claim unrenewed before it counts as abandoned,

@@ -1,4 +1,4 @@
-import { formatDecimalForLocale, trxToSun } from "../marketplace/money";
+import { formatDecimalForLocale, trxToSun } from "#src/marketplace/money";
 import type { Language, Translate } from "./i18n";
 import { marketWord } from "./html";
 

@@ -1,4 +1,4 @@
-import type { Logger } from "../logger";
+import type { Logger } from "#src/logger";
 
 /** Socket errors that mean the database server is not there (refused, reset, timed out, unresolvable). */
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);

@@ -10,7 +10,7 @@
 import { checkTronAddress } from "./address";
 import { parseTrxLimit } from "./trx-limit";
 import { parseResource, parseVolume } from "./volume";
-import { sunToTrx } from "../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 
 export const START_PARAMETER = /^[A-Za-z0-9_-]{1,64}$/;
 export const START_PARAMETER_MAX = 64;

@@ -1,4 +1,4 @@
-import { parseTrx } from "../marketplace/money";
+import { parseTrx } from "#src/marketplace/money";
 
 /** The highest price a watch may wait for: far above any rent, low enough to catch a typo of many zeros. */
 export const MAX_TRX_LIMIT_SUN = 1_000_000n * 1_000_000n;

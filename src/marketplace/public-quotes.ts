@@ -7,8 +7,8 @@
  * - A caller's AbortSignal cancels its wait, and the call itself (with its retries) once no other
  *   caller waits for it.
  */
-import { Semaphore } from "../bounded/semaphore";
-import { SingleFlight } from "../bounded/single-flight";
+import { Semaphore } from "#src/bounded/semaphore";
+import { SingleFlight } from "#src/bounded/single-flight";
 import type { MarketplaceClient } from "./client";
 import { toInt64 } from "./int64";
 import type { PriceQuote } from "./schemas/order";

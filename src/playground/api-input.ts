@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { FakeUser } from "../telegram-fake";
+import type { FakeUser } from "#src/telegram-fake/index";
 import { PanelError } from "./sandbox-panel";
 import type { PlayUser } from "./state";
 

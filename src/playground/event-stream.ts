@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
-import type { ServerEnv } from "../server/create-server";
-import type { FakeEvent, FakeTelegram } from "../telegram-fake";
+import type { ServerEnv } from "#src/server/create-server";
+import type { FakeEvent, FakeTelegram } from "#src/telegram-fake/index";
 import type { PlaygroundState } from "./state";
 import { eventView } from "./views";
 

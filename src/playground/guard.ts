@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import type { MiddlewareHandler } from "hono";
-import { isLoopbackHost } from "../listen-address";
+import { isLoopbackHost } from "#src/listen-address";
 
 /** Where the server listens (HOST, 127.0.0.1 when unset) and the public origin it was given, if any. */
 export interface PlaygroundAddress {

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { findUserByWebhookToken, hasWebhookToken, rotateWebhookToken } from "../db/repos/webhook-tokens";
-import type { FakeTelegram } from "../telegram-fake";
+import type { Database } from "#src/db/schema";
+import { findUserByWebhookToken, hasWebhookToken, rotateWebhookToken } from "#src/db/repos/webhook-tokens";
+import type { FakeTelegram } from "#src/telegram-fake/index";
 
 const WEBHOOK_URL_IN_CHAT = /https?:\/\/[^\s<>"]+\/webhooks\/marketplace\/[A-Za-z0-9_-]+/g;
 

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import type { Hono } from "hono";
-import type { EmbeddedSandbox } from "../embedded-sandbox";
-import type { Logger } from "../logger";
-import type { ServerEnv } from "../server/create-server";
-import { projectRoot } from "../paths";
-import type { FakeTelegram } from "../telegram-fake";
+import type { EmbeddedSandbox } from "#src/embedded-sandbox";
+import type { Logger } from "#src/logger";
+import type { ServerEnv } from "#src/server/create-server";
+import { projectRoot } from "#src/paths";
+import type { FakeTelegram } from "#src/telegram-fake/index";
 import { playgroundGuard, type PlaygroundAddress } from "./guard";
 import { handle } from "./api-input";
 import { registerChatRoutes } from "./chat-routes";

@@ -1,8 +1,8 @@
-import { findCredential } from "../db/repos/credentials";
+import { findCredential } from "#src/db/repos/credentials";
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import type { EmbeddedSandbox } from "../embedded-sandbox";
-import type { FakeTelegram } from "../telegram-fake";
+import type { Database } from "#src/db/schema";
+import type { EmbeddedSandbox } from "#src/embedded-sandbox";
+import type { FakeTelegram } from "#src/telegram-fake/index";
 import { createPersonalWebhookTokens, webhookUrlFromChat } from "./personal-webhook";
 
 /** What the panel may use in the bot once the app is up (see PlaygroundHandle.attach). */

@@ -1,6 +1,6 @@
-import type { EmbeddedSandbox } from "../embedded-sandbox";
-import { SandboxError } from "../sandbox";
-import type { FakeTelegram } from "../telegram-fake";
+import type { EmbeddedSandbox } from "#src/embedded-sandbox";
+import { SandboxError } from "#src/sandbox/index";
+import type { FakeTelegram } from "#src/telegram-fake/index";
 import { messageActions, orderActions, PanelError, ruleAndPriceActions, type ActionContext, type PanelActions, type PanelHooks, type PanelScope } from "./sandbox-panel-actions";
 
 export { PanelError, type ActionContext, type PanelHooks };

@@ -1,4 +1,4 @@
-import type { FakeEvent, FakeTelegram } from "../telegram-fake";
+import type { FakeEvent, FakeTelegram } from "#src/telegram-fake/index";
 import { callChatId, isRejection, type RejectionView } from "./views";
 
 export interface PlayUser {

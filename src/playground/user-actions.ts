@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
-import type { ServerEnv } from "../server/create-server";
-import type { FakeTelegram } from "../telegram-fake";
+import type { ServerEnv } from "#src/server/create-server";
+import type { FakeTelegram } from "#src/telegram-fake/index";
 import { BadInput, fakeAction, fakeUser, handle, positiveInt, userChanges, userId } from "./api-input";
 import type { PlaygroundState } from "./state";
 import { eventView, messageView, type EventView } from "./views";

@@ -1,4 +1,4 @@
-import type { ApiCall, CallbackAnswer, ChatMessage, FakeEvent } from "../telegram-fake";
+import type { ApiCall, CallbackAnswer, ChatMessage, FakeEvent } from "#src/telegram-fake/index";
 
 /** A chat message as the browser and scripts see it: photo bytes become a URL. */
 export interface MessageView {

@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { findCredentialLink, markKeyBroken } from "../db/repos/credentials";
-import { keyBrokenAlert, type Translations } from "../chat/alerts";
+import type { Database } from "#src/db/schema";
+import { findCredentialLink, markKeyBroken } from "#src/db/repos/credentials";
+import { keyBrokenAlert, type Translations } from "#src/chat/alerts";
 import { recipientFor } from "./recipients";
-import { enqueueAlert } from "../db/repos/outbox";
+import { enqueueAlert } from "#src/db/repos/outbox";
 
 /**
  * The marketplace refused a user's stored key (401, or 403 on a read) during background work:

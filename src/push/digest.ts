@@ -1,19 +1,19 @@
 import { createHash } from "node:crypto";
 import { InputFile } from "grammy";
 import type { Kysely } from "kysely";
-import { pickLanguage, translatorFor } from "../chat/i18n";
-import { collectSpending } from "../reports/collect";
-import { buildSpendingReport } from "../reports/report";
-import { DIGEST_TIME_ZONES, knownZone, latestDigestSlot, weekBefore } from "../reports/time-zones";
-import { labelledAddresses } from "../db/repos/addresses";
-import { findCredential, markKeyBroken, openApiKey } from "../db/repos/credentials";
-import { findUser, markDigestWeek, usersDueForDigest } from "../db/repos/users";
-import type { Database } from "../db/schema";
-import type { Logger } from "../logger";
-import { isMarketplaceError, type MarketplaceClient } from "../marketplace";
-import { SecretBoxError, type SecretBox } from "../security/secret-box";
-import type { Translations } from "../chat/alerts";
-import { enqueueAlert, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
+import { pickLanguage, translatorFor } from "#src/chat/i18n";
+import { collectSpending } from "#src/reports/collect";
+import { buildSpendingReport } from "#src/reports/report";
+import { DIGEST_TIME_ZONES, knownZone, latestDigestSlot, weekBefore } from "#src/reports/time-zones";
+import { labelledAddresses } from "#src/db/repos/addresses";
+import { findCredential, markKeyBroken, openApiKey } from "#src/db/repos/credentials";
+import { findUser, markDigestWeek, usersDueForDigest } from "#src/db/repos/users";
+import type { Database } from "#src/db/schema";
+import type { Logger } from "#src/logger";
+import { isMarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
+import { SecretBoxError, type SecretBox } from "#src/security/secret-box";
+import type { Translations } from "#src/chat/alerts";
+import { enqueueAlert, type OutboxPayload, type OutboxRow } from "#src/db/repos/outbox";
 
 const HOUR_MS = 3_600_000;
 /** A week's digests are spread over this long after Monday 09:00, so 100,000 of them stay near 28 a second. */

@@ -1,6 +1,6 @@
-import { nextPollCycleId, openPollCycle } from "../db/repos/poll-cycles";
-import { recordPollOutcomes } from "../db/repos/poll-outcomes";
-import { resetPollState } from "../db/repos/poll-schedule";
+import { nextPollCycleId, openPollCycle } from "#src/db/repos/poll-cycles";
+import { recordPollOutcomes } from "#src/db/repos/poll-outcomes";
+import { resetPollState } from "#src/db/repos/poll-schedule";
 import { pollCycle } from "./poll-cycle";
 import { loadTargets, pollTarget } from "./poll-target";
 import { DEFAULT_IDLE_INTERVAL_MS, type PollerDeps } from "./poller-deps";

@@ -1,13 +1,13 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { findCredential, openApiKey } from "../db/repos/credentials";
-import type { Logger } from "../logger";
-import { MarketplaceError, type MarketplaceClient } from "../marketplace";
-import type { SecretBox } from "../security/secret-box";
-import { finalState, settlementAlert, settlementKey, type Translations } from "../chat/alerts";
+import type { Database } from "#src/db/schema";
+import { findCredential, openApiKey } from "#src/db/repos/credentials";
+import type { Logger } from "#src/logger";
+import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
+import type { SecretBox } from "#src/security/secret-box";
+import { finalState, settlementAlert, settlementKey, type Translations } from "#src/chat/alerts";
 import { recipientFor } from "./recipients";
-import { claimDueOrders, markFollowDone, rescheduleFollow, type FollowScope } from "../db/repos/followed-orders";
-import { enqueueAlert } from "../db/repos/outbox";
+import { claimDueOrders, markFollowDone, rescheduleFollow, type FollowScope } from "#src/db/repos/followed-orders";
+import { enqueueAlert } from "#src/db/repos/outbox";
 import { recordBrokenKey } from "./broken-key";
 
 const GIVE_UP_MS = 24 * 3_600_000;

@@ -1,8 +1,8 @@
 import type { PollerDeps } from "./poller-deps";
-import type { PollAlert } from "../db/repos/poll-outcomes";
-import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
-import { finalState, notificationAlert, rulePausedAlert, settlementAlert, settlementKey } from "../chat/alerts";
-import { refFor } from "../db/repos/callback-refs";
+import type { PollAlert } from "#src/db/repos/poll-outcomes";
+import { MarketplaceError, type MarketplaceClient, type Notification } from "#src/marketplace/index";
+import { finalState, notificationAlert, rulePausedAlert, settlementAlert, settlementKey } from "#src/chat/alerts";
+import { refFor } from "#src/db/repos/callback-refs";
 import { recipientFor } from "./recipients";
 
 // The alert a polled notification makes: a settlement, a paused rule, a deposit or anything else.

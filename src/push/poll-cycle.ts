@@ -1,7 +1,7 @@
-import type { PollOutcome } from "../db/repos/poll-outcomes";
-import { recordPollOutcomes } from "../db/repos/poll-outcomes";
-import { claimUsersToPoll, findPollCycle, releaseUnpolledUsers, type PollCycle } from "../db/repos/poll-cycles";
-import { scheduleCommit } from "../db/write-batcher";
+import type { PollOutcome } from "#src/db/repos/poll-outcomes";
+import { recordPollOutcomes } from "#src/db/repos/poll-outcomes";
+import { claimUsersToPoll, findPollCycle, releaseUnpolledUsers, type PollCycle } from "#src/db/repos/poll-cycles";
+import { scheduleCommit } from "#src/db/write-batcher";
 import { loadTargets, pollTarget, type PollTarget } from "./poll-target";
 import { DEFAULT_IDLE_INTERVAL_MS, type PollerDeps } from "./poller-deps";
 

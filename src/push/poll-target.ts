@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { findCredentials, openApiKey, type Credential } from "../db/repos/credentials";
-import { findPollStates, RULE_RECHECK_MS } from "../db/repos/poll-schedule";
-import type { PollAlert, PollOutcome } from "../db/repos/poll-outcomes";
-import { seenAmong } from "../db/repos/seen-notifications";
-import { MarketplaceError, type MarketplaceClient, type Notification } from "../marketplace";
+import type { Database } from "#src/db/schema";
+import { findCredentials, openApiKey, type Credential } from "#src/db/repos/credentials";
+import { findPollStates, RULE_RECHECK_MS } from "#src/db/repos/poll-schedule";
+import type { PollAlert, PollOutcome } from "#src/db/repos/poll-outcomes";
+import { seenAmong } from "#src/db/repos/seen-notifications";
+import { MarketplaceError, type MarketplaceClient, type Notification } from "#src/marketplace/index";
 import { recordBrokenKey } from "./broken-key";
 import { alertFor, textOf } from "./poll-alerts";
 import { MAX_POLL_PAGES, type PollerDeps } from "./poller-deps";

@@ -1,8 +1,8 @@
 import { setMaxListeners } from "node:events";
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import type { Logger } from "../logger";
-import { currentPollCycle, cycleHasClaimableUsers, nextPollCycleId, openPollCycle } from "../db/repos/poll-cycles";
+import type { Database } from "#src/db/schema";
+import type { Logger } from "#src/logger";
+import { currentPollCycle, cycleHasClaimableUsers, nextPollCycleId, openPollCycle } from "#src/db/repos/poll-cycles";
 import { pollCycle } from "./poll-cycle";
 import type { PollerDeps } from "./poller-deps";
 

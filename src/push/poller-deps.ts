@@ -1,5 +1,5 @@
 import type { FollowerDeps } from "./order-follower";
-import type { Metrics } from "../metrics";
+import type { Metrics } from "#src/metrics";
 
 // What the notification poller is given, and its limits.
 

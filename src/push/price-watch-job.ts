@@ -1,14 +1,14 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { activeWatchesOn, claimWatchCycle, markWatchFired, rearmWatch, type PriceWatch, type WatchTarget } from "../db/repos/watches";
-import { countWatchTargets, watchTargetsDue } from "../db/repos/watch-rotation";
-import type { Metrics } from "../metrics";
-import type { Logger } from "../logger";
-import { MarketplaceError, type MarketplaceClient } from "../marketplace";
-import { trxToSun } from "../marketplace/money";
-import { priceReachedAlert, type Translations } from "../chat/alerts";
+import type { Database } from "#src/db/schema";
+import { activeWatchesOn, claimWatchCycle, markWatchFired, rearmWatch, type PriceWatch, type WatchTarget } from "#src/db/repos/watches";
+import { countWatchTargets, watchTargetsDue } from "#src/db/repos/watch-rotation";
+import type { Metrics } from "#src/metrics";
+import type { Logger } from "#src/logger";
+import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
+import { trxToSun } from "#src/marketplace/money";
+import { priceReachedAlert, type Translations } from "#src/chat/alerts";
 import { recipientFor } from "./recipients";
-import { enqueueAlert } from "../db/repos/outbox";
+import { enqueueAlert } from "#src/db/repos/outbox";
 
 export interface PriceWatchJobDeps {
   db: Kysely<Database>;

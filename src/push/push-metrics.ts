@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import type { Metrics } from "../metrics";
-import { countOpenFollows } from "../db/repos/followed-orders";
-import { leasedBy, queueDepth } from "../db/repos/outbox";
-import { countPollLeasesHeld, countUsersLeftIn, currentPollCycle } from "../db/repos/poll-cycles";
-import { countUsersBySchedule, MOTION_REASONS } from "../db/repos/poll-schedule";
+import type { Database } from "#src/db/schema";
+import type { Metrics } from "#src/metrics";
+import { countOpenFollows } from "#src/db/repos/followed-orders";
+import { leasedBy, queueDepth } from "#src/db/repos/outbox";
+import { countPollLeasesHeld, countUsersLeftIn, currentPollCycle } from "#src/db/repos/poll-cycles";
+import { countUsersBySchedule, MOTION_REASONS } from "#src/db/repos/poll-schedule";
 
 // The gauges /metrics shows of pushed alerts: the outbox, this replica's leases, the poll cycles and schedules, the followed orders.
 

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { alertEnabled, findUser, type AlertKind, type User } from "../db/repos/users";
-import { recipientLanguage, type Recipient, type Translations } from "../chat/alerts";
+import type { Database } from "#src/db/schema";
+import { alertEnabled, findUser, type AlertKind, type User } from "#src/db/repos/users";
+import { recipientLanguage, type Recipient, type Translations } from "#src/chat/alerts";
 
 // Who an alert goes to: the one place every path that sends an alert asks.
 

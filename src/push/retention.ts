@@ -1,17 +1,17 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import type { Logger } from "../logger";
-import { deleteCallbackRefsIssuedBefore, REF_REISSUE_MS } from "../db/repos/callback-refs";
-import { deleteConnectAttemptsBefore } from "../db/repos/connect-attempts";
-import { deleteConversationsUpdatedBefore } from "../db/repos/conversations";
-import { deleteFlowsUpdatedBefore } from "../db/repos/flows";
-import { deletePendingActionsChangedBefore } from "../db/repos/pending-actions";
-import { deleteUpdateWindowsBefore } from "../db/repos/update-windows";
-import { pruneTelegramUpdates } from "../db/repos/telegram-updates";
-import { deletePollCyclesBefore } from "../db/repos/poll-cycles";
-import { deleteFinishedFollowsBefore } from "../db/repos/followed-orders";
-import { deleteFinishedAlerts } from "../db/repos/outbox";
-import { pruneWebhookEvents } from "../db/repos/webhook-events";
+import type { Database } from "#src/db/schema";
+import type { Logger } from "#src/logger";
+import { deleteCallbackRefsIssuedBefore, REF_REISSUE_MS } from "#src/db/repos/callback-refs";
+import { deleteConnectAttemptsBefore } from "#src/db/repos/connect-attempts";
+import { deleteConversationsUpdatedBefore } from "#src/db/repos/conversations";
+import { deleteFlowsUpdatedBefore } from "#src/db/repos/flows";
+import { deletePendingActionsChangedBefore } from "#src/db/repos/pending-actions";
+import { deleteUpdateWindowsBefore } from "#src/db/repos/update-windows";
+import { pruneTelegramUpdates } from "#src/db/repos/telegram-updates";
+import { deletePollCyclesBefore } from "#src/db/repos/poll-cycles";
+import { deleteFinishedFollowsBefore } from "#src/db/repos/followed-orders";
+import { deleteFinishedAlerts } from "#src/db/repos/outbox";
+import { pruneWebhookEvents } from "#src/db/repos/webhook-events";
 
 const DAY = 86_400_000;
 

@@ -1,11 +1,11 @@
 import { GrammyError, HttpError } from "grammy";
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import type { Logger } from "../logger";
-import type { Metrics } from "../metrics";
-import { markUserInactive } from "../db/repos/users";
-import { markDropped, markRetry, type OutboxRow } from "../db/repos/outbox";
-import type { SendBudgetStore } from "../scale/send-budget-store";
+import type { Database } from "#src/db/schema";
+import type { Logger } from "#src/logger";
+import type { Metrics } from "#src/metrics";
+import { markUserInactive } from "#src/db/repos/users";
+import { markDropped, markRetry, type OutboxRow } from "#src/db/repos/outbox";
+import type { SendBudgetStore } from "#src/scale/send-budget-store";
 
 // What the sender does with an alert Telegram did not take: later (429, 5xx, network), never (400), or never to that user again (403).
 

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { Api } from "grammy";
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import type { Logger } from "../logger";
-import type { Metrics } from "../metrics";
-import { DEFAULT_CHAT_PACE, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "../scale/send-budget";
-import type { ArrivalWindow } from "../scale/arrival-window";
-import { reportFailure } from "../db/health";
-import { claimDue, nextClaimableAt, nextDueAt, markDropped, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "../db/repos/outbox";
+import type { Database } from "#src/db/schema";
+import type { Logger } from "#src/logger";
+import type { Metrics } from "#src/metrics";
+import { DEFAULT_CHAT_PACE, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "#src/scale/send-budget";
+import type { ArrivalWindow } from "#src/scale/arrival-window";
+import { reportFailure } from "#src/db/health";
+import { claimDue, nextClaimableAt, nextDueAt, markDropped, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "#src/db/repos/outbox";
 import { recordFailedSend } from "./send-failure";
 
 /** Pause after a failed outbox cycle: the database answering again is noticed within it. */

@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { findStuckPendingActions, markPendingActionAttempted, transitionPendingAction } from "../db/repos/pending-actions";
-import { stuckCardAfterMs } from "../chat/card-lifetime";
-import { cardButtons, type Translations } from "../chat/alerts";
+import type { Database } from "#src/db/schema";
+import { findStuckPendingActions, markPendingActionAttempted, transitionPendingAction } from "#src/db/repos/pending-actions";
+import { stuckCardAfterMs } from "#src/chat/card-lifetime";
+import { cardButtons, type Translations } from "#src/chat/alerts";
 import { recipientFor } from "./recipients";
-import { enqueueAlert } from "../db/repos/outbox";
+import { enqueueAlert } from "#src/db/repos/outbox";
 
 export interface StuckCardDeps {
   db: Kysely<Database>;

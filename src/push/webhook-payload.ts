@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import type { FinalState, OrderFacts } from "../chat/alerts";
+import type { FinalState, OrderFacts } from "#src/chat/alerts";
 
 // A marketplace webhook's body read: its signature, its event and order, and what it asks of the bot.
 

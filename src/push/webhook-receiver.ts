@@ -1,8 +1,8 @@
 import type { Context, Hono } from "hono";
-import type { ServerEnv } from "../server/create-server";
-import { hashToken } from "../security/secret-box";
-import { clientAddress } from "../server/client-address";
-import { databaseHealth } from "../db/health";
+import type { ServerEnv } from "#src/server/create-server";
+import { hashToken } from "#src/security/secret-box";
+import { clientAddress } from "#src/server/client-address";
+import { databaseHealth } from "#src/db/health";
 import { UnknownTokenLimiter } from "./unknown-token-limit";
 import { IngestBatcher, type Outcome, type WebhookReceiverDeps } from "./webhook-ingest";
 import { judge, validSignature, WEBHOOK_BODY_LIMIT } from "./webhook-payload";

@@ -1,4 +1,4 @@
-import { isMarketplaceError, parseTrx, type AutomationRule, type Firing, type LedgerEntry, type MarketplaceClient, type Order, type OrderStats } from "../marketplace";
+import { isMarketplaceError, parseTrx, type AutomationRule, type Firing, type LedgerEntry, type MarketplaceClient, type Order, type OrderStats } from "#src/marketplace/index";
 
 /**
  * Requests one /stats (or one digest) sends to the marketplace at most, however much the account

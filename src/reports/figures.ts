@@ -1,5 +1,5 @@
-import { trxToSun } from "../marketplace/money";
-import type { AutomationRule } from "../marketplace";
+import { trxToSun } from "#src/marketplace/money";
+import type { AutomationRule } from "#src/marketplace/index";
 import type { SpendingRecords, StatsGap } from "./collect";
 import { localDate, type DayWindow } from "./time-zones";
 

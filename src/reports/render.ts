@@ -4,7 +4,7 @@ import type { Resvg as ResvgClass } from "@resvg/resvg-js";
 import { CHART_SCALE } from "./chart-spec";
 import { chartFonts } from "./fonts";
 import { withSubsetFonts } from "./font-subset";
-import { Semaphore } from "../bounded/semaphore";
+import { Semaphore } from "#src/bounded/semaphore";
 
 /**
  * Charts rendered at once in this process, whoever asks (/stats, its buttons, the digest): each

@@ -1,16 +1,16 @@
 import { InlineKeyboard } from "grammy";
-import { sunToTrx } from "../marketplace/money";
-import { sunPerUnit, trxText, volumeText } from "../chat/format";
-import { shortAddress, truncate } from "../chat/html";
-import type { Language, Translate } from "../chat/i18n";
-import { ruleKind } from "../marketplace/rule-words";
+import { sunToTrx } from "#src/marketplace/money";
+import { sunPerUnit, trxText, volumeText } from "#src/chat/format";
+import { shortAddress, truncate } from "#src/chat/html";
+import type { Language, Translate } from "#src/chat/i18n";
+import { ruleKind } from "#src/marketplace/rule-words";
 import { STATS_REQUEST_LIMIT, type SpendingRecords } from "./collect";
 import { CHART_HEIGHT, CHART_SCALE, CHART_WIDTH, spendingChartSpec } from "./chart-spec";
 import { isEmpty, summarize, type SpendingSource, type StatsFigures } from "./figures";
 import { chartFonts } from "./fonts";
 import { hasWideCharacters, renderChartPng } from "./render";
 import type { DayWindow } from "./time-zones";
-import { STATS_WINDOW } from "../chat/callback-data";
+import { STATS_WINDOW } from "#src/chat/callback-data";
 
 /** The PNG's size in pixels. */
 export const CHART_PIXELS = { width: Math.round(CHART_WIDTH * CHART_SCALE), height: Math.round(CHART_HEIGHT * CHART_SCALE) };

@@ -3,7 +3,7 @@
  * TRX balance), the System pause when a firing cannot be paid, auto-resume on top-up and the
  * daily auto-renewal schedule.
  */
-import { sunToTrx } from "../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import { newUuid } from "./ids";
 import { AUTOMATION_LIMITS, DURATIONS, firingPriceSun, firingShape, isDuration } from "./price-book";
 import { notFound, SandboxError } from "./problem";

@@ -1,5 +1,5 @@
 /** The control surface for accounts, their keys and their money. */
-import { sunToTrx } from "../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import { autoResumeRules } from "./automations";
 import { newApiKey, newUuid } from "./ids";
 import type { Currency, SandboxControl } from "./types";

@@ -1,5 +1,5 @@
 /** The control surface's checks of its arguments, which may arrive from HTTP as untrusted JSON. */
-import { parseTrx } from "../marketplace/money";
+import { parseTrx } from "#src/marketplace/money";
 import { SandboxError } from "./problem";
 import type { ErrorCodePlacement, Scope } from "./types";
 import type { ApiKeyRecord, World } from "./records";

@@ -4,7 +4,7 @@
  * dated in the past. A deposit at the start pays for it all, so the balance is what it was and
  * the ledger still adds up to it. Nothing is notified: the history has already happened.
  */
-import { sunToTrx } from "../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import { newTxId, newUuid } from "./ids";
 import { firingPriceSun, firingShape, providerCostSun, withCommission } from "./price-book";
 import type { Duration, HistorySummary, Resource, RuleType } from "./types";

@@ -1,5 +1,5 @@
 /** One-off orders: pricing, placement with idempotency, asynchronous settlement. */
-import { sunToTrx } from "../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import { newTxId, newUuid } from "./ids";
 import { ACTIVATION_FEE_SUN, providerCostSun, withCommission } from "./price-book";
 import { notFound, SandboxError } from "./problem";

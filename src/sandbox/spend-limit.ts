@@ -2,7 +2,7 @@
  * Per-key daily spend limits. Counted per UTC calendar day: order charges made with the key
  * (refunded orders do not count) plus firings of rules the key created.
  */
-import { sunToTrx } from "../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import { SandboxError } from "./problem";
 import type { ApiKeyRecord, World } from "./records";
 import { nowIso, utcDay } from "./world";

@@ -1,5 +1,5 @@
 /** A JSON-safe snapshot of the world for GET /_sandbox/state (debugging). Keys are shown by prefix only. */
-import { sunToTrx } from "../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import type { World } from "./records";
 import { balanceView, firingView, ledgerView, notificationView, orderView, ruleView } from "./views";
 import { notificationsOf } from "./world";

@@ -1,5 +1,5 @@
 /** Records → wire JSON. int64 fields follow the chosen format so clients meet both forms the spec allows. */
-import { sunToTrx } from "../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import type { BalanceView, FiringView, Int64Format, Int64Value, LedgerEntryView, NotificationView, OrderView, RuleView } from "./types";
 import type { AccountRecord, FiringRecord, LedgerRecord, NotificationRecord, OrderRecord, RuleRecord } from "./records";
 

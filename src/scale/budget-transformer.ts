@@ -1,6 +1,6 @@
 import type { Transformer } from "grammy";
-import type { ChatPace } from "../db/repos/chat-send";
-import type { GlobalBudget } from "../db/repos/send-budget";
+import type { ChatPace } from "#src/db/repos/chat-send";
+import type { GlobalBudget } from "#src/db/repos/send-budget";
 import type { SendBudgetStore } from "./send-budget-store";
 import type { ArrivalWindow } from "./arrival-window";
 

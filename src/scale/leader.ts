@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import type { Logger } from "../logger";
-import { releaseNamedLease, tryLease } from "../db/repos/leases";
-import { databaseHealth } from "../db/health";
+import type { Database } from "#src/db/schema";
+import type { Logger } from "#src/logger";
+import { releaseNamedLease, tryLease } from "#src/db/repos/leases";
+import { databaseHealth } from "#src/db/health";
 
 export interface LeaderOptions {
   db: Kysely<Database>;

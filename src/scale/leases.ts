@@ -1,10 +1,10 @@
 // Jobs run under a named lease, so one replica at a time runs them.
 
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { releaseNamedLease, tryLease } from "../db/repos/leases";
+import type { Database } from "#src/db/schema";
+import { releaseNamedLease, tryLease } from "#src/db/repos/leases";
 
-export { leasesHeldBy } from "../db/repos/leases";
+export { leasesHeldBy } from "#src/db/repos/leases";
 
 /**
  * Runs `job` only if this replica takes the named lease; the lease is held for the job's length

@@ -1,5 +1,5 @@
-import { DEFAULT_GLOBAL_BUDGET, drawFromBucket, type GlobalBudget, type Grant } from "../db/repos/send-budget";
-import type { ChatPace } from "../db/repos/chat-send";
+import { DEFAULT_GLOBAL_BUDGET, drawFromBucket, type GlobalBudget, type Grant } from "#src/db/repos/send-budget";
+import type { ChatPace } from "#src/db/repos/chat-send";
 import type { SendBudgetStore } from "./send-budget-store";
 
 // Telegram's budgets in this process's memory (SQLite: one process by design).

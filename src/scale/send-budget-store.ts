@@ -1,9 +1,9 @@
 import type { Kysely, Transaction } from "kysely";
-import type { Database } from "../db/schema";
-import type { BatcherCounts } from "../db/statement-batcher";
-import type { ChatPace } from "../db/repos/chat-send";
-import type { ReplyTurn } from "../db/repos/reply-turns";
-import type { GlobalBudget, Grant } from "../db/repos/send-budget";
+import type { Database } from "#src/db/schema";
+import type { BatcherCounts } from "#src/db/statement-batcher";
+import type { ChatPace } from "#src/db/repos/chat-send";
+import type { ReplyTurn } from "#src/db/repos/reply-turns";
+import type { GlobalBudget, Grant } from "#src/db/repos/send-budget";
 
 // The interface of the two homes of Telegram's budgets (database rows, or this process's memory).
 

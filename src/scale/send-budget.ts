@@ -1,13 +1,13 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { coordinating, isPostgres } from "../db/dialect";
-import { deferChat, pruneSendBudget, recordChatSendAt, takeChatSlot } from "../db/repos/chat-send";
-import { replyTurns, takeReplyTurn } from "../db/repos/reply-turns";
-import { DEFAULT_GLOBAL_BUDGET, REPLICAS_GLOBAL_BUDGET, refundGlobal, takeGlobal, takeGlobalIn, type GlobalBudget } from "../db/repos/send-budget";
+import type { Database } from "#src/db/schema";
+import { coordinating, isPostgres } from "#src/db/dialect";
+import { deferChat, pruneSendBudget, recordChatSendAt, takeChatSlot } from "#src/db/repos/chat-send";
+import { replyTurns, takeReplyTurn } from "#src/db/repos/reply-turns";
+import { DEFAULT_GLOBAL_BUDGET, REPLICAS_GLOBAL_BUDGET, refundGlobal, takeGlobal, takeGlobalIn, type GlobalBudget } from "#src/db/repos/send-budget";
 import type { SendBudgetStore } from "./send-budget-store";
 
-export { DEFAULT_CHAT_PACE, type ChatPace } from "../db/repos/chat-send";
-export { DEFAULT_GLOBAL_BUDGET, type GlobalBudget } from "../db/repos/send-budget";
+export { DEFAULT_CHAT_PACE, type ChatPace } from "#src/db/repos/chat-send";
+export { DEFAULT_GLOBAL_BUDGET, type GlobalBudget } from "#src/db/repos/send-budget";
 export type { SendBudgetStore } from "./send-budget-store";
 export { memorySendBudget } from "./memory-send-budget";
 export { sharedBudgetTransformer } from "./budget-transformer";

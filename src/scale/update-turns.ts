@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import { WriteBatcher } from "../db/write-batcher";
-import { claimUpdateNow, claimWaitingUpdate, forgetUpdate, markUpdateDone, markUpdateHandling, renewUpdateLease, startTurnIfFree } from "../db/repos/telegram-updates";
+import type { Database } from "#src/db/schema";
+import { WriteBatcher } from "#src/db/write-batcher";
+import { claimUpdateNow, claimWaitingUpdate, forgetUpdate, markUpdateDone, markUpdateHandling, renewUpdateLease, startTurnIfFree } from "#src/db/repos/telegram-updates";
 
 /**
  * Telegram updates in webhook mode, shared by every replica behind the load balancer:

@@ -3,11 +3,11 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { sql, type Kysely } from "kysely";
-import type { Database } from "../db/schema";
-import type { Logger } from "../logger";
-import { isLoopbackHost } from "../listen-address";
-import type { Metrics } from "../metrics";
-import { databaseHealth } from "../db/health";
+import type { Database } from "#src/db/schema";
+import type { Logger } from "#src/logger";
+import { isLoopbackHost } from "#src/listen-address";
+import type { Metrics } from "#src/metrics";
+import { databaseHealth } from "#src/db/health";
 
 export interface ServerDeps {
   db: Kysely<Database>;

@@ -1,8 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import type { Hono } from "hono";
-import type { ServerEnv } from "../server/create-server";
-import { urlHost } from "../listen-address";
+import type { ServerEnv } from "#src/server/create-server";
+import { urlHost } from "#src/listen-address";
 
 /** The HTTP server once it listens, with the URL it answers on. */
 export interface Listening {

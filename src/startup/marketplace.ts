@@ -1,10 +1,10 @@
 import { join } from "node:path";
-import { dataDirectory, type Config } from "../config";
-import type { Logger, SecretScrubber } from "../logger";
-import type { Metrics } from "../metrics";
-import { createMarketplaceClient } from "../marketplace";
-import { withBoundedPublicQuotes } from "../marketplace/public-quotes";
-import { startEmbeddedSandbox, type EmbeddedSandbox } from "../embedded-sandbox";
+import { dataDirectory, type Config } from "#src/config";
+import type { Logger, SecretScrubber } from "#src/logger";
+import type { Metrics } from "#src/metrics";
+import { createMarketplaceClient } from "#src/marketplace/index";
+import { withBoundedPublicQuotes } from "#src/marketplace/public-quotes";
+import { startEmbeddedSandbox, type EmbeddedSandbox } from "#src/embedded-sandbox";
 
 /** The marketplace the bot talks to: MARKETPLACE_URL, or the embedded sandbox when it is not set. */
 export interface MarketplaceStep {

@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import type { DestinationStream } from "pino";
-import { dataDirectory, type Config } from "../config";
-import { createLogger, SecretScrubber, wantsPrettyLogs, type Logger } from "../logger";
-import { SecretBox } from "../security/secret-box";
-import { loadOrCreateSecretKey } from "../security/secret-key-file";
+import { dataDirectory, type Config } from "#src/config";
+import { createLogger, SecretScrubber, wantsPrettyLogs, type Logger } from "#src/logger";
+import { SecretBox } from "#src/security/secret-box";
+import { loadOrCreateSecretKey } from "#src/security/secret-key-file";
 
 /** The logger, the scrubber that keeps every secret out of it, and the box that encrypts stored API keys. */
 export interface Secrets {

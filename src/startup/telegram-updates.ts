@@ -1,12 +1,12 @@
 import { run, type RunnerHandle } from "@grammyjs/runner";
 import type { Bot } from "grammy";
 import type { Kysely } from "kysely";
-import type { Config } from "../config";
-import type { Logger } from "../logger";
-import type { Database } from "../db/schema";
-import type { BotContext } from "../bot/context";
-import { pollingRunnerOptions, telegramTimeouts, type TelegramTimeouts } from "../bot/create-bot";
-import { startLeaderElection, type LeaderHandle } from "../scale/leader";
+import type { Config } from "#src/config";
+import type { Logger } from "#src/logger";
+import type { Database } from "#src/db/schema";
+import type { BotContext } from "#src/bot/context";
+import { pollingRunnerOptions, telegramTimeouts, type TelegramTimeouts } from "#src/bot/create-bot";
+import { startLeaderElection, type LeaderHandle } from "#src/scale/leader";
 
 const ALLOWED_UPDATES = ["message", "edited_message", "callback_query", "my_chat_member", "inline_query"] as const;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { linkKey, type World, manageWorld } from "../kit/world";
-import { findCredential } from "../../src/db/repos/credentials";
+import { findCredential } from "#src/db/repos/credentials";
 
 type ChatUser = ReturnType<World["user"]>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, manageWorld, type World } from "../kit/world";
-import { recentAddresses, touchAddress } from "../../src/db/repos/addresses";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { recentAddresses, touchAddress } from "#src/db/repos/addresses";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 const ADDRESSES = [ADDRESS_A, ADDRESS_B, ADDRESS_C];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stuckCardAfterMs } from "../../src/chat/card-lifetime";
+import { stuckCardAfterMs } from "#src/chat/card-lifetime";
 import { ADDRESS_A, linkKey, manageWorld, type World, callbackAnswerText, cardOutcome, buttonLabels, nextBotText } from "../kit/world";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

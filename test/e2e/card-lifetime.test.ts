@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, buttonLabels, linkKey, manageWorld, nextBotText, type World } from "../kit/world";
-import { createMarketplaceClient } from "../../src/marketplace";
-import { stuckCardAfterMs } from "../../src/chat/card-lifetime";
-import { KEY_RESEND_WINDOW_MS } from "../../src/bot/features/buy/place-order";
+import { createMarketplaceClient } from "#src/marketplace/index";
+import { stuckCardAfterMs } from "#src/chat/card-lifetime";
+import { KEY_RESEND_WINDOW_MS } from "#src/bot/features/buy/place-order";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The world's MARKETPLACE_TIMEOUT_MS is 3 s. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, ADDRESS_C, linkKey, manageWorld, type World } from "../kit/world";
-import type { ChatMessage } from "../../src/telegram-fake";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 type User = ReturnType<World["user"]>;
 

@@ -4,9 +4,9 @@ import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { ADDRESS_A, ADDRESS_B, callbackAnswerText, linkKey, type World, manageWorld } from "../kit/world";
 import { dumpPostgresRows, TEST_DATABASE_URL } from "../kit/test-database";
-import { findCredential } from "../../src/db/repos/credentials";
-import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
-import { enqueueAlert } from "../../src/db/repos/outbox";
+import { findCredential } from "#src/db/repos/credentials";
+import { rotateWebhookToken } from "#src/db/repos/webhook-tokens";
+import { enqueueAlert } from "#src/db/repos/outbox";
 
 describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
   let world: World;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { configSchema, parseConfig } from "../../src/config";
+import { configSchema, parseConfig } from "#src/config";
 import { parseYamlSubset, type YamlValue } from "../kit/yaml-subset";
 import { startWorld } from "../kit/world";
 

@@ -1,7 +1,7 @@
 import { Api, type Transformer } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
-import { telegramWebhookSecret } from "../../src/app";
-import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+import { telegramWebhookSecret } from "#src/app";
+import { rotateWebhookToken } from "#src/db/repos/webhook-tokens";
 import { startDatabaseOutageProxy, type DatabaseOutageProxy } from "../kit/db-outage-proxy";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
 import { BOT_TOKEN, linkKey, startWorld, type World } from "../kit/world";

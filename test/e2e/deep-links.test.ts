@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../src/telegram-fake";
+import type { ChatMessage } from "#src/telegram-fake/index";
 import { ADDRESS_A, buttonLabels, linkKey, manageWorld, type World } from "../kit/world";
 
 const BOT = "https://t.me/sandbox_energy_bot";

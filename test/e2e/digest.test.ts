@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { PNG } from "pngjs";
 import { linkKey, manageWorld, type World } from "../kit/world";
-import { findCredential } from "../../src/db/repos/credentials";
+import { findCredential } from "#src/db/repos/credentials";
 import { expectedFigures } from "../kit/spending-oracle";
-import { CHART_PIXELS } from "../../src/reports/report";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { CHART_PIXELS } from "#src/reports/report";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { callbackAnswerText, linkKey, manageWorld, type World } from "../kit/world";
-import type { ChatMessage } from "../../src/telegram-fake";
-import { findCredential } from "../../src/db/repos/credentials";
+import type { ChatMessage } from "#src/telegram-fake/index";
+import { findCredential } from "#src/db/repos/credentials";
 
 const GENERIC_ERROR = "Something went wrong on our side";
 

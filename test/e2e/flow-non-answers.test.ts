@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 import { callbackAnswerText, manageWorld, openStep, type World } from "../kit/world";
-import type * as QuoteFeature from "../../src/bot/features/quote";
+import type * as QuoteFeature from "#src/bot/features/quote/index";
 
 /**
  * Counts how often the guided /quote runs: @grammyjs/conversations runs a flow's function again
  * (a replay) for every update the flow is given, so the count is the updates it was given.
  */
 const quoteRuns = vi.hoisted(() => ({ count: 0 }));
-vi.mock("../../src/bot/features/quote", async (importOriginal) => {
+vi.mock("#src/bot/features/quote/index", async (importOriginal) => {
   const original = await importOriginal<typeof QuoteFeature>();
   return {
     ...original,

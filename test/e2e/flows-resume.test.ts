@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, buttonLabels, cardOutcome, linkKey, manageWorld, nextBotText, openStep, type World } from "../kit/world";
-import { FLOW_VERSION } from "../../src/db/repos/flows";
+import { FLOW_VERSION } from "#src/db/repos/flows";
 
 type User = ReturnType<World["user"]>;
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, type World, manageWorld } from "../kit/world";
-import { telegramWebhookSecret } from "../../src/app";
+import { telegramWebhookSecret } from "#src/app";
 
 describe("foundation: a user talks to the bot through the fake Bot API", () => {
   let world: World;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { ADDRESS_A, ADDRESS_B, ADDRESS_C, callbackAnswerText, linkKey, manageWorld, openStep, type World } from "../kit/world";
-import { touchAddress } from "../../src/db/repos/addresses";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { touchAddress } from "#src/db/repos/addresses";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 /** The English `error-generic`: what a handler that threw leaves the user with. */
 const GENERIC_ERROR = "Something went wrong on our side";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { FakeTelegram, InlineAnswer } from "../../src/telegram-fake";
+import type { FakeTelegram, InlineAnswer } from "#src/telegram-fake/index";
 import { ALICE, apiError, world as fakeWorld } from "../telegram-fake/grammy-helpers";
 import { ADDRESS_A, buttonLabels, linkKey, manageWorld, startWorld, type World } from "../kit/world";
 

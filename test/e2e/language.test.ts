@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { startApp } from "../../src/app";
+import { startApp } from "#src/app";
 import { ADDRESS_A, buttonLabels, linkKey, manageWorld, type World } from "../kit/world";
 import { linkedUser, waitFor } from "../kit/push-helpers";
-import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
-import { visibleText } from "../../src/bot/edit-in-place";
+import { rotateWebhookToken } from "#src/db/repos/webhook-tokens";
+import { visibleText } from "#src/bot/edit-in-place";
 
 // Intl writes Russian thousands with a no-break space, as Telegram shows it.
 const NBSP = "\u00a0";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { manageWorld, type World } from "../kit/world";
-import { findCredential } from "../../src/db/repos/credentials";
-import { pruneWebhookEvents } from "../../src/db/repos/webhook-events";
+import { findCredential } from "#src/db/repos/credentials";
+import { pruneWebhookEvents } from "#src/db/repos/webhook-events";
 import { botTexts, linkedUser, pause, waitFor } from "../kit/push-helpers";
 
 const DAY = 86_400_000;

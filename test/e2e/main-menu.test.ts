@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callbackAnswerText, linkKey, manageWorld, openStep, type World } from "../kit/world";
-import type { ChatMessage } from "../../src/telegram-fake";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 

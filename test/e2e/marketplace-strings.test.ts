@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, ADDRESS_B, buttonLabels, linkKey, manageWorld, nextBotText, type World } from "../kit/world";
 import { linkedUser, waitFor } from "../kit/push-helpers";
-import type { ChatMessage } from "../../src/telegram-fake";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 /**
  * Markup and an entity in one: shown raw, it would bold the rest of the message or be refused by

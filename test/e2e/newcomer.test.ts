@@ -10,12 +10,12 @@ import { removeDatabaseDir } from "../kit/temp-dir";
 import { SKIPPED_DATABASE_TESTS_LINE } from "../global-setup";
 import { ADDRESS_A, BOT_TOKEN, buttonLabels, linkKey, manageWorld, type World } from "../kit/world";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
-import { startApp, type App } from "../../src/app";
-import { createSandbox } from "../../src/sandbox";
+import { startApp, type App } from "#src/app";
+import { createSandbox } from "#src/sandbox/index";
 import { botTexts, buyThroughBot, linkedUser, waitFor } from "../kit/push-helpers";
-import { txLink, txUrl } from "../../src/chat/html";
-import { isSandboxTxId, newTxId } from "../../src/sandbox/ids";
-import { readPauseReason } from "../../src/chat/pause-reason";
+import { txLink, txUrl } from "#src/chat/html";
+import { isSandboxTxId, newTxId } from "#src/sandbox/ids";
+import { readPauseReason } from "#src/chat/pause-reason";
 
 /** What a newcomer meets in the first minutes: the texts must say what is true, and no more. */
 describe("the first ten minutes", () => {

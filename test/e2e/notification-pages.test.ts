@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { manageWorld, type World } from "../kit/world";
 import { botTexts, linkedUser, outboxOf, waitFor } from "../kit/push-helpers";
-import { MAX_POLL_PAGES } from "../../src/push/poller-deps";
+import { MAX_POLL_PAGES } from "#src/push/poller-deps";
 
 /**
  * More notifications than one page (20) between two polls: the poller reads further pages until

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { linkKey, type World, manageWorld } from "../kit/world";
-import { findCredential } from "../../src/db/repos/credentials";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { findCredential } from "#src/db/repos/credentials";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 function labels(message: ChatMessage): string[] {
   return message.replyMarkup?.inline_keyboard.flat().map((button) => button.text) ?? [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callbackAnswerText, manageWorld, type World } from "../kit/world";
-import type { ChatMessage } from "../../src/telegram-fake";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 const NOT_THIS_QUESTION = "does not answer the open question";
 

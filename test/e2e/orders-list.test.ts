@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, ADDRESS_B, linkKey, manageWorld, type World } from "../kit/world";
-import { timeText, trxText } from "../../src/chat/format";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { timeText, trxText } from "#src/chat/format";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 /** The 8-character id prefixes listed on an /orders page, top to bottom. */
 function listedIds(message: ChatMessage): string[] {

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { get } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, startApp, type App } from "../../src/app";
+import { ConfigError, startApp, type App } from "#src/app";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
-import { createSandbox } from "../../src/sandbox";
+import { createSandbox } from "#src/sandbox/index";
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { BOT_TOKEN } from "../kit/world";

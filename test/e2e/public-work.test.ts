@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { FakeTelegram, InlineAnswer } from "../../src/telegram-fake";
-import { FLOOD_MAX_UPDATES, FLOOD_WINDOW_MS } from "../../src/bot/middleware/rate-limit";
-import { createWatch } from "../../src/db/repos/watches";
-import { MAX_WATCH_RENTS_PER_TICK } from "../../src/push/price-watch-job";
-import { STATS_FRESH_MS } from "../../src/reports/cache";
-import { MAX_PUBLIC_QUOTES_IN_FLIGHT } from "../../src/marketplace/public-quotes";
+import type { FakeTelegram, InlineAnswer } from "#src/telegram-fake/index";
+import { FLOOD_MAX_UPDATES, FLOOD_WINDOW_MS } from "#src/bot/middleware/rate-limit";
+import { createWatch } from "#src/db/repos/watches";
+import { MAX_WATCH_RENTS_PER_TICK } from "#src/push/price-watch-job";
+import { STATS_FRESH_MS } from "#src/reports/cache";
+import { MAX_PUBLIC_QUOTES_IN_FLIGHT } from "#src/marketplace/public-quotes";
 import { linkedUser, manageWorld, type World } from "../kit/world";
 
 /** The bot's answer to an inline query, once it gave one. */

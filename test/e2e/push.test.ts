@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { startWorld, linkKey, ADDRESS_A, type World } from "../kit/world";
-import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
-import { parseConfig } from "../../src/config";
+import { rotateWebhookToken } from "#src/db/repos/webhook-tokens";
+import { parseConfig } from "#src/config";
 import { outboxOf, outboxSwept, waitFor } from "../kit/push-helpers";
 
 const ORDER_ID = "5b1c7a52-8f0e-4d7b-9c1a-3e2f4a5b6c7d";

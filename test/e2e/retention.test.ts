@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { releaseNamedLease, tryLease } from "../../src/db/repos/leases";
+import { releaseNamedLease, tryLease } from "#src/db/repos/leases";
 import { ADDRESS_A, callbackAnswerText, linkKey, manageWorld, type World } from "../kit/world";
 import { botTexts, pause, waitFor } from "../kit/push-helpers";
 

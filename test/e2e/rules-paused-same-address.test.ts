@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, linkKey, manageWorld, nextBotText, type World } from "../kit/world";
-import type { ChatMessage } from "../../src/telegram-fake";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 const dataOf = (message: ChatMessage, label: string) => (message.replyMarkup?.inline_keyboard ?? []).flat().find((button) => button.text === label)!.callback_data!;
 

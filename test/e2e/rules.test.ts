@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, type World, manageWorld, callbackAnswerText, nextBotText, buttonLabels } from "../kit/world";
-import type { ChatMessage } from "../../src/telegram-fake";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 type User = ReturnType<World["user"]>;
 

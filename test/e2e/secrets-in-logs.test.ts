@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { telegramWebhookSecret } from "../../src/app";
+import { telegramWebhookSecret } from "#src/app";
 import { buttonLabels, nextBotText, startWorld, BOT_TOKEN, type World } from "../kit/world";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
 

@@ -1,15 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { startApp, type App } from "../../src/app";
+import { startApp, type App } from "#src/app";
 import { PNG } from "pngjs";
 import { linkKey, manageWorld, type World } from "../kit/world";
-import { groupThousands } from "../../src/marketplace/money";
+import { groupThousands } from "#src/marketplace/money";
 import { expectedFigures } from "../kit/spending-oracle";
-import { CHART_PIXELS } from "../../src/reports/report";
-import { lastDays } from "../../src/reports/time-zones";
-import { STATS_REQUEST_LIMIT } from "../../src/reports/collect";
-import { STATS_FRESH_MS } from "../../src/reports/cache";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { CHART_PIXELS } from "#src/reports/report";
+import { lastDays } from "#src/reports/time-zones";
+import { STATS_REQUEST_LIMIT } from "#src/reports/collect";
+import { STATS_FRESH_MS } from "#src/reports/cache";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 const DAY = 86_400_000;
 

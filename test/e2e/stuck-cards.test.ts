@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, linkKey, manageWorld, type World, nextBotText, buttonLabels } from "../kit/world";
-import { createMarketplaceClient } from "../../src/marketplace";
-import { stuckCardAfterMs } from "../../src/chat/card-lifetime";
+import { createMarketplaceClient } from "#src/marketplace/index";
+import { stuckCardAfterMs } from "#src/chat/card-lifetime";
 
 /** Waits for the card to show the placed order; returns that message. */
 const orderPlaced = (user: ReturnType<World["user"]>) => nextBotText(user, (text) => text.includes("Order placed"));

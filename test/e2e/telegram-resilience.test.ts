@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Bot } from "grammy";
 import { Hono } from "hono";
 import { BOT_TOKEN, startWorld, type World } from "../kit/world";
-import { telegramWebhookSecret } from "../../src/app";
-import { registerTelegramWebhook } from "../../src/server/routes/telegram-webhook";
-import { createLogger } from "../../src/logger";
-import type { BotContext } from "../../src/bot/context";
-import type { ServerEnv } from "../../src/server/create-server";
+import { telegramWebhookSecret } from "#src/app";
+import { registerTelegramWebhook } from "#src/server/routes/telegram-webhook";
+import { createLogger } from "#src/logger";
+import type { BotContext } from "#src/bot/context";
+import type { ServerEnv } from "#src/server/create-server";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,8 +3,8 @@ import jsQR from "jsqr";
 import { PNG } from "pngjs";
 import QRCode from "qrcode";
 import { linkKey, type World, manageWorld } from "../kit/world";
-import { formatTrxForDisplay } from "../../src/marketplace/money";
-import type { ChatMessage } from "../../src/telegram-fake";
+import { formatTrxForDisplay } from "#src/marketplace/money";
+import type { ChatMessage } from "#src/telegram-fake/index";
 
 function buttons(message: ChatMessage) {
   return message.replyMarkup?.inline_keyboard.flat() ?? [];

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { startApp } from "../../src/app";
+import { startApp } from "#src/app";
 import { ADDRESS_A, buttonLabels, callbackAnswerText, cardOutcome, linkKey, manageWorld, nextBotText, type World } from "../kit/world";
 
 const HOUR = 60 * 60_000;

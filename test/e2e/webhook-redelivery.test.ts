@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Update } from "grammy/types";
 import { ADDRESS_A, BOT_TOKEN, nextBotText, startWorld, type World } from "../kit/world";
-import { telegramWebhookSecret } from "../../src/app";
+import { telegramWebhookSecret } from "#src/app";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

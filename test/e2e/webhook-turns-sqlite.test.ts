@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { telegramWebhookSecret } from "../../src/app";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
-import { processUpdateTurns, takeTurn } from "../../src/scale/update-turns";
+import { telegramWebhookSecret } from "#src/app";
+import { migrateToLatest, openDatabase } from "#src/db/connection";
+import { processUpdateTurns, takeTurn } from "#src/scale/update-turns";
 import { startWorld, type World } from "../kit/world";
 import { removeDatabaseDir } from "../kit/temp-dir";
 import { mkdtempSync } from "node:fs";

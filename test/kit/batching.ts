@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { BatcherCounts } from "../../src/db/statement-batcher";
+import type { BatcherCounts } from "#src/db/statement-batcher";
 import type { TEST_DIALECTS } from "./test-database";
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { startApp, type App, type AppOptions } from "../../src/app";
+import { startApp, type App, type AppOptions } from "#src/app";
 
 const CHROMIUM = "/usr/bin/chromium";
 

@@ -1,5 +1,5 @@
 import { ADDRESS_A, linkKey, type World } from "./world";
-import { rotateWebhookToken } from "../../src/db/repos/webhook-tokens";
+import { rotateWebhookToken } from "#src/db/repos/webhook-tokens";
 
 /** Polls `read` every 25 ms until it gives a truthy value (or fails after `timeoutMs`). */
 export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 8000): Promise<T> {

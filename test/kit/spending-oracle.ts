@@ -1,5 +1,5 @@
-import { formatTrxForDisplay, groupThousands, sunToTrx, trxToSun } from "../../src/marketplace/money";
-import { burnCostSun } from "../../src/sandbox/price-book";
+import { formatTrxForDisplay, groupThousands, sunToTrx, trxToSun } from "#src/marketplace/money";
+import { burnCostSun } from "#src/sandbox/price-book";
 import type { World } from "./world";
 
 interface SandboxState {

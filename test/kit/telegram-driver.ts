@@ -1,8 +1,8 @@
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { createFakeTelegram } from "../../src/telegram-fake";
-import type { ChatMessage, FakeEvent, FakeTelegram, FakeTelegramOptions, FakeUser } from "../../src/telegram-fake";
+import { createFakeTelegram } from "#src/telegram-fake/index";
+import type { ChatMessage, FakeEvent, FakeTelegram, FakeTelegramOptions, FakeUser } from "#src/telegram-fake/index";
 
 export const TEST_BOT_TOKEN = "123456789:TEST-fake-telegram-token";
 

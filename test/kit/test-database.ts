@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Kysely } from "kysely";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
-import type { Database } from "../../src/db/schema";
+import { migrateToLatest, openDatabase } from "#src/db/connection";
+import type { Database } from "#src/db/schema";
 
 /**
  * The database a test world runs on. With TEST_DATABASE_URL (postgres://…) unset: SQLite, as

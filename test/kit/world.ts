@@ -6,13 +6,13 @@ import { Writable } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { serve } from "@hono/node-server";
-import { startApp, type App, type AppOptions } from "../../src/app";
-import { updatesHandled, updatesInFlight } from "../../src/bot/create-bot";
-import { createSandbox, type Sandbox } from "../../src/sandbox";
+import { startApp, type App, type AppOptions } from "#src/app";
+import { updatesHandled, updatesInFlight } from "#src/bot/create-bot";
+import { createSandbox, type Sandbox } from "#src/sandbox/index";
 import { createChatUser, expectNoRejectedCalls, startFakeTelegram } from "./telegram-driver";
 import { removeDatabaseDir } from "./temp-dir";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "./test-database";
-import type { ChatMessage, FakeUser } from "../../src/telegram-fake";
+import type { ChatMessage, FakeUser } from "#src/telegram-fake/index";
 
 export const BOT_TOKEN = "123456789:AAEexampleexampleexampleexample0000";
 export const ADDRESS_A = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";

@@ -1,7 +1,7 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { MarketplaceError, createMarketplaceClient } from "../../src/marketplace";
-import type { MarketplaceCallInfo, MarketplaceClientOptions } from "../../src/marketplace";
+import { MarketplaceError, createMarketplaceClient } from "#src/marketplace/index";
+import type { MarketplaceCallInfo, MarketplaceClientOptions } from "#src/marketplace/index";
 import { createFakeFetch, json } from "./fake-fetch";
 import type { Script } from "./fake-fetch";
 

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MarketplaceError, compareTrx, toBigInt, trxToSun } from "../../src/marketplace";
-import type { MarketplaceClient } from "../../src/marketplace";
+import { MarketplaceError, compareTrx, toBigInt, trxToSun } from "#src/marketplace/index";
+import type { MarketplaceClient } from "#src/marketplace/index";
 import { ADDRESSES, startSandboxWorld } from "./sandbox-world";
 import type { SandboxWorld } from "./sandbox-world";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MarketplaceError, errorFromResponseForTest, extractErrorCode, kindFor } from "./error-helpers";
-import { errorFromResponse } from "../../src/marketplace/errors";
+import { errorFromResponse } from "#src/marketplace/errors";
 
 const CODES = ["wallet.insufficient_balance", "api_key.insufficient_scope", "api_key.spend_limit_exceeded"] as const;
 

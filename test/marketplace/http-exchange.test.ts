@@ -3,8 +3,8 @@ import http from "node:http";
 import net from "node:net";
 import { gzipSync, brotliCompressSync } from "node:zlib";
 import type { AddressInfo } from "node:net";
-import { nodeExchange } from "../../src/marketplace/http-exchange";
-import { createMarketplaceClient, MarketplaceError } from "../../src/marketplace";
+import { nodeExchange } from "#src/marketplace/http-exchange";
+import { createMarketplaceClient, MarketplaceError } from "#src/marketplace/index";
 
 interface Seen {
   server: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { int32Schema, int64Schema, int64ToJson, parseInt64, toBigInt, toInt64 } from "../../src/marketplace";
+import { int32Schema, int64Schema, int64ToJson, parseInt64, toBigInt, toInt64 } from "#src/marketplace/index";
 
 describe("int64Schema", () => {
   it.each([

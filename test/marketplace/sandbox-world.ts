@@ -4,9 +4,9 @@
  */
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { createMarketplaceClient } from "../../src/marketplace";
-import type { MarketplaceCallInfo, MarketplaceClientOptions } from "../../src/marketplace";
-import { createSandbox } from "../../src/sandbox";
+import { createMarketplaceClient } from "#src/marketplace/index";
+import type { MarketplaceCallInfo, MarketplaceClientOptions } from "#src/marketplace/index";
+import { createSandbox } from "#src/sandbox/index";
 
 export const ADDRESSES = ["TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"] as const;
 

@@ -10,7 +10,7 @@ import {
   orderSchema,
   orderStatsSchema,
   pagedSchema,
-} from "../../src/marketplace";
+} from "#src/marketplace/index";
 
 const ORDER = {
   id: "5f0c6f8e-2b7e-4c1b-9a4e-0a1b2c3d4e5f",

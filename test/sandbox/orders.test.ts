@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS, createSandboxWorld, newCustomer, orderBody, OTHER_ADDRESS } from "./sandbox-world";
-import { orderPreviewSchema } from "../../src/marketplace";
+import { orderPreviewSchema } from "#src/marketplace/index";
 
 const PRICE_65K_1H = "4.6475"; // 65,000 × 65 sun = 4.225 TRX, + 10% commission
 

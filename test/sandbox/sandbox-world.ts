@@ -1,6 +1,6 @@
 /** A sandbox with a hand-moved clock and a small request helper, shared by the sandbox tests. */
-import { createSandbox } from "../../src/sandbox";
-import type { Sandbox, SandboxOptions } from "../../src/sandbox";
+import { createSandbox } from "#src/sandbox/index";
+import type { Sandbox, SandboxOptions } from "#src/sandbox/index";
 
 /** Valid-looking TRON addresses (T + 33 base58 characters). */
 export const ADDRESS = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
-import type { Database } from "../../src/db/schema";
-import { claimDue, enqueueAlert, markDropped, markRetry, markSent } from "../../src/db/repos/outbox";
+import { migrateToLatest, openDatabase } from "#src/db/connection";
+import type { Database } from "#src/db/schema";
+import { claimDue, enqueueAlert, markDropped, markRetry, markSent } from "#src/db/repos/outbox";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
 
 const dialects = TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];

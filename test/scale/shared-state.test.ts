@@ -1,16 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { sql, type Kysely } from "kysely";
-import { migrateToLatest, openDatabase, parseInt8 } from "../../src/db/connection";
-import type { Database } from "../../src/db/schema";
-import { startLeaderElection } from "../../src/scale/leader";
-import { tryLease } from "../../src/db/repos/leases";
-import { DEFAULT_CHAT_PACE, takeChatSlot } from "../../src/db/repos/chat-send";
-import { takeReplyTurn } from "../../src/db/repos/reply-turns";
-import { takeGlobal, takeGlobalIn } from "../../src/db/repos/send-budget";
-import { findUserWithState, upsertUser } from "../../src/db/repos/users";
-import { FLOOD_WINDOW_MS } from "../../src/bot/middleware/rate-limit";
-import { takeTurn } from "../../src/scale/update-turns";
-import { createLogger } from "../../src/logger";
+import { migrateToLatest, openDatabase, parseInt8 } from "#src/db/connection";
+import type { Database } from "#src/db/schema";
+import { startLeaderElection } from "#src/scale/leader";
+import { tryLease } from "#src/db/repos/leases";
+import { DEFAULT_CHAT_PACE, takeChatSlot } from "#src/db/repos/chat-send";
+import { takeReplyTurn } from "#src/db/repos/reply-turns";
+import { takeGlobal, takeGlobalIn } from "#src/db/repos/send-budget";
+import { findUserWithState, upsertUser } from "#src/db/repos/users";
+import { FLOOD_WINDOW_MS } from "#src/bot/middleware/rate-limit";
+import { takeTurn } from "#src/scale/update-turns";
+import { createLogger } from "#src/logger";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
 
 const logger = createLogger({ level: "silent" });

@@ -1,7 +1,7 @@
 import { Bot, GrammyError, HttpError } from "grammy";
 import { afterEach } from "vitest";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
-import type { FakeTelegramOptions, FakeUser } from "../../src/telegram-fake";
+import type { FakeTelegramOptions, FakeUser } from "#src/telegram-fake/index";
 
 export const ALICE: FakeUser = { id: 1001, firstName: "Alice", username: "alice", languageCode: "en" };
 

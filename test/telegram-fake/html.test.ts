@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseTelegramHtml } from "../../src/telegram-fake";
+import { parseTelegramHtml } from "#src/telegram-fake/index";
 
 function description(html: string): string {
   const result = parseTelegramHtml(html);

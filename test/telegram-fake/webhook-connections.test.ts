@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import type { FakeTelegramOptions, FakeUser } from "../../src/telegram-fake";
+import type { FakeTelegramOptions, FakeUser } from "#src/telegram-fake/index";
 import { world } from "./grammy-helpers";
 
 const users: FakeUser[] = [1, 2, 3].map((n) => ({ id: 5000 + n, firstName: `U${n}` }));

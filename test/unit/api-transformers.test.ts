@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Api, HttpError } from "grammy";
-import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "../../src/bot/api-transformers";
-import { pollingRunnerOptions, telegramTimeouts } from "../../src/bot/create-bot";
+import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "#src/bot/api-transformers";
+import { pollingRunnerOptions, telegramTimeouts } from "#src/bot/create-bot";
 
 /** A Bot API nobody answers: every request fails on the network (connection refused). */
 function unreachableApi() {

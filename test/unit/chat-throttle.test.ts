@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Transformer } from "grammy";
-import { chatThrottler, ThrottleQueueFullError, type ChatThrottleOptions } from "../../src/bot/chat-throttle";
+import { chatThrottler, ThrottleQueueFullError, type ChatThrottleOptions } from "#src/bot/chat-throttle";
 
 type Prev = Parameters<Transformer>[0];
 

@@ -1,10 +1,10 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { parseConfig } from "../../src/config";
-import { createLogger, SecretScrubber } from "../../src/logger";
-import { SecretBox, SecretBoxError } from "../../src/security/secret-box";
-import { looksLikeWalletSecret } from "../../src/bot/middleware/secret-paste";
+import { parseConfig } from "#src/config";
+import { createLogger, SecretScrubber } from "#src/logger";
+import { SecretBox, SecretBoxError } from "#src/security/secret-box";
+import { looksLikeWalletSecret } from "#src/bot/middleware/secret-paste";
 
 describe("configuration", () => {
   it("applies the documented defaults", () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
-import { tryConnectAttempt } from "../../src/db/repos/connect-attempts";
-import type { Database } from "../../src/db/schema";
+import { tryConnectAttempt } from "#src/db/repos/connect-attempts";
+import type { Database } from "#src/db/schema";
 import { openMigratedTestDatabase, TEST_DATABASE_URL } from "../kit/test-database";
 
 const CAP = { limit: 10, windowMs: 3_600_000 };

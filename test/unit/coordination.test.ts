@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sql, type Kysely } from "kysely";
-import { coordinating } from "../../src/db/dialect";
-import type { Database } from "../../src/db/schema";
+import { coordinating } from "#src/db/dialect";
+import type { Database } from "#src/db/schema";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 
 /** How a session reports synchronous_commit: its value and where it came from (pg_settings.source). */

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, SecretScrubber } from "../../src/logger";
-import { DatabaseHealth, isDatabaseUnreachable } from "../../src/db/health";
+import { createLogger, SecretScrubber } from "#src/logger";
+import { DatabaseHealth, isDatabaseUnreachable } from "#src/db/health";
 
 const errorWith = (fields: Record<string, unknown>, message = "failed") => Object.assign(new Error(message), fields);
 

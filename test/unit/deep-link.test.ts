@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compactVolume, deepLinkUrl, parseStartPayload, shareUrl, startPayload, START_PARAMETER } from "../../src/input/deep-link";
-import { parseTrxLimit } from "../../src/input/trx-limit";
-import { parseVolume } from "../../src/input/volume";
-import { splitWatchArguments } from "../../src/bot/features/watch/parse";
-import { readInlineQuery } from "../../src/bot/features/inline";
+import { compactVolume, deepLinkUrl, parseStartPayload, shareUrl, startPayload, START_PARAMETER } from "#src/input/deep-link";
+import { parseTrxLimit } from "#src/input/trx-limit";
+import { parseVolume } from "#src/input/volume";
+import { splitWatchArguments } from "#src/bot/features/watch/parse";
+import { readInlineQuery } from "#src/bot/features/inline/index";
 
 const ADDRESS = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
 const TYPO = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeM";

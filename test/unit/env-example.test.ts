@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { configSchema, parseConfig } from "../../src/config";
+import { configSchema, parseConfig } from "#src/config";
 
 /** .env.example lists every variable the configuration reads, each once, with a default that parses. */
 describe(".env.example", () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { kindFor } from "../../src/marketplace";
-import { looksLikeAddress } from "../../src/input/address";
-import { offeredAddress, readLabel } from "../../src/bot/features/addresses";
-import { createSandbox } from "../../src/sandbox";
-import { createSandboxPanel, PanelError } from "../../src/playground/sandbox-panel";
-import { createFakeTelegram } from "../../src/telegram-fake";
-import type { EmbeddedSandbox } from "../../src/embedded-sandbox";
+import { kindFor } from "#src/marketplace/index";
+import { looksLikeAddress } from "#src/input/address";
+import { offeredAddress, readLabel } from "#src/bot/features/addresses/index";
+import { createSandbox } from "#src/sandbox/index";
+import { createSandboxPanel, PanelError } from "#src/playground/sandbox-panel";
+import { createFakeTelegram } from "#src/telegram-fake/index";
+import type { EmbeddedSandbox } from "#src/embedded-sandbox";
 
 const PROTOTYPE_NAMES = ["toString", "constructor", "__proto__", "hasOwnProperty", "valueOf", "prototype", "isPrototypeOf", "__defineGetter__"];
 

@@ -95,6 +95,19 @@ describe("the shape of src/", () => {
     expect(circles(folders)).toEqual([]);
   });
 
+  it("reaches another top-level folder through #src/ (package.json's subpath imports), never ../../", () => {
+    const climbing = files.flatMap((file) => {
+      const text = readFileSync(file, "utf8");
+      return [...text.matchAll(/\bfrom\s+"(\.\.\/[^"]+)"/g)]
+        .filter((match) => {
+          const target = relative(SRC, resolve(dirname(file), match[1]!));
+          return !target.startsWith("..") && folderOf(target) !== folderOf(relative(SRC, file));
+        })
+        .map((match) => `${relative(SRC, file)}: ${match[1]}`);
+    });
+    expect(climbing).toEqual([]);
+  });
+
   it("has no arrow from push/, db/, chat/ or marketplace/ into bot/", () => {
     const arrows = [...fileGraph].flatMap(([file, targets]) => (NOT_INTO_BOT.includes(folderOf(file)) ? [...targets].filter((target) => folderOf(target) === "bot").map((target) => `${file} -> ${target}`) : []));
     expect(arrows).toEqual([]);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { parseVolume, parseDuration, parseResource, checkBounds } from "../../src/input/volume";
-import { parseTrxLimit } from "../../src/input/trx-limit";
-import { checkTronAddress } from "../../src/input/address";
-import { splitArguments } from "../../src/input/arguments";
-import { draftFromArguments, limitsFromOptions, recheckForResource, validateField, type OrderDraft } from "../../src/bot/features/order-params";
-import { readLabel } from "../../src/bot/features/addresses";
-import type { BotContext } from "../../src/bot/context";
-import type { OrderOptions } from "../../src/marketplace";
+import { parseVolume, parseDuration, parseResource, checkBounds } from "#src/input/volume";
+import { parseTrxLimit } from "#src/input/trx-limit";
+import { checkTronAddress } from "#src/input/address";
+import { splitArguments } from "#src/input/arguments";
+import { draftFromArguments, limitsFromOptions, recheckForResource, validateField, type OrderDraft } from "#src/bot/features/order-params/index";
+import { readLabel } from "#src/bot/features/addresses/index";
+import type { BotContext } from "#src/bot/context";
+import type { OrderOptions } from "#src/marketplace/index";
 
 describe("volume parsing", () => {
   it.each([

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FluentBundle, FluentResource } from "@fluent/bundle";
 import { describe, expect, it } from "vitest";
-import { parseTelegramHtml } from "../../src/telegram-fake";
+import { parseTelegramHtml } from "#src/telegram-fake/index";
 
 const LOCALES_DIR = fileURLToPath(new URL("../../locales/", import.meta.url));
 /** Message ids start lines that are not indented (continuation lines are). */

@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { BotError, GrammyError } from "grammy";
-import { createLogger, SecretScrubber, wantsPrettyLogs } from "../../src/logger";
-import { sanitizeLogValue, serializeError } from "../../src/log-sanitize";
+import { createLogger, SecretScrubber, wantsPrettyLogs } from "#src/logger";
+import { sanitizeLogValue, serializeError } from "#src/log-sanitize";
 
 function capture(scrubber = new SecretScrubber()) {
   const lines: string[] = [];

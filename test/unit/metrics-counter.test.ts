@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Metrics } from "../../src/metrics";
+import { Metrics } from "#src/metrics";
 
 describe("metrics counters", () => {
   it("keeps one series per label set, whatever characters the values hold", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Metrics } from "../../src/metrics";
+import { Metrics } from "#src/metrics";
 
 /** The `# TYPE` of each family in a Prometheus text answer. */
 function types(text: string): Map<string, string> {

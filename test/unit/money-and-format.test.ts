@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { addTrx, compareTrx, formatTrxForDisplay, groupThousands, parseTrx, sunToTrx } from "../../src/marketplace/money";
-import { escapeHtml, truncate } from "../../src/chat/html";
-import { sunPerUnit } from "../../src/chat/format";
-import { parseTelegramHtml } from "../../src/telegram-fake";
-import { finalState } from "../../src/chat/alerts";
+import { addTrx, compareTrx, formatTrxForDisplay, groupThousands, parseTrx, sunToTrx } from "#src/marketplace/money";
+import { escapeHtml, truncate } from "#src/chat/html";
+import { sunPerUnit } from "#src/chat/format";
+import { parseTelegramHtml } from "#src/telegram-fake/index";
+import { finalState } from "#src/chat/alerts";
 
 describe("TRX amounts in integer sun", () => {
   it.each([

@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ConfigError, startApp } from "../../src/app";
-import { parseConfig } from "../../src/config";
-import { createLogger, SecretScrubber } from "../../src/logger";
+import { ConfigError, startApp } from "#src/app";
+import { parseConfig } from "#src/config";
+import { createLogger, SecretScrubber } from "#src/logger";
 
 const BOT_TOKEN = "123456789:AAEexampleexampleexampleexample0000";
 const postgresUrl = (password: string) => `postgres://bot:${encodeURIComponent(password)}@db.internal:5432/bot`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMarketplaceClient } from "../../src/marketplace";
+import { createMarketplaceClient } from "#src/marketplace/index";
 import { createFakeFetch, json } from "../marketplace/fake-fetch";
 
 const EMPTY_PAGE = { items: [], page: 1, pageSize: 100, total: 0 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config";
-import { hostAllowed } from "../../src/playground/guard";
+import { parseConfig } from "#src/config";
+import { hostAllowed } from "#src/playground/guard";
 
 const BOT_TOKEN = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij";
 

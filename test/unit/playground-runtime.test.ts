@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { isLoopbackHost, urlHost } from "../../src/listen-address";
-import { createRestorableSandbox } from "../../src/sandbox/create-sandbox";
-import { parseSnapshot } from "../../src/sandbox/snapshot";
-import { createFakeTelegram } from "../../src/telegram-fake";
-import { createEventLog } from "../../src/telegram-fake/event-log";
+import { isLoopbackHost, urlHost } from "#src/listen-address";
+import { createRestorableSandbox } from "#src/sandbox/create-sandbox";
+import { parseSnapshot } from "#src/sandbox/snapshot";
+import { createFakeTelegram } from "#src/telegram-fake/index";
+import { createEventLog } from "#src/telegram-fake/event-log";
 
 describe("the playground's long-running pieces", () => {
   it("a bounded event log keeps the newest events and still resumes exactly after a recent id", () => {

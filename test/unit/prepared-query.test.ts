@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sql, type Kysely } from "kysely";
-import { prepared, type ParamFn } from "../../src/db/prepared";
-import { conversationSaveStatements, findConversation, saveConversation } from "../../src/db/repos/conversations";
-import type { Database } from "../../src/db/schema";
+import { prepared, type ParamFn } from "#src/db/prepared";
+import { conversationSaveStatements, findConversation, saveConversation } from "#src/db/repos/conversations";
+import type { Database } from "#src/db/schema";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 import { expectSharedStatements } from "../kit/batching";
-import { sqliteHandle } from "../../src/db/connection";
-import { findUserWithState } from "../../src/db/repos/users";
-import { deleteFlow, findFlow, flowStoreStatements, setFlow } from "../../src/db/repos/flows";
+import { sqliteHandle } from "#src/db/connection";
+import { findUserWithState } from "#src/db/repos/users";
+import { deleteFlow, findFlow, flowStoreStatements, setFlow } from "#src/db/repos/flows";
 
 const T0 = 1_900_000_000_000;
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { Semaphore } from "../../src/bounded/semaphore";
-import { SingleFlight } from "../../src/bounded/single-flight";
-import { createMarketplaceClient, type MarketplaceClient } from "../../src/marketplace";
-import { MAX_PUBLIC_QUOTES_IN_FLIGHT, withBoundedPublicQuotes, type PublicQuoteLimit } from "../../src/marketplace/public-quotes";
-import type { PriceQuote } from "../../src/marketplace/schemas/order";
-import { inlineVolume, readInlineQuery } from "../../src/bot/features/inline";
-import { SpendingCache, STATS_CACHE_MS, STATS_FRESH_MS } from "../../src/reports/cache";
-import type { SpendingRecords } from "../../src/reports/collect";
-import { MAX_CHARTS_RENDERING, renderChartPng } from "../../src/reports/render";
+import { Semaphore } from "#src/bounded/semaphore";
+import { SingleFlight } from "#src/bounded/single-flight";
+import { createMarketplaceClient, type MarketplaceClient } from "#src/marketplace/index";
+import { MAX_PUBLIC_QUOTES_IN_FLIGHT, withBoundedPublicQuotes, type PublicQuoteLimit } from "#src/marketplace/public-quotes";
+import type { PriceQuote } from "#src/marketplace/schemas/order";
+import { inlineVolume, readInlineQuery } from "#src/bot/features/inline/index";
+import { SpendingCache, STATS_CACHE_MS, STATS_FRESH_MS } from "#src/reports/cache";
+import type { SpendingRecords } from "#src/reports/collect";
+import { MAX_CHARTS_RENDERING, renderChartPng } from "#src/reports/render";
 import type { TopLevelSpec } from "vega-lite";
 import { createFakeFetch, json } from "../marketplace/fake-fetch";
 

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { sql, type Kysely } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { removeDatabaseDir } from "../kit/temp-dir";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
-import type { Database } from "../../src/db/schema";
-import { takeGlobal } from "../../src/db/repos/send-budget";
+import { migrateToLatest, openDatabase } from "#src/db/connection";
+import type { Database } from "#src/db/schema";
+import { takeGlobal } from "#src/db/repos/send-budget";
 
 const synchronous = async (db: Kysely<Database>) => Number((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous);
 

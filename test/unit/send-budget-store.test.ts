@@ -3,8 +3,8 @@ import fc from "fast-check";
 import { sql, type Kysely } from "kysely";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 import { expectSharedStatements } from "../kit/batching";
-import type { Database } from "../../src/db/schema";
-import { DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET, databaseSendBudget, memorySendBudget, type SendBudgetStore } from "../../src/scale/send-budget";
+import type { Database } from "#src/db/schema";
+import { DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET, databaseSendBudget, memorySendBudget, type SendBudgetStore } from "#src/scale/send-budget";
 
 type Step =
   | { op: "global"; dt: number; want: number }

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import type { Api } from "grammy";
-import { OutboxSender } from "../../src/push/sender";
-import { enqueueAlert } from "../../src/db/repos/outbox";
-import { upsertUser } from "../../src/db/repos/users";
-import { databaseSendBudget, type SendBudgetStore } from "../../src/scale/send-budget";
-import { Metrics } from "../../src/metrics";
-import { createLogger } from "../../src/logger";
-import type { Database } from "../../src/db/schema";
+import { OutboxSender } from "#src/push/sender";
+import { enqueueAlert } from "#src/db/repos/outbox";
+import { upsertUser } from "#src/db/repos/users";
+import { databaseSendBudget, type SendBudgetStore } from "#src/scale/send-budget";
+import { Metrics } from "#src/metrics";
+import { createLogger } from "#src/logger";
+import type { Database } from "#src/db/schema";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 
 /**

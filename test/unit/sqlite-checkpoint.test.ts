@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDatabaseDir } from "../kit/temp-dir";
 import { describe, expect, it } from "vitest";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
-import { upsertUser } from "../../src/db/repos/users";
+import { migrateToLatest, openDatabase } from "#src/db/connection";
+import { upsertUser } from "#src/db/repos/users";
 
 describe("SQLite storage", () => {
   // The main connection never checkpoints (so no commit stalls on copying the WAL): the database

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StatementBatcher } from "../../src/db/statement-batcher";
+import { StatementBatcher } from "#src/db/statement-batcher";
 
 /** A statement that answers when the test says so, recording what each call and batch asked. */
 function scripted(options: { maxInFlight: number; maxBatch?: number; failBatch?: boolean; badInput?: number }) {

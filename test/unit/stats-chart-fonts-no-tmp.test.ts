@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { withSubsetFonts } from "../../src/reports/font-subset";
-import { chartFonts } from "../../src/reports/fonts";
+import { withSubsetFonts } from "#src/reports/font-subset";
+import { chartFonts } from "#src/reports/fonts";
 
 // A file of its own: the subsets' directory is made once per process, at the first chart.
 describe("the chart's fonts without a writable temporary directory", () => {

@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { Resvg } from "@resvg/resvg-js";
 import { PNG } from "pngjs";
 import { describe, expect, it } from "vitest";
-import { CHART_SCALE, spendingChartSpec } from "../../src/reports/chart-spec";
-import type { SpendingRecords } from "../../src/reports/collect";
-import { summarize, type StatsFigures } from "../../src/reports/figures";
-import { lastDays } from "../../src/reports/time-zones";
-import { codePointsOf, fontSubsetter, withSubsetFonts } from "../../src/reports/font-subset";
-import { chartFonts } from "../../src/reports/fonts";
-import { renderChartPng, renderChartSvg } from "../../src/reports/render";
+import { CHART_SCALE, spendingChartSpec } from "#src/reports/chart-spec";
+import type { SpendingRecords } from "#src/reports/collect";
+import { summarize, type StatsFigures } from "#src/reports/figures";
+import { lastDays } from "#src/reports/time-zones";
+import { codePointsOf, fontSubsetter, withSubsetFonts } from "#src/reports/font-subset";
+import { chartFonts } from "#src/reports/fonts";
+import { renderChartPng, renderChartSvg } from "#src/reports/render";
 
 const NOW = Date.parse("2026-11-23T12:00:00Z");
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { sunPerUnit } from "../../src/chat/format";
-import type { AutomationRule, Firing, LedgerEntry, MarketplaceClient, Order } from "../../src/marketplace";
-import { collectSpending, FIRING_RULES, LEDGER_PAGES, ORDER_PAGES, STATS_REQUEST_LIMIT, type SpendingRecords } from "../../src/reports/collect";
-import { isEmpty, MAX_RULE_SOURCES, summarize } from "../../src/reports/figures";
-import { lastDays } from "../../src/reports/time-zones";
+import { sunPerUnit } from "#src/chat/format";
+import type { AutomationRule, Firing, LedgerEntry, MarketplaceClient, Order } from "#src/marketplace/index";
+import { collectSpending, FIRING_RULES, LEDGER_PAGES, ORDER_PAGES, STATS_REQUEST_LIMIT, type SpendingRecords } from "#src/reports/collect";
+import { isEmpty, MAX_RULE_SOURCES, summarize } from "#src/reports/figures";
+import { lastDays } from "#src/reports/time-zones";
 
 const NOW = Date.parse("2026-11-23T12:00:00Z");
 let serial = 0;

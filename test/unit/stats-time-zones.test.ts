@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addDays, DIGEST_TIME_ZONES, isoWeekday, knownZone, lastDays, latestDigestSlot, localDate, localInstant, weekBefore, zoneForCode } from "../../src/reports/time-zones";
+import { addDays, DIGEST_TIME_ZONES, isoWeekday, knownZone, lastDays, latestDigestSlot, localDate, localInstant, weekBefore, zoneForCode } from "#src/reports/time-zones";
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
-import type { Database } from "../../src/db/schema";
-import { ArrivalWindow } from "../../src/scale/arrival-window";
-import { DEFAULT_CHAT_PACE, recordChatSendAt, takeChatSlot, takeChatTurn } from "../../src/db/repos/chat-send";
-import { sharedBudgetTransformer } from "../../src/scale/budget-transformer";
-import { memorySendBudget } from "../../src/scale/memory-send-budget";
-import type { SendBudgetStore } from "../../src/scale/send-budget-store";
+import { migrateToLatest, openDatabase } from "#src/db/connection";
+import type { Database } from "#src/db/schema";
+import { ArrivalWindow } from "#src/scale/arrival-window";
+import { DEFAULT_CHAT_PACE, recordChatSendAt, takeChatSlot, takeChatTurn } from "#src/db/repos/chat-send";
+import { sharedBudgetTransformer } from "#src/scale/budget-transformer";
+import { memorySendBudget } from "#src/scale/memory-send-budget";
+import type { SendBudgetStore } from "#src/scale/send-budget-store";
 
 /** Most events within any span of `spanMs` (both ends included). */
 function mostWithin(times: number[], spanMs: number): number {

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { randomBytes } from "node:crypto";
-import { findCredential, markKeyBroken, openApiKey, saveApiKey } from "../../src/db/repos/credentials";
-import { findConversation, saveConversation } from "../../src/db/repos/conversations";
-import { findFlow, FLOW_VERSION, setFlow } from "../../src/db/repos/flows";
-import { countedReadStatements, findUser, findUserWithState, upsertUser } from "../../src/db/repos/users";
-import { countUpdateInWindow } from "../../src/db/repos/update-windows";
-import type { Database } from "../../src/db/schema";
-import { SecretBox } from "../../src/security/secret-box";
+import { findCredential, markKeyBroken, openApiKey, saveApiKey } from "#src/db/repos/credentials";
+import { findConversation, saveConversation } from "#src/db/repos/conversations";
+import { findFlow, FLOW_VERSION, setFlow } from "#src/db/repos/flows";
+import { countedReadStatements, findUser, findUserWithState, upsertUser } from "#src/db/repos/users";
+import { countUpdateInWindow } from "#src/db/repos/update-windows";
+import type { Database } from "#src/db/schema";
+import { SecretBox } from "#src/security/secret-box";
 import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 import { expectSharedStatements } from "../kit/batching";
 

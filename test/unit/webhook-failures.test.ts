@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { Bot, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { Hono } from "hono";
-import { registerTelegramWebhook } from "../../src/server/routes/telegram-webhook";
-import { createLogger } from "../../src/logger";
-import type { BotContext } from "../../src/bot/context";
-import type { ServerEnv } from "../../src/server/create-server";
+import { registerTelegramWebhook } from "#src/server/routes/telegram-webhook";
+import { createLogger } from "#src/logger";
+import type { BotContext } from "#src/bot/context";
+import type { ServerEnv } from "#src/server/create-server";
 
 const botInfo = { id: 1, is_bot: true, first_name: "Bot", username: "test_bot" } as UserFromGetMe;
 

@@ -5,11 +5,11 @@ import SQLite from "better-sqlite3";
 import { removeDatabaseDir } from "../kit/temp-dir";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Kysely } from "kysely";
-import { migrateToLatest, openDatabase } from "../../src/db/connection";
-import type { Database } from "../../src/db/schema";
-import { upsertUser } from "../../src/db/repos/users";
-import { getFlow, setFlow } from "../../src/db/repos/flows";
-import { WriteBatcher } from "../../src/db/write-batcher";
+import { migrateToLatest, openDatabase } from "#src/db/connection";
+import type { Database } from "#src/db/schema";
+import { upsertUser } from "#src/db/repos/users";
+import { getFlow, setFlow } from "#src/db/repos/flows";
+import { WriteBatcher } from "#src/db/write-batcher";
 
 describe("WriteBatcher on SQLite (group commit of concurrent small writes)", () => {
   let dir: string;

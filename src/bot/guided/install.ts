@@ -1,7 +1,7 @@
 import { conversations, createConversation, type ConversationBuilder } from "@grammyjs/conversations";
 import type { Composer, Context, MiddlewareFn } from "grammy";
 import { FlatComposer } from "../middleware/flat-composer";
-import { ANSWER } from "../../chat/callback-data";
+import { ANSWER } from "#src/chat/callback-data";
 import type { BotContext } from "../context";
 import { dropFirstQuestion, endFlow, firstQuestion, firstQuestionReplaced } from "../flows";
 import { answerIn, FLOW_COMMANDS, type FlowName } from "./steps";

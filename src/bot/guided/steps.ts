@@ -1,6 +1,6 @@
 import type { Conversation } from "@grammyjs/conversations";
 import type { Context } from "grammy";
-import { ANSWER, answerData } from "../../chat/callback-data";
+import { ANSWER, answerData } from "#src/chat/callback-data";
 import type { BotContext } from "../context";
 import { pressedButtonExists } from "../pressed-button";
 

@@ -1,6 +1,6 @@
 import type { ConversationData, ConversationStorage, VersionedState } from "@grammyjs/conversations";
-import { deleteConversation, findConversation, saveConversation } from "../../db/repos/conversations";
-import { deleteFlow, FLOW_VERSION } from "../../db/repos/flows";
+import { deleteConversation, findConversation, saveConversation } from "#src/db/repos/conversations";
+import { deleteFlow, FLOW_VERSION } from "#src/db/repos/flows";
 import type { BotContext } from "../context";
 import { takePrefetched } from "../prefetched";
 import { replacesFirstQuestion } from "../flows";

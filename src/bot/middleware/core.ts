@@ -1,7 +1,7 @@
 import type { MiddlewareFn } from "grammy";
-import { findUserWithState, setTelegramLanguage, upsertUser } from "../../db/repos/users";
+import { findUserWithState, setTelegramLanguage, upsertUser } from "#src/db/repos/users";
 import type { BotContext, BotDeps } from "../context";
-import { pickLanguage, translatorFor } from "../../chat/i18n";
+import { pickLanguage, translatorFor } from "#src/chat/i18n";
 import { followChosenLanguage } from "../command-menu";
 import { rememberPrefetched } from "../prefetched";
 import { FLOOD_WINDOW_MS, windowCountedWithRead } from "./rate-limit";

@@ -1,12 +1,12 @@
 import type { MiddlewareFn } from "grammy";
 import type { Kysely } from "kysely";
 import type { BotContext } from "../context";
-import type { Database } from "../../db/schema";
-import { isPostgres } from "../../db/dialect";
-import { countUpdateInWindow } from "../../db/repos/update-windows";
+import type { Database } from "#src/db/schema";
+import { isPostgres } from "#src/db/dialect";
+import { countUpdateInWindow } from "#src/db/repos/update-windows";
 import { deleteDroppedKey } from "./secret-paste";
 import { takePrefetched } from "../prefetched";
-import { pickLanguage, translatorFor } from "../../chat/i18n";
+import { pickLanguage, translatorFor } from "#src/chat/i18n";
 
 export const FLOOD_WINDOW_MS = 10_000;
 export const FLOOD_MAX_UPDATES = 20;

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Kysely } from "kysely";
 import type { Database } from "../schema";
-import { shortId } from "../../security/secret-box";
+import { shortId } from "#src/security/secret-box";
 import { deleteChunk } from "../chunked-delete";
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Transaction } from "kysely";
 import type { CredentialsTable, Database } from "../schema";
-import type { SecretBox } from "../../security/secret-box";
+import type { SecretBox } from "#src/security/secret-box";
 import { deleteQueuedAlerts } from "./outbox";
 
 export type Credential = Selectable<CredentialsTable>;

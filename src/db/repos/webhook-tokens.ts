@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../schema";
-import { hashToken, newToken } from "../../security/secret-box";
+import { hashToken, newToken } from "#src/security/secret-box";
 
 /** Issues a new personal webhook token (the old one stops working at once); returns the raw token, shown once. */
 export async function rotateWebhookToken(db: Kysely<Database>, telegramId: number, now: number): Promise<string> {

@@ -1,7 +1,7 @@
 /** /api/v1/automations: refill, renewal and smart rules, their state changes and firings. */
 import type { Hono } from "hono";
 import { z } from "zod";
-import { sunToTrx } from "../../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import { automationOptionsOf, cancelRule, createRule, findRule, pauseRule, resumeRule } from "../automations";
 import type { RuleRequest } from "../automations";
 import { firingShape, providerCostSun, withCommission } from "../price-book";

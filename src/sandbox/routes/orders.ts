@@ -1,7 +1,7 @@
 /** /api/v1/orders: placement, lookups, stats, options and the read-only preview. */
 import type { Hono } from "hono";
 import { z } from "zod";
-import { sunToTrx } from "../../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import { activationFeeSun, findOrder, orderStats, placeOrder } from "../orders";
 import { ACTIVATION_MAX_TRX, burnCostSun, DURATIONS, isDuration, ORDER_LIMITS, providerCostSun, savingsPercent, withCommission } from "../price-book";
 import { validationError } from "../problem";

@@ -1,6 +1,6 @@
 /** GET /api/v1/pricing/quote: public, provider price without commission. */
 import type { Hono } from "hono";
-import { sunToTrx } from "../../marketplace/money";
+import { sunToTrx } from "#src/marketplace/money";
 import { DURATIONS, isDuration, ORDER_LIMITS, providerCostSun } from "../price-book";
 import { validationError } from "../problem";
 import type { Duration } from "../types";

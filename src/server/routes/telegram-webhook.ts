@@ -2,11 +2,11 @@ import { timingSafeEqual } from "node:crypto";
 import { BotError, type Bot } from "grammy";
 import type { Hono } from "hono";
 import type { Update } from "grammy/types";
-import type { BotContext } from "../../bot/context";
-import type { Logger } from "../../logger";
-import type { UpdateTurns } from "../../scale/update-turns";
-import type { DatabaseHealth } from "../../db/health";
-import { deleteOnceTransformer, failsOnEveryRetry, newUpdateEffects, withUpdateEffects, type UpdateEffects } from "../../bot/update-effects";
+import type { BotContext } from "#src/bot/context";
+import type { Logger } from "#src/logger";
+import type { UpdateTurns } from "#src/scale/update-turns";
+import type { DatabaseHealth } from "#src/db/health";
+import { deleteOnceTransformer, failsOnEveryRetry, newUpdateEffects, withUpdateEffects, type UpdateEffects } from "#src/bot/update-effects";
 import type { ServerEnv } from "../create-server";
 import { z } from "zod";
 

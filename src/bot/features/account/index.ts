@@ -1,14 +1,14 @@
 import { type Composer, InlineKeyboard } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { findCredential, forgetUserData } from "../../../db/repos/credentials";
-import { hasWebhookToken, rotateWebhookToken } from "../../../db/repos/webhook-tokens";
-import type { BotContext } from "../../context";
-import { endFlow } from "../../flows";
-import { code } from "../../../chat/html";
-import { DISCONNECT_NO, DISCONNECT_YES, WEBHOOK_ROTATE } from "../../../chat/callback-data";
-import { connectButton } from "../../marketplace-access";
-import { forgetPrefetched } from "../../prefetched";
-import type { MenuActions } from "../../context";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { findCredential, forgetUserData } from "#src/db/repos/credentials";
+import { hasWebhookToken, rotateWebhookToken } from "#src/db/repos/webhook-tokens";
+import type { BotContext } from "#src/bot/context";
+import { endFlow } from "#src/bot/flows";
+import { code } from "#src/chat/html";
+import { DISCONNECT_NO, DISCONNECT_YES, WEBHOOK_ROTATE } from "#src/chat/callback-data";
+import { connectButton } from "#src/bot/marketplace-access";
+import { forgetPrefetched } from "#src/bot/prefetched";
+import type { MenuActions } from "#src/bot/context";
 
 /** /disconnect and /webhook: the user's link to the marketplace and where its events go (/settings is a feature of its own). */
 export function accountFeature(menu: MenuActions): Composer<BotContext> {

@@ -1,14 +1,14 @@
 import { type Composer, type Context, InlineKeyboard } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { ADDRESS_LABEL, ADDRESS_REMOVE } from "../../../chat/callback-data";
-import { findAddress, recentAddresses, removeAddress, setAddressLabel, type SavedAddress } from "../../../db/repos/addresses";
-import { refFor, resolveRef } from "../../../db/repos/callback-refs";
-import type { BotContext } from "../../context";
-import { editInPlace } from "../../edit-in-place";
-import { enterFlow } from "../../guided/install";
-import { answer, markAsked, sendQuestion, type AnswerButton, type Checked, type Guided } from "../../guided/steps";
-import { code, escapeHtml, shortAddress } from "../../../chat/html";
-import { checkTronAddress, looksLikeAddress } from "../../../input/address";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { ADDRESS_LABEL, ADDRESS_REMOVE } from "#src/chat/callback-data";
+import { findAddress, recentAddresses, removeAddress, setAddressLabel, type SavedAddress } from "#src/db/repos/addresses";
+import { refFor, resolveRef } from "#src/db/repos/callback-refs";
+import type { BotContext } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
+import { enterFlow } from "#src/bot/guided/install";
+import { answer, markAsked, sendQuestion, type AnswerButton, type Checked, type Guided } from "#src/bot/guided/steps";
+import { code, escapeHtml, shortAddress } from "#src/chat/html";
+import { checkTronAddress, looksLikeAddress } from "#src/input/address";
 
 /** Labels are short names for button texts and lists; longer ones are refused, not cut. */
 export const LABEL_MAX = 32;

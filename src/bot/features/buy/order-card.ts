@@ -1,10 +1,10 @@
-import type { MarketplaceClient, OrderPreview } from "../../../marketplace";
-import { addTrx, compareTrx, sunToTrx, trxToSun } from "../../../marketplace/money";
-import type { BotContext } from "../../context";
-import { amountText, durationText, knownTrxText, resourceText, trxText, volumeText } from "../../../chat/format";
-import { code, marketWord } from "../../../chat/html";
-import { finalState } from "../../../chat/alerts";
-import { replyMarketplaceError } from "../../marketplace-access";
+import type { MarketplaceClient, OrderPreview } from "#src/marketplace/index";
+import { addTrx, compareTrx, sunToTrx, trxToSun } from "#src/marketplace/money";
+import type { BotContext } from "#src/bot/context";
+import { amountText, durationText, knownTrxText, resourceText, trxText, volumeText } from "#src/chat/format";
+import { code, marketWord } from "#src/chat/html";
+import { finalState } from "#src/chat/alerts";
+import { replyMarketplaceError } from "#src/bot/marketplace-access";
 import { shareLine } from "../deep-links";
 
 export interface OrderPayload {

@@ -1,13 +1,13 @@
 import { InlineKeyboard } from "grammy";
-import { CARD_REFRESH } from "../../../chat/callback-data";
-import { touchAddress } from "../../../db/repos/addresses";
-import { markKeyBroken } from "../../../db/repos/credentials";
-import { firstAttemptAt, otherOrderCardResults, wasAttempted, type PendingAction } from "../../../db/repos/pending-actions";
-import { MarketplaceError, type MarketplaceClient } from "../../../marketplace";
-import { compareTrx } from "../../../marketplace/money";
-import type { BotContext } from "../../context";
-import { trxText } from "../../../chat/format";
-import { describeSpendError, userClient } from "../../marketplace-access";
+import { CARD_REFRESH } from "#src/chat/callback-data";
+import { touchAddress } from "#src/db/repos/addresses";
+import { markKeyBroken } from "#src/db/repos/credentials";
+import { firstAttemptAt, otherOrderCardResults, wasAttempted, type PendingAction } from "#src/db/repos/pending-actions";
+import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
+import { compareTrx } from "#src/marketplace/money";
+import type { BotContext } from "#src/bot/context";
+import { trxText } from "#src/chat/format";
+import { describeSpendError, userClient } from "#src/bot/marketplace-access";
 import type { CardKind, CardOutcome } from "../cards";
 import { doneText, orderTotal, preview, previewOf, type OrderPayload, type PlacedResult } from "./order-card";
 

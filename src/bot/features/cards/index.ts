@@ -1,6 +1,6 @@
 import type { Menu } from "@grammyjs/menu";
 import { type Composer, InlineKeyboard } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import { randomUUID } from "node:crypto";
 import {
   claimPendingAction,
@@ -14,15 +14,15 @@ import {
   transitionPendingAction,
   wasAttempted,
   type PendingAction,
-} from "../../../db/repos/pending-actions";
-import { shortId } from "../../../security/secret-box";
-import { markInMotion } from "../../../db/repos/poll-schedule";
-import { stuckCardAfterMs } from "../../../chat/card-lifetime";
-import type { BotContext } from "../../context";
-import { editInPlace } from "../../edit-in-place";
-import { cardButtons } from "../../../chat/alerts";
-import { CARD_CANCEL, CARD_CONFIRM, CARD_REFRESH } from "../../../chat/callback-data";
-import { buttonValues } from "../../pressed-button";
+} from "#src/db/repos/pending-actions";
+import { shortId } from "#src/security/secret-box";
+import { markInMotion } from "#src/db/repos/poll-schedule";
+import { stuckCardAfterMs } from "#src/chat/card-lifetime";
+import type { BotContext } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
+import { cardButtons } from "#src/chat/alerts";
+import { CARD_CANCEL, CARD_CONFIRM, CARD_REFRESH } from "#src/chat/callback-data";
+import { buttonValues } from "#src/bot/pressed-button";
 
 /** A card older than this asks for a fresh preview before Confirm (prices move). */
 export const CARD_FRESH_MS = 5 * 60_000;

@@ -1,4 +1,4 @@
-import type { FlowState } from "../../../db/repos/flows";
+import type { FlowState } from "#src/db/repos/flows";
 
 /** How long "send me your key" stays open: text typed much later is not a key meant for us. */
 export const KEY_STEP_TTL_MS = 10 * 60_000;

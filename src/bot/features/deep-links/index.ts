@@ -1,7 +1,7 @@
-import type { BotContext } from "../../context";
-import { endFlow } from "../../flows";
-import { deepLinkUrl, parseStartPayload, shareUrl, startPayload, type LinkCommand, type LinkValues } from "../../../input/deep-link";
-import type { MenuActions } from "../../context";
+import type { BotContext } from "#src/bot/context";
+import { endFlow } from "#src/bot/flows";
+import { deepLinkUrl, parseStartPayload, shareUrl, startPayload, type LinkCommand, type LinkValues } from "#src/input/deep-link";
+import type { MenuActions } from "#src/bot/context";
 import { rememberLinkAddress, rememberWatchLink } from "./link-address";
 
 export { addressFromStrangeLink, openedWatchLink } from "./link-address";

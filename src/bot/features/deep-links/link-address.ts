@@ -1,5 +1,5 @@
-import { findAddress } from "../../../db/repos/addresses";
-import type { BotContext } from "../../context";
+import { findAddress } from "#src/db/repos/addresses";
+import type { BotContext } from "#src/bot/context";
 
 /** The address a deep link opened in an update carried, by update (gone with it). */
 const linkAddresses = new WeakMap<object, string>();

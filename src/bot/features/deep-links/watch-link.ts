@@ -1,12 +1,12 @@
 import { type Composer, InlineKeyboard } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { WATCH_LINK_DROP, WATCH_LINK_SAVE } from "../../../chat/callback-data";
-import { refFor, resolveRef } from "../../../db/repos/callback-refs";
-import { durationText, resourceText, trxText, volumeText } from "../../../chat/format";
-import { code } from "../../../chat/html";
-import type { BotContext } from "../../context";
-import { pressedButtonExists } from "../../pressed-button";
-import type { MenuActions } from "../../context";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { WATCH_LINK_DROP, WATCH_LINK_SAVE } from "#src/chat/callback-data";
+import { refFor, resolveRef } from "#src/db/repos/callback-refs";
+import { durationText, resourceText, trxText, volumeText } from "#src/chat/format";
+import { code } from "#src/chat/html";
+import type { BotContext } from "#src/bot/context";
+import { pressedButtonExists } from "#src/bot/pressed-button";
+import type { MenuActions } from "#src/bot/context";
 import { unfamiliarAddress } from "./link-address";
 
 /** What the reference behind the question's buttons holds before the link's /watch arguments. */

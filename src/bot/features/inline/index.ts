@@ -1,14 +1,14 @@
 import type { Composer } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import type { InlineQueryResultArticle } from "grammy/types";
-import { findUser } from "../../../db/repos/users";
-import { splitArguments } from "../../../input/arguments";
-import { deepLinkUrl, startPayload } from "../../../input/deep-link";
-import { parseDuration, parseResource, parseVolume, type Resource, type VolumeParse } from "../../../input/volume";
-import { MarketplaceError } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { durationText, sunPerUnit, trxText, volumeText } from "../../../chat/format";
-import { pickLanguage, translatorFor, type Language, type Translate } from "../../../chat/i18n";
+import { findUser } from "#src/db/repos/users";
+import { splitArguments } from "#src/input/arguments";
+import { deepLinkUrl, startPayload } from "#src/input/deep-link";
+import { parseDuration, parseResource, parseVolume, type Resource, type VolumeParse } from "#src/input/volume";
+import { MarketplaceError } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { durationText, sunPerUnit, trxText, volumeText } from "#src/chat/format";
+import { pickLanguage, translatorFor, type Language, type Translate } from "#src/chat/i18n";
 
 /** Telegram may serve the same answer again for this long; the price cache below lives as long. */
 export const INLINE_CACHE_SECONDS = 10;

@@ -1,15 +1,15 @@
 import { type Composer, InlineKeyboard } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { refFor, resolveRef } from "../../../db/repos/callback-refs";
-import type { MarketplaceClient, Notification, NotificationPage } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { timeText } from "../../../chat/format";
-import { escapeHtml, MESSAGE_LIMIT, truncate } from "../../../chat/html";
-import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../../context";
-import { editInPlace } from "../../edit-in-place";
-import { NOTIFICATION_READ, NOTIFICATIONS_PAGE, NOTIFICATIONS_READ_ALL } from "../../../chat/callback-data";
-import { buttonValues } from "../../pressed-button";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { refFor, resolveRef } from "#src/db/repos/callback-refs";
+import type { MarketplaceClient, Notification, NotificationPage } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { timeText } from "#src/chat/format";
+import { escapeHtml, MESSAGE_LIMIT, truncate } from "#src/chat/html";
+import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
+import type { MenuActions } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
+import { NOTIFICATION_READ, NOTIFICATIONS_PAGE, NOTIFICATIONS_READ_ALL } from "#src/chat/callback-data";
+import { buttonValues } from "#src/bot/pressed-button";
 
 /** The marketplace's fixed page size, used when a response does not say. */
 const API_PAGE_SIZE = 20;

@@ -1,10 +1,10 @@
 import type { Context } from "grammy";
-import { RESOURCES } from "../../../input/volume";
-import type { BotContext } from "../../context";
+import { RESOURCES } from "#src/input/volume";
+import type { BotContext } from "#src/bot/context";
 import { readAddress, savedAddressOffers } from "../addresses";
-import { durationText, volumeText } from "../../../chat/format";
-import { answer, answerEntering, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "../../guided/steps";
-import { endFlow, storeFirstQuestion } from "../../flows";
+import { durationText, volumeText } from "#src/chat/format";
+import { answer, answerEntering, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "#src/bot/guided/steps";
+import { endFlow, storeFirstQuestion } from "#src/bot/flows";
 import { recheckForResource, validateField, type DraftField, type OrderDraft, type OrderLimits } from "./index";
 
 const FIELD_NAMES: readonly DraftField[] = ["resource", "volume", "duration", "address"];

@@ -1,11 +1,11 @@
-import type { MarketplaceClient, OrderOptions } from "../../../marketplace";
-import { looksLikeAddress } from "../../../input/address";
-import { splitArguments } from "../../../input/arguments";
-import { checkBounds, parseDuration, parseResource, parseVolume, RESOURCES } from "../../../input/volume";
-import type { BotContext } from "../../context";
+import type { MarketplaceClient, OrderOptions } from "#src/marketplace/index";
+import { looksLikeAddress } from "#src/input/address";
+import { splitArguments } from "#src/input/arguments";
+import { checkBounds, parseDuration, parseResource, parseVolume, RESOURCES } from "#src/input/volume";
+import type { BotContext } from "#src/bot/context";
 import { readAddress } from "../addresses";
-import { volumeText } from "../../../chat/format";
-import { truncate } from "../../../chat/html";
+import { volumeText } from "#src/chat/format";
+import { truncate } from "#src/chat/html";
 
 /** What a quote or an order needs; filled from arguments or step by step. Plain JSON (stored in the flow). */
 export interface OrderDraft {

@@ -1,15 +1,15 @@
 import { type Composer, InlineKeyboard } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { refFor, resolveRef } from "../../../db/repos/callback-refs";
-import type { Order } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { editInPlace } from "../../edit-in-place";
-import { durationText, resourceText, timeText, trxText, volumeText } from "../../../chat/format";
-import { code, marketWord, shortAddress, truncate, txLink } from "../../../chat/html";
-import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../../context";
-import { ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "../../../chat/callback-data";
-import { buttonValues } from "../../pressed-button";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { refFor, resolveRef } from "#src/db/repos/callback-refs";
+import type { Order } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
+import { durationText, resourceText, timeText, trxText, volumeText } from "#src/chat/format";
+import { code, marketWord, shortAddress, truncate, txLink } from "#src/chat/html";
+import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
+import type { MenuActions } from "#src/bot/context";
+import { ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "#src/chat/callback-data";
+import { buttonValues } from "#src/bot/pressed-button";
 
 const PAGE_SIZE = 5;
 

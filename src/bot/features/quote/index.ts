@@ -1,19 +1,19 @@
 import { type Composer, type Context, InlineKeyboard } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { QUOTE_BUY } from "../../../chat/callback-data";
-import { openApiKey } from "../../../db/repos/credentials";
-import { MarketplaceError, type MarketplaceClient } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { endFlow } from "../../flows";
-import type { Guided } from "../../guided/steps";
-import { durationText, resourceText, sunPerUnit, trxText, volumeText } from "../../../chat/format";
-import { replyMarketplaceError } from "../../marketplace-access";
-import { SecretBoxError } from "../../../security/secret-box";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { QUOTE_BUY } from "#src/chat/callback-data";
+import { openApiKey } from "#src/db/repos/credentials";
+import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { endFlow } from "#src/bot/flows";
+import type { Guided } from "#src/bot/guided/steps";
+import { durationText, resourceText, sunPerUnit, trxText, volumeText } from "#src/chat/format";
+import { replyMarketplaceError } from "#src/bot/marketplace-access";
+import { SecretBoxError } from "#src/security/secret-box";
 import { draftFromCommand, missingOrderField, orderLimits, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
 import { collectOrder, firstOrderQuestion, startOrderFlow } from "../order-params/guided";
-import type { MenuActions } from "../../context";
+import type { MenuActions } from "#src/bot/context";
 import { shareLine } from "../deep-links";
-import { accountCredential } from "../../prefetched";
+import { accountCredential } from "#src/bot/prefetched";
 
 const FIELDS: DraftField[] = ["resource", "volume", "duration"];
 

@@ -1,21 +1,21 @@
 import type { Composer } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import type { Menu } from "@grammyjs/menu";
-import { CARD_AUTO_RESUME } from "../../../chat/callback-data";
-import { touchAddress } from "../../../db/repos/addresses";
-import { markKeyBroken } from "../../../db/repos/credentials";
-import { findPendingAction, setPendingActionPayload, wasAttempted, type PendingAction } from "../../../db/repos/pending-actions";
-import { markInMotion } from "../../../db/repos/poll-schedule";
-import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { editInPlace } from "../../edit-in-place";
-import { durationText, knownTrxText, trxText, volumeText } from "../../../chat/format";
-import { code } from "../../../chat/html";
-import { describeSpendError, replyMarketplaceError, userClient } from "../../marketplace-access";
+import { CARD_AUTO_RESUME } from "#src/chat/callback-data";
+import { touchAddress } from "#src/db/repos/addresses";
+import { markKeyBroken } from "#src/db/repos/credentials";
+import { findPendingAction, setPendingActionPayload, wasAttempted, type PendingAction } from "#src/db/repos/pending-actions";
+import { markInMotion } from "#src/db/repos/poll-schedule";
+import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
+import { durationText, knownTrxText, trxText, volumeText } from "#src/chat/format";
+import { code } from "#src/chat/html";
+import { describeSpendError, replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
 import { cardKeyboard, sendCard, type CardButton, type CardKind, type CardKinds, type CardOutcome } from "../cards";
 import { volumeBounds, type RuleDraft } from "./draft";
 import { ruleCardText } from "./views";
-import { ruleKind, type RuleKind } from "../../../marketplace/rule-words";
+import { ruleKind, type RuleKind } from "#src/marketplace/rule-words";
 
 const RETRYABLE = new Set(["timeout", "network", "server", "rate_limited", "invalid_response"]);
 /** What one smart-mode delivery is (MARKETPLACE_API.md: roughly 131k energy); used for its preview only. */

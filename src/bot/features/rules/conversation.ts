@@ -1,10 +1,10 @@
 import type { Context } from "grammy";
-import type { AutomationOptions } from "../../../marketplace";
-import { checkBounds } from "../../../input/volume";
-import type { BotContext } from "../../context";
-import { durationText, volumeText } from "../../../chat/format";
-import { answer, markAsked, sendQuestion, type AnswerButton, type Asked, type Checked, type Guided } from "../../guided/steps";
-import { userClient } from "../../marketplace-access";
+import type { AutomationOptions } from "#src/marketplace/index";
+import { checkBounds } from "#src/input/volume";
+import type { BotContext } from "#src/bot/context";
+import { durationText, volumeText } from "#src/chat/format";
+import { answer, markAsked, sendQuestion, type AnswerButton, type Asked, type Checked, type Guided } from "#src/bot/guided/steps";
+import { userClient } from "#src/bot/marketplace-access";
 import { readAddress, savedAddressOffers } from "../addresses";
 import { sendRuleCard } from "./card";
 import { automationOptions, FIELDS, KINDS, nextStep, parseKind, parseYesNo, validateRuleField, volumeBounds, type RuleDraft, type RuleStep } from "./draft";

@@ -1,13 +1,13 @@
-import { parseInt64, type AutomationOptions, type MarketplaceClient } from "../../../marketplace";
-import { looksLikeAddress } from "../../../input/address";
-import { splitArguments } from "../../../input/arguments";
-import { checkBounds, parseDuration, parseVolume } from "../../../input/volume";
-import type { BotContext } from "../../context";
-import { volumeText } from "../../../chat/format";
-import { truncate } from "../../../chat/html";
-import { replyMarketplaceError } from "../../marketplace-access";
+import { parseInt64, type AutomationOptions, type MarketplaceClient } from "#src/marketplace/index";
+import { looksLikeAddress } from "#src/input/address";
+import { splitArguments } from "#src/input/arguments";
+import { checkBounds, parseDuration, parseVolume } from "#src/input/volume";
+import type { BotContext } from "#src/bot/context";
+import { volumeText } from "#src/chat/format";
+import { truncate } from "#src/chat/html";
+import { replyMarketplaceError } from "#src/bot/marketplace-access";
 import { readAddress } from "../addresses";
-import { ruleKind, type RuleKind } from "../../../marketplace/rule-words";
+import { ruleKind, type RuleKind } from "#src/marketplace/rule-words";
 
 export const KINDS: RuleKind[] = ["refill", "renewal", "smart"];
 

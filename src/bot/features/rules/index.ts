@@ -1,18 +1,18 @@
 import type { Composer } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { RULE_RESUME } from "../../../chat/callback-data";
-import type { BotContext } from "../../context";
-import { editInPlace } from "../../edit-in-place";
-import { endFlow } from "../../flows";
-import { enterFlow } from "../../guided/install";
-import { replyMarketplaceError, userClient } from "../../marketplace-access";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { RULE_RESUME } from "#src/chat/callback-data";
+import type { BotContext } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
+import { endFlow } from "#src/bot/flows";
+import { enterFlow } from "#src/bot/guided/install";
+import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
 import { badAddressArgument } from "../addresses";
 import type { CardKinds } from "../cards";
-import type { MenuActions } from "../../context";
+import type { MenuActions } from "#src/bot/context";
 import { ruleCardFeature, sendRuleCard } from "./card";
 import { automationOptions, draftFromArguments, FIELDS, nextStep, type RuleDraft } from "./draft";
 import type { RulesMenus } from "./menu";
-import { ruleStatus, type RuleKind } from "../../../marketplace/rule-words";
+import { ruleStatus, type RuleKind } from "#src/marketplace/rule-words";
 
 export { ruleConversation } from "./conversation";
 export { rulesMenus, type RulesMenus } from "./menu";

@@ -1,7 +1,7 @@
 import type { Menu } from "@grammyjs/menu";
-import type { AutomationRule } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { editInPlace } from "../../edit-in-place";
+import type { AutomationRule } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
 import { readListPayload, payloadOf, type FoundRule, type MenuContext, type RuleLookup, type RulesMenuSet } from "./menu-state";
 import { ruleCardText, ruleRef, rulesPage } from "./views";
 

@@ -1,10 +1,10 @@
 import type { Menu, MenuFlavor } from "@grammyjs/menu";
 import type { Context } from "grammy";
-import { resolveRef } from "../../../db/repos/callback-refs";
-import type { AutomationRule, MarketplaceClient } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import { ruleStatus } from "../../../marketplace/rule-words";
+import { resolveRef } from "#src/db/repos/callback-refs";
+import type { AutomationRule, MarketplaceClient } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
+import { ruleStatus } from "#src/marketplace/rule-words";
 
 export type MenuContext = BotContext & MenuFlavor;
 

@@ -1,8 +1,8 @@
 import { Menu } from "@grammyjs/menu";
-import { MENU_IDS } from "../../../chat/callback-data";
-import type { AutomationRule } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { ruleStatus } from "../../../marketplace/rule-words";
+import { MENU_IDS } from "#src/chat/callback-data";
+import type { AutomationRule } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { ruleStatus } from "#src/marketplace/rule-words";
 import { gone, listOutdated, listPage, ruleCard, ruleOutdated } from "./menu-display";
 import { act, askCancel, backToList, deliveries, openRule, pressAction, showCard, topUp, turnPage } from "./menu-presses";
 import { payloadOf, rulePayload, RulePresses, type MenuContext, type RuleAction, type RuleLookup, type RulesMenuSet } from "./menu-state";

@@ -1,9 +1,9 @@
-import { refFor } from "../../../db/repos/callback-refs";
-import type { AutomationRule, Firing } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { ruleKind, ruleStatus, type RuleStatus } from "../../../marketplace/rule-words";
-import { durationText, timeText, trxText, volumeText } from "../../../chat/format";
-import { code, escapeHtml, MARKETPLACE_WORD_MAX, marketWord, MESSAGE_LIMIT, shortAddress, truncate } from "../../../chat/html";
+import { refFor } from "#src/db/repos/callback-refs";
+import type { AutomationRule, Firing } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { ruleKind, ruleStatus, type RuleStatus } from "#src/marketplace/rule-words";
+import { durationText, timeText, trxText, volumeText } from "#src/chat/format";
+import { code, escapeHtml, MARKETPLACE_WORD_MAX, marketWord, MESSAGE_LIMIT, shortAddress, truncate } from "#src/chat/html";
 
 /** Rules per list page. */
 export const RULES_PAGE_SIZE = 8;

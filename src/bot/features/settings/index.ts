@@ -1,13 +1,13 @@
 import { Menu, type MenuFlavor } from "@grammyjs/menu";
 import { type Composer, type Context, InlineKeyboard } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { DIGEST_SETTING, MENU_IDS } from "../../../chat/callback-data";
-import { alertEnabled, findUser, setUserLanguage, toggleAlert, type AlertKind, type User } from "../../../db/repos/users";
-import { followChosenLanguage } from "../../command-menu";
-import type { BotContext } from "../../context";
-import { editInPlace } from "../../edit-in-place";
-import { LANGUAGES, pickLanguage, translatorFor, type Language, type Translate } from "../../../chat/i18n";
-import type { MenuActions } from "../../context";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { DIGEST_SETTING, MENU_IDS } from "#src/chat/callback-data";
+import { alertEnabled, findUser, setUserLanguage, toggleAlert, type AlertKind, type User } from "#src/db/repos/users";
+import { followChosenLanguage } from "#src/bot/command-menu";
+import type { BotContext } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
+import { LANGUAGES, pickLanguage, translatorFor, type Language, type Translate } from "#src/chat/i18n";
+import type { MenuActions } from "#src/bot/context";
 import { addDigestButtons, applyDigestSetting, digestSettingsLines } from "../stats/digest-settings";
 
 export const ALERT_KINDS: AlertKind[] = ["orders", "rules", "deposits", "other", "prices"];

@@ -1,12 +1,12 @@
 import { type Composer, InlineKeyboard } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { MAIN_MENU } from "../../../chat/callback-data";
-import type { BotContext, MenuActions } from "../../context";
-import { endFlow, withFlowEnded } from "../../flows";
-import { truncate } from "../../../chat/html";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { MAIN_MENU } from "#src/chat/callback-data";
+import type { BotContext, MenuActions } from "#src/bot/context";
+import { endFlow, withFlowEnded } from "#src/bot/flows";
+import { truncate } from "#src/chat/html";
 import { openStartLink } from "../deep-links";
-import { accountCredential } from "../../prefetched";
-import { buttonValues } from "../../pressed-button";
+import { accountCredential } from "#src/bot/prefetched";
+import { buttonValues } from "#src/bot/pressed-button";
 
 export const COMMANDS = [
   "start",

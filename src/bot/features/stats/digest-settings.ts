@@ -1,10 +1,10 @@
 import type { InlineKeyboard } from "grammy";
-import { DIGEST_SETTING } from "../../../chat/callback-data";
+import { DIGEST_SETTING } from "#src/chat/callback-data";
 import type { Kysely } from "kysely";
-import type { Database } from "../../../db/schema";
-import { setDigestPreference, type User } from "../../../db/repos/users";
-import type { Translate } from "../../../chat/i18n";
-import { DIGEST_TIME_ZONES, knownZone, latestDigestSlot, zoneForCode } from "../../../reports/time-zones";
+import type { Database } from "#src/db/schema";
+import { setDigestPreference, type User } from "#src/db/repos/users";
+import type { Translate } from "#src/chat/i18n";
+import { DIGEST_TIME_ZONES, knownZone, latestDigestSlot, zoneForCode } from "#src/reports/time-zones";
 
 /*
  * The weekly digest's part of /settings, kept apart from the settings card so the card can move

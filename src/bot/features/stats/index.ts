@@ -1,17 +1,17 @@
 import { type Composer, type InlineKeyboard, InputFile } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { labelledAddresses } from "../../../db/repos/addresses";
-import { findCredential } from "../../../db/repos/credentials";
-import type { BotContext } from "../../context";
-import { editInPlace } from "../../edit-in-place";
-import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../../context";
-import { SpendingCache, STATS_FRESH_MS } from "../../../reports/cache";
-import { collectSpending } from "../../../reports/collect";
-import { buildSpendingReport, windowKeyboard, type SpendingReport } from "../../../reports/report";
-import { knownZone, lastDays } from "../../../reports/time-zones";
-import { STATS_WINDOW } from "../../../chat/callback-data";
-import { buttonValues } from "../../pressed-button";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { labelledAddresses } from "#src/db/repos/addresses";
+import { findCredential } from "#src/db/repos/credentials";
+import type { BotContext } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
+import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
+import type { MenuActions } from "#src/bot/context";
+import { SpendingCache, STATS_FRESH_MS } from "#src/reports/cache";
+import { collectSpending } from "#src/reports/collect";
+import { buildSpendingReport, windowKeyboard, type SpendingReport } from "#src/reports/report";
+import { knownZone, lastDays } from "#src/reports/time-zones";
+import { STATS_WINDOW } from "#src/chat/callback-data";
+import { buttonValues } from "#src/bot/pressed-button";
 
 /** The longest window offered; one read of it serves both buttons. */
 const READ_DAYS = 30;

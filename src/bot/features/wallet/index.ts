@@ -1,15 +1,15 @@
 import { type Composer, InlineKeyboard, InputFile } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import type { Balance, DepositAddress } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { amountText, knownAmountText } from "../../../chat/format";
-import { code, marketWord, truncate } from "../../../chat/html";
-import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../../context";
-import { editInPlace } from "../../edit-in-place";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import type { Balance, DepositAddress } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { amountText, knownAmountText } from "#src/chat/format";
+import { code, marketWord, truncate } from "#src/chat/html";
+import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
+import type { MenuActions } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
 import { transactionsView, type TransactionsMenu } from "./transactions";
-import { markInMotion } from "../../../db/repos/poll-schedule";
-import { MAIN_MENU, WALLET_REFRESH, WALLET_TRANSACTIONS } from "../../../chat/callback-data";
+import { markInMotion } from "#src/db/repos/poll-schedule";
+import { MAIN_MENU, WALLET_REFRESH, WALLET_TRANSACTIONS } from "#src/chat/callback-data";
 import type * as QRCodeModule from "qrcode";
 
 function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard: InlineKeyboard } {

@@ -1,16 +1,16 @@
 import { Menu, type MenuFlavor, type MenuRange } from "@grammyjs/menu";
 import type { Composer, Context } from "grammy";
-import { FlatComposer } from "../../middleware/flat-composer";
-import { MENU_IDS, WALLET_TRANSACTIONS } from "../../../chat/callback-data";
-import { refFor, resolveRef } from "../../../db/repos/callback-refs";
-import type { LedgerEntry, MarketplaceClient, Paged } from "../../../marketplace";
-import type { BotContext } from "../../context";
-import { amountText, timeText } from "../../../chat/format";
-import type { Language } from "../../../chat/i18n";
-import { truncate, txLink } from "../../../chat/html";
-import { replyMarketplaceError, userClient } from "../../marketplace-access";
-import type { MenuActions } from "../../context";
-import { editInPlace } from "../../edit-in-place";
+import { FlatComposer } from "#src/bot/middleware/flat-composer";
+import { MENU_IDS, WALLET_TRANSACTIONS } from "#src/chat/callback-data";
+import { refFor, resolveRef } from "#src/db/repos/callback-refs";
+import type { LedgerEntry, MarketplaceClient, Paged } from "#src/marketplace/index";
+import type { BotContext } from "#src/bot/context";
+import { amountText, timeText } from "#src/chat/format";
+import type { Language } from "#src/chat/i18n";
+import { truncate, txLink } from "#src/chat/html";
+import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
+import type { MenuActions } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
 
 /** Ledger entries per page (the API allows up to 100). */
 export const TRANSACTIONS_PAGE_SIZE = 10;

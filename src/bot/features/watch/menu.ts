@@ -1,9 +1,9 @@
 import { Menu, type MenuFlavor } from "@grammyjs/menu";
 import type { Context } from "grammy";
-import { MENU_IDS } from "../../../chat/callback-data";
-import { deleteWatch, findWatch, listWatches, setWatchCooldown, setWatchRearm, setWatchStatus, type PriceWatch, type WatchCooldown } from "../../../db/repos/watches";
-import type { BotContext } from "../../context";
-import { editInPlace } from "../../edit-in-place";
+import { MENU_IDS } from "#src/chat/callback-data";
+import { deleteWatch, findWatch, listWatches, setWatchCooldown, setWatchRearm, setWatchStatus, type PriceWatch, type WatchCooldown } from "#src/db/repos/watches";
+import type { BotContext } from "#src/bot/context";
+import { editInPlace } from "#src/bot/edit-in-place";
 import { COOLDOWNS, cooldownOf, watchCardText, watchListText } from "./views";
 
 type MenuContext = BotContext & MenuFlavor;

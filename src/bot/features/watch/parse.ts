@@ -1,7 +1,7 @@
-import { looksLikeAddress } from "../../../input/address";
-import { splitArguments } from "../../../input/arguments";
-import { saysTrx } from "../../../input/trx-limit";
-import { parseDuration, parseResource } from "../../../input/volume";
+import { looksLikeAddress } from "#src/input/address";
+import { splitArguments } from "#src/input/arguments";
+import { saysTrx } from "#src/input/trx-limit";
+import { parseDuration, parseResource } from "#src/input/volume";
 import type { OrderDraft } from "../order-params";
 
 /** A watch being made: the order fields, and the TRX limit as a normalised decimal string ("2.5"). Plain JSON. */

@@ -1,8 +1,8 @@
-import { MAX_WATCHES_PER_USER, WATCH_COOLDOWNS, type PriceWatch, type WatchCooldown } from "../../../db/repos/watches";
-import { sunToTrx } from "../../../marketplace/money";
-import type { BotContext } from "../../context";
-import { durationText, resourceText, timeText, trxText, volumeText } from "../../../chat/format";
-import { code } from "../../../chat/html";
+import { MAX_WATCHES_PER_USER, WATCH_COOLDOWNS, type PriceWatch, type WatchCooldown } from "#src/db/repos/watches";
+import { sunToTrx } from "#src/marketplace/money";
+import type { BotContext } from "#src/bot/context";
+import { durationText, resourceText, timeText, trxText, volumeText } from "#src/chat/format";
+import { code } from "#src/chat/html";
 
 export const COOLDOWNS = Object.keys(WATCH_COOLDOWNS) as WatchCooldown[];
 
