@@ -2,12 +2,13 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "#src/db/schema";
 import type { Logger } from "#src/logger";
 import { isLoopbackHost } from "#src/listen-address";
 import type { Metrics } from "#src/metrics";
 import { databaseHealth } from "#src/db/health";
+import { pingDatabase } from "#src/db/repos/ping";
 
 export interface ServerDeps {
   db: Kysely<Database>;
@@ -56,7 +57,7 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
 
   app.get("/readyz", async (c) => {
     try {
-      await sql`select 1`.execute(deps.db);
+      await pingDatabase(deps.db);
       // Nothing about this replica (its id, its dialect): /readyz is reachable through the proxy.
       return c.json({ status: "ready", database: "ok" });
     } catch (error) {

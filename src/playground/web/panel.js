@@ -215,6 +215,15 @@ export function wirePanel() {
     if (result) toast(`The bot's receiver accepted ${result.event} for order ${result.orderId.slice(0, 8)}`);
   };
   $("panel-webhook-off").onclick = () => panelAction("webhook", { url: null });
+  wirePriceControls();
+  for (const id of ["deposit-amount", "deposit-currency", "fail-mode", "rule-select", "webhook-order", "price-resource", "price-duration"]) {
+    $(id).addEventListener("input", () => view.panelState && renderProduces(view.panelState));
+  }
+  void refreshPanel();
+}
+
+/** The price slider and its buttons: the slider picks a rate, its button applies it (see showPrice). */
+function wirePriceControls() {
   const setPrice = async (sunPerUnit) => {
     const result = await panelAction("set-price", { resource: $("price-resource").value, duration: $("price-duration").value, sunPerUnit });
     if (!result) return;
@@ -237,8 +246,4 @@ export function wirePanel() {
       if (view.panelState) showPrice(view.panelState);
     });
   }
-  for (const id of ["deposit-amount", "deposit-currency", "fail-mode", "rule-select", "webhook-order", "price-resource", "price-duration"]) {
-    $(id).addEventListener("input", () => view.panelState && renderProduces(view.panelState));
-  }
-  void refreshPanel();
 }
