@@ -139,6 +139,7 @@ function serverRoutes(push: PushHandle, telegramWebhook: TelegramWebhookHandle |
 /** Replica gauges: whether this replica polls Telegram, and how many named leases it holds. */
 function replicaGauges(metrics: Metrics, db: Kysely<Database>, replicaId: string, leadership: LeaderHandle | null): void {
   metrics.gauge("replica_polling_leader", "1 when this replica holds the polling lease (runs getUpdates)", () => (leadership?.isLeader() ? 1 : 0));
+  metrics.gauge("database_up", "1 when the database answers this replica, 0 while its connection pool cannot reach it (SQLite: always 1)", () => (databaseHealth(db)?.reachable === false ? 0 : 1));
   metrics.gauge("replica_named_leases", "Named leases (polling leader, cron jobs) this replica holds", async () => (await leasesHeldBy(db, replicaId, Date.now())).length);
 }
 

@@ -165,7 +165,7 @@ async function main() {
       // tick cannot name the cycle that just ended (it would open nothing until the next second).
       await sleep(1_005 - (Date.now() % 1_000));
       const before = (await currentPollCycle(app.db)) ?? 0;
-      const skippedBefore = await metric(app, "poll_ticks_skipped");
+      const skippedBefore = await metric(app, "poll_ticks_skipped_total");
       const start = performance.now();
       const cpu = process.cpuUsage();
       let ticks = 0;
@@ -198,7 +198,7 @@ async function main() {
       const opened = await app.db.selectFrom("poll_cycles").select((eb) => eb.fn.countAll<number>().as("n")).where("id", ">", before).executeTakeFirstOrThrow();
       // Every user the cycle covered, counted in the database (not by the poller that covered them).
       const covered = await app.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("last_cycle", ">=", cycle).executeTakeFirstOrThrow();
-      return { ms, users: Number(covered.n), cpuUs, ticks, skipped: (await metric(app, "poll_ticks_skipped")) - skippedBefore, opened: Number(opened.n), concurrency: pollConcurrency(app.config.POLL_RATE) };
+      return { ms, users: Number(covered.n), cpuUs, ticks, skipped: (await metric(app, "poll_ticks_skipped_total")) - skippedBefore, opened: Number(opened.n), concurrency: pollConcurrency(app.config.POLL_RATE) };
     },
     /** One poll cycle at `rate` (not the app's POLL_RATE) while event-loop delay is measured. */
     poll: async ({ rate, concurrency }) => {

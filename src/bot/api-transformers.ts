@@ -59,15 +59,28 @@ export function networkRetry(options: NetworkRetryOptions = DEFAULT_NETWORK_RETR
   };
 }
 
-/** Counts every Bot API request that goes out, by method and outcome (ok, error). */
-export function countApiCalls(count: (method: string, outcome: "ok" | "error") => void): Transformer {
+/** One Bot API request as countApiCalls reports it. */
+export interface ApiCallInfo {
+  /** From sending the request to its answer (or failure). */
+  seconds: number;
+  /** Telegram's error_code when it answered with an error (429: too many requests). */
+  errorCode?: number;
+  /** The request targeted a chat (it carried a chat_id). */
+  chat: boolean;
+}
+
+/** Counts every Bot API request that goes out, by method and outcome (ok, error), with its duration. */
+export function countApiCalls(count: (method: string, outcome: "ok" | "error", call: ApiCallInfo) => void): Transformer {
   return async (prev, method, payload, signal) => {
+    const started = performance.now();
+    const chat = typeof payload === "object" && payload !== null && "chat_id" in payload;
+    const seconds = () => (performance.now() - started) / 1000;
     try {
       const result = await prev(method, payload, signal);
-      count(method, result.ok ? "ok" : "error");
+      count(method, result.ok ? "ok" : "error", { seconds: seconds(), errorCode: result.ok ? undefined : result.error_code, chat });
       return result;
     } catch (error) {
-      count(method, "error");
+      count(method, "error", { seconds: seconds(), chat });
       throw error;
     }
   };

@@ -117,7 +117,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
 /** The Bot API calls' transformers, innermost first: counting, retries, the shared budget, each chat's pace. */
 function installApiTransformers(bot: Bot<BotContext>, deps: BotDeps, options: CreateBotOptions): void {
   // Innermost, so every request on the wire is counted, retries included.
-  bot.api.config.use(countApiCalls((method, outcome) => deps.metrics.telegramCalls.inc({ method, outcome })));
+  bot.api.config.use(countApiCalls((method, outcome, call) => deps.metrics.telegramCall(method, outcome, call)));
   // Flood waits and 5xx: a few retries, never waiting more than 30 s for a flood wait. Network
   // errors are rethrown to networkRetry, which bounds them (auto-retry would retry them forever).
   // auto-retry waits once before it checks the attempts left, so 0 retries must rethrow 5xx itself.

@@ -133,7 +133,7 @@ export function startPush(deps: PushDeps): PushHandle {
   const leaseMs = deps.leaseMs ?? 60_000;
   const polls = new PollWork(deps, pollerDeps, replicaId, leaseMs);
   const follower = new FollowerPasses({ db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake }, replicaId, leaseMs);
-  registerPushGauges(deps, replicaId, () => polls.ticksSkipped);
+  registerPushGauges(deps, replicaId);
   let jobs: { stop(): Promise<void> } | null = null;
 
   const handle: PushHandle = {

@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { Kysely } from "kysely";
 import type { Database } from "#src/db/schema";
 import type { Logger } from "#src/logger";
+import type { Metrics } from "#src/metrics";
 import { currentPollCycle, cycleHasClaimableUsers, nextPollCycleId, openPollCycle } from "#src/db/repos/poll-cycles";
 import { pollCycle } from "./poll-cycle";
 import type { PollerDeps } from "./poller-deps";
@@ -12,8 +13,6 @@ type CycleResult = { users: number; queued: number };
 
 /** This replica's poll work, one cycle at a time (a new cycle waits for the one in progress). */
 export class PollWork {
-  /** Cron ticks skipped because this replica's poll cycle was still running (for /metrics). */
-  ticksSkipped = 0;
   private chain: Promise<unknown> = Promise.resolve();
   /** Poll work queued or running on this replica: a cron tick is skipped while there is any. */
   private polling = 0;
@@ -22,7 +21,7 @@ export class PollWork {
   private readonly stopPolling = new AbortController();
 
   constructor(
-    private readonly deps: { db: Kysely<Database>; logger: Logger; now: () => number },
+    private readonly deps: { db: Kysely<Database>; logger: Logger; now: () => number; metrics: Pick<Metrics, "pollTicksSkipped" | "pollCycleSeconds"> },
     private readonly pollerDeps: PollerDeps,
     private readonly replicaId: string,
     private readonly leaseMs: number,
@@ -42,7 +41,7 @@ export class PollWork {
   async onTick(tick: number): Promise<CycleResult | null> {
     if (this.closed) return null;
     if (this.polling > 0) {
-      this.ticksSkipped += 1;
+      this.deps.metrics.pollTicksSkipped.inc();
       this.deps.logger.info({ tick }, "poll cycle still running; this cron tick is skipped");
       return null;
     }
@@ -99,6 +98,6 @@ export class PollWork {
   }
 
   private workOn(cycle: number): Promise<CycleResult> {
-    return pollCycle(this.pollerDeps, this.replicaId, cycle, this.leaseMs, this.stopPolling.signal);
+    return this.deps.metrics.pollCycleSeconds.timeSuccess({}, () => pollCycle(this.pollerDeps, this.replicaId, cycle, this.leaseMs, this.stopPolling.signal));
   }
 }

@@ -249,6 +249,7 @@ export class OutboxSender {
         leave?.();
       }
       accepted = true;
+      metrics.alertDeliverySeconds.observe({}, (now() - row.created_at) / 1000);
       // The chat's pace counts this send from its answer, so network jitter cannot squeeze two
       // messages closer than the pace at Telegram's end.
       const recorded = await db.transaction().execute(async (trx) => {

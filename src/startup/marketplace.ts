@@ -53,7 +53,7 @@ export async function startMarketplace({ config, logger, scrubber, metrics, back
       }),
       timeoutMs: config.MARKETPLACE_TIMEOUT_MS,
       backoffBaseMs: backoffMs,
-      onCall: (info) => metrics.apiCalls.inc({ method: info.method, route: info.route, outcome: info.outcome }),
+      onCall: (info) => metrics.marketplaceCall(info),
     }), { onLimit: (limit) => metrics.publicWorkLimited.inc({ limit }) });
   return { sandbox, marketplaceUrl, marketplace };
 }

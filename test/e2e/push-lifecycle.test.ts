@@ -12,7 +12,7 @@ describe("notification poll cycles on cron", () => {
 
   it("skips ticks while this replica's cycle runs; when every user left in the open cycle is held by another replica, the next tick opens the next cycle instead of waiting", async () => {
     for (const id of [701, 702, 703]) await linkedUser(world, id);
-    await waitFor(async () => (await metric(world, "poll_ticks_skipped")) >= 1, 8000);
+    await waitFor(async () => (await metric(world, "poll_ticks_skipped_total")) >= 1, 8000);
     await waitFor(async () => {
       const rows = await world.app.db.selectFrom("poll_state").select("last_cycle").execute();
       return rows.every((row) => row.last_cycle > 0);

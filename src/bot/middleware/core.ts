@@ -11,12 +11,15 @@ export function provideDeps(deps: BotDeps): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
     ctx.deps = deps;
     const type = Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown";
+    const started = performance.now();
     try {
       await next();
       deps.metrics.updates.inc({ type, outcome: "ok" });
     } catch (error) {
       deps.metrics.updates.inc({ type, outcome: "error" });
       throw error;
+    } finally {
+      deps.metrics.updateSeconds.observe({ type }, (performance.now() - started) / 1000);
     }
   };
 }
