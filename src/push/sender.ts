@@ -296,6 +296,4 @@ export class OutboxSender {
   }
 }
 
-export function createSenderApi(token: string, apiRoot: string): Api {
-  return new Api(token, { apiRoot, timeoutSeconds: 15 });
-}
+export const createSenderApi = (token: string, apiRoot: string): Api => new Api(token, { apiRoot, timeoutSeconds: 15 });
