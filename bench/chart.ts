@@ -5,15 +5,15 @@
  */
 import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { createI18n } from "#src/chat/i18n";
-import { collectSpending, type SpendingRecords } from "#src/reports/collect";
-import { buildSpendingReport } from "#src/reports/report";
-import { chartFonts } from "#src/reports/fonts";
-import { lastDays } from "#src/reports/time-zones";
-import { createMarketplaceClient } from "#src/marketplace/index";
+import { createI18n } from "../src/chat/i18n";
+import { collectSpending, type SpendingRecords } from "../src/reports/collect";
+import { buildSpendingReport } from "../src/reports/report";
+import { chartFonts } from "../src/reports/fonts";
+import { lastDays } from "../src/reports/time-zones";
+import { createMarketplaceClient } from "../src/marketplace/index";
 import { join } from "node:path";
-import { projectRoot } from "#src/paths";
-import { createSandbox } from "#src/sandbox/index";
+import { projectRoot } from "../src/paths";
+import { createSandbox } from "../src/sandbox/index";
 import { figure, percentile, type Figure } from "./lib";
 
 const LANGUAGES = ["en", "ru", "zh"] as const;

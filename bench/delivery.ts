@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { migrateToLatest, openDatabase } from "#src/db/connection";
-import { createLogger } from "#src/logger";
-import { Metrics } from "#src/metrics";
-import { createSenderApi, OutboxSender } from "#src/push/sender";
-import { DEFAULT_GLOBAL_BUDGET } from "#src/scale/send-budget";
+import { migrateToLatest, openDatabase } from "../src/db/connection";
+import { createLogger } from "../src/logger";
+import { Metrics } from "../src/metrics";
+import { createSenderApi, OutboxSender } from "../src/push/sender";
+import { DEFAULT_GLOBAL_BUDGET } from "../src/scale/send-budget";
 import { startFakeTelegram } from "../test/kit/telegram-driver";
 import { figure, sleep, TELEGRAM_LIMITS, type Figure } from "./lib";
 

@@ -1,5 +1,5 @@
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
-import { projectRoot } from "#src/paths";
+import { projectRoot } from "../src/paths";
 import { Agent, request } from "node:http";
 import { join } from "node:path";
 

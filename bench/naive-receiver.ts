@@ -1,11 +1,11 @@
 import type { Hono } from "hono";
-import { findUserByWebhookToken } from "#src/db/repos/webhook-tokens";
-import { settlementAlert, settlementKey, type OrderFacts } from "#src/chat/alerts";
-import { recipientFor } from "#src/push/recipients";
-import { enqueueAlert } from "#src/db/repos/outbox";
-import { readEvent, WEBHOOK_BODY_LIMIT } from "#src/push/webhook-payload";
-import type { WebhookReceiverDeps } from "#src/push/webhook-ingest";
-import type { ServerEnv } from "#src/server/create-server";
+import { findUserByWebhookToken } from "../src/db/repos/webhook-tokens";
+import { settlementAlert, settlementKey, type OrderFacts } from "../src/chat/alerts";
+import { recipientFor } from "../src/push/recipients";
+import { enqueueAlert } from "../src/db/repos/outbox";
+import { readEvent, WEBHOOK_BODY_LIMIT } from "../src/push/webhook-payload";
+import type { WebhookReceiverDeps } from "../src/push/webhook-ingest";
+import type { ServerEnv } from "../src/server/create-server";
 
 /**
  * The reference the real receiver is measured against: the same checks, but one transaction (and

@@ -9,8 +9,8 @@
  *   that every acknowledged event is in the outbox exactly once.
  */
 import { randomBytes } from "node:crypto";
-import { openDatabase } from "#src/db/connection";
-import { nextPollCycleId, openPollCycle } from "#src/db/repos/poll-cycles";
+import { openDatabase } from "../src/db/connection";
+import { nextPollCycleId, openPollCycle } from "../src/db/repos/poll-cycles";
 import { benchPostgres } from "./postgres";
 import { closedLoop, createAgent, figure, forkChild, orderEvent, post, sleep, type Child, type Figure } from "./lib";
 

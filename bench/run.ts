@@ -61,9 +61,9 @@ import { benchFlood } from "./flood";
 import { BEFORE_PLUGINS, benchBeforeAfter } from "./before-after";
 import { benchPaths } from "./paths";
 import { benchDialects } from "./dialects";
-import { pollConcurrency as concurrencyFor } from "#src/push/index";
+import { pollConcurrency as concurrencyFor } from "../src/push/index";
 import { exploring, report, result } from "./report";
-import { DEFAULT_GLOBAL_BUDGET } from "#src/scale/send-budget";
+import { DEFAULT_GLOBAL_BUDGET } from "../src/scale/send-budget";
 import { BENCH_DIR, createAgent, envNumber, figure, TELEGRAM_LIMITS, forkChild, openLoop, orderEvent, percentile, post, round, sameIoSummary, sleep, type Figure } from "./lib";
 import type { SameIoRound } from "./children/update-drive";
 

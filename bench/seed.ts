@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import type { Database } from "#src/db/schema";
-import { hashToken, newToken, type SecretBox } from "#src/security/secret-box";
+import type { Database } from "../src/db/schema";
+import { hashToken, newToken, type SecretBox } from "../src/security/secret-box";
 
 const CHUNK = 500;
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import pino from "pino";
-import { startApp, type App } from "#src/app";
+import { startApp, type App } from "../../src/app";
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { installInstantTelegram, type InstantTelegram } from "./instant-telegram";
 import { LIFTED } from "./update-drive";

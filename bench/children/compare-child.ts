@@ -5,7 +5,7 @@
  * against the current sources and once against an earlier checkout of the bot, so it uses only
  * what every version has (startApp, the marketplace client, the fake Telegram of the test kit).
  */
-import { createMarketplaceClient } from "#src/marketplace/index";
+import { createMarketplaceClient } from "../../src/marketplace/index";
 import { median, serveCommands } from "../lib";
 import { BENCH_TOKEN, startInstantApp } from "./bot-env";
 import { comparisonBots, driveGuided, GUIDED_THINK_MS, GUIDED_USERS_AT_ONCE, guidedUsersFor, UpdateMix } from "./update-drive";

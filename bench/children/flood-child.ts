@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import pino from "pino";
-import { startApp } from "#src/app";
-import type { FakeEvent } from "#src/telegram-fake/index";
+import { startApp } from "../../src/app";
+import type { FakeEvent } from "../../src/telegram-fake/index";
 import { seedUsers, seedWebhookTokens } from "../seed";
 import { serveCommands, sleep } from "../lib";
 

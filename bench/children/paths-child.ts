@@ -9,7 +9,7 @@
  */
 import { Bot, InlineKeyboard } from "grammy";
 import type { Update } from "grammy/types";
-import { findUserWithState } from "#src/db/repos/users";
+import { findUserWithState } from "../../src/db/repos/users";
 import { percentile, serveCommands } from "../lib";
 import { BENCH_TOKEN, startInstantApp } from "./bot-env";
 

@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { startApp } from "#src/app";
+import { startApp } from "../../src/app";
 import { startFakeTelegram } from "../../test/kit/telegram-driver";
 import { seedCredentials, seedPollStates, seedUsers, seedWebhookTokens } from "../seed";
 import { serveCommands } from "../lib";

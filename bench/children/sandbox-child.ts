@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { createSandbox } from "#src/sandbox/index";
+import { createSandbox } from "../../src/sandbox/index";
 import { serveCommands } from "../lib";
 
 const accounts = Number(process.env.BENCH_ACCOUNTS ?? "100");

@@ -202,7 +202,7 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
       const user = world.user(5120 + index, { languageCode: language });
       user.send("/help");
       const help = await user.nextMessage();
-      expect(help.text).toMatch(new RegExp(`/watch — ${described[language]}`));
+      expect(help.text).toMatch(new RegExp(`/watch energy 65k 1h 2\\.5 — ${described[language]}`));
       expect(help.text).toMatch(/\/watches — /);
       for (let i = 0; i < 100 && !world.fake.commands(language === "en" ? "" : language).some((command) => command.command === "watches"); i++) await settle();
       expect(world.fake.commands(language === "en" ? "" : language).map((command) => command.command)).toEqual(expect.arrayContaining(["watch", "watches"]));
