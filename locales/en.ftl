@@ -28,6 +28,7 @@ start-not-linked = No API key linked yet. Send /connect to link one; /quote work
 start-sandbox = 🧪 sandbox: no real TRX. This bot is connected to the sandbox marketplace.
 help-title = <b>Commands</b>
 help-arguments = Arguments are optional: without them I ask step by step. Volumes: 65000, 65k, 1.5m; durations as the marketplace lists them (15m, 1h, 1d).
+help-key-argument = &lt;API key&gt;
 menu-quote = 💱 Quote
 menu-buy = ⚡ Buy
 menu-orders = 📦 Orders

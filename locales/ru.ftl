@@ -28,6 +28,7 @@ start-not-linked = API-ключ ещё не привязан. Отправьте
 start-sandbox = 🧪 sandbox: без реальных TRX. Бот подключён к тестовому маркетплейсу (sandbox).
 help-title = <b>Команды</b>
 help-arguments = Аргументы необязательны: без них я спрошу всё по шагам. Объём: 65000, 65k, 1.5m; срок — как в списке маркетплейса (15m, 1h, 1d, или 15 мин, 1 ч, 1 дн.).
+help-key-argument = &lt;API-ключ&gt;
 menu-quote = 💱 Цена
 menu-buy = ⚡ Купить
 menu-orders = 📦 Заказы

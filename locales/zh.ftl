@@ -28,6 +28,7 @@ start-not-linked = 尚未绑定 API 密钥。发送 /connect 进行绑定；/quo
 start-sandbox = 🧪 sandbox：不涉及真实 TRX。本机器人连接的是沙盒市场。
 help-title = <b>命令</b>
 help-arguments = 参数可省略：省略时我会逐步询问。数量：65000、65k、1.5m；时长按市场列出的写法（15m、1h、1d，或 15 分钟、1 小时、1 天）。
+help-key-argument = &lt;API 密钥&gt;
 menu-quote = 💱 报价
 menu-buy = ⚡ 购买
 menu-orders = 📦 订单

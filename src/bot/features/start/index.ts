@@ -91,7 +91,9 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
     const lines = [ctx.tr("help-title"), ""];
     for (const command of COMMANDS) {
       const example = HELP_EXAMPLES[command];
-      lines.push(`${example ? `<code>/${command} ${example}</code>` : `/${command}`} — ${ctx.tr(`command-${command}`)}`);
+      // The command stays a tappable command; its example arguments are code, tap to copy.
+      const shown = example === undefined ? "" : ` <code>${example === "key" ? ctx.tr("help-key-argument") : example}</code>`;
+      lines.push(`/${command}${shown} — ${ctx.tr(`command-${command}`)}`);
     }
     lines.push("", ctx.tr("help-arguments"));
     await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
@@ -118,10 +120,11 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
 
 /**
  * The shortest useful arguments of each command that takes some, shown in /help (addresses as
- * "T…", where the user puts theirs). Written the same in every language: commands are typed so.
+ * "T…", where the user puts theirs). Written the same in every language, as commands are typed;
+ * "key" stands for the translated placeholder of an API key.
  */
 const HELP_EXAMPLES: Partial<Record<(typeof COMMANDS)[number], string>> = {
-  connect: "&lt;API key&gt;",
+  connect: "key",
   quote: "energy 65k 1h",
   buy: "energy 65k 1h T…",
   watch: "energy 65k 1h 2.5",
