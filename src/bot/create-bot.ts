@@ -11,7 +11,7 @@ import { updateErrorHandler } from "./error-boundary";
 import { guidedFlows } from "./guided/install";
 import { translatorFor, LANGUAGES } from "#src/chat/i18n";
 import { commandsAnyCase, loadAccount, privateChatsOnly, provideDeps } from "./middleware/core";
-import { depsRecordingEffects } from "./update-effects";
+import { recordUpdateEffects } from "./update-effects";
 import { FlatComposer } from "./middleware/flat-composer";
 import { skipIdenticalEdits } from "./edit-in-place";
 import { menuDataGuard, menuRoot } from "./menus";
@@ -164,8 +164,9 @@ function useGuards(chain: FlatComposer<BotContext>, deps: BotDeps, options: Crea
   if (doubleTapMs !== null) chain.use(doubleTapGuard(doubleTapMs));
   // Updates of one chat are handled in order, also under the concurrent runner.
   chain.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
-  // Marketplace writes are recorded as once-only effects of the update (see update-effects).
-  chain.use(provideDeps(depsRecordingEffects(deps)));
+  chain.use(provideDeps(deps));
+  // A webhook update's marketplace writes are recorded as once-only effects (see update-effects).
+  chain.use(recordUpdateEffects());
   // Before the menus, so it sees each edit with the menu's keyboard rendered.
   chain.use(skipIdenticalEdits());
   // "/Connect KEY" is "/connect KEY" for everything after this (the key guards included).

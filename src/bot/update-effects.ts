@@ -1,7 +1,7 @@
-import { AsyncLocalStorage } from "node:async_hooks";
-import { GrammyError, type Transformer } from "grammy";
+import { GrammyError, type MiddlewareFn, type Transformer } from "grammy";
+import type { Update } from "grammy/types";
 import type { MarketplaceClient } from "#src/marketplace/index";
-import type { BotDeps } from "./context";
+import type { BotContext, BotDeps } from "./context";
 
 /**
  * What the handling of one Telegram update did that must not be done again when Telegram delivers
@@ -21,28 +21,33 @@ export function newUpdateEffects(): UpdateEffects {
   return { onceDone: false, deleted: new Set() };
 }
 
-const current = new AsyncLocalStorage<UpdateEffects>();
+/**
+ * The effects record of each update handled through the webhook, keyed by the update object
+ * grammY hands to its context (ctx.update): carried with the update itself rather than through
+ * AsyncLocalStorage, whose hooks would cost every promise of the process.
+ */
+const recorded = new WeakMap<Update, UpdateEffects>();
 
 /** Runs the handling of one update, recording its effects into `effects`. */
-export function withUpdateEffects<T>(effects: UpdateEffects, run: () => Promise<T>): Promise<T> {
-  return current.run(effects, run);
+export function withUpdateEffects<T>(update: Update, effects: UpdateEffects, run: () => Promise<T>): Promise<T> {
+  recorded.set(update, effects);
+  return run();
 }
 
-/** Records that the update being handled did something that must happen once (no-op outside a recorded update). */
-export function markOnceDone(): void {
-  const effects = current.getStore();
+/** Records that this update did something that must happen once (no-op for an update not recorded). */
+export function markOnceDone(ctx: { update: Update }): void {
+  const effects = recorded.get(ctx.update);
   if (effects) effects.onceDone = true;
 }
 
 /**
- * A Bot API transformer, installed outermost so it runs in the calling update's context: a
- * message the update already deleted in an earlier delivery is not deleted again (Telegram would
- * answer 400 "message to delete not found"); the call is answered as done.
+ * A Bot API transformer for one update's own calls: a message the update already deleted in an
+ * earlier delivery is not deleted again (Telegram would answer 400 "message to delete not
+ * found"); the call is answered as done.
  */
-export function deleteOnceTransformer(): Transformer {
+function deleteOnceTransformer(effects: UpdateEffects): Transformer {
   return async (prev, method, payload, signal) => {
-    const effects = method === "deleteMessage" ? current.getStore() : undefined;
-    if (!effects) return prev(method, payload, signal);
+    if (method !== "deleteMessage") return prev(method, payload, signal);
     const { chat_id: chatId, message_id: messageId } = payload as { chat_id?: unknown; message_id?: unknown };
     const key = `${String(chatId)}:${String(messageId)}`;
     if (effects.deleted.has(key)) return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
@@ -55,35 +60,36 @@ export function deleteOnceTransformer(): Transformer {
 /** Marketplace calls that change something: once sent, the update that sent them must not send them again. */
 const ONCE_ONLY_CALLS: ReadonlySet<string> = new Set(["createOrder", "createRefill", "createRenewal", "createSmart", "pauseAutomation", "resumeAutomation", "cancelAutomation"]);
 
-const trackedClients = new WeakMap<MarketplaceClient, MarketplaceClient>();
-
 /** The client, with every call in ONCE_ONLY_CALLS recorded as the update's once-only effect before it goes out. */
-function trackedClient(client: MarketplaceClient): MarketplaceClient {
-  let tracked = trackedClients.get(client);
-  if (!tracked) {
-    tracked = new Proxy(client, {
-      get(target, property, receiver) {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (typeof property !== "string" || !ONCE_ONLY_CALLS.has(property) || typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          markOnceDone();
-          return (value as (...args: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    trackedClients.set(client, tracked);
-  }
-  return tracked;
+function trackedClient(client: MarketplaceClient, effects: UpdateEffects): MarketplaceClient {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof property !== "string" || !ONCE_ONLY_CALLS.has(property) || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        effects.onceDone = true;
+        return (value as (...args: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
 }
 
 /**
- * The bot's dependencies with marketplace writes recorded as once-only effects. A view, not a
- * copy: a dependency replaced on `deps` later is seen through it.
+ * For an update handled through the webhook: its marketplace writes are recorded as once-only
+ * effects (through a view of the dependencies: everything else is read through the prototype), and
+ * its own Bot API calls skip a delete done in an earlier delivery. Other updates pass untouched.
  */
-export function depsRecordingEffects(deps: BotDeps): BotDeps {
-  const marketplace: BotDeps["marketplace"] = (apiKey) => trackedClient(deps.marketplace(apiKey));
-  // Everything else is read through the prototype: plain property reads, no proxy on the hot path.
-  return Object.create(deps, { marketplace: { value: marketplace, enumerable: true } }) as BotDeps;
+export function recordUpdateEffects(): MiddlewareFn<BotContext> {
+  return (ctx, next) => {
+    const effects = recorded.get(ctx.update);
+    if (effects) {
+      const deps = ctx.deps;
+      const marketplace: BotDeps["marketplace"] = (apiKey) => trackedClient(deps.marketplace(apiKey), effects);
+      ctx.deps = Object.create(deps, { marketplace: { value: marketplace, enumerable: true } }) as BotDeps;
+      ctx.api.config.use(deleteOnceTransformer(effects));
+    }
+    return next();
+  };
 }
 
 /**

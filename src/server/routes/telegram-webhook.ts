@@ -6,7 +6,7 @@ import type { BotContext } from "#src/bot/context";
 import type { Logger } from "#src/logger";
 import type { UpdateTurns } from "#src/scale/update-turns";
 import type { DatabaseHealth } from "#src/db/health";
-import { deleteOnceTransformer, failsOnEveryRetry, newUpdateEffects, withUpdateEffects, type UpdateEffects } from "#src/bot/update-effects";
+import { failsOnEveryRetry, newUpdateEffects, withUpdateEffects, type UpdateEffects } from "#src/bot/update-effects";
 import type { ServerEnv } from "../create-server";
 import { z } from "zod";
 
@@ -93,8 +93,6 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
   const chains = new Map<number, Promise<Outcome>>();
   const inFlight = new Set<Promise<Outcome>>();
   let accepting = true;
-  // Outermost (installed after the bot's own), so it runs in the context of the update calling it.
-  bot.api.config.use(deleteOnceTransformer());
   const updates = new WebhookUpdates(bot, logger, shared);
 
   return {
@@ -172,7 +170,7 @@ class WebhookUpdates {
     }
     let outcome: Outcome = "handled";
     try {
-      await withUpdateEffects(failure.effects, () => this.bot.handleUpdate(update));
+      await withUpdateEffects(update, failure.effects, () => this.bot.handleUpdate(update));
       // Handled: whatever it did is done (remembered below only if recording that fails).
       failure.effects.onceDone = true;
       this.failures.delete(update.update_id);

@@ -77,7 +77,7 @@ async function link(ctx: BotContext, rawKey: string): Promise<void> {
   forgetPrefetched(ctx, "credential");
   await saveApiKey(ctx.deps.db, ctx.deps.box, ctx.account.telegram_id, key, ctx.deps.now());
   // Linked: a redelivery of this update (its reply failed) must not link the key again.
-  markOnceDone();
+  markOnceDone(ctx);
   // Cards shown under the replaced key can no longer be confirmed: the new key may spend on another account.
   if (previous) await closeOpenCards(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
   await endFlow(ctx);
