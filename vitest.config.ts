@@ -53,6 +53,7 @@ export const DATABASE_FREE = [
     "env-example",
     "flat-composer",
     "hostile-lookups",
+    "i18n-bundles",
     "import-structure",
     "input",
     "locales",

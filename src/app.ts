@@ -192,7 +192,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const host = config.HOST ?? (config.playground ? "127.0.0.1" : "0.0.0.0");
   const { playground, token, apiRoot } = await startTelegramSide(config, logger, sandbox, host, stops);
 
-  const i18n = createI18n<BotContext>(LOCALES_DIR);
+  const i18n = createI18n(LOCALES_DIR);
   const replicaId = config.REPLICA_ID ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const limits = telegramLimits(options, db, now);
   const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, ...limits, ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }) });

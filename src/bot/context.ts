@@ -1,5 +1,4 @@
 import type { ConversationControls } from "@grammyjs/conversations";
-import type { I18n } from "@grammyjs/i18n";
 import type { Context } from "grammy";
 import type { Kysely } from "kysely";
 import type { Config } from "#src/config";
@@ -10,7 +9,7 @@ import type { Logger } from "#src/logger";
 import type { MarketplaceClient } from "#src/marketplace/index";
 import type { Metrics } from "#src/metrics";
 import type { SecretBox } from "#src/security/secret-box";
-import type { Language, Translate } from "#src/chat/i18n";
+import type { Language, LocaleBundles, Translate } from "#src/chat/i18n";
 import type { OptionsCache } from "./options-cache";
 
 /** Everything the bot needs from outside, built once in the composition root. */
@@ -29,7 +28,7 @@ export interface BotDeps {
   marketplace: (apiKey?: () => string) => MarketplaceClient;
   options: OptionsCache;
   /** The Fluent translations (locales/*.ftl). */
-  i18n: I18n<BotContext>;
+  i18n: LocaleBundles;
   /** Called after an order was placed through the bot, so it is followed until it settles. */
   followOrder: (telegramId: number, orderId: string) => Promise<void>;
   /** Called after a key was linked, and when a user comes back after blocking the bot: record existing notifications as seen so they are not replayed. */
@@ -56,7 +55,6 @@ export interface BotContextExtras {
 }
 
 export type BotContext = Context & BotContextExtras;
-export type BotI18n = I18n<BotContext>;
 
 /** The areas a main-menu button or a deep link opens, each registered by its own feature. */
 export const MENU_AREAS = ["quote", "buy", "watch", "watches", "orders", "rules", "wallet", "topup", "transactions", "stats", "notifications", "settings", "webhook", "connect"] as const;

@@ -177,7 +177,7 @@ function useGuards(chain: FlatComposer<BotContext>, deps: BotDeps, options: Crea
   // After sequentialize: an update waiting behind its chat's previous one says nothing until its turn.
   const typing = options.typing === undefined ? DEFAULT_TYPING : options.typing;
   if (typing) chain.use(typingWhileSlow(typing));
-  // Sets the language and ctx.tr, which translates through the @grammyjs/i18n instance (Fluent).
+  // Sets the language and ctx.tr, which translates through the locales' Fluent bundles (chat/i18n).
   // The plugin's own middleware is not installed: nothing reads the ctx.t it would add, and it
   // builds its closures and negotiates a locale on every update for that.
   chain.use(loadAccount());

@@ -1,55 +1,81 @@
-import { I18n } from "@grammyjs/i18n";
-import type { Context } from "grammy";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FluentBundle, FluentResource, type FluentVariable } from "@fluent/bundle";
+import { negotiateLanguages } from "@fluent/langneg";
 import { escapeHtml } from "./html";
 
 export const LANGUAGES = ["en", "ru", "zh"] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-/** Maps Telegram's language_code (e.g. "ru", "zh-hans", "pt-br") to a shipped language, English otherwise. */
+const DEFAULT_LANGUAGE: Language = "en";
+
+/** Telegram's language codes seen so far and the shipped language each negotiated to. */
+const negotiated = new Map<string, Language>();
+
+/**
+ * Maps Telegram's language_code (e.g. "ru", "zh-hans", "pt-br") to a shipped language through
+ * @fluent/langneg (English when none matches). A code is negotiated once; the map stays bounded
+ * whatever codes arrive.
+ */
 export function pickLanguage(code: string | null | undefined): Language {
-  const base = (code ?? "").toLowerCase().split(/[-_]/)[0];
-  return (LANGUAGES as readonly string[]).includes(base ?? "") ? (base as Language) : "en";
+  const tag = (code ?? "").toLowerCase();
+  if (tag === "") return DEFAULT_LANGUAGE;
+  const known = negotiated.get(tag);
+  if (known) return known;
+  const [best] = negotiateLanguages([tag], LANGUAGES, { defaultLocale: DEFAULT_LANGUAGE, strategy: "lookup" });
+  const language = (LANGUAGES as readonly string[]).includes(best ?? "") ? (best as Language) : DEFAULT_LANGUAGE;
+  if (negotiated.size < 256) negotiated.set(tag, language);
+  return language;
 }
 
 /**
- * Loads the Fluent files from `locales/`. Variables are inserted without Unicode isolation marks.
- * Messages are translated through `translatorFor` with the language the account middleware picked
- * (ctx.tr); the plugin's per-update middleware, which would negotiate a locale for a ctx.t nothing
- * reads, is not installed.
+ * The Fluent files of `locales/` (one `<language>.ftl` each), loaded once at start into one
+ * @fluent/bundle `FluentBundle` per shipped language, variables inserted without Unicode isolation
+ * marks. A message missing from a language falls back on English; a key missing everywhere reads
+ * `{key}`. The language is chosen before (the account middleware's pick), so a translation is a
+ * map lookup and a format, with no negotiation per message.
  */
-export function createI18n<C extends Context>(directory: string): I18n<C> {
-  const i18n = new I18n<C>({
-    defaultLocale: "en",
-    directory,
-    useSession: false,
-    fluentBundleOptions: { useIsolating: false },
-  });
-  rememberBundleMatches(i18n.fluent as unknown as BundleMatcher);
-  return i18n;
-}
+export class LocaleBundles {
+  /** Per shipped language: its bundle, then English's. */
+  private readonly chains: ReadonlyMap<string, readonly FluentBundle[]>;
 
-interface BundleMatcher {
-  matchBundles(locales: string[]): unknown;
-}
+  constructor(sources: Readonly<Record<Language, string>>) {
+    const english = bundleOf(DEFAULT_LANGUAGE, sources[DEFAULT_LANGUAGE]);
+    this.chains = new Map(LANGUAGES.map((language) => [language, language === DEFAULT_LANGUAGE ? [english] : [bundleOf(language, sources[language]), english]]));
+  }
 
-/**
- * Fluent negotiates the language again on every translation (parsing locale tags, comparing them
- * with every bundle), which is most of the cost of a short message. The bundles are all loaded at
- * start and never change, so the answer for a locale is remembered.
- */
-function rememberBundleMatches(fluent: BundleMatcher): void {
-  const match = fluent.matchBundles.bind(fluent);
-  const known = new Map<string, unknown>();
-  fluent.matchBundles = (locales) => {
-    const key = locales.join("\n");
-    let bundles = known.get(key);
-    if (bundles === undefined) {
-      bundles = match(locales);
-      // Locales come from our own short list, but the map stays bounded whatever is passed.
-      if (known.size < 64) known.set(key, bundles);
+  /** Reads `<directory>/<language>.ftl` for every shipped language. */
+  static load(directory: string): LocaleBundles {
+    const read = (language: Language) => readFileSync(join(directory, `${language}.ftl`), "utf8");
+    return new LocaleBundles({ en: read("en"), ru: read("ru"), zh: read("zh") });
+  }
+
+  /** The message `key` (or `key.attribute`) in `locale`'s language, its variables filled in. */
+  t(locale: string, key: string, vars?: Record<string, string | number>): string {
+    const [id = key, attribute] = key.split(".", 2);
+    for (const bundle of this.chain(locale)) {
+      const message = bundle.getMessage(id);
+      const pattern = attribute === undefined ? message?.value : message?.attributes[attribute];
+      if (pattern) return bundle.formatPattern(pattern, vars as Record<string, FluentVariable> | undefined);
     }
-    return bundles;
-  };
+    return `{${key}}`;
+  }
+
+  private chain(locale: string): readonly FluentBundle[] {
+    return this.chains.get(locale) ?? this.chains.get(pickLanguage(locale))!;
+  }
+}
+
+function bundleOf(language: Language, source: string): FluentBundle {
+  const bundle = new FluentBundle(language, { useIsolating: false });
+  const errors = bundle.addResource(new FluentResource(source));
+  if (errors.length > 0) throw new Error(`locales/${language}.ftl: ${errors.map((error) => error.message).join("; ")}`);
+  return bundle;
+}
+
+/** Loads the Fluent files of `directory` (see LocaleBundles). */
+export function createI18n(directory: string): LocaleBundles {
+  return LocaleBundles.load(directory);
 }
 
 export type Vars = Record<string, string | number>;
