@@ -2,6 +2,7 @@ import { deleteFlow, findFlow, flowData, flowStateOf, FLOW_VERSION, storeFlow, s
 import type { BotContext } from "./context";
 import { takePrefetched } from "./prefetched";
 import { FLOW_COMMANDS, type Asked, type FlowName } from "./guided/steps";
+import { closeOpenQuestion, keyboardMessage, removeQuestionButtons, type QuestionMessage } from "./guided/question-buttons";
 
 /**
  * The user's one open question. Guided flows are conversations (guided/); the /connect key step
@@ -41,11 +42,18 @@ export async function currentFlow(ctx: BotContext): Promise<FlowState | null> {
   return flowStateOf(await storedStep(ctx));
 }
 
-/** Leaves the guided flow (a conversation) of the chat, if any; true when there was one. */
-async function leaveGuidedFlows(ctx: BotContext): Promise<boolean> {
+/** Leaves the guided flow (a conversation) of the chat, if any, and removes its open question's buttons; true when there was one. */
+export async function leaveGuidedFlows(ctx: BotContext): Promise<boolean> {
   if (Object.keys(ctx.conversation.active()).length === 0) return false;
   await ctx.conversation.exitAll();
+  await closeOpenQuestion(ctx);
   return true;
+}
+
+/** Removes the buttons of the question a row in `flows` holds (a first question), if it has any. */
+async function closeQuestionOf(ctx: BotContext, row: StoredFlow | null): Promise<void> {
+  if (row === null) return;
+  await removeQuestionButtons(ctx, keyboardMessage(flowData(row)?.asked as QuestionMessage | undefined));
 }
 
 /** Leaves whatever flow the chat is in; true when there was one (also when a command left it just before). */
@@ -56,8 +64,9 @@ export async function endFlow(ctx: BotContext): Promise<boolean> {
   return (await deleteStep(ctx)) || left;
 }
 
-/** Deletes the user's row in `flows`; true when there was one. */
+/** Deletes the user's row in `flows` (a first question's buttons go with it); true when there was one. */
 async function deleteStep(ctx: BotContext): Promise<boolean> {
+  await closeQuestionOf(ctx, await storedStep(ctx));
   const deleted = await ctx.deps.writes.run((db) => deleteFlow(db, ctx.account.telegram_id));
   steps.set(ctx, null);
   return deleted;
@@ -72,7 +81,9 @@ async function deleteStep(ctx: BotContext): Promise<boolean> {
  */
 export async function withFlowEnded(ctx: BotContext, area: () => Promise<void>): Promise<void> {
   await leaveGuidedFlows(ctx);
-  if ((await storedStep(ctx)) === null) return area();
+  const open = await storedStep(ctx);
+  if (open === null) return area();
+  await closeQuestionOf(ctx, open);
   steps.set(ctx, null);
   try {
     await area();
@@ -82,7 +93,9 @@ export async function withFlowEnded(ctx: BotContext, area: () => Promise<void>):
   }
 }
 
+/** Stores the user's open row, in place of any other (whose question's buttons go). */
 async function storeStep(ctx: BotContext, row: StoredFlow): Promise<void> {
+  await closeQuestionOf(ctx, await storedStep(ctx));
   const now = ctx.deps.now();
   await ctx.deps.writes.run((db) => storeFlow(db, ctx.account.telegram_id, row, now));
   steps.set(ctx, row);

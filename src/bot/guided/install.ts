@@ -3,8 +3,9 @@ import type { Composer, Context, MiddlewareFn } from "grammy";
 import { FlatComposer } from "../middleware/flat-composer";
 import { ANSWER } from "#src/chat/callback-data";
 import type { BotContext } from "../context";
-import { dropFirstQuestion, endFlow, firstQuestion, firstQuestionReplaced } from "../flows";
+import { dropFirstQuestion, endFlow, firstQuestion, firstQuestionReplaced, leaveGuidedFlows } from "../flows";
 import { answerIn, FLOW_COMMANDS, type FlowName } from "./steps";
+import { keyboardMessage, noteOpenKeyboard } from "./question-buttons";
 import { conversationStorage } from "./storage";
 
 export type FlowBuilders = Record<FlowName, ConversationBuilder<BotContext, Context>>;
@@ -71,8 +72,9 @@ async function answerFirstQuestion(ctx: BotContext, next: () => Promise<void>, r
   const { flow, args, asked, step } = first.current;
   if (answerIn(ctx, asked) === null) return next();
   await register(flow);
-  // The step the flow's state is stored at, unless the flow asks its next question now.
+  // The step (and question) the flow's state is stored at, unless the flow asks its next question now.
   ctx.flowStep = step;
+  noteOpenKeyboard(ctx, keyboardMessage(asked));
   await ctx.conversation.enter(flow, ...args, asked);
   // Still open: the flow's state replaces the question when the plugin stores it (guided/storage),
   // in one transaction. Ended with this answer (a complete draft, an expired question): no state
@@ -122,7 +124,7 @@ async function leaveAllThen(ctx: BotContext, next: () => Promise<void>): Promise
 }
 
 async function leaveThen(ctx: BotContext, next: () => Promise<void>): Promise<void> {
-  await ctx.conversation.exitAll();
+  await leaveGuidedFlows(ctx);
   ctx.flowLeft = true;
   await next();
 }

@@ -3,6 +3,7 @@ import type { Context } from "grammy";
 import { ANSWER, answerData } from "#src/chat/callback-data";
 import type { BotContext } from "../context";
 import { pressedButtonExists } from "../pressed-button";
+import { keyboardMessage, noteOpenKeyboard, removeQuestionButtons } from "./question-buttons";
 
 /**
  * A guided flow's handle. Inside a flow, Telegram and the marketplace are reached only through
@@ -30,6 +31,8 @@ export interface Asked {
   askedAt: number;
   /** The question's message: only the buttons under it answer it (absent in a state stored before it was recorded). */
   messageId?: number;
+  /** True when the question has answer buttons: they are removed once it is answered or closed (guided/question-buttons). */
+  keyboard?: boolean;
 }
 
 /** An answer checked: its value, or why not (HTML, said to the user; absent when the check already replied). */
@@ -46,6 +49,8 @@ export async function sendQuestion(ctx: BotContext, asked: Asked, text: string, 
   const rows = buttons.filter((row) => row.length > 0).map((row) => row.map((button) => ({ text: button.label, callback_data: answerData(button.value) })));
   const sent = await ctx.reply(text, { parse_mode: "HTML", ...(rows.length > 0 ? { reply_markup: { inline_keyboard: rows } } : {}) });
   asked.messageId = sent.message_id;
+  if (rows.length > 0) asked.keyboard = true;
+  noteOpenKeyboard(ctx, keyboardMessage(asked));
 }
 
 /** A button that answers the open question with `value` (short: callback data holds 64 bytes). */
@@ -106,11 +111,14 @@ async function checkAnswer<T>(conversation: Guided, flow: FlowName, asked: Asked
   const result = await conversation.external(async (ctx): Promise<Checked<T> | { expired: true }> => {
     if (ctx.callbackQuery) await ctx.answerCallbackQuery();
     if (ctx.deps.now() - asked.askedAt >= STEP_TTL_MS) {
+      await removeQuestionButtons(ctx, keyboardMessage(asked));
       await ctx.reply(ctx.tr("flow-expired", { command: FLOW_COMMANDS[flow] }), { parse_mode: "HTML" });
       return { expired: true };
     }
     const checked = await check(ctx, input);
     if (!checked.ok && checked.message) await ctx.reply(checked.message, { parse_mode: "HTML" });
+    // Answered: its buttons go before the next question is asked.
+    if (checked.ok) await removeQuestionButtons(ctx, keyboardMessage(asked));
     return checked;
   });
   if ("expired" in result) return conversation.halt();

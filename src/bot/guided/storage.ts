@@ -4,8 +4,10 @@ import { deleteFlow, FLOW_VERSION } from "#src/db/repos/flows";
 import type { BotContext } from "../context";
 import { takePrefetched } from "../prefetched";
 import { replacesFirstQuestion } from "../flows";
+import { closeOpenQuestion, noteOpenKeyboard, openKeyboard } from "./question-buttons";
 
-type Stored = VersionedState<ConversationData>;
+/** The plugin's state, and beside it the open question's message with buttons (guided/question-buttons). */
+type Stored = VersionedState<ConversationData> & { keyboard?: number };
 
 /** The flow a stored state belongs to (one flow per chat at a time). */
 function flowOf(state: ConversationData): string {
@@ -38,8 +40,10 @@ export function conversationStorage(): ConversationStorage<BotContext, Conversat
         } catch {
           stored = null;
         }
+        noteOpenKeyboard(ctx, typeof stored?.keyboard === "number" ? stored.keyboard : null);
         if (stored && Array.isArray(stored.version) && stored.version[1] === FLOW_VERSION) return stored;
         ctx.outdatedFlow = row.flow;
+        await closeOpenQuestion(ctx);
         ctx.deps.logger.info({ userId: ctx.from?.id, flow: row.flow, step: row.step }, "a guided flow stored by another version of the bot was dropped; the user is told it expired");
         await ctx.deps.writes.run((db) => deleteConversation(db, chatId));
         return undefined;
@@ -47,7 +51,9 @@ export function conversationStorage(): ConversationStorage<BotContext, Conversat
       async write(ctx, state) {
         const chatId = ctx.chat?.id;
         if (chatId === undefined) return;
-        const row = { flow: flowOf(state.state), step: ctx.flowStep ?? null, state: JSON.stringify(state) };
+        const keyboard = openKeyboard(ctx);
+        const stored: Stored = keyboard === null ? state : { ...state, keyboard };
+        const row = { flow: flowOf(state.state), step: ctx.flowStep ?? null, state: JSON.stringify(stored) };
         const now = ctx.deps.now();
         if (!replacesFirstQuestion(ctx)) return ctx.deps.writes.run((db) => saveConversation(db, chatId, row, now));
         // The flow was entered with the answer to its first question: its state replaces that question.

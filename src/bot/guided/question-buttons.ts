@@ -1,0 +1,60 @@
+import type { BotContext } from "../context";
+
+/**
+ * A guided question's answer buttons stay live only while it is open: once it is answered (typed
+ * or pressed), expires or is closed (a command, another flow, a menu tap), an edit of its markup
+ * removes them, so nothing under an old question looks pressable. The question's message travels
+ * with the flow's stored state (the conversation's JSON, or the first question's row), so this
+ * holds after a restart and on another replica too.
+ */
+
+/** A question as stored with its flow: its message, and whether it carries answer buttons. */
+export interface QuestionMessage {
+  messageId?: number;
+  /** True when the question was sent with answer buttons. */
+  keyboard?: boolean;
+}
+
+/** Per update: the message of the chat's open question that still shows buttons (null: none), as the flow's state says. */
+const openKeyboards = new WeakMap<BotContext, number | null>();
+
+/** Per update: the questions whose buttons it removed, so none is edited twice (Telegram refuses an edit that changes nothing). */
+const removed = new WeakMap<BotContext, Set<number>>();
+
+/** The message whose buttons must go when `question` closes; null when it has none (or predates this record). */
+export function keyboardMessage(question: QuestionMessage | null | undefined): number | null {
+  return question?.keyboard === true && typeof question.messageId === "number" ? question.messageId : null;
+}
+
+/** Records the open question's buttons for this update: read with the flow's state, or just asked. */
+export function noteOpenKeyboard(ctx: BotContext, messageId: number | null): void {
+  openKeyboards.set(ctx, messageId);
+}
+
+/** The open question's message with buttons, as recorded for this update (null: none). */
+export function openKeyboard(ctx: BotContext): number | null {
+  return openKeyboards.get(ctx) ?? null;
+}
+
+/**
+ * Removes the buttons under the question in message `messageId` (an edit of its reply markup with
+ * none), once per update. A refusal (the user deleted the message) only costs the buttons' removal,
+ * so it is logged and the update goes on.
+ */
+export async function removeQuestionButtons(ctx: BotContext, messageId: number | null): Promise<void> {
+  const chatId = ctx.chat?.id;
+  if (messageId === null || chatId === undefined) return;
+  if (openKeyboards.get(ctx) === messageId) openKeyboards.set(ctx, null);
+  const done = removed.get(ctx) ?? new Set<number>();
+  removed.set(ctx, done);
+  if (done.has(messageId)) return;
+  done.add(messageId);
+  await ctx.api.editMessageReplyMarkup(chatId, messageId).catch((error: unknown) => {
+    ctx.deps.logger.debug({ err: error, userId: ctx.from?.id, messageId }, "a closed question's buttons could not be removed");
+  });
+}
+
+/** Removes the buttons of the chat's open question, if it has any (its flow was left). */
+export async function closeOpenQuestion(ctx: BotContext): Promise<void> {
+  await removeQuestionButtons(ctx, openKeyboard(ctx));
+}
