@@ -436,3 +436,11 @@ share-line = 🔗 { $link } a link that opens this in the bot
 # The bot's profile (setMyDescription, setMyShortDescription)
 bot-description = I buy TRON energy and bandwidth for you on the marketplace: quotes, orders with a confirmation card, automation rules, price watches and alerts the moment an order settles. Link your marketplace API key with /connect; /quote works without one.
 bot-short-description = TRON energy and bandwidth: quote, buy, automate and get alerts.
+
+## Buy again
+# No emoji on Buy again: the product names its English label word for word.
+button-buy-again = Buy again
+buy-again-no-key = No API key is linked now, so nothing was ordered. Link your key with /connect, then press Buy again on the order in /orders.
+buy-again-other-key = This order was placed with another key (…<code>{ $then }</code>) than the one linked now (…<code>{ $now }</code>), so nothing was ordered. /orders lists the orders of the key linked now, each with Buy again.
+buy-again-relinked = This button is from before the key …<code>{ $now }</code> was linked again, so nothing was ordered. Open /orders and press Buy again on the order there.
+buy-again-not-found = The key linked now (…<code>{ $now }</code>) does not see this order, so nothing was ordered. /orders lists the orders it can repeat.

@@ -434,3 +434,10 @@ share-line = 🔗 { $link }：在机器人中打开此内容的链接
 # The bot's profile (setMyDescription, setMyShortDescription)
 bot-description = 我在市场上为您购买 TRON 能量和带宽：报价、带确认卡片的订单、自动化规则、价格监控，以及订单结算时的即时提醒。使用 /connect 绑定您的市场 API 密钥；/quote 无需密钥即可使用。
 bot-short-description = TRON 能量和带宽：报价、购买、自动化和提醒。
+
+## Buy again
+button-buy-again = 再次购买
+buy-again-no-key = 当前未绑定 API 密钥，因此没有下单。请先用 /connect 绑定密钥，再在 /orders 中对该订单点击“再次购买”。
+buy-again-other-key = 此订单由另一个密钥（…<code>{ $then }</code>）下单，而当前绑定的是 …<code>{ $now }</code>，因此没有下单。/orders 列出当前密钥的订单，每个都有“再次购买”。
+buy-again-relinked = 此按钮来自密钥 …<code>{ $now }</code> 重新绑定之前，因此没有下单。请打开 /orders，在那里对该订单点击“再次购买”。
+buy-again-not-found = 当前绑定的密钥（…<code>{ $now }</code>）看不到此订单，因此没有下单。/orders 列出可以再次购买的订单。

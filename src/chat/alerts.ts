@@ -2,7 +2,7 @@ import { InlineKeyboard } from "grammy";
 import { pickLanguage, translatorFor, type Language, type Translate } from "./i18n";
 import { code, escapeHtml, truncate, txLink } from "./html";
 import { durationText, timeText, trxText, volumeText } from "./format";
-import { CARD_CANCEL, CARD_CONFIRM, MAIN_MENU, RULE_RESUME, WATCH_BUY } from "./callback-data";
+import { BUY_AGAIN, CARD_CANCEL, CARD_CONFIRM, MAIN_MENU, RULE_RESUME, WATCH_BUY } from "./callback-data";
 import { sunToTrx } from "#src/marketplace/money";
 import type { OutboxPayload } from "#src/db/repos/outbox";
 import { readPauseReason } from "./pause-reason";
@@ -66,11 +66,25 @@ function message(text: string, keyboard?: InlineKeyboard): OutboxPayload {
   return { method: "sendMessage", params: { text, parse_mode: "HTML", link_preview_options: { is_disabled: true }, ...(keyboard ? { reply_markup: keyboard } : {}) } };
 }
 
-export function settlementAlert(recipient: Recipient, order: OrderFacts, state: FinalState): OutboxPayload {
+/**
+ * Whether a button spends or moves money when pressed (Confirm, Top up, Buy now, Buy again): such
+ * buttons are never shown in a group, only in the owner's private chat. Read from the button's
+ * callback data through the registry's parsers, so every alert's spending buttons are known here.
+ */
+export function isSpendingButton(callbackData: string): boolean {
+  return MAIN_MENU.parse(callbackData) === "topup" || CARD_CONFIRM.parse(callbackData) !== null || WATCH_BUY.parse(callbackData) !== null || BUY_AGAIN.parse(callbackData) !== null;
+}
+
+/**
+ * The filled or failed alert. `buyAgainRef` (db/repos/buy-again-refs) puts Buy again under it: a
+ * fresh card for the same order at today's price; null when no key was linked to name.
+ */
+export function settlementAlert(recipient: Recipient, order: OrderFacts, state: FinalState, buyAgainRef: string | null = null): OutboxPayload {
   const { tr, language } = recipient;
   const short = order.id.slice(0, 8);
+  const keyboard = buyAgainRef ? new InlineKeyboard().text(tr("button-buy-again"), BUY_AGAIN.data(buyAgainRef)) : undefined;
   if (state === "failed") {
-    return message([tr("alert-order-failed", { id: short }), order.totalTrx ? tr("alert-refunded-amount", { value: trxText(order.totalTrx, language) }) : tr("alert-refunded")].join("\n"));
+    return message([tr("alert-order-failed", { id: short }), order.totalTrx ? tr("alert-refunded-amount", { value: trxText(order.totalTrx, language) }) : tr("alert-refunded")].join("\n"), keyboard);
   }
   const lines = [tr("alert-order-filled", { id: short })];
   if (order.volume && order.resource) lines.push(tr("alert-delivered", { volume: volumeText(order.volume, language), resource: order.resource }));
@@ -78,7 +92,7 @@ export function settlementAlert(recipient: Recipient, order: OrderFacts, state: 
   if (order.totalTrx) lines.push(tr("alert-total", { value: trxText(order.totalTrx, language) }));
   if (order.txId) lines.push(tr("alert-tx", {}, { link: txLink(order.txId, tr("tx-sandbox")) }));
   lines.push("", tr("alert-filled-hint"));
-  return message(lines.join("\n"));
+  return message(lines.join("\n"), keyboard);
 }
 
 /** A rule paused by the system; `rule` carries its id and the callback reference its Resume button names (null: the rule could not be matched). */

@@ -110,6 +110,13 @@ export const RULE_RESUME = { ...kind("rl:r:", REF, (m) => m[1]!), data: (ref: st
  */
 export const WATCH_BUY = { ...kind("wt:b:", REF, (m) => m[1]!), data: (id: string) => `wt:b:${id}` };
 
+/**
+ * Buy again on an order filled or failed alert and on an order's card in /orders, by reference.
+ * The reference names the order and the key link it was seen under (db/repos/buy-again-refs); the
+ * order's values are read again from the marketplace, never carried by the button.
+ */
+export const BUY_AGAIN = { ...kind("ba:", REF, (m) => m[1]!), data: (ref: string) => `ba:${ref}` };
+
 /** The question a watch_ deep link asks: Confirm saves the link's watch, Cancel drops it (the link's values by reference). */
 export const WATCH_LINK_SAVE = { ...kind("wl:y:", REF, (m) => m[1]!), data: (ref: string) => `wl:y:${ref}` };
 export const WATCH_LINK_DROP = { ...kind("wl:n:", REF, (m) => m[1]!), data: (ref: string) => `wl:n:${ref}` };

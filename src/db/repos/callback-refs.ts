@@ -28,6 +28,59 @@ export async function refFor(db: Kysely<Database>, telegramId: number, value: st
   return row?.id ?? id;
 }
 
+/** How many values one statement of {@link refsFor} names at most. */
+const REFS_CHUNK = 200;
+
+/**
+ * {@link refFor} for many values at once (alerts queued together): per chunk, one read of the
+ * references already handed out and, for the missing ones, one insert and one read back. Returns
+ * the references in the order asked. Takes a transaction when the caller holds one.
+ */
+export async function refsFor(db: Kysely<Database>, wanted: ReadonlyArray<{ telegramId: number; value: string }>, now: number): Promise<string[]> {
+  const pairKey = (telegramId: number, value: string) => `${telegramId}\n${value}`;
+  const found = new Map<string, string>();
+  for (let start = 0; start < wanted.length; start += REFS_CHUNK) {
+    const chunk = wanted.slice(start, start + REFS_CHUNK);
+    const asked = new Set(chunk.map((entry) => pairKey(entry.telegramId, entry.value)));
+    const read = () =>
+      db
+        .selectFrom("callback_refs")
+        .select(["id", "telegram_id", "value", "issued_at"])
+        .where("telegram_id", "in", [...new Set(chunk.map((entry) => entry.telegramId))])
+        .where("value", "in", [...new Set(chunk.map((entry) => entry.value))])
+        .execute();
+    const stale: Array<{ telegramId: number; value: string }> = [];
+    for (const row of await read()) {
+      const key = pairKey(Number(row.telegram_id), row.value);
+      if (!asked.has(key)) continue;
+      if (Number(row.issued_at) > now - REF_REISSUE_MS) found.set(key, row.id);
+      else stale.push({ telegramId: Number(row.telegram_id), value: row.value });
+    }
+    // Rare: handed out long ago; the one-by-one path moves it forward (or replaces it if retention took it).
+    for (const entry of stale) found.set(pairKey(entry.telegramId, entry.value), await refFor(db, entry.telegramId, entry.value, now));
+    const missing = new Map<string, { telegramId: number; value: string }>();
+    for (const entry of chunk) {
+      const key = pairKey(entry.telegramId, entry.value);
+      if (!found.has(key)) missing.set(key, entry);
+    }
+    if (missing.size === 0) continue;
+    await db
+      .insertInto("callback_refs")
+      .values([...missing.values()].map((entry) => ({ id: shortId(), telegram_id: entry.telegramId, value: entry.value, created_at: now, issued_at: now })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    for (const row of await read()) {
+      const key = pairKey(Number(row.telegram_id), row.value);
+      if (asked.has(key) && !found.has(key)) found.set(key, row.id);
+    }
+  }
+  return wanted.map((entry) => {
+    const ref = found.get(pairKey(entry.telegramId, entry.value));
+    if (ref === undefined) throw new Error("a callback reference was neither found nor made");
+    return ref;
+  });
+}
+
 /** Resolves a reference for this user only; another user's reference resolves to nothing. */
 export async function resolveRef(db: Kysely<Database>, telegramId: number, id: string): Promise<string | undefined> {
   const row = await db.selectFrom("callback_refs").select("value").where("id", "=", id).where("telegram_id", "=", telegramId).executeTakeFirst();
