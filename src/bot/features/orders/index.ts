@@ -8,7 +8,9 @@ import { durationText, resourceText, timeText, trxText, volumeText } from "#src/
 import { code, marketWord, shortAddress, truncate, txLink } from "#src/chat/html";
 import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
 import type { MenuActions } from "#src/bot/context";
-import { ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "#src/chat/callback-data";
+import { BUY_AGAIN, ORDER_OPEN, ORDERS_PAGE, ORDERS_STATS } from "#src/chat/callback-data";
+import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
+import { buyAgainFeature } from "./buy-again";
 import { buttonValues } from "#src/bot/pressed-button";
 
 const PAGE_SIZE = 5;
@@ -32,7 +34,7 @@ function orderCard(ctx: BotContext, order: Order): string {
   return lines.join("\n");
 }
 
-/** /orders: newest first, 5 a page with Prev/Next; a card per order; order stats. */
+/** /orders: newest first, 5 a page with Prev/Next; a card per order, with Buy again; order stats. */
 export function ordersFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
 
@@ -87,11 +89,16 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     if (!client) return;
     try {
       const order = await client.getOrder(orderId);
-      await edit(ctx, orderCard(ctx, order), new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(opened.page)));
+      const keyboard = new InlineKeyboard();
+      const [buyAgain] = await buyAgainRefs(ctx.deps.db, [{ telegramId: ctx.account.telegram_id, orderId: order.id }], ctx.deps.now());
+      if (buyAgain) keyboard.text(ctx.tr("button-buy-again"), BUY_AGAIN.data(buyAgain));
+      await edit(ctx, orderCard(ctx, order), keyboard.text(ctx.tr("button-back"), ORDERS_PAGE.data(opened.page)));
     } catch (error) {
       await replyMarketplaceError(ctx, error, { read: true });
     }
   });
+
+  composer.use(buyAgainFeature(menu));
 
   composer.callbackQuery(ORDERS_STATS.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();
