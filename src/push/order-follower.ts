@@ -8,6 +8,7 @@ import { finalState, settlementAlert, settlementKey, type Translations } from "#
 import { recipientFor } from "./recipients";
 import { claimDueOrders, markFollowDone, rescheduleFollow, type FollowScope } from "#src/db/repos/followed-orders";
 import { enqueueAlert } from "#src/db/repos/outbox";
+import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { recordBrokenKey } from "./broken-key";
 
 const GIVE_UP_MS = 24 * 3_600_000;
@@ -51,7 +52,8 @@ export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner 
       const queued = await deps.db.transaction().execute(async (trx) => {
         await markFollowDone(trx, row.order_id);
         if (!recipient) return false;
-        return enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: settlementKey(order.id, state), payload: settlementAlert(recipient, order, state), now });
+        const [buyAgain] = await buyAgainRefs(trx, [{ telegramId, orderId: order.id }], now);
+        return enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: settlementKey(order.id, state), payload: settlementAlert(recipient, order, state, buyAgain), now });
       });
       settled += 1;
       if (queued) deps.onQueued();

@@ -3,6 +3,7 @@ import type { PollAlert } from "#src/db/repos/poll-outcomes";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "#src/marketplace/index";
 import { finalState, notificationAlert, rulePausedAlert, settlementAlert, settlementKey } from "#src/chat/alerts";
 import { refFor } from "#src/db/repos/callback-refs";
+import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { recipientFor } from "./recipients";
 
 // The alert a polled notification makes: a settlement, a paused rule, a deposit or anything else.
@@ -58,7 +59,10 @@ export async function alertFor(deps: PollerDeps, telegramId: number, client: Mar
     try {
       const order = await client.getOrder(id);
       const state = finalState(order.status);
-      if (state) return { key: settlementKey(order.id, state), chatId: recipient.chatId, payload: settlementAlert(recipient, order, state) };
+      if (state) {
+        const [buyAgain] = await buyAgainRefs(deps.db, [{ telegramId, orderId: order.id }], now);
+        return { key: settlementKey(order.id, state), chatId: recipient.chatId, payload: settlementAlert(recipient, order, state, buyAgain) };
+      }
     } catch (error) {
       deps.logger.debug({ userId: telegramId, orderId: id, kind: error instanceof MarketplaceError ? error.kind : "unexpected" }, "order of a settlement notification not readable; looking again next cycle");
     }

@@ -10,6 +10,7 @@ import { isDatabaseUnreachable } from "#src/db/health";
 import { markUsersInMotion } from "#src/db/repos/poll-schedule";
 import { enqueueAlerts } from "#src/db/repos/outbox";
 import { recordWebhookEvents } from "#src/db/repos/webhook-events";
+import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { findTokenOwners } from "#src/db/repos/webhook-tokens";
 import type { UnknownTokenLimiter } from "./unknown-token-limit";
 import { recipientOf } from "./recipients";
@@ -192,7 +193,7 @@ async function storeEvents(trx: Transaction<Database>, events: StoredEvent[], ou
     events.map((event) => ({ dedupe_key: event.key, received_at: (event.item.verdict as { receivedAt: number }).receivedAt })),
     OUTBOX_CHUNK,
   );
-  const alerts: Array<{ event: StoredEvent; alertKey: string; payload: string; at: number }> = [];
+  const alerts: Array<{ event: StoredEvent; alertKey: string; verdict: Extract<Verdict, { kind: "settlement" }>; at: number }> = [];
   const alertKeys = new Set<string>();
   for (const event of events) {
     const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
@@ -214,14 +215,17 @@ async function storeEvents(trx: Transaction<Database>, events: StoredEvent[], ou
       continue;
     }
     alertKeys.add(pair);
-    alerts.push({ event, alertKey, payload: JSON.stringify(settlementAlert(event.recipient, verdict.facts, verdict.state)), at: verdict.receivedAt });
+    alerts.push({ event, alertKey, verdict, at: verdict.receivedAt });
   }
+  // Buy again under each private alert: the batch's references made together (a few statements, not a few per alert).
+  const buyAgain = await buyAgainRefs(trx, alerts.map((alert) => ({ telegramId: alert.event.telegramId, orderId: alert.verdict.orderId })), now());
+  const payloads = alerts.map((alert, index) => JSON.stringify(settlementAlert(alert.event.recipient!, alert.verdict.facts, alert.verdict.state, buyAgain[index])));
   let queued = 0;
   for (let start = 0; start < alerts.length; start += OUTBOX_CHUNK) {
     const chunk = alerts.slice(start, start + OUTBOX_CHUNK);
     queued += await enqueueAlerts(
       trx,
-      chunk.map((alert) => ({ telegramId: alert.event.telegramId, chatId: alert.event.recipient!.chatId, dedupeKey: alert.alertKey, payload: alert.payload, at: alert.at })),
+      chunk.map((alert, index) => ({ telegramId: alert.event.telegramId, chatId: alert.event.recipient!.chatId, dedupeKey: alert.alertKey, payload: payloads[start + index]!, at: alert.at })),
     );
   }
   counts.alreadyAlerted += alerts.length - queued;
