@@ -16,6 +16,8 @@ export interface LeaderOptions {
   renewMs?: number;
   onLead: () => Promise<void> | void;
   onLose: () => Promise<void> | void;
+  /** The level of "took the lease" (default info; debug where one replica is all there is, as in the playground). */
+  leadLogLevel?: "info" | "debug";
 }
 
 export interface LeaderHandle {
@@ -47,7 +49,7 @@ export async function startLeaderElection(options: LeaderOptions): Promise<Leade
     if (stopped) return;
     if (holds && !leader) {
       leader = true;
-      options.logger.info({ lease: options.name }, "took the lease: this replica leads");
+      options.logger[options.leadLogLevel ?? "info"]({ lease: options.name }, "took the lease: this replica leads");
       await options.onLead();
     } else if (!holds && leader) {
       leader = false;

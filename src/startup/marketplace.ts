@@ -34,7 +34,8 @@ export async function startMarketplace({ config, logger, scrubber, metrics, back
     const started = sandbox;
     stops.push(() => started.stop());
     marketplaceUrl = sandbox.url;
-    logger.info({ marketplace: marketplaceUrl, demoApiKeyEnding: sandbox.demoApiKey.slice(-4), stateFile: sandbox.stateFile, restored: sandbox.restored }, "using the embedded sandbox marketplace (no real TRX)");
+    // The playground's start-up box says this to the person who started it.
+    logger[config.playground ? "debug" : "info"]({ marketplace: marketplaceUrl, demoApiKeyEnding: sandbox.demoApiKey.slice(-4), stateFile: sandbox.stateFile, restored: sandbox.restored }, "using the embedded sandbox marketplace (no real TRX)");
     if (sandbox.restoreProblem) logger.warn({ stateFile: sandbox.stateFile, problem: sandbox.restoreProblem }, "the saved sandbox state could not be read: moved it aside and started a fresh sandbox (new demo key)");
   } else {
     logger.info({ marketplace: marketplaceUrl }, "using the marketplace at MARKETPLACE_URL");

@@ -32,6 +32,8 @@ export async function receiveTelegramUpdates({ config, db, logger, bot, replicaI
     return null;
   }
   let runner: RunnerHandle | null = null;
+  // The playground's one process polls its own Bot API stand-in: how it does so is no news to the person at the keyboard.
+  const level = config.playground ? "debug" : "info";
   return startLeaderElection({
     db,
     logger,
@@ -39,16 +41,17 @@ export async function receiveTelegramUpdates({ config, db, logger, bot, replicaI
     owner: replicaId,
     ttlMs: 10_000,
     renewMs: 2_500,
+    leadLogLevel: level,
     onLead: async () => {
       await bot.api.deleteWebhook().catch((error: unknown) => logger.warn({ err: error }, "deleteWebhook failed"));
       runner = run(bot, { runner: pollingRunnerOptions(telegramTimeouts(timeouts), [...ALLOWED_UPDATES]) });
-      logger.info("long polling started");
+      logger[level]("long polling started");
     },
     onLose: async () => {
       const stopping: RunnerHandle | null = runner;
       runner = null;
       if (stopping) await stopping.stop();
-      logger.info("long polling stopped");
+      logger[level]("long polling stopped");
     },
   });
 }
