@@ -27,7 +27,7 @@ export default tseslint.config(
   },
   {
     // The playground's page: ES modules for the browser, bundled by npm run build:web.
-    files: ["src/playground/web/**/*.js"],
+    files: ["src/playground/web/**/*.js", "src/miniapp/web/**/*.js"],
     languageOptions: { sourceType: "module", globals: globals.browser },
   },
   {

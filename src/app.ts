@@ -23,6 +23,8 @@ import { registerTelegramWebhook, type TelegramWebhookHandle } from "./server/ro
 import { startPush, type PushHandle } from "./push";
 import type { EmbeddedSandbox } from "./embedded-sandbox";
 import { startPlayground, type PlaygroundHandle } from "./playground";
+import { startMiniApp } from "./miniapp";
+import { registerMenuButton } from "./bot/features/dashboard";
 import type { Hono } from "hono";
 import type { DestinationStream } from "pino";
 import type { LeaderHandle } from "./scale/leader";
@@ -213,10 +215,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     rememberSecret: (value) => scrubber.addUserSecret(value),
   };
   const bot = createBot(deps, botOptions(options, token!, apiRoot, limits));
+  const dashboard = startMiniApp({ ...deps, bot, botToken: token! });
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { turns: isPostgres(db) ? databaseUpdateTurns(db, replicaId, { writes: deps.writes }) : processUpdateTurns(db, replicaId, { writes: deps.writes }), health: databaseHealth(db) }) : null;
-  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN }, serverRoutes(push, telegramWebhook, playground));
+  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN }, [...serverRoutes(push, telegramWebhook, playground), dashboard]);
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
   await bot.init();
@@ -232,6 +235,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   replicaGauges(metrics, db, replicaId, leadership);
   void registerCommands(bot, deps);
   void registerProfile(bot, deps);
+  void registerMenuButton(bot, deps);
   // The sender keeps to Telegram's limits through the budget shared by all replicas, so it uses a
   // plain Api (no per-process throttler in front of it).
   push.start();

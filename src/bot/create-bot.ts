@@ -32,6 +32,7 @@ import { walletFeature } from "./features/wallet";
 import { transactionsMenu } from "./features/wallet/transactions";
 import { notificationsFeature } from "./features/notifications";
 import { statsFeature } from "./features/stats";
+import { dashboardFeature } from "./features/dashboard";
 import { cardsFeature, type CardKinds } from "./features/cards";
 import { inlineFeature } from "./features/inline";
 import { watchConversation, watchFeature, watchMenus } from "./features/watch";
@@ -227,6 +228,7 @@ function useFeatures(chain: FlatComposer<BotContext>, menu: MenuActions, cards: 
   chain.use(walletFeature(menu, menus.transactions));
   chain.use(notificationsFeature(menu));
   chain.use(statsFeature(menu));
+  chain.use(dashboardFeature());
   chain.use(cardsFeature(cards));
 }
 

@@ -61,6 +61,7 @@ function validateInlineButton(button: unknown): InlineButtonLike {
   if (actions[0] === "callback_data") validateCallbackData(button.callback_data);
   if (actions[0] === "url") validateUrl(button.url);
   if (actions[0] === "copy_text") validateCopyText(button.copy_text);
+  if (actions[0] === "web_app") validateWebApp(button.web_app);
   return button as InlineButtonLike;
 }
 
@@ -72,6 +73,14 @@ function validateCallbackData(data: unknown): void {
 function validateUrl(url: unknown): void {
   if (typeof url !== "string" || !/^(https?|tg):\/\/[^\s]+$/i.test(url)) throw badRequest("BUTTON_URL_INVALID");
   if (/^https?:/i.test(url) && !URL.canParse(url)) throw badRequest("BUTTON_URL_INVALID");
+}
+
+/** A Mini App button: `web_app: {url}` with an https URL, as Telegram opens Mini Apps from https only. */
+export function validateWebApp(webApp: unknown): void {
+  const url = isRecord(webApp) ? webApp.url : undefined;
+  if (typeof url !== "string" || !/^https:\/\/[^\s]+$/i.test(url) || !URL.canParse(url)) {
+    throw badRequest(`BUTTON_URL_INVALID: a web_app button needs an https URL, got ${JSON.stringify(typeof url === "string" ? url : null)}`);
+  }
 }
 
 function validateCopyText(copyText: unknown): void {

@@ -3,6 +3,7 @@ import { commandsKey, readCommandScope, type BotCommand } from "../fake-state";
 import type { MethodContext, MethodHandler } from "../method-context";
 import { readObject, readString } from "../param-readers";
 import type { Params } from "../request-params";
+import { validateWebApp } from "../reply-markup";
 
 function key(context: MethodContext, params: Params): string {
   const languageCode = readString(params, "language_code");
@@ -49,6 +50,11 @@ export const setChatMenuButton: MethodHandler = (context, params) => {
   const button = readObject(params, "menu_button", "can't parse menu button JSON object") ?? { type: "default" };
   const type = (button as { type?: unknown }).type;
   if (!["default", "commands", "web_app"].includes(type as string)) throw badRequest("can't parse menu button JSON object");
+  if (type === "web_app") {
+    const text = (button as { text?: unknown }).text;
+    if (typeof text !== "string" || text.trim() === "") throw badRequest("can't parse menu button: the web_app button needs a text");
+    validateWebApp((button as { web_app?: unknown }).web_app);
+  }
   context.state.menuButtons.set(chatId, button);
   return true;
 };

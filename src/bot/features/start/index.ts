@@ -7,6 +7,7 @@ import { truncate } from "#src/chat/html";
 import { openStartLink } from "../deep-links";
 import { accountCredential } from "#src/bot/prefetched";
 import { buttonValues } from "#src/bot/pressed-button";
+import { dashboardButton } from "../dashboard";
 
 export const COMMANDS = [
   "start",
@@ -28,6 +29,7 @@ export const COMMANDS = [
   "topup",
   "transactions",
   "stats",
+  "dashboard",
   "notifications",
   "webhook",
   "settings",
@@ -39,7 +41,7 @@ const mainMenus = new Map<string, InlineKeyboard>();
 
 /** Every area of the bot, each opened as its command opens it; Connect while no key is linked. */
 function mainMenu(ctx: BotContext, linked: boolean): InlineKeyboard {
-  const key = `${ctx.lang}:${linked}`;
+  const key = `${ctx.lang}:${linked}:${dashboardButton(ctx)?.url ?? ""}`;
   let menu = mainMenus.get(key);
   if (!menu) {
     menu = buildMainMenu(ctx, linked);
@@ -66,7 +68,10 @@ function buildMainMenu(ctx: BotContext, linked: boolean): InlineKeyboard {
     .text(ctx.tr("menu-settings"), MAIN_MENU.data("settings"))
     .row()
     .text(ctx.tr("menu-webhook"), MAIN_MENU.data("webhook"));
-  return linked ? keyboard : keyboard.text(ctx.tr("button-connect"), MAIN_MENU.data("connect"));
+  if (!linked) keyboard.text(ctx.tr("button-connect"), MAIN_MENU.data("connect"));
+  // The dashboard Mini App, when Telegram can open it (an https PUBLIC_URL).
+  const dashboard = dashboardButton(ctx);
+  return dashboard ? keyboard.row().webApp(dashboard.text, dashboard.url) : keyboard;
 }
 
 export function startFeature(menu: MenuActions): Composer<BotContext> {

@@ -1,0 +1,113 @@
+import type { Language, Translate } from "#src/chat/i18n";
+import { durationText, knownTrxText, knownAmountText, resourceText, trxText, volumeText } from "#src/chat/format";
+import { marketWord } from "#src/chat/html";
+import { deepLinkUrl, startPayload } from "#src/input/deep-link";
+import type { AutomationRule, MarketplaceClient, Order } from "#src/marketplace/index";
+import { ruleKind, ruleStatus } from "#src/marketplace/rule-words";
+import { orderOutcome } from "#src/reports/figures";
+import { describeFailure } from "./failures";
+
+/** Orders the dashboard lists: the newest. */
+export const DASHBOARD_ORDERS = 5;
+
+type Section<T> = T | { error: string };
+
+export interface RuleRow {
+  id: string;
+  short: string;
+  kind: string;
+  status: ReturnType<typeof ruleStatus>;
+  statusText: string;
+  pausedBy: "user" | "system" | null;
+  target: string;
+  volume: string | null;
+  duration: string | null;
+  spent: string;
+  canPause: boolean;
+  canResume: boolean;
+}
+
+export interface OrderRow {
+  id: string;
+  short: string;
+  status: string;
+  outcome: ReturnType<typeof orderOutcome>;
+  what: string;
+  target: string;
+  total: string;
+  createdAt: string;
+  /** Opens the chat's /buy card for the same order (t.me/<bot>?start=buy_…); null when it cannot be written as a link. */
+  buyAgain: string | null;
+}
+
+/** What the dashboard shows at once; each part read on its own, so one failing read leaves the others. */
+export interface DashboardSections {
+  balances: Section<{ trx: string; usdt: string }>;
+  rules: Section<{ items: RuleRow[] }>;
+  orders: Section<{ items: OrderRow[] }>;
+  unread: Section<{ count: number }>;
+}
+
+interface Words {
+  tr: Translate;
+  lang: Language;
+  botUsername: string;
+}
+
+/** Reads balances, rules, the newest orders and the unread count in parallel, as the chat words them. */
+export async function readDashboard(client: MarketplaceClient, words: Words): Promise<DashboardSections> {
+  const [balances, rules, orders, unread] = await Promise.all([
+    section(words, async () => {
+      const balance = await client.balance();
+      return { trx: knownTrxText(balance.trx, words.lang), usdt: `${knownAmountText(balance.usdtTrc20, words.lang)} USDT` };
+    }),
+    section(words, async () => ({ items: (await client.listAutomations()).filter((rule) => ruleStatus(rule.status) !== "cancelled").map((rule) => ruleRow(rule, words)) })),
+    section(words, async () => ({ items: (await client.listOrders({ page: 1, pageSize: DASHBOARD_ORDERS })).items.map((order) => orderRow(order, words)) })),
+    section(words, async () => ({ count: (await client.notifications({ page: 1 })).unread })),
+  ]);
+  return { balances, rules, orders, unread };
+}
+
+async function section<T>(words: Words, read: () => Promise<T>): Promise<Section<T>> {
+  try {
+    return await read();
+  } catch (error) {
+    return { error: describeFailure(words.tr, error) };
+  }
+}
+
+/** A rule as a row: its kind, state and what it buys, with the actions its state allows (as the chat's card offers them). */
+export function ruleRow(rule: AutomationRule, { tr, lang }: Words): RuleRow {
+  const kind = ruleKind(rule.type);
+  const status = ruleStatus(rule.status);
+  const reason = (rule.pauseReason ?? "").toLowerCase();
+  return {
+    id: rule.id,
+    short: rule.id.slice(0, 8),
+    kind: kind ? tr(`rule-kind-${kind}`) : marketWord(rule.type),
+    status,
+    statusText: status === "other" ? marketWord(rule.status) : tr(`rule-status-${status}`),
+    pausedBy: status === "paused" && (reason === "user" || reason === "system") ? reason : null,
+    target: rule.targetAddress,
+    volume: kind === "smart" || rule.volume === null ? null : volumeText(rule.volume, lang),
+    duration: kind === "smart" || rule.duration === null ? null : durationText(rule.duration, lang),
+    spent: trxText(rule.spentTrx, lang),
+    canPause: status === "active",
+    canResume: status === "paused",
+  };
+}
+
+function orderRow(order: Order, { tr, lang, botUsername }: Words): OrderRow {
+  const payload = startPayload("buy", { resource: order.resource.toLowerCase(), volume: order.volume, duration: order.duration, address: order.targetAddress });
+  return {
+    id: order.id,
+    short: order.id.slice(0, 8),
+    status: marketWord(order.status),
+    outcome: orderOutcome(order.status),
+    what: `${volumeText(order.volume, lang)} ${resourceText({ tr }, order.resource)} · ${durationText(order.duration, lang)}`,
+    target: order.targetAddress,
+    total: trxText(order.totalTrx, lang),
+    createdAt: order.createdAt,
+    buyAgain: payload && botUsername ? deepLinkUrl(botUsername, payload) : null,
+  };
+}

@@ -1,0 +1,17 @@
+import type { Hono } from "hono";
+import type { ServerEnv } from "#src/server/create-server";
+import type { MiniAppDeps } from "./deps";
+import { OpenRuleCards } from "./open-cards";
+import { registerMiniApp } from "./routes";
+
+export { signInitData, checkInitData } from "./init-data";
+
+/**
+ * The dashboard Mini App: its page and data routes, and the record of the rule cards open in each
+ * chat (installed on the bot's API, so a Pause on the dashboard redraws the chat's card).
+ */
+export function startMiniApp(deps: Omit<MiniAppDeps, "cards">): (app: Hono<ServerEnv>) => void {
+  const cards = new OpenRuleCards();
+  deps.bot.api.config.use(cards.transformer());
+  return registerMiniApp({ ...deps, cards });
+}

@@ -1,0 +1,93 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import { LANGUAGES } from "#src/chat/i18n";
+import { projectRoot } from "#src/paths";
+import type { ServerEnv } from "#src/server/create-server";
+import { readDashboard } from "./dashboard-data";
+import type { MiniAppDeps } from "./deps";
+import { checkInitData, type InitDataSigner } from "./init-data";
+import { pageHtml, pageTexts } from "./page";
+import { changeRule } from "./rule-actions";
+import { signerAccount } from "./signer-account";
+import { spendingReader } from "./spending";
+
+/** The page's script: src/miniapp/web bundled by `npm run build:web` (part of `npm run build`). */
+const SCRIPT = join(projectRoot(), "dist", "miniapp", "app.js");
+const STYLE = join(projectRoot(), "src", "miniapp", "web", "app.css");
+
+/**
+ * Telegram shows a Mini App in its web client inside a frame of web.telegram.org, and the
+ * playground beside its chat; nothing else may frame it. Everything it loads is its own.
+ */
+export const MINIAPP_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'self' https://web.telegram.org";
+
+const authorization = z.string().regex(/^tma [^\s]{1,4096}$/);
+const ruleParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/), action: z.enum(["pause", "resume"]) });
+const spendingQuery = z.object({ days: z.enum(["7", "30"]).default("7") });
+
+/** GET /app (the dashboard Mini App), its script and style, and its data under /app/api. */
+export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => void {
+  const script = existsSync(SCRIPT) ? readFileSync(SCRIPT, "utf8") : null;
+  if (!script) deps.logger.warn({ script: SCRIPT }, "the dashboard's script is not built: /app answers 503 until npm run build:web has run (npm start builds it)");
+  const style = readFileSync(STYLE, "utf8");
+  const html = pageHtml(pageTexts(deps.i18n, LANGUAGES));
+  const spending = spendingReader(deps);
+  const headers = (type: string) => ({ "content-type": type, "cache-control": "no-cache", "content-security-policy": MINIAPP_CSP, "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" });
+
+  return (app) => {
+    app.get("/app", (c) => (script ? c.body(html, 200, headers("text/html; charset=utf-8")) : c.text("the dashboard is not built: run npm run build:web", 503)));
+    app.get("/app/app.js", (c) => (script ? c.body(script, 200, headers("text/javascript; charset=utf-8")) : c.text("not built", 503)));
+    app.get("/app/app.css", (c) => c.body(style, 200, headers("text/css; charset=utf-8")));
+
+    app.get("/app/api/dashboard", (c) =>
+      signed(c, deps, async (signer) => {
+        const account = await signerAccount(deps, signer);
+        const base = { lang: account.lang, firstName: signer.firstName, key: { state: account.keyState, last4: account.last4 }, bot: deps.bot.botInfo.username };
+        if (!account.client) return c.json({ ...base, sections: null });
+        const sections = await readDashboard(account.client, { tr: account.tr, lang: account.lang, botUsername: deps.bot.botInfo.username });
+        return c.json({ ...base, sections });
+      }),
+    );
+
+    app.get("/app/api/spending", (c) =>
+      signed(c, deps, async (signer) => {
+        const query = spendingQuery.safeParse({ days: c.req.query("days") });
+        if (!query.success) return c.json({ error: "days must be 7 or 30" }, 400);
+        const account = await signerAccount(deps, signer);
+        return c.json(await spending(account, query.data.days === "30" ? 30 : 7));
+      }),
+    );
+
+    app.post("/app/api/rules/:id/:action", (c) =>
+      signed(c, deps, async (signer) => {
+        const params = ruleParams.safeParse(c.req.param());
+        if (!params.success) return c.json({ error: "unknown rule action" }, 400);
+        const account = await signerAccount(deps, signer);
+        const outcome = await changeRule(deps, account, params.data.id, params.data.action);
+        return c.json({ message: outcome.message, rule: outcome.rule }, outcome.status);
+      }),
+    );
+  };
+}
+
+/**
+ * Runs `handle` for the Telegram user who signed the request's init data, or answers 401 before
+ * anything is read: the init data travels in `Authorization: tma <initData>` on every request
+ * (no cookie, no session), and must carry a valid signature under this bot's token and be at most
+ * an hour old.
+ */
+async function signed(c: Context<ServerEnv>, deps: MiniAppDeps, handle: (signer: InitDataSigner) => Promise<Response>): Promise<Response> {
+  const header = authorization.safeParse(c.req.header("authorization"));
+  const check = header.success ? checkInitData(header.data.slice(4), deps.botToken, deps.now()) : ({ ok: false, reason: "missing" } as const);
+  c.header("cache-control", "no-store");
+  if (!check.ok) {
+    deps.metrics.refusedRequests.inc({ route: "/app/api", reason: `init_data_${check.reason}` });
+    c.header("WWW-Authenticate", 'tma realm="dashboard"');
+    return c.json({ error: "unauthorized", reason: check.reason }, 401);
+  }
+  return handle(check.signer);
+}

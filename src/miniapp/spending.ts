@@ -1,0 +1,59 @@
+import { findCredential } from "#src/db/repos/credentials";
+import { SpendingCache } from "#src/reports/cache";
+import { collectSpending } from "#src/reports/collect";
+import { summarize } from "#src/reports/figures";
+import { dayText, figureLines } from "#src/reports/report";
+import { knownZone, lastDays } from "#src/reports/time-zones";
+import { sunToTrx } from "#src/marketplace/money";
+import type { MiniAppDeps } from "./deps";
+import { describeFailure, plain } from "./failures";
+import type { SignerAccount } from "./signer-account";
+
+/** The longest window offered; one read of it serves both (as /stats reads it). */
+const READ_DAYS = 30;
+
+export interface SpendingView {
+  days: 7 | 30;
+  /** "12 Nov – 18 Nov · UTC". */
+  range: string;
+  /** TRX spent per local day, oldest first (decimal strings, from integer sun). */
+  perDay: Array<{ day: string; label: string; trx: string }>;
+  /** The figures under /stats' chart, in the same words. */
+  lines: string[];
+}
+
+/**
+ * The spending of the last 7 or 30 days: the same records, window and figures as /stats (the
+ * user's digest time zone, the same collection from the marketplace), drawn by the page as bars.
+ */
+export function spendingReader(deps: MiniAppDeps) {
+  const cache = new SpendingCache();
+  return async (account: SignerAccount, days: 7 | 30): Promise<SpendingView | { error: string }> => {
+    const { client, user, tr, lang } = account;
+    if (!client || !user) return { error: tr("miniapp-connect-first") };
+    const now = deps.now();
+    const timeZone = knownZone(user.digest_time_zone);
+    const credential = await findCredential(deps.db, user.telegram_id);
+    const identity = `${credential?.last4 ?? ""}:${credential?.linked_at ?? 0}`;
+    const readWindow = lastDays(timeZone, READ_DAYS, now);
+    let records = cache.get(user.telegram_id, identity, readWindow.from, now);
+    if (!records) {
+      try {
+        records = await collectSpending(client, readWindow.from, now);
+      } catch (error) {
+        return { error: describeFailure(tr, error) };
+      }
+      cache.set(user.telegram_id, identity, records);
+    }
+    const window = lastDays(timeZone, days, now);
+    const figures = summarize(records, window);
+    const byDay = new Map<string, bigint>();
+    for (const cell of figures.cells) byDay.set(cell.day, (byDay.get(cell.day) ?? 0n) + cell.sun);
+    return {
+      days,
+      range: plain(tr("stats-range", { from: dayText(lang, window.days[0]!), to: dayText(lang, window.days.at(-1)!), zone: timeZone })),
+      perDay: window.days.map((day) => ({ day, label: dayText(lang, day, "numeric"), trx: sunToTrx(byDay.get(day) ?? 0n) })),
+      lines: figureLines(tr, lang, figures, records).map(plain),
+    };
+  };
+}

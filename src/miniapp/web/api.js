@@ -1,0 +1,18 @@
+// The dashboard's data: every request carries Telegram's init data, nothing else identifies the user.
+
+export class Unauthorized extends Error {}
+
+export function createApi(initData) {
+  async function call(method, path) {
+    const response = await fetch(path, { method, headers: { authorization: `tma ${initData}` } });
+    if (response.status === 401) throw new Unauthorized();
+    const body = await response.json().catch(() => null);
+    if (!body) throw new Error(`HTTP ${response.status}`);
+    return { status: response.status, body };
+  }
+  return {
+    dashboard: () => call("GET", "/app/api/dashboard").then((answer) => answer.body),
+    spending: (days) => call("GET", `/app/api/spending?days=${days}`).then((answer) => answer.body),
+    ruleAction: (id, action) => call("POST", `/app/api/rules/${encodeURIComponent(id)}/${action}`),
+  };
+}

@@ -1,0 +1,108 @@
+import { h, render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import htm from "htm";
+import { createApi, Unauthorized } from "./api.js";
+import { applyTheme } from "./theme.js";
+import { haptic, launchParams, listenToClient, onEvent, openTelegramLink, ready, showBackButton } from "./telegram.js";
+import { Orders, Rules, Spending } from "./sections.js";
+
+const html = htm.bind(h);
+const TEXTS = JSON.parse(document.getElementById("texts").textContent);
+const launch = launchParams();
+const api = createApi(launch.initData);
+
+function wordsFor(lang) {
+  return TEXTS[lang] || TEXTS.en;
+}
+
+/** The language before the server said: the one Telegram's client reports. */
+function firstLanguage() {
+  try {
+    const user = JSON.parse(new URLSearchParams(launch.initData).get("user") || "{}");
+    const code = String(user.language_code || "").slice(0, 2);
+    return TEXTS[code] ? code : "en";
+  } catch {
+    return "en";
+  }
+}
+
+function Notice({ text, retry, t }) {
+  return html`<section class="card notice" role="alert"><p id="notice">${text}</p>${retry && html`<button class="button" onClick=${retry}>${t.retry}</button>`}</section>`;
+}
+
+function Balances({ sections, t }) {
+  const balances = sections.balances;
+  const unread = sections.unread;
+  return html`<section class="card" id="balances">
+    <h2>${t.balances}</h2>
+    ${balances.error
+      ? html`<p class="error">${balances.error}</p>`
+      : html`<div class="balances"><div class="balance"><span class="amount" id="balance-trx">${balances.trx}</span></div><div class="balance"><span class="amount" id="balance-usdt">${balances.usdt}</span></div></div>`}
+    <p class="hint" id="unread">${unread.error ? unread.error : unread.count > 0 ? html`${t.unread}: <b>${unread.count}</b>` : t["unread-none"]}</p>
+  </section>`;
+}
+
+function App() {
+  const [lang, setLang] = useState(firstLanguage());
+  const [state, setState] = useState({ phase: launch.initData ? "loading" : "no-init-data" });
+  const t = wordsFor(lang);
+
+  async function load() {
+    try {
+      const data = await api.dashboard();
+      setLang(data.lang);
+      setState({ phase: "ready", data });
+    } catch (error) {
+      setState({ phase: error instanceof Unauthorized ? "unauthorized" : "failed" });
+    }
+  }
+
+  useEffect(() => {
+    if (launch.initData) load();
+    ready();
+  }, []);
+
+  useEffect(() => {
+    document.documentElement.lang = lang;
+    document.title = t.title;
+  }, [lang]);
+
+  function replaceRule(rule) {
+    if (state.phase !== "ready" || !rule) return;
+    const rules = state.data.sections.rules;
+    setState({ ...state, data: { ...state.data, sections: { ...state.data.sections, rules: { items: rules.items.map((item) => (item.id === rule.id ? rule : item)) } } } });
+  }
+
+  function tg(url) {
+    haptic();
+    openTelegramLink(url);
+  }
+
+  let body;
+  if (state.phase === "no-init-data") body = html`<${Notice} text=${t["no-init-data"]} t=${t} />`;
+  else if (state.phase === "unauthorized") body = html`<${Notice} text=${t.unauthorized} t=${t} />`;
+  else if (state.phase === "failed") body = html`<${Notice} text=${t.failed} retry=${load} t=${t} />`;
+  else if (state.phase === "loading") body = html`<p class="hint" id="loading">${t.loading}</p>`;
+  else {
+    const { data } = state;
+    if (!data.sections) body = html`<${Notice} text=${data.key.state === "not_linked" ? t["connect-first"] : t["key-broken"]} t=${t} />`;
+    else
+      body = html`
+        <${Balances} sections=${data.sections} t=${t} />
+        <${Spending} api=${api} t=${t} />
+        <${Rules} rules=${data.sections.rules} api=${api} t=${t} onRule=${replaceRule} onUnauthorized=${() => setState({ phase: "unauthorized" })} />
+        <${Orders} orders=${data.sections.orders} t=${t} open=${tg} />
+        ${data.bot && html`<button class="button wide" id="buy" onClick=${() => tg(`https://t.me/${data.bot}?start=buy`)}>${t.buy}</button>`}
+      `;
+  }
+  return html`<header><h1>${t.title}</h1>${state.phase === "ready" && html`<span class="hint">${state.data.firstName}</span>`}</header>${body}`;
+}
+
+applyTheme(launch.theme);
+listenToClient();
+onEvent("theme_changed", (data) => applyTheme((data && data.theme_params) || {}));
+onEvent("back_button_pressed", () => {
+  window.dispatchEvent(new CustomEvent("dashboard-back"));
+});
+showBackButton(false);
+render(html`<${App} />`, document.getElementById("app"));

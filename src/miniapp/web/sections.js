@@ -1,0 +1,115 @@
+import { h } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import htm from "htm";
+import { Unauthorized } from "./api.js";
+import { haptic, showBackButton } from "./telegram.js";
+
+const html = htm.bind(h);
+
+/** Spending per day as bars, 7 or 30 days, with /stats' figures under them. */
+export function Spending({ api, t }) {
+  const [days, setDays] = useState(7);
+  const [view, setView] = useState(null);
+  useEffect(() => {
+    let live = true;
+    setView(null);
+    api.spending(days).then(
+      (answer) => live && setView(answer),
+      () => live && setView({ error: t.failed }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [days]);
+  const choose = (value) => {
+    haptic();
+    setDays(value);
+  };
+  const max = view && view.perDay ? Math.max(...view.perDay.map((day) => Number(day.trx)), 0) : 0;
+  return html`<section class="card" id="spending">
+    <div class="row"><h2>${t.spending}</h2>
+      <div class="switch">${[7, 30].map((value) => html`<button class=${value === days ? "on" : ""} id=${`days-${value}`} onClick=${() => choose(value)}>${t[`days-${value}`]}</button>`)}</div>
+    </div>
+    ${!view
+      ? html`<p class="hint">${t.loading}</p>`
+      : view.error
+        ? html`<p class="error">${view.error}</p>`
+        : html`<p class="hint">${view.range}</p>
+            <div class="bars" aria-hidden="true">${view.perDay.map((day) => html`<div class="bar" title=${`${day.label}: ${day.trx} TRX`} style=${`height:${max > 0 ? Math.max(2, Math.round((Number(day.trx) / max) * 100)) : 2}%`}></div>`)}</div>
+            <ul class="figures">${view.lines.map((line) => html`<li>${line}</li>`)}</ul>`}
+  </section>`;
+}
+
+function RuleItem({ rule, api, t, onRule, onUnauthorized, open, setOpen }) {
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState("");
+  async function act(action) {
+    haptic("medium");
+    setBusy(true);
+    try {
+      const answer = await api.ruleAction(rule.id, action);
+      setNote(answer.body.message || "");
+      if (answer.body.rule) onRule(answer.body.rule);
+    } catch (error) {
+      if (error instanceof Unauthorized) onUnauthorized();
+      else setNote(t.failed);
+    } finally {
+      setBusy(false);
+    }
+  }
+  const paused = rule.pausedBy ? ` · ${t[`paused-by-${rule.pausedBy}`]}` : "";
+  return html`<li class=${`rule ${rule.status}`} data-rule=${rule.id}>
+    <button class="rule-head" onClick=${() => setOpen(open ? null : rule.id)}>
+      <span class="rule-kind">${rule.kind} <code>${rule.short}</code></span>
+      <span class=${`state ${rule.status}`}>${rule.statusText}${paused}</span>
+    </button>
+    <div class="hint">${[rule.volume, rule.duration].filter(Boolean).join(" · ")} → <code>${rule.target.slice(0, 6)}…${rule.target.slice(-4)}</code></div>
+    ${open && html`<div class="hint">${t.spent}: ${rule.spent}</div>`}
+    <div class="actions">
+      ${rule.canPause && html`<button class="button" disabled=${busy} onClick=${() => act("pause")}>${t.pause}</button>`}
+      ${rule.canResume && html`<button class="button" disabled=${busy} onClick=${() => act("resume")}>${t.resume}</button>`}
+    </div>
+    ${note && html`<p class="note">${note}</p>`}
+  </li>`;
+}
+
+/** The rules with their state; Pause or Resume as the chat's card offers them. Back closes an open rule. */
+export function Rules({ rules, api, t, onRule, onUnauthorized }) {
+  const [open, setOpen] = useState(null);
+  useEffect(() => {
+    showBackButton(open !== null);
+    const back = () => setOpen(null);
+    window.addEventListener("dashboard-back", back);
+    return () => window.removeEventListener("dashboard-back", back);
+  }, [open]);
+  const choose = (id) => {
+    haptic();
+    setOpen(id);
+  };
+  return html`<section class="card" id="rules">
+    <h2>${t.rules}</h2>
+    ${rules.error
+      ? html`<p class="error">${rules.error}</p>`
+      : rules.items.length === 0
+        ? html`<p class="hint">${t["rules-empty"]}</p>`
+        : html`<ul class="list">${rules.items.map((rule) => html`<${RuleItem} key=${rule.id} rule=${rule} api=${api} t=${t} onRule=${onRule} onUnauthorized=${onUnauthorized} open=${open === rule.id} setOpen=${choose} />`)}</ul>`}
+  </section>`;
+}
+
+/** The newest orders with their state; Buy again opens the chat's confirmation card. */
+export function Orders({ orders, t, open }) {
+  return html`<section class="card" id="orders">
+    <h2>${t.orders}</h2>
+    ${orders.error
+      ? html`<p class="error">${orders.error}</p>`
+      : orders.items.length === 0
+        ? html`<p class="hint">${t["orders-empty"]}</p>`
+        : html`<ul class="list">${orders.items.map(
+            (order) => html`<li class="order" data-order=${order.id}>
+              <div class="row"><span>${order.what}</span><span class=${`state ${order.outcome}`}>${order.status}</span></div>
+              <div class="row hint"><span><code>${order.short}</code> · ${order.total}</span>
+                ${order.buyAgain && html`<button class="link" onClick=${() => open(order.buyAgain)}>${t["buy-again"]}</button>`}</div>
+            </li>`,
+          )}</ul>`}
+  </section>`;
+}
