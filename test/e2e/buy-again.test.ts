@@ -115,6 +115,18 @@ describe("Buy again", () => {
     expect(taps.count).toBe(2);
   });
 
+  it("from a filled alert the notification poller made: Buy again opens the same order's card", async () => {
+    const who = await linkedUser(world, 1510);
+    const orderId = await buyThroughBot(world, who);
+    // Not followed: the poll of the marketplace's notifications is the only path left.
+    await world.app.db.deleteFrom("followed_orders").where("telegram_id", "=", 1510).execute();
+    world.sandbox.control.settleNow({ accountId: who.accountId });
+    await world.app.push.pollNow();
+    const alert = await alertOf(who, orderId, "filled");
+    world.fake.pressButtonByLabel(who.user.user, "Buy again", { messageId: alert.messageId });
+    await expectRepeatCard(who, ordersOf(who)[0]!);
+  });
+
   it("from an order's card in /orders: Buy again beside Back opens the card, Confirm places it", async () => {
     const who = await linkedUser(world, 1503);
     const orderId = await buyThroughBot(world, who);
