@@ -34,6 +34,14 @@ function orderCard(ctx: BotContext, order: Order): string {
   return lines.join("\n");
 }
 
+/** An order card's buttons: Buy again (for the key linked now), and Back to the page it was opened from. */
+async function orderCardKeyboard(ctx: BotContext, order: Order, page: number): Promise<InlineKeyboard> {
+  const keyboard = new InlineKeyboard();
+  const [buyAgain] = await buyAgainRefs(ctx.deps.db, [{ telegramId: ctx.account.telegram_id, orderId: order.id }], ctx.deps.now());
+  if (buyAgain) keyboard.text(ctx.tr("button-buy-again"), BUY_AGAIN.data(buyAgain));
+  return keyboard.text(ctx.tr("button-back"), ORDERS_PAGE.data(page));
+}
+
 /** /orders: newest first, 5 a page with Prev/Next; a card per order, with Buy again; order stats. */
 export function ordersFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
@@ -89,10 +97,7 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     if (!client) return;
     try {
       const order = await client.getOrder(orderId);
-      const keyboard = new InlineKeyboard();
-      const [buyAgain] = await buyAgainRefs(ctx.deps.db, [{ telegramId: ctx.account.telegram_id, orderId: order.id }], ctx.deps.now());
-      if (buyAgain) keyboard.text(ctx.tr("button-buy-again"), BUY_AGAIN.data(buyAgain));
-      await edit(ctx, orderCard(ctx, order), keyboard.text(ctx.tr("button-back"), ORDERS_PAGE.data(opened.page)));
+      await edit(ctx, orderCard(ctx, order), await orderCardKeyboard(ctx, order, opened.page));
     } catch (error) {
       await replyMarketplaceError(ctx, error, { read: true });
     }
