@@ -57,7 +57,7 @@ export async function startPlayground(options: { logger: Logger; sandbox: Embedd
     fake,
     token,
     apiRoot: `http://127.0.0.1:${port}`,
-    routes: registerPlaygroundRoutes({ fake, sandbox: options.sandbox, logger: options.logger, state, streams, hooks: () => hooks, address: options.address }),
+    routes: registerPlaygroundRoutes({ fake, sandbox: options.sandbox, logger: options.logger, state, streams, hooks: () => hooks, address: options.address, token }),
     attach({ push, db, now, selfUrl, publicUrl }) {
       hooks = { checkOrdersNow: () => push.checkOrdersNow(), pollNotificationsNow: () => push.pollNow(), checkPriceWatchesNow: () => push.checkPriceWatches(), db, now, selfUrl, publicUrl };
     },

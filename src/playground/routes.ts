@@ -13,6 +13,7 @@ import { registerEventStream } from "./event-stream";
 import { createSandboxPanel, PanelError, type PanelHooks, type SandboxPanel } from "./sandbox-panel";
 import { LANGUAGES, type PlaygroundState } from "./state";
 import { registerUserActions } from "./user-actions";
+import { registerDashboardLaunch } from "./dashboard-launch";
 
 export interface PlaygroundRouteDeps {
   fake: FakeTelegram;
@@ -26,6 +27,8 @@ export interface PlaygroundRouteDeps {
   botUsername?: string;
   /** Where the server listens: requests must name it (see playgroundGuard). */
   address: PlaygroundAddress;
+  /** The playground's bot token: the dashboard's init data is signed with it. */
+  token: string;
 }
 
 const PUBLIC_DIR = join(projectRoot(), "src", "playground", "public") + sep;
@@ -43,7 +46,7 @@ const CONTENT_TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
 };
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** GET /play (the web chat), its assets, and the JSON/SSE interface under /play/api. */
 export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
@@ -61,6 +64,7 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
     registerPageConfig(app, deps, panel);
     registerChatRoutes(app, fake, state);
     registerUserActions(app, fake, state);
+    registerDashboardLaunch(app, state, deps.token, Date.now);
     registerEventStream(app, deps);
     registerSandboxPanel(app, panel, deps.logger);
   };

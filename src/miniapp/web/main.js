@@ -89,9 +89,9 @@ function App() {
     else
       body = html`
         <${Balances} sections=${data.sections} t=${t} />
-        <${Spending} api=${api} t=${t} />
         <${Rules} rules=${data.sections.rules} api=${api} t=${t} onRule=${replaceRule} onUnauthorized=${() => setState({ phase: "unauthorized" })} />
         <${Orders} orders=${data.sections.orders} t=${t} open=${tg} />
+        <${Spending} api=${api} t=${t} />
         ${data.bot && html`<button class="button wide" id="buy" onClick=${() => tg(`https://t.me/${data.bot}?start=buy`)}>${t.buy}</button>`}
       `;
   }

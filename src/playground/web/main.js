@@ -2,6 +2,7 @@ import { sendText } from "./actions.js";
 import { addCall } from "./calls.js";
 import { loadChat, watchScrolling } from "./chat.js";
 import { connect } from "./events.js";
+import { followUser, wireDashboard } from "./dashboard.js";
 import { wireInline } from "./inline.js";
 import { closeMenu, moveMenu, openMenu, pickCommand } from "./menu.js";
 import { wirePanel } from "./panel.js";
@@ -26,6 +27,7 @@ export async function switchUser(userId) {
   view.unread.delete(userId);
   localStorage.setItem("playground.user", String(userId));
   renderUsers();
+  followUser();
   await loadChat();
 }
 
@@ -54,6 +56,7 @@ export async function main() {
   for (const call of calls) addCall(call);
   if (view.config.sandbox) wirePanel();
   wireInline();
+  wireDashboard();
 
   $("show-polls").onchange = () => $("calls").classList.toggle("with-polls", $("show-polls").checked);
   $("clear-log").onclick = (event) => {

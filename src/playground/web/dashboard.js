@@ -1,0 +1,64 @@
+import { openLink } from "./actions.js";
+import { $, view } from "./state.js";
+import { api, toast } from "./util.js";
+
+// The playground page: the dashboard Mini App in a frame beside the chat, as the current user
+// would see it. The frame speaks Telegram's Mini App protocol (messages to its parent), and this
+// page answers as Telegram's web client does: links into the bot open in the chat, the Back
+// button shows here, haptic taps flash the frame.
+
+const frame = () => $("dashboard-frame");
+
+export async function openDashboard() {
+  const theme = $("dashboard-dark").checked ? "dark" : "light";
+  const { url } = await api(`/play/api/dashboard?userId=${view.userId}&theme=${theme}`);
+  frame().hidden = false;
+  $("close-dashboard").hidden = false;
+  // The fragment alone may differ between two users: a fresh load each time.
+  frame().src = "about:blank";
+  frame().src = url;
+}
+
+/** Reopens the dashboard for the user now chosen, when it is open. */
+export function followUser() {
+  if (!frame().hidden) void openDashboard().catch((error) => toast(error.message));
+}
+
+function receive(event) {
+  if (event.source !== frame().contentWindow) return;
+  let message;
+  try {
+    message = typeof event.data === "string" ? JSON.parse(event.data) : event.data;
+  } catch {
+    return;
+  }
+  const data = message && message.eventData;
+  switch (message && message.eventType) {
+    case "web_app_open_tg_link":
+      if (data && typeof data.path_full === "string") void openLink(`https://t.me${data.path_full}`);
+      break;
+    case "web_app_setup_back_button":
+      $("dashboard-back").hidden = !(data && data.is_visible);
+      break;
+    case "web_app_trigger_haptic_feedback":
+      frame().classList.remove("tap");
+      void frame().offsetWidth;
+      frame().classList.add("tap");
+      break;
+    default:
+      break;
+  }
+}
+
+export function wireDashboard() {
+  window.addEventListener("message", receive);
+  $("open-dashboard").onclick = () => void openDashboard().catch((error) => toast(error.message));
+  $("dashboard-dark").onchange = followUser;
+  $("close-dashboard").onclick = () => {
+    frame().hidden = true;
+    frame().src = "about:blank";
+    $("close-dashboard").hidden = true;
+    $("dashboard-back").hidden = true;
+  };
+  $("dashboard-back").onclick = () => frame().contentWindow.postMessage(JSON.stringify({ eventType: "back_button_pressed", eventData: null }), window.location.origin);
+}
