@@ -60,6 +60,7 @@ command-transactions = the ledger of your balance
 command-notifications = marketplace notifications
 command-webhook = your personal webhook URL for order alerts
 command-settings = language and pushed alerts
+command-group = team alerts: copy your alerts into a group
 command-cancel = leave any guided flow
 
 ## Buttons
@@ -444,6 +445,7 @@ buy-again-no-key = No API key is linked now, so nothing was ordered. Link your k
 buy-again-other-key = This order was placed with another key (…<code>{ $then }</code>) than the one linked now (…<code>{ $now }</code>), so nothing was ordered. /orders lists the orders of the key linked now, each with Buy again.
 buy-again-relinked = This button is from before the key …<code>{ $now }</code> was linked again, so nothing was ordered. Open /orders and press Buy again on the order there.
 buy-again-not-found = The key linked now (…<code>{ $now }</code>) does not see this order, so nothing was ordered. /orders lists the orders it can repeat.
+
 ## Dashboard (the Mini App)
 command-dashboard = your balances, rules, orders and spending on one screen
 button-dashboard = Dashboard
@@ -475,3 +477,37 @@ miniapp-unauthorized = This page could not prove who you are: Telegram's sign-in
 miniapp-no-init-data = Open the dashboard from the bot's chat in Telegram: it needs Telegram's sign-in data to show your account.
 miniapp-retry = Try again
 miniapp-failed = Something went wrong. Try again.
+
+## Team alerts
+button-choose-group = Choose a group
+button-stop-group = Stop group alerts
+group-intro = 👥 <b>Team alerts</b>: copy your alerts into a group, so your team sees them too.
+    Add me to the group first, then press <b>Choose a group</b> below and pick it (you must be an admin there). Private alerts go on as before.
+group-choose = Press <b>Choose a group</b> below and pick the group (you must be an admin there, and I must be a member).
+group-kind-filled = Order filled
+group-kind-failed = Order failed
+group-kind-paused = Rule paused
+group-kind-prices = Price watch
+group-kind-other = Other notifications
+group-card-title = 👥 Your alerts are copied to <b>{ $title }</b>.
+group-card-copied = Copied: { $kinds }.
+group-card-none = No alert is copied now: switch some on below.
+group-card-hint = Tap an alert to switch it on or off. Buttons that spend never appear in the group, and only you can pause or resume your rules there.
+group-none-linked = No group is linked. Send /group to choose one.
+group-stopped = Group alerts stopped: nothing more goes to <b>{ $title }</b>. Send /group to choose a group again.
+group-refused-bot-missing = I am not a member of that group. Add me to it, then choose it again with /group.
+group-refused-not-admin = You are not an admin of that group. Only an admin can send alerts there.
+group-untitled = the group
+group-linked = ✅ Linked: your alerts will be copied to <b>{ $title }</b>.
+group-alert-owner = 👤 <b>{ $name }</b>
+group-ended-removed = 👥 I was removed from <b>{ $title }</b>, so your alerts no longer go there. Send /group to choose a group again.
+group-ended-not-admin = 👥 You are no longer an admin of <b>{ $title }</b>, so your alerts no longer go there. Send /group to choose a group again.
+group-ended-refused = 👥 Telegram no longer lets me write to <b>{ $title }</b>, so your alerts no longer go there. Send /group to choose a group again.
+group-here-title = 👥 Alerts of these members come here:
+group-here-none = No member's alerts come here yet. A member who is an admin here sends /group to me in private to set it up.
+group-not-owner = Only { $name } can pause or resume this rule.
+group-not-owner-unnamed = Only the owner of this rule can pause or resume it.
+group-owner-no-key = The owner's API key is not linked any more.
+group-rule-failed = The marketplace did not accept that. Try again from /rules in private.
+group-rule-resumed = Rule resumed.
+group-rule-paused = Rule paused.

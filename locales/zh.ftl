@@ -60,6 +60,7 @@ command-transactions = 余额流水
 command-notifications = 市场通知
 command-webhook = 用于订单提醒的个人 webhook URL
 command-settings = 语言和推送提醒
+command-group = 团队提醒：把您的提醒复制到群组
 command-cancel = 退出任何引导流程
 
 ## Buttons
@@ -441,6 +442,7 @@ buy-again-no-key = 当前未绑定 API 密钥，因此没有下单。请先用 /
 buy-again-other-key = 此订单由另一个密钥（…<code>{ $then }</code>）下单，而当前绑定的是 …<code>{ $now }</code>，因此没有下单。/orders 列出当前密钥的订单，每个都有“再次购买”。
 buy-again-relinked = 此按钮来自密钥 …<code>{ $now }</code> 重新绑定之前，因此没有下单。请打开 /orders，在那里对该订单点击“再次购买”。
 buy-again-not-found = 当前绑定的密钥（…<code>{ $now }</code>）看不到此订单，因此没有下单。/orders 列出可以再次购买的订单。
+
 ## Dashboard (the Mini App)
 command-dashboard = 在一个屏幕上查看余额、规则、订单和花费
 button-dashboard = 仪表板
@@ -472,3 +474,37 @@ miniapp-unauthorized = 此页面无法确认您的身份：Telegram 的登录数
 miniapp-no-init-data = 请在 Telegram 中从机器人的聊天打开仪表板：它需要 Telegram 的登录数据才能显示您的账户。
 miniapp-retry = 重试
 miniapp-failed = 出了点问题，请重试。
+
+## Team alerts
+button-choose-group = 选择群组
+button-stop-group = 停止群组提醒
+group-intro = 👥 <b>团队提醒</b>：把您的提醒复制到群组，让团队也能看到。
+    请先把我加入群组，然后点击下方的<b>选择群组</b>并选中它（您必须是该群的管理员）。私聊提醒照常发送。
+group-choose = 点击下方的<b>选择群组</b>并选中群组（您必须是管理员，我必须是成员）。
+group-kind-filled = 订单完成
+group-kind-failed = 订单失败
+group-kind-paused = 规则暂停
+group-kind-prices = 价格监控
+group-kind-other = 其他通知
+group-card-title = 👥 您的提醒会复制到 <b>{ $title }</b>。
+group-card-copied = 复制的提醒：{ $kinds }。
+group-card-none = 目前没有复制任何提醒：请在下方开启。
+group-card-hint = 点击提醒类型可开启或关闭。群组中不会出现花钱的按钮，只有您能在群里暂停或恢复您的规则。
+group-none-linked = 尚未关联群组。发送 /group 进行选择。
+group-stopped = 群组提醒已停止：<b>{ $title }</b> 不会再收到任何提醒。发送 /group 可重新选择群组。
+group-refused-bot-missing = 我不是该群组的成员。请把我加入群组，然后通过 /group 重新选择。
+group-refused-not-admin = 您不是该群组的管理员。只有管理员才能把提醒发到那里。
+group-untitled = 该群组
+group-linked = ✅ 已关联：您的提醒将复制到 <b>{ $title }</b>。
+group-alert-owner = 👤 <b>{ $name }</b>
+group-ended-removed = 👥 我已被移出 <b>{ $title }</b>，您的提醒不再发送到那里。发送 /group 可重新选择群组。
+group-ended-not-admin = 👥 您已不再是 <b>{ $title }</b> 的管理员，您的提醒不再发送到那里。发送 /group 可重新选择群组。
+group-ended-refused = 👥 Telegram 不再允许我在 <b>{ $title }</b> 发消息，您的提醒不再发送到那里。发送 /group 可重新选择群组。
+group-here-title = 👥 以下成员的提醒会发到这里：
+group-here-none = 目前没有成员的提醒发到这里。身为管理员的成员可以在私聊中向我发送 /group 进行设置。
+group-not-owner = 只有 { $name } 可以暂停或恢复此规则。
+group-not-owner-unnamed = 只有此规则的所有者可以暂停或恢复它。
+group-owner-no-key = 所有者的 API 密钥已不再关联。
+group-rule-failed = 市场未接受此操作。请在私聊中通过 /rules 重试。
+group-rule-resumed = 规则已恢复。
+group-rule-paused = 规则已暂停。

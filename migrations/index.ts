@@ -9,6 +9,7 @@ import { priceWatches } from "./008-price-watches";
 import { pollSchedule } from "./009-poll-schedule";
 import { commandMenu } from "./010-command-menu";
 import { telegramLanguage } from "./011-telegram-language";
+import { groupLinks } from "./012-group-links";
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   "009-poll-schedule": pollSchedule,
   "010-command-menu": commandMenu,
   "011-telegram-language": telegramLanguage,
+  "012-group-links": groupLinks,
 };

@@ -34,6 +34,7 @@ import { notificationsFeature } from "./features/notifications";
 import { statsFeature } from "./features/stats";
 import { dashboardFeature } from "./features/dashboard";
 import { cardsFeature, type CardKinds } from "./features/cards";
+import { groupChatsFeature, groupFeature } from "./features/group";
 import { inlineFeature } from "./features/inline";
 import { watchConversation, watchFeature, watchMenus } from "./features/watch";
 import { watchLinkFeature } from "./features/deep-links";
@@ -174,6 +175,8 @@ function useGuards(chain: FlatComposer<BotContext>, deps: BotDeps, options: Crea
   chain.use(commandsAnyCase());
   // Secrets are deleted before anything may drop the update (group answer, rate limit).
   chain.use(groupKeyGuard());
+  // Team alerts in groups (the bot removed, a supergroup, /group, Pause and Resume under a copied alert).
+  chain.use(groupChatsFeature());
   chain.use(privateChatsOnly());
   // After sequentialize: an update waiting behind its chat's previous one says nothing until its turn.
   const typing = options.typing === undefined ? DEFAULT_TYPING : options.typing;
@@ -229,6 +232,7 @@ function useFeatures(chain: FlatComposer<BotContext>, menu: MenuActions, cards: 
   chain.use(notificationsFeature(menu));
   chain.use(statsFeature(menu));
   chain.use(dashboardFeature());
+  chain.use(groupFeature());
   chain.use(cardsFeature(cards));
 }
 

@@ -159,3 +159,19 @@ export const MENU_DATA = kind(
   `(${Object.values(MENU_IDS).join("|")})/([0-9a-f]{1,2})/([0-9a-f]{1,2})/([A-Za-z0-9_.-]{0,24})/([fh][\\s\\S]{1,12})`,
   (m) => ({ menu: m[1]!, payload: m[4]! }),
 );
+
+/**
+ * Team alerts. In a group, Resume and Pause under a copied "rule paused" alert (by the owner's rule
+ * reference: whose it is is read from the reference, never from the button). In /group, a kind of
+ * copied alert switched on or off, Choose a group, Stop group alerts.
+ */
+export const GROUP_RULE = {
+  ...kind("gp:", `([rp]):${REF}`, (m) => ({ action: m[1] === "r" ? ("resume" as const) : ("pause" as const), ref: m[2]! })),
+  data: (action: "resume" | "pause", ref: string) => `gp:${action === "resume" ? "r" : "p"}:${ref}`,
+};
+export const GROUP_COPY_TOGGLE = {
+  ...kind("gl:t:", "(filled|failed|paused|prices|other)", (m) => m[1] as "filled" | "failed" | "paused" | "prices" | "other"),
+  data: (copied: "filled" | "failed" | "paused" | "prices" | "other") => `gl:t:${copied}`,
+};
+export const GROUP_CHOOSE = fixed("gl:c");
+export const GROUP_STOP = fixed("gl:x");

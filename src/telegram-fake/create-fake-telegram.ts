@@ -7,6 +7,8 @@ import { createFakeTelegramApp } from "./routes";
 import type { ApiCall, CallbackAnswer, DownMode, FakeTelegram, FakeTelegramOptions } from "./types";
 import { createUpdateQueue } from "./update-queue";
 import { createUserSide } from "./user-side";
+import { createGroups } from "./groups";
+import { createGroupSide } from "./group-side";
 import { createWebhookDelivery } from "./webhook-delivery";
 
 /**
@@ -26,6 +28,7 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
   const events = createEventLog(logLimit);
   const updates = createUpdateQueue(options.longPollMaxMs ?? 25_000);
   const rateLimiter = createRateLimiter(options.rateLimits, now);
+  const groups = createGroups();
   const webhookDelivery = createWebhookDelivery(state, updates, options.webhook);
   const calls: ApiCall[] = [];
   let lastCallSeq = 0;
@@ -35,7 +38,7 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
   const app = createFakeTelegramApp({
     token: options.token,
     state,
-    methodContext: (signal): MethodContext => ({ state, updates, events, rateLimiter, bot, now, callbackAnswers, signal }),
+    methodContext: (signal): MethodContext => ({ state, updates, events, rateLimiter, groups, bot, now, callbackAnswers, signal }),
     recordCall(call) {
       // A callback answer names no chat: take it from the press it answers.
       const queryChat = call.params.chat_id === undefined && typeof call.params.callback_query_id === "string" ? state.callbackQueries.get(call.params.callback_query_id)?.chatId : undefined;
@@ -50,9 +53,13 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
 
   const userSide = createUserSide({ state, updates, events, bot, now });
 
+  const groupSide = createGroupSide({ state, groups, updates, events, bot, now });
+
   return {
     app,
     ...userSide,
+    ...groupSide,
+    group: (chatId) => groups.get(chatId),
     messages: (chatId) => state.messages(chatId).map((message) => ({ ...message })),
     calls,
     rejectedCalls: () => calls.filter((call) => !call.ok && !call.throttled && !call.injectedFault),

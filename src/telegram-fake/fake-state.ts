@@ -1,9 +1,10 @@
 import { badRequest } from "./api-error";
 import type { ChatMessage, InlineQueryRecord } from "./types";
+import type { ReplyKeyboard } from "./request-chat";
 
 export interface KnownChat {
   id: number;
-  type: "private" | "group";
+  type: "private" | "group" | "supergroup";
   firstName?: string;
   username?: string;
   title?: string;
@@ -50,6 +51,8 @@ export function createFakeState() {
     /** BotFather's /setinline: whether people can send the bot inline queries. */
     inlineMode: true,
     inlineQueries: new Map<string, InlineQueryRecord>(),
+    /** The reply keyboard each chat shows (the chat picker among its buttons). */
+    replyKeyboards: new Map<number, ReplyKeyboard>(),
 
     rememberChat(chat: KnownChat): void {
       chats.set(chat.id, { ...chats.get(chat.id), ...chat });

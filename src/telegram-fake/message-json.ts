@@ -31,7 +31,7 @@ export function userJson(user: FakeUser): Record<string, unknown> {
 }
 
 export function chatJson(chat: KnownChat): Record<string, unknown> {
-  if (chat.type === "group") return { id: chat.id, type: "group", title: chat.title ?? "Group" };
+  if (chat.type !== "private") return { id: chat.id, type: chat.type, title: chat.title ?? "Group" };
   return {
     id: chat.id,
     type: "private",

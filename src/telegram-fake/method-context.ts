@@ -3,6 +3,7 @@ import type { EventLog } from "./event-log";
 import type { FakeState, KnownChat } from "./fake-state";
 import { messageJson, type BotIdentity, botUserJson } from "./message-json";
 import type { RateLimiter } from "./rate-limiter";
+import { requireBotInGroup, type Groups } from "./groups";
 import type { Params } from "./request-params";
 import type { CallbackAnswer, ChatMessage, FakeEventKind } from "./types";
 import type { UpdateQueue } from "./update-queue";
@@ -13,6 +14,8 @@ export interface MethodContext {
   updates: UpdateQueue;
   events: EventLog;
   rateLimiter: RateLimiter;
+  /** Groups with their members (a chat the fake knows as a group but holds no members of is open to the bot). */
+  groups: Groups;
   bot: BotIdentity;
   now: () => number;
   callbackAnswers: CallbackAnswer[];
@@ -29,6 +32,8 @@ export function targetChat(context: MethodContext, chatId: number): KnownChat {
   if (chat.type === "private" && context.state.blockedUsers.has(chatId)) {
     throw new TelegramApiError(403, "Forbidden: bot was blocked by the user", "fault");
   }
+  const group = chat.type === "private" ? undefined : context.groups.get(chatId);
+  if (group) requireBotInGroup(group);
   return chat;
 }
 

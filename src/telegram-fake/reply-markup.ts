@@ -2,6 +2,7 @@ import { badRequest } from "./api-error";
 import { readObject } from "./param-readers";
 import type { Params } from "./request-params";
 import type { InlineButtonLike, InlineKeyboardMarkupLike } from "./types";
+import { validateRequestChat } from "./request-chat";
 
 const INLINE_ACTIONS = [
   "callback_data",
@@ -93,6 +94,7 @@ function validateCopyText(copyText: unknown): void {
 function validateReplyButton(button: unknown): unknown {
   const text = typeof button === "string" ? button : isRecord(button) ? button.text : undefined;
   if (typeof text !== "string" || text.trim() === "") throw badRequest("BUTTON_TEXT_INVALID");
+  if (isRecord(button) && button.request_chat !== undefined) validateRequestChat(button.request_chat);
   return button;
 }
 

@@ -1,4 +1,6 @@
 import type { Hono } from "hono";
+import type { FakeGroup, MemberStatus } from "./groups";
+import type { GroupSpec } from "./group-side";
 
 /** Options for {@link createFakeTelegram}. */
 export interface FakeTelegramOptions {
@@ -9,7 +11,7 @@ export interface FakeTelegramOptions {
   /** Millisecond clock for message dates, callback query age and rate limits; default Date.now. */
   now?: () => number;
   /** Flood control on sendMessage/sendPhoto; off unless `enabled`. */
-  rateLimits?: { enabled: boolean; perChatPerSecond?: number; perChatBurst?: number; globalPerSecond?: number };
+  rateLimits?: { enabled: boolean; perChatPerSecond?: number; perChatBurst?: number; globalPerSecond?: number; perGroupPerMinute?: number };
   /** Cap on the getUpdates `timeout`, in ms (default 25000), so tests never hang on a poll. */
   longPollMaxMs?: number;
   /** Keep only about this many newest events and calls (default: all; the playground bounds them). */
@@ -223,6 +225,24 @@ export interface FakeTelegram {
   eventsSince(eventId: number): FakeEvent[];
   setDown(mode: DownMode): void;
   blockUser(userId: number): void;
+  /** Makes a group (or supergroup) with its people and the bot's status in it (default: a member). */
+  createGroup(spec: GroupSpec): FakeGroup;
+  /** The group as the fake holds it now (members, the bot's status, the supergroup it became). */
+  group(chatId: number): FakeGroup | undefined;
+  /** Someone adds the bot to a group: my_chat_member (left → member). */
+  addBotToGroup(groupId: number, by: FakeUser): number;
+  /** Someone removes the bot ("kicked") or it is made to leave ("left"): my_chat_member. */
+  removeBotFromGroup(groupId: number, by: FakeUser, status?: "left" | "kicked"): number;
+  /** A member's status changes (an admin demoted to "member", someone leaves). No update: the bot learns it by asking. */
+  setMemberStatus(groupId: number, user: FakeUser, status: MemberStatus): void;
+  /** The group becomes a supergroup: service messages with migrate_to_chat_id / migrate_from_chat_id; the old id answers 400 with the new one. */
+  migrateGroup(groupId: number, by: FakeUser): FakeGroup;
+  /**
+   * The user taps the chat picker (a request_chat button of their private chat's reply keyboard)
+   * and picks the group: chat_shared in the private chat. Throws when the picker would not list
+   * it (the user not an admin, the bot not a member), unless `unchecked`.
+   */
+  shareChat(user: FakeUser, groupId: number, options?: { unchecked?: boolean }): SentUserMessage;
   /** Answers pending getUpdates with [] and stops webhook delivery. */
   close(): void;
 }

@@ -39,6 +39,8 @@ type ChatOptions = { chat?: "private" | "group"; groupId?: number };
 
 /** The chat a user acts in (their private chat unless a group is named), remembered by the fake. */
 function chatFor(deps: UserSideDeps, user: FakeUser, options: ChatOptions): KnownChat {
+  const known = options.groupId === undefined ? undefined : deps.state.chats.get(options.groupId);
+  if (known && known.type !== "private") return known;
   const chat: KnownChat =
     options.chat === "group" || options.groupId !== undefined
       ? { id: options.groupId ?? DEFAULT_GROUP_ID, type: "group", title: "Group" }

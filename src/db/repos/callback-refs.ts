@@ -96,3 +96,9 @@ export async function deleteCallbackRefsIssuedBefore(db: Kysely<Database>, befor
   // Repeated outside: a reference handed out again while this runs is kept.
   return deleteChunk(db, "callback_refs", "id", limit, old, old);
 }
+
+/** Whose a reference is (references are unique across users), or null when it is unknown or expired. */
+export async function findRefOwner(db: Kysely<Database>, id: string): Promise<number | null> {
+  const row = await db.selectFrom("callback_refs").select("telegram_id").where("id", "=", id).executeTakeFirst();
+  return row ? Number(row.telegram_id) : null;
+}

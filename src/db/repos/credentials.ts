@@ -88,5 +88,6 @@ export async function forgetUserData(db: Kysely<Database>, telegramId: number): 
     await trx.deleteFrom("poll_state").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("followed_orders").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("price_watches").where("telegram_id", "=", telegramId).execute();
+    await trx.deleteFrom("group_links").where("telegram_id", "=", telegramId).execute();
   });
 }

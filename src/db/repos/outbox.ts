@@ -82,6 +82,39 @@ export async function enqueueAlerts(db: Kysely<Database> | Transaction<Database>
   return inserted.length;
 }
 
+/**
+ * Queues copies of alerts into groups (team alerts; chat ids below zero). One per event in each
+ * group: a copy whose group already has that event's key (another member's copy of the same
+ * event) is left out, as is one whose owner already queued it. Returns how many were new. Call
+ * inside the transaction that queues the private alerts.
+ */
+export async function enqueueGroupAlerts(db: Kysely<Database> | Transaction<Database>, alerts: readonly QueuedAlert[]): Promise<number> {
+  let queued = 0;
+  for (const alert of alerts) {
+    if (alert.chatId >= 0) throw new Error("a group alert needs a group's chat id (below zero)");
+    const result = await db
+      .insertInto("outbox")
+      .values({ telegram_id: alert.telegramId, chat_id: alert.chatId, dedupe_key: alert.dedupeKey, payload: alert.payload, status: "queued", attempts: 0, next_attempt_at: alert.at, last_error: null, lease_owner: null, lease_until: null, created_at: alert.at, sent_at: null })
+      // No target: either unique key (the owner's, or the group's) makes it a duplicate.
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    if ((result.numInsertedOrUpdatedRows ?? 0n) > 0n) queued += 1;
+  }
+  return queued;
+}
+
+/** Drops what was still queued for one user's group (the link ended: nothing is sent into the void). Returns how many. */
+export async function dropQueuedGroupAlerts(db: Kysely<Database> | Transaction<Database>, telegramId: number, groupChatId: number, reason: string): Promise<number> {
+  const result = await db
+    .updateTable("outbox")
+    .set({ status: "dropped", last_error: reason, lease_owner: null, lease_until: null })
+    .where("telegram_id", "=", telegramId)
+    .where("chat_id", "=", groupChatId)
+    .where("status", "=", "queued")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** Drops every alert still queued for a user (they blocked the bot: each would meet the same 403). Returns how many. */
 export async function dropQueuedAlerts(db: Kysely<Database> | Transaction<Database>, telegramId: number, reason: string): Promise<number> {
   const result = await db

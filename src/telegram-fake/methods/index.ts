@@ -3,6 +3,7 @@ import { answerCallbackQuery } from "./callbacks";
 import { deleteMyCommands, getChatMenuButton, getMyCommands, getMyDescription, getMyShortDescription, setChatMenuButton, setMyCommands, setMyDescription, setMyShortDescription } from "./commands";
 import { deleteMessage, editMessageCaption, editMessageMedia, editMessageReplyMarkup, editMessageText } from "./edit";
 import { getFile } from "./files";
+import { getChatMember } from "./members";
 import { answerInlineQuery } from "./inline";
 import { sendChatAction, sendMessage, sendPhoto } from "./send";
 import { acknowledge, deleteWebhook, getMe, getUpdates, getWebhookInfo, setWebhook } from "./updates";
@@ -33,6 +34,7 @@ const handlers: Record<string, MethodHandler> = {
   setMyShortDescription,
   getMyShortDescription,
   getFile,
+  getChatMember,
   close: acknowledge,
   logOut: acknowledge,
 };

@@ -4,6 +4,7 @@ import { readCaption, readMessageText } from "../message-content";
 import { botMessageJson, emitMessageEvent, nowSeconds, targetChat, type MethodHandler } from "../method-context";
 import { readString, requireChatId } from "../param-readers";
 import { readReplyMarkup } from "../reply-markup";
+import { rememberReplyKeyboard } from "../request-chat";
 import { UploadedFile, type Params } from "../request-params";
 import type { MethodContext } from "../method-context";
 
@@ -26,6 +27,7 @@ export const sendMessage: MethodHandler = (context, params) => {
   const content = readMessageText(params);
   const replyMarkup = readReplyMarkup(params, false);
   context.rateLimiter.take(chat.id);
+  rememberReplyKeyboard(context.state.replyKeyboards, chat, params);
   const message = context.state.addMessage({
     chatId: chat.id,
     from: "bot",

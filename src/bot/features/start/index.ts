@@ -33,6 +33,7 @@ export const COMMANDS = [
   "notifications",
   "webhook",
   "settings",
+  "group",
   "cancel",
 ] as const;
 

@@ -1,0 +1,82 @@
+import type { MiddlewareFn } from "grammy";
+import type { BotContext } from "#src/bot/context";
+import { GROUP_RULE } from "#src/chat/callback-data";
+import { groupRuleButton } from "#src/chat/group-alerts";
+import { escapeHtml } from "#src/chat/html";
+import { pickLanguage, translatorFor, type Translate } from "#src/chat/i18n";
+import { findRefOwner, resolveRef } from "#src/db/repos/callback-refs";
+import { findCredential, openApiKey } from "#src/db/repos/credentials";
+import { findGroupLink, linksToGroup, moveGroup } from "#src/db/repos/group-links";
+import { MarketplaceError } from "#src/marketplace/index";
+import { endGroupLinks } from "#src/push/group-endings";
+
+/** "/group" or "/group@<bot>", with or without arguments. */
+const GROUP_COMMAND = /^\/group(?:@([A-Za-z0-9_]{3,64}))?(?=\s|$)/;
+
+/**
+ * Team alerts in a group, before the private-only answer: the bot removed from the group (its
+ * links end, owners told), the group become a supergroup (its links follow), /group (whose alerts
+ * come here), and Pause or Resume under a copied alert (the owner alone). Everything else in a
+ * group goes on to the private-only answer.
+ */
+export function groupChatsFeature(): MiddlewareFn<BotContext> {
+  return async (ctx, next) => {
+    const chat = ctx.chat;
+    if (!chat || (chat.type !== "group" && chat.type !== "supergroup")) return next();
+    const deps = ctx.deps;
+    const ending = { db: deps.db, logger: deps.logger, translations: deps.i18n, now: deps.now };
+    const member = ctx.update.my_chat_member;
+    if (member) {
+      if (member.new_chat_member.status === "left" || member.new_chat_member.status === "kicked") await endGroupLinks(ending, chat.id, "removed");
+      return;
+    }
+    const message = ctx.message;
+    if (message?.migrate_to_chat_id !== undefined) {
+      const moved = await moveGroup(deps.db, chat.id, message.migrate_to_chat_id);
+      deps.logger.info({ from: chat.id, to: message.migrate_to_chat_id, links: moved }, "group became a supergroup; its links and queued alerts follow it");
+      return;
+    }
+    if (message?.migrate_from_chat_id !== undefined) return;
+    const tr = translatorFor(deps.i18n, pickLanguage(ctx.from?.language_code));
+    const press = ctx.callbackQuery?.data === undefined ? null : GROUP_RULE.parse(ctx.callbackQuery.data);
+    if (press) return groupRulePress(ctx, tr, press);
+    const command = message?.text === undefined ? null : GROUP_COMMAND.exec(message.text);
+    if (command && (command[1] === undefined || command[1].toLowerCase() === ctx.me.username.toLowerCase())) {
+      const names = (await linksToGroup(deps.db, chat.id)).map((link) => `• ${escapeHtml(link.owner_name)}`);
+      await ctx.reply(names.length > 0 ? [tr("group-here-title"), ...names].join("\n") : tr("group-here-none"), { parse_mode: "HTML" });
+      return;
+    }
+    return next();
+  };
+}
+
+/**
+ * Pause or Resume under a copied "rule paused" alert. Whose rule it is comes from the reference
+ * (never from the button): anyone but its owner is told so in a toast and nothing changes. The
+ * owner's key acts, and the button turns into the other one.
+ */
+async function groupRulePress(ctx: BotContext, tr: Translate, press: { action: "resume" | "pause"; ref: string }): Promise<void> {
+  const { db, box, marketplace } = ctx.deps;
+  const owner = await findRefOwner(db, press.ref);
+  const ruleId = owner === null ? undefined : await resolveRef(db, owner, press.ref);
+  if (owner === null || ruleId === undefined) return void (await ctx.answerCallbackQuery({ text: tr("button-expired") }));
+  if (ctx.from?.id !== owner) {
+    const link = await findGroupLink(db, owner);
+    return void (await ctx.answerCallbackQuery({ text: link ? tr("group-not-owner", { name: link.owner_name }) : tr("group-not-owner-unnamed") }));
+  }
+  const credential = await findCredential(db, owner);
+  if (!credential || credential.broken_at) return void (await ctx.answerCallbackQuery({ text: tr("group-owner-no-key") }));
+  try {
+    const apiKey = openApiKey(box, credential);
+    const client = marketplace(() => apiKey);
+    if (press.action === "resume") await client.resumeAutomation(ruleId);
+    else await client.pauseAutomation(ruleId);
+  } catch (error) {
+    ctx.deps.logger.info({ userId: owner, kind: error instanceof MarketplaceError ? error.kind : "unexpected" }, "a group alert's rule button failed");
+    return void (await ctx.answerCallbackQuery({ text: tr("group-rule-failed") }));
+  }
+  await ctx.answerCallbackQuery({ text: tr(press.action === "resume" ? "group-rule-resumed" : "group-rule-paused") });
+  await ctx.editMessageReplyMarkup({ reply_markup: groupRuleButton(tr, press.ref, press.action === "resume") }).catch((error: unknown) => {
+    if (!String(error).includes("message is not modified")) throw error;
+  });
+}

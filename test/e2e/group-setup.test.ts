@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { buttonLabels, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
+import { groupLinkOf, groupTexts, linkGroup, teamGroup } from "../kit/group-helpers";
+
+/**
+ * Team alerts, set up: /group shows Telegram's own chat picker, the picked group is checked with
+ * getChatMember (the user an admin, the bot a member) before it is stored, the card switches kinds
+ * of alerts and Stop group alerts ends the link; /disconnect forgets it; in a group, /group says
+ * whose alerts come there and every other command gets the private-only answer.
+ */
+describe("team alerts: setting up /group", () => {
+  let world: World;
+  manageWorld((started) => (world = started));
+
+  it("/group offers Telegram's chat picker; the picked group is checked, stored and shown with its switches", async () => {
+    const { user } = await linkedUser(world, 4501);
+    const group = teamGroup(world, [user], { title: "Ops <team>" });
+    user.send("/group");
+    const intro = await nextBotText(user, (text) => text.includes("Team alerts"));
+    expect(intro.text).toContain("Choose a group");
+    const send = world.fake.calls.filter((call) => call.method === "sendMessage" && call.params.chat_id === 4501).at(-1)!;
+    const markup = (typeof send.params.reply_markup === "string" ? JSON.parse(send.params.reply_markup) : send.params.reply_markup) as { keyboard: Array<Array<{ text: string; request_chat: Record<string, unknown> }>> };
+    const button = markup.keyboard[0]![0]!;
+    expect(button.text).toBe("Choose a group");
+    expect(button.request_chat).toMatchObject({ chat_is_channel: false, bot_is_member: true, request_title: true });
+    expect(button.request_chat.user_administrator_rights).toBeTypeOf("object");
+
+    world.fake.shareChat(user.user, group.id);
+    const linked = await nextBotText(user, (text) => text.includes("Linked"));
+    expect(linked.text).toContain("Ops <team>");
+    const card = await nextBotText(user, (text) => text.includes("copied to"));
+    expect(buttonLabels(card)).toEqual(["✅ Order filled", "✅ Order failed", "✅ Rule paused", "✅ Price watch", "✅ Other notifications", "Choose a group", "Stop group alerts"]);
+    const checks = world.fake.calls.filter((call) => call.method === "getChatMember" && call.params.chat_id === group.id);
+    expect(checks.map((call) => Number(call.params.user_id))).toEqual([123456789, 4501]);
+    const link = await groupLinkOf(world, 4501);
+    expect(Number(link?.group_chat_id)).toBe(group.id);
+    expect(link?.owner_name).toBe("User4501");
+  });
+
+  it("a group where the bot is not a member, or the user no admin, is refused with the reason", async () => {
+    const { user } = await linkedUser(world, 4502);
+    const other = world.user(4503);
+    const withoutBot = teamGroup(world, [user], { bot: "left" });
+    user.send("/group");
+    await nextBotText(user, (text) => text.includes("Team alerts"));
+    // The picker lists neither; a group can change between the picker and the answer.
+    world.fake.shareChat(user.user, withoutBot.id, { unchecked: true });
+    await nextBotText(user, (text) => text.includes("I am not a member of that group"));
+    const notAdmin = teamGroup(world, [other], { members: [user] });
+    user.send("/group");
+    await nextBotText(user, (text) => text.includes("Team alerts"));
+    world.fake.shareChat(user.user, notAdmin.id, { unchecked: true });
+    await nextBotText(user, (text) => text.includes("You are not an admin of that group"));
+    expect(await groupLinkOf(world, 4502)).toBeUndefined();
+    // The picker itself lists only groups where the user is an admin and the bot a member.
+    user.send("/group");
+    await nextBotText(user, (text) => text.includes("Team alerts"));
+    expect(() => world.fake.shareChat(user.user, notAdmin.id)).toThrow(/not an admin/);
+  });
+
+  it("the switches choose what is copied; Stop group alerts ends the link", async () => {
+    const { user } = await linkedUser(world, 4504);
+    const group = teamGroup(world, [user]);
+    const card = await linkGroup(world, user, group);
+    world.fake.pressButtonByLabel(user.user, "✅ Price watch", { messageId: card.messageId });
+    const edited = await nextBotText(user, (text) => text.includes("copied to"));
+    expect(buttonLabels(edited)).toContain("▫️ Price watch");
+    expect(Number((await groupLinkOf(world, 4504))?.copy_prices)).toBe(0);
+    expect(Number((await groupLinkOf(world, 4504))?.copy_filled)).toBe(1);
+    user.send("/group");
+    const again = await nextBotText(user, (text) => text.includes("copied to"));
+    expect(again.text).not.toContain("Price watch");
+    world.fake.pressButtonByLabel(user.user, "Stop group alerts", { messageId: again.messageId });
+    await nextBotText(user, (text) => text.includes("Group alerts stopped"));
+    expect(await groupLinkOf(world, 4504)).toBeUndefined();
+  });
+
+  it("/disconnect forgets the group link with the rest of the user's data", async () => {
+    const { user } = await linkedUser(world, 4505);
+    await linkGroup(world, user, teamGroup(world, [user]));
+    user.send("/disconnect");
+    const ask = await nextBotText(user, (text) => text.includes("Forget the key"));
+    world.fake.pressButtonByLabel(user.user, "✅ Confirm", { messageId: ask.messageId });
+    await nextBotText(user, (text) => text.includes("Your key and stored data are deleted"));
+    expect(await groupLinkOf(world, 4505)).toBeUndefined();
+  });
+
+  it("in a group, /group names whose alerts come here; any other command gets the private-only answer", async () => {
+    const a = (await linkedUser(world, 4506)).user;
+    const b = world.user(4507, { firstName: "Bo<b>" });
+    await linkedUserFor(b);
+    const group = teamGroup(world, [a, b]);
+    world.fake.sendText(a.user, "/group", { groupId: group.id });
+    await waitForGroupText(group.id, "No member's alerts come here yet");
+    await linkGroup(world, a, group);
+    await linkGroup(world, b, group);
+    world.fake.sendText(b.user, "/group@sandbox_energy_bot", { groupId: group.id });
+    const list = await waitForGroupText(group.id, "Alerts of these members come here");
+    expect(list).toContain("User4506");
+    expect(list).toContain("Bo<b>");
+    world.fake.sendText(a.user, "/start", { groupId: group.id });
+    await waitForGroupText(group.id, "works in private chats only");
+    // The group's own chat keeps the private-only answer for /buy too (once an hour: not repeated).
+    const count = groupTexts(world, group.id).length;
+    world.fake.sendText(a.user, "/buy", { groupId: group.id });
+    await world.settled();
+    expect(groupTexts(world, group.id)).toHaveLength(count);
+  });
+
+  async function linkedUserFor(user: ReturnType<World["user"]>) {
+    const account = world.newAccount();
+    user.send(`/connect ${account.apiKey}`);
+    await user.nextMessage();
+  }
+
+  async function waitForGroupText(chatId: number, part: string): Promise<string> {
+    for (let i = 0; i < 200; i++) {
+      const found = groupTexts(world, chatId).find((text) => text.includes(part));
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`no "${part}" in group ${chatId}: ${JSON.stringify(groupTexts(world, chatId))}`);
+  }
+
+});
