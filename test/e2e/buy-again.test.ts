@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buttonLabels, callbackAnswerText, linkKey, manageWorld, nextBotText, type World } from "../kit/world";
 import { buyThroughBot, linkedUser, waitFor } from "../kit/push-helpers";
 import type { ChatMessage } from "#src/telegram-fake/index";
-import { BUY_AGAIN } from "#src/chat/callback-data";
+import { BUY_AGAIN, CARD_CONFIRM, MAIN_MENU, ORDERS_PAGE, RULE_RESUME, WATCH_BUY } from "#src/chat/callback-data";
 import { isSpendingButton } from "#src/chat/alerts";
 
 /** Buy again: from a settled order's alert or its card in /orders to a repeat order in two taps, checked against the key linked now. */
@@ -90,7 +90,9 @@ describe("Buy again", () => {
     expect(BUY_AGAIN.parse(data)).not.toBeNull();
     // The button carries a short reference, never the order id.
     expect(data).not.toContain(orderId.slice(0, 8));
-    expect(isSpendingButton(data)).toBe(true);
+    // Marked as spending, with Top up, Buy now and Confirm, so a group's copy never carries it; Resume and Back do not spend.
+    expect([data, MAIN_MENU.data("topup"), WATCH_BUY.data("AAAAAAAAAA"), CARD_CONFIRM.data("AAAAAAAAAA")].map(isSpendingButton)).toEqual([true, true, true, true]);
+    expect([RULE_RESUME.data("AAAAAAAAAA"), ORDERS_PAGE.data(1), MAIN_MENU.data("orders")].map(isSpendingButton)).toEqual([false, false, false]);
     const { taps, tap } = tapper(who);
     tap("Buy again", alert);
     const card = await expectRepeatCard(who, ordersOf(who)[0]!);
