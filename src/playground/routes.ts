@@ -14,6 +14,7 @@ import { createSandboxPanel, PanelError, type PanelHooks, type SandboxPanel } fr
 import { LANGUAGES, type PlaygroundState } from "./state";
 import { registerUserActions } from "./user-actions";
 import { registerDashboardLaunch } from "./dashboard-launch";
+import { loadEmojiFont, registerEmojiFont } from "./emoji-font";
 
 export interface PlaygroundRouteDeps {
   fake: FakeTelegram;
@@ -46,7 +47,7 @@ const CONTENT_TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
 };
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; connect-src 'self'; " +
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; frame-src 'self'; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** GET /play (the web chat), its assets, and the JSON/SSE interface under /play/api. */
 export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
@@ -54,6 +55,7 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
   // Read once at start: the page is small and never changes while the process runs.
   if (!existsSync(SCRIPT)) throw new Error(`The playground's script is not built (${SCRIPT}): run npm run build:web, or npm start, which builds it`);
   const assets = new Map(Object.entries(ASSETS).map(([route, file]) => [route, readFileSync(file, "utf8")]));
+  const emojiFont = loadEmojiFont();
   const panel = deps.sandbox ? createSandboxPanel(deps.sandbox, fake, deps.hooks) : null;
 
   return (app: Hono<ServerEnv>) => {
@@ -61,6 +63,7 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
     app.use("/play", guard);
     app.use("/play/*", guard);
     registerAssets(app, assets);
+    registerEmojiFont(app, emojiFont);
     registerPageConfig(app, deps, panel);
     registerChatRoutes(app, fake, state);
     registerUserActions(app, fake, state);
