@@ -27,7 +27,8 @@
  *                                writes to a temporary file); `npx tsx bench/report.ts --readme` puts
  *                                latest.json's table into bench/README.md
  *   BENCH_ONLY [all]             a comma list of parts to run: chart, ingest, delivery, flood, app, paths, before, schedule,
- *                                dialects (the update mix on SQLite and on PostgreSQL), replicas
+ *                                dialects (the update mix on SQLite and on PostgreSQL), replicas, miniapp (the
+ *                                dashboard's gzipped script and its first render in Chromium on loopback)
  *   BENCH_BEFORE_REV [98fcdf0]   the "before" part: the code of this commit (the last before the guided
  *                                flows moved onto the plugins) against the current code, BENCH_UPDATES
  *                                updates each, BENCH_BEFORE_ROUNDS [3] rounds alternating; needs the
@@ -61,6 +62,7 @@ import { benchFlood } from "./flood";
 import { BEFORE_PLUGINS, benchBeforeAfter } from "./before-after";
 import { benchPaths } from "./paths";
 import { benchDialects } from "./dialects";
+import { benchMiniApp } from "./miniapp";
 import { pollConcurrency as concurrencyFor } from "../src/push/index";
 import { exploring, report, result } from "./report";
 import { DEFAULT_GLOBAL_BUDGET } from "../src/scale/send-budget";
@@ -230,7 +232,7 @@ async function main(): Promise<number> {
   const started = Date.now();
   const figures: Figure[] = [];
   log(quick ? "quick mode (BENCH_QUICK=1): tiny counts, not for the README" : "full run");
-  const only = new Set((process.env.BENCH_ONLY ?? "chart,ingest,delivery,flood,app,paths,before,schedule,dialects,replicas").split(",").map((part) => part.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? "chart,ingest,delivery,flood,app,paths,before,schedule,dialects,replicas,miniapp").split(",").map((part) => part.trim()));
   // First, while this process is quiet: the chart is rendered here, so its CPU time is this process's.
   if (only.has("chart")) figures.push(...(await benchChart(quick ? 2 : 10, log)));
   if (only.has("ingest"))
@@ -266,6 +268,7 @@ async function main(): Promise<number> {
       )),
     );
   }
+  if (only.has("miniapp")) figures.push(...(await benchMiniApp(quick ? 3 : 10, log)));
   if (only.has("dialects")) figures.push(...(await benchDialects({ count: envNumber("BENCH_UPDATES", quick ? 600 : 6_000), rounds: envNumber("BENCH_SAME_IO_ROUNDS", quick ? 1 : 5), pacedPasses: envNumber("BENCH_PACED_PASSES", quick ? 1 : 3) }, log)));
   if (only.has("replicas")) {
     figures.push(
