@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, BOT_TOKEN, buttonLabels, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
 import { signInitData } from "#src/miniapp/index";
+import { parseStartPayload } from "#src/input/deep-link";
 import type { ChatMessage } from "#src/telegram-fake/index";
 
 const PUBLIC_URL = "https://bot.example.test";
@@ -141,6 +142,13 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     expect(thirty.perDay).toHaveLength(30);
     expect(thirty.perDay.some((day) => Number(day.trx) > 0)).toBe(true);
     expect((await request(world, "/app/api/spending?days=5", initDataFor(world, 4631))).status).toBe(400);
+    // The dashboard never spends: Buy again is a link back into the chat's /buy card, as deep-link.ts reads it.
+    const orders = (await dashboard(world, initDataFor(world, 4631))).sections.orders.items as Array<{ buyAgain: string | null }>;
+    expect(orders.length).toBeGreaterThan(0);
+    const link = new URL(orders.find((order) => order.buyAgain)!.buyAgain!);
+    expect(`${link.origin}${link.pathname}`).toBe(`https://t.me/${world.app.bot.botInfo.username}`);
+    const parsed = parseStartPayload(link.searchParams.get("start")!);
+    expect(parsed).toMatchObject({ ok: true, link: { command: "buy" } });
     // A Russian Telegram app gets Russian words.
     const russian = await dashboard(world, initDataFor(world, 4631, { languageCode: "ru" }));
     expect(russian.lang).toBe("ru");
