@@ -38,6 +38,19 @@ describe("the playground's emoji in a browser", () => {
     // Nothing from another origin: the page, its script, style, fonts and API calls are all the playground's.
     expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);
 
+    // Every element that shows an emoji (the chat, its buttons, the log of Bot API calls) has the family in its font stack.
+    await playground.page.locator(".calls li", { hasText: "sendMessage" }).first().waitFor({ state: "attached" });
+    const withoutFamily = await playground.page.evaluate((family) => {
+      const missing: string[] = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const element = node.parentElement!;
+        if (/\p{Extended_Pictographic}/u.test(node.textContent ?? "") && !getComputedStyle(element).fontFamily.includes(family)) missing.push(`${element.tagName}.${element.className}: ${node.textContent!.slice(0, 30)}`);
+      }
+      return missing;
+    }, FAMILY);
+    expect(withoutFamily).toEqual([]);
+
     // Drawn with the page's font stack, an emoji is in colour (an empty box or a text glyph is not).
     const coloured = await playground.page.evaluate(async () => {
       const font = `32px ${getComputedStyle(document.body).fontFamily}`;
