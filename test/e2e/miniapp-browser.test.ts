@@ -51,6 +51,17 @@ describe("the dashboard Mini App in a browser", () => {
     await expect(card.textContent()).resolves.toContain("paused");
     await page.screenshot({ path: `${OUT}/playground-dashboard.png` });
 
+    // Opening a rule asks Telegram for its Back button (the playground shows it over the frame); Back closes the rule.
+    await rule.locator(".rule-head").click();
+    await rule.locator(".hint", { hasText: "spent" }).waitFor();
+    await page.locator("#dashboard-back:not([hidden])").waitFor();
+    await page.click("#dashboard-back");
+    await expect.poll(() => rule.locator(".hint", { hasText: "spent" }).count()).toBe(0);
+    await page.locator("#dashboard-back[hidden]").waitFor({ state: "attached" });
+    // In the playground, /dashboard points at the panel.
+    const answer = (await play("/play/api/send", { userId: 1001, text: "/dashboard", waitMs: 2000 })) as { replies?: Array<{ message?: { text?: string } }> };
+    expect(answer.replies?.map((reply) => reply.message?.text ?? "").join("\n")).toContain("Open the dashboard");
+
     // Buy again and Buy are links back into the chat: a confirmation card, nothing spent.
     await frame.locator("#buy").click();
     await page.locator(".msg.bot", { hasText: /Which resource|resource/ }).last().waitFor();
