@@ -23,6 +23,7 @@ import { withLease } from "#src/scale/leases";
 import type { SendBudgetStore } from "#src/scale/send-budget";
 import type { ArrivalWindow } from "#src/scale/arrival-window";
 import { createSenderApi, OutboxSender } from "./sender";
+import { GroupGate } from "./group-gate";
 import { releaseStuckCards } from "./stuck-cards";
 import { registerMarketplaceWebhook } from "./webhook-receiver";
 import { runRetention, type RetentionReport } from "./retention";
@@ -114,7 +115,9 @@ export function pollConcurrency(ratePerSecond: number): number {
  */
 export function startPush(deps: PushDeps): PushHandle {
   const replicaId = deps.replicaId ?? randomUUID();
-  const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now, owner: replicaId, leaseMs: deps.leaseMs ?? 30_000, prepare: digestBuilder({ db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, marketplace: deps.marketplace, now: deps.now }), ...(deps.sendWindow ? { window: deps.sendWindow } : {}), ...(deps.sendBudget ? { budgetStore: deps.sendBudget } : {}) });
+  // Team alerts: each group copy is checked before it leaves; a notice to an owner wakes the sender.
+  const groups = new GroupGate({ db: deps.db, logger: deps.logger, translations: deps.i18n, now: deps.now, onQueued: () => sender.wake() });
+  const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now, owner: replicaId, leaseMs: deps.leaseMs ?? 30_000, prepare: digestBuilder({ db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, marketplace: deps.marketplace, now: deps.now }), groups, ...(deps.sendWindow ? { window: deps.sendWindow } : {}), ...(deps.sendBudget ? { budgetStore: deps.sendBudget } : {}) });
   const wake = () => sender.wake();
   const pollerDeps: PollerDeps = {
     db: deps.db,

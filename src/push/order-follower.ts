@@ -7,7 +7,8 @@ import type { SecretBox } from "#src/security/secret-box";
 import { finalState, settlementAlert, settlementKey, type Translations } from "#src/chat/alerts";
 import { recipientFor } from "./recipients";
 import { claimDueOrders, markFollowDone, rescheduleFollow, type FollowScope } from "#src/db/repos/followed-orders";
-import { enqueueAlert } from "#src/db/repos/outbox";
+import { enqueueAlert, enqueueGroupAlerts } from "#src/db/repos/outbox";
+import { groupAlertOf, groupRecipientFor } from "./group-copies";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { recordBrokenKey } from "./broken-key";
 
@@ -49,11 +50,14 @@ export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner 
         continue;
       }
       const recipient = await recipientFor(deps.db, deps.translations, telegramId, "orders");
+      const group = await groupRecipientFor(deps.db, deps.translations, telegramId, state);
+      const key = settlementKey(order.id, state);
       const queued = await deps.db.transaction().execute(async (trx) => {
         await markFollowDone(trx, row.order_id);
-        if (!recipient) return false;
+        const copied = group ? (await enqueueGroupAlerts(trx, [groupAlertOf(group, key, settlementAlert(group, order, state), now)])) > 0 : false;
+        if (!recipient) return copied;
         const [buyAgain] = await buyAgainRefs(trx, [{ telegramId, orderId: order.id }], now);
-        return enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: settlementKey(order.id, state), payload: settlementAlert(recipient, order, state, buyAgain), now });
+        return (await enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: key, payload: settlementAlert(recipient, order, state, buyAgain), now })) || copied;
       });
       settled += 1;
       if (queued) deps.onQueued();

@@ -1,12 +1,15 @@
 import type { PollerDeps } from "./poller-deps";
 import type { PollAlert } from "#src/db/repos/poll-outcomes";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "#src/marketplace/index";
-import { finalState, notificationAlert, rulePausedAlert, settlementAlert, settlementKey } from "#src/chat/alerts";
+import { finalState, notificationAlert, rulePausedAlert, settlementAlert, settlementKey, type FinalState, type Recipient } from "#src/chat/alerts";
+import type { OutboxPayload } from "#src/db/repos/outbox";
+import { findGroupLink } from "#src/db/repos/group-links";
+import { groupAlertOf, groupRecipientFor, type GroupRecipient } from "./group-copies";
 import { refFor } from "#src/db/repos/callback-refs";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { recipientFor } from "./recipients";
 
-// The alert a polled notification makes: a settlement, a paused rule, a deposit or anything else.
+// The alerts a polled notification makes: a settlement, a paused rule, a deposit or anything else.
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
@@ -45,23 +48,26 @@ async function findPausedRule(client: MarketplaceClient, notification: Notificat
 const SETTLEMENT_WAIT_MS = 3_600_000;
 
 /**
- * Builds the alert for one notification and its dedupe key (settlements share the order's key).
+ * Builds the alerts for one notification with their dedupe keys (settlements share the order's
+ * key): the private one and, for team alerts, the group's copy; empty when neither is wanted.
  * "later": a settlement whose order could not be read as final yet; left unseen, so the next
  * cycle looks again instead of relaying it under a key no other path shares.
  */
-export async function alertFor(deps: PollerDeps, telegramId: number, client: MarketplaceClient, notification: Notification): Promise<PollAlert | null | "later"> {
+export async function alertFor(deps: PollerDeps, telegramId: number, client: MarketplaceClient, notification: Notification): Promise<PollAlert[] | "later"> {
   const text = textOf(notification);
   const id = UUID.exec(`${notification.link ?? ""} ${notification.body} ${notification.title}`)?.[0];
   const now = deps.now();
   if (text.includes("order") && id && /fill|fail|settle|deliver|refund/.test(text)) {
     const recipient = await recipientFor(deps.db, deps.translations, telegramId, "orders");
-    if (!recipient) return null;
+    const wanted = async (state: FinalState) => ({ recipient, group: await groupRecipientFor(deps.db, deps.translations, telegramId, state) });
+    if (!recipient && !(await hasGroupLink(deps.db, telegramId))) return [];
     try {
       const order = await client.getOrder(id);
       const state = finalState(order.status);
       if (state) {
-        const [buyAgain] = await buyAgainRefs(deps.db, [{ telegramId, orderId: order.id }], now);
-        return { key: settlementKey(order.id, state), chatId: recipient.chatId, payload: settlementAlert(recipient, order, state, buyAgain) };
+        // Buy again goes under the private alert only; a group's copy keeps no spending button.
+        const [buyAgain] = recipient ? await buyAgainRefs(deps.db, [{ telegramId, orderId: order.id }], now) : [null];
+        return alertsFor(await wanted(state), settlementKey(order.id, state), (to) => settlementAlert(to, order, state, to === recipient ? buyAgain : null));
       }
     } catch (error) {
       deps.logger.debug({ userId: telegramId, orderId: id, kind: error instanceof MarketplaceError ? error.kind : "unexpected" }, "order of a settlement notification not readable; looking again next cycle");
@@ -69,16 +75,31 @@ export async function alertFor(deps: PollerDeps, telegramId: number, client: Mar
     const age = now - Date.parse(notification.createdAt);
     if (!(age > SETTLEMENT_WAIT_MS)) return "later";
     const state = /fail|refund|cancel|reject|expire/.test(`${text} ${notification.body.toLowerCase()}`) ? "failed" : "filled";
-    return { key: settlementKey(id, state), chatId: recipient.chatId, payload: notificationAlert(recipient, notification) };
+    return alertsFor(await wanted(state), settlementKey(id, state), (to) => notificationAlert(to, notification));
   }
   if (/pause/.test(text) && /automation|rule|refill|renewal|smart/.test(`${text} ${notification.body.toLowerCase()}`)) {
-    const recipient = await recipientFor(deps.db, deps.translations, telegramId, "rules");
-    if (!recipient) return null;
+    const targets = { recipient: await recipientFor(deps.db, deps.translations, telegramId, "rules"), group: await groupRecipientFor(deps.db, deps.translations, telegramId, "paused") };
+    if (!targets.recipient && !targets.group) return [];
     const ruleId = id ?? (await findPausedRule(client, notification));
-    return { key: `notification:${notification.id}`, chatId: recipient.chatId, payload: rulePausedAlert(recipient, ruleId ? { id: ruleId, ref: await refFor(deps.db, telegramId, ruleId, now) } : null, `${notification.title}: ${notification.body}`) };
+    const rule = ruleId ? { id: ruleId, ref: await refFor(deps.db, telegramId, ruleId, now) } : null;
+    return alertsFor(targets, `notification:${notification.id}`, (to) => rulePausedAlert(to, rule, `${notification.title}: ${notification.body}`));
   }
   const kind = /deposit|top.?up|credit/.test(text) ? "deposits" : "other";
-  const recipient = await recipientFor(deps.db, deps.translations, telegramId, kind);
-  if (!recipient) return null;
-  return { key: `notification:${notification.id}`, chatId: recipient.chatId, payload: notificationAlert(recipient, notification) };
+  const targets = { recipient: await recipientFor(deps.db, deps.translations, telegramId, kind), group: await groupRecipientFor(deps.db, deps.translations, telegramId, "other") };
+  return alertsFor(targets, `notification:${notification.id}`, (to) => notificationAlert(to, notification));
+}
+
+/** The private alert and the group's copy, each built in its recipient's language. */
+function alertsFor(targets: { recipient: Recipient | null; group: GroupRecipient | null }, key: string, build: (to: Recipient) => OutboxPayload): PollAlert[] {
+  const alerts: PollAlert[] = [];
+  if (targets.recipient) alerts.push({ key, chatId: targets.recipient.chatId, payload: build(targets.recipient) });
+  if (targets.group) {
+    const copy = groupAlertOf(targets.group, key, build(targets.group), 0);
+    alerts.push({ key: copy.dedupeKey, chatId: copy.chatId, payload: JSON.parse(copy.payload) as OutboxPayload, group: true });
+  }
+  return alerts;
+}
+
+async function hasGroupLink(db: PollerDeps["db"], telegramId: number): Promise<boolean> {
+  return (await findGroupLink(db, telegramId)) !== null;
 }

@@ -135,7 +135,7 @@ export async function pollTarget(deps: PollerDeps, target: PollTarget, pace: () 
     for (const notification of [...fresh].reverse()) {
       const alert = await alertFor(deps, telegramId, client, notification);
       if (alert === "later") later.add(notification.id);
-      else if (alert) alerts.push(alert);
+      else alerts.push(...alert);
     }
   }
   let rules: { active: boolean; checkedAt: number } | null = null;

@@ -8,7 +8,8 @@ import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index
 import { trxToSun } from "#src/marketplace/money";
 import { priceReachedAlert, type Translations } from "#src/chat/alerts";
 import { recipientFor } from "./recipients";
-import { enqueueAlert } from "#src/db/repos/outbox";
+import { enqueueAlert, enqueueGroupAlerts } from "#src/db/repos/outbox";
+import { groupAlertOf, groupRecipientFor } from "./group-copies";
 
 export interface PriceWatchJobDeps {
   db: Kysely<Database>;
@@ -158,18 +159,14 @@ async function fire(deps: PriceWatchJobDeps, watch: PriceWatch, priceTrx: string
   const recipient = await recipientFor(deps.db, deps.translations, watch.telegram_id, "prices");
   if (!recipient) return false;
   const crossing = watch.crossings + 1;
-  const payload = priceReachedAlert(recipient, {
-    watchId: watch.id,
-    resource: watch.resource,
-    volume: watch.volume,
-    duration: watch.duration,
-    thresholdSun: BigInt(watch.threshold_sun),
-    priceTrx,
-    at: now,
-  });
+  const reached = { watchId: watch.id, resource: watch.resource, volume: watch.volume, duration: watch.duration, thresholdSun: BigInt(watch.threshold_sun), priceTrx, at: now };
+  const payload = priceReachedAlert(recipient, reached);
+  const group = await groupRecipientFor(deps.db, deps.translations, watch.telegram_id, "prices");
+  const key = watchAlertKey(watch.id, crossing);
   const queued = await deps.db.transaction().execute(async (trx) => {
     if (!(await markWatchFired(trx, watch, now + watch.cooldown_ms, now))) return false;
-    return enqueueAlert(trx, { telegramId: watch.telegram_id, chatId: recipient.chatId, dedupeKey: watchAlertKey(watch.id, crossing), payload, now });
+    if (group) await enqueueGroupAlerts(trx, [groupAlertOf(group, key, priceReachedAlert(group, reached), now)]);
+    return enqueueAlert(trx, { telegramId: watch.telegram_id, chatId: recipient.chatId, dedupeKey: key, payload, now });
   });
   if (queued) {
     deps.logger.info({ userId: watch.telegram_id, watch: watch.id, crossing, priceTrx }, "price watch reached its threshold; alert queued");

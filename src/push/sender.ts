@@ -1,42 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { Api } from "grammy";
-import type { Kysely } from "kysely";
-import type { Database } from "#src/db/schema";
-import type { Logger } from "#src/logger";
-import type { Metrics } from "#src/metrics";
 import { DEFAULT_CHAT_PACE, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "#src/scale/send-budget";
-import type { ArrivalWindow } from "#src/scale/arrival-window";
 import { reportFailure } from "#src/db/health";
-import { claimDue, nextClaimableAt, nextDueAt, markDropped, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "#src/db/repos/outbox";
+import { claimDue, nextClaimableAt, nextDueAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "#src/db/repos/outbox";
 import { recordFailedSend } from "./send-failure";
+import { GROUP_CHAT_PACE } from "#src/db/repos/chat-send";
+import { isGroupChat } from "./group-gate";
+import type { SenderOptions } from "./sender-options";
+
+export type { SenderOptions } from "./sender-options";
 
 /** Pause after a failed outbox cycle: the database answering again is noticed within it. */
 const FAILED_CYCLE_PAUSE_MS = 1_000;
-
-export interface SenderOptions {
-  db: Kysely<Database>;
-  logger: Logger;
-  metrics: Metrics;
-  now: () => number;
-  /** Messages per second across all chats and replicas (Telegram: about 30; default the store's: 28, or 25 when replicas share PostgreSQL). */
-  globalPerSecond?: number;
-  /** Messages that may leave at once after a quiet spell (default 1.9: sends stay evenly spaced). */
-  globalBurst?: number;
-  /** One chat's pace, shared with the bot's replies (Telegram: a burst of 3, then about 1 per second). */
-  chatPace?: ChatPace;
-  /** This process's messages on arrival at Telegram, shared with the bot's replies. */
-  window?: ArrivalWindow;
-  /** Where the budgets live (shared with the bot's replies); default: the database. */
-  budgetStore?: SendBudgetStore;
-  leaseMs?: number;
-  /** This replica's id (lease owner); random by default. */
-  owner?: string;
-  /**
-   * Builds a row queued as a "sendDigest" into the Bot API call to make, when it is due; null
-   * drops the row (nothing to send any more). A throw is retried like a failed send.
-   */
-  prepare?: (row: OutboxRow, payload: OutboxPayload) => Promise<OutboxPayload | null>;
-}
 
 /** Rows one cycle may claim, and sends this replica may have in flight at once. */
 const MAX_PER_CYCLE = 20;
@@ -71,6 +46,11 @@ export class OutboxSender {
     this.chatPace = options.chatPace ?? DEFAULT_CHAT_PACE;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.clockOrigin = { app: options.now(), wall: Date.now() };
+  }
+
+  /** A group's pace (Telegram: 20 a minute) or a private chat's. */
+  private paceOf(chatId: number): ChatPace {
+    return isGroupChat(chatId) ? GROUP_CHAT_PACE : this.chatPace;
   }
 
   start(api: Api): void {
@@ -192,7 +172,7 @@ export class OutboxSender {
           await releaseLease(trx, row.id, row.next_attempt_at, this.owner);
           continue;
         }
-        const chatWait = await this.store.takeChatSlot(trx, row.chat_id, at, this.chatPace);
+        const chatWait = await this.store.takeChatSlot(trx, row.chat_id, at, this.paceOf(row.chat_id));
         if (chatWait === null) ready.push(row);
         else await releaseLease(trx, row.id, Math.max(row.next_attempt_at, chatWait), this.owner);
       }
@@ -241,6 +221,11 @@ export class OutboxSender {
         }
         payload = built;
       }
+      const verdict = isGroupChat(row.chat_id) && this.options.groups ? await this.options.groups.check(this.api!, row) : "send";
+      if (verdict !== "send") {
+        await (verdict === "drop" ? markDropped(db, row.id, "the group link ended", this.owner) : markRetry(db, row.id, now(), "the group moved", this.owner));
+        return;
+      }
       const raw = this.api!.raw as unknown as Record<string, (params: unknown) => Promise<unknown>>;
       const leave = this.options.window ? await this.options.window.enter() : null;
       try {
@@ -253,7 +238,7 @@ export class OutboxSender {
       // The chat's pace counts this send from its answer, so network jitter cannot squeeze two
       // messages closer than the pace at Telegram's end.
       const recorded = await db.transaction().execute(async (trx) => {
-        await this.store.recordChatSendAt(trx, row.chat_id, now(), this.chatPace);
+        await this.store.recordChatSendAt(trx, row.chat_id, now(), this.paceOf(row.chat_id));
         return markSent(trx, row.id, now(), this.owner);
       });
       if (!recorded) logger.warn({ outboxId: row.id }, "alert sent after its lease had run out (slow send); another replica may send it too");
@@ -266,7 +251,10 @@ export class OutboxSender {
         reportFailure(db, logger, error, "recording a sent alert failed; recorded when the database answers", { outboxId: row.id });
         return;
       }
-      await recordFailedSend({ db, logger, metrics, now, store: this.store, owner: this.owner }, row, error);
+      const group = isGroupChat(row.chat_id) && this.options.groups ? await this.options.groups.afterFailure(error, row.chat_id) : null;
+      if (group === "drop") await markDropped(db, row.id, "the group link ended", this.owner);
+      else if (group === "retry") await markRetry(db, row.id, now(), "the group moved", this.owner);
+      else await recordFailedSend({ db, logger, metrics, now, store: this.store, owner: this.owner }, row, error);
     }
   }
 

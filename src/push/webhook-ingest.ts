@@ -8,12 +8,14 @@ import { settlementAlert, settlementKey, type Recipient, type Translations } fro
 import { scheduleCommit } from "#src/db/write-batcher";
 import { isDatabaseUnreachable } from "#src/db/health";
 import { markUsersInMotion } from "#src/db/repos/poll-schedule";
-import { enqueueAlerts } from "#src/db/repos/outbox";
+import { enqueueAlerts, enqueueGroupAlerts, type QueuedAlert } from "#src/db/repos/outbox";
+import { groupLinksOf } from "#src/db/repos/group-links";
 import { recordWebhookEvents } from "#src/db/repos/webhook-events";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { findTokenOwners } from "#src/db/repos/webhook-tokens";
 import type { UnknownTokenLimiter } from "./unknown-token-limit";
 import { recipientOf } from "./recipients";
+import { groupAlertOf, groupRecipientOf } from "./group-copies";
 import type { Verdict } from "./webhook-payload";
 
 // Marketplace webhooks stored in group commits: requests arriving together share one token lookup and one transaction.
@@ -124,7 +126,7 @@ export class IngestBatcher {
     let queued = 0;
     if (events.length > 0) {
       const counts = { fresh: 0, duplicate: 0, muted: 0, alreadyAlerted: 0 };
-      queued = await db.transaction().execute((trx) => storeEvents(trx, events, outcomes, counts, this.deps.now));
+      queued = await db.transaction().execute((trx) => storeEvents(trx, events, outcomes, counts, this.deps.now, this.deps.translations));
       // One line per batch at info (per event at debug): cheap at thousands of events a second.
       logger.info({ events: events.length, ...counts, queued }, "marketplace webhooks stored");
       if (logger.isLevelEnabled("debug")) {
@@ -140,7 +142,7 @@ export class IngestBatcher {
 }
 
 /** A settlement to store, from a known token, with the chat its alert goes to (null: muted or inactive). */
-type StoredEvent = { item: Pending; telegramId: number; key: string; recipient: Recipient | null };
+type StoredEvent = { item: Pending; telegramId: number; key: string; recipient: Recipient | null; user: User | null };
 
 /**
  * Answers the requests that need no write (unknown token, rejected, ignored, a second copy in the
@@ -178,7 +180,7 @@ function sortRequests(deps: WebhookReceiverDeps, batch: Pending[], byHash: Map<s
     claimedKeys.add(key);
     const user = row.telegram_id === null ? null : (row as unknown as User);
     const recipient = recipientOf(translations, telegramId, user, "orders");
-    events.push({ item, telegramId, key, recipient });
+    events.push({ item, telegramId, key, recipient, user });
   }
   return { outcomes, events };
 }
@@ -187,7 +189,7 @@ function sortRequests(deps: WebhookReceiverDeps, batch: Pending[], byHash: Map<s
  * Inside the batch's transaction: the events' dedupe keys, their alerts (one per user and
  * settlement), and their users' polls made fast. Sets each event's outcome; returns the alerts queued.
  */
-async function storeEvents(trx: Transaction<Database>, events: StoredEvent[], outcomes: Map<Pending, Outcome>, counts: Record<"fresh" | "duplicate" | "muted" | "alreadyAlerted", number>, now: () => number): Promise<number> {
+async function storeEvents(trx: Transaction<Database>, events: StoredEvent[], outcomes: Map<Pending, Outcome>, counts: Record<"fresh" | "duplicate" | "muted" | "alreadyAlerted", number>, now: () => number, translations: Translations): Promise<number> {
   const fresh = await recordWebhookEvents(
     trx,
     events.map((event) => ({ dedupe_key: event.key, received_at: (event.item.verdict as { receivedAt: number }).receivedAt })),
@@ -229,7 +231,23 @@ async function storeEvents(trx: Transaction<Database>, events: StoredEvent[], ou
     );
   }
   counts.alreadyAlerted += alerts.length - queued;
+  queued += await queueGroupCopies(trx, events, outcomes, translations);
   // An order of theirs is moving: their notifications are read every cycle for a while.
   await markUsersInMotion(trx, events.map((event) => event.telegramId), "order", now());
   return queued;
+}
+
+/** Team alerts: the copies of the batch's fresh settlements into their owners' groups (one per event in each group). */
+async function queueGroupCopies(trx: Transaction<Database>, events: StoredEvent[], outcomes: Map<Pending, Outcome>, translations: Translations): Promise<number> {
+  const fresh = events.filter((event) => event.user && outcomes.get(event.item)?.body.duplicate === false);
+  if (fresh.length === 0) return 0;
+  const links = await groupLinksOf(trx, fresh.map((event) => event.telegramId));
+  if (links.size === 0) return 0;
+  const copies: QueuedAlert[] = [];
+  for (const event of fresh) {
+    const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
+    const recipient = groupRecipientOf(translations, event.telegramId, event.user, links.get(event.telegramId), verdict.state);
+    if (recipient) copies.push(groupAlertOf(recipient, settlementKey(verdict.orderId, verdict.state), settlementAlert(recipient, verdict.facts, verdict.state), verdict.receivedAt));
+  }
+  return enqueueGroupAlerts(trx, copies);
 }

@@ -32,6 +32,13 @@ export interface ChatPace {
 export const DEFAULT_CHAT_PACE: ChatPace = { intervalMs: 1_100, burst: 3, answerSlackMs: 50 };
 
 /**
+ * A group's pace: Telegram allows 20 messages a minute in a group. One every 3,300 ms, with no
+ * burst, is at most 19 in any minute on arrival: the same tenth of margin a private chat's pace
+ * keeps for a send that left late or took long on the way.
+ */
+export const GROUP_CHAT_PACE: ChatPace = { intervalMs: 3_300, burst: 1 };
+
+/**
  * Takes the chat's next turn; null when granted, else the time the chat may be written to again.
  * With `burst` above 1 the row is a bucket (see {@link ChatPace}): the stored time is where a full
  * bucket's allowance would start, so a chat quiet for a while gets `burst` turns at once, and a

@@ -1,13 +1,13 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../schema";
-import { enqueueAlert, type OutboxPayload } from "./outbox";
+import { enqueueAlert, enqueueGroupAlerts, type OutboxPayload } from "./outbox";
 import { scheduleAfterPoll } from "./poll-schedule";
 import { forgetSeenOffFirstPage, recordSeen, SEEN_NOTIFICATION_MS } from "./seen-notifications";
 
 // What notification polls found, written for many users at once.
 
-/** An alert a poll found, with its dedupe key and the chat it goes to. */
-export type PollAlert = { key: string; chatId: number; payload: OutboxPayload };
+/** An alert a poll found, with its dedupe key and the chat it goes to; `group`: a team alert's copy (one per event in the group). */
+export type PollAlert = { key: string; chatId: number; payload: OutboxPayload; group?: boolean };
 
 /** The outcome of polling one user, written later together with other users' outcomes. */
 export type PollOutcome =
@@ -41,7 +41,8 @@ export async function recordPollOutcomes(db: Kysely<Database>, outcomes: PollOut
     for (const outcome of outcomes) {
       if (outcome.kind !== "polled") continue;
       for (const alert of outcome.alerts) {
-        if (await enqueueAlert(trx, { telegramId: outcome.telegramId, chatId: alert.chatId, dedupeKey: alert.key, payload: alert.payload, now })) queued += 1;
+        if (alert.group) queued += await enqueueGroupAlerts(trx, [{ telegramId: outcome.telegramId, chatId: alert.chatId, dedupeKey: alert.key, payload: JSON.stringify(alert.payload), at: now }]);
+        else if (await enqueueAlert(trx, { telegramId: outcome.telegramId, chatId: alert.chatId, dedupeKey: alert.key, payload: alert.payload, now })) queued += 1;
       }
     }
     for (const outcome of outcomes) {

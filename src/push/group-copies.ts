@@ -1,0 +1,41 @@
+import type { Kysely } from "kysely";
+import type { Database } from "#src/db/schema";
+import { findUser, type User } from "#src/db/repos/users";
+import { copiesKind, findGroupLink, type GroupAlertKind, type GroupLink } from "#src/db/repos/group-links";
+import type { OutboxPayload, QueuedAlert } from "#src/db/repos/outbox";
+import { recipientLanguage, type Recipient, type Translations } from "#src/chat/alerts";
+import { groupCopy } from "#src/chat/group-alerts";
+
+// Team alerts: the copy of an alert that goes to the owner's group, asked by every path that queues alerts.
+
+/** A group copy's recipient: the group's chat, in the owner's language, naming the owner. */
+export interface GroupRecipient extends Recipient {
+  ownerName: string;
+}
+
+/**
+ * The owner's group, if they linked one that copies this kind of alert and they are active (an
+ * owner who blocked the bot could not be told when the group stops receiving). Independent of the
+ * private switches in /settings: the group's own choices say what it gets.
+ */
+export function groupRecipientOf(translations: Translations, telegramId: number, user: User | null | undefined, link: GroupLink | null | undefined, kind: GroupAlertKind): GroupRecipient | null {
+  if (!user || user.active !== 1 || !link || !copiesKind(link, kind)) return null;
+  return { telegramId, chatId: link.group_chat_id, ownerName: link.owner_name, ...recipientLanguage(translations, user.language ?? user.telegram_language) };
+}
+
+/** {@link groupRecipientOf} for a user read by id. */
+export async function groupRecipientFor(db: Kysely<Database>, translations: Translations, telegramId: number, kind: GroupAlertKind): Promise<GroupRecipient | null> {
+  const link = await findGroupLink(db, telegramId);
+  if (!link) return null;
+  return groupRecipientOf(translations, telegramId, await findUser(db, telegramId), link, kind);
+}
+
+/** The dedupe key of a group copy: the event's own key, so the group gets one message per event. */
+export function groupDedupeKey(key: string): string {
+  return `group:${key}`;
+}
+
+/** The outbox row of a group copy of `payload` (built for `recipient`: the owner's language). */
+export function groupAlertOf(recipient: GroupRecipient, dedupeKey: string, payload: OutboxPayload, at: number): QueuedAlert {
+  return { telegramId: recipient.telegramId, chatId: recipient.chatId, dedupeKey: groupDedupeKey(dedupeKey), payload: JSON.stringify(groupCopy(payload, recipient.ownerName, recipient.tr)), at };
+}
