@@ -11,7 +11,7 @@ interface SandboxState {
 }
 
 /** The figures /stats must show, computed here from the sandbox's own records (not by the bot's code). */
-export async function expectedFigures(world: World, accountId: string, window: { from: number; to: number }) {
+export async function expectedFigures(world: Pick<World, "marketplaceUrl">, accountId: string, window: { from: number; to: number }) {
   const response = await fetch(`${world.marketplaceUrl}/_sandbox/state?accountId=${accountId}`);
   const account = ((await response.json()) as SandboxState).accounts[0]!;
   const inWindow = (iso: string) => Date.parse(iso) >= window.from && Date.parse(iso) < window.to;
