@@ -2,7 +2,7 @@ import type { Language, Translate } from "#src/chat/i18n";
 import { durationText, knownTrxText, knownAmountText, resourceText, trxText, volumeText } from "#src/chat/format";
 import { marketWord } from "#src/chat/html";
 import { deepLinkUrl, startPayload } from "#src/input/deep-link";
-import type { AutomationRule, MarketplaceClient, Order } from "#src/marketplace/index";
+import { MarketplaceError, type AutomationRule, type MarketplaceClient, type Order } from "#src/marketplace/index";
 import { ruleKind, ruleStatus } from "#src/marketplace/rule-words";
 import { orderOutcome } from "#src/reports/figures";
 import { describeFailure } from "./failures";
@@ -54,25 +54,34 @@ interface Words {
   botUsername: string;
 }
 
-/** Reads balances, rules, the newest orders and the unread count in parallel, as the chat words them. */
-export async function readDashboard(client: MarketplaceClient, words: Words): Promise<DashboardSections> {
-  const [balances, rules, orders, unread] = await Promise.all([
-    section(words, async () => {
+/**
+ * Reads balances, rules, the newest orders and the unread count in parallel, as the chat words
+ * them. `keyLost`: the marketplace refused the key itself (a 401 on any read, or a 403 on the
+ * balance, which any key may read), as the chat concludes from the same answers.
+ */
+export async function readDashboard(client: MarketplaceClient, words: Words): Promise<{ sections: DashboardSections; keyLost: boolean }> {
+  const read = await Promise.all([
+    attempt(async () => {
       const balance = await client.balance();
       return { trx: knownTrxText(balance.trx, words.lang), usdt: `${knownAmountText(balance.usdtTrc20, words.lang)} USDT` };
     }),
-    section(words, async () => ({ items: (await client.listAutomations()).filter((rule) => ruleStatus(rule.status) !== "cancelled").map((rule) => ruleRow(rule, words)) })),
-    section(words, async () => ({ items: (await client.listOrders({ page: 1, pageSize: DASHBOARD_ORDERS })).items.map((order) => orderRow(order, words)) })),
-    section(words, async () => ({ count: (await client.notifications({ page: 1 })).unread })),
-  ]);
-  return { balances, rules, orders, unread };
+    attempt(async () => ({ items: (await client.listAutomations()).filter((rule) => ruleStatus(rule.status) !== "cancelled").map((rule) => ruleRow(rule, words)) })),
+    attempt(async () => ({ items: (await client.listOrders({ page: 1, pageSize: DASHBOARD_ORDERS })).items.map((order) => orderRow(order, words)) })),
+    attempt(async () => ({ count: (await client.notifications({ page: 1 })).unread })),
+  ] as const);
+  const kindOf = (part: object) => ("failed" in part && part.failed instanceof MarketplaceError ? part.failed.kind : null);
+  const keyLost = read.some((part) => kindOf(part) === "unauthorized") || kindOf(read[0]) === "forbidden";
+  // A 403 on a read while the key still works is about that read (its scope), not the key.
+  const worded = <T>(part: { value: T } | { failed: unknown }): Section<T> => ("failed" in part ? { error: describeFailure(words.tr, part.failed, !keyLost) } : part.value);
+  return { sections: { balances: worded(read[0]), rules: worded(read[1]), orders: worded(read[2]), unread: worded(read[3]) }, keyLost };
 }
 
-async function section<T>(words: Words, read: () => Promise<T>): Promise<Section<T>> {
+async function attempt<T>(read: () => Promise<T>): Promise<{ value: T } | { failed: unknown }> {
   try {
-    return await read();
+    return { value: await read() };
   } catch (error) {
-    return { error: describeFailure(words.tr, error) };
+    if (!(error instanceof MarketplaceError)) throw error;
+    return { failed: error };
   }
 }
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { LANGUAGES } from "#src/chat/i18n";
+import { markKeyBroken } from "#src/db/repos/credentials";
 import { projectRoot } from "#src/paths";
 import type { ServerEnv } from "#src/server/create-server";
 import { readDashboard } from "./dashboard-data";
@@ -48,7 +49,8 @@ export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => vo
         const account = await signerAccount(deps, signer);
         const base = { lang: account.lang, firstName: signer.firstName, key: { state: account.keyState, last4: account.last4 }, bot: deps.bot.botInfo.username };
         if (!account.client) return c.json({ ...base, sections: null });
-        const sections = await readDashboard(account.client, { tr: account.tr, lang: account.lang, botUsername: deps.bot.botInfo.username });
+        const { sections, keyLost } = await readDashboard(account.client, { tr: account.tr, lang: account.lang, botUsername: deps.bot.botInfo.username });
+        if (keyLost && (await markKeyBroken(deps.db, signer.telegramId, deps.now()))) deps.logger.info({ userId: signer.telegramId }, "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one");
         return c.json({ ...base, sections });
       }),
     );

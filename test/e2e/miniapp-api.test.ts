@@ -105,6 +105,16 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     expect(world.sandbox.control.listRules(first.accountId)[0]!.status).toBe("active");
   });
 
+  it("a key the marketplace refuses is marked broken, as the chat marks it, and the dashboard says to link a new one", async () => {
+    const { apiKey } = await linkedUser(world, 4625);
+    world.sandbox.control.revokeKey({ apiKey });
+    const refused = (await (await request(world, "/app/api/dashboard", initDataFor(world, 4625))).json()) as { sections: { balances: { error: string } } };
+    expect(refused.sections.balances.error).toContain("refused your API key");
+    const after = await dashboard(world, initDataFor(world, 4625));
+    expect(after.key.state).toBe("broken");
+    expect(after.sections).toBeNull();
+  });
+
   it("refuses tampered, expired, missing and foreign init data with 401 before reading anything", async () => {
     await linkedUser(world, 4621);
     const good = initDataFor(world, 4621);
