@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buttonLabels, callbackAnswerText, linkedUser, manageWorld, type World } from "../kit/world";
 import type { ChatMessage } from "#src/telegram-fake/index";
+import { STEP_TTL_MS } from "#src/bot/guided/steps";
 
 const NOT_THIS_QUESTION = "does not answer the open question";
 
@@ -86,6 +87,27 @@ describe("a button under an earlier question", () => {
     await expectButtonsRemoved(world, buyQuestion);
     user.send("/cancel");
     expect((await user.nextMessage()).text).toContain("Cancelled");
+    await expectButtonsRemoved(world, volumeQuestion);
+  });
+
+  it("a question closed by a main-menu tap, or answered after it expired, loses its buttons", async () => {
+    const user = world.user(9105);
+    user.send("/start");
+    const menu = await user.nextMessage();
+    user.send("/watch");
+    const watchQuestion = await user.nextMessage();
+    expect(watchQuestion.text).toContain("Which resource");
+    user.press("💱 Quote");
+    const quoteQuestion = await user.nextMessage();
+    expect(quoteQuestion.text).toContain("Which resource");
+    expect(menu.messageId).toBeLessThan(watchQuestion.messageId);
+    await expectButtonsRemoved(world, watchQuestion);
+    user.press("Energy");
+    const volumeQuestion = await user.nextMessage();
+    await expectButtonsRemoved(world, quoteQuestion);
+    world.shiftAppClock(STEP_TTL_MS + 1_000);
+    user.press("65,000");
+    expect((await user.nextMessage()).text).toContain("This question has expired");
     await expectButtonsRemoved(world, volumeQuestion);
   });
 
