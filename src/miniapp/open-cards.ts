@@ -100,7 +100,8 @@ export class OpenRuleCards {
    */
   private outdatedPress(bot: Bot<BotContext>, user: { telegramId: number; chatId: number; firstName: string; languageCode: string | null }, card: OpenCard, nowMs: number): Update {
     this.updateId -= 1;
-    const data = `${MENU_IDS.rule}/0/0/${card.payload}/h0`;
+    // Data of its own each time: two redraws of one card in a row are two presses, never a double tap.
+    const data = `${MENU_IDS.rule}/0/0/${card.payload}/h${(-this.updateId).toString(36).slice(-12)}`;
     const from = { id: user.telegramId, is_bot: false, first_name: user.firstName || String(user.telegramId), ...(user.languageCode ? { language_code: user.languageCode } : {}) };
     const message = {
       message_id: card.messageId,

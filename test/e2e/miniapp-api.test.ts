@@ -47,7 +47,8 @@ const editsOf = (world: World, chatId: number, messageId: number) =>
 
 describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
   let world: World;
-  manageWorld((started) => (world = started), { env: { PUBLIC_URL } });
+  // Double taps dropped as deployed: two redraws of one card in a row must both happen.
+  manageWorld((started) => (world = started), { env: { PUBLIC_URL }, doubleTapMs: 600 });
 
   it("shows the signer their balances and rules; Pause and Resume change the rule in the sandbox and edit the chat's rule card", async () => {
     const { accountId, user } = await linkedUser(world, 4601, { trx: "1234.5", usdt: "50" });

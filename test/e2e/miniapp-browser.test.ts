@@ -58,6 +58,11 @@ describe("the dashboard Mini App in a browser", () => {
     await page.click("#dashboard-back");
     await expect.poll(() => rule.locator(".hint", { hasText: "spent" }).count()).toBe(0);
     await page.locator("#dashboard-back[hidden]").waitFor({ state: "attached" });
+    // Resume there too: the card offers Pause again.
+    await rule.locator("button", { hasText: "Resume" }).click();
+    await rule.locator("button", { hasText: "Pause" }).waitFor();
+    await card.locator(".kb", { hasText: "Pause" }).waitFor();
+    await expect(card.textContent()).resolves.toContain("active");
     // In the playground, /dashboard points at the panel.
     const answer = (await play("/play/api/send", { userId: 1001, text: "/dashboard", waitMs: 2000 })) as { replies?: Array<{ message?: { text?: string } }> };
     expect(answer.replies?.map((reply) => reply.message?.text ?? "").join("\n")).toContain("Open the dashboard");
