@@ -56,13 +56,17 @@ export async function changeRule(deps: MiniAppDeps, account: SignerAccount, rule
   return { status: 200, message: plain(tr(TOAST[action])), rule: ruleRow(updated, words) };
 }
 
+/** How long the answer waits for the chat's card (its chat's updates go one at a time); the redraw goes on after. */
+const REDRAW_WAIT_MS = 5_000;
+
 /** The chat's open cards of the rule, redrawn by the bot; a failure there never undoes the action. */
 async function redrawCards(deps: MiniAppDeps, account: SignerAccount, ruleId: string): Promise<void> {
   const user = account.user;
   if (!user) return;
-  try {
-    await deps.cards.redraw(deps.bot, deps.db, { telegramId: user.telegram_id, chatId: user.chat_id, firstName: account.signer.firstName, languageCode: account.signer.languageCode }, ruleId, deps.now());
-  } catch (error) {
-    deps.logger.warn({ err: error, userId: user.telegram_id, ruleId }, "dashboard: the chat's rule card could not be redrawn; it updates at its next tap");
-  }
+  const redraw = deps.cards
+    .redraw(deps.bot, deps.db, { telegramId: user.telegram_id, chatId: user.chat_id, firstName: account.signer.firstName, languageCode: account.signer.languageCode }, ruleId, deps.now())
+    .catch((error: unknown) => deps.logger.warn({ err: error, userId: user.telegram_id, ruleId }, "dashboard: the chat's rule card could not be redrawn; it updates at its next tap"));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([redraw, new Promise<void>((resolve) => (timer = setTimeout(resolve, REDRAW_WAIT_MS)))]);
+  clearTimeout(timer);
 }
