@@ -20,6 +20,7 @@ const ALONE = [
   "test/e2e/push-crash.test.ts",
   "test/e2e/limits.test.ts",
   "test/e2e/limits-more.test.ts",
+  "test/e2e/group-pacing.test.ts",
   "test/unit/telegram-pace.test.ts",
   "test/e2e/typing.test.ts",
   "test/e2e/database-outage.test.ts",

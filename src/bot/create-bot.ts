@@ -1,5 +1,5 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { DEFAULT_CHAT_PACE, databaseSendBudget, sharedBudgetTransformer, type ChatPace, type GlobalBudget, type SendBudgetStore } from "#src/scale/send-budget";
+import { DEFAULT_CHAT_PACE, GROUP_CHAT_PACE, databaseSendBudget, sharedBudgetTransformer, type ChatPace, type GlobalBudget, type SendBudgetStore } from "#src/scale/send-budget";
 import type { ArrivalWindow } from "#src/scale/arrival-window";
 import { sequentialize, type RunnerOptions } from "@grammyjs/runner";
 import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "./api-transformers";
@@ -134,7 +134,7 @@ function installApiTransformers(bot: Bot<BotContext>, deps: BotDeps, options: Cr
   // Replies share Telegram's overall budget and each chat's pace with pushed alerts, across every
   // replica; inside the chat throttler, so one chat's replies take their turns one at a time.
   const chatPace = options.chatPace === undefined ? DEFAULT_CHAT_PACE : options.chatPace;
-  bot.api.config.use(sharedBudgetTransformer(options.sendBudget ?? databaseSendBudget(deps.db), deps.now, { chatPace, ...(options.overallBudget ? { budget: options.overallBudget } : {}), ...(options.sendWindow ? { window: options.sendWindow } : {}) }));
+  bot.api.config.use(sharedBudgetTransformer(options.sendBudget ?? databaseSendBudget(deps.db), deps.now, { chatPace, ...(chatPace ? { groupPace: GROUP_CHAT_PACE } : {}), ...(options.overallBudget ? { budget: options.overallBudget } : {}), ...(options.sendWindow ? { window: options.sendWindow } : {}) }));
   const overallPerSecond = Math.max(30, Math.ceil((options.overallBudget?.perSecond ?? 0) + (options.overallBudget?.burst ?? 0)));
   bot.api.config.use(
     chatThrottler({

@@ -1,7 +1,7 @@
 import { GrammyError, type Api } from "grammy";
 import { findGroupLink, moveGroup } from "#src/db/repos/group-links";
 import type { OutboxRow } from "#src/db/repos/outbox";
-import { endGroupLinks, type GroupEndingDeps } from "./group-endings";
+import { endGroupLinks, type GroupEndingDeps } from "#src/team-alerts/group-endings";
 
 // Team alerts: what the sender checks before a copy leaves for a group.
 

@@ -9,10 +9,12 @@ import type { ArrivalWindow } from "./arrival-window";
 /** Bot API methods that put a new message in a chat: each takes one message from the global budget. */
 const NEW_MESSAGE_METHODS = new Set(["sendMessage", "sendPhoto", "sendDocument", "sendAnimation", "sendVideo", "sendAudio", "sendVoice", "sendSticker", "sendLocation", "sendContact", "sendPoll", "sendDice", "sendMediaGroup", "copyMessage", "copyMessages", "forwardMessage", "forwardMessages"]);
 
-/** A private chat's id (a user's), the only chats the per-chat pace applies to. */
-function privateChatId(payload: unknown): number | null {
+/** The chat a new message goes to and its pace: a private chat's, or a group's (ids below zero) when one is given. */
+function pacedChat(payload: unknown, chatPace: ChatPace | null | undefined, groupPace: ChatPace | undefined): { chatId: number; pace: ChatPace } | null {
   const chatId = payload && typeof payload === "object" && "chat_id" in payload ? Number((payload as { chat_id: unknown }).chat_id) : Number.NaN;
-  return Number.isSafeInteger(chatId) && chatId > 0 ? chatId : null;
+  if (!Number.isSafeInteger(chatId) || chatId === 0) return null;
+  const pace = chatId > 0 ? chatPace : groupPace;
+  return pace ? { chatId, pace } : null;
 }
 
 /**
@@ -21,7 +23,8 @@ function privateChatId(payload: unknown): number | null {
  *
  * - with `chatPace`, a new message to a private chat first waits for the chat's turn (the turns
  *   alerts take too), for at most `maxChatWaitMs`; its send then counts from the time Telegram
- *   answered, unless that came within the pace's `answerSlackMs` of the turn;
+ *   answered, unless that came within the pace's `answerSlackMs` of the turn; with `groupPace`,
+ *   a message to a group does the same at the group's pace (team alerts take those turns too);
  * - it then waits for the overall budget (about 36 ms at most while alerts use the whole budget),
  *   for at most `maxWaitMs`;
  * - with `window`, it leaves only while the process's messages stay within it on arrival.
@@ -30,13 +33,14 @@ function privateChatId(payload: unknown): number | null {
  * Telegram's 429 handling takes over. The caller keeps one chat's calls one at a time (the chat
  * throttler), so a reply never races the reply before it for the chat's turn.
  */
-export function sharedBudgetTransformer(store: SendBudgetStore, now: () => number, options: { budget?: GlobalBudget; maxWaitMs?: number; chatPace?: ChatPace | null; maxChatWaitMs?: number; window?: ArrivalWindow } = {}): Transformer {
+export function sharedBudgetTransformer(store: SendBudgetStore, now: () => number, options: { budget?: GlobalBudget; maxWaitMs?: number; chatPace?: ChatPace | null; groupPace?: ChatPace; maxChatWaitMs?: number; window?: ArrivalWindow } = {}): Transformer {
   const budget = options.budget ?? store.budget;
   const maxWaitMs = options.maxWaitMs ?? 5_000;
   const maxChatWaitMs = options.maxChatWaitMs ?? 30_000;
   return async (prev, method, payload, signal) => {
     if (!NEW_MESSAGE_METHODS.has(method)) return prev(method, payload, signal);
-    const chatId = options.chatPace ? privateChatId(payload) : null;
+    const paced = pacedChat(payload, options.chatPace, options.groupPace);
+    const chatId = paced?.chatId ?? null;
     // The global grant taken with the chat's turn (one statement on PostgreSQL), if it granted one.
     let grantedWithTurn = false;
     // When the chat's turn was granted (undefined: it was not, and the send counts from its answer).
@@ -46,7 +50,7 @@ export function sharedBudgetTransformer(store: SendBudgetStore, now: () => numbe
       try {
         for (;;) {
           const at = now();
-          const { chatDueAt, grant } = await store.takeReplyTurn(chatId, at, options.chatPace!, budget);
+          const { chatDueAt, grant } = await store.takeReplyTurn(chatId, at, paced!.pace, budget);
           if (chatDueAt === null) {
             turnAt = at;
             grantedWithTurn = (grant?.granted ?? 0) > 0;
@@ -75,7 +79,7 @@ export function sharedBudgetTransformer(store: SendBudgetStore, now: () => numbe
     } finally {
       leave?.();
       if (chatId !== null) {
-        const pace = options.chatPace!;
+        const pace = paced!.pace;
         const answeredAt = now();
         if (turnAt === undefined || pace.answerSlackMs === undefined || answeredAt - turnAt > pace.answerSlackMs) await store.recordChatSendAt(null, chatId, answeredAt, pace).catch(() => undefined);
       }

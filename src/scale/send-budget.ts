@@ -6,7 +6,7 @@ import { replyTurns, takeReplyTurn } from "#src/db/repos/reply-turns";
 import { DEFAULT_GLOBAL_BUDGET, REPLICAS_GLOBAL_BUDGET, refundGlobal, takeGlobal, takeGlobalIn, type GlobalBudget } from "#src/db/repos/send-budget";
 import type { SendBudgetStore } from "./send-budget-store";
 
-export { DEFAULT_CHAT_PACE, type ChatPace } from "#src/db/repos/chat-send";
+export { DEFAULT_CHAT_PACE, GROUP_CHAT_PACE, type ChatPace } from "#src/db/repos/chat-send";
 export { DEFAULT_GLOBAL_BUDGET, type GlobalBudget } from "#src/db/repos/send-budget";
 export type { SendBudgetStore } from "./send-budget-store";
 export { memorySendBudget } from "./memory-send-budget";

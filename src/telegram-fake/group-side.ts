@@ -1,8 +1,8 @@
 import type { EventLog } from "./event-log";
 import type { FakeState } from "./fake-state";
-import { chatMemberJson, isPresent, type FakeGroup, type Groups, type MemberStatus } from "./groups";
+import { chatMemberJson, isPresent, type Groups } from "./groups";
 import { botUserJson, chatJson, messageJson, userJson, type BotIdentity } from "./message-json";
-import type { FakeUser, SentUserMessage } from "./types";
+import type { FakeGroup, FakeUser, GroupSpec, MemberStatus, SentUserMessage } from "./types";
 import type { UpdateQueue } from "./update-queue";
 
 // What people do with groups in Telegram, turned into the updates the bot receives: a group made
@@ -16,16 +16,6 @@ export interface GroupSideDeps {
   events: EventLog;
   bot: BotIdentity;
   now: () => number;
-}
-
-/** A group as a test makes it: its people and their statuses, and whether the bot is in it. */
-export interface GroupSpec {
-  id?: number;
-  title?: string;
-  type?: "group" | "supergroup";
-  members: Array<{ user: FakeUser; status: MemberStatus }>;
-  /** The bot's status (default "member"; "left": not in the group). */
-  bot?: MemberStatus;
 }
 
 let groupCounter = 0;

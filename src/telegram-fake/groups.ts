@@ -1,22 +1,10 @@
 import { badRequest, TelegramApiError } from "./api-error";
-import type { FakeUser } from "./types";
+import type { FakeGroup, MemberStatus } from "./types";
+
+export type { FakeGroup, MemberStatus } from "./types";
 
 // Groups as the fake knows them: members and their statuses, the bot's own membership, and the
 // supergroup a group became.
-
-export type MemberStatus = "creator" | "administrator" | "member" | "restricted" | "left" | "kicked";
-
-export interface FakeGroup {
-  id: number;
-  type: "group" | "supergroup";
-  title: string;
-  /** Members by user id (people); anyone not here has left. */
-  members: Map<number, { user: FakeUser; status: MemberStatus }>;
-  /** The bot's own status in the group. */
-  botStatus: MemberStatus;
-  /** The supergroup this group became (sends to the old id are refused with its id). */
-  migratedTo?: number;
-}
 
 /** The groups of one fake Telegram. */
 export function createGroups() {

@@ -1,8 +1,6 @@
 export { createFakeTelegram } from "./create-fake-telegram";
 export { parseTelegramHtml } from "./html";
 export type { HtmlParseResult } from "./html";
-export type { FakeGroup, MemberStatus } from "./groups";
-export type { GroupSpec } from "./group-side";
 export type {
   ApiCall,
   CallbackAnswer,
@@ -10,6 +8,9 @@ export type {
   DownMode,
   FakeEvent,
   FakeEventKind,
+  FakeGroup,
+  GroupSpec,
+  MemberStatus,
   FakeTelegram,
   FakeTelegramOptions,
   FakeUser,

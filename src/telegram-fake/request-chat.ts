@@ -1,5 +1,4 @@
 import { badRequest } from "./api-error";
-import type { KnownChat } from "./fake-state";
 import { readObject } from "./param-readers";
 import type { Params } from "./request-params";
 
@@ -54,7 +53,7 @@ export function validateRequestChat(value: unknown): RequestChat {
  * The reply keyboard a sendMessage sets (or removes) in its chat. request_chat buttons work in
  * private chats only, as in Telegram.
  */
-export function rememberReplyKeyboard(keyboards: Map<number, ReplyKeyboard>, chat: KnownChat, params: Params): void {
+export function rememberReplyKeyboard(keyboards: Map<number, ReplyKeyboard>, chat: { id: number; type: string }, params: Params): void {
   const markup = readObject(params, "reply_markup", "can't parse reply keyboard markup JSON object") as Record<string, unknown> | undefined;
   if (!markup || typeof markup !== "object") return;
   if (markup.remove_keyboard === true) {

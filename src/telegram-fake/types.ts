@@ -1,6 +1,4 @@
 import type { Hono } from "hono";
-import type { FakeGroup, MemberStatus } from "./groups";
-import type { GroupSpec } from "./group-side";
 
 /** Options for {@link createFakeTelegram}. */
 export interface FakeTelegramOptions {
@@ -246,3 +244,31 @@ export interface FakeTelegram {
   /** Answers pending getUpdates with [] and stops webhook delivery. */
   close(): void;
 }
+
+// Groups as the fake knows them: members and their statuses, the bot's own membership, and the
+// supergroup a group became.
+
+export type MemberStatus = "creator" | "administrator" | "member" | "restricted" | "left" | "kicked";
+
+export interface FakeGroup {
+  id: number;
+  type: "group" | "supergroup";
+  title: string;
+  /** Members by user id (people); anyone not here has left. */
+  members: Map<number, { user: FakeUser; status: MemberStatus }>;
+  /** The bot's own status in the group. */
+  botStatus: MemberStatus;
+  /** The supergroup this group became (sends to the old id are refused with its id). */
+  migratedTo?: number;
+}
+
+/** A group as a test makes it: its people and their statuses, and whether the bot is in it. */
+export interface GroupSpec {
+  id?: number;
+  title?: string;
+  type?: "group" | "supergroup";
+  members: Array<{ user: FakeUser; status: MemberStatus }>;
+  /** The bot's status (default "member"; "left": not in the group). */
+  bot?: MemberStatus;
+}
+

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from "kysely";
 import type { Database, GroupLinksTable } from "../schema";
+import { dropQueuedGroupAlerts } from "./outbox";
 
 // Team alerts: each user's link to the group their chosen alerts are copied into.
 
@@ -99,5 +100,15 @@ export async function moveGroup(db: Kysely<Database>, fromChatId: number, toChat
     const moved = await trx.updateTable("group_links").set({ group_chat_id: toChatId }).where("group_chat_id", "=", fromChatId).executeTakeFirst();
     await trx.updateTable("outbox").set({ chat_id: toChatId }).where("chat_id", "=", fromChatId).where("status", "=", "queued").execute();
     return Number(moved.numUpdatedRows);
+  });
+}
+
+/** The owner's Stop group alerts: the link ends and what was queued for the group is dropped (no notice: they asked). */
+export async function stopGroupLink(db: Kysely<Database>, ownerId: number): Promise<GroupLink | null> {
+  return db.transaction().execute(async (trx) => {
+    const [removed] = await deleteGroupLinks(trx, { ownerId });
+    if (!removed) return null;
+    await dropQueuedGroupAlerts(trx, ownerId, removed.group_chat_id, "group alerts stopped by their owner");
+    return removed;
   });
 }

@@ -8,7 +8,7 @@ import { findRefOwner, resolveRef } from "#src/db/repos/callback-refs";
 import { findCredential, openApiKey } from "#src/db/repos/credentials";
 import { findGroupLink, linksToGroup, moveGroup } from "#src/db/repos/group-links";
 import { MarketplaceError } from "#src/marketplace/index";
-import { endGroupLinks } from "#src/push/group-endings";
+import { endGroupLinks } from "#src/team-alerts/group-endings";
 
 /** "/group" or "/group@<bot>", with or without arguments. */
 const GROUP_COMMAND = /^\/group(?:@([A-Za-z0-9_]{3,64}))?(?=\s|$)/;

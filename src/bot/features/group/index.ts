@@ -5,8 +5,7 @@ import type { BotContext } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
 import { endFlow } from "#src/bot/flows";
 import { GROUP_CHOOSE, GROUP_COPY_TOGGLE, GROUP_STOP } from "#src/chat/callback-data";
-import { findGroupLink, saveGroupLink, toggleGroupCopy } from "#src/db/repos/group-links";
-import { stopGroupLink } from "#src/push/group-endings";
+import { findGroupLink, saveGroupLink, stopGroupLink, toggleGroupCopy } from "#src/db/repos/group-links";
 import { GROUP_PICKER_REQUEST_ID, groupCard, groupPicker } from "./views";
 
 export { groupChatsFeature } from "./in-group";

@@ -1,12 +1,13 @@
 import type { Kysely } from "kysely";
 import type { Database } from "#src/db/schema";
 import type { Logger } from "#src/logger";
-import type { Translations } from "#src/chat/alerts";
-import { deleteGroupLinks, linksToGroup, type GroupLink } from "#src/db/repos/group-links";
+import { recipientLanguage, type Recipient, type Translations } from "#src/chat/alerts";
+import { deleteGroupLinks, linksToGroup } from "#src/db/repos/group-links";
 import { dropQueuedGroupAlerts, enqueueAlert } from "#src/db/repos/outbox";
-import { recipientFor } from "./recipients";
+import { findUser } from "#src/db/repos/users";
 
-// Team alerts: how a group link ends when the group can no longer receive (never retried into the void).
+// Team alerts: how a group link ends when the group can no longer receive (never retried into the
+// void). Used by the bot (the bot removed, seen in an update) and by push (a refusal met on a send).
 
 /** Why a group stopped receiving: the bot was removed or refused there, or the owner is no longer an admin. */
 export type GroupEndReason = "removed" | "not-admin" | "refused";
@@ -29,7 +30,7 @@ export async function endGroupLinks(deps: GroupEndingDeps, groupChatId: number, 
   const { db, translations, now } = deps;
   const links = (await linksToGroup(db, groupChatId)).filter((link) => ownerId === undefined || link.telegram_id === ownerId);
   if (links.length === 0) return 0;
-  const notices = await Promise.all(links.map(async (link) => ({ link, recipient: await recipientFor(db, translations, link.telegram_id, "always") })));
+  const notices = await Promise.all(links.map(async (link) => ({ link, recipient: await ownerRecipient(db, translations, link.telegram_id) })));
   const at = now();
   const ended = await db.transaction().execute(async (trx) => {
     const removed = await deleteGroupLinks(trx, ownerId === undefined ? { groupChatId } : { groupChatId, ownerId });
@@ -49,12 +50,10 @@ export async function endGroupLinks(deps: GroupEndingDeps, groupChatId: number, 
   return ended;
 }
 
-/** The owner's Stop group alerts: the link ends and what was queued for the group is dropped (no notice: they asked). */
-export async function stopGroupLink(db: Kysely<Database>, ownerId: number): Promise<GroupLink | null> {
-  return db.transaction().execute(async (trx) => {
-    const [removed] = await deleteGroupLinks(trx, { ownerId });
-    if (!removed) return null;
-    await dropQueuedGroupAlerts(trx, ownerId, removed.group_chat_id, "group alerts stopped by their owner");
-    return removed;
-  });
+
+/** The owner's private chat, in their language, while they are active (a notice to someone who blocked the bot would only meet a 403). */
+async function ownerRecipient(db: Kysely<Database>, translations: Translations, telegramId: number): Promise<Recipient | null> {
+  const user = await findUser(db, telegramId);
+  if (!user || user.active !== 1) return null;
+  return { telegramId, chatId: user.chat_id, ...recipientLanguage(translations, user.language ?? user.telegram_language) };
 }
