@@ -95,4 +95,26 @@ describe("team alerts: alerts copied into the group", () => {
     expect(await callbackAnswerText(world, notOwnerPause.callbackQueryId)).toContain("Only User4514");
     expect(world.sandbox.control.listRules(who.accountId).find((candidate) => candidate.id === rule.id)?.status.toLowerCase()).toBe("active");
   });
+
+  it("a price watch reaching its price and any other notification are copied too, without Buy now", async () => {
+    const who = await linkedUser(world, 4516);
+    const group = teamGroup(world, [who.user]);
+    await linkGroup(world, who.user, group);
+    who.user.send("/watch energy 65k 1h 2.5");
+    await who.user.nextMessage();
+    await world.app.push.checkPriceWatches();
+    world.sandbox.control.setPrice({ resource: "energy", duration: "1h", sunPerUnit: 30 });
+    expect(await world.app.push.checkPriceWatches()).toMatchObject({ fired: 1 });
+    world.sandbox.control.addNotification({ accountId: who.accountId, type: "system.maintenance", level: "info", title: "Maintenance <tonight>", body: "The marketplace pauses at 02:00.", link: null });
+    await world.app.push.pollNow();
+    const price = await waitFor(() => groupBotMessages(group.id).find((message) => message.text?.includes("price")));
+    expect(price.text).toMatch(/^👤 User4516\n/);
+    expect(buttonLabels(price)).toEqual([]);
+    const other = await waitFor(() => groupBotMessages(group.id).find((message) => message.text?.includes("Maintenance <tonight>")));
+    expect(other.text).toMatch(/^👤 User4516\n/);
+    // Privately, the same alert with its Buy now.
+    const priceLine = price.text!.split("\n")[1]!;
+    const privatePrice = await waitFor(() => world.fake.messages(4516).find((message) => message.from === "bot" && message.text?.startsWith(priceLine)));
+    expect(buttonLabels(privatePrice)).toEqual(["🛒 Buy now"]);
+  });
 });
