@@ -13,6 +13,7 @@ import { registerEventStream } from "./event-stream";
 import { createSandboxPanel, PanelError, type PanelHooks, type SandboxPanel } from "./sandbox-panel";
 import { LANGUAGES, type PlaygroundState } from "./state";
 import { registerUserActions } from "./user-actions";
+import { registerGroupRoutes } from "./group-routes";
 import { registerDashboardLaunch } from "./dashboard-launch";
 import { loadEmojiFont, registerEmojiFont } from "./emoji-font";
 
@@ -67,6 +68,7 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
     registerPageConfig(app, deps, panel);
     registerChatRoutes(app, fake, state);
     registerUserActions(app, fake, state);
+    registerGroupRoutes(app, fake, state);
     registerDashboardLaunch(app, state, deps.token, Date.now);
     registerEventStream(app, deps);
     registerSandboxPanel(app, panel, deps.logger);

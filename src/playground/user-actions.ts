@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import type { ServerEnv } from "#src/server/create-server";
 import type { FakeTelegram } from "#src/telegram-fake/index";
 import { BadInput, fakeAction, fakeUser, handle, positiveInt, userChanges, userId } from "./api-input";
+import { groupId } from "./group-routes";
 import type { PlaygroundState } from "./state";
 import { eventView, messageView, type EventView } from "./views";
 
@@ -15,7 +16,9 @@ export function registerUserActions(app: Hono<ServerEnv>, fake: FakeTelegram, st
       const text = body.text;
       if (typeof text !== "string" || text.trim() === "") throw new BadInput("text must be a non-empty string");
       if (text.length > MAX_TEXT) throw new BadInput(`text is longer than ${MAX_TEXT} characters`);
-      return withReplies(fake, user.id, body.waitMs, () => fake.sendText(fakeUser(user), text));
+      // In a team group (groupId) as that user, else in their private chat.
+      const group = body.groupId === undefined ? undefined : groupId(body.groupId);
+      return withReplies(fake, group ?? user.id, body.waitMs, () => fake.sendText(fakeUser(user), text, group === undefined ? undefined : { groupId: group }));
     }),
   );
 
@@ -26,7 +29,8 @@ export function registerUserActions(app: Hono<ServerEnv>, fake: FakeTelegram, st
       if (typeof body.callbackData === "string") {
         if (messageId === undefined) throw new BadInput("messageId is required with callbackData");
         const callbackData = body.callbackData;
-        return withReplies(fake, user.id, body.waitMs, () => ({ ...fake.pressButton(fakeUser(user), messageId, callbackData), messageId }));
+        const chatId = body.chatId === undefined ? user.id : groupId(body.chatId);
+        return withReplies(fake, chatId, body.waitMs, () => ({ ...fake.pressButton(fakeUser(user), messageId, callbackData, { chatId }), messageId }));
       }
       if (typeof body.label === "string" && body.label !== "") {
         const label = body.label;

@@ -60,6 +60,7 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
     ...userSide,
     ...groupSide,
     group: (chatId) => groups.get(chatId),
+    replyKeyboard: (chatId) => state.replyKeyboards.get(chatId),
     messages: (chatId) => state.messages(chatId).map((message) => ({ ...message })),
     calls,
     rejectedCalls: () => calls.filter((call) => !call.ok && !call.throttled && !call.injectedFault),

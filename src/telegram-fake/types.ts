@@ -225,6 +225,8 @@ export interface FakeTelegram {
   blockUser(userId: number): void;
   /** Makes a group (or supergroup) with its people and the bot's status in it (default: a member). */
   createGroup(spec: GroupSpec): FakeGroup;
+  /** The reply keyboard a chat shows now (the chat picker among its buttons), if any. */
+  replyKeyboard(chatId: number): { buttons: Array<{ text: string; request_chat?: { request_id: number } }>; oneTime: boolean } | undefined;
   /** The group as the fake holds it now (members, the bot's status, the supergroup it became). */
   group(chatId: number): FakeGroup | undefined;
   /** Someone adds the bot to a group: my_chat_member (left → member). */

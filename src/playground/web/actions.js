@@ -1,11 +1,13 @@
 import { SAFE_LINK, view } from "./state.js";
 import { api, copy, toast } from "./util.js";
+import { shownChat } from "./group.js";
 
 // The playground page: actions.
 
 export async function sendText(text) {
   try {
-    await api("/play/api/send", { userId: view.userId, text });
+    const chatId = shownChat();
+    await api("/play/api/send", { userId: view.userId, text, ...(chatId < 0 ? { groupId: chatId } : {}) });
   } catch (error) {
     toast(error.message);
   }
@@ -13,7 +15,8 @@ export async function sendText(text) {
 
 export async function press(messageId, callbackData) {
   try {
-    await api("/play/api/press", { userId: view.userId, messageId, callbackData });
+    const chatId = shownChat();
+    await api("/play/api/press", { userId: view.userId, messageId, callbackData, ...(chatId < 0 ? { chatId } : {}) });
   } catch (error) {
     toast(error.message);
   }

@@ -2,6 +2,7 @@ import { openLink, press, sendText } from "./actions.js";
 import { renderFormatted } from "./formatted.js";
 import { $, view } from "./state.js";
 import { api, copy, currentUser, h, toast } from "./util.js";
+import { renderReplyKeyboard, shownChat } from "./group.js";
 
 // The playground page: chat.
 
@@ -160,9 +161,10 @@ export function applyRejection(rejection) {
 
 export async function loadChat() {
   const userId = view.userId;
-  const data = await api(`/play/api/chat?userId=${userId}`);
-  // Another user was chosen while this chat loaded: that user's load draws the chat.
-  if (userId !== view.userId) return;
+  const chatId = shownChat();
+  const data = await api(chatId < 0 ? `/play/api/group-chat?groupId=${chatId}` : `/play/api/chat?userId=${userId}`);
+  // Another user (or chat) was chosen while this chat loaded: that load draws the chat.
+  if (userId !== view.userId || chatId !== shownChat()) return;
   $("messages").replaceChildren();
   for (const message of data.messages) applyMessage(message);
   for (const rejection of data.rejections) applyRejection(rejection);
@@ -171,6 +173,7 @@ export async function loadChat() {
   showChatState();
   scrollToNewest();
   const user = currentUser();
-  $("chat-sub").textContent = user ? `you are ${user.firstName} · id ${user.id} · ${user.languageCode}` : "";
+  $("chat-sub").textContent = user ? `${chatId < 0 ? `group ${data.group.title} · ` : ""}you are ${user.firstName} · id ${user.id} · ${user.languageCode}` : "";
+  void renderReplyKeyboard().catch(() => undefined);
   $("export").href = `/play/api/transcript?userId=${view.userId}&download=1`;
 }

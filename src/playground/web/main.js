@@ -6,6 +6,7 @@ import { followUser, wireDashboard } from "./dashboard.js";
 import { wireInline } from "./inline.js";
 import { closeMenu, moveMenu, openMenu, pickCommand } from "./menu.js";
 import { wirePanel } from "./panel.js";
+import { wireGroups } from "./group.js";
 import { $, view } from "./state.js";
 import { api, currentUser, h, toast } from "./util.js";
 
@@ -49,6 +50,7 @@ export async function main() {
     toast(`language_code is now ${user.languageCode} for ${user.firstName}`);
     await loadChat();
   };
+  await wireGroups(loadChat);
   watchScrolling();
   connect();
   await loadChat();

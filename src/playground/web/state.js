@@ -8,6 +8,8 @@ export const COMMAND_IN_TEXT = /(^|\s)(\/[a-z0-9_]{1,32})(?=$|\s|[.,;:!?)])/gi;
 export const view = {
   config: null,
   userId: null,
+  /** The team group shown as the chat (its negative id), or null for the user's private chat. */
+  chatId: null,
   /** Events up to this id are already part of the shown chat snapshot. */
   syncedEventId: 0,
   unread: new Set(),
