@@ -10,6 +10,7 @@ import { pollSchedule } from "./009-poll-schedule";
 import { commandMenu } from "./010-command-menu";
 import { telegramLanguage } from "./011-telegram-language";
 import { groupLinks } from "./012-group-links";
+import { openRuleCards } from "./013-open-rule-cards";
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   "010-command-menu": commandMenu,
   "011-telegram-language": telegramLanguage,
   "012-group-links": groupLinks,
+  "013-open-rule-cards": openRuleCards,
 };

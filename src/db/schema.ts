@@ -1,4 +1,5 @@
 import type { Generated } from "kysely";
+import type { OpenRuleCardsTable } from "./tables/open-rule-cards";
 
 /**
  * The bot's tables. Times are integer milliseconds since the epoch; money and int64 values from
@@ -306,4 +307,5 @@ export interface Database {
   price_watches: PriceWatchesTable;
   price_watch_cycles: PriceWatchCyclesTable;
   group_links: GroupLinksTable;
+  open_rule_cards: OpenRuleCardsTable;
 }

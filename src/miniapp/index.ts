@@ -9,10 +9,11 @@ export { launchPath, THEMES, type ThemeName } from "./launch";
 
 /**
  * The dashboard Mini App: its page and data routes, and the record of the rule cards open in each
- * chat (installed on the bot's API, so a Pause on the dashboard redraws the chat's card).
+ * chat (installed on the bot's API and kept in the database, so a Pause on the dashboard redraws
+ * the chat's card whichever replica drew it).
  */
 export function startMiniApp(deps: Omit<MiniAppDeps, "cards">): (app: Hono<ServerEnv>) => void {
-  const cards = new OpenRuleCards();
+  const cards = new OpenRuleCards({ db: deps.db, writes: deps.writes, now: deps.now, logger: deps.logger });
   deps.bot.api.config.use(cards.transformer());
   return registerMiniApp({ ...deps, cards });
 }

@@ -3,40 +3,66 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup, Update } from "grammy/
 import type { Kysely } from "kysely";
 import { MENU_IDS } from "#src/chat/callback-data";
 import type { Database } from "#src/db/schema";
-import { resolveRef } from "#src/db/repos/callback-refs";
+import type { WriteBatcher } from "#src/db/write-batcher";
+import { findOpenRuleCards, forgetOpenRuleCard, recordOpenRuleCard, type OpenRuleCard } from "#src/db/repos/open-rule-cards";
+import type { Logger } from "#src/logger";
 import type { BotContext } from "#src/bot/context";
 import { visibleText } from "#src/bot/edit-in-place";
-
-/** A rule card (or its "cancel this rule?") as the chat last showed it. */
-interface OpenCard {
-  messageId: number;
-  /** The rule menu's payload: the rule's short reference and the list page. */
-  payload: string;
-  ref: string;
-  text: string;
-  keyboard: InlineKeyboardButton[][];
-}
 
 /** Callback-query ids of the presses made on the dashboard's behalf: never sent to Telegram. */
 const SYNTHETIC_PREFIX = "dashboard:";
 const CARD_DATA = new RegExp(`^(?:${MENU_IDS.rule}|${MENU_IDS.ruleCancel})/[0-9a-f]{1,2}/[0-9a-f]{1,2}/(([A-Za-z0-9_-]{10})\\.\\d{1,4})(?:\\.t)?/`);
-const CHATS_KEPT = 10_000;
-const CARDS_PER_CHAT = 20;
+/** The rules menu's other views (the list, the deliveries): a card edited into one of them is closed. */
+const OTHER_RULES_VIEW_DATA = new RegExp(`^(?:${MENU_IDS.rules}|${MENU_IDS.ruleDeliveries})/`);
+/** Messages this process remembers drawing as cards, so an edit or delete of one is noticed without a read. */
+const KNOWN_KEPT = 50_000;
+const OBSERVED = new Set(["sendMessage", "editMessageText", "editMessageReplyMarkup", "deleteMessage"]);
+
+export interface OpenCardsDeps {
+  db: Kysely<Database>;
+  /** The bot's group commit: a card's row shares the commit of the other writes of its moment. */
+  writes: WriteBatcher;
+  now: () => number;
+  logger: Logger;
+}
+
+/** Whom a redraw is for: the rule's owner and their chat. */
+export interface CardOwner {
+  telegramId: number;
+  chatId: number;
+  firstName: string;
+  languageCode: string | null;
+}
 
 /**
- * The rule cards open in each chat, as this process sent or edited them: read from the Bot API
- * calls themselves (an API transformer on the bot), so no feature has to report them. After the
- * dashboard paused or resumed a rule, each open card of that rule is redrawn by the chat's own
- * code: a press on the card made on the user's behalf, marked outdated, which the rule menu
- * answers by drawing the card as the rule is now (the same path as a tap on an old card).
- * Kept in memory: after a restart, or on another replica, a card is brought up to date at its
- * next tap instead, as any outdated card is.
+ * What a successful Bot API call did to a chat's rule cards: a card drawn (sent or edited into the
+ * message), or the message no longer a card (deleted, or edited into something else). `surely`:
+ * the edit was the rules menu leaving the card (its list or deliveries), or Telegram found the
+ * message gone, so the message may be a card whichever process drew it; any other edit or delete
+ * only closes a card this process drew.
+ */
+type CardChange = { kind: "drawn"; card: OpenRuleCard } | { kind: "closed"; chatId: number; messageId: number; surely: boolean };
+
+/**
+ * The rule cards open in each chat, read from the Bot API calls themselves (an API transformer on
+ * the bot, so no feature has to report them) and kept in the database: a call that draws a card
+ * stores it once Telegram accepted it, so every replica, and the bot after a restart, knows it.
+ * After the dashboard paused or resumed a rule, each open card of that rule is redrawn by the
+ * chat's own code: a press on the card made on the user's behalf, marked outdated, which the rule
+ * menu answers by drawing the card as the rule is now (the same path as a tap on an old card).
  */
 export class OpenRuleCards {
-  private readonly chats = new Map<number, Map<number, OpenCard>>();
+  /** "chat:message" of the cards this process drew, oldest first. */
+  private readonly known = new Set<string>();
   private updateId = 0;
 
-  /** Records what goes out; swallows the answers to the dashboard's own presses. */
+  constructor(private readonly deps: OpenCardsDeps) {}
+
+  /**
+   * Records what goes out; swallows the answers to the dashboard's own presses. A call that
+   * concerns a card resolves once its row is written (in the next group commit), so the update
+   * that drew the card ends with it stored; a failed write is logged and the call still succeeds.
+   */
   transformer(): Transformer {
     return async (prev, method, payload, signal) => {
       const params = payload as Record<string, unknown>;
@@ -44,50 +70,42 @@ export class OpenRuleCards {
         return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
       }
       const result = await prev(method, payload, signal);
-      if (result.ok) this.observe(method, params, result.result);
+      const change = !OBSERVED.has(method) ? null : result.ok ? cardChange(method, params, result.result) : messageGone(method, params, result.description);
+      if (change) await this.store(change);
       return result;
     };
   }
 
-  private observe(method: string, params: Record<string, unknown>, result: unknown): void {
-    if (method !== "sendMessage" && method !== "editMessageText" && method !== "editMessageReplyMarkup" && method !== "deleteMessage") return;
-    const chatId = Number(params.chat_id);
-    const messageId = method === "sendMessage" ? (result as { message_id?: number }).message_id : Number(params.message_id);
-    if (!Number.isSafeInteger(chatId) || typeof messageId !== "number") return;
-    const cards = this.chats.get(chatId);
-    const keyboard = (params.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard;
-    const match = method === "deleteMessage" ? null : firstCardButton(keyboard);
-    if (!match) {
-      cards?.delete(messageId);
-      return;
+  private async store(change: CardChange): Promise<void> {
+    const chatId = change.kind === "drawn" ? change.card.chatId : change.chatId;
+    const messageId = change.kind === "drawn" ? change.card.messageId : change.messageId;
+    const key = `${chatId}:${messageId}`;
+    const wasKnown = this.known.delete(key);
+    if (change.kind === "drawn") this.remember(key);
+    else if (!wasKnown && !change.surely) return;
+    try {
+      await this.deps.writes.run((db) => (change.kind === "drawn" ? recordOpenRuleCard(db, change.card, this.deps.now()) : forgetOpenRuleCard(db, chatId, messageId)));
+    } catch (error) {
+      this.deps.logger.warn({ err: error, chatId, messageId }, "the chat's open rule card could not be recorded; a Pause or Resume on the dashboard leaves it as it is until its next tap");
     }
-    const previous = cards?.get(messageId);
-    const text = typeof params.text === "string" ? visibleText(params.text).trim() : (previous?.text ?? "");
-    this.remember(chatId, { messageId, payload: match.payload, ref: match.ref, text, keyboard: keyboard! });
   }
 
-  private remember(chatId: number, card: OpenCard): void {
-    let cards = this.chats.get(chatId);
-    if (cards) this.chats.delete(chatId);
-    else cards = new Map();
-    // Re-inserted: the map's order is the order of last use, so the oldest chat goes first.
-    this.chats.set(chatId, cards);
-    cards.delete(card.messageId);
-    cards.set(card.messageId, card);
-    if (cards.size > CARDS_PER_CHAT) cards.delete(cards.keys().next().value!);
-    if (this.chats.size > CHATS_KEPT) this.chats.delete(this.chats.keys().next().value!);
+  private remember(key: string): void {
+    this.known.add(key);
+    if (this.known.size > KNOWN_KEPT) this.known.delete(this.known.values().next().value!);
   }
 
   /**
-   * Redraws every open card of `ruleId` in the user's chat as the rule is now, through the bot's
-   * own handling of a press. Resolves once the bot has handled it; a failure is the bot's to log.
+   * Redraws every open card of `ruleId` in the owner's chat as the rule is now, through the bot's
+   * own handling of a press. Resolves once the bot has handled them; a failure is the bot's to log.
    */
-  async redraw(bot: Bot<BotContext>, db: Kysely<Database>, user: { telegramId: number; chatId: number; firstName: string; languageCode: string | null }, ruleId: string, nowMs: number): Promise<number> {
-    const cards = [...(this.chats.get(user.chatId)?.values() ?? [])];
+  async redraw(bot: Bot<BotContext>, owner: CardOwner, ruleId: string, nowMs: number): Promise<number> {
+    const cards = await findOpenRuleCards(this.deps.db, owner.chatId, owner.telegramId, ruleId);
     let redrawn = 0;
     for (const card of cards) {
-      if ((await resolveRef(db, user.telegramId, card.ref)) !== ruleId) continue;
-      await bot.handleUpdate(this.outdatedPress(bot, user, card, nowMs));
+      const keyboard = parseKeyboard(card.keyboard);
+      if (!keyboard) continue;
+      await bot.handleUpdate(this.outdatedPress(bot, owner, { ...card, keyboard }, nowMs));
       redrawn += 1;
     }
     return redrawn;
@@ -98,21 +116,46 @@ export class OpenRuleCards {
    * fingerprints every card, takes it as outdated and draws the card as the rule is now, doing
    * nothing else. The button is added to the message as the chat has it, as a press must be on it.
    */
-  private outdatedPress(bot: Bot<BotContext>, user: { telegramId: number; chatId: number; firstName: string; languageCode: string | null }, card: OpenCard, nowMs: number): Update {
+  private outdatedPress(bot: Bot<BotContext>, owner: CardOwner, card: { messageId: number; payload: string; text: string; keyboard: InlineKeyboardButton[][] }, nowMs: number): Update {
     this.updateId -= 1;
     // Data of its own each time: two redraws of one card in a row are two presses, never a double tap.
     const data = `${MENU_IDS.rule}/0/0/${card.payload}/h${(-this.updateId).toString(36).slice(-12)}`;
-    const from = { id: user.telegramId, is_bot: false, first_name: user.firstName || String(user.telegramId), ...(user.languageCode ? { language_code: user.languageCode } : {}) };
+    const from = { id: owner.telegramId, is_bot: false, first_name: owner.firstName || String(owner.telegramId), ...(owner.languageCode ? { language_code: owner.languageCode } : {}) };
     const message = {
       message_id: card.messageId,
       date: Math.floor(nowMs / 1000),
-      chat: { id: user.chatId, type: "private" as const, first_name: from.first_name },
+      chat: { id: owner.chatId, type: "private" as const, first_name: from.first_name },
       from: { id: bot.botInfo.id, is_bot: true, first_name: bot.botInfo.first_name },
       text: card.text,
       reply_markup: { inline_keyboard: [...card.keyboard, [{ text: "↻", callback_data: data }]] },
     };
-    return { update_id: this.updateId, callback_query: { id: `${SYNTHETIC_PREFIX}${-this.updateId}`, from, chat_instance: String(user.chatId), data, message } };
+    return { update_id: this.updateId, callback_query: { id: `${SYNTHETIC_PREFIX}${-this.updateId}`, from, chat_instance: String(owner.chatId), data, message } };
   }
+}
+
+/** What a successful call of an OBSERVED method did to the chat's rule cards; null: nothing. */
+function cardChange(method: string, params: Record<string, unknown>, result: unknown): CardChange | null {
+  const chatId = Number(params.chat_id);
+  const messageId = method === "sendMessage" ? (result as { message_id?: number }).message_id : Number(params.message_id);
+  if (!Number.isSafeInteger(chatId) || typeof messageId !== "number" || !Number.isSafeInteger(messageId)) return null;
+  if (method === "deleteMessage") return { kind: "closed", chatId, messageId, surely: false };
+  const keyboard = (params.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard;
+  const match = firstCardButton(keyboard);
+  if (match) {
+    const text = typeof params.text === "string" ? visibleText(params.text).trim() : null;
+    return { kind: "drawn", card: { chatId, messageId, ruleRef: match.ref, payload: match.payload, text, keyboard: JSON.stringify(keyboard) } };
+  }
+  // A new message that is no card closes nothing.
+  if (method === "sendMessage") return null;
+  return { kind: "closed", chatId, messageId, surely: hasButton(keyboard, OTHER_RULES_VIEW_DATA) };
+}
+
+/** An edit refused because the message is gone (the user deleted it): whoever drew a card there, it is closed. */
+function messageGone(method: string, params: Record<string, unknown>, description: string | undefined): CardChange | null {
+  if (!method.startsWith("edit") || !description?.includes("message to edit not found")) return null;
+  const chatId = Number(params.chat_id);
+  const messageId = Number(params.message_id);
+  return Number.isSafeInteger(chatId) && Number.isSafeInteger(messageId) ? { kind: "closed", chatId, messageId, surely: true } : null;
 }
 
 function firstCardButton(keyboard: InlineKeyboardButton[][] | undefined): { payload: string; ref: string } | null {
@@ -123,4 +166,18 @@ function firstCardButton(keyboard: InlineKeyboardButton[][] | undefined): { payl
     }
   }
   return null;
+}
+
+function hasButton(keyboard: InlineKeyboardButton[][] | undefined, data: RegExp): boolean {
+  return (keyboard ?? []).some((row) => row.some((button) => "callback_data" in button && typeof button.callback_data === "string" && data.test(button.callback_data)));
+}
+
+/** A stored keyboard as rows of buttons; null when it does not read as one. */
+function parseKeyboard(json: string): InlineKeyboardButton[][] | null {
+  try {
+    const rows = JSON.parse(json) as unknown;
+    return Array.isArray(rows) && rows.every((row) => Array.isArray(row)) ? (rows as InlineKeyboardButton[][]) : null;
+  } catch {
+    return null;
+  }
 }

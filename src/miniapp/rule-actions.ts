@@ -64,7 +64,7 @@ async function redrawCards(deps: MiniAppDeps, account: SignerAccount, ruleId: st
   const user = account.user;
   if (!user) return;
   const redraw = deps.cards
-    .redraw(deps.bot, deps.db, { telegramId: user.telegram_id, chatId: user.chat_id, firstName: account.signer.firstName, languageCode: account.signer.languageCode }, ruleId, deps.now())
+    .redraw(deps.bot, { telegramId: user.telegram_id, chatId: user.chat_id, firstName: account.signer.firstName, languageCode: account.signer.languageCode }, ruleId, deps.now())
     .catch((error: unknown) => deps.logger.warn({ err: error, userId: user.telegram_id, ruleId }, "dashboard: the chat's rule card could not be redrawn; it updates at its next tap"));
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([redraw, new Promise<void>((resolve) => (timer = setTimeout(resolve, REDRAW_WAIT_MS)))]);

@@ -11,6 +11,7 @@ import { pruneTelegramUpdates } from "#src/db/repos/telegram-updates";
 import { deletePollCyclesBefore } from "#src/db/repos/poll-cycles";
 import { deleteFinishedFollowsBefore } from "#src/db/repos/followed-orders";
 import { deleteFinishedAlerts } from "#src/db/repos/outbox";
+import { deleteOpenRuleCardsDrawnBefore } from "#src/db/repos/open-rule-cards";
 import { pruneWebhookEvents } from "#src/db/repos/webhook-events";
 
 const DAY = 86_400_000;
@@ -24,6 +25,8 @@ export const RETENTION = {
   cardsMs: 30 * DAY,
   /** Callback references, from the last button that carried one. */
   callbackRefsMs: 30 * DAY,
+  /** The chats' open rule cards, from their last drawing: as long as their buttons' references are sure to live. */
+  openRuleCardsMs: 30 * DAY,
   /** Sent alerts (from sending) and dropped ones (from their last attempt). */
   finishedAlertsMs: 7 * DAY,
   /** Orders followed to settlement: as long as a card could look its order up again. */
@@ -85,6 +88,7 @@ export async function runRetention(deps: RetentionDeps, chunk = CHUNK): Promise<
   const report: RetentionReport = {
     pending_actions: await inChunks((limit) => deletePendingActionsChangedBefore(db, now - RETENTION.cardsMs, limit), chunk),
     callback_refs: await inChunks((limit) => deleteCallbackRefsIssuedBefore(db, now - RETENTION.callbackRefsMs - REF_REISSUE_MS, limit), chunk),
+    open_rule_cards: await inChunks((limit) => deleteOpenRuleCardsDrawnBefore(db, now - RETENTION.openRuleCardsMs, limit), chunk),
     outbox: await inChunks((limit) => deleteFinishedAlerts(db, now - RETENTION.finishedAlertsMs, limit), chunk),
     webhook_events: await inChunks((limit) => pruneWebhookEvents(db, now, limit), chunk),
     followed_orders: await inChunks((limit) => deleteFinishedFollowsBefore(db, now - RETENTION.finishedFollowsMs, limit), chunk),

@@ -4,6 +4,7 @@ import { refFor, resolveRef } from "#src/db/repos/callback-refs";
 import { createPendingAction, findPendingAction, markPendingActionAttempted, transitionPendingAction } from "#src/db/repos/pending-actions";
 import { countUpdateInWindow } from "#src/db/repos/update-windows";
 import { setFlow } from "#src/db/repos/flows";
+import { findOpenRuleCards, recordOpenRuleCard } from "#src/db/repos/open-rule-cards";
 import { upsertUser } from "#src/db/repos/users";
 import type { Database } from "#src/db/schema";
 import { createLogger } from "#src/logger";
@@ -182,6 +183,21 @@ describe.each(TEST_DIALECTS)("retention against the repositories (%s)", (dialect
     expect((await db.selectFrom("poll_cycles").select("id").execute()).map((row) => Number(row.id))).toEqual([2]);
     expect((await db.selectFrom("connect_attempts").select("id").execute()).map((row) => row.id)).toEqual(["young"]);
     expect((await db.selectFrom("update_windows").select("telegram_id").execute()).map((row) => Number(row.telegram_id))).toEqual([USER + 1]);
+  });
+
+  it("keeps a chat's open rule card 30 days after it was last drawn, in chunks of a two-column key", async () => {
+    const now = T0 + 100 * DAY;
+    const ref = await refFor(db, USER, "rule-open-card", now);
+    const draw = (messageId: number, at: number) => recordOpenRuleCard(db, { chatId: USER, messageId, ruleRef: ref, payload: `${ref}.0`, text: "Auto-refill", keyboard: "[]" }, at);
+    for (let messageId = 1; messageId <= 7; messageId++) await draw(messageId, now - RETENTION.openRuleCardsMs - messageId);
+    await draw(8, now - RETENTION.openRuleCardsMs);
+    // Drawn long ago, drawn again (a tap, a redraw) yesterday: its last drawing counts.
+    await draw(9, now - 90 * DAY);
+    await draw(9, now - DAY);
+
+    const report = await retain(now, 3);
+    expect(report.open_rule_cards).toBe(7);
+    expect((await findOpenRuleCards(db, USER, USER, "rule-open-card")).map((card) => card.messageId)).toEqual([8, 9]);
   });
 
   it("works a backlog off in chunks within one pass, and a second pass finds nothing", async () => {
