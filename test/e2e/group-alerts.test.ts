@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, buttonLabels, callbackAnswerText, manageWorld, type World } from "../kit/world";
-import { botTexts, linkedUser, outboxSwept, waitFor } from "../kit/push-helpers";
+import { botTexts, buyThroughBot, linkedUser, outboxSwept, waitFor } from "../kit/push-helpers";
 import { groupTexts, linkGroup, teamGroup } from "../kit/group-helpers";
 
 const filled = (id: string) => ({ event: "order.filled", data: { id, status: "Filled", resource: "energy", volume: "65000", totalTrx: "4.6475", targetAddress: ADDRESS_A } });
@@ -116,5 +116,20 @@ describe("team alerts: alerts copied into the group", () => {
     const priceLine = price.text!.split("\n")[1]!;
     const privatePrice = await waitFor(() => world.fake.messages(4516).find((message) => message.from === "bot" && message.text?.startsWith(priceLine)));
     expect(buttonLabels(privatePrice)).toEqual(["🛒 Buy now"]);
+  });
+
+  it("an order the bot placed and followed (no webhook) is copied once, and a webhook of the same settlement adds nothing", async () => {
+    const who = await linkedUser(world, 4517);
+    const group = teamGroup(world, [who.user]);
+    await linkGroup(world, who.user, group);
+    const orderId = await buyThroughBot(world, who);
+    world.sandbox.control.settleNow({ accountId: who.accountId });
+    await world.app.push.checkOrdersNow(4517);
+    await waitFor(() => groupTexts(world, group.id).some((text) => text.includes(`Order ${orderId.slice(0, 8)} filled`)));
+    await who.post(filled(orderId));
+    await world.app.push.checkOrdersNow(4517);
+    await outboxSwept(world);
+    expect(groupTexts(world, group.id).filter((text) => text.includes(`Order ${orderId.slice(0, 8)}`))).toHaveLength(1);
+    expect(botTexts(world, 4517).filter((text) => text.includes(`Order ${orderId.slice(0, 8)} filled`))).toHaveLength(1);
   });
 });
