@@ -1,5 +1,8 @@
 import type { Generated } from "kysely";
+import type { GroupLinksTable } from "./tables/group-links";
 import type { OpenRuleCardsTable } from "./tables/open-rule-cards";
+
+export type { GroupLinksTable } from "./tables/group-links";
 
 /**
  * The bot's tables. Times are integer milliseconds since the epoch; money and int64 values from
@@ -263,24 +266,6 @@ export interface UpdateWindowsTable {
   window_start: number;
   /** Updates counted in the window so far, this one included. */
   updates: number;
-}
-
-/**
- * Team alerts: one user's link to the group their chosen alerts are copied into (one group per
- * user; several users may link the same group). `owner_name` is the first name the copies show.
- */
-export interface GroupLinksTable {
-  telegram_id: number;
-  group_chat_id: number;
-  group_title: string;
-  owner_name: string;
-  /** 1 when that kind of alert is copied into the group. */
-  copy_filled: Generated<number>;
-  copy_failed: Generated<number>;
-  copy_paused: Generated<number>;
-  copy_prices: Generated<number>;
-  copy_other: Generated<number>;
-  linked_at: number;
 }
 
 export interface Database {
