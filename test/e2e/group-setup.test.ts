@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buttonLabels, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
+import { buttonLabels, callbackAnswerText, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
 import { groupLinkOf, groupTexts, linkGroup, teamGroup } from "../kit/group-helpers";
 
 /**
@@ -105,6 +105,26 @@ describe("team alerts: setting up /group", () => {
     world.fake.sendText(a.user, "/buy", { groupId: group.id });
     await world.settled();
     expect(groupTexts(world, group.id)).toHaveLength(count);
+  });
+
+  it("forged team-alert button data changes nothing: an unknown reference in a group, a kind that is none, a stop without a link", async () => {
+    const { user } = await linkedUser(world, 4508);
+    const group = teamGroup(world, [user]);
+    const forged = (chat: { id: number; type: string; title?: string }, data: string) => {
+      const id = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
+      world.fake.injectUpdate({ callback_query: { id, from: { id: 4508, is_bot: false, first_name: "User4508", language_code: "en" }, chat_instance: "1", data, message: { message_id: 1, date: 1, chat, from: { id: 123456789, is_bot: true, first_name: "Bot" }, text: "x" } } });
+      return id;
+    };
+    const inGroup = { id: group.id, type: "group", title: group.title };
+    const inPrivate = { id: 4508, type: "private", first_name: "User4508" };
+    for (const data of ["gp:r:__proto__x", "gp:p:constructo"]) expect(await callbackAnswerText(world, forged(inGroup, data))).toBe("This button is no longer valid.");
+    // Not even the shape of a reference: answered without a word, as any other press in a group.
+    expect(await callbackAnswerText(world, forged(inGroup, "gp:r:toString"))).toBe("");
+    expect(await callbackAnswerText(world, forged(inPrivate, "gl:t:__proto__"))).toBe("This button is no longer valid.");
+    expect(await callbackAnswerText(world, forged(inPrivate, "gl:t:filled"))).toBe("No group is linked. Send /group to choose one.");
+    await world.settled();
+    expect(await groupLinkOf(world, 4508)).toBeUndefined();
+    expect(world.logs()).not.toContain("update handler failed");
   });
 
   async function linkedUserFor(user: ReturnType<World["user"]>) {
