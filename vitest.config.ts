@@ -53,6 +53,7 @@ export const DATABASE_FREE = [
     "deep-link",
     "env-example",
     "flat-composer",
+    "group-copy",
     "hostile-lookups",
     "i18n-bundles",
     "import-structure",
