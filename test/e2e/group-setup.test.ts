@@ -37,6 +37,15 @@ describe("team alerts: setting up /group", () => {
     expect(link?.owner_name).toBe("User4501");
   });
 
+  it("/group is in the command menu and in /help, in every language", async () => {
+    await waitForCommands();
+    for (const language of ["en", "ru", "zh"]) expect(world.fake.commands(language).map((command) => command.command)).toContain("group");
+    const user = world.user(4509);
+    user.send("/help");
+    const help = await nextBotText(user, (text) => text.includes("/group"));
+    expect(help.text).toContain("/group — team alerts: copy your alerts into a group");
+  });
+
   it("a group where the bot is not a member, or the user no admin, is refused with the reason", async () => {
     const { user } = await linkedUser(world, 4502);
     const other = world.user(4503);
@@ -126,6 +135,10 @@ describe("team alerts: setting up /group", () => {
     expect(await groupLinkOf(world, 4508)).toBeUndefined();
     expect(world.logs()).not.toContain("update handler failed");
   });
+
+  async function waitForCommands() {
+    for (let i = 0; i < 200 && world.fake.commands("zh").length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 
   async function linkedUserFor(user: ReturnType<World["user"]>) {
     const account = world.newAccount();
