@@ -175,6 +175,13 @@ async function stopRunning({ logger, db, bot, push, leadership, telegramWebhook,
   logger.info("stopped");
 }
 
+/** What Telegram shows of the bot, set in the background: its commands, its profile texts and the chat's menu button. */
+function presentBot(bot: Bot<BotContext>, deps: BotDeps): void {
+  void registerCommands(bot, deps);
+  void registerProfile(bot, deps);
+  void registerMenuButton(bot, deps);
+}
+
 /**
  * The composition root, used by `npm start` and by the tests alike:
  * config → logger → database → marketplace → bot → HTTP server → background jobs.
@@ -233,9 +240,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const leadership = await receiveTelegramUpdates({ config, db, logger, bot, replicaId, webhookSecret, timeouts: options.telegramTimeouts });
   replicaGauges(metrics, db, replicaId, leadership);
-  void registerCommands(bot, deps);
-  void registerProfile(bot, deps);
-  void registerMenuButton(bot, deps);
+  presentBot(bot, deps);
   // The sender keeps to Telegram's limits through the budget shared by all replicas, so it uses a
   // plain Api (no per-process throttler in front of it).
   push.start();
