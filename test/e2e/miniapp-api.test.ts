@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, BOT_TOKEN, buttonLabels, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
+import { BOT_TOKEN, buttonLabels, linkedUser, manageWorld, type World } from "../kit/world";
 import { signInitData } from "#src/miniapp/index";
 import { parseStartPayload } from "#src/input/deep-link";
-import type { ChatMessage } from "#src/telegram-fake/index";
-
-const PUBLIC_URL = "https://bot.example.test";
-
-type User = ReturnType<World["user"]>;
+import { editsOf, PUBLIC_URL, ruleInChat } from "../kit/miniapp";
 
 /** Init data for a user as Telegram signs it (with this bot's token unless another is given). */
 function initDataFor(world: World, id: number, options: { token?: string; ageMs?: number; languageCode?: string } = {}): string {
@@ -33,17 +29,6 @@ async function dashboard(world: World, initData: string) {
   };
 }
 
-/** Creates an auto-refill rule in the chat; returns the rule card the chat shows. */
-async function ruleInChat(user: User): Promise<ChatMessage> {
-  user.send(`/refill ${ADDRESS_A} 30k 65k 1h`);
-  await nextBotText(user, (text) => text.includes("Confirm the new rule"));
-  user.press("✅ Confirm");
-  return nextBotText(user, (text) => text.includes("Rule created"));
-}
-
-/** The Bot API edits of one message, in order. */
-const editsOf = (world: World, chatId: number, messageId: number) =>
-  world.fake.calls.filter((call) => call.ok && call.method === "editMessageText" && Number(call.params.chat_id) === chatId && Number(call.params.message_id) === messageId);
 
 describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
   let world: World;

@@ -1,24 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, BOT_TOKEN, buttonLabels, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
+import { BOT_TOKEN, buttonLabels, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
 import { signInitData } from "#src/miniapp/index";
 import type { App } from "#src/app";
-import type { ChatMessage } from "#src/telegram-fake/index";
+import { editsOf, PUBLIC_URL, ruleInChat } from "../kit/miniapp";
 
-const PUBLIC_URL = "https://bot.example.test";
-
-type User = ReturnType<World["user"]>;
-
-/** Creates an auto-refill rule in the chat; returns the rule card the chat shows. */
-async function ruleInChat(user: User): Promise<ChatMessage> {
-  user.send(`/refill ${ADDRESS_A} 30k 65k 1h`);
-  await nextBotText(user, (text) => text.includes("Confirm the new rule"));
-  user.press("✅ Confirm");
-  return nextBotText(user, (text) => text.includes("Rule created"));
-}
-
-/** The Bot API edits of one message, in order. */
-const editsOf = (world: World, chatId: number, messageId: number) =>
-  world.fake.calls.filter((call) => call.ok && call.method === "editMessageText" && Number(call.params.chat_id) === chatId && Number(call.params.message_id) === messageId);
 
 const shownNow = (world: World, chatId: number, messageId: number) => world.fake.messages(chatId).find((message) => message.messageId === messageId)!;
 
