@@ -65,6 +65,16 @@ describe("Buy again", () => {
     return card;
   }
 
+  /** From `message`, Buy again then Confirm: the repeat order is placed, and it took two taps. */
+  async function repeatInTwoTaps(who: Who, message: ChatMessage, orderId: string): Promise<void> {
+    const { taps, tap } = tapper(who);
+    tap("Buy again", message);
+    const card = await expectRepeatCard(who, ordersOf(who)[0]!);
+    tap("✅ Confirm", card);
+    await expectRepeatPlaced(who, orderId);
+    expect(taps.count).toBe(2);
+  }
+
   /** After Confirm: the second order exists with the first one's values, under a new Idempotency-Key. */
   async function expectRepeatPlaced(who: Who, orderId: string): Promise<void> {
     await nextBotText(who.user, (text) => text.includes("Order placed"));
@@ -93,12 +103,7 @@ describe("Buy again", () => {
     // Marked as spending, with Top up, Buy now and Confirm, so a group's copy never carries it; Resume and Back do not spend.
     expect([data, MAIN_MENU.data("topup"), WATCH_BUY.data("AAAAAAAAAA"), CARD_CONFIRM.data("AAAAAAAAAA")].map(isSpendingButton)).toEqual([true, true, true, true]);
     expect([RULE_RESUME.data("AAAAAAAAAA"), ORDERS_PAGE.data(1), MAIN_MENU.data("orders")].map(isSpendingButton)).toEqual([false, false, false]);
-    const { taps, tap } = tapper(who);
-    tap("Buy again", alert);
-    const card = await expectRepeatCard(who, ordersOf(who)[0]!);
-    tap("✅ Confirm", card);
-    await expectRepeatPlaced(who, orderId);
-    expect(taps.count).toBe(2);
+    await repeatInTwoTaps(who, alert, orderId);
   });
 
   it("from an order failed alert (found by the order follower): Buy again, then Confirm places it again", async () => {
@@ -109,12 +114,7 @@ describe("Buy again", () => {
     expect(await world.app.push.checkOrdersNow(1502)).toBe(1);
     const alert = await alertOf(who, orderId, "failed");
     expect(alert.text).toContain("refunded");
-    const { taps, tap } = tapper(who);
-    tap("Buy again", alert);
-    const card = await expectRepeatCard(who, ordersOf(who)[0]!);
-    tap("✅ Confirm", card);
-    await expectRepeatPlaced(who, orderId);
-    expect(taps.count).toBe(2);
+    await repeatInTwoTaps(who, alert, orderId);
   });
 
   it("from a filled alert the notification poller made: Buy again opens the same order's card", async () => {
@@ -137,12 +137,7 @@ describe("Buy again", () => {
     world.fake.pressButtonByLabel(who.user.user, /·/, { messageId: list.messageId });
     const detail = await waitFor(() => world.fake.messages(1503).find((message) => message.messageId === list.messageId && message.text?.includes(`Order ${orderId}`)));
     expect(buttonLabels(detail)).toEqual(["Buy again", "⬅️ Back"]);
-    const { taps, tap } = tapper(who);
-    tap("Buy again", detail);
-    const card = await expectRepeatCard(who, ordersOf(who)[0]!);
-    tap("✅ Confirm", card);
-    await expectRepeatPlaced(who, orderId);
-    expect(taps.count).toBe(2);
+    await repeatInTwoTaps(who, detail, orderId);
   });
 
   it("survives restarts: before Buy again and between Buy again and Confirm", async () => {
