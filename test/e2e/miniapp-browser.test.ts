@@ -33,6 +33,15 @@ describe("the dashboard Mini App in a browser", () => {
     await created.waitFor();
     const short = /rule\s+([0-9a-f]{8})/.exec((await created.textContent())!)![1]!;
 
+    // Every protocol message the frame posts to the playground, as Telegram's web client reads it.
+    await page.evaluate(() => {
+      const seen: unknown[] = [];
+      (window as unknown as { __miniAppEvents: unknown[] }).__miniAppEvents = seen;
+      window.addEventListener("message", (event) => {
+        if (typeof event.data === "string") seen.push(JSON.parse(event.data));
+      });
+    });
+    const posted = () => page.evaluate(() => (window as unknown as { __miniAppEvents: unknown[] }).__miniAppEvents);
     await page.click("#open-dashboard");
     const frame = page.frameLocator("#dashboard-frame");
     const balances = (await play("/play/api/sandbox")) as { balance: { trx: string } };
@@ -42,9 +51,24 @@ describe("the dashboard Mini App in a browser", () => {
     await rule.locator("button", { hasText: "Pause" }).waitFor();
     await expect(rule.locator(".state").textContent()).resolves.toContain("active");
 
+    // Drawn: the page tells the client so and asks for its viewport, which the playground answers with the frame's height.
+    await expect.poll(posted).toEqual(expect.arrayContaining([{ eventType: "web_app_ready" }, { eventType: "web_app_expand" }, { eventType: "web_app_request_viewport" }]));
+    const frameHeight = await page.locator("#dashboard-frame").evaluate((element) => element.clientHeight);
+    const viewportHeight = () => frame.locator("body").evaluate(() => document.documentElement.style.getPropertyValue("--tg-viewport-height"));
+    await expect.poll(viewportHeight).toBe(`${frameHeight}px`);
+    // A viewport_changed from the parent frame (the sheet dragged) resizes the page.
+    await page.evaluate(() => {
+      const target = (document.getElementById("dashboard-frame") as HTMLIFrameElement).contentWindow!;
+      target.postMessage(JSON.stringify({ eventType: "viewport_changed", eventData: { height: 432, width: 390, is_expanded: false, is_state_stable: true } }), window.location.origin);
+    });
+    await expect.poll(viewportHeight).toBe("432px");
+    await expect(frame.locator("body").evaluate((body) => getComputedStyle(body).minHeight)).resolves.toBe("432px");
+
     await rule.locator("button", { hasText: "Pause" }).click();
     await rule.locator("button", { hasText: "Resume" }).waitFor();
     await expect(rule.locator(".state").textContent()).resolves.toContain("paused");
+    // The tap reached the parent frame as a haptic event of the protocol.
+    expect(await posted()).toContainEqual({ eventType: "web_app_trigger_haptic_feedback", eventData: { type: "impact", impact_style: "medium" } });
     // The chat's card, edited live by the bot: now paused, with Resume.
     const card = page.locator(".msg.bot", { hasText: short }).last();
     await card.locator(".kb", { hasText: "Resume" }).waitFor();
@@ -55,6 +79,7 @@ describe("the dashboard Mini App in a browser", () => {
     await rule.locator(".rule-head").click();
     await rule.locator(".hint", { hasText: "spent" }).waitFor();
     await page.locator("#dashboard-back:not([hidden])").waitFor();
+    expect(await posted()).toContainEqual({ eventType: "web_app_setup_back_button", eventData: { is_visible: true } });
     await page.click("#dashboard-back");
     await expect.poll(() => rule.locator(".hint", { hasText: "spent" }).count()).toBe(0);
     await page.locator("#dashboard-back[hidden]").waitFor({ state: "attached" });

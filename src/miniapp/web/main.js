@@ -2,8 +2,8 @@ import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
 import { createApi, Unauthorized } from "./api.js";
-import { applyTheme } from "./theme.js";
-import { haptic, launchParams, listenToClient, onEvent, openTelegramLink, ready, showBackButton } from "./telegram.js";
+import { applyTheme, applyViewport } from "./theme.js";
+import { connect, haptic, launchParams, onEvent, openTelegramLink, ready, showBackButton } from "./telegram.js";
 import { Orders, Rules, Spending } from "./sections.js";
 
 const html = htm.bind(h);
@@ -17,13 +17,8 @@ function wordsFor(lang) {
 
 /** The language before the server said: the one Telegram's client reports. */
 function firstLanguage() {
-  try {
-    const user = JSON.parse(new URLSearchParams(launch.initData).get("user") || "{}");
-    const code = String(user.language_code || "").slice(0, 2);
-    return TEXTS[code] ? code : "en";
-  } catch {
-    return "en";
-  }
+  const code = String((launch.user && launch.user.language_code) || "").slice(0, 2);
+  return TEXTS[code] ? code : "en";
 }
 
 function Notice({ text, retry, t }) {
@@ -99,8 +94,9 @@ function App() {
 }
 
 applyTheme(launch.theme);
-listenToClient();
-onEvent("theme_changed", (data) => applyTheme((data && data.theme_params) || {}));
+connect(launch.version);
+onEvent("theme_changed", (data) => applyTheme(data.theme_params));
+onEvent("viewport_changed", applyViewport);
 onEvent("back_button_pressed", () => {
   window.dispatchEvent(new CustomEvent("dashboard-back"));
 });

@@ -1,99 +1,94 @@
-// Telegram's side of a Mini App, read and spoken without Telegram's script: the launch
-// parameters from the URL fragment (tgWebAppData, tgWebAppThemeParams, …) and the events of its
-// protocol (postEvent on mobile clients, postMessage to the parent frame in web clients and in the
-// playground). window.Telegram.WebApp is used instead where a client provides it.
+import { createPostEvent, hasWebviewProxy, isIframe, on, postEvent as postAnyEvent, setTargetOrigin } from "@telegram-apps/bridge";
+import { parseLaunchParamsQuery } from "@telegram-apps/transformers";
 
-/** The launch parameters: the fragment first (how Telegram passes them), then the WebApp object. */
+// Telegram's side of a Mini App, spoken through the telegram-apps SDK: its bridge posts the
+// protocol's events (TelegramWebviewProxy on phones and desktops, a message to the parent frame in
+// web clients and in the playground) and receives the client's, checked against their schemas.
+// Telegram's own script (window.Telegram.WebApp) is never loaded: the clients speak the protocol
+// to any page.
+
+/** Telegram's web client, the only other origin allowed to frame the page (routes.ts, frame-ancestors). */
+const TELEGRAM_WEB_CLIENT = "https://web.telegram.org";
+
+/**
+ * The launch parameters Telegram put in the URL fragment, read with the SDK's schema: the init
+ * data exactly as signed (the server checks it), its user, the theme and the client's version.
+ * Outside Telegram, or with parameters that are not Telegram's, there is no init data. Only the
+ * fragment is read: launch parameters are never kept beyond the page's memory.
+ */
 export function launchParams() {
-  const fragment = new URLSearchParams(window.location.hash.slice(1));
-  const webApp = window.Telegram && window.Telegram.WebApp;
-  let theme = {};
+  const query = window.location.hash.slice(1);
   try {
-    theme = JSON.parse(fragment.get("tgWebAppThemeParams") || "{}") || {};
+    const params = parseLaunchParamsQuery(query);
+    const initData = params.tgWebAppData ? new URLSearchParams(query).get("tgWebAppData") : "";
+    return { initData, user: params.tgWebAppData && params.tgWebAppData.user, theme: params.tgWebAppThemeParams, version: params.tgWebAppVersion };
   } catch {
-    theme = {};
+    return { initData: "", user: undefined, theme: {}, version: undefined };
   }
-  if (webApp && webApp.themeParams && Object.keys(theme).length === 0) theme = webApp.themeParams;
-  const initData = fragment.get("tgWebAppData") || (webApp && webApp.initData) || "";
-  return { initData, theme, platform: fragment.get("tgWebAppPlatform") || (webApp && webApp.platform) || "unknown" };
+}
+
+/** The parent frame's origin when the page's own server frames it (the playground), else Telegram's web client. */
+function parentOrigin() {
+  try {
+    return window.parent.location.origin;
+  } catch {
+    return TELEGRAM_WEB_CLIENT;
+  }
+}
+
+let send = postAnyEvent;
+
+/**
+ * Prepares the bridge for the client that opened the page: events go to the parent frame's origin,
+ * and a method the client's version does not know is left unsent.
+ */
+export function connect(version) {
+  setTargetOrigin(parentOrigin());
+  if (version) send = createPostEvent(version, () => {});
+}
+
+function inTelegram() {
+  return isIframe() || hasWebviewProxy(window);
 }
 
 /** Sends one event of the Mini App protocol to the Telegram client around the page. */
 export function postEvent(type, data) {
-  const payload = data === undefined ? null : data;
+  if (!inTelegram()) return;
   try {
-    if (window.TelegramWebviewProxy && typeof window.TelegramWebviewProxy.postEvent === "function") {
-      window.TelegramWebviewProxy.postEvent(type, JSON.stringify(payload));
-    } else if (window.parent !== window) {
-      window.parent.postMessage(JSON.stringify({ eventType: type, eventData: payload }), "*");
-    }
+    send(type, data);
   } catch {
-    // Outside Telegram there is nobody to tell.
+    // A client that cannot take the event has nothing to show for it.
   }
 }
 
-const listeners = new Map();
-
-/** Calls `handler(data)` on each event of `type` from the client (back_button_pressed, theme_changed). */
+/** Calls `handler(data)` on each event of `type` from the client; returns the unsubscribe. */
 export function onEvent(type, handler) {
-  if (!listeners.has(type)) listeners.set(type, new Set());
-  listeners.get(type).add(handler);
-  return () => listeners.get(type).delete(handler);
+  return on(type, handler);
 }
 
-function receive(type, data) {
-  for (const handler of listeners.get(type) || []) handler(data);
-}
-
-/** Mobile clients call window.Telegram.WebView.receiveEvent; web clients post a message. */
-export function listenToClient() {
-  window.Telegram = window.Telegram || {};
-  window.Telegram.WebView = window.Telegram.WebView || {};
-  if (!window.Telegram.WebView.receiveEvent) window.Telegram.WebView.receiveEvent = receive;
-  window.addEventListener("message", (event) => {
-    if (event.source !== window.parent) return;
-    try {
-      const message = typeof event.data === "string" ? JSON.parse(event.data) : event.data;
-      if (message && typeof message.eventType === "string") receive(message.eventType, message.eventData);
-    } catch {
-      // Not an event of the protocol.
-    }
-  });
-}
-
-/** A light tap under the finger, when the client supports it. */
+/** A light tap under the finger. */
 export function haptic(style = "light") {
-  const webApp = window.Telegram && window.Telegram.WebApp;
-  if (webApp && webApp.HapticFeedback) webApp.HapticFeedback.impactOccurred(style);
-  else postEvent("web_app_trigger_haptic_feedback", { type: "impact", impact_style: style });
+  postEvent("web_app_trigger_haptic_feedback", { type: "impact", impact_style: style });
 }
 
 /** Shows or hides Telegram's Back button. */
 export function showBackButton(visible) {
-  const webApp = window.Telegram && window.Telegram.WebApp;
-  if (webApp && webApp.BackButton) {
-    if (visible) webApp.BackButton.show();
-    else webApp.BackButton.hide();
-  } else postEvent("web_app_setup_back_button", { is_visible: visible });
+  postEvent("web_app_setup_back_button", { is_visible: visible });
 }
 
 /** Opens a t.me link in Telegram (the chat's confirmation card); the Mini App stays as it is. */
 export function openTelegramLink(url) {
-  const webApp = window.Telegram && window.Telegram.WebApp;
-  if (webApp && typeof webApp.openTelegramLink === "function") return webApp.openTelegramLink(url);
-  const parsed = new URL(url);
-  if (window.parent !== window || window.TelegramWebviewProxy) postEvent("web_app_open_tg_link", { path_full: parsed.pathname + parsed.search });
-  else window.location.href = url;
-}
-
-/** Tells the client the page is drawn (it hides its loader) and may take the full height. */
-export function ready() {
-  const webApp = window.Telegram && window.Telegram.WebApp;
-  if (webApp && typeof webApp.ready === "function") {
-    webApp.ready();
-    if (typeof webApp.expand === "function") webApp.expand();
+  if (!inTelegram()) {
+    window.location.href = url;
     return;
   }
+  const parsed = new URL(url);
+  postEvent("web_app_open_tg_link", { path_full: parsed.pathname + parsed.search });
+}
+
+/** Tells the client the page is drawn (it hides its loader), may take the full height, and asks for its viewport. */
+export function ready() {
   postEvent("web_app_ready");
   postEvent("web_app_expand");
+  postEvent("web_app_request_viewport");
 }

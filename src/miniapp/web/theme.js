@@ -1,5 +1,6 @@
-// The page follows the Telegram theme: each theme parameter becomes a CSS variable
-// (--tg-theme-bg-color, …), and the page is dark when the background is dark.
+// The page follows Telegram's theme and viewport: each theme parameter becomes a CSS variable
+// (--tg-theme-bg-color, …), the page is dark when the background is dark, and it fills the height
+// Telegram gives it (--tg-viewport-height).
 
 const FALLBACK_LIGHT = { bg_color: "#ffffff", text_color: "#000000", hint_color: "#707579", link_color: "#3390ec", button_color: "#3390ec", button_text_color: "#ffffff", secondary_bg_color: "#f4f4f5" };
 const FALLBACK_DARK = { bg_color: "#212121", text_color: "#ffffff", hint_color: "#aaaaaa", link_color: "#8774e1", button_color: "#8774e1", button_text_color: "#ffffff", secondary_bg_color: "#181818" };
@@ -23,4 +24,14 @@ export function applyTheme(theme) {
     if (typeof value === "string" && /^#[0-9a-f]{3,8}$/i.test(value)) root.style.setProperty(`--tg-theme-${name.replace(/_/g, "-")}`, value);
   }
   root.dataset.theme = dark ? "dark" : "light";
+}
+
+/**
+ * Applies a viewport_changed event: the page fills the height the client shows it in (while the
+ * sheet is dragged, too); the stable height is the one it settles at.
+ */
+export function applyViewport({ height, is_state_stable: stable }) {
+  const root = document.documentElement;
+  root.style.setProperty("--tg-viewport-height", `${height}px`);
+  if (stable) root.style.setProperty("--tg-viewport-stable-height", `${height}px`);
 }

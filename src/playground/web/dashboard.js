@@ -5,7 +5,7 @@ import { api, toast } from "./util.js";
 // The playground page: the dashboard Mini App in a frame beside the chat, as the current user
 // would see it. The frame speaks Telegram's Mini App protocol (messages to its parent), and this
 // page answers as Telegram's web client does: links into the bot open in the chat, the Back
-// button shows here, haptic taps flash the frame.
+// button shows here, haptic taps flash the frame, a request for the viewport gets the frame's size.
 
 const frame = () => $("dashboard-frame");
 
@@ -22,6 +22,11 @@ export async function openDashboard() {
 /** Reopens the dashboard for the user now chosen, when it is open. */
 export function followUser() {
   if (!frame().hidden) void openDashboard().catch((error) => toast(error.message));
+}
+
+/** Sends the frame one event of the protocol, as Telegram's web client posts it. */
+function tell(eventType, eventData) {
+  frame().contentWindow.postMessage(JSON.stringify({ eventType, eventData }), window.location.origin);
 }
 
 function receive(event) {
@@ -45,6 +50,9 @@ function receive(event) {
       void frame().offsetWidth;
       frame().classList.add("tap");
       break;
+    case "web_app_request_viewport":
+      tell("viewport_changed", { height: frame().clientHeight, width: frame().clientWidth, is_expanded: true, is_state_stable: true });
+      break;
     default:
       break;
   }
@@ -60,5 +68,5 @@ export function wireDashboard() {
     $("close-dashboard").hidden = true;
     $("dashboard-back").hidden = true;
   };
-  $("dashboard-back").onclick = () => frame().contentWindow.postMessage(JSON.stringify({ eventType: "back_button_pressed", eventData: null }), window.location.origin);
+  $("dashboard-back").onclick = () => tell("back_button_pressed", null);
 }
