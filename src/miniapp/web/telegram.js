@@ -13,17 +13,29 @@ const TELEGRAM_WEB_CLIENT = "https://web.telegram.org";
 /**
  * The launch parameters Telegram put in the URL fragment, read with the SDK's schema: the init
  * data exactly as signed (the server checks it), its user, the theme and the client's version.
- * Outside Telegram, or with parameters that are not Telegram's, there is no init data. Only the
- * fragment is read: launch parameters are never kept beyond the page's memory.
+ * Parameters the schema refuses (an older client's init data without the newer fields, say) are
+ * still read as they are: the init data goes to the server, which alone decides whether it is
+ * Telegram's. Only the fragment is read: launch parameters are never kept beyond the page's memory.
  */
 export function launchParams() {
   const query = window.location.hash.slice(1);
+  const raw = new URLSearchParams(query);
   try {
     const params = parseLaunchParamsQuery(query);
-    const initData = params.tgWebAppData ? new URLSearchParams(query).get("tgWebAppData") : "";
+    const initData = params.tgWebAppData ? raw.get("tgWebAppData") : "";
     return { initData, user: params.tgWebAppData && params.tgWebAppData.user, theme: params.tgWebAppThemeParams, version: params.tgWebAppVersion };
   } catch {
-    return { initData: "", user: undefined, theme: {}, version: undefined };
+    return { initData: raw.get("tgWebAppData") || "", user: undefined, theme: themeOf(raw.get("tgWebAppThemeParams")), version: raw.get("tgWebAppVersion") || undefined };
+  }
+}
+
+/** Theme parameters as a client wrote them (JSON of colours), or none. */
+function themeOf(json) {
+  try {
+    const theme = JSON.parse(json || "{}");
+    return theme && typeof theme === "object" ? theme : {};
+  } catch {
+    return {};
   }
 }
 
