@@ -1,6 +1,13 @@
-import { createHmac } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import type * as nodeCrypto from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { describe, expect, it, vi } from "vitest";
 import { checkInitData, INIT_DATA_MAX_AGE_MS, signInitData } from "#src/miniapp/init-data";
+
+// The real function, watched: the signature must be compared by it (in constant time).
+vi.mock("node:crypto", async (importOriginal) => {
+  const actual = await importOriginal<typeof nodeCrypto>();
+  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+});
 
 const TOKEN = "5768337691:AAH5YkoiEuPk8-FZa32hStHTqXiLPtAEhx8";
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
@@ -54,5 +61,17 @@ describe("Mini App init data", () => {
     const { hash, ...rest } = params;
     expect(signAsDocumented(rest, TOKEN)).toBe(new URLSearchParams({ ...rest, hash: hash! }).toString());
     expect(checkInitData(signed, TOKEN, NOW)).toEqual({ ok: true, signer: { telegramId: 42, firstName: "Ada", languageCode: "zh" } });
+  });
+
+  it("compares the hash in constant time, and refuses a second hash or one not in lowercase hex", () => {
+    const good = signAsDocumented(fields(NOW - 60_000), TOKEN);
+    const hash = new URLSearchParams(good).get("hash")!;
+    const wrong = `${hash.slice(0, -1)}${hash.endsWith("0") ? "1" : "0"}`;
+    vi.mocked(timingSafeEqual).mockClear();
+    expect(checkInitData(good.replace(hash, wrong), TOKEN, NOW)).toEqual({ ok: false, reason: "signature" });
+    expect(vi.mocked(timingSafeEqual)).toHaveBeenCalledTimes(1);
+    expect(Buffer.from(vi.mocked(timingSafeEqual).mock.calls[0]![1] as Uint8Array).toString()).toBe(wrong);
+    expect(checkInitData(`${good}&hash=${hash}`, TOKEN, NOW)).toEqual({ ok: false, reason: "signature" });
+    expect(checkInitData(good.replace(hash, hash.toUpperCase()), TOKEN, NOW)).toEqual({ ok: false, reason: "signature" });
   });
 });
