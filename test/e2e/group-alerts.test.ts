@@ -96,6 +96,26 @@ describe("team alerts: alerts copied into the group", () => {
     expect(world.sandbox.control.listRules(who.accountId).find((candidate) => candidate.id === rule.id)?.status.toLowerCase()).toBe("active");
   });
 
+  it("the toast a colleague gets names the owner as written (a toast is plain text, not HTML), within its 200 characters", async () => {
+    const who = await linkedUser(world, 4518);
+    const owner = world.user(4518, { firstName: "Tom & Jerry <3" });
+    const colleague = world.user(4519);
+    const group = teamGroup(world, [owner], { members: [colleague] });
+    await linkGroup(world, owner, group);
+    const rule = await world.app.deps.marketplace(() => who.apiKey).createSmart({ targetAddress: ADDRESS_A });
+    world.sandbox.control.systemPauseRule({ ruleId: rule.id });
+    await world.app.push.pollNow();
+    const copy = await waitFor(() => groupBotMessages(group.id).find((message) => message.text?.includes(rule.id.slice(0, 8))));
+    const resume = copy.replyMarkup!.inline_keyboard[0]![0]!.callback_data!;
+    const pressed = world.fake.pressButton(colleague.user, copy.messageId, resume, { chatId: group.id });
+    expect(await callbackAnswerText(world, pressed.callbackQueryId)).toBe("Only Tom & Jerry <3 can pause or resume this rule.");
+    // A first name of 64 ampersands: escaped it would be 320 characters, past a toast's 200.
+    await world.app.db.updateTable("group_links").set({ owner_name: "&".repeat(64) }).where("telegram_id", "=", 4518).execute();
+    const again = world.fake.pressButton(colleague.user, copy.messageId, resume, { chatId: group.id });
+    expect(await callbackAnswerText(world, again.callbackQueryId)).toBe(`Only ${"&".repeat(64)} can pause or resume this rule.`);
+    expect(world.sandbox.control.listRules(who.accountId).find((candidate) => candidate.id === rule.id)?.status.toLowerCase()).toBe("paused");
+  });
+
   it("a price watch reaching its price and any other notification are copied too, without Buy now", async () => {
     const who = await linkedUser(world, 4516);
     const group = teamGroup(world, [who.user]);

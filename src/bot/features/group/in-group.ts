@@ -62,7 +62,8 @@ async function groupRulePress(ctx: BotContext, tr: Translate, press: { action: "
   if (owner === null || ruleId === undefined) return void (await ctx.answerCallbackQuery({ text: tr("button-expired") }));
   if (ctx.from?.id !== owner) {
     const link = await findGroupLink(db, owner);
-    return void (await ctx.answerCallbackQuery({ text: link ? tr("group-not-owner", { name: link.owner_name }) : tr("group-not-owner-unnamed") }));
+    // A toast is plain text: the name goes in as it is (escaped, "Tom &amp; Jerry" would show, and could pass 200 characters).
+    return void (await ctx.answerCallbackQuery({ text: link ? tr("group-not-owner", {}, { name: link.owner_name }) : tr("group-not-owner-unnamed") }));
   }
   const credential = await findCredential(db, owner);
   if (!credential || credential.broken_at) return void (await ctx.answerCallbackQuery({ text: tr("group-owner-no-key") }));
