@@ -151,22 +151,23 @@ async function checkTarget(deps: PriceWatchJobDeps, client: MarketplaceClient, t
 }
 
 /**
- * Queues the alert and records the crossing in one transaction, so an alert is queued exactly
- * when the watch is marked fired. A user who switched price alerts off (or blocked the bot) is
- * skipped and the watch stays as it was.
+ * Queues the alert (and the group's copy: the group's switches are its own, whatever /settings
+ * says) and records the crossing in one transaction, so an alert is queued exactly when the watch
+ * is marked fired. A user with neither (price alerts switched off and no group copying them, or
+ * the bot blocked) is skipped and the watch stays as it was.
  */
 async function fire(deps: PriceWatchJobDeps, watch: PriceWatch, priceTrx: string, now: number): Promise<boolean> {
   const recipient = await recipientFor(deps.db, deps.translations, watch.telegram_id, "prices");
-  if (!recipient) return false;
+  const group = await groupRecipientFor(deps.db, deps.translations, watch.telegram_id, "prices");
+  if (!recipient && !group) return false;
   const crossing = watch.crossings + 1;
   const reached = { watchId: watch.id, resource: watch.resource, volume: watch.volume, duration: watch.duration, thresholdSun: BigInt(watch.threshold_sun), priceTrx, at: now };
-  const payload = priceReachedAlert(recipient, reached);
-  const group = await groupRecipientFor(deps.db, deps.translations, watch.telegram_id, "prices");
   const key = watchAlertKey(watch.id, crossing);
   const queued = await deps.db.transaction().execute(async (trx) => {
     if (!(await markWatchFired(trx, watch, now + watch.cooldown_ms, now))) return false;
-    if (group) await enqueueGroupAlerts(trx, [groupAlertOf(group, key, priceReachedAlert(group, reached), now)]);
-    return enqueueAlert(trx, { telegramId: watch.telegram_id, chatId: recipient.chatId, dedupeKey: key, payload, now });
+    const copied = group ? (await enqueueGroupAlerts(trx, [groupAlertOf(group, key, priceReachedAlert(group, reached), now)])) > 0 : false;
+    if (!recipient) return copied;
+    return (await enqueueAlert(trx, { telegramId: watch.telegram_id, chatId: recipient.chatId, dedupeKey: key, payload: priceReachedAlert(recipient, reached), now })) || copied;
   });
   if (queued) {
     deps.logger.info({ userId: watch.telegram_id, watch: watch.id, crossing, priceTrx }, "price watch reached its threshold; alert queued");

@@ -138,6 +138,27 @@ describe("team alerts: alerts copied into the group", () => {
     expect(buttonLabels(privatePrice)).toEqual(["🛒 Buy now"]);
   });
 
+  it("the group's switches are its own: a price watch reaching its price is copied while the owner's private price alerts are off", async () => {
+    const who = await linkedUser(world, 4510);
+    const group = teamGroup(world, [who.user]);
+    await linkGroup(world, who.user, group);
+    who.user.send("/watch energy 65k 1h 2.5");
+    await who.user.nextMessage();
+    await world.app.push.checkPriceWatches();
+    who.user.send("/settings");
+    await who.user.nextMessage();
+    who.user.press(/Price watches/);
+    expect((await who.user.nextBotEvent()).message.text).toMatch(/Price watches: off/);
+    world.sandbox.control.setPrice({ resource: "energy", duration: "1h", sunPerUnit: 30 });
+    expect(await world.app.push.checkPriceWatches()).toMatchObject({ fired: 1 });
+    const copy = await waitFor(() => groupBotMessages(group.id).find((message) => message.text?.includes("price")));
+    expect(copy.text).toMatch(/^👤 User4510\n/);
+    expect(buttonLabels(copy)).toEqual([]);
+    await outboxSwept(world);
+    // Privately nothing: the owner switched price alerts off there.
+    expect(world.fake.messages(4510).filter((message) => message.from === "bot" && buttonLabels(message).includes("🛒 Buy now"))).toEqual([]);
+  });
+
   it("an order the bot placed and followed (no webhook) is copied once, and a webhook of the same settlement adds nothing", async () => {
     const who = await linkedUser(world, 4517);
     const group = teamGroup(world, [who.user]);
