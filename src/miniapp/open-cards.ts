@@ -8,9 +8,8 @@ import { findOpenRuleCards, forgetOpenRuleCard, recordOpenRuleCard, type OpenRul
 import type { Logger } from "#src/logger";
 import type { BotContext } from "#src/bot/context";
 import { visibleText } from "#src/bot/edit-in-place";
+import { DASHBOARD_PRESS_PREFIX } from "#src/bot/middleware/rate-limit";
 
-/** Callback-query ids of the presses made on the dashboard's behalf: never sent to Telegram. */
-const SYNTHETIC_PREFIX = "dashboard:";
 const CARD_DATA = new RegExp(`^(?:${MENU_IDS.rule}|${MENU_IDS.ruleCancel})/[0-9a-f]{1,2}/[0-9a-f]{1,2}/(([A-Za-z0-9_-]{10})\\.\\d{1,4})(?:\\.t)?/`);
 /** The rules menu's other views (the list, the deliveries): a card edited into one of them is closed. */
 const OTHER_RULES_VIEW_DATA = new RegExp(`^(?:${MENU_IDS.rules}|${MENU_IDS.ruleDeliveries})/`);
@@ -66,7 +65,7 @@ export class OpenRuleCards {
   transformer(): Transformer {
     return async (prev, method, payload, signal) => {
       const params = payload as Record<string, unknown>;
-      if (method === "answerCallbackQuery" && String(params.callback_query_id).startsWith(SYNTHETIC_PREFIX)) {
+      if (method === "answerCallbackQuery" && String(params.callback_query_id).startsWith(DASHBOARD_PRESS_PREFIX)) {
         return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
       }
       const result = await prev(method, payload, signal);
@@ -129,7 +128,7 @@ export class OpenRuleCards {
       text: card.text,
       reply_markup: { inline_keyboard: [...card.keyboard, [{ text: "↻", callback_data: data }]] },
     };
-    return { update_id: this.updateId, callback_query: { id: `${SYNTHETIC_PREFIX}${-this.updateId}`, from, chat_instance: String(owner.chatId), data, message } };
+    return { update_id: this.updateId, callback_query: { id: `${DASHBOARD_PRESS_PREFIX}${-this.updateId}`, from, chat_instance: String(owner.chatId), data, message } };
   }
 }
 

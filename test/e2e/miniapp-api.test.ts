@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BOT_TOKEN, buttonLabels, linkedUser, manageWorld, type World } from "../kit/world";
+import { BOT_TOKEN, buttonLabels, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
 import { signInitData } from "#src/miniapp/index";
 import { parseStartPayload } from "#src/input/deep-link";
 import { editsOf, PUBLIC_URL, ruleInChat } from "../kit/miniapp";
@@ -73,6 +73,23 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     expect(buttonLabels(world.fake.messages(4601).find((message) => message.messageId === card.messageId)!)).toContain("⏸ Pause");
     // No answer to a callback query the dashboard made on the user's behalf ever reached Telegram.
     expect(world.fake.calls.filter((call) => call.method === "answerCallbackQuery" && String(call.params.callback_query_id).startsWith("dashboard:"))).toHaveLength(0);
+  });
+
+  it("the card's redraws are not the user's own updates: many Pause and Resume taps leave the chat's flood limit alone", async () => {
+    const { user } = await linkedUser(world, 4605);
+    const card = await ruleInChat(user);
+    const initData = initDataFor(world, 4605);
+    const [rule] = (await dashboard(world, initData)).sections.rules.items;
+    // 24 redraws of the card within the flood window (20 updates in 10 s).
+    for (let tap = 0; tap < 12; tap++) {
+      expect((await request(world, `/app/api/rules/${rule!.id}/pause`, initData, "POST")).status).toBe(200);
+      expect((await request(world, `/app/api/rules/${rule!.id}/resume`, initData, "POST")).status).toBe(200);
+    }
+    expect(editsOf(world, 4605, card.messageId).length).toBeGreaterThanOrEqual(24);
+    expect(world.fake.messages(4605).some((message) => message.text?.includes("too fast"))).toBe(false);
+    // The user's own next message is answered.
+    user.send("/rules");
+    await nextBotText(user, (text) => text.includes("Your automation rules"));
   });
 
   it("answers a second user with only their own data, and never acts on another user's rule", async () => {

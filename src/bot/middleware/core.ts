@@ -4,7 +4,7 @@ import type { BotContext, BotDeps } from "../context";
 import { pickLanguage, translatorFor } from "#src/chat/i18n";
 import { followChosenLanguage } from "../command-menu";
 import { rememberPrefetched } from "../prefetched";
-import { FLOOD_WINDOW_MS, windowCountedWithRead } from "./rate-limit";
+import { FLOOD_WINDOW_MS, isDashboardPress, windowCountedWithRead } from "./rate-limit";
 
 /** Puts the deps on the context and counts the update. */
 export function provideDeps(deps: BotDeps): MiddlewareFn<BotContext> {
@@ -88,9 +88,9 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     // costly. The same read brings the key, the chat's flow and the key step the update reads next.
     const { id } = ctx.from;
     const chatId = ctx.chat.id;
-    // On PostgreSQL the same statement counts the update in the user's flood-limit window (rateLimit).
+    // On PostgreSQL the same statement counts the update in the user's flood-limit window (rateLimit), unless the dashboard made it.
     const now = ctx.deps.now();
-    const state = await findUserWithState(ctx.deps.db, id, chatId, windowCountedWithRead(ctx.deps.db) ? { now, windowMs: FLOOD_WINDOW_MS } : undefined);
+    const state = await findUserWithState(ctx.deps.db, id, chatId, windowCountedWithRead(ctx.deps.db) && !isDashboardPress(ctx) ? { now, windowMs: FLOOD_WINDOW_MS } : undefined);
     const known = state.user;
     rememberPrefetched(ctx, state);
     const account = known && known.active === 1 && known.chat_id === chatId ? known : await ctx.deps.writes.run((db) => upsertUser(db, id, chatId, now));

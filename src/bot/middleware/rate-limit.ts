@@ -11,6 +11,14 @@ import { pickLanguage, translatorFor } from "#src/chat/i18n";
 export const FLOOD_WINDOW_MS = 10_000;
 export const FLOOD_MAX_UPDATES = 20;
 
+/** The callback-query id prefix of the presses the dashboard makes on a user's behalf (src/miniapp/open-cards); Telegram's ids are digits. */
+export const DASHBOARD_PRESS_PREFIX = "dashboard:";
+
+/** A press the dashboard made to redraw a rule card: not the user's own update, so it never counts against their flood limit. */
+export function isDashboardPress(ctx: Pick<BotContext, "callbackQuery">): boolean {
+  return ctx.callbackQuery?.id.startsWith(DASHBOARD_PRESS_PREFIX) === true;
+}
+
 /** Counts a user's updates in their current window: the place of this one (1 for the first). */
 export interface UpdateCounter {
   count(userId: number, now: number): Promise<number>;
@@ -69,7 +77,7 @@ export function rateLimit(): MiddlewareFn<BotContext> {
   let counter: UpdateCounter | undefined;
   return async (ctx, next) => {
     const userId = ctx.from?.id;
-    if (userId === undefined) return next();
+    if (userId === undefined || isDashboardPress(ctx)) return next();
     let place = takePrefetched(ctx, "windowPlace");
     try {
       if (place === undefined) {
