@@ -116,6 +116,24 @@ describe("team alerts: setting up /group", () => {
     expect(groupTexts(world, group.id)).toHaveLength(count);
   });
 
+  it("in a group, /group with more members than one message holds names as many as fit and counts the rest", async () => {
+    const a = (await linkedUser(world, 4510)).user;
+    const group = teamGroup(world, [a]);
+    // 80 members with 64-character first names (Telegram's most), ampersands among them: over 5,000 characters in all.
+    const name = (index: number) => `${String(index).padStart(2, "0")} & ${"N".repeat(59)}`;
+    await world.app.db
+      .insertInto("group_links")
+      .values(Array.from({ length: 80 }, (_, index) => ({ telegram_id: 9_450_000 + index, group_chat_id: group.id, group_title: "Ops team", owner_name: name(index), linked_at: 1_000 + index })))
+      .execute();
+    world.fake.sendText(a.user, "/group", { groupId: group.id });
+    const list = await waitForGroupText(group.id, "Alerts of these members come here");
+    expect(list.length).toBeLessThanOrEqual(4096);
+    expect(list).toContain(name(0));
+    const shown = list.split("\n").filter((line) => line.startsWith("• ")).length;
+    expect(shown).toBeGreaterThan(50);
+    expect(list.split("\n").at(-1)).toBe(`…and ${80 - shown} more.`);
+  });
+
   it("forged team-alert button data changes nothing: an unknown reference in a group, a kind that is none, a stop without a link", async () => {
     const { user } = await linkedUser(world, 4508);
     const group = teamGroup(world, [user]);

@@ -43,11 +43,30 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
     const command = message?.text === undefined ? null : GROUP_COMMAND.exec(message.text);
     if (command && (command[1] === undefined || command[1].toLowerCase() === ctx.me.username.toLowerCase())) {
       const names = (await linksToGroup(deps.db, chat.id)).map((link) => `• ${escapeHtml(link.owner_name)}`);
-      await ctx.reply(names.length > 0 ? [tr("group-here-title"), ...names].join("\n") : tr("group-here-none"), { parse_mode: "HTML" });
+      await ctx.reply(names.length > 0 ? whoseAlertsComeHere(tr, names) : tr("group-here-none"), { parse_mode: "HTML" });
       return;
     }
     return next();
   };
+}
+
+/** Room for the names in /group's answer in a group: a message holds 4,096 characters, and the title and "…and N more" take some. */
+const NAMES_ROOM = 3_800;
+
+/** "Alerts of these members come here" and the names, as many as fit in one message; the rest counted. */
+function whoseAlertsComeHere(tr: Translate, names: string[]): string {
+  const lines = [tr("group-here-title")];
+  // Escaped names are counted as sent, longer than Telegram counts them: the message stays within its limit.
+  let length = lines[0]!.length;
+  let shown = 0;
+  for (const name of names) {
+    if (length + 1 + name.length > NAMES_ROOM) break;
+    lines.push(name);
+    length += 1 + name.length;
+    shown += 1;
+  }
+  if (shown < names.length) lines.push(tr("group-here-more", { count: names.length - shown }));
+  return lines.join("\n");
 }
 
 /**
