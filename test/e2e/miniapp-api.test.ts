@@ -208,3 +208,22 @@ describe("the dashboard without an https PUBLIC_URL", () => {
     expect(world.fake.calls.filter((call) => call.method === "setChatMenuButton")).toHaveLength(0);
   });
 });
+
+describe("the dashboard's redraw of a card, with 'typing…' shown for slow replies as deployed", () => {
+  let world: World;
+  manageWorld((started) => (world = started), { env: { PUBLIC_URL }, typing: { afterMs: 100, everyMs: 4_500 } });
+
+  it("a slow marketplace read while the card is redrawn shows no 'typing…' in the chat: the user did nothing there", async () => {
+    const { user } = await linkedUser(world, 4661);
+    const card = await ruleInChat(user);
+    const initData = initDataFor(world, 4661);
+    const [rule] = (await dashboard(world, initData)).sections.rules.items;
+    await world.settled();
+    const typingBefore = world.fake.calls.filter((call) => call.method === "sendChatAction").length;
+    // The dashboard's own read of the rules and the redraw's, each slower than the 100 ms of quiet.
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/automations", delayMs: 400, times: 2 });
+    expect((await request(world, `/app/api/rules/${rule!.id}/pause`, initData, "POST")).status).toBe(200);
+    expect(String(editsOf(world, 4661, card.messageId).at(-1)!.params.text)).toContain("paused");
+    expect(world.fake.calls.filter((call) => call.method === "sendChatAction").length).toBe(typingBefore);
+  });
+});

@@ -1,5 +1,6 @@
 import type { MiddlewareFn, Transformer } from "grammy";
 import type { BotContext } from "../context";
+import { isDashboardPress } from "./rate-limit";
 
 export interface TypingOptions {
   /** Quiet time (nothing sent to the chat) after which the user is told the bot is typing. */
@@ -25,7 +26,8 @@ const VISIBLE = /^(send(?!ChatAction)|edit|copy|forward)/;
 export function typingWhileSlow(options: TypingOptions = DEFAULT_TYPING): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
     const chat = ctx.chat;
-    if (!chat || chat.type !== "private" || (!ctx.message && !ctx.callbackQuery)) return next();
+    // A press the dashboard made to redraw a card: the user is in the Mini App, not waiting in the chat.
+    if (!chat || chat.type !== "private" || (!ctx.message && !ctx.callbackQuery) || isDashboardPress(ctx)) return next();
     let timer: ReturnType<typeof setTimeout> | null = null;
     let done = false;
     const arm = (delayMs: number) => {
