@@ -63,7 +63,8 @@ describe("team alerts: groups paced at 20 messages a minute", () => {
       expect(arrivals).toHaveLength(20);
       const times = arrivals.map((call) => call.at);
       for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(3_000);
-      for (let i = 20; i < times.length; i++) expect(times[i]! - times[i - 20]!).toBeGreaterThan(60_000);
+      // Never 20 in one minute: any 20 in a row span a minute or more (19 turns of 3.3 s).
+      for (let i = 19; i < times.length; i++) expect(times[i]! - times[i - 19]!).toBeGreaterThanOrEqual(60_000);
       for (const [index, call] of arrivals.entries()) {
         // The k-th message of a group leaves within its pace: k turns of 3.3 s after the burst began, and a margin.
         const latency = call.at - postedAt[0]!;
