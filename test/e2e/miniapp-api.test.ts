@@ -227,3 +227,29 @@ describe("the dashboard's redraw of a card, with 'typing…' shown for slow repl
     expect(world.fake.calls.filter((call) => call.method === "sendChatAction").length).toBe(typingBefore);
   });
 });
+
+describe("the dashboard's redraw of a card when the marketplace fails it", () => {
+  let world: World;
+  manageWorld((started) => (world = started), { env: { PUBLIC_URL } });
+
+  it("a rule read refused during the redraw says nothing in the chat: the dashboard already told the user, and the card updates at its next tap", async () => {
+    const { accountId, user } = await linkedUser(world, 4671);
+    const card = await ruleInChat(user);
+    const initData = initDataFor(world, 4671);
+    const [rule] = (await dashboard(world, initData)).sections.rules.items;
+    await world.settled();
+    const sentBefore = world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === 4671).length;
+    // The pause is held long enough for the redraw's read to be refused once the pause went through.
+    world.sandbox.control.injectFault({ method: "POST", pathPrefix: `/automations/${rule!.id}/pause`, delayMs: 300 });
+    const paused = request(world, `/app/api/rules/${rule!.id}/pause`, initData, "POST");
+    await expect.poll(() => world.sandboxRequests.some((line) => line.startsWith("POST") && line.endsWith("/pause"))).toBe(true);
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/automations", status: 503, times: 10 });
+    expect((await paused).status).toBe(200);
+    expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("paused");
+    await world.settled();
+    expect(world.sandboxRequests.filter((line) => line.startsWith("GET") && line.endsWith("/automations")).length).toBeGreaterThan(0);
+    expect(world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === 4671).length).toBe(sentBefore);
+    // The card is as it was; its next tap draws the rule as it is now.
+    expect(buttonLabels(world.fake.messages(4671).find((message) => message.messageId === card.messageId)!)).toContain("⏸ Pause");
+  });
+});

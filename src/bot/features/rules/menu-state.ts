@@ -1,9 +1,10 @@
 import type { Menu, MenuFlavor } from "@grammyjs/menu";
 import type { Context } from "grammy";
 import { resolveRef } from "#src/db/repos/callback-refs";
-import type { AutomationRule, MarketplaceClient } from "#src/marketplace/index";
+import { MarketplaceError, type AutomationRule, type MarketplaceClient } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
 import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
+import { isDashboardPress } from "#src/bot/middleware/rate-limit";
 import { ruleStatus } from "#src/marketplace/rule-words";
 
 export type MenuContext = BotContext & MenuFlavor;
@@ -79,13 +80,16 @@ function listFingerprint(rules: AutomationRule[]): string {
   return `list:${rules.map((rule) => `${rule.id}=${ruleStatus(rule.status)}`).sort().join(",")}`;
 }
 
-/** Every rule, or null after telling the user why not. */
+/** Every rule, or null after telling the user why not (in the chat, unless a dashboard redraw met a passing failure). */
 async function readRules(ctx: BotContext, client: MarketplaceClient): Promise<AutomationRule[] | null> {
   try {
     return await client.listAutomations();
   } catch (error) {
     if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
-    await replyMarketplaceError(ctx, error, { read: true });
+    // A redraw the dashboard asked for: the user was answered there, and the card updates at its next
+    // tap; only a refused key (marked broken, alerts paused) is still said in the chat.
+    const quiet = isDashboardPress(ctx) && error instanceof MarketplaceError && error.kind !== "unauthorized" && error.kind !== "forbidden";
+    if (!quiet) await replyMarketplaceError(ctx, error, { read: true });
     return null;
   }
 }
