@@ -505,6 +505,7 @@ group-ended-not-admin = 👥 You are no longer an admin of <b>{ $title }</b>, so
 group-ended-refused = 👥 Telegram no longer lets me write to <b>{ $title }</b>, so your alerts no longer go there. Send /group to choose a group again.
 group-here-title = 👥 Alerts of these members come here:
 group-here-none = No member's alerts come here yet. A member who is an admin here sends /group to me in private to set it up.
+group-welcome = 👋 Hi! I copy team members' alerts here: orders filled or failed, rules paused, price watches. A member who is an admin here sends /group to me in a private chat to set it up. Everything else works in a private chat with me.
 group-here-more = …and { $count } more.
 group-not-owner = Only { $name } can pause or resume this rule.
 group-not-owner-unnamed = Only the owner of this rule can pause or resume it.

@@ -502,6 +502,7 @@ group-ended-not-admin = 👥 您已不再是 <b>{ $title }</b> 的管理员，�
 group-ended-refused = 👥 Telegram 不再允许我在 <b>{ $title }</b> 发消息，您的提醒不再发送到那里。发送 /group 可重新选择群组。
 group-here-title = 👥 以下成员的提醒会发到这里：
 group-here-none = 目前没有成员的提醒发到这里。身为管理员的成员可以在私聊中向我发送 /group 进行设置。
+group-welcome = 👋 你好！我会把团队成员的提醒复制到这里：订单完成或失败、规则暂停、价格提醒。本群的管理员在与我的私聊中发送 /group 即可设置。其他功能请在与我的私聊中使用。
 group-here-more = …还有 { $count } 位。
 group-not-owner = 只有 { $name } 可以暂停或恢复此规则。
 group-not-owner-unnamed = 只有此规则的所有者可以暂停或恢复它。

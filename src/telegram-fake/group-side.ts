@@ -51,7 +51,13 @@ export function createGroupSide(deps: GroupSideDeps) {
       remember(group);
       return group;
     },
-    addBotToGroup: (groupId: number, by: FakeUser) => botStatusChanged(requireGroup(groupId), by, "member"),
+    /** As Telegram does: my_chat_member, then the group's service message naming the bot among its new members. */
+    addBotToGroup(groupId: number, by: FakeUser): number {
+      const group = requireGroup(groupId);
+      const updateId = botStatusChanged(group, by, "member");
+      serviceMessage(group, by, { new_chat_members: [botUserJson(deps.bot)] });
+      return updateId;
+    },
     removeBotFromGroup: (groupId: number, by: FakeUser, status: "left" | "kicked" = "kicked") => botStatusChanged(requireGroup(groupId), by, status),
     setMemberStatus(groupId: number, user: FakeUser, status: MemberStatus): void {
       requireGroup(groupId).members.set(user.id, { user, status });

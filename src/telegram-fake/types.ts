@@ -229,7 +229,7 @@ export interface FakeTelegram {
   replyKeyboard(chatId: number): { buttons: Array<{ text: string; request_chat?: { request_id: number } }>; oneTime: boolean } | undefined;
   /** The group as the fake holds it now (members, the bot's status, the supergroup it became). */
   group(chatId: number): FakeGroup | undefined;
-  /** Someone adds the bot to a group: my_chat_member (left → member). */
+  /** Someone adds the bot to a group: my_chat_member (left → member), then the service message with new_chat_members. */
   addBotToGroup(groupId: number, by: FakeUser): number;
   /** Someone removes the bot ("kicked") or it is made to leave ("left"): my_chat_member. */
   removeBotFromGroup(groupId: number, by: FakeUser, status?: "left" | "kicked"): number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buttonLabels, callbackAnswerText, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
 import { groupLinkOf, groupTexts, linkGroup, teamGroup } from "../kit/group-helpers";
+import { waitFor } from "../kit/push-helpers";
 
 /**
  * Team alerts, set up: /group shows Telegram's own chat picker, the picked group is checked with
@@ -114,6 +115,24 @@ describe("team alerts: setting up /group", () => {
     world.fake.sendText(a.user, "/buy", { groupId: group.id });
     await world.settled();
     expect(groupTexts(world, group.id)).toHaveLength(count);
+  });
+
+  it("the bot added to a group greets it once with how team alerts are set up; the join's service message gets no private-only answer", async () => {
+    const a = world.user(4515);
+    const group = teamGroup(world, [a], { bot: "left" });
+    world.fake.addBotToGroup(group.id, a.user);
+    const welcome = await waitForGroupText(group.id, "sends /group to me in a private chat");
+    expect(welcome).toContain("copy team members' alerts here");
+    await world.settled();
+    expect(groupTexts(world, group.id)).toEqual([welcome]);
+    // Removed and added again: greeted again (the link, if any, ended meanwhile).
+    world.fake.removeBotFromGroup(group.id, a.user, "kicked");
+    await world.settled();
+    world.fake.addBotToGroup(group.id, a.user);
+    // The group's own pace (a turn every 3.3 s) may hold the second greeting a moment.
+    await waitFor(() => groupTexts(world, group.id).length === 2, 10_000);
+    await world.settled();
+    expect(groupTexts(world, group.id)).toEqual([welcome, welcome]);
   });
 
   it("in a group, /group with more members than one message holds names as many as fit and counts the rest", async () => {

@@ -60,7 +60,10 @@ describe("groups in the fake Telegram", () => {
     const added = fake.addBotToGroup(team.id, ALICE);
     fake.removeBotFromGroup(team.id, ALICE, "kicked");
     fake.addBotToGroup(team.id, ALICE);
-    const updates = await bot.api.getUpdates({ offset: added, timeout: 0 });
+    const all = await bot.api.getUpdates({ offset: added, timeout: 0 });
+    // Each add is followed by the group's service message naming the bot among its new members.
+    expect(all.filter((update) => update.message).map((update) => update.message!.new_chat_members?.map((member) => member.id))).toEqual([[bot.botInfo.id], [bot.botInfo.id]]);
+    const updates = all.filter((update) => update.my_chat_member);
     expect(updates.map((update) => [update.my_chat_member?.old_chat_member.status, update.my_chat_member?.new_chat_member.status])).toEqual([
       ["left", "member"],
       ["member", "kicked"],
@@ -71,7 +74,7 @@ describe("groups in the fake Telegram", () => {
     expect(supergroup.id).toBeLessThan(-1000000000000);
     const moved = await apiError(bot.api.sendMessage(team.id, "hello"));
     expect([moved.error_code, moved.description, moved.parameters.migrate_to_chat_id]).toEqual([400, "Bad Request: group chat was upgraded to a supergroup chat", supergroup.id]);
-    const service = await bot.api.getUpdates({ offset: updates.at(-1)!.update_id + 1, timeout: 0 });
+    const service = await bot.api.getUpdates({ offset: all.at(-1)!.update_id + 1, timeout: 0 });
     expect(service.map((update) => [update.message?.chat.id, update.message?.migrate_to_chat_id, update.message?.migrate_from_chat_id])).toEqual([
       [team.id, supergroup.id, undefined],
       [supergroup.id, undefined, team.id],

@@ -27,7 +27,8 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
     const ending = { db: deps.db, logger: deps.logger, translations: deps.i18n, now: deps.now };
     const member = ctx.update.my_chat_member;
     if (member) {
-      if (member.new_chat_member.status === "left" || member.new_chat_member.status === "kicked") await endGroupLinks(ending, chat.id, "removed");
+      if (isGone(member.new_chat_member.status)) await endGroupLinks(ending, chat.id, "removed");
+      else if (isGone(member.old_chat_member.status)) await ctx.api.sendMessage(chat.id, translatorFor(deps.i18n, pickLanguage(member.from.language_code))("group-welcome"), { parse_mode: "HTML" });
       return;
     }
     const message = ctx.message;
@@ -37,6 +38,8 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
       return;
     }
     if (message?.migrate_from_chat_id !== undefined) return;
+    // Service messages (members joining or leaving, a new title, the bot added: greeted above) get no answer.
+    if (message && message.text === undefined && message.caption === undefined) return;
     const tr = translatorFor(deps.i18n, pickLanguage(ctx.from?.language_code));
     const press = ctx.callbackQuery?.data === undefined ? null : GROUP_RULE.parse(ctx.callbackQuery.data);
     if (press) return groupRulePress(ctx, tr, press);
@@ -49,6 +52,9 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
     return next();
   };
 }
+
+/** A member status that means "not in the group". */
+const isGone = (status: string) => status === "left" || status === "kicked";
 
 /** Room for the names in /group's answer in a group: a message holds 4,096 characters, and the title and "…and N more" take some. */
 const NAMES_ROOM = 3_800;
