@@ -56,12 +56,12 @@ function callbackData(text: string): string {
 /** The menus (@grammyjs/menu): data `<menu>/<row>/<column>/<payload>/<fingerprint>`. */
 const MENUS = ["rl", "ru", "rc", "rd", "tx", "st"];
 /** Every callback-data prefix the bot reads, each with a payload of the shape it expects where it has one. */
-const PREFIXES = ["a:", "qb:", "qb:e:1:", "w:tx", "w:r", "tx:p:", "tx:p:1:a:", "dc:y", "dc:n", "st:l:", "st:a:", "wh:rot", "cf:", "cx:", "rf:", "ar:", "or:p:", "or:o:", "or:s", "n:p:", "n:r:", "n:a:", "rl:l:", "rl:b", "rl:o:", "rl:c:", "rl:p:", "rl:r:", "rl:C:", "rl:d:", "m:", "ad:x:", "ad:l:", ...MENUS.flatMap((menu) => [`${menu}/`, `${menu}/0/0/`])];
+const PREFIXES = ["a:", "qb:", "qb:e:1:", "w:tx", "w:r", "tx:p:", "tx:p:1:a:", "dc:y", "dc:n", "st:l:", "st:a:", "wh:rot", "cf:", "cx:", "rf:", "ar:", "or:p:", "or:o:", "or:s", "n:p:", "n:r:", "n:a:", "rl:l:", "rl:b", "rl:o:", "rl:c:", "rl:p:", "rl:r:", "rl:C:", "rl:d:", "m:", "ad:x:", "ad:l:", "ba:", "wl:y:", "wl:n:", "gp:r:", "gp:p:", "gl:t:", "gl:c", "gl:x", ...MENUS.flatMap((menu) => [`${menu}/`, `${menu}/0/0/`])];
 /** Ten characters of the short-reference alphabet, so the data reaches the handler and its lookup. */
 const REFERENCE_SHAPED = ["__proto__x", "constructo", "toString__"];
 const CRAFTED = [
   ...PREFIXES.flatMap((prefix) => ["toString", "__proto__", "@constructor", "<b>&</b>", "🔥\u202E\u200B"].map((payload) => `${prefix}${payload}`)),
-  ...["cf:", "cx:", "rf:", "ar:", "ad:x:", "ad:l:", "rl:o:", "rl:c:", "rl:p:", "rl:r:", "rl:C:", "rl:d:"].flatMap((prefix) => REFERENCE_SHAPED.map((ref) => `${prefix}${ref}`)),
+  ...["cf:", "cx:", "rf:", "ar:", "ad:x:", "ad:l:", "ba:", "gp:r:", "gp:p:", "rl:o:", "rl:c:", "rl:p:", "rl:r:", "rl:C:", "rl:d:"].flatMap((prefix) => REFERENCE_SHAPED.map((ref) => `${prefix}${ref}`)),
   ...REFERENCE_SHAPED.flatMap((ref) => [`or:o:${ref}:1`, `n:r:${ref}:1`, `tx:p:1:a:${ref}`, `rl:o:${ref}:1`, `rl:d:${ref}:2`]),
   ...["constructor", "prototype", "tostring", "valueof", "hasownproperty"].flatMap((name) => [`m:${name}`, `st:l:${name}`, `st:a:${name}`]),
   ...["toString", "valueOf", "proto"].map((name) => `qb:e:65000:${name}`),
