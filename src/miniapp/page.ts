@@ -35,8 +35,11 @@ export function pageTexts(i18n: Pick<LocaleBundles, "t">, languages: readonly st
   return Object.fromEntries(languages.map((language) => [language, Object.fromEntries(PAGE_TEXTS.map((name) => [name, plain(i18n.t(language, `miniapp-${name}`))]))]));
 }
 
-/** The page: its texts as a JSON data block (never run as a script), the style and the bundled script. */
-export function pageHtml(texts: Record<string, Record<string, string>>): string {
+/**
+ * The page: its texts as a JSON data block (never run as a script), the style and the bundled
+ * script, named with its version so a phone keeps it until the next build (see routes.ts).
+ */
+export function pageHtml(texts: Record<string, Record<string, string>>, scriptVersion = ""): string {
   // "<" escaped, so no text can close the data block.
   const data = JSON.stringify(texts).replace(/</g, "\\u003c");
   return `<!doctype html>
@@ -51,7 +54,7 @@ export function pageHtml(texts: Record<string, Record<string, string>>): string 
 <body>
 <main id="app"></main>
 <script id="texts" type="application/json">${data}</script>
-<script src="/app/app.js"></script>
+<script src="/app/app.js${scriptVersion ? `?v=${scriptVersion}` : ""}"></script>
 </body>
 </html>
 `;

@@ -1,3 +1,4 @@
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { BOT_TOKEN, buttonLabels, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
 import { signInitData } from "#src/miniapp/index";
@@ -184,7 +185,17 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     const page = await world.app.http.request("/app");
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('<script src="/app/app.js">');
+    const src = /<script src="(\/app\/app\.js\?v=[0-9a-f]{16})"><\/script>/.exec(html)?.[1];
+    expect(src).toBeDefined();
+    // Its script by version: kept until the next build, gzipped for a client that takes it, the same bytes either way.
+    const plain = await world.app.http.request(src!);
+    const zipped = await world.app.http.request(src!, { headers: { "accept-encoding": "gzip, deflate, br" } });
+    expect([plain.headers.get("cache-control"), plain.headers.get("content-encoding"), zipped.headers.get("content-encoding")]).toEqual(["public, max-age=31536000, immutable", null, "gzip"]);
+    const [plainBytes, zippedBytes] = [Buffer.from(await plain.arrayBuffer()), Buffer.from(await zipped.arrayBuffer())];
+    expect(zippedBytes.length).toBeLessThan(plainBytes.length / 2);
+    expect(gunzipSync(zippedBytes).equals(plainBytes)).toBe(true);
+    // Without the version (an older page), it is checked again each time.
+    expect((await world.app.http.request("/app/app.js")).headers.get("cache-control")).toBe("no-cache");
     expect(html).not.toMatch(/https?:\/\//);
     expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
     expect(html).not.toContain(BOT_TOKEN);
