@@ -44,7 +44,8 @@ function pastOrders({ account, random, now, start, pick, iso, entry }: HistorySc
       const volume = resource === "energy" ? pick([65_000, 100_000, 130_000, 200_000, 300_000]) : pick([1_000, 2_000, 5_000]);
       const duration: Duration = pick(["1h", "1h", "1d", "15m"] as const);
       const priceSun = withCommission(providerCostSun(resource, volume, duration)).priceSun;
-      const failed = random() < 0.1;
+      // One order in ten fails (the 5th, the 15th, …): a month of history always shows failures and refunds.
+      const failed = orders.length % 10 === 4;
       const createdAt = iso(created);
       const settledAt = iso(created + 3_000);
       orders.push({
