@@ -496,6 +496,7 @@ group-card-hint = Tap an alert to switch it on or off. Buttons that spend never 
 group-none-linked = No group is linked. Send /group to choose one.
 group-stopped = Group alerts stopped: nothing more goes to <b>{ $title }</b>. Send /group to choose a group again.
 group-refused-bot-missing = I am not a member of that group. Add me to it, then choose it again with /group.
+group-refused-bot-muted = I am in that group but may not send messages there. Let me send messages (in the group's settings for me), then choose it again with /group.
 group-refused-not-admin = You are not an admin of that group. Only an admin can send alerts there.
 group-untitled = the group
 group-linked = ✅ Linked: your alerts will be copied to <b>{ $title }</b>.

@@ -493,6 +493,7 @@ group-card-hint = 点击提醒类型可开启或关闭。群组中不会出现�
 group-none-linked = 尚未关联群组。发送 /group 进行选择。
 group-stopped = 群组提醒已停止：<b>{ $title }</b> 不会再收到任何提醒。发送 /group 可重新选择群组。
 group-refused-bot-missing = 我不是该群组的成员。请把我加入群组，然后通过 /group 重新选择。
+group-refused-bot-muted = 我在那个群组里，但无权在那里发送消息。请在群组设置中允许我发送消息，然后通过 /group 重新选择它。
 group-refused-not-admin = 您不是该群组的管理员。只有管理员才能把提醒发到那里。
 group-untitled = 该群组
 group-linked = ✅ 已关联：您的提醒将复制到 <b>{ $title }</b>。

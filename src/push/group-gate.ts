@@ -73,9 +73,10 @@ export class GroupGate {
       return "retry";
     }
     if (!(error instanceof GrammyError)) return null;
-    const gone = error.error_code === 403 || (error.error_code === 400 && /chat not found|not a member|kicked/i.test(error.description));
+    // 400 "not enough rights to send …": the bot was restricted from writing there.
+    const gone = error.error_code === 403 || (error.error_code === 400 && /chat not found|not a member|kicked|not enough rights|have no rights|CHAT_WRITE_FORBIDDEN/i.test(error.description));
     if (!gone) return null;
-    await endGroupLinks(this.deps, chatId, error.error_code === 403 ? "refused" : "removed");
+    await endGroupLinks(this.deps, chatId, error.error_code === 403 || /rights|WRITE_FORBIDDEN/i.test(error.description) ? "refused" : "removed");
     return "drop";
   }
 }

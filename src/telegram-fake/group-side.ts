@@ -30,10 +30,12 @@ export function createGroupSide(deps: GroupSideDeps) {
   };
 
   /** The bot's membership changed: Telegram tells the bot with my_chat_member. */
-  function botStatusChanged(group: FakeGroup, by: FakeUser, status: MemberStatus): number {
+  function botStatusChanged(group: FakeGroup, by: FakeUser, status: MemberStatus, canSend = true): number {
     const old = group.botStatus;
+    const couldSend = group.botCanSend !== false;
     group.botStatus = status;
-    return deps.updates.enqueue({ my_chat_member: { chat: chatJson({ id: group.id, type: group.type, title: group.title }), from: userJson(by), date: seconds(), old_chat_member: chatMemberJson(old, botUserJson(deps.bot)), new_chat_member: chatMemberJson(status, botUserJson(deps.bot)) } });
+    group.botCanSend = canSend;
+    return deps.updates.enqueue({ my_chat_member: { chat: chatJson({ id: group.id, type: group.type, title: group.title }), from: userJson(by), date: seconds(), old_chat_member: chatMemberJson(old, botUserJson(deps.bot), couldSend), new_chat_member: chatMemberJson(status, botUserJson(deps.bot), canSend) } });
   }
 
   /** A service message in a group (from `by`), as an update for the bot. */
@@ -59,6 +61,7 @@ export function createGroupSide(deps: GroupSideDeps) {
       return updateId;
     },
     removeBotFromGroup: (groupId: number, by: FakeUser, status: "left" | "kicked" = "kicked") => botStatusChanged(requireGroup(groupId), by, status),
+    restrictBot: (groupId: number, by: FakeUser, canSend: boolean) => botStatusChanged(requireGroup(groupId), by, "restricted", canSend),
     setMemberStatus(groupId: number, user: FakeUser, status: MemberStatus): void {
       requireGroup(groupId).members.set(user.id, { user, status });
     },

@@ -48,6 +48,11 @@ export function requireBotInGroup(group: FakeGroup): void {
   if (!isPresent(group.botStatus)) throw new TelegramApiError(403, `Forbidden: bot is not a member of the ${kind}`, "fault");
 }
 
+/** What Telegram answers a send into a group where the bot is restricted from sending. */
+export function requireBotMaySend(group: FakeGroup): void {
+  if (group.botStatus === "restricted" && group.botCanSend === false) throw new TelegramApiError(400, "Bad Request: not enough rights to send text messages to the chat", "fault");
+}
+
 const ALL_RIGHTS = {
   can_be_edited: false,
   is_anonymous: false,
@@ -65,14 +70,14 @@ const ALL_RIGHTS = {
 };
 
 /** A ChatMember object as getChatMember returns it. */
-export function chatMemberJson(status: MemberStatus, user: Record<string, unknown>): Record<string, unknown> {
+export function chatMemberJson(status: MemberStatus, user: Record<string, unknown>, canSend = true): Record<string, unknown> {
   switch (status) {
     case "creator":
       return { status, user, is_anonymous: false };
     case "administrator":
       return { status, user, ...ALL_RIGHTS };
     case "restricted":
-      return { status, user, is_member: true, until_date: 0, can_send_messages: true };
+      return { status, user, is_member: true, until_date: 0, can_send_messages: canSend };
     case "kicked":
       return { status, user, until_date: 0 };
     default:

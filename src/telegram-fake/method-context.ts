@@ -3,7 +3,7 @@ import type { EventLog } from "./event-log";
 import type { FakeState, KnownChat } from "./fake-state";
 import { messageJson, type BotIdentity, botUserJson } from "./message-json";
 import type { RateLimiter } from "./rate-limiter";
-import { requireBotInGroup, type Groups } from "./groups";
+import { requireBotInGroup, requireBotMaySend, type Groups } from "./groups";
 import type { Params } from "./request-params";
 import type { CallbackAnswer, ChatMessage, FakeEventKind } from "./types";
 import type { UpdateQueue } from "./update-queue";
@@ -34,6 +34,14 @@ export function targetChat(context: MethodContext, chatId: number): KnownChat {
   }
   const group = chat.type === "private" ? undefined : context.groups.get(chatId);
   if (group) requireBotInGroup(group);
+  return chat;
+}
+
+/** The chat a new message goes to: as targetChat, and the bot allowed to send there. */
+export function sendTarget(context: MethodContext, chatId: number): KnownChat {
+  const chat = targetChat(context, chatId);
+  const group = chat.type === "private" ? undefined : context.groups.get(chatId);
+  if (group) requireBotMaySend(group);
   return chat;
 }
 

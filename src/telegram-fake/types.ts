@@ -231,6 +231,8 @@ export interface FakeTelegram {
   group(chatId: number): FakeGroup | undefined;
   /** Someone adds the bot to a group: my_chat_member (left → member), then the service message with new_chat_members. */
   addBotToGroup(groupId: number, by: FakeUser): number;
+  /** An admin restricts the bot so it may not send messages (or lifts that): my_chat_member. */
+  restrictBot(groupId: number, by: FakeUser, canSend: boolean): number;
   /** Someone removes the bot ("kicked") or it is made to leave ("left"): my_chat_member. */
   removeBotFromGroup(groupId: number, by: FakeUser, status?: "left" | "kicked"): number;
   /** A member's status changes (an admin demoted to "member", someone leaves). No update: the bot learns it by asking. */
@@ -260,6 +262,8 @@ export interface FakeGroup {
   members: Map<number, { user: FakeUser; status: MemberStatus }>;
   /** The bot's own status in the group. */
   botStatus: MemberStatus;
+  /** With botStatus "restricted": whether the bot may still send messages (default yes). */
+  botCanSend?: boolean;
   /** The supergroup this group became (sends to the old id are refused with its id). */
   migratedTo?: number;
 }

@@ -75,6 +75,31 @@ describe("team alerts: when a group can no longer receive", () => {
     expect(told(4524, "no longer lets me")).toHaveLength(1);
   });
 
+  it("the bot restricted from sending: told by my_chat_member, or met as a 400 'not enough rights' on a send; the link ends, the owner told once", async () => {
+    const a = await linkedUser(world, 4527);
+    const b = await linkedUser(world, 4528);
+    const first = teamGroup(world, [a.user], { title: "Muted desk" });
+    const second = teamGroup(world, [b.user], { title: "Quiet desk" });
+    await linkGroup(world, a.user, first);
+    await linkGroup(world, b.user, second);
+    // An admin takes the bot's right to send: Telegram says so with my_chat_member.
+    world.fake.restrictBot(first.id, a.user.user, false);
+    await waitFor(() => told(4527, "Telegram no longer lets me write to Muted desk").length === 1);
+    expect(await groupLinkOf(world, 4527)).toBeUndefined();
+    // The same, unnoticed until a copy meets Telegram's 400: the copy is dropped, not retried, and the link ends.
+    await b.post(filled("45280000-0000-4000-8000-000000000001"));
+    await waitFor(() => groupTexts(world, second.id).some((text) => text.includes("Order 45280000")));
+    Object.assign(world.fake.group(second.id)!, { botStatus: "restricted", botCanSend: false });
+    await b.post(filled("45280000-0000-4000-8000-000000000002"));
+    await waitFor(() => told(4528, "Telegram no longer lets me write to Quiet desk").length === 1);
+    await outboxSwept(world);
+    const refused = world.fake.calls.filter((call) => call.method === "sendMessage" && call.params.chat_id === second.id && !call.ok);
+    expect(refused.map((call) => call.errorCode)).toEqual([400]);
+    expect((await groupRows(second.id)).map((row) => row.status).sort()).toEqual(["dropped", "sent"]);
+    expect(await groupLinkOf(world, 4528)).toBeUndefined();
+    expect([told(4527, "no longer lets me"), told(4528, "no longer lets me")].map((texts) => texts.length)).toEqual([1, 1]);
+  });
+
   it("a group become a supergroup is followed: by its service message, and by Telegram's 400 with migrate_to_chat_id", async () => {
     const who = await linkedUser(world, 4525);
     const group = teamGroup(world, [who.user]);

@@ -66,6 +66,14 @@ describe("team alerts: setting up /group", () => {
     user.send("/group");
     await nextBotText(user, (text) => text.includes("Team alerts"));
     expect(() => world.fake.shareChat(user.user, notAdmin.id)).toThrow(/not an admin/);
+    // The bot a member there but restricted from sending: refused with what to change.
+    const muted = teamGroup(world, [user]);
+    Object.assign(world.fake.group(muted.id)!, { botStatus: "restricted", botCanSend: false });
+    user.send("/group");
+    await nextBotText(user, (text) => text.includes("Team alerts"));
+    world.fake.shareChat(user.user, muted.id);
+    await nextBotText(user, (text) => text.includes("may not send messages there"));
+    expect(await groupLinkOf(world, 4502)).toBeUndefined();
   });
 
   it("the switches choose what is copied; Stop group alerts ends the link", async () => {

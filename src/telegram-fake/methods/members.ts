@@ -21,7 +21,7 @@ export const getChatMember: MethodHandler = (context, params) => {
   const group = context.groups.get(chatId);
   if (!group) throw badRequest("chat not found");
   requireBotInGroup(group);
-  if (userId === context.bot.id) return chatMemberJson(group.botStatus, botUserJson(context.bot));
+  if (userId === context.bot.id) return chatMemberJson(group.botStatus, botUserJson(context.bot), group.botCanSend !== false);
   const member = group.members.get(userId);
   if (!member) return chatMemberJson("left", { id: userId, is_bot: false, first_name: "User" });
   return chatMemberJson(member.status, userJson(member.user));

@@ -1,7 +1,7 @@
 import { badRequest } from "../api-error";
 import { imageExtension, imageSize } from "../image-size";
 import { readCaption, readMessageText } from "../message-content";
-import { botMessageJson, emitMessageEvent, nowSeconds, targetChat, type MethodHandler } from "../method-context";
+import { botMessageJson, emitMessageEvent, nowSeconds, sendTarget, targetChat, type MethodHandler } from "../method-context";
 import { readString, requireChatId } from "../param-readers";
 import { readReplyMarkup } from "../reply-markup";
 import { rememberReplyKeyboard } from "../request-chat";
@@ -23,7 +23,7 @@ const CHAT_ACTIONS = new Set([
 ]);
 
 export const sendMessage: MethodHandler = (context, params) => {
-  const chat = targetChat(context, requireChatId(params));
+  const chat = sendTarget(context, requireChatId(params));
   const content = readMessageText(params);
   const replyMarkup = readReplyMarkup(params, false);
   context.rateLimiter.take(chat.id);
@@ -44,7 +44,7 @@ export const sendMessage: MethodHandler = (context, params) => {
 };
 
 export const sendPhoto: MethodHandler = (context, params) => {
-  const chat = targetChat(context, requireChatId(params));
+  const chat = sendTarget(context, requireChatId(params));
   const photo = readPhoto(context, params);
   const caption = readCaption(params);
   const replyMarkup = readReplyMarkup(params, false);

@@ -1,4 +1,5 @@
 import type { MiddlewareFn } from "grammy";
+import type { ChatMember } from "grammy/types";
 import type { BotContext } from "#src/bot/context";
 import { GROUP_RULE } from "#src/chat/callback-data";
 import { groupRuleButton } from "#src/chat/group-alerts";
@@ -28,6 +29,7 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
     const member = ctx.update.my_chat_member;
     if (member) {
       if (isGone(member.new_chat_member.status)) await endGroupLinks(ending, chat.id, "removed");
+      else if (!maySend(member.new_chat_member)) await endGroupLinks(ending, chat.id, "refused");
       else if (isGone(member.old_chat_member.status)) await ctx.api.sendMessage(chat.id, translatorFor(deps.i18n, pickLanguage(member.from.language_code))("group-welcome"), { parse_mode: "HTML" });
       return;
     }
@@ -55,6 +57,11 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
 
 /** A member status that means "not in the group". */
 const isGone = (status: string) => status === "left" || status === "kicked";
+
+/** Whether a member (the bot) may send messages: a restricted one only when allowed to. */
+export function maySend(member: ChatMember): boolean {
+  return member.status !== "restricted" || member.can_send_messages !== false;
+}
 
 /** Room for the names in /group's answer in a group: a message holds 4,096 characters, and the title and "…and N more" take some. */
 const NAMES_ROOM = 3_800;

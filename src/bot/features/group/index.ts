@@ -1,4 +1,5 @@
 import type { Composer } from "grammy";
+import type { ChatMember } from "grammy/types";
 import { z } from "zod";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import type { BotContext } from "#src/bot/context";
@@ -6,6 +7,7 @@ import { editInPlace } from "#src/bot/edit-in-place";
 import { endFlow } from "#src/bot/flows";
 import { GROUP_CHOOSE, GROUP_COPY_TOGGLE, GROUP_STOP } from "#src/chat/callback-data";
 import { findGroupLink, saveGroupLink, stopGroupLink, toggleGroupCopy } from "#src/db/repos/group-links";
+import { maySend } from "./in-group";
 import { GROUP_PICKER_REQUEST_ID, groupCard, groupPicker } from "./views";
 
 export { groupChatsFeature } from "./in-group";
@@ -68,12 +70,16 @@ export function groupFeature(): Composer<BotContext> {
 /** Checks the chosen group (the bot a member, the user an admin), then stores the link and shows its card. */
 async function linkGroup(ctx: BotContext, chatId: number, title: string | undefined): Promise<void> {
   const removeKeyboard = { remove_keyboard: true as const };
-  const botStatus = await memberStatus(ctx, chatId, ctx.me.id);
-  if (!botStatus || !MEMBER_STATUSES.has(botStatus)) {
+  const bot = await memberOf(ctx, chatId, ctx.me.id);
+  if (!bot || !MEMBER_STATUSES.has(bot.status)) {
     await ctx.reply(ctx.tr("group-refused-bot-missing"), { parse_mode: "HTML", reply_markup: removeKeyboard });
     return;
   }
-  const userStatus = await memberStatus(ctx, chatId, ctx.account.telegram_id);
+  if (!maySend(bot)) {
+    await ctx.reply(ctx.tr("group-refused-bot-muted"), { parse_mode: "HTML", reply_markup: removeKeyboard });
+    return;
+  }
+  const userStatus = (await memberOf(ctx, chatId, ctx.account.telegram_id))?.status;
   if (!userStatus || !ADMIN_STATUSES.has(userStatus)) {
     await ctx.reply(ctx.tr("group-refused-not-admin"), { parse_mode: "HTML", reply_markup: removeKeyboard });
     return;
@@ -86,9 +92,9 @@ async function linkGroup(ctx: BotContext, chatId: number, title: string | undefi
 }
 
 /** A member's status in a chat, or null when Telegram will not say (the bot is not there, the chat is gone). */
-async function memberStatus(ctx: BotContext, chatId: number, userId: number): Promise<string | null> {
+async function memberOf(ctx: BotContext, chatId: number, userId: number): Promise<ChatMember | null> {
   try {
-    return (await ctx.api.getChatMember(chatId, userId)).status;
+    return await ctx.api.getChatMember(chatId, userId);
   } catch (error) {
     ctx.deps.logger.info({ groupChatId: chatId, reason: error instanceof Error ? error.message : "unknown" }, "group member check refused; the group is not linked");
     return null;
