@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buttonLabels, callbackAnswerText, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
 import { groupLinkOf, groupTexts, linkGroup, teamGroup } from "../kit/group-helpers";
 import { waitFor } from "../kit/push-helpers";
+import { GROUP_ANSWER_EVERY_MS } from "#src/bot/features/group/in-group";
 
 /**
  * Team alerts, set up: /group shows Telegram's own chat picker, the picked group is checked with
@@ -116,6 +117,14 @@ describe("team alerts: setting up /group", () => {
     const list = await waitForGroupText(group.id, "Alerts of these members come here");
     expect(list).toContain("User4506");
     expect(list).toContain("Bo<b>");
+    // The same member again within half a minute: not answered (each answer takes one of the group's turns); later, answered.
+    const answers = () => groupTexts(world, group.id).filter((text) => text.includes("Alerts of these members come here")).length;
+    world.fake.sendText(b.user, "/group", { groupId: group.id });
+    await world.settled();
+    expect(answers()).toBe(1);
+    world.shiftAppClock(GROUP_ANSWER_EVERY_MS);
+    world.fake.sendText(b.user, "/group", { groupId: group.id });
+    await waitFor(() => answers() === 2, 10_000);
     world.fake.sendText(a.user, "/start", { groupId: group.id });
     await waitForGroupText(group.id, "works in private chats only");
     // The group's own chat keeps the private-only answer for /buy too (once an hour: not repeated).

@@ -21,6 +21,9 @@ const GROUP_COMMAND = /^\/group(?:@([A-Za-z0-9_]{3,64}))?(?=\s|$)/;
  * group goes on to the private-only answer.
  */
 export function groupChatsFeature(): MiddlewareFn<BotContext> {
+  // When each member was last answered /group in each group: a member repeating it is not answered
+  // again for a while, since every answer takes one of the group's turns, which its alerts share.
+  const answered = new Map<string, number>();
   return async (ctx, next) => {
     const chat = ctx.chat;
     if (!chat || (chat.type !== "group" && chat.type !== "supergroup")) return next();
@@ -47,12 +50,26 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
     if (press) return groupRulePress(ctx, tr, press);
     const command = message?.text === undefined ? null : GROUP_COMMAND.exec(message.text);
     if (command && (command[1] === undefined || command[1].toLowerCase() === ctx.me.username.toLowerCase())) {
+      if (!firstInWindow(answered, `${chat.id}:${ctx.from?.id ?? 0}`, deps.now())) return;
       const names = (await linksToGroup(deps.db, chat.id)).map((link) => `• ${escapeHtml(link.owner_name)}`);
       await ctx.reply(names.length > 0 ? whoseAlertsComeHere(tr, names) : tr("group-here-none"), { parse_mode: "HTML" });
       return;
     }
     return next();
   };
+}
+
+/** How long a member's /group in a group goes unanswered after an answer. */
+export const GROUP_ANSWER_EVERY_MS = 30_000;
+
+/** True when `key` was not answered within the window (and records this answer); the map stays small. */
+function firstInWindow(answered: Map<string, number>, key: string, now: number): boolean {
+  const last = answered.get(key);
+  if (last !== undefined && now - last < GROUP_ANSWER_EVERY_MS) return false;
+  if (answered.size >= 10_000) for (const [stale, at] of answered) if (now - at >= GROUP_ANSWER_EVERY_MS) answered.delete(stale);
+  if (answered.size >= 10_000) answered.clear();
+  answered.set(key, now);
+  return true;
 }
 
 /** A member status that means "not in the group". */
