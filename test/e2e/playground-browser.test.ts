@@ -6,7 +6,7 @@ const OUT = "test-output/playground";
 const ADDRESS = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
 
 describe("the local playground in a browser", () => {
-  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 1200, height: 800 }, app: { perChatMinTimeMs: 0 } });
+  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 1200, height: 800 } });
   const { pageErrors } = playground;
 
   const lastBot = () => playground.page.locator(".msg.bot:not(.rejected)").last();
@@ -68,6 +68,11 @@ describe("the local playground in a browser", () => {
     await playground.page.click("#panel-send-webhook");
     await waitForToast(playground.page, "receiver accepted order.filled");
     expect(await alert.count()).toBe(1);
+    // Paced as `npm start` paces a chat: Telegram refused none of the story's messages with a 429 (the call log shows no red line).
+    const calls = (await (await fetch(`${playground.app.url}/play/api/calls`)).json()) as { calls?: Array<{ method: string; errorCode?: number }> } | Array<{ method: string; errorCode?: number }>;
+    const list = Array.isArray(calls) ? calls : (calls.calls ?? []);
+    expect(list.length).toBeGreaterThan(10);
+    expect(list.filter((call) => call.errorCode === 429)).toEqual([]);
     await playground.page.screenshot({ path: `${OUT}/2-filled.png` });
     // The README's picture: regenerate with UPDATE_DOCS_SCREENSHOT=1 (a plain run never touches docs/).
     if (process.env.UPDATE_DOCS_SCREENSHOT) {
