@@ -1,4 +1,5 @@
 import type { Hono } from "hono";
+import { dashboardUrl } from "#src/bot/features/dashboard/index";
 import type { ServerEnv } from "#src/server/create-server";
 import type { MiniAppDeps } from "./deps";
 import { OpenRuleCards } from "./open-cards";
@@ -14,6 +15,8 @@ export { launchPath, THEMES, type ThemeName } from "./launch";
  */
 export function startMiniApp(deps: Omit<MiniAppDeps, "cards">): (app: Hono<ServerEnv>) => void {
   const cards = new OpenRuleCards({ db: deps.db, writes: deps.writes, now: deps.now, logger: deps.logger });
-  deps.bot.api.config.use(cards.transformer());
+  // Only where the dashboard can be opened (an https PUBLIC_URL, or the playground) are the chat's
+  // rule cards worth a row each: elsewhere nothing could ever ask for them to be redrawn.
+  if (deps.config.playground || dashboardUrl(deps.config) !== null) deps.bot.api.config.use(cards.transformer());
   return registerMiniApp({ ...deps, cards });
 }

@@ -218,6 +218,14 @@ describe("the dashboard without an https PUBLIC_URL", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(world.fake.calls.filter((call) => call.method === "setChatMenuButton")).toHaveLength(0);
   });
+
+  it("keeps no record of the chat's rule cards: nothing could open the dashboard to redraw them", async () => {
+    const { user } = await linkedUser(world, 4652);
+    const card = await ruleInChat(user);
+    expect(buttonLabels(card).length).toBeGreaterThan(0);
+    await world.settled();
+    expect(await world.app.db.selectFrom("open_rule_cards").selectAll().execute()).toEqual([]);
+  });
 });
 
 describe("the dashboard's redraw of a card, with 'typing…' shown for slow replies as deployed", () => {
