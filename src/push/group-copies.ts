@@ -3,7 +3,8 @@ import type { Database } from "#src/db/schema";
 import { findUser, type User } from "#src/db/repos/users";
 import { copiesKind, findGroupLink, type GroupAlertKind, type GroupLink } from "#src/db/repos/group-links";
 import type { OutboxPayload, QueuedAlert } from "#src/db/repos/outbox";
-import { recipientLanguage, type Recipient, type Translations } from "#src/chat/alerts";
+import type { Recipient, Translations } from "#src/chat/alerts";
+import { recipientOf, type RecipientKind } from "./recipients";
 import { groupCopy } from "#src/chat/group-alerts";
 
 // Team alerts: the copy of an alert that goes to the owner's group, asked by every path that queues alerts.
@@ -19,19 +20,27 @@ export interface GroupRecipient extends Recipient {
  * private switches in /settings: the group's own choices say what it gets.
  */
 export function groupRecipientOf(translations: Translations, telegramId: number, user: User | null | undefined, link: GroupLink | null | undefined, kind: GroupAlertKind): GroupRecipient | null {
-  if (!user || user.active !== 1 || !link || !copiesKind(link, kind)) return null;
-  return { telegramId, chatId: link.group_chat_id, ownerName: link.owner_name, ...recipientLanguage(translations, user.language ?? user.telegram_language) };
+  const owner = recipientOf(translations, telegramId, user, "always");
+  return owner && link && copiesKind(link, kind) ? { ...owner, chatId: link.group_chat_id, ownerName: link.owner_name } : null;
 }
 
-/** {@link groupRecipientOf} for a user read by id. */
-export async function groupRecipientFor(db: Kysely<Database>, translations: Translations, telegramId: number, kind: GroupAlertKind): Promise<GroupRecipient | null> {
-  const link = await findGroupLink(db, telegramId);
-  if (!link) return null;
-  return groupRecipientOf(translations, telegramId, await findUser(db, telegramId), link, kind);
+/** Where a user's alerts go: their private chat and their group, from one read of each row. */
+export interface AlertTargets {
+  recipient(kind: RecipientKind): Recipient | null;
+  group(kind: GroupAlertKind): GroupRecipient | null;
+}
+
+/** The user's row and group link, read once, answering for the private alert and the group's copy. */
+export async function alertTargets(db: Kysely<Database>, translations: Translations, telegramId: number): Promise<AlertTargets> {
+  const [user, link] = await Promise.all([findUser(db, telegramId), findGroupLink(db, telegramId)]);
+  return {
+    recipient: (kind) => recipientOf(translations, telegramId, user, kind),
+    group: (kind) => groupRecipientOf(translations, telegramId, user, link, kind),
+  };
 }
 
 /** The dedupe key of a group copy: the event's own key, so the group gets one message per event. */
-export function groupDedupeKey(key: string): string {
+function groupDedupeKey(key: string): string {
   return `group:${key}`;
 }
 

@@ -5,10 +5,9 @@ import type { Logger } from "#src/logger";
 import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
 import type { SecretBox } from "#src/security/secret-box";
 import { finalState, settlementAlert, settlementKey, type Translations } from "#src/chat/alerts";
-import { recipientFor } from "./recipients";
 import { claimDueOrders, markFollowDone, rescheduleFollow, type FollowScope } from "#src/db/repos/followed-orders";
 import { enqueueAlert, enqueueGroupAlerts } from "#src/db/repos/outbox";
-import { groupAlertOf, groupRecipientFor } from "./group-copies";
+import { alertTargets, groupAlertOf } from "./group-copies";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { recordBrokenKey } from "./broken-key";
 
@@ -49,8 +48,9 @@ export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner 
         await rescheduleFollow(deps.db, row.order_id, row.attempts + 1, now + delayFor(row.attempts + 1));
         continue;
       }
-      const recipient = await recipientFor(deps.db, deps.translations, telegramId, "orders");
-      const group = await groupRecipientFor(deps.db, deps.translations, telegramId, state);
+      const to = await alertTargets(deps.db, deps.translations, telegramId);
+      const recipient = to.recipient("orders");
+      const group = to.group(state);
       const key = settlementKey(order.id, state);
       const queued = await deps.db.transaction().execute(async (trx) => {
         await markFollowDone(trx, row.order_id);

@@ -3,11 +3,9 @@ import type { PollAlert } from "#src/db/repos/poll-outcomes";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "#src/marketplace/index";
 import { finalState, notificationAlert, rulePausedAlert, settlementAlert, settlementKey, type FinalState, type Recipient } from "#src/chat/alerts";
 import type { OutboxPayload } from "#src/db/repos/outbox";
-import { findGroupLink } from "#src/db/repos/group-links";
-import { groupAlertOf, groupRecipientFor, type GroupRecipient } from "./group-copies";
+import { alertTargets, groupAlertOf, type GroupRecipient } from "./group-copies";
 import { refFor } from "#src/db/repos/callback-refs";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
-import { recipientFor } from "./recipients";
 
 // The alerts a polled notification makes: a settlement, a paused rule, a deposit or anything else.
 
@@ -57,17 +55,18 @@ export async function alertFor(deps: PollerDeps, telegramId: number, client: Mar
   const text = textOf(notification);
   const id = UUID.exec(`${notification.link ?? ""} ${notification.body} ${notification.title}`)?.[0];
   const now = deps.now();
+  const to = await alertTargets(deps.db, deps.translations, telegramId);
   if (text.includes("order") && id && /fill|fail|settle|deliver|refund/.test(text)) {
-    const recipient = await recipientFor(deps.db, deps.translations, telegramId, "orders");
-    const wanted = async (state: FinalState) => ({ recipient, group: await groupRecipientFor(deps.db, deps.translations, telegramId, state) });
-    if (!recipient && !(await hasGroupLink(deps.db, telegramId))) return [];
+    const recipient = to.recipient("orders");
+    const wanted = (state: FinalState) => ({ recipient, group: to.group(state) });
+    if (!recipient && !wanted("filled").group && !wanted("failed").group) return [];
     try {
       const order = await client.getOrder(id);
       const state = finalState(order.status);
       if (state) {
         // Buy again goes under the private alert only; a group's copy keeps no spending button.
         const [buyAgain] = recipient ? await buyAgainRefs(deps.db, [{ telegramId, orderId: order.id }], now) : [null];
-        return alertsFor(await wanted(state), settlementKey(order.id, state), (to) => settlementAlert(to, order, state, to === recipient ? buyAgain : null));
+        return alertsFor(wanted(state), settlementKey(order.id, state), (target) => settlementAlert(target, order, state, target === recipient ? buyAgain : null));
       }
     } catch (error) {
       deps.logger.debug({ userId: telegramId, orderId: id, kind: error instanceof MarketplaceError ? error.kind : "unexpected" }, "order of a settlement notification not readable; looking again next cycle");
@@ -75,18 +74,18 @@ export async function alertFor(deps: PollerDeps, telegramId: number, client: Mar
     const age = now - Date.parse(notification.createdAt);
     if (!(age > SETTLEMENT_WAIT_MS)) return "later";
     const state = /fail|refund|cancel|reject|expire/.test(`${text} ${notification.body.toLowerCase()}`) ? "failed" : "filled";
-    return alertsFor(await wanted(state), settlementKey(id, state), (to) => notificationAlert(to, notification));
+    return alertsFor(wanted(state), settlementKey(id, state), (target) => notificationAlert(target, notification));
   }
   if (/pause/.test(text) && /automation|rule|refill|renewal|smart/.test(`${text} ${notification.body.toLowerCase()}`)) {
-    const targets = { recipient: await recipientFor(deps.db, deps.translations, telegramId, "rules"), group: await groupRecipientFor(deps.db, deps.translations, telegramId, "paused") };
+    const targets = { recipient: to.recipient("rules"), group: to.group("paused") };
     if (!targets.recipient && !targets.group) return [];
     const ruleId = id ?? (await findPausedRule(client, notification));
     const rule = ruleId ? { id: ruleId, ref: await refFor(deps.db, telegramId, ruleId, now) } : null;
-    return alertsFor(targets, `notification:${notification.id}`, (to) => rulePausedAlert(to, rule, `${notification.title}: ${notification.body}`));
+    return alertsFor(targets, `notification:${notification.id}`, (target) => rulePausedAlert(target, rule, `${notification.title}: ${notification.body}`));
   }
   const kind = /deposit|top.?up|credit/.test(text) ? "deposits" : "other";
-  const targets = { recipient: await recipientFor(deps.db, deps.translations, telegramId, kind), group: await groupRecipientFor(deps.db, deps.translations, telegramId, "other") };
-  return alertsFor(targets, `notification:${notification.id}`, (to) => notificationAlert(to, notification));
+  const targets = { recipient: to.recipient(kind), group: to.group("other") };
+  return alertsFor(targets, `notification:${notification.id}`, (target) => notificationAlert(target, notification));
 }
 
 /** The private alert and the group's copy, each built in its recipient's language. */
@@ -98,8 +97,4 @@ function alertsFor(targets: { recipient: Recipient | null; group: GroupRecipient
     alerts.push({ key: copy.dedupeKey, chatId: copy.chatId, payload: JSON.parse(copy.payload) as OutboxPayload, group: true });
   }
   return alerts;
-}
-
-async function hasGroupLink(db: PollerDeps["db"], telegramId: number): Promise<boolean> {
-  return (await findGroupLink(db, telegramId)) !== null;
 }

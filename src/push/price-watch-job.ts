@@ -7,9 +7,8 @@ import type { Logger } from "#src/logger";
 import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
 import { trxToSun } from "#src/marketplace/money";
 import { priceReachedAlert, type Translations } from "#src/chat/alerts";
-import { recipientFor } from "./recipients";
 import { enqueueAlert, enqueueGroupAlerts } from "#src/db/repos/outbox";
-import { groupAlertOf, groupRecipientFor } from "./group-copies";
+import { alertTargets, groupAlertOf } from "./group-copies";
 
 export interface PriceWatchJobDeps {
   db: Kysely<Database>;
@@ -157,8 +156,9 @@ async function checkTarget(deps: PriceWatchJobDeps, client: MarketplaceClient, t
  * the bot blocked) is skipped and the watch stays as it was.
  */
 async function fire(deps: PriceWatchJobDeps, watch: PriceWatch, priceTrx: string, now: number): Promise<boolean> {
-  const recipient = await recipientFor(deps.db, deps.translations, watch.telegram_id, "prices");
-  const group = await groupRecipientFor(deps.db, deps.translations, watch.telegram_id, "prices");
+  const to = await alertTargets(deps.db, deps.translations, watch.telegram_id);
+  const recipient = to.recipient("prices");
+  const group = to.group("prices");
   if (!recipient && !group) return false;
   const crossing = watch.crossings + 1;
   const reached = { watchId: watch.id, resource: watch.resource, volume: watch.volume, duration: watch.duration, thresholdSun: BigInt(watch.threshold_sun), priceTrx, at: now };
