@@ -86,9 +86,18 @@ export function withoutTable(woff: Buffer, tag: string): Buffer {
   return out;
 }
 
-/** GET /play/emoji.css and the font it names. */
-export function registerEmojiFont(app: Hono<ServerEnv>, emoji: EmojiFont): void {
-  app.get(EMOJI_CSS_ROUTE, (c) => c.body(emoji.css, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache", "x-content-type-options": "nosniff" }));
+/** GET /play/emoji.css and the font it names, built on the first request (a page, not the start, pays for it). */
+export function registerEmojiFont(app: Hono<ServerEnv>, load: () => EmojiFont = loadEmojiFont): void {
+  let built: { css: string; font: ArrayBuffer } | null = null;
+  const emoji = () => {
+    if (!built) {
+      const { css, font } = load();
+      // A plain ArrayBuffer of its own, made once: the answer sends it as it is, never a copy per request.
+      built = { css, font: new Uint8Array(font).buffer };
+    }
+    return built;
+  };
+  app.get(EMOJI_CSS_ROUTE, (c) => c.body(emoji().css, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache", "x-content-type-options": "nosniff" }));
   // The file changes only with the package, which changes only with a new start.
-  app.get(EMOJI_FONT_ROUTE, (c) => c.body(new Uint8Array(emoji.font), 200, { "content-type": "font/woff", "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }));
+  app.get(EMOJI_FONT_ROUTE, (c) => c.body(emoji().font, 200, { "content-type": "font/woff", "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }));
 }

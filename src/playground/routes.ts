@@ -15,7 +15,7 @@ import { LANGUAGES, type PlaygroundState } from "./state";
 import { registerUserActions } from "./user-actions";
 import { registerGroupRoutes } from "./group-routes";
 import { registerDashboardLaunch } from "./dashboard-launch";
-import { loadEmojiFont, registerEmojiFont } from "./emoji-font";
+import { registerEmojiFont } from "./emoji-font";
 
 export interface PlaygroundRouteDeps {
   fake: FakeTelegram;
@@ -56,7 +56,6 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
   // Read once at start: the page is small and never changes while the process runs.
   if (!existsSync(SCRIPT)) throw new Error(`The playground's script is not built (${SCRIPT}): run npm run build:web, or npm start, which builds it`);
   const assets = new Map(Object.entries(ASSETS).map(([route, file]) => [route, readFileSync(file, "utf8")]));
-  const emojiFont = loadEmojiFont();
   const panel = deps.sandbox ? createSandboxPanel(deps.sandbox, fake, deps.hooks) : null;
 
   return (app: Hono<ServerEnv>) => {
@@ -64,7 +63,7 @@ export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
     app.use("/play", guard);
     app.use("/play/*", guard);
     registerAssets(app, assets);
-    registerEmojiFont(app, emojiFont);
+    registerEmojiFont(app);
     registerPageConfig(app, deps, panel);
     registerChatRoutes(app, fake, state);
     registerUserActions(app, fake, state);
