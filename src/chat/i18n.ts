@@ -52,7 +52,10 @@ export class LocaleBundles {
 
   /** The message `key` (or `key.attribute`) in `locale`'s language, its variables filled in. */
   t(locale: string, key: string, vars?: Record<string, string | number>): string {
-    const [id = key, attribute] = key.split(".", 2);
+    // "key.attribute" reads an attribute; a plain key (every one the bot uses) splits nothing.
+    const dot = key.indexOf(".");
+    const id = dot < 0 ? key : key.slice(0, dot);
+    const attribute = dot < 0 ? undefined : key.slice(dot + 1);
     for (const bundle of this.chain(locale)) {
       const message = bundle.getMessage(id);
       const pattern = attribute === undefined ? message?.value : message?.attributes[attribute];
