@@ -2,6 +2,20 @@ import type { Translate } from "#src/chat/i18n";
 import { visibleText } from "#src/bot/edit-in-place";
 import { MarketplaceError } from "#src/marketplace/index";
 import { truncate } from "#src/chat/html";
+import { markKeyBroken } from "#src/db/repos/credentials";
+import type { MiniAppDeps } from "./deps";
+
+/**
+ * A read of the dashboard failed: a 401 means the marketplace refused the key itself, so it is
+ * marked broken, as the chat marks it (alerts pause until a new key is linked). The failure in
+ * the chat's words.
+ */
+export async function readFailure(deps: Pick<MiniAppDeps, "db" | "now" | "logger">, telegramId: number, tr: Translate, error: unknown): Promise<string> {
+  if (error instanceof MarketplaceError && error.kind === "unauthorized" && (await markKeyBroken(deps.db, telegramId, deps.now()))) {
+    deps.logger.info({ userId: telegramId }, "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one");
+  }
+  return describeFailure(tr, error);
+}
 
 /**
  * A marketplace failure in the chat's words, as plain text for the page. `write`: the call acted

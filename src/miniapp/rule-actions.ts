@@ -3,7 +3,7 @@ import { markInMotion, requestRuleCheck } from "#src/db/repos/poll-schedule";
 import { MarketplaceError, type AutomationRule } from "#src/marketplace/index";
 import { ruleStatus } from "#src/marketplace/rule-words";
 import { ruleRow, type RuleRow } from "./dashboard-data";
-import { describeFailure, plain } from "./failures";
+import { describeFailure, plain, readFailure } from "./failures";
 import type { MiniAppDeps } from "./deps";
 import type { SignerAccount } from "./signer-account";
 
@@ -33,7 +33,7 @@ export async function changeRule(deps: MiniAppDeps, account: SignerAccount, rule
   try {
     rules = await client.listAutomations();
   } catch (error) {
-    return { status: 502, message: describeFailure(tr, error), rule: null };
+    return { status: 502, message: await readFailure(deps, telegramId, tr, error), rule: null };
   }
   const rule = rules.find((candidate) => candidate.id === ruleId);
   if (!rule) return { status: 404, message: plain(tr("rule-toast-not-found")), rule: null };

@@ -6,7 +6,7 @@ import { dayText, figureLines } from "#src/reports/report";
 import { knownZone, lastDays } from "#src/reports/time-zones";
 import { sunToTrx } from "#src/marketplace/money";
 import type { MiniAppDeps } from "./deps";
-import { describeFailure, plain } from "./failures";
+import { plain, readFailure } from "./failures";
 import type { SignerAccount } from "./signer-account";
 
 /** The longest window offered; one read of it serves both (as /stats reads it). */
@@ -41,7 +41,7 @@ export function spendingReader(deps: MiniAppDeps) {
       try {
         records = await collectSpending(client, readWindow.from, now);
       } catch (error) {
-        return { error: describeFailure(tr, error) };
+        return { error: await readFailure(deps, user.telegram_id, tr, error) };
       }
       cache.set(user.telegram_id, identity, records);
     }

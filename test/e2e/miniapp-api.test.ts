@@ -119,6 +119,20 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     expect(after.sections).toBeNull();
   });
 
+  it("a key refused on the spending read, or on the rule list a Pause reads first, is marked broken the same way", async () => {
+    const spender = await linkedUser(world, 4626);
+    world.sandbox.control.revokeKey({ apiKey: spender.apiKey });
+    const spending = await request(world, "/app/api/spending?days=7", initDataFor(world, 4626));
+    expect(JSON.stringify(await spending.json())).toContain("refused your API key");
+    expect((await dashboard(world, initDataFor(world, 4626))).key.state).toBe("broken");
+
+    const pauser = await linkedUser(world, 4627);
+    world.sandbox.control.revokeKey({ apiKey: pauser.apiKey });
+    const paused = await request(world, "/app/api/rules/00000000-0000-4000-8000-000000000001/pause", initDataFor(world, 4627), "POST");
+    expect(paused.status).toBe(502);
+    expect((await dashboard(world, initDataFor(world, 4627))).key.state).toBe("broken");
+  });
+
   it("refuses tampered, expired, missing and foreign init data with 401 before reading anything", async () => {
     await linkedUser(world, 4621);
     const good = initDataFor(world, 4621);
