@@ -16,6 +16,8 @@ export interface SignerAccount {
   keyState: "linked" | "not_linked" | "broken" | "unreadable";
   /** The key's last four characters, as the chat shows them. */
   last4: string | null;
+  /** When the key was linked (with last4, what names this link in the spending cache). */
+  linkedAt: number | null;
   client: MarketplaceClient | null;
 }
 
@@ -28,17 +30,18 @@ export async function signerAccount(deps: MiniAppDeps, signer: InitDataSigner): 
   const user = await findUser(deps.db, signer.telegramId);
   const lang = pickLanguage(user?.language ?? signer.languageCode ?? user?.telegram_language);
   const tr = translatorFor(deps.i18n, lang);
-  const base = { signer, user, lang, tr, last4: null, client: null };
+  const base = { signer, user, lang, tr, last4: null, linkedAt: null, client: null };
   if (!user) return { ...base, keyState: "not_linked" };
   const credential = await findCredential(deps.db, signer.telegramId);
   if (!credential) return { ...base, keyState: "not_linked" };
-  if (credential.broken_at) return { ...base, keyState: "broken", last4: credential.last4 };
+  const link = { last4: credential.last4, linkedAt: Number(credential.linked_at) };
+  if (credential.broken_at) return { ...base, keyState: "broken", ...link };
   try {
     const apiKey = openApiKey(deps.box, credential);
-    return { ...base, keyState: "linked", last4: credential.last4, client: deps.marketplace(() => apiKey) };
+    return { ...base, keyState: "linked", ...link, client: deps.marketplace(() => apiKey) };
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
     deps.logger.warn({ userId: signer.telegramId, reason: error.reason }, "dashboard: stored API key cannot be decrypted; the chat asks the user to relink");
-    return { ...base, keyState: "unreadable", last4: credential.last4 };
+    return { ...base, keyState: "unreadable", ...link };
   }
 }

@@ -1,4 +1,3 @@
-import { findCredential } from "#src/db/repos/credentials";
 import { SpendingCache } from "#src/reports/cache";
 import { collectSpending } from "#src/reports/collect";
 import { summarize } from "#src/reports/figures";
@@ -33,8 +32,7 @@ export function spendingReader(deps: MiniAppDeps) {
     if (!client || !user) return { error: tr("miniapp-connect-first") };
     const now = deps.now();
     const timeZone = knownZone(user.digest_time_zone);
-    const credential = await findCredential(deps.db, user.telegram_id);
-    const identity = `${credential?.last4 ?? ""}:${credential?.linked_at ?? 0}`;
+    const identity = `${account.last4 ?? ""}:${account.linkedAt ?? 0}`;
     const readWindow = lastDays(timeZone, READ_DAYS, now);
     let records = cache.get(user.telegram_id, identity, readWindow.from, now);
     if (!records) {
