@@ -4,10 +4,10 @@ import type { Kysely } from "kysely";
 import type { Database } from "#src/db/schema";
 import type { Logger } from "#src/logger";
 import { COMMANDS } from "./features/start";
-import { translatorFor, type Language } from "#src/chat/i18n";
+import { translatorFor, type Language, type LocaleBundles } from "#src/chat/i18n";
 import { setMenuLanguage } from "#src/db/repos/menu-language";
 
-type Translations = { t(locale: string, key: string, vars?: Record<string, string>): string };
+type Translations = Pick<LocaleBundles, "t">;
 
 /** Every command with its one-line description in `language` (Telegram allows 256 characters). */
 export function commandList(i18n: Translations, language: Language): BotCommand[] {

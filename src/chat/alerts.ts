@@ -1,5 +1,5 @@
 import { InlineKeyboard } from "grammy";
-import { pickLanguage, translatorFor, type Language, type Translate } from "./i18n";
+import { pickLanguage, translatorFor, type Language, type LocaleBundles, type Translate } from "./i18n";
 import { code, escapeHtml, truncate, txLink } from "./html";
 import { durationText, timeText, trxText, volumeText } from "./format";
 import { BUY_AGAIN, CARD_CANCEL, CARD_CONFIRM, MAIN_MENU, RULE_RESUME, WATCH_BUY } from "./callback-data";
@@ -7,7 +7,7 @@ import { sunToTrx } from "#src/marketplace/money";
 import type { OutboxPayload } from "#src/db/repos/outbox";
 import { readPauseReason } from "./pause-reason";
 
-export type Translations = { t(locale: string, key: string, vars?: Record<string, string>): string };
+export type Translations = Pick<LocaleBundles, "t">;
 
 /** The parts of an order an alert shows; every field but the id may be missing from a webhook. */
 export interface OrderFacts {
