@@ -8,7 +8,7 @@ import { orderOutcome } from "#src/reports/figures";
 import { describeFailure } from "./failures";
 
 /** Orders the dashboard lists: the newest. */
-export const DASHBOARD_ORDERS = 5;
+const DASHBOARD_ORDERS = 5;
 
 type Section<T> = T | { error: string };
 
@@ -41,7 +41,7 @@ export interface OrderRow {
 }
 
 /** What the dashboard shows at once; each part read on its own, so one failing read leaves the others. */
-export interface DashboardSections {
+interface DashboardSections {
   balances: Section<{ trx: string; usdt: string }>;
   rules: Section<{ items: RuleRow[] }>;
   orders: Section<{ items: OrderRow[] }>;

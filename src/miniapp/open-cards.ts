@@ -17,7 +17,7 @@ const OTHER_RULES_VIEW_DATA = new RegExp(`^(?:${MENU_IDS.rules}|${MENU_IDS.ruleD
 const KNOWN_KEPT = 50_000;
 const OBSERVED = new Set(["sendMessage", "editMessageText", "editMessageReplyMarkup", "deleteMessage"]);
 
-export interface OpenCardsDeps {
+interface OpenCardsDeps {
   db: Kysely<Database>;
   /** The bot's group commit: a card's row shares the commit of the other writes of its moment. */
   writes: WriteBatcher;
@@ -26,7 +26,7 @@ export interface OpenCardsDeps {
 }
 
 /** Whom a redraw is for: the rule's owner and their chat. */
-export interface CardOwner {
+interface CardOwner {
   telegramId: number;
   chatId: number;
   firstName: string;

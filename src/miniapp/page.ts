@@ -2,7 +2,7 @@ import type { LocaleBundles } from "#src/chat/i18n";
 import { plain } from "./failures";
 
 /** The words the page itself shows (the data comes worded by the server); each is `miniapp-<name>` in locales/*.ftl. */
-export const PAGE_TEXTS = [
+const PAGE_TEXTS = [
   "title",
   "loading",
   "balances",

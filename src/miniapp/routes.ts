@@ -24,7 +24,7 @@ const STYLE = join(projectRoot(), "src", "miniapp", "web", "app.css");
  * Telegram shows a Mini App in its web client inside a frame of web.telegram.org, and the
  * playground beside its chat; nothing else may frame it. Everything it loads is its own.
  */
-export const MINIAPP_CSP =
+const MINIAPP_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'self' https://web.telegram.org";
 

@@ -7,7 +7,7 @@ import { describeFailure, plain, readFailure } from "./failures";
 import type { MiniAppDeps } from "./deps";
 import type { SignerAccount } from "./signer-account";
 
-export type DashboardRuleAction = "pause" | "resume";
+type DashboardRuleAction = "pause" | "resume";
 
 /** The state a rule must be in for the action: the chat's rule card offers the same buttons. */
 const ALLOWED: Record<DashboardRuleAction, (status: string) => boolean> = {
@@ -16,7 +16,7 @@ const ALLOWED: Record<DashboardRuleAction, (status: string) => boolean> = {
 };
 const TOAST: Record<DashboardRuleAction, string> = { pause: "rule-toast-paused", resume: "rule-toast-resumed" };
 
-export type RuleActionOutcome = { status: 200 | 404 | 409 | 502; message: string; rule: RuleRow | null; ruleBefore?: AutomationRule };
+export type RuleActionOutcome = { status: 200 | 404 | 409 | 502; message: string; rule: RuleRow | null };
 
 /**
  * Pause or Resume from the dashboard: the rule must be the signer's (it is looked up in their own

@@ -11,7 +11,7 @@ import type { SignerAccount } from "./signer-account";
 /** The longest window offered; one read of it serves both (as /stats reads it). */
 const READ_DAYS = 30;
 
-export interface SpendingView {
+interface SpendingView {
   days: 7 | 30;
   /** "12 Nov – 18 Nov · UTC". */
   range: string;

@@ -17,8 +17,8 @@ import type { ServerEnv } from "#src/server/create-server";
  * emoji ranges: a page fetches it only once it shows an emoji, and never for plain text.
  */
 
-export const EMOJI_CSS_ROUTE = "/play/emoji.css";
-export const EMOJI_FONT_ROUTE = "/play/fonts/noto-color-emoji.woff";
+const EMOJI_CSS_ROUTE = "/play/emoji.css";
+const EMOJI_FONT_ROUTE = "/play/fonts/noto-color-emoji.woff";
 
 export interface EmojiFont {
   /** The @font-face rule. */
@@ -58,7 +58,7 @@ const padded = (length: number) => (length + 3) & ~3;
  * A WOFF 1.0 font without the table `tag`: the other tables keep their compressed bytes, in
  * order, at new offsets (metadata and private blocks, which the font has none of, are dropped).
  */
-export function withoutTable(woff: Buffer, tag: string): Buffer {
+function withoutTable(woff: Buffer, tag: string): Buffer {
   if (woff.toString("latin1", 0, 4) !== "wOFF") throw new Error("not a WOFF 1.0 font");
   const count = woff.readUInt16BE(12);
   const entries = Array.from({ length: count }, (_, index) => {

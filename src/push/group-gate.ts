@@ -6,7 +6,7 @@ import { endGroupLinks, type GroupEndingDeps } from "#src/team-alerts/group-endi
 // Team alerts: what the sender checks before a copy leaves for a group.
 
 /** How long an owner's admin status, once confirmed, is trusted before it is asked again. */
-export const ADMIN_CHECK_TTL_MS = 60_000;
+const ADMIN_CHECK_TTL_MS = 60_000;
 
 /** A chat id is a group's (or a supergroup's) when it is below zero; private chats are users' ids. */
 export function isGroupChat(chatId: number): boolean {
@@ -14,7 +14,7 @@ export function isGroupChat(chatId: number): boolean {
 }
 
 /** What to do with a group row: send it, drop it (the link ended), or try again now (the group moved). */
-export type GroupVerdict = "send" | "drop" | "retry";
+type GroupVerdict = "send" | "drop" | "retry";
 
 /** The new id Telegram names when a group became a supergroup (400 with migrate_to_chat_id). */
 export function migratedTo(error: unknown): number | null {

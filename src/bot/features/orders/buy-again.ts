@@ -14,7 +14,7 @@ import { checkTronAddress } from "#src/input/address";
  * value is taken only in the shape /buy reads (a value of another shape is left out, so /buy asks
  * for it), and /buy checks them all against today's limits as it does a typed command.
  */
-export function repeatArguments(order: Pick<Order, "resource" | "volume" | "duration" | "targetAddress">): string {
+function repeatArguments(order: Pick<Order, "resource" | "volume" | "duration" | "targetAddress">): string {
   const resource = order.resource.toLowerCase();
   const parts = [
     resource === "energy" || resource === "bandwidth" ? resource : null,
