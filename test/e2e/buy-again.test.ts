@@ -182,6 +182,21 @@ describe("Buy again", () => {
     expect((await cardsOf(who)).length).toBe(1);
   });
 
+  it("when the marketplace no longer shows the order (404), or cannot answer (503): told so, nothing placed", async () => {
+    const { who, alert } = await settledOrder(1507);
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/orders/", status: 404, times: 1, body: { type: "about:blank", title: "Not Found", status: 404, code: "order.not_found" } });
+    world.fake.pressButtonByLabel(who.user.user, "Buy again", { messageId: alert.messageId });
+    const notFound = await nextBotText(who.user, (text) => text.includes("does not see this order"));
+    expect(notFound.text).toContain(`…${who.apiKey.slice(-4)}`);
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/orders/", status: 503, times: 10 });
+    world.fake.pressButtonByLabel(who.user.user, "Buy again", { messageId: alert.messageId });
+    await nextBotText(who.user, (text) => text.includes("The marketplace is not answering right now"), 15_000);
+    world.sandbox.control.clearFaults();
+    await world.settled();
+    expect(ordersOf(who)).toHaveLength(1);
+    expect((await cardsOf(who)).length).toBe(1);
+  });
+
   it("with the key gone (disconnected): told plainly, nothing placed", async () => {
     const { who, alert } = await settledOrder(1507);
     who.user.send("/disconnect");
