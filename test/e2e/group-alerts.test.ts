@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDRESS_A, buttonLabels, callbackAnswerText, manageWorld, type World } from "../kit/world";
+import { markKeyBroken } from "#src/db/repos/credentials";
 import { botTexts, buyThroughBot, linkedUser, outboxSwept, waitFor } from "../kit/push-helpers";
 import { groupTexts, linkGroup, teamGroup } from "../kit/group-helpers";
 
@@ -93,6 +94,17 @@ describe("team alerts: alerts copied into the group", () => {
     const pause = edited.replyMarkup!.inline_keyboard[0]![0]!.callback_data!;
     const notOwnerPause = world.fake.pressButton(colleague.user, copy.messageId, pause, { chatId: group.id });
     expect(await callbackAnswerText(world, notOwnerPause.callbackQueryId)).toContain("Only User4514");
+    expect(world.sandbox.control.listRules(who.accountId).find((candidate) => candidate.id === rule.id)?.status.toLowerCase()).toBe("active");
+
+    // The marketplace refusing the owner's press: said in the toast, the rule and the button as they were.
+    world.sandbox.control.injectFault({ method: "POST", pathPrefix: `/api/v1/automations/${rule.id}/pause`, status: 400, times: 1, body: { type: "about:blank", title: "Bad Request", status: 400 } });
+    const refused = world.fake.pressButton(who.user.user, copy.messageId, pause, { chatId: group.id });
+    expect(await callbackAnswerText(world, refused.callbackQueryId)).toBe("The marketplace did not accept that. Try again from /rules in private.");
+    expect(world.sandbox.control.listRules(who.accountId).find((candidate) => candidate.id === rule.id)?.status.toLowerCase()).toBe("active");
+    // The owner's key refused by the marketplace since (marked broken): the press says so and changes nothing.
+    await markKeyBroken(world.app.db, 4514, Date.now());
+    const keyless = world.fake.pressButton(who.user.user, copy.messageId, pause, { chatId: group.id });
+    expect(await callbackAnswerText(world, keyless.callbackQueryId)).toBe("The owner's API key is not linked any more.");
     expect(world.sandbox.control.listRules(who.accountId).find((candidate) => candidate.id === rule.id)?.status.toLowerCase()).toBe("active");
   });
 
