@@ -4,6 +4,7 @@ import type { ArrivalWindow } from "#src/scale/arrival-window";
 import { sequentialize, type RunnerOptions } from "@grammyjs/runner";
 import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "./api-transformers";
 import { chatThrottler } from "./chat-throttle";
+import { runAfterReply } from "./after-reply";
 import { commandList } from "./command-menu";
 import { Bot } from "grammy";
 import { MenuActions, type BotContext, type BotDeps } from "./context";
@@ -167,6 +168,8 @@ function useGuards(chain: FlatComposer<BotContext>, deps: BotDeps, options: Crea
   // Updates of one chat are handled in order, also under the concurrent runner.
   chain.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
   chain.use(provideDeps(deps));
+  // Work the user is not waiting for (a closed question's buttons removed) goes after the reply.
+  chain.use(runAfterReply());
   // A webhook update's marketplace writes are recorded as once-only effects (see update-effects).
   chain.use(recordUpdateEffects());
   // Before the menus, so it sees each edit with the menu's keyboard rendered.

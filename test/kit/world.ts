@@ -31,6 +31,8 @@ export interface WorldOptions {
   rateLimits?: boolean;
   /** "typing…" as deployed (after 300 ms of work); off by default, so tests can count a chat's calls. */
   typing?: { afterMs: number; everyMs: number };
+  /** A private chat's calls this many ms apart, as deployed (250); 0 by default, so tests run at machine speed. */
+  chatPaceMs?: number;
   /** Double taps answered and dropped as deployed (within this many ms); off by default, since tests press again at machine speed. */
   doubleTapMs?: number;
   /** Run the bot's and the fake Telegram's clocks this many times faster than real time (rate-limit tests). */
@@ -99,7 +101,7 @@ export async function startWorld(options: WorldOptions = {}) {
     MARKETPLACE_TIMEOUT_MS: "3000",
     ...options.env,
   };
-  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: 0, telegramTyping: options.typing ?? null, telegramDoubleTapMs: options.doubleTapMs ?? null, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts, telegramServerErrorRetries: options.telegramServerErrorRetries });
+  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: options.chatPaceMs ?? 0, telegramTyping: options.typing ?? null, telegramDoubleTapMs: options.doubleTapMs ?? null, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts, telegramServerErrorRetries: options.telegramServerErrorRetries });
   let allowRejectedCalls = options.allowRejectedCalls ?? false;
   let stopping: Promise<void> | null = null;
   let app: App = await boot();

@@ -1,4 +1,5 @@
 import type { BotContext } from "../context";
+import { afterReply } from "../after-reply";
 
 /**
  * A guided question's answer buttons stay live only while it is open: once it is answered (typed
@@ -49,9 +50,12 @@ export async function removeQuestionButtons(ctx: BotContext, messageId: number |
   removed.set(ctx, done);
   if (done.has(messageId)) return;
   done.add(messageId);
-  await ctx.api.editMessageReplyMarkup(chatId, messageId).catch((error: unknown) => {
-    ctx.deps.logger.debug({ err: error, userId: ctx.from?.id, messageId }, "a closed question's buttons could not be removed");
-  });
+  // The user waits for the reply, not for this: it takes the chat's next turn after the reply.
+  await afterReply(ctx, () =>
+    ctx.api.editMessageReplyMarkup(chatId, messageId).catch((error: unknown) => {
+      ctx.deps.logger.debug({ err: error, userId: ctx.from?.id, messageId }, "a closed question's buttons could not be removed");
+    }),
+  );
 }
 
 /** Removes the buttons of the chat's open question, if it has any (its flow was left). */
