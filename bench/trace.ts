@@ -49,7 +49,12 @@ async function main() {
   const mix = new UpdateMix(app.bot.botInfo.id, data);
   await mix.drivePaced((update) => app.bot.handleUpdate(update), count, 200, 0);
 
+  const closed = await mix.driveApp(app, count, 16, 0, undefined, 850_000_000);
+  console.log(`closed loop, 16 in flight: ${closed.perSecond.toFixed(0)} updates/s, ${closed.cpuMs.toFixed(3)} ms CPU an update`);
+  if (process.env.TRACE_PROFILE) await profileMix(mix, app, process.env.TRACE_PROFILE);
+
   const slow: string[] = [];
+  const sequences = new Map<string, number>();
   const latencies: number[] = [];
   const kinds = ["/start", "/quote", "button"];
   const started = performance.now();
@@ -65,6 +70,8 @@ async function main() {
     inFlight.push(
       app.bot.handleUpdate(update).then(() => {
         calls.delete(chat);
+        const sequence = `${kinds[(count + index) % 3]}: ${mine.map((call) => call.method).join(", ")}`;
+        sequences.set(sequence, (sequences.get(sequence) ?? 0) + 1);
         const reply = mine.find((call) => call.method.startsWith("send") && call.method !== "sendChatAction");
         const ms = (reply?.answered ?? performance.now()) - due;
         latencies.push(ms);
@@ -76,10 +83,44 @@ async function main() {
   }
   await Promise.all(inFlight);
   console.log(`${count} updates at 200/s: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, ${slow.length} over ${slowMs} ms`);
+  console.log(`the calls each kind made, and how often:\n${[...sequences].sort((a, b) => b[1] - a[1]).map(([sequence, n]) => `  ${n} × ${sequence}`).join("\n")}`);
   for (const line of slow.slice(0, Number(process.env.TRACE_SHOW ?? 20))) console.log(line);
   await app.stop();
   server.close();
   process.exit(0);
+}
+
+/**
+ * TRACE_PROFILE=<file>: a V8 CPU profile of the mix driven closed-loop (16 in flight, TRACE_UPDATES
+ * updates, users met for the first time), then the functions and files with the most self time.
+ */
+async function profileMix(mix: UpdateMix, app: Awaited<ReturnType<typeof startInstantApp>>["app"], file: string): Promise<void> {
+  const { Session } = await import("node:inspector/promises");
+  const { writeFileSync } = await import("node:fs");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  await session.post("Profiler.start");
+  const driven = await mix.driveApp(app, count, 16, 0, undefined, 800_000_000);
+  const { profile } = await session.post("Profiler.stop");
+  writeFileSync(file, JSON.stringify(profile));
+  console.log(`profile of ${driven.handled} updates (${driven.cpuMs.toFixed(3)} ms CPU each) written to ${file}`);
+  const byNode = new Map<number, { name: string; url: string; line: number }>();
+  for (const node of profile.nodes) byNode.set(node.id, { name: node.callFrame.functionName || "(anonymous)", url: node.callFrame.url, line: node.callFrame.lineNumber });
+  const selfByFunction = new Map<string, number>();
+  const selfByFile = new Map<string, number>();
+  const samples = profile.samples ?? [];
+  for (const id of samples) {
+    const node = byNode.get(id)!;
+    const where = node.url.replace(/^.*\/(node_modules\/|src\/)/, "$1");
+    const fn = `${node.name} ${where}:${node.line + 1}`;
+    selfByFunction.set(fn, (selfByFunction.get(fn) ?? 0) + 1);
+    const fileKey = where.startsWith("node_modules/") ? where.split("/").slice(0, where.startsWith("node_modules/@") ? 3 : 2).join("/") : where || node.name;
+    selfByFile.set(fileKey, (selfByFile.get(fileKey) ?? 0) + 1);
+  }
+  const top = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([key, hits]) => `  ${((hits / samples.length) * 100).toFixed(1)}% ${key}`);
+  console.log(`self time by file or package:\n${top(selfByFile, 25).join("\n")}\nself time by function:\n${top(selfByFunction, 30).join("\n")}`);
 }
 
 void main();
