@@ -49,14 +49,21 @@ async function main() {
   const mix = new UpdateMix(app.bot.botInfo.id, data);
   await mix.drivePaced((update) => app.bot.handleUpdate(update), count, 200, 0);
 
+  const kinds = ["/start", "/quote", "button"];
+  const slow: string[] = [];
   const closed = await mix.driveApp(app, count, 16, 0, undefined, 850_000_000);
   console.log(`closed loop, 16 in flight: ${closed.perSecond.toFixed(0)} updates/s, ${closed.cpuMs.toFixed(3)} ms CPU an update`);
+  // Each kind alone, from users met for the first time, then from the same users again.
+  for (const kind of [0, 1, 2]) {
+    const base = 860_000_000 + kind * 1_000_000;
+    const first = await mix.driveApp(app, 1000, 16, 0, kind, base);
+    const again = await mix.driveApp(app, 1000, 16, 0, kind, base);
+    console.log(`${kinds[kind]} alone: ${first.cpuMs.toFixed(3)} ms CPU an update for a user met for the first time, ${again.cpuMs.toFixed(3)} ms the next time`);
+  }
   if (process.env.TRACE_PROFILE) await profileMix(mix, app, process.env.TRACE_PROFILE);
 
-  const slow: string[] = [];
   const sequences = new Map<string, number>();
   const latencies: number[] = [];
-  const kinds = ["/start", "/quote", "button"];
   const started = performance.now();
   const inFlight: Promise<void>[] = [];
   for (let index = 0; index < count; index++) {
@@ -102,7 +109,10 @@ async function profileMix(mix: UpdateMix, app: Awaited<ReturnType<typeof startIn
   await session.post("Profiler.enable");
   await session.post("Profiler.setSamplingInterval", { interval: 100 });
   await session.post("Profiler.start");
-  const driven = await mix.driveApp(app, count, 16, 0, undefined, 800_000_000);
+  // TRACE_PROFILE_KIND (0 /start, 1 /quote, 2 the button): that kind alone, from users it met once already.
+  const kind = process.env.TRACE_PROFILE_KIND === undefined ? undefined : Number(process.env.TRACE_PROFILE_KIND);
+  if (kind !== undefined) await mix.driveApp(app, count, 16, 0, kind, 800_000_000);
+  const driven = await mix.driveApp(app, count, 16, 0, kind, 800_000_000);
   const { profile } = await session.post("Profiler.stop");
   writeFileSync(file, JSON.stringify(profile));
   console.log(`profile of ${driven.handled} updates (${driven.cpuMs.toFixed(3)} ms CPU each) written to ${file}`);

@@ -11,10 +11,15 @@ import type { BotContext } from "./context";
  * to its reply went from about 2 ms to about 250 ms (bench/README.md). Deferred, the removal takes
  * the chat's next turn instead, after the reply, and the chat's pace is kept.
  *
+ * The update's handling ends with its reply; the deferred work then goes on by itself, its calls
+ * already queued in the chat's lane of the throttler, so they keep their order before anything a
+ * later update of the chat sends. It counts among the updates in flight until it is done, so a
+ * clean stop waits for it. (Awaiting it inside the handler held each such update for the chat's
+ * 250 ms spacing: concurrent updates then came apart in time, their small writes stopped sharing a
+ * commit, and CPU per update rose by half; bench/README.md.)
+ *
  * The work is keyed by the update object grammY hands to the context (the conversations plugin
- * builds its contexts on the same object), and still runs inside the chat's turn: the update's
- * handling ends only when it is done, so nothing is lost on a clean stop and the chat's next
- * update sees it done.
+ * builds its contexts on the same object).
  */
 const deferred = new WeakMap<Update, Array<() => Promise<unknown>>>();
 
@@ -26,11 +31,12 @@ export async function afterReply(ctx: { update: Update }, work: () => Promise<un
 }
 
 /**
- * Installed inside the chat's turn (after sequentialize): the deferred work of the update runs in
- * the order it was asked for once the rest of the chain has ended, whether it ended well or not.
- * Each piece handles its own failures; one that throws anyway is logged and the rest still run.
+ * Installed inside the chat's turn (after sequentialize): once the rest of the chain has ended,
+ * well or not, the update's deferred work starts, in the order it was asked for, counted in
+ * `inFlight` until it ends. Each piece handles its own failures; one that throws anyway is logged
+ * and the rest still run.
  */
-export function runAfterReply(): MiddlewareFn<BotContext> {
+export function runAfterReply(inFlight: { count: number }): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
     const queue: Array<() => Promise<unknown>> = [];
     deferred.set(ctx.update, queue);
@@ -38,9 +44,18 @@ export function runAfterReply(): MiddlewareFn<BotContext> {
       await next();
     } finally {
       deferred.delete(ctx.update);
-      for (const work of queue) {
-        await work().catch((error: unknown) => ctx.deps?.logger.warn({ err: error, userId: ctx.from?.id }, "work deferred after a reply failed"));
+      if (queue.length > 0) {
+        inFlight.count += 1;
+        void runInOrder(ctx, queue).finally(() => {
+          inFlight.count -= 1;
+        });
       }
     }
   };
+}
+
+async function runInOrder(ctx: BotContext, queue: Array<() => Promise<unknown>>): Promise<void> {
+  for (const work of queue) {
+    await work().catch((error: unknown) => ctx.deps?.logger.warn({ err: error, userId: ctx.from?.id }, "work deferred after a reply failed"));
+  }
 }

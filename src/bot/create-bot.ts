@@ -106,7 +106,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   // update enter an async frame per middleware before the one that takes it.
   const chain = new FlatComposer<BotContext>();
   countUpdatesInFlight(bot, deps, chain);
-  useGuards(chain, deps, options);
+  useGuards(bot, chain, deps, options);
   const menus = useMenusAndFlows(chain, menu);
   useFeatures(chain, menu, cards, menus);
   chain.use(unhandledFeature());
@@ -161,15 +161,16 @@ function countUpdatesInFlight(bot: Bot<BotContext>, deps: BotDeps, chain: FlatCo
 }
 
 /** The middleware every update passes before the menus, in the order that matters. */
-function useGuards(chain: FlatComposer<BotContext>, deps: BotDeps, options: CreateBotOptions): void {
+function useGuards(bot: Bot<BotContext>, chain: FlatComposer<BotContext>, deps: BotDeps, options: CreateBotOptions): void {
   // A second press of a button whose first press is still being handled (or just came) goes no further.
   const doubleTapMs = options.doubleTapMs === undefined ? DEFAULT_DOUBLE_TAP_MS : options.doubleTapMs;
   if (doubleTapMs !== null) chain.use(doubleTapGuard(doubleTapMs));
   // Updates of one chat are handled in order, also under the concurrent runner.
   chain.use(sequentialize((ctx) => ctx.chat?.id.toString() ?? ctx.from?.id.toString()));
   chain.use(provideDeps(deps));
-  // Work the user is not waiting for (a closed question's buttons removed) goes after the reply.
-  chain.use(runAfterReply());
+  // Work the user is not waiting for (a closed question's buttons removed) goes after the reply,
+  // counted among the updates in flight until done (a stop and the tests wait for it).
+  chain.use(runAfterReply(inFlight.get(bot)!));
   // A webhook update's marketplace writes are recorded as once-only effects (see update-effects).
   chain.use(recordUpdateEffects());
   // Before the menus, so it sees each edit with the menu's keyboard rendered.
