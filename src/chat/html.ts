@@ -1,4 +1,4 @@
-import { isSandboxTxId } from "#src/sandbox/ids";
+import { isSandboxTxId } from "#src/marketplace/tx-id";
 
 /** Escapes text for Telegram's HTML parse mode: every <, > and & (and quotes, for attributes). */
 export function escapeHtml(text: string): string {

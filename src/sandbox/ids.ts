@@ -1,3 +1,5 @@
+import { SANDBOX_TX_PREFIX } from "#src/marketplace/tx-id";
+
 /** Random identifiers, all drawn from the world's injectable random() so tests can be deterministic. */
 
 const HEX = "0123456789abcdef";
@@ -23,20 +25,11 @@ export function newUuid(random: () => number): string {
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
 }
 
-/**
- * Begins every sandbox transaction id. A real txid is a SHA-256 hash, which begins with 16 zero
- * hex digits once in 2^64, so this prefix tells a made-up id from a real one wherever it is shown.
- */
-export const SANDBOX_TX_PREFIX = "0".repeat(16);
+export { isSandboxTxId, SANDBOX_TX_PREFIX } from "#src/marketplace/tx-id";
 
 /** A 64-hex transaction id, like a TRON txid, that no explorer knows (see SANDBOX_TX_PREFIX). */
 export function newTxId(random: () => number): string {
   return SANDBOX_TX_PREFIX + pick(random, HEX, 64 - SANDBOX_TX_PREFIX.length);
-}
-
-/** True for a transaction id the sandbox made up: it has no page on the TRON explorer. */
-export function isSandboxTxId(txId: string): boolean {
-  return txId.length === 64 && txId.startsWith(SANDBOX_TX_PREFIX);
 }
 
 export function newApiKey(random: () => number): string {

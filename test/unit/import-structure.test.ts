@@ -3,9 +3,11 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * The shape of src/, read from its imports (type imports included): no circle between files, no
- * circle between the top-level folders, and nothing in push/, db/, chat/ or marketplace/ reaches
- * into bot/ (the bot is one front-end of what they hold, not something they build on).
+ * The shape of src/, read from its imports (type imports included) in TypeScript and in the
+ * browser code the playground and the dashboard bundle (.js): no circle between files, no circle
+ * between the top-level folders, nothing in push/, db/, chat/ or marketplace/ reaches into bot/
+ * (the bot is one front-end of what they hold, not something they build on), and nothing the
+ * chat shows depends on the sandbox (the simulator of the marketplace).
  */
 const SRC = resolve(__dirname, "../../src");
 const NOT_INTO_BOT = ["push", "db", "chat", "marketplace"];
@@ -14,7 +16,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.ts$/.test(name) ? [path] : [];
+    return /\.(ts|js)$/.test(name) ? [path] : [];
   });
 }
 
@@ -28,8 +30,9 @@ function importsOf(file: string): string[] {
     if (specifier.startsWith(".")) base = resolve(dirname(file), specifier);
     else if (specifier.startsWith("#src/")) base = join(SRC, specifier.slice("#src/".length));
     else continue;
-    base = base.replace(/\.js$/, "");
-    const target = [`${base}.ts`, join(base, "index.ts")].find((candidate) => existsSync(candidate));
+    // A .js specifier names a TypeScript file (Node's ESM resolution as TypeScript reads it) or, in the browser code, itself.
+    const stem = base.replace(/\.js$/, "");
+    const target = [`${stem}.ts`, join(stem, "index.ts"), ...(base.endsWith(".js") ? [base] : [])].find((candidate) => existsSync(candidate));
     if (target) found.push(target);
   }
   return found;
@@ -79,6 +82,8 @@ describe("the shape of src/", () => {
     expect(files.length).toBeGreaterThan(100);
     expect(fileGraph.get("bot/create-bot.ts")).toContain("bot/context.ts");
     expect(fileGraph.get("push/digest.ts")).toContain("reports/report.ts");
+    expect(fileGraph.get("playground/web/main.js")).toContain("playground/web/events.js");
+    expect(fileGraph.get("miniapp/web/main.js")?.size ?? 0).toBeGreaterThan(0);
   });
 
   it("has no circle between files", () => {
@@ -106,6 +111,11 @@ describe("the shape of src/", () => {
         .map((match) => `${relative(SRC, file)}: ${match[1]}`);
     });
     expect(climbing).toEqual([]);
+  });
+
+  it("has nothing of chat/ import from sandbox/", () => {
+    const arrows = [...fileGraph].flatMap(([file, targets]) => (folderOf(file) === "chat" ? [...targets].filter((target) => folderOf(target) === "sandbox").map((target) => `${file} -> ${target}`) : []));
+    expect(arrows).toEqual([]);
   });
 
   it("has no arrow from push/, db/, chat/ or marketplace/ into bot/", () => {

@@ -1,6 +1,6 @@
 import { addCall } from "./calls.js";
 import { applyMessage, applyRejection, hideTyping, showTyping } from "./chat.js";
-import { renderUsers } from "./main.js";
+import { renderUsers } from "./users.js";
 import { scheduleRefresh } from "./panel.js";
 import { $, view } from "./state.js";
 import { alertBox, toast } from "./util.js";

@@ -8,20 +8,10 @@ import { closeMenu, moveMenu, openMenu, pickCommand } from "./menu.js";
 import { wirePanel } from "./panel.js";
 import { wireGroups } from "./group.js";
 import { $, view } from "./state.js";
-import { api, currentUser, h, toast } from "./util.js";
+import { renderUsers } from "./users.js";
+import { api, h, toast } from "./util.js";
 
 // The playground page: users and languages.
-
-export function renderUsers() {
-  $("user-select").replaceChildren(
-    ...view.config.users.map((user) =>
-      h("option", { value: user.id, selected: user.id === view.userId ? "selected" : null, text: `${user.firstName} (${user.id})${view.unread.has(user.id) ? " •" : ""}` }),
-    ),
-  );
-  $("user-select").value = String(view.userId);
-  const user = currentUser();
-  if (user) $("lang-select").value = ["en", "ru", "zh"].includes(user.languageCode) ? user.languageCode : "en";
-}
 
 export async function switchUser(userId) {
   view.userId = userId;
