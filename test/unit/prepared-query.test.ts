@@ -7,7 +7,7 @@ import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
 import { expectSharedStatements } from "../kit/batching";
 import { sqliteHandle } from "#src/db/connection";
 import { findUserWithState } from "#src/db/repos/users";
-import { deleteFlow, findFlow, flowStoreStatements, setFlow } from "#src/db/repos/flows";
+import { deleteFlow, findFlow, FLOW_VERSION, flowStoreStatements, setFlow } from "#src/db/repos/flows";
 
 const T0 = 1_900_000_000_000;
 
@@ -91,11 +91,11 @@ describe.each(TEST_DIALECTS)("a query compiled once and run with new parameters 
     const before = flowStoreStatements(db)?.statements ?? 0;
     const stores = [...users.map((id) => ({ id, flow: id % 2 === 0 ? "quote" : "buy", step: `s${id}`, data: { n: id } })), { id: 305, flow: "watch", step: "watch/resource", data: { n: "again" } }];
     await Promise.all(stores.map((store) => setFlow(db, store.id, { flow: store.flow, step: store.step, data: store.data }, T0 + 5 + (store.id % 3))));
-    expect(await findFlow(db, 300)).toEqual({ flow: "quote", step: "s300", data: '{"n":300}', version: 1 });
-    expect(await findFlow(db, 301)).toEqual({ flow: "buy", step: "s301", data: '{"n":301}', version: 1 });
+    expect(await findFlow(db, 300)).toEqual({ flow: "quote", step: "s300", data: '{"n":300}', version: FLOW_VERSION });
+    expect(await findFlow(db, 301)).toEqual({ flow: "buy", step: "s301", data: '{"n":301}', version: FLOW_VERSION });
     // A user's stores run in order: the last one is what stays.
-    expect(await findFlow(db, 305)).toEqual({ flow: "watch", step: "watch/resource", data: '{"n":"again"}', version: 1 });
-    expect(await findFlow(db, 323)).toEqual({ flow: "buy", step: "s323", data: '{"n":323}', version: 1 });
+    expect(await findFlow(db, 305)).toEqual({ flow: "watch", step: "watch/resource", data: '{"n":"again"}', version: FLOW_VERSION });
+    expect(await findFlow(db, 323)).toEqual({ flow: "buy", step: "s323", data: '{"n":323}', version: FLOW_VERSION });
     const stamps = await db.selectFrom("flows").select(["telegram_id", "updated_at"]).where("telegram_id", "in", [306, 307, 308]).orderBy("telegram_id").execute();
     expect(stamps.map((row) => Number(row.updated_at))).toEqual([T0 + 5, T0 + 6, T0 + 7]);
     expectSharedStatements(dialect, flowStoreStatements(db), stores.length, before);
