@@ -17,7 +17,10 @@ FROM node:24-bookworm-slim
 # local playground (demo key, every simulated user) to the network, so the container refuses to
 # start and says so; PLAYGROUND_PUBLIC is deliberately not set here: exposing the playground is
 # the operator's explicit choice (docker run -e PLAYGROUND_PUBLIC=true …), never the image's.
+# GIT_COMMIT names the build in /metrics (bot_build_info): docker build --build-arg GIT_COMMIT=$(git rev-parse HEAD) .
+ARG GIT_COMMIT=unknown
 ENV NODE_ENV=production \
+    GIT_COMMIT=$GIT_COMMIT \
     DATABASE_URL=file:/data/bot.db \
     HOST=0.0.0.0 \
     PORT=8080
