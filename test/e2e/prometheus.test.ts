@@ -50,10 +50,14 @@ const rules = (parseYamlSubset(readFileSync(join(DEPLOY, "alerts.yml"), "utf8"))
 const dashboard = JSON.parse(readFileSync("deploy/grafana/dashboard.json", "utf8")) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
 const panelQueries = dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ title: panel.title, expr: target.expr })));
 
-/** The metric names an expression selects (every selector in the shipped files carries a matcher). */
-function selectedMetrics(expr: string): string[] {
-  return [...new Set([...expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{/g)].map((match) => match[1]!))];
+/** The selectors an expression holds, each as the metric and its job (every selector in the shipped files names its job). */
+function selectedSeries(expr: string): string[] {
+  return [...new Set([...expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{job="([^"]+)"/g)].map((match) => `${match[1]!}{job="${match[2]!}"}`))];
 }
+
+/** Metrics only webhook mode exports (getWebhookInfo's view); this bot polls, and test/e2e/webhook-info.test.ts reads them. */
+const WEBHOOK_MODE_ONLY = ["telegram_webhook_pending_updates"];
+const TEST_FILES = ["alerts.test.yml", "silent-failures.test.yml"];
 
 async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -89,6 +93,17 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
 }
 
 describe("monitoring: Prometheus with the shipped rules, scraping a running bot", () => {
+  it("every alert links its runbook, a section of docs/operations.md of its own name", () => {
+    const shipped = readFileSync(join(DEPLOY, "alerts.yml"), "utf8");
+    const runbooks = readFileSync("docs/operations.md", "utf8");
+    const sections = [...runbooks.matchAll(/^### (Bot\w+)$/gm)].map((match) => match[1]);
+    expect(sections.sort()).toEqual(rules.map((rule) => rule.alert).sort());
+    for (const rule of rules) {
+      const block = shipped.slice(shipped.indexOf(`- alert: ${rule.alert}\n`)).split(/\n\s+- alert: /)[0]!;
+      expect(block, rule.alert).toContain(`runbook_url: docs/operations.md#${rule.alert.toLowerCase()}`);
+    }
+  });
+
   maybe(`promtool accepts the shipped config and rules, and every alert's unit test passes${skipReason}`, async () => {
     const promtool = tool("promtool");
     // The config reads its token file beside it, as in compose's monitoring profile.
@@ -99,13 +114,14 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
       await run(promtool, ["check", "config", join(dir, "prometheus.yml")]);
       const checked = await run(promtool, ["check", "rules", join(DEPLOY, "alerts.yml")]);
       expect(checked.stdout).toContain(`SUCCESS: ${rules.length} rules found`);
-      const tested = await run(promtool, ["test", "rules", "alerts.test.yml"], { cwd: DEPLOY });
-      expect(tested.stdout).toContain("SUCCESS");
+      const tested = await run(promtool, ["test", "rules", ...TEST_FILES], { cwd: DEPLOY });
+      expect(tested.stdout).not.toContain("FAILED");
+      expect(tested.stdout.match(/SUCCESS/g)).toHaveLength(TEST_FILES.length);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
     // Each alert has a unit test that sees it fire.
-    const tests = readFileSync(join(DEPLOY, "alerts.test.yml"), "utf8");
+    const tests = TEST_FILES.map((file) => readFileSync(join(DEPLOY, file), "utf8")).join("\n");
     for (const rule of rules) expect(tests, rule.alert).toMatch(new RegExp(`alertname: ${rule.alert}\\n\\s+exp_alerts:\\n\\s+- exp_labels`));
   });
 
@@ -122,8 +138,12 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
         world = await startWorld({ env: { METRICS_TOKEN: token, NOTIFICATIONS_POLL: "* * * * * *" } });
         const target = new URL(world.app.url).host;
         // The shipped job (its name, path and bearer authorization), pointed at this bot and scraped every second.
-        const shipped = (parseYamlSubset(readFileSync(join(DEPLOY, "prometheus.yml"), "utf8")) as unknown as { scrape_configs: Array<{ job_name: string; metrics_path: string; authorization: { type: string } }> }).scrape_configs[0]!;
+        const jobs = (parseYamlSubset(readFileSync(join(DEPLOY, "prometheus.yml"), "utf8")) as unknown as { scrape_configs: Array<{ job_name: string; metrics_path: string; authorization?: { type: string } }> }).scrape_configs;
+        const shipped = jobs[0]!;
         expect(shipped.job_name).toBe(JOB);
+        // The open count of refused scrapes, without a token, as shipped.
+        const refusals = jobs[1]!;
+        expect(refusals.authorization).toBeUndefined();
         writeFileSync(join(dir, "metrics-token"), token);
         writeFileSync(
           join(dir, "prometheus.yml"),
@@ -133,7 +153,10 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
             "scrape_configs:",
             `  - job_name: ${shipped.job_name}`,
             `    metrics_path: ${shipped.metrics_path}`,
-            `    authorization: { type: ${shipped.authorization.type}, credentials_file: ${JSON.stringify(join(dir, "metrics-token"))} }`,
+            `    authorization: { type: ${shipped.authorization!.type}, credentials_file: ${JSON.stringify(join(dir, "metrics-token"))} }`,
+            `    static_configs: [{ targets: [${JSON.stringify(target)}] }]`,
+            `  - job_name: ${refusals.job_name}`,
+            `    metrics_path: ${refusals.metrics_path}`,
             `    static_configs: [{ targets: [${JSON.stringify(target)}] }]`,
             "",
           ].join("\n"),
@@ -175,8 +198,9 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
           if (answer.status !== "success") problems.push(`rule ${rule.alert}: does not parse: ${answer.error}`);
           // A healthy bot fires none: the condition is empty, so its series are asked for instead.
           else if (hasData(answer)) problems.push(`rule ${rule.alert}: fires on a healthy bot: ${JSON.stringify(answer.data!.result)}`);
-          for (const metric of selectedMetrics(rule.expr)) {
-            if (!hasData(await query(base, `${metric}{job="${JOB}"}`))) problems.push(`rule ${rule.alert}: no series ${metric}`);
+          for (const series of selectedSeries(rule.expr)) {
+            if (WEBHOOK_MODE_ONLY.some((metric) => series.startsWith(`${metric}{`))) continue;
+            if (!hasData(await query(base, series))) problems.push(`rule ${rule.alert}: no series ${series}`);
           }
         }
         // Prometheus evaluated every rule without an error.
