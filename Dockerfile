@@ -17,10 +17,7 @@ FROM node:24-bookworm-slim
 # local playground (demo key, every simulated user) to the network, so the container refuses to
 # start and says so; PLAYGROUND_PUBLIC is deliberately not set here: exposing the playground is
 # the operator's explicit choice (docker run -e PLAYGROUND_PUBLIC=true …), never the image's.
-# GIT_COMMIT names the build in /metrics (bot_build_info): docker build --build-arg GIT_COMMIT=$(git rev-parse HEAD) .
-ARG GIT_COMMIT=unknown
 ENV NODE_ENV=production \
-    GIT_COMMIT=$GIT_COMMIT \
     DATABASE_URL=file:/data/bot.db \
     HOST=0.0.0.0 \
     PORT=8080
@@ -32,6 +29,10 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
+# GIT_COMMIT names the build in /metrics (bot_build_info): docker build --build-arg GIT_COMMIT=$(git rev-parse HEAD) .
+# Last, so a new commit rebuilds no layer above.
+ARG GIT_COMMIT=unknown
+ENV GIT_COMMIT=$GIT_COMMIT
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 CMD ["node", "--enable-source-maps", "dist/main.mjs"]
