@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { telegramWebhookSecret } from "#src/app";
 import { freePort } from "../kit/net";
@@ -65,6 +66,9 @@ describe("getWebhookInfo in /metrics, webhook mode", () => {
     await user.nextMessage({ timeoutMs: 8_000 });
     await eventually(async () => sample(await metricsText(started), "telegram_webhook_pending_updates") === 0, "no update is pending");
     expect(started.logs()).not.toContain(BOT_TOKEN);
+    // The rules read these series by these names (test/e2e/prometheus.test.ts scrapes a polling bot, which has none).
+    const text = await metricsText(started);
+    for (const metric of new Set(readFileSync("deploy/prometheus/alerts.yml", "utf8").match(/telegram_webhook_\w+/g))) expect(text, metric).toMatch(new RegExp(`^${metric} `, "m"));
   });
 
   it("keeps the last values while getWebhookInfo fails, says so once, and stops asking when the app stops", async () => {
@@ -83,6 +87,8 @@ describe("getWebhookInfo in /metrics, webhook mode", () => {
     expect(count(started.logs(), "getWebhookInfo failed")).toBe(1);
     started.fake.setDown(null);
     await eventually(async () => started.logs().includes("getWebhookInfo answers again"), "the bot says getWebhookInfo answers again");
+
+    expect(started.logs()).not.toContain(BOT_TOKEN);
 
     await started.app.stop();
     const atStop = webhookInfoCalls(started);
