@@ -20,7 +20,8 @@ export interface WebhookInfoDeps {
 export interface WebhookInfoWatch {
   /** Reads getWebhookInfo once now (the timer does so every `everyMs`). */
   readNow(): Promise<void>;
-  stop(): void;
+  /** Stops the timer and waits for a read in flight, so no call to Telegram outlives the app. */
+  stop(): Promise<void>;
 }
 
 export const WEBHOOK_INFO_EVERY_MS = 60_000;
@@ -66,14 +67,21 @@ export function watchWebhookInfo(deps: WebhookInfoDeps): WebhookInfoWatch {
     }
   };
 
-  const timer = setInterval(() => void readNow(), deps.everyMs ?? WEBHOOK_INFO_EVERY_MS);
+  // One read at a time: a tick that finds Telegram still answering the last one is skipped.
+  let reading: Promise<void> | null = null;
+  const read = () => {
+    reading ??= readNow().finally(() => (reading = null));
+    return reading;
+  };
+  const timer = setInterval(() => void read(), deps.everyMs ?? WEBHOOK_INFO_EVERY_MS);
   timer.unref();
-  void readNow();
+  void read();
   return {
-    readNow,
-    stop() {
+    readNow: read,
+    async stop() {
       stopped = true;
       clearInterval(timer);
+      await reading;
     },
   };
 }

@@ -76,7 +76,10 @@ describe("getWebhookInfo in /metrics, webhook mode", () => {
     const started = world;
     await pointWebhookAt(started, `http://127.0.0.1:${await freePort()}/telegram`);
     started.user(5102).send("/start");
-    await eventually(async () => sample(await metricsText(started), "telegram_webhook_pending_updates") === 1, "the gauge shows 1 pending update");
+    await eventually(async () => {
+      const text = await metricsText(started);
+      return sample(text, "telegram_webhook_pending_updates") === 1 && sample(text, "telegram_webhook_last_error_age_seconds") !== undefined;
+    }, "the gauges show 1 pending update and a last error");
 
     started.fake.setDown("5xx");
     const before = webhookInfoCalls(started);
