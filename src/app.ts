@@ -37,6 +37,8 @@ import { startSecrets, telegramWebhookSecret } from "./startup/secrets";
 import { startMarketplace } from "./startup/marketplace";
 import { listen } from "./startup/listen";
 import { receiveTelegramUpdates } from "./startup/telegram-updates";
+import { readBuildInfo, registerBuildInfo } from "./startup/build-info";
+import { watchWebhookInfo } from "./startup/webhook-info";
 
 export { telegramWebhookSecret };
 
@@ -68,6 +70,8 @@ export interface AppOptions {
   telegramTimeouts?: Partial<TelegramTimeouts>;
   /** Retries of a Bot API call answered with 5xx or 429 (default 3; tests of failure paths use 0). */
   telegramServerErrorRetries?: number;
+  /** How often webhook mode reads getWebhookInfo (default every minute; tests shorten it). */
+  webhookInfoEveryMs?: number;
 }
 
 export interface App {
@@ -138,9 +142,10 @@ function serverRoutes(push: PushHandle, telegramWebhook: TelegramWebhookHandle |
   return routes;
 }
 
-/** Replica gauges: whether this replica polls Telegram, and how many named leases it holds. */
+/** Replica gauges: whether this replica polls Telegram (polling mode only), the database, and how many named leases it holds. */
 function replicaGauges(metrics: Metrics, db: Kysely<Database>, replicaId: string, leadership: LeaderHandle | null): void {
-  metrics.gauge("replica_polling_leader", "1 when this replica holds the polling lease (runs getUpdates)", () => (leadership?.isLeader() ? 1 : 0));
+  // In webhook mode nobody polls: no series, so "no replica leads polling" cannot page there.
+  if (leadership) metrics.gauge("replica_polling_leader", "1 when this replica holds the polling lease (runs getUpdates)", () => (leadership.isLeader() ? 1 : 0));
   metrics.gauge("database_up", "1 when the database answers this replica, 0 while its connection pool cannot reach it (SQLite: always 1)", () => (databaseHealth(db)?.reachable === false ? 0 : 1));
   metrics.gauge("replica_named_leases", "Named leases (polling leader, cron jobs) this replica holds", async () => (await leasesHeldBy(db, replicaId, Date.now())).length);
 }
@@ -194,6 +199,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const { db, path: dbPath, dialect } = await openStore(config, logger, box);
 
   const metrics = new Metrics();
+  registerBuildInfo(metrics, readBuildInfo(config.GIT_COMMIT));
   const stops: Stops = [];
   const { sandbox, marketplaceUrl, marketplace } = await startMarketplace({ config, logger, scrubber, metrics, backoffMs: options.marketplaceBackoffMs, stops });
 
@@ -240,6 +246,10 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const leadership = await receiveTelegramUpdates({ config, db, logger, bot, replicaId, webhookSecret, timeouts: options.telegramTimeouts });
   replicaGauges(metrics, db, replicaId, leadership);
+  if (config.BOT_MODE === "webhook") {
+    const webhookInfo = watchWebhookInfo({ getWebhookInfo: () => bot.api.getWebhookInfo(), metrics, logger, now, everyMs: options.webhookInfoEveryMs });
+    stops.push(() => webhookInfo.stop());
+  }
   presentBot(bot, deps);
   // The sender keeps to Telegram's limits through the budget shared by all replicas, so it uses a
   // plain Api (no per-process throttler in front of it).

@@ -135,6 +135,8 @@ export const configSchema = z.object({
   ),
   /** This replica's name in /metrics (never in /readyz). */
   REPLICA_ID: z.preprocess(blankToUndefined, z.string().max(100, "expected at most 100 characters").optional()),
+  /** The commit this build was made from, shown in /metrics' bot_build_info (the image's GIT_COMMIT build argument); unset: "unknown". */
+  GIT_COMMIT: z.preprocess(blankToUndefined, z.string().max(100, "expected at most 100 characters").optional()),
   /** The one way to let the playground listen on a non-loopback HOST: it must be asked for in so many words. */
   PLAYGROUND_PUBLIC: z.preprocess(
     (value) => (typeof value === "string" ? value.trim().toLowerCase() : value) || "false",

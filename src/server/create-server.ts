@@ -9,6 +9,7 @@ import { isLoopbackHost } from "#src/listen-address";
 import type { Metrics } from "#src/metrics";
 import { databaseHealth } from "#src/db/health";
 import { pingDatabase } from "#src/db/repos/ping";
+import { registerMetricsRefusals } from "#src/server/routes/metrics-refusals";
 
 export interface ServerDeps {
   db: Kysely<Database>;
@@ -86,6 +87,8 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
     }
     return c.text(text, 200, { "content-type": "text/plain; version=0.0.4" });
   });
+
+  registerMetricsRefusals(app, deps.metrics);
 
   for (const register of routes) register(app);
 

@@ -29,7 +29,7 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
   const updates = createUpdateQueue(options.longPollMaxMs ?? 25_000);
   const rateLimiter = createRateLimiter(options.rateLimits, now);
   const groups = createGroups();
-  const webhookDelivery = createWebhookDelivery(state, updates, options.webhook);
+  const webhookDelivery = createWebhookDelivery(state, updates, options.webhook, now);
   const calls: ApiCall[] = [];
   let lastCallSeq = 0;
   const callbackAnswers: CallbackAnswer[] = [];

@@ -47,6 +47,8 @@ export function createFakeState() {
     descriptions: new Map<string, string>(),
     shortDescriptions: new Map<string, string>(),
     webhook: null as { url: string; secretToken?: string } | null,
+    /** Telegram's last failed delivery to the webhook (getWebhookInfo's last_error_date, in Unix seconds, and message). */
+    webhookLastError: null as { date: number; message: string } | null,
     blockedUsers: new Set<number>(),
     /** BotFather's /setinline: whether people can send the bot inline queries. */
     inlineMode: true,

@@ -16,11 +16,12 @@ function chatOf(update: QueuedUpdate): number | undefined {
 
 /**
  * Posts queued updates to the webhook with the secret token header, oldest first; an update is
- * confirmed on a 2xx answer and retried a second later otherwise, as Telegram does. Up to
+ * confirmed on a 2xx answer and retried a second later otherwise, as Telegram does (a failure is
+ * remembered as getWebhookInfo's last error). Up to
  * `maxConnections` updates are in flight at once (default 1: strictly one at a time), never two
  * of one chat unless `sameChatInParallel` (what a load balancer's retry can do, Telegram never).
  */
-export function createWebhookDelivery(state: FakeState, updates: UpdateQueue, options: WebhookDeliveryOptions = {}) {
+export function createWebhookDelivery(state: FakeState, updates: UpdateQueue, options: WebhookDeliveryOptions = {}, now: () => number = Date.now) {
   const maxConnections = Math.max(1, options.maxConnections ?? 1);
   const inFlight = new Set<number>();
   const retryAt = new Map<number, number>();
@@ -77,10 +78,18 @@ export function createWebhookDelivery(state: FakeState, updates: UpdateQueue, op
         signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
       });
       await response.body?.cancel();
+      if (!response.ok) failed(`Wrong response from the webhook: ${response.status} ${response.statusText}`.trimEnd());
       return response.ok;
-    } catch {
+    } catch (error) {
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      failed(code === "ECONNREFUSED" ? "Connection refused" : "Connection timed out");
       return false;
     }
+  }
+
+  /** Remembers a failed delivery as Telegram does, for getWebhookInfo's last_error_date and last_error_message. */
+  function failed(message: string): void {
+    state.webhookLastError = { date: Math.floor(now() / 1000), message };
   }
 
   const stop = updates.onEnqueue(pump);

@@ -41,6 +41,8 @@ export interface WorldOptions {
   telegramTimeouts?: AppOptions["telegramTimeouts"];
   /** Retries of a Bot API call answered with 5xx or 429 (tests of failure paths use 0). */
   telegramServerErrorRetries?: number;
+  /** How often webhook mode reads getWebhookInfo (default every minute). */
+  webhookInfoEveryMs?: number;
   /** Bot API methods the fake Telegram refuses with a 400 (e.g. setMyCommands). */
   refuseMethods?: readonly string[];
   /**
@@ -101,7 +103,7 @@ export async function startWorld(options: WorldOptions = {}) {
     MARKETPLACE_TIMEOUT_MS: "3000",
     ...options.env,
   };
-  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: options.chatPaceMs ?? 0, telegramTyping: options.typing ?? null, telegramDoubleTapMs: options.doubleTapMs ?? null, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts, telegramServerErrorRetries: options.telegramServerErrorRetries });
+  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: options.chatPaceMs ?? 0, telegramTyping: options.typing ?? null, telegramDoubleTapMs: options.doubleTapMs ?? null, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts, telegramServerErrorRetries: options.telegramServerErrorRetries, webhookInfoEveryMs: options.webhookInfoEveryMs });
   let allowRejectedCalls = options.allowRejectedCalls ?? false;
   let stopping: Promise<void> | null = null;
   let app: App = await boot();

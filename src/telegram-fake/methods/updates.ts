@@ -54,6 +54,7 @@ export const getWebhookInfo: MethodHandler = (context) => ({
   has_custom_certificate: false,
   pending_update_count: context.updates.pendingCount(),
   max_connections: 40,
+  ...(context.state.webhookLastError ? { last_error_date: context.state.webhookLastError.date, last_error_message: context.state.webhookLastError.message } : {}),
 });
 
 export const acknowledge: MethodHandler = () => true;
