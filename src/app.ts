@@ -37,6 +37,7 @@ import { startSecrets, telegramWebhookSecret } from "./startup/secrets";
 import { startMarketplace } from "./startup/marketplace";
 import { listen } from "./startup/listen";
 import { receiveTelegramUpdates } from "./startup/telegram-updates";
+import { trustedProxies } from "./server/trusted-proxies";
 
 export { telegramWebhookSecret };
 
@@ -226,7 +227,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { turns: isPostgres(db) ? databaseUpdateTurns(db, replicaId, { writes: deps.writes }) : processUpdateTurns(db, replicaId, { writes: deps.writes }), health: databaseHealth(db) }) : null;
-  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN }, [...serverRoutes(push, telegramWebhook, playground), dashboard]);
+  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN, trustedProxies: trustedProxies(config.TRUSTED_PROXIES) }, [...serverRoutes(push, telegramWebhook, playground), dashboard]);
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
   await bot.init();

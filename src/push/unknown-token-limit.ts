@@ -35,12 +35,12 @@ export class UnknownTokenLimiter {
     return window.count >= this.settings.limit ? window.start + this.settings.windowMs - now : 0;
   }
 
-  /** Records one request from `address` that named an unknown token. */
-  record(address: string, now: number): void {
+  /** Records one request from `address` that named an unknown token; true when this one reached the limit (once per window). */
+  record(address: string, now: number): boolean {
     const window = this.windows.get(address);
     if (window && now - window.start < this.settings.windowMs) {
       window.count += 1;
-      return;
+      return window.count === this.settings.limit;
     }
     // Re-inserted, so the map's order stays the order windows opened in.
     this.windows.delete(address);
@@ -51,6 +51,7 @@ export class UnknownTokenLimiter {
       if (now - opened.start < this.settings.windowMs && this.windows.size <= this.maxAddresses) break;
       this.windows.delete(oldest);
     }
+    return this.settings.limit <= 1;
   }
 
   /** Addresses held now (for tests). */
