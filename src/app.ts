@@ -37,7 +37,7 @@ import { startSecrets, telegramWebhookSecret } from "./startup/secrets";
 import { startMarketplace } from "./startup/marketplace";
 import { listen } from "./startup/listen";
 import { receiveTelegramUpdates } from "./startup/telegram-updates";
-import { trustedProxies } from "./server/trusted-proxies";
+import { trustedProxies } from "./trusted-proxies";
 
 export { telegramWebhookSecret };
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isLoopbackHost } from "./listen-address";
-import { trustedProxyEntries, trustedProxyEntryProblem } from "./server/trusted-proxies";
+import { trustedProxyEntries, trustedProxyEntryProblem } from "./trusted-proxies";
 
 /**
  * Every setting the bot reads, from the environment (and `.env`, loaded by main before this runs).

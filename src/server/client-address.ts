@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from "node:net";
 import type { Context } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { forwardedClient, NO_TRUSTED_PROXIES, type TrustedProxies } from "./trusted-proxies";
+import { forwardedClient, NO_TRUSTED_PROXIES, type TrustedProxies } from "#src/trusted-proxies";
 
 /** The TCP peer of a request, or undefined when there is no socket (in-process requests). */
 export function peerAddress(c: Context): string | undefined {

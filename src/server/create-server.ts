@@ -9,7 +9,7 @@ import type { Metrics } from "#src/metrics";
 import { databaseHealth } from "#src/db/health";
 import { pingDatabase } from "#src/db/repos/ping";
 import { contextProxies, peerAddress, requestOrigin } from "./client-address";
-import { NO_TRUSTED_PROXIES, type TrustedProxies } from "./trusted-proxies";
+import { NO_TRUSTED_PROXIES, type TrustedProxies } from "#src/trusted-proxies";
 
 export interface ServerDeps {
   db: Kysely<Database>;
