@@ -477,6 +477,8 @@ miniapp-unauthorized = This page could not prove who you are: Telegram's sign-in
 miniapp-no-init-data = Open the dashboard from the bot's chat in Telegram: it needs Telegram's sign-in data to show your account.
 miniapp-retry = Try again
 miniapp-failed = Something went wrong. Try again.
+miniapp-slow-down = Too many requests in a short time. Wait a minute, then try again.
+miniapp-rule-busy = This rule is still being changed: wait for that answer, then try again.
 
 ## Team alerts
 button-choose-group = Choose a group

@@ -474,6 +474,8 @@ miniapp-unauthorized = 此页面无法确认您的身份：Telegram 的登录数
 miniapp-no-init-data = 请在 Telegram 中从机器人的聊天打开仪表板：它需要 Telegram 的登录数据才能显示您的账户。
 miniapp-retry = 重试
 miniapp-failed = 出了点问题，请重试。
+miniapp-slow-down = 短时间内请求过多。请等一分钟后再试。
+miniapp-rule-busy = 此规则仍在更改中：请等待结果后再试。
 
 ## Team alerts
 button-choose-group = 选择群组
