@@ -96,3 +96,29 @@ describe("the dashboard API's bounds", () => {
     expect(calls).toEqual([]);
   });
 });
+
+describe("a redraw Telegram calls 'message is not modified'", () => {
+  let world: World;
+  manageWorld((started) => (world = started), { env: { PUBLIC_URL }, allowRejectedCalls: true });
+
+  const storedText = async (chatId: number, messageId: number) =>
+    (await world.app.db.selectFrom("open_rule_cards").select("text").where("chat_id", "=", chatId).where("message_id", "=", messageId).executeTakeFirst())?.text;
+
+  it("is counted as done: the card is recorded as showing what was sent", async () => {
+    const { apiKey, user } = await linkedUser(world, 4741);
+    const card = await ruleInChat(user);
+    const initData = initDataFor(world, 4741);
+    const ruleId = await ruleIdOf(world, initData);
+    expect((await request(world, `/app/api/rules/${ruleId}/pause`, initData, "POST")).status).toBe(200);
+    const pausedText = await storedText(4741, card.messageId);
+    expect(pausedText).toContain("paused");
+    // The record is behind the chat (another replica's write lost), and the rule is resumed elsewhere.
+    await world.app.db.updateTable("open_rule_cards").set({ text: card.text ?? "" }).where("chat_id", "=", 4741).where("message_id", "=", card.messageId).execute();
+    expect((await fetch(`${world.marketplaceUrl}/api/v1/automations/${ruleId}/resume`, { method: "POST", headers: { "x-api-key": apiKey } })).status).toBe(200);
+
+    expect((await request(world, `/app/api/rules/${ruleId}/pause`, initData, "POST")).status).toBe(200);
+    const refused = world.fake.calls.filter((call) => !call.ok && call.method === "editMessageText" && Number(call.params.message_id) === card.messageId);
+    expect(refused.map((call) => call.description)).toEqual([expect.stringContaining("message is not modified")]);
+    expect(await storedText(4741, card.messageId)).toBe(pausedText);
+  });
+});
