@@ -226,6 +226,7 @@ alert-pause-why = Why: not enough balance for the next delivery.
 alert-pause-why-both = Why: not enough balance. The marketplace saw { $balance }; the next delivery costs { $cost }.
 alert-pause-why-cost = Why: not enough balance. The next delivery costs { $cost }.
 alert-pause-why-balance = Why: not enough balance. The marketplace saw { $balance }.
+alert-group-details = The details, amounts included, are in the owner's private chat.
 alert-rules-hint = Open /rules to see which one and resume it.
 alert-key-broken = ⚠️ The marketplace refused your API key …<code>{ $last4 }</code>: it no longer works. Notification and order alerts are paused until you link a new key with /connect.
 
@@ -494,7 +495,7 @@ group-kind-other = Other notifications
 group-card-title = 👥 Your alerts are copied to <b>{ $title }</b>.
 group-card-copied = Copied: { $kinds }.
 group-card-none = No alert is copied now: switch some on below.
-group-card-hint = Tap an alert to switch it on or off. Buttons that spend never appear in the group, and only you can pause or resume your rules there.
+group-card-hint = Tap an alert to switch it on or off. A copy shows what happened, never your balance or what your orders cost (those stay in this chat); buttons that spend never appear in the group, and only you can pause or resume your rules there.
 group-none-linked = No group is linked. Send /group to choose one.
 group-stopped = Group alerts stopped: nothing more goes to <b>{ $title }</b>. Send /group to choose a group again.
 group-refused-bot-missing = I am not a member of that group. Add me to it, then choose it again with /group.

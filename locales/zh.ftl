@@ -225,6 +225,7 @@ alert-pause-why = 原因：余额不足以支付下一次交付。
 alert-pause-why-both = 原因：余额不足。市场看到的余额为 { $balance }；下一次交付需要 { $cost }。
 alert-pause-why-cost = 原因：余额不足。下一次交付需要 { $cost }。
 alert-pause-why-balance = 原因：余额不足。市场看到的余额为 { $balance }。
+alert-group-details = 详情（包括金额）在所有者的私聊中。
 alert-rules-hint = 打开 /rules 查看是哪一条并恢复它。
 alert-key-broken = ⚠️ 市场拒绝了您的 API 密钥 …<code>{ $last4 }</code>：它已失效。通知和订单提醒已暂停，请用 /connect 绑定新的密钥。
 
@@ -491,7 +492,7 @@ group-kind-other = 其他通知
 group-card-title = 👥 您的提醒会复制到 <b>{ $title }</b>。
 group-card-copied = 复制的提醒：{ $kinds }。
 group-card-none = 目前没有复制任何提醒：请在下方开启。
-group-card-hint = 点击提醒类型可开启或关闭。群组中不会出现花钱的按钮，只有您能在群里暂停或恢复您的规则。
+group-card-hint = 点击提醒类型可开启或关闭。副本只说明发生了什么，从不显示您的余额或订单花费（这些只留在此聊天中）；群组中不会出现花钱的按钮，只有您能在群里暂停或恢复您的规则。
 group-none-linked = 尚未关联群组。发送 /group 进行选择。
 group-stopped = 群组提醒已停止：<b>{ $title }</b> 不会再收到任何提醒。发送 /group 可重新选择群组。
 group-refused-bot-missing = 我不是该群组的成员。请把我加入群组，然后通过 /group 重新选择。
