@@ -6,6 +6,7 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { LANGUAGES } from "#src/chat/i18n";
 import { markKeyBroken } from "#src/db/repos/credentials";
+import { databaseHealth, isDatabaseUnreachable } from "#src/db/health";
 import { projectRoot } from "#src/paths";
 import type { ServerEnv } from "#src/server/create-server";
 import { readDashboard } from "./dashboard-data";
@@ -93,7 +94,7 @@ export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => vo
  * anything is read: the init data travels in `Authorization: tma <initData>` on every request
  * (no cookie, no session), and must carry a valid signature under this bot's token and be at most
  * an hour old. Past the signer's window (SIGNER_LIMIT) the answer is 429 with Retry-After, before
- * anything is read.
+ * anything is read. With the database unreachable the answer is 503 with Retry-After.
  */
 async function signed(c: Context<ServerEnv>, deps: MiniAppDeps, handle: (signer: InitDataSigner) => Promise<Response>): Promise<Response> {
   const header = authorization.safeParse(c.req.header("authorization"));
@@ -110,7 +111,17 @@ async function signed(c: Context<ServerEnv>, deps: MiniAppDeps, handle: (signer:
     c.header("Retry-After", String(Math.ceil(wait / 1000)));
     return c.json({ error: "too many requests", retryAfter: Math.ceil(wait / 1000) }, 429);
   }
-  return handle(check.signer);
+  try {
+    return await handle(check.signer);
+  } catch (error) {
+    if (!isDatabaseUnreachable(error)) throw error;
+    // The outage is logged once by the database's health tracker (src/db/health.ts), not per request.
+    const route = c.req.routePath;
+    if (databaseHealth(deps.db)?.explains(error)) deps.logger.debug({ err: error, route }, "dashboard request refused: the database is unreachable; answered 503");
+    else deps.logger.warn({ err: error, route }, "dashboard request refused: the database is unreachable; answered 503");
+    c.header("Retry-After", "5");
+    return c.json({ error: "temporarily unavailable; try again" }, 503);
+  }
 }
 
 /** The dashboard as every request of this user in flight now is answered (the signer's name aside). */

@@ -15,6 +15,8 @@ export function createApi(initData) {
     const response = await fetch(path, { method, headers: { authorization: `tma ${initData}` } });
     if (response.status === 401) throw new Unauthorized();
     if (response.status === 429) throw new TooManyRequests(Number(response.headers.get("retry-after")) || 60);
+    // The server cannot serve now (its database is away): the page offers Try again.
+    if (response.status === 503) throw new Error("HTTP 503");
     const body = await response.json().catch(() => null);
     if (!body) throw new Error(`HTTP ${response.status}`);
     return { status: response.status, body };
