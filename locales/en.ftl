@@ -501,6 +501,7 @@ group-stopped = Group alerts stopped: nothing more goes to <b>{ $title }</b>. Se
 group-refused-bot-missing = I am not a member of that group. Add me to it, then choose it again with /group.
 group-refused-bot-muted = I am in that group but may not send messages there. Let me send messages (in the group's settings for me), then choose it again with /group.
 group-refused-not-admin = You are not an admin of that group. Only an admin can send alerts there.
+group-check-unanswered = Telegram did not answer when I checked that group, so nothing was linked. Try again in a moment with /group.
 group-untitled = the group
 group-linked = ✅ Linked: your alerts will be copied to <b>{ $title }</b>.
 group-alert-owner = 👤 <b>{ $name }</b>

@@ -498,6 +498,7 @@ group-stopped = 群组提醒已停止：<b>{ $title }</b> 不会再收到任何�
 group-refused-bot-missing = 我不是该群组的成员。请把我加入群组，然后通过 /group 重新选择。
 group-refused-bot-muted = 我在那个群组里，但无权在那里发送消息。请在群组设置中允许我发送消息，然后通过 /group 重新选择它。
 group-refused-not-admin = 您不是该群组的管理员。只有管理员才能把提醒发到那里。
+group-check-unanswered = 我检查该群组时 Telegram 没有响应，因此没有绑定任何内容。请稍后通过 /group 再试一次。
 group-untitled = 该群组
 group-linked = ✅ 已关联：您的提醒将复制到 <b>{ $title }</b>。
 group-alert-owner = 👤 <b>{ $name }</b>
