@@ -17,25 +17,37 @@ export class FixedWindowLimiter {
     private readonly maxKeys = 100_000,
   ) {}
 
-  /**
-   * Counts one request of `key` when it is under the limit and answers 0; past the limit, counts
-   * nothing and answers the milliseconds until its window ends.
-   */
-  take(key: string, now: number): number {
+  /** Milliseconds until `key` is under the limit again; 0 while it is under it. */
+  waitFor(key: string, now: number): number {
+    const window = this.windows.get(key);
+    if (!window || now - window.start >= this.settings.windowMs) return 0;
+    return window.count >= this.settings.limit ? window.start + this.settings.windowMs - now : 0;
+  }
+
+  /** Counts one request of `key`; true when this one reached the limit (once per window). */
+  record(key: string, now: number): boolean {
     const window = this.windows.get(key);
     if (window && now - window.start < this.settings.windowMs) {
-      if (window.count >= this.settings.limit) return window.start + this.settings.windowMs - now;
       window.count += 1;
-      return 0;
+      return window.count === this.settings.limit;
     }
     // Re-inserted, so the map's order stays the order windows opened in.
     this.windows.delete(key);
     this.windows.set(key, { start: now, count: 1 });
+    // The map's first entries opened their windows first: expired ones go (each once, so this
+    // costs nothing over time), and past the cap the oldest live one goes too.
     for (const [oldest, opened] of this.windows) {
       if (now - opened.start < this.settings.windowMs && this.windows.size <= this.maxKeys) break;
       this.windows.delete(oldest);
     }
-    return 0;
+    return this.settings.limit <= 1;
+  }
+
+  /** Counts one request of `key` when it is under the limit and answers 0; past it, counts nothing and answers the wait. */
+  take(key: string, now: number): number {
+    const wait = this.waitFor(key, now);
+    if (wait === 0) this.record(key, now);
+    return wait;
   }
 
   /** Keys held now (for tests). */
