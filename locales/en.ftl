@@ -226,6 +226,7 @@ alert-pause-why = Why: not enough balance for the next delivery.
 alert-pause-why-both = Why: not enough balance. The marketplace saw { $balance }; the next delivery costs { $cost }.
 alert-pause-why-cost = Why: not enough balance. The next delivery costs { $cost }.
 alert-pause-why-balance = Why: not enough balance. The marketplace saw { $balance }.
+alert-group-details = The details, amounts included, are in the owner's private chat.
 alert-rules-hint = Open /rules to see which one and resume it.
 alert-key-broken = ⚠️ The marketplace refused your API key …<code>{ $last4 }</code>: it no longer works. Notification and order alerts are paused until you link a new key with /connect.
 
@@ -477,6 +478,8 @@ miniapp-unauthorized = This page could not prove who you are: Telegram's sign-in
 miniapp-no-init-data = Open the dashboard from the bot's chat in Telegram: it needs Telegram's sign-in data to show your account.
 miniapp-retry = Try again
 miniapp-failed = Something went wrong. Try again.
+miniapp-slow-down = Too many requests in a short time. Wait a minute, then try again.
+miniapp-rule-busy = This rule is still being changed: wait for that answer, then try again.
 
 ## Team alerts
 button-choose-group = Choose a group
@@ -492,12 +495,13 @@ group-kind-other = Other notifications
 group-card-title = 👥 Your alerts are copied to <b>{ $title }</b>.
 group-card-copied = Copied: { $kinds }.
 group-card-none = No alert is copied now: switch some on below.
-group-card-hint = Tap an alert to switch it on or off. Buttons that spend never appear in the group, and only you can pause or resume your rules there.
+group-card-hint = Tap an alert to switch it on or off. A copy shows what happened, never your balance or what your orders cost (those stay in this chat); buttons that spend never appear in the group, and only you can pause or resume your rules there.
 group-none-linked = No group is linked. Send /group to choose one.
 group-stopped = Group alerts stopped: nothing more goes to <b>{ $title }</b>. Send /group to choose a group again.
 group-refused-bot-missing = I am not a member of that group. Add me to it, then choose it again with /group.
 group-refused-bot-muted = I am in that group but may not send messages there. Let me send messages (in the group's settings for me), then choose it again with /group.
 group-refused-not-admin = You are not an admin of that group. Only an admin can send alerts there.
+group-check-unanswered = Telegram did not answer when I checked that group, so nothing was linked. Try again in a moment with /group.
 group-untitled = the group
 group-linked = ✅ Linked: your alerts will be copied to <b>{ $title }</b>.
 group-alert-owner = 👤 <b>{ $name }</b>

@@ -225,6 +225,7 @@ alert-pause-why = 原因：余额不足以支付下一次交付。
 alert-pause-why-both = 原因：余额不足。市场看到的余额为 { $balance }；下一次交付需要 { $cost }。
 alert-pause-why-cost = 原因：余额不足。下一次交付需要 { $cost }。
 alert-pause-why-balance = 原因：余额不足。市场看到的余额为 { $balance }。
+alert-group-details = 详情（包括金额）在所有者的私聊中。
 alert-rules-hint = 打开 /rules 查看是哪一条并恢复它。
 alert-key-broken = ⚠️ 市场拒绝了您的 API 密钥 …<code>{ $last4 }</code>：它已失效。通知和订单提醒已暂停，请用 /connect 绑定新的密钥。
 
@@ -474,6 +475,8 @@ miniapp-unauthorized = 此页面无法确认您的身份：Telegram 的登录数
 miniapp-no-init-data = 请在 Telegram 中从机器人的聊天打开仪表板：它需要 Telegram 的登录数据才能显示您的账户。
 miniapp-retry = 重试
 miniapp-failed = 出了点问题，请重试。
+miniapp-slow-down = 短时间内请求过多。请等一分钟后再试。
+miniapp-rule-busy = 此规则仍在更改中：请等待结果后再试。
 
 ## Team alerts
 button-choose-group = 选择群组
@@ -489,12 +492,13 @@ group-kind-other = 其他通知
 group-card-title = 👥 您的提醒会复制到 <b>{ $title }</b>。
 group-card-copied = 复制的提醒：{ $kinds }。
 group-card-none = 目前没有复制任何提醒：请在下方开启。
-group-card-hint = 点击提醒类型可开启或关闭。群组中不会出现花钱的按钮，只有您能在群里暂停或恢复您的规则。
+group-card-hint = 点击提醒类型可开启或关闭。副本只说明发生了什么，从不显示您的余额或订单花费（这些只留在此聊天中）；群组中不会出现花钱的按钮，只有您能在群里暂停或恢复您的规则。
 group-none-linked = 尚未关联群组。发送 /group 进行选择。
 group-stopped = 群组提醒已停止：<b>{ $title }</b> 不会再收到任何提醒。发送 /group 可重新选择群组。
 group-refused-bot-missing = 我不是该群组的成员。请把我加入群组，然后通过 /group 重新选择。
 group-refused-bot-muted = 我在那个群组里，但无权在那里发送消息。请在群组设置中允许我发送消息，然后通过 /group 重新选择它。
 group-refused-not-admin = 您不是该群组的管理员。只有管理员才能把提醒发到那里。
+group-check-unanswered = 我检查该群组时 Telegram 没有响应，因此没有绑定任何内容。请稍后通过 /group 再试一次。
 group-untitled = 该群组
 group-linked = ✅ 已关联：您的提醒将复制到 <b>{ $title }</b>。
 group-alert-owner = 👤 <b>{ $name }</b>

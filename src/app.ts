@@ -39,6 +39,7 @@ import { listen } from "./startup/listen";
 import { receiveTelegramUpdates } from "./startup/telegram-updates";
 import { readBuildInfo, registerBuildInfo } from "./startup/build-info";
 import { watchWebhookInfo } from "./startup/webhook-info";
+import { trustedProxies } from "./trusted-proxies";
 
 export { telegramWebhookSecret };
 
@@ -232,7 +233,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { turns: isPostgres(db) ? databaseUpdateTurns(db, replicaId, { writes: deps.writes }) : processUpdateTurns(db, replicaId, { writes: deps.writes }), health: databaseHealth(db) }) : null;
-  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN }, [...serverRoutes(push, telegramWebhook, playground), dashboard]);
+  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN, trustedProxies: trustedProxies(config.TRUSTED_PROXIES) }, [...serverRoutes(push, telegramWebhook, playground), dashboard]);
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
   await bot.init();

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isLoopbackHost } from "./listen-address";
+import { trustedProxyEntries, trustedProxyEntryProblem } from "./trusted-proxies";
 
 /**
  * Every setting the bot reads, from the environment (and `.env`, loaded by main before this runs).
@@ -83,6 +84,20 @@ const databaseUrl = z.preprocess(
     ),
 );
 
+/** TRUSTED_PROXIES: addresses or CIDRs, comma-separated; every bad entry is named. */
+const trustedProxyList = z.preprocess(
+  (value) => blankToUndefined(value) ?? "",
+  z.string().transform((value, ctx) => {
+    const entries = trustedProxyEntries(value);
+    const problems = entries.map((entry, index) => trustedProxyEntryProblem(entry, index + 1)).filter((problem): problem is string => problem !== null);
+    if (problems.length > 0) {
+      ctx.addIssue({ code: "custom", message: `expected comma-separated IP addresses or CIDRs of the reverse proxies (e.g. 172.16.0.0/12,fd00::/8): ${problems.join("; ")}` });
+      return z.NEVER;
+    }
+    return entries;
+  }),
+);
+
 export const configSchema = z.object({
   BOT_TOKEN: z.preprocess(
     blankToUndefined,
@@ -150,6 +165,8 @@ export const configSchema = z.object({
       .regex(/^[\x21-\x7e]{16,256}$/, "expected 16 to 256 printable characters without spaces (generate one with: openssl rand -hex 32)")
       .optional(),
   ),
+  /** The reverse proxies in front of the bot: only from them is X-Forwarded-For believed (limits, /metrics' loopback rule, logs). */
+  TRUSTED_PROXIES: trustedProxyList,
 });
 
 export type Config = z.infer<typeof configSchema> & {

@@ -41,6 +41,8 @@ export interface Recipient {
   tr: Translate;
   /** The user's language: the alert's words and its numbers (ru "1 090,705 TRX"). */
   language: Language;
+  /** A group's copy (team alerts): the owner's balance is theirs, so no balance figure is shown. */
+  group?: boolean;
 }
 
 /** The recipient fields that follow the user's language: chosen in /settings, else picked from their Telegram app, else English. */
@@ -84,12 +86,13 @@ export function settlementAlert(recipient: Recipient, order: OrderFacts, state: 
   const short = order.id.slice(0, 8);
   const keyboard = buyAgainRef ? new InlineKeyboard().text(tr("button-buy-again"), BUY_AGAIN.data(buyAgainRef)) : undefined;
   if (state === "failed") {
-    return message([tr("alert-order-failed", { id: short }), order.totalTrx ? tr("alert-refunded-amount", { value: trxText(order.totalTrx, language) }) : tr("alert-refunded")].join("\n"), keyboard);
+    return message([tr("alert-order-failed", { id: short }), order.totalTrx && !recipient.group ? tr("alert-refunded-amount", { value: trxText(order.totalTrx, language) }) : tr("alert-refunded")].join("\n"), keyboard);
   }
   const lines = [tr("alert-order-filled", { id: short })];
   if (order.volume && order.resource) lines.push(tr("alert-delivered", { volume: volumeText(order.volume, language), resource: order.resource }));
   if (order.targetAddress) lines.push(tr("alert-target", {}, { value: code(order.targetAddress) }));
-  if (order.totalTrx) lines.push(tr("alert-total", { value: trxText(order.totalTrx, language) }));
+  // What the owner paid is theirs: a group's copy says what was delivered, not what it cost.
+  if (order.totalTrx && !recipient.group) lines.push(tr("alert-total", { value: trxText(order.totalTrx, language) }));
   if (order.txId) lines.push(tr("alert-tx", {}, { link: txLink(order.txId, tr("tx-sandbox")) }));
   lines.push("", tr("alert-filled-hint"));
   return message(lines.join("\n"), keyboard);
@@ -97,24 +100,27 @@ export function settlementAlert(recipient: Recipient, order: OrderFacts, state: 
 
 /** A rule paused by the system; `rule` carries its id and the callback reference its Resume button names (null: the rule could not be matched). */
 export function rulePausedAlert(recipient: Recipient, rule: { id: string; ref: string } | null, reason: string): OutboxPayload {
-  const { tr, language } = recipient;
+  const { tr } = recipient;
   const keyboard = new InlineKeyboard().text(tr("button-topup"), MAIN_MENU.data("topup"));
   if (rule) {
     keyboard.text(tr("button-resume"), RULE_RESUME.data(rule.ref));
-    return message([tr("alert-rule-paused", { id: rule.id.slice(0, 8) }), ...pauseWhy(tr, language, reason)].join("\n"), keyboard);
+    return message([tr("alert-rule-paused", { id: rule.id.slice(0, 8) }), ...pauseWhy(recipient, reason)].join("\n"), keyboard);
   }
   // The rule could not be matched: say what the notification said and where to find the rule,
   // rather than an empty id and no way to act.
-  return message([tr("alert-rule-paused-unknown"), ...pauseWhy(tr, language, reason), "", tr("alert-rules-hint")].join("\n"), keyboard);
+  return message([tr("alert-rule-paused-unknown"), ...pauseWhy(recipient, reason), "", tr("alert-rules-hint")].join("\n"), keyboard);
 }
 
 /**
  * The reason, said once. A lack of balance is said in the user's language with the balance the
  * marketplace saw and the next delivery's cost when its text names them (a bare "not enough
  * balance" beside a balance that looks ample reads as a bug); any other reason in its own words.
+ * A group's copy says only that the balance ran short: neither figure, nor the marketplace's own
+ * text (which may name them), reaches the group.
  */
-function pauseWhy(tr: Translate, language: Language, reason: string): string[] {
+function pauseWhy({ tr, language, group }: Recipient, reason: string): string[] {
   const read = readPauseReason(reason);
+  if (group) return [tr(read.shortOfBalance ? "alert-pause-why" : "alert-group-details")];
   if (!read.shortOfBalance) return [escapeHtml(truncate(reason, 1000))];
   const balance = read.balanceTrx === null ? null : trxText(read.balanceTrx, language);
   const cost = read.nextDeliveryTrx === null ? null : trxText(read.nextDeliveryTrx, language);
@@ -128,8 +134,13 @@ export function keyBrokenAlert(recipient: Recipient, last4: string): OutboxPaylo
   return message(recipient.tr("alert-key-broken", { last4 }));
 }
 
+/** Words of a notification that may carry the owner's money: a group's copy then shows its title alone. */
+const MONEY_WORDS = /balance|deposit|credit|refund|top.?up|\bTRX\b|USDT|\bsun\b/i;
+
 export function notificationAlert(recipient: Recipient, notification: { title: string; body: string; link: string | null }): OutboxPayload {
-  const lines = [`<b>${escapeHtml(truncate(notification.title, 200))}</b>`, escapeHtml(truncate(notification.body, 3000))];
+  const title = `<b>${escapeHtml(truncate(notification.title, 200))}</b>`;
+  if (recipient.group && MONEY_WORDS.test(`${notification.title} ${notification.body}`)) return message([title, recipient.tr("alert-group-details")].join("\n"));
+  const lines = [title, escapeHtml(truncate(notification.body, 3000))];
   if (notification.link && /^https?:\/\//.test(notification.link)) lines.push(`<a href="${escapeHtml(notification.link)}">${escapeHtml(truncate(notification.link, 200))}</a>`);
   return message(lines.join("\n"));
 }

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import { dashboardUrl } from "#src/bot/features/dashboard/index";
 import type { ServerEnv } from "#src/server/create-server";
 import type { MiniAppDeps } from "./deps";
+import { MiniAppBounds } from "./bounds";
 import { OpenRuleCards } from "./open-cards";
 import { registerMiniApp } from "./routes";
 
@@ -13,10 +14,10 @@ export { launchPath, type ThemeName } from "./launch";
  * chat (installed on the bot's API and kept in the database, so a Pause on the dashboard redraws
  * the chat's card whichever replica drew it).
  */
-export function startMiniApp(deps: Omit<MiniAppDeps, "cards">): (app: Hono<ServerEnv>) => void {
+export function startMiniApp(deps: Omit<MiniAppDeps, "cards" | "bounds">): (app: Hono<ServerEnv>) => void {
   const cards = new OpenRuleCards({ db: deps.db, writes: deps.writes, now: deps.now, logger: deps.logger });
   // Only where the dashboard can be opened (an https PUBLIC_URL, or the playground) are the chat's
   // rule cards worth a row each: elsewhere nothing could ever ask for them to be redrawn.
   if (deps.config.playground || dashboardUrl(deps.config) !== null) deps.bot.api.config.use(cards.transformer());
-  return registerMiniApp({ ...deps, cards });
+  return registerMiniApp({ ...deps, cards, bounds: new MiniAppBounds() });
 }

@@ -69,7 +69,9 @@ export class OpenRuleCards {
         return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
       }
       const result = await prev(method, payload, signal);
-      const change = !OBSERVED.has(method) ? null : result.ok ? cardChange(method, params, result.result) : messageGone(method, params, result.description);
+      // An edit Telegram calls "not modified" left the message showing exactly what was sent: done.
+      const shown = result.ok || (method.startsWith("edit") && result.description?.includes("message is not modified") === true);
+      const change = !OBSERVED.has(method) ? null : shown ? cardChange(method, params, result.ok ? result.result : true) : messageGone(method, params, result.description);
       if (change) await this.store(change);
       return result;
     };

@@ -28,6 +28,7 @@ const PAGE_TEXTS = [
   "no-init-data",
   "retry",
   "failed",
+  "slow-down",
 ] as const;
 
 /** Every page text in every language, as plain text: the page picks the language before it may read any data. */

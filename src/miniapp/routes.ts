@@ -6,6 +6,7 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { LANGUAGES } from "#src/chat/i18n";
 import { markKeyBroken } from "#src/db/repos/credentials";
+import { databaseHealth, isDatabaseUnreachable } from "#src/db/health";
 import { projectRoot } from "#src/paths";
 import type { ServerEnv } from "#src/server/create-server";
 import { readDashboard } from "./dashboard-data";
@@ -61,12 +62,9 @@ export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => vo
 
     app.get("/app/api/dashboard", (c) =>
       signed(c, deps, async (signer) => {
-        const account = await signerAccount(deps, signer);
-        const base = { lang: account.lang, firstName: signer.firstName, key: { state: account.keyState, last4: account.last4 }, bot: deps.bot.botInfo.username };
-        if (!account.client) return c.json({ ...base, sections: null });
-        const { sections, keyLost } = await readDashboard(account.client, { tr: account.tr, lang: account.lang, botUsername: deps.bot.botInfo.username });
-        if (keyLost && (await markKeyBroken(deps.db, signer.telegramId, deps.now()))) deps.logger.info({ userId: signer.telegramId }, "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one");
-        return c.json({ ...base, sections });
+        // Identical reads in flight for one user share one: a burst of reloads costs one read.
+        const shared = (await deps.bounds.dashboards.run(signer.telegramId, () => dashboardAnswer(deps, signer))) as Awaited<ReturnType<typeof dashboardAnswer>>;
+        return c.json({ ...shared, firstName: signer.firstName });
       }),
     );
 
@@ -95,7 +93,8 @@ export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => vo
  * Runs `handle` for the Telegram user who signed the request's init data, or answers 401 before
  * anything is read: the init data travels in `Authorization: tma <initData>` on every request
  * (no cookie, no session), and must carry a valid signature under this bot's token and be at most
- * an hour old.
+ * an hour old. Past the signer's window (SIGNER_LIMIT) the answer is 429 with Retry-After, before
+ * anything is read. With the database unreachable the answer is 503 with Retry-After.
  */
 async function signed(c: Context<ServerEnv>, deps: MiniAppDeps, handle: (signer: InitDataSigner) => Promise<Response>): Promise<Response> {
   const header = authorization.safeParse(c.req.header("authorization"));
@@ -106,5 +105,32 @@ async function signed(c: Context<ServerEnv>, deps: MiniAppDeps, handle: (signer:
     c.header("WWW-Authenticate", 'tma realm="dashboard"');
     return c.json({ error: "unauthorized", reason: check.reason }, 401);
   }
-  return handle(check.signer);
+  const wait = deps.bounds.signers.take(String(check.signer.telegramId), deps.now());
+  if (wait > 0) {
+    deps.metrics.refusedRequests.inc({ route: "/app/api", reason: "signer_limit" });
+    c.header("Retry-After", String(Math.ceil(wait / 1000)));
+    return c.json({ error: "too many requests", retryAfter: Math.ceil(wait / 1000) }, 429);
+  }
+  try {
+    return await handle(check.signer);
+  } catch (error) {
+    if (!isDatabaseUnreachable(error)) throw error;
+    // The outage is logged once by the database's health tracker (src/db/health.ts), not per request.
+    const route = c.req.routePath;
+    if (databaseHealth(deps.db)?.explains(error)) deps.logger.debug({ err: error, route }, "dashboard request refused: the database is unreachable; answered 503");
+    else deps.logger.warn({ err: error, route }, "dashboard request refused: the database is unreachable; answered 503");
+    c.header("Retry-After", "5");
+    return c.json({ error: "temporarily unavailable; try again" }, 503);
+  }
+}
+
+/** The dashboard as every request of this user in flight now is answered (the signer's name aside). */
+async function dashboardAnswer(deps: MiniAppDeps, signer: InitDataSigner) {
+  const account = await signerAccount(deps, signer);
+  const base = { lang: account.lang, key: { state: account.keyState, last4: account.last4 }, bot: deps.bot.botInfo.username };
+  if (!account.client) return { ...base, sections: null };
+  const { sections, keyLost } = await readDashboard(account.client, { tr: account.tr, lang: account.lang, botUsername: deps.bot.botInfo.username });
+  if ("items" in sections.rules) deps.bounds.rememberRules(signer.telegramId, sections.rules.items.map((rule) => rule.id), deps.now());
+  if (keyLost && (await markKeyBroken(deps.db, signer.telegramId, deps.now()))) deps.logger.info({ userId: signer.telegramId }, "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one");
+  return { ...base, sections };
 }

@@ -1,6 +1,6 @@
 import { markKeyBroken } from "#src/db/repos/credentials";
 import { markInMotion, requestRuleCheck } from "#src/db/repos/poll-schedule";
-import { MarketplaceError, type AutomationRule } from "#src/marketplace/index";
+import { MarketplaceError, type AutomationRule, type MarketplaceClient } from "#src/marketplace/index";
 import { ruleStatus } from "#src/marketplace/rule-words";
 import { ruleRow, type RuleRow } from "./dashboard-data";
 import { describeFailure, plain, readFailure } from "./failures";
@@ -22,19 +22,31 @@ export type RuleActionOutcome = { status: 200 | 404 | 409 | 502; message: string
  * Pause or Resume from the dashboard: the rule must be the signer's (it is looked up in their own
  * key's rule list) and in the state the button is for; then the same marketplace call the chat's
  * card makes, the same follow-up (a resumed rule is watched closely, a paused one checked), and
- * the chat's open card of that rule redrawn as the rule is now.
+ * the chat's open card of that rule redrawn as the rule is now. One action per user and rule at
+ * a time: a second one while the first runs is refused (409), never a second write.
  */
 export async function changeRule(deps: MiniAppDeps, account: SignerAccount, ruleId: string, action: DashboardRuleAction): Promise<RuleActionOutcome> {
+  const { client, tr } = account;
+  const telegramId = account.signer.telegramId;
+  if (!client) return { status: 409, message: tr("miniapp-connect-first"), rule: null };
+  // An id the signer's rule list, read moments ago, does not hold: answered from it, no new read.
+  if (!deps.bounds.mayHaveRule(telegramId, ruleId, deps.now())) return { status: 404, message: plain(tr("rule-toast-not-found")), rule: null };
+  const outcome = await deps.bounds.exclusive(telegramId, ruleId, () => actOnRule(deps, { ...account, client }, ruleId, action));
+  return outcome ?? { status: 409, message: plain(tr("miniapp-rule-busy")), rule: null };
+}
+
+/** The action itself, alone on this user's rule (see MiniAppBounds.exclusive): read, check the state, write, redraw. */
+async function actOnRule(deps: MiniAppDeps, account: SignerAccount & { client: MarketplaceClient }, ruleId: string, action: DashboardRuleAction): Promise<RuleActionOutcome> {
   const { client, tr, lang } = account;
   const telegramId = account.signer.telegramId;
   const words = { tr, lang, botUsername: deps.bot.botInfo.username };
-  if (!client) return { status: 409, message: tr("miniapp-connect-first"), rule: null };
   let rules: AutomationRule[];
   try {
     rules = await client.listAutomations();
   } catch (error) {
     return { status: 502, message: await readFailure(deps, telegramId, tr, error), rule: null };
   }
+  deps.bounds.rememberRules(telegramId, rules.map((rule) => rule.id), deps.now());
   const rule = rules.find((candidate) => candidate.id === ruleId);
   if (!rule) return { status: 404, message: plain(tr("rule-toast-not-found")), rule: null };
   if (!ALLOWED[action](rule.status)) return { status: 409, message: plain(tr("rule-toast-changed")), rule: ruleRow(rule, words) };

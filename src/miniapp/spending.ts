@@ -1,5 +1,6 @@
 import { SpendingCache } from "#src/reports/cache";
-import { collectSpending } from "#src/reports/collect";
+import { collectSpending, type SpendingRecords } from "#src/reports/collect";
+import { SingleFlight } from "#src/bounded/single-flight";
 import { summarize } from "#src/reports/figures";
 import { dayText, figureLines } from "#src/reports/report";
 import { knownZone, lastDays } from "#src/reports/time-zones";
@@ -27,6 +28,8 @@ interface SpendingView {
  */
 export function spendingReader(deps: MiniAppDeps) {
   const cache = new SpendingCache();
+  // Concurrent cold reads of one user (a cold read may cost dozens of calls) share one collection.
+  const collections = new SingleFlight<string, SpendingRecords>();
   return async (account: SignerAccount, days: 7 | 30): Promise<SpendingView | { error: string }> => {
     const { client, user, tr, lang } = account;
     if (!client || !user) return { error: tr("miniapp-connect-first") };
@@ -37,7 +40,7 @@ export function spendingReader(deps: MiniAppDeps) {
     let records = cache.get(user.telegram_id, identity, readWindow.from, now);
     if (!records) {
       try {
-        records = await collectSpending(client, readWindow.from, now);
+        records = await collections.run(`${user.telegram_id}:${identity}`, () => collectSpending(client, readWindow.from, now));
       } catch (error) {
         return { error: await readFailure(deps, user.telegram_id, tr, error) };
       }

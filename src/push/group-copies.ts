@@ -21,7 +21,7 @@ export interface GroupRecipient extends Recipient {
  */
 export function groupRecipientOf(translations: Translations, telegramId: number, user: User | null | undefined, link: GroupLink | null | undefined, kind: GroupAlertKind): GroupRecipient | null {
   const owner = recipientOf(translations, telegramId, user, "always");
-  return owner && link && copiesKind(link, kind) ? { ...owner, chatId: link.group_chat_id, ownerName: link.owner_name } : null;
+  return owner && link && copiesKind(link, kind) ? { ...owner, chatId: link.group_chat_id, ownerName: link.owner_name, group: true } : null;
 }
 
 /** Where a user's alerts go: their private chat and their group, from one read of each row. */

@@ -1,3 +1,5 @@
+import { FixedWindowLimiter } from "#src/bounded/fixed-window";
+
 /**
  * How many requests for unknown webhook tokens one client address may make per window. A
  * marketplace still delivering to a user's old URL after a rotation makes a handful; someone
@@ -20,41 +22,8 @@ const MAX_ADDRESSES = 100_000;
  * tokens exist; the marketplace retries what was refused. In this process's memory: the limit is
  * per replica, and a restart forgets it.
  */
-export class UnknownTokenLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-
-  constructor(
-    private readonly settings: UnknownTokenLimit = UNKNOWN_TOKEN_LIMIT,
-    private readonly maxAddresses = MAX_ADDRESSES,
-  ) {}
-
-  /** Milliseconds until `address` may be told "unknown token" again; 0 while it is under the limit. */
-  waitFor(address: string, now: number): number {
-    const window = this.windows.get(address);
-    if (!window || now - window.start >= this.settings.windowMs) return 0;
-    return window.count >= this.settings.limit ? window.start + this.settings.windowMs - now : 0;
-  }
-
-  /** Records one request from `address` that named an unknown token. */
-  record(address: string, now: number): void {
-    const window = this.windows.get(address);
-    if (window && now - window.start < this.settings.windowMs) {
-      window.count += 1;
-      return;
-    }
-    // Re-inserted, so the map's order stays the order windows opened in.
-    this.windows.delete(address);
-    this.windows.set(address, { start: now, count: 1 });
-    // The map's first entries opened their windows first: expired ones go (each once, so this
-    // costs nothing over time), and past the cap the oldest live one goes too.
-    for (const [oldest, opened] of this.windows) {
-      if (now - opened.start < this.settings.windowMs && this.windows.size <= this.maxAddresses) break;
-      this.windows.delete(oldest);
-    }
-  }
-
-  /** Addresses held now (for tests). */
-  get size(): number {
-    return this.windows.size;
+export class UnknownTokenLimiter extends FixedWindowLimiter {
+  constructor(settings: UnknownTokenLimit = UNKNOWN_TOKEN_LIMIT, maxAddresses = MAX_ADDRESSES) {
+    super(settings, maxAddresses);
   }
 }

@@ -39,8 +39,12 @@ export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
         c.header("Retry-After", String(Math.ceil(wait / 1000)));
         return c.json({ error: "too many requests for unknown tokens" }, 429);
       }
+      // Logged once per window when an address reaches the limit: the address, never the token.
+      const recordUnknown = () => {
+        if (unknownTokens.record(address, deps.now())) deps.logger.warn({ client: address }, "a client reached the unknown-token limit of marketplace webhooks; its requests are answered 429 until its window ends");
+      };
       if (token.length < 16 || token.length > 128) {
-        unknownTokens.record(address, deps.now());
+        recordUnknown();
         return c.json({ error: "unknown token" }, 404);
       }
       const raw = await c.req.text();
@@ -57,7 +61,7 @@ export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
         c.header("Retry-After", "5");
         return c.json({ error: "temporarily unavailable; send it again" }, 503);
       }
-      if (outcome.status === 404) unknownTokens.record(address, deps.now());
+      if (outcome.status === 404) recordUnknown();
       return c.json(outcome.body, outcome.status);
     });
   };

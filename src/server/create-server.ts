@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Kysely } from "kysely";
@@ -10,6 +9,8 @@ import type { Metrics } from "#src/metrics";
 import { databaseHealth } from "#src/db/health";
 import { pingDatabase } from "#src/db/repos/ping";
 import { registerMetricsRefusals } from "#src/server/routes/metrics-refusals";
+import { contextProxies, peerAddress, requestOrigin } from "./client-address";
+import { NO_TRUSTED_PROXIES, type TrustedProxies } from "#src/trusted-proxies";
 
 export interface ServerDeps {
   db: Kysely<Database>;
@@ -20,9 +21,11 @@ export interface ServerDeps {
   dialect?: string;
   /** METRICS_TOKEN: what a client other than loopback must send as `Authorization: Bearer …` to read /metrics. */
   metricsToken?: string;
+  /** TRUSTED_PROXIES: the only peers whose X-Forwarded-For is believed (limits, /metrics' loopback rule, logs). */
+  trustedProxies?: TrustedProxies;
 }
 
-export type ServerEnv = { Variables: { requestId: string } };
+export type ServerEnv = { Variables: { requestId: string; trustedProxies: TrustedProxies } };
 
 /** Maximum body of any POST route unless a route sets a smaller one (Telegram updates are small). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -36,6 +39,7 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
 
   app.use("*", async (c, next) => {
     c.set("requestId", crypto.randomUUID());
+    c.set("trustedProxies", deps.trustedProxies ?? NO_TRUSTED_PROXIES);
     await next();
     const route = c.req.routePath || "unmatched";
     deps.metrics.httpRequests.inc({ route, status: String(c.res.status) });
@@ -96,7 +100,7 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
   app.onError((error, c) => {
     const requestId = c.get("requestId");
     // The route pattern, never the path: /webhooks/marketplace/:token carries a personal secret.
-    deps.logger.error({ err: error, requestId, method: c.req.method, route: c.req.routePath || "unmatched" }, "HTTP handler failed");
+    deps.logger.error({ err: error, requestId, client: requestOrigin(c), method: c.req.method, route: c.req.routePath || "unmatched" }, "HTTP handler failed");
     return c.json({ error: "internal error", requestId }, 500);
   });
   return app;
@@ -106,20 +110,18 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
 const FORWARDING_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip"] as const;
 
 /**
- * True when the request comes straight from this machine: the TCP peer is a loopback address and
- * no proxy says it forwarded the request. A proxy on the same machine connects from loopback on
- * behalf of outside clients, so a forwarding header makes the request an outside one; nobody can
- * look like loopback by writing such a header (it only ever takes the exemption away). No socket
- * (an in-process request) is not loopback either.
+ * True when the request comes from this machine. From a trusted proxy (TRUSTED_PROXIES) carrying
+ * `X-Forwarded-For`, the client that header names (see requestOrigin) decides. Otherwise the TCP
+ * peer must be a loopback address and no proxy may say it forwarded the request: a proxy on the
+ * same machine connects from loopback on behalf of outside clients, so a forwarding header makes
+ * the request an outside one; nobody can look like loopback by writing such a header (it only ever
+ * takes the exemption away). No socket (an in-process request) is not loopback either.
  */
 export function isLoopbackClient(c: Context): boolean {
-  let address: string | undefined;
-  try {
-    address = getConnInfo(c).remote.address;
-  } catch {
-    return false;
-  }
-  if (!address || !isLoopbackHost(address)) return false;
+  const peer = peerAddress(c);
+  if (!peer) return false;
+  if (contextProxies(c).trusts(peer) && c.req.header("x-forwarded-for") !== undefined) return isLoopbackHost(requestOrigin(c) ?? "");
+  if (!isLoopbackHost(peer)) return false;
   return FORWARDING_HEADERS.every((name) => c.req.header(name) === undefined);
 }
 

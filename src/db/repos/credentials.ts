@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Transaction } from "kysely";
 import type { CredentialsTable, Database } from "../schema";
 import type { SecretBox } from "#src/security/secret-box";
-import { deleteQueuedAlerts } from "./outbox";
+import { deleteAlertsOf } from "./outbox";
 
 export type Credential = Selectable<CredentialsTable>;
 
@@ -72,7 +72,23 @@ export async function reencryptCredentials(db: Kysely<Database>, box: SecretBox)
   return { rotated, unreadable };
 }
 
-/** /disconnect: the key and everything personal that hangs off the user (the user row itself stays, for language and settings). */
+/**
+ * Tables with a user or chat column whose rows /disconnect keeps, and why: none holds a key, an
+ * address, a rule or an alert. Every other such table is emptied of the user by forgetUserData (a
+ * test reads the schema and holds both lists to it, so a new table cannot be forgotten).
+ */
+export const KEPT_ON_DISCONNECT: Readonly<Record<string, string>> = {
+  users: "the chat's own row (language, which alerts are pushed, the digest's time zone): the bot answers the next message in the user's language",
+  chat_send: "when the chat may next be sent to (Telegram's per-chat pace), a time only",
+  update_windows: "the flood limit's window (a count and a time): forgetting it would reset the limit",
+  connect_attempts: "the times of failed /connect attempts, kept an hour: forgetting them would reset the guessing limit",
+  telegram_updates: "which Telegram updates were handled (ids and times, no content), kept minutes so a redelivered update is not handled twice",
+};
+
+/**
+ * /disconnect: the key and everything that hangs off the user (the rows KEPT_ON_DISCONNECT names
+ * aside). Private chats only: the chat is the user.
+ */
 export async function forgetUserData(db: Kysely<Database>, telegramId: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom("credentials").where("telegram_id", "=", telegramId).execute();
@@ -80,10 +96,10 @@ export async function forgetUserData(db: Kysely<Database>, telegramId: number): 
     await trx.deleteFrom("addresses").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("pending_actions").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("flows").where("telegram_id", "=", telegramId).execute();
-    // Private chats only: the chat is the user.
     await trx.deleteFrom("conversations").where("chat_id", "=", telegramId).execute();
+    await trx.deleteFrom("open_rule_cards").where("chat_id", "=", telegramId).execute();
     await trx.deleteFrom("callback_refs").where("telegram_id", "=", telegramId).execute();
-    await deleteQueuedAlerts(trx, telegramId);
+    await deleteAlertsOf(trx, telegramId);
     await trx.deleteFrom("seen_notifications").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("poll_state").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("followed_orders").where("telegram_id", "=", telegramId).execute();

@@ -126,9 +126,13 @@ export async function dropQueuedAlerts(db: Kysely<Database> | Transaction<Databa
   return Number(result.numUpdatedRows);
 }
 
-/** Deletes every alert still queued for a user (/disconnect: nothing personal is kept). */
-export async function deleteQueuedAlerts(db: Kysely<Database> | Transaction<Database>, telegramId: number): Promise<void> {
-  await db.deleteFrom("outbox").where("telegram_id", "=", telegramId).where("status", "=", "queued").execute();
+/**
+ * Deletes every alert of a user, queued or sent, their group copies included (/disconnect: an
+ * alert's text is theirs). A row a sender holds right now is deleted too; its send goes out once
+ * and its outcome is recorded on nothing.
+ */
+export async function deleteAlertsOf(db: Kysely<Database> | Transaction<Database>, telegramId: number): Promise<void> {
+  await db.deleteFrom("outbox").where("telegram_id", "=", telegramId).execute();
 }
 
 /**

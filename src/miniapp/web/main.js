@@ -1,7 +1,7 @@
 import { h, render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
-import { createApi, Unauthorized } from "./api.js";
+import { createApi, TooManyRequests, Unauthorized } from "./api.js";
 import { applyTheme, applyViewport } from "./theme.js";
 import { connect, haptic, launchParams, onEvent, openTelegramLink, ready, showBackButton } from "./telegram.js";
 import { Orders, Rules, Spending } from "./sections.js";
@@ -48,7 +48,7 @@ function App() {
       setLang(data.lang);
       setState({ phase: "ready", data });
     } catch (error) {
-      setState({ phase: error instanceof Unauthorized ? "unauthorized" : "failed" });
+      setState({ phase: error instanceof Unauthorized ? "unauthorized" : error instanceof TooManyRequests ? "slow-down" : "failed" });
     }
   }
 
@@ -76,6 +76,7 @@ function App() {
   let body;
   if (state.phase === "no-init-data") body = html`<${Notice} text=${t["no-init-data"]} t=${t} />`;
   else if (state.phase === "unauthorized") body = html`<${Notice} text=${t.unauthorized} t=${t} />`;
+  else if (state.phase === "slow-down") body = html`<${Notice} text=${t["slow-down"]} retry=${load} t=${t} />`;
   else if (state.phase === "failed") body = html`<${Notice} text=${t.failed} retry=${load} t=${t} />`;
   else if (state.phase === "loading") body = html`<p class="hint" id="loading">${t.loading}</p>`;
   else {

@@ -1,7 +1,7 @@
 import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
-import { Unauthorized } from "./api.js";
+import { TooManyRequests, Unauthorized } from "./api.js";
 import { haptic, showBackButton } from "./telegram.js";
 
 const html = htm.bind(h);
@@ -15,7 +15,7 @@ export function Spending({ api, t }) {
     setView(null);
     api.spending(days).then(
       (answer) => live && setView(answer),
-      () => live && setView({ error: t.failed }),
+      (error) => live && setView({ error: error instanceof TooManyRequests ? t["slow-down"] : t.failed }),
     );
     return () => {
       live = false;
@@ -52,7 +52,7 @@ function RuleItem({ rule, api, t, onRule, onUnauthorized, open, setOpen }) {
       if (answer.body.rule) onRule(answer.body.rule);
     } catch (error) {
       if (error instanceof Unauthorized) onUnauthorized();
-      else setNote(t.failed);
+      else setNote(error instanceof TooManyRequests ? t["slow-down"] : t.failed);
     } finally {
       setBusy(false);
     }

@@ -1,4 +1,4 @@
-import type { Composer } from "grammy";
+import { GrammyError, type Composer } from "grammy";
 import type { ChatMember } from "grammy/types";
 import { z } from "zod";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
@@ -70,7 +70,12 @@ export function groupFeature(): Composer<BotContext> {
 /** Checks the chosen group (the bot a member, the user an admin), then stores the link and shows its card. */
 async function linkGroup(ctx: BotContext, chatId: number, title: string | undefined): Promise<void> {
   const removeKeyboard = { remove_keyboard: true as const };
+  const unanswered = () => ctx.reply(ctx.tr("group-check-unanswered"), { parse_mode: "HTML", reply_markup: removeKeyboard });
   const bot = await memberOf(ctx, chatId, ctx.me.id);
+  if (bot === UNANSWERED) {
+    await unanswered();
+    return;
+  }
   if (!bot || !MEMBER_STATUSES.has(bot.status)) {
     await ctx.reply(ctx.tr("group-refused-bot-missing"), { parse_mode: "HTML", reply_markup: removeKeyboard });
     return;
@@ -79,8 +84,12 @@ async function linkGroup(ctx: BotContext, chatId: number, title: string | undefi
     await ctx.reply(ctx.tr("group-refused-bot-muted"), { parse_mode: "HTML", reply_markup: removeKeyboard });
     return;
   }
-  const userStatus = (await memberOf(ctx, chatId, ctx.account.telegram_id))?.status;
-  if (!userStatus || !ADMIN_STATUSES.has(userStatus)) {
+  const user = await memberOf(ctx, chatId, ctx.account.telegram_id);
+  if (user === UNANSWERED) {
+    await unanswered();
+    return;
+  }
+  if (!user || !ADMIN_STATUSES.has(user.status)) {
     await ctx.reply(ctx.tr("group-refused-not-admin"), { parse_mode: "HTML", reply_markup: removeKeyboard });
     return;
   }
@@ -91,12 +100,24 @@ async function linkGroup(ctx: BotContext, chatId: number, title: string | undefi
   await ctx.reply(card.text, { parse_mode: "HTML", reply_markup: card.keyboard });
 }
 
-/** A member's status in a chat, or null when Telegram will not say (the bot is not there, the chat is gone). */
-async function memberOf(ctx: BotContext, chatId: number, userId: number): Promise<ChatMember | null> {
+/** Telegram did not answer the member check (a 5xx, a 429, the network): nothing is known about the group. */
+const UNANSWERED = "unanswered" as const;
+
+/**
+ * A member's status in a chat; null when Telegram refuses to say (a 4xx: the bot is not there, the
+ * chat is gone); UNANSWERED when it did not answer, which says nothing about the group.
+ */
+async function memberOf(ctx: BotContext, chatId: number, userId: number): Promise<ChatMember | null | typeof UNANSWERED> {
   try {
     return await ctx.api.getChatMember(chatId, userId);
   } catch (error) {
-    ctx.deps.logger.info({ groupChatId: chatId, reason: error instanceof Error ? error.message : "unknown" }, "group member check refused; the group is not linked");
+    const refused = error instanceof GrammyError && error.error_code >= 400 && error.error_code < 500 && error.error_code !== 429;
+    const reason = error instanceof Error ? error.message : "unknown";
+    if (!refused) {
+      ctx.deps.logger.warn({ groupChatId: chatId, reason }, "group member check unanswered by Telegram; the user is asked to try again");
+      return UNANSWERED;
+    }
+    ctx.deps.logger.info({ groupChatId: chatId, reason }, "group member check refused; the group is not linked");
     return null;
   }
 }
