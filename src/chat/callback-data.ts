@@ -153,12 +153,55 @@ export const MENU_IDS = {
   watch: "wc",
 } as const;
 
-/** The data a menu writes; `payload` is a short reference, optionally with a page (`<ref>.<page>`). */
-export const MENU_DATA = kind(
-  "",
-  `(${Object.values(MENU_IDS).join("|")})/([0-9a-f]{1,2})/([0-9a-f]{1,2})/([A-Za-z0-9_.-]{0,24})/([fh][\\s\\S]{1,12})`,
-  (m) => ({ menu: m[1]!, payload: m[4]! }),
-);
+/** The data a menu writes; `payload` is one of the menu payloads below. */
+export const MENU_DATA = {
+  ...kind("", `(${Object.values(MENU_IDS).join("|")})/([0-9a-f]{1,2})/([0-9a-f]{1,2})/([A-Za-z0-9_.-]{0,24})/([fh][\\s\\S]{1,12})`, (m) => ({
+    menu: m[1]!,
+    payload: m[4]!,
+  })),
+  /** A menu's data as the menu itself would write it for its first button (a redraw the dashboard asks for). */
+  data: (menu: string, payload: string, fingerprint: string) => `${menu}/0/0/${payload}/${fingerprint}`,
+};
+
+/*
+ * Menu payloads: the part of a menu button's data the menu leaves to the bot (at most 24 of
+ * [A-Za-z0-9_.-]), declared here like callback data: written and read back only through these.
+ */
+
+/** /settings: a tap's payload, "l.<language>", "a.<alert kind>", "d.<on|off>", "z.<zone code>". */
+export const SETTINGS_TAP = {
+  ...kind("", "([ladz])\\.([a-z]{2,10})", (m) => ({ what: m[1] as "l" | "a" | "d" | "z", value: m[2]! })),
+  data: (what: "l" | "a" | "d" | "z", value: string) => `${what}.${value}`,
+};
+
+/** /transactions: the page and filter shown, `<page>.<currency letter>.<ledger type reference or ->`. */
+export const LEDGER_VIEW = {
+  ...kind("", `${PAGE}\\.([atu])\\.(-|[A-Za-z0-9_-]{10})`, (m) => ({
+    page: Math.max(1, page(m[1])),
+    currency: m[2] as "a" | "t" | "u",
+    typeRef: m[3] === "-" ? null : m[3]!,
+  })),
+  data: (page: number, currency: "a" | "t" | "u", typeRef: string) => `${page}.${currency}.${typeRef}`,
+};
+
+/** A rule's card: its reference, the list page it came from (0: opened elsewhere), ".t" when opened to top up. */
+export const RULE_VIEW = {
+  ...kind("", `${REF}\\.(\\d{1,4})(\\.t)?`, (m) => ({ ref: m[1]!, page: Number(m[2]), topUp: m[3] !== undefined })),
+  data: (view: { ref: string; page: number; topUp?: boolean }) => `${view.ref}.${view.page}${view.topUp ? ".t" : ""}`,
+};
+
+/** A button of the rules list: a rule ("<ref>.<page>") or Prev and Next ("p.<page>", "n.<page>"). */
+export const RULE_LIST_VIEW = {
+  ...kind("", `(?:${REF}|([pn]))\\.(\\d{1,4})`, (m) => ({
+    ref: m[1] ?? null,
+    page: Number(m[3]),
+    turn: m[2] === "p" ? (-1 as const) : m[2] === "n" ? (1 as const) : (0 as const),
+  })),
+  data: (at: { ref: string; page: number } | { turn: -1 | 1; page: number }) => ("ref" in at ? `${at.ref}.${at.page}` : `${at.turn < 0 ? "p" : "n"}.${at.page}`),
+};
+
+/** A price watch's card or its line in the list: the watch's id. */
+export const WATCH_VIEW = { ...kind("", REF, (m) => m[1]!), data: (id: string) => id };
 
 /**
  * Team alerts. In a group, Resume and Pause under a copied "rule paused" alert (by the owner's rule

@@ -1,7 +1,7 @@
 import type { Bot, Transformer } from "grammy";
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Update } from "grammy/types";
 import type { Kysely } from "kysely";
-import { MENU_IDS } from "#src/chat/callback-data";
+import { MENU_DATA, MENU_IDS, RULE_VIEW } from "#src/chat/callback-data";
 import type { Database } from "#src/db/schema";
 import type { WriteBatcher } from "#src/db/write-batcher";
 import { findOpenRuleCards, forgetOpenRuleCard, recordOpenRuleCard, type OpenRuleCard } from "#src/db/repos/open-rule-cards";
@@ -10,9 +10,16 @@ import type { BotContext } from "#src/bot/context";
 import { visibleText } from "#src/bot/edit-in-place";
 import { DASHBOARD_PRESS_PREFIX } from "#src/bot/middleware/rate-limit";
 
-const CARD_DATA = new RegExp(`^(?:${MENU_IDS.rule}|${MENU_IDS.ruleCancel})/[0-9a-f]{1,2}/[0-9a-f]{1,2}/(([A-Za-z0-9_-]{10})\\.\\d{1,4})(?:\\.t)?/`);
 /** The rules menu's other views (the list, the deliveries): a card edited into one of them is closed. */
-const OTHER_RULES_VIEW_DATA = new RegExp(`^(?:${MENU_IDS.rules}|${MENU_IDS.ruleDeliveries})/`);
+const OTHER_RULES_VIEWS: ReadonlySet<string> = new Set([MENU_IDS.rules, MENU_IDS.ruleDeliveries]);
+const CARD_VIEWS: ReadonlySet<string> = new Set([MENU_IDS.rule, MENU_IDS.ruleCancel]);
+
+/** A rule card's button, read with the menu's own data and payload readers: the card's payload (without its top-up mark) and rule. */
+function cardButton(data: string): { payload: string; ref: string } | null {
+  const button = MENU_DATA.parse(data);
+  const view = button && CARD_VIEWS.has(button.menu) ? RULE_VIEW.parse(button.payload) : null;
+  return view ? { payload: RULE_VIEW.data({ ref: view.ref, page: view.page }), ref: view.ref } : null;
+}
 /** Messages this process remembers drawing as cards, so an edit or delete of one is noticed without a read. */
 const KNOWN_KEPT = 50_000;
 const OBSERVED = new Set(["sendMessage", "editMessageText", "editMessageReplyMarkup", "deleteMessage"]);
@@ -120,7 +127,7 @@ export class OpenRuleCards {
   private outdatedPress(bot: Bot<BotContext>, owner: CardOwner, card: { messageId: number; payload: string; text: string; keyboard: InlineKeyboardButton[][] }, nowMs: number): Update {
     this.updateId -= 1;
     // Data of its own each time: two redraws of one card in a row are two presses, never a double tap.
-    const data = `${MENU_IDS.rule}/0/0/${card.payload}/h${(-this.updateId).toString(36).slice(-12)}`;
+    const data = MENU_DATA.data(MENU_IDS.rule, card.payload, `h${(-this.updateId).toString(36).slice(-12)}`);
     const from = { id: owner.telegramId, is_bot: false, first_name: owner.firstName || String(owner.telegramId), ...(owner.languageCode ? { language_code: owner.languageCode } : {}) };
     const message = {
       message_id: card.messageId,
@@ -148,7 +155,7 @@ function cardChange(method: string, params: Record<string, unknown>, result: unk
   }
   // A new message that is no card closes nothing.
   if (method === "sendMessage") return null;
-  return { kind: "closed", chatId, messageId, surely: hasButton(keyboard, OTHER_RULES_VIEW_DATA) };
+  return { kind: "closed", chatId, messageId, surely: hasButton(keyboard, (data) => OTHER_RULES_VIEWS.has(MENU_DATA.parse(data)?.menu ?? "")) };
 }
 
 /** An edit refused because the message is gone (the user deleted it): whoever drew a card there, it is closed. */
@@ -162,15 +169,15 @@ function messageGone(method: string, params: Record<string, unknown>, descriptio
 function firstCardButton(keyboard: InlineKeyboardButton[][] | undefined): { payload: string; ref: string } | null {
   for (const row of keyboard ?? []) {
     for (const button of row) {
-      const match = "callback_data" in button && typeof button.callback_data === "string" ? CARD_DATA.exec(button.callback_data) : null;
-      if (match) return { payload: match[1]!, ref: match[2]! };
+      const card = "callback_data" in button && typeof button.callback_data === "string" ? cardButton(button.callback_data) : null;
+      if (card) return card;
     }
   }
   return null;
 }
 
-function hasButton(keyboard: InlineKeyboardButton[][] | undefined, data: RegExp): boolean {
-  return (keyboard ?? []).some((row) => row.some((button) => "callback_data" in button && typeof button.callback_data === "string" && data.test(button.callback_data)));
+function hasButton(keyboard: InlineKeyboardButton[][] | undefined, matches: (data: string) => boolean): boolean {
+  return (keyboard ?? []).some((row) => row.some((button) => "callback_data" in button && typeof button.callback_data === "string" && matches(button.callback_data)));
 }
 
 /** A stored keyboard as rows of buttons; null when it does not read as one. */

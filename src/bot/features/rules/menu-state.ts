@@ -6,6 +6,7 @@ import type { BotContext } from "#src/bot/context";
 import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
 import { isDashboardPress } from "#src/bot/middleware/rate-limit";
 import { ruleStatus } from "#src/marketplace/rule-words";
+import { RULE_LIST_VIEW, RULE_VIEW } from "#src/chat/callback-data";
 
 export type MenuContext = BotContext & MenuFlavor;
 
@@ -51,19 +52,12 @@ export interface RulesMenuSet {
  * the fingerprinted state, so a press finds the very button that was drawn.
  */
 export function rulePayload(view: Pick<RuleView, "ref" | "page" | "topUp">): string {
-  return `${view.ref}.${view.page}${view.topUp ? ".t" : ""}`;
-}
-
-function readRulePayload(payload: string): { ref: string; page: number; topUp: boolean } | null {
-  const match = /^([A-Za-z0-9_-]{10})\.(\d{1,4})(\.t)?$/.exec(payload);
-  return match ? { ref: match[1]!, page: Number(match[2]), topUp: match[3] !== undefined } : null;
+  return RULE_VIEW.data(view);
 }
 
 /** The list page a list button was drawn on: a rule ("<ref>.<page>") or Prev/Next ("p.<page>", "n.<page>"). */
 export function readListPayload(payload: string): { ref: string | null; page: number; turn: -1 | 0 | 1 } | null {
-  const match = /^(?:([A-Za-z0-9_-]{10})|([pn]))\.(\d{1,4})$/.exec(payload);
-  if (!match) return null;
-  return { ref: match[1] ?? null, page: Number(match[3]), turn: match[2] === "p" ? -1 : match[2] === "n" ? 1 : 0 };
+  return RULE_LIST_VIEW.parse(payload);
 }
 
 export function payloadOf(ctx: BotContext): string {
@@ -130,7 +124,7 @@ export class RulePresses {
 
   /** The rule a press on a rule menu is about, as it is now (drawn from it when the press matches). */
   async pressedRule(ctx: BotContext): Promise<RuleLookup | null> {
-    const payload = readRulePayload(payloadOf(ctx));
+    const payload = RULE_VIEW.parse(payloadOf(ctx));
     return payload ? this.lookup(ctx, payload.ref, payload.page, payload.topUp) : null;
   }
 

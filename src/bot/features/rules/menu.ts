@@ -1,5 +1,5 @@
 import { Menu } from "@grammyjs/menu";
-import { MENU_IDS } from "#src/chat/callback-data";
+import { MENU_IDS, RULE_LIST_VIEW } from "#src/chat/callback-data";
 import type { AutomationRule } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
 import { ruleStatus } from "#src/marketplace/rule-words";
@@ -63,9 +63,9 @@ function drawListMenu(menus: RulesMenuSet): void {
     const view = await menus.presses.listShown(ctx);
     if (!view) return;
     const page = await rulesPage(ctx, view.rules, view.page);
-    for (const entry of page.entries) range.text({ text: entry.label, payload: `${entry.ref}.${page.page}` }, (pressed) => openRule(menus, pressed, entry.ref, page.page)).row();
-    if (page.page > 1) range.text({ text: ctx.tr("button-prev"), payload: `p.${page.page}` }, (pressed) => turnPage(menus, pressed, page.page - 1));
-    if (page.page < page.pages) range.text({ text: ctx.tr("button-next"), payload: `n.${page.page}` }, (pressed) => turnPage(menus, pressed, page.page + 1));
+    for (const entry of page.entries) range.text({ text: entry.label, payload: RULE_LIST_VIEW.data({ ref: entry.ref, page: page.page }) }, (pressed) => openRule(menus, pressed, entry.ref, page.page)).row();
+    if (page.page > 1) range.text({ text: ctx.tr("button-prev"), payload: RULE_LIST_VIEW.data({ turn: -1, page: page.page }) }, (pressed) => turnPage(menus, pressed, page.page - 1));
+    if (page.page < page.pages) range.text({ text: ctx.tr("button-next"), payload: RULE_LIST_VIEW.data({ turn: 1, page: page.page }) }, (pressed) => turnPage(menus, pressed, page.page + 1));
   });
 }
 
@@ -80,7 +80,7 @@ function drawRuleMenu(menus: RulesMenuSet): void {
     if (status === "active") range.text({ text: ctx.tr("button-pause"), payload }, (pressed) => pressAction(menus, pressed, "pause"));
     if (status === "paused") range.text({ text: ctx.tr("button-resume"), payload }, (pressed) => pressAction(menus, pressed, "resume"));
     if (status !== "cancelled") range.text({ text: ctx.tr("button-cancel-rule"), payload }, (pressed) => askCancel(menus, pressed)).row();
-    range.text({ text: ctx.tr("button-deliveries"), payload }, (pressed) => deliveries(menus, pressed)).text({ text: ctx.tr("button-back"), payload: `${view.ref}.${view.page}` }, (pressed) => backToList(menus, pressed));
+    range.text({ text: ctx.tr("button-deliveries"), payload }, (pressed) => deliveries(menus, pressed)).text({ text: ctx.tr("button-back"), payload: RULE_LIST_VIEW.data({ ref: view.ref, page: view.page }) }, (pressed) => backToList(menus, pressed));
   });
 }
 

@@ -1,7 +1,7 @@
 import { Menu, type MenuFlavor } from "@grammyjs/menu";
 import { type Composer, type Context, InlineKeyboard } from "grammy";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
-import { DIGEST_SETTING, MENU_IDS } from "#src/chat/callback-data";
+import { DIGEST_SETTING, MENU_IDS, SETTINGS_TAP } from "#src/chat/callback-data";
 import { alertEnabled, findUser, setUserLanguage, toggleAlert, type AlertKind, type User } from "#src/db/repos/users";
 import { followChosenLanguage } from "#src/bot/command-menu";
 import type { BotContext } from "#src/bot/context";
@@ -24,11 +24,6 @@ function cardText(tr: Translate, lang: Language, user: User): string {
   return lines.join("\n");
 }
 
-/** A tap's payload: "l.<language>", "a.<alert kind>", "d.<on|off>", "z.<zone code>". */
-function readPayload(payload: string): { what: "l" | "a" | "d" | "z"; value: string } | null {
-  const match = /^([ladz])\.([a-z]{2,10})$/.exec(payload);
-  return match ? { what: match[1] as "l" | "a" | "d" | "z", value: match[2]! } : null;
-}
 
 /**
  * /settings on @grammyjs/menu: language, which alerts are pushed, the weekly digest and its time
@@ -47,7 +42,7 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
   }
 
   async function apply(ctx: BotContext & MenuFlavor): Promise<void> {
-    const tap = readPayload(typeof ctx.match === "string" ? ctx.match : "");
+    const tap = SETTINGS_TAP.parse(typeof ctx.match === "string" ? ctx.match : "");
     const now = ctx.deps.now();
     const language = tap?.what === "l" && (LANGUAGES as readonly string[]).includes(tap.value) ? (tap.value as Language) : null;
     if (language) await setUserLanguage(ctx.deps.db, ctx.account.telegram_id, language, now);
@@ -75,16 +70,16 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
 
   menu.dynamic((ctx, range) => {
     const { tr, lang, user } = view(ctx);
-    for (const language of LANGUAGES) range.text({ text: `${language === lang ? "✅ " : ""}${tr(`language-${language}`)}`, payload: `l.${language}` }, apply);
+    for (const language of LANGUAGES) range.text({ text: `${language === lang ? "✅ " : ""}${tr(`language-${language}`)}`, payload: SETTINGS_TAP.data("l", language) }, apply);
     range.row();
-    for (const kind of ALERT_KINDS) range.text({ text: `${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}`, payload: `a.${kind}` }, apply).row();
+    for (const kind of ALERT_KINDS) range.text({ text: `${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}`, payload: SETTINGS_TAP.data("a", kind) }, apply).row();
     // The digest's buttons as its module lays them out, each tap applied by that module.
     const digest = new InlineKeyboard();
     addDigestButtons(digest, tr, user);
     for (const row of digest.inline_keyboard) {
       for (const button of row) {
         const tap = "callback_data" in button ? DIGEST_SETTING.parse(button.callback_data) : null;
-        if (tap) range.text({ text: button.text, payload: `${tap.what}.${tap.value}` }, apply);
+        if (tap) range.text({ text: button.text, payload: SETTINGS_TAP.data(tap.what, tap.value) }, apply);
       }
       if (row.length > 0) range.row();
     }

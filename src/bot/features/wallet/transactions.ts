@@ -1,7 +1,7 @@
 import { Menu, type MenuFlavor, type MenuRange } from "@grammyjs/menu";
 import type { Composer, Context } from "grammy";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
-import { MENU_IDS, WALLET_TRANSACTIONS } from "#src/chat/callback-data";
+import { LEDGER_VIEW, MENU_IDS, WALLET_TRANSACTIONS } from "#src/chat/callback-data";
 import { refFor, resolveRef } from "#src/db/repos/callback-refs";
 import type { LedgerEntry, MarketplaceClient, Paged } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
@@ -31,11 +31,6 @@ async function typeReference(ctx: BotContext, filter: Filter): Promise<string> {
   return filter.type === undefined ? "-" : refFor(ctx.deps.db, ctx.account.telegram_id, `ledger-type:${filter.type}`, ctx.deps.now());
 }
 
-/** The page and filter a transactions menu shows, as its payload: `<page>.<currency>.<type reference or ->`. */
-function readPayload(payload: string): { page: number; currency: CurrencyCode; typeRef: string | null } | null {
-  const match = /^(\d{1,6})\.([atu])\.(-|[A-Za-z0-9_-]{10})$/.exec(payload);
-  return match ? { page: Math.max(1, Number(match[1])), currency: match[2] as CurrencyCode, typeRef: match[3] === "-" ? null : match[3]! } : null;
-}
 
 /** "+12.5" for credits, "-3" for debits, from the API's decimal string (never a float). */
 export function signedAmount(amount: string, lang: Language): string {
@@ -156,7 +151,7 @@ function pressedView(ledger: LedgerMenu, ctx: BotContext): Promise<LedgerView | 
   let pending = ledger.pressed.get(ctx);
   if (!pending) {
     pending = (async () => {
-      const payload = readPayload(typeof ctx.match === "string" ? ctx.match : "");
+      const payload = LEDGER_VIEW.parse(typeof ctx.match === "string" ? ctx.match : "");
       if (!payload) return "expired";
       let type: string | undefined;
       if (payload.typeRef !== null) {
@@ -201,7 +196,7 @@ async function draw(ledger: LedgerMenu, ctx: BotContext & MenuFlavor, page: numb
 async function buttons(ledger: LedgerMenu, ctx: BotContext, range: MenuRange<BotContext>, { list, filter }: LedgerView): Promise<void> {
   const number = Math.max(1, list.page);
   const pages = pageCount(list);
-  const payload = `${number}.${filter.currency}.${await typeReference(ctx, filter)}`;
+  const payload = LEDGER_VIEW.data(number, filter.currency, await typeReference(ctx, filter));
   const button = (text: string, page: number, target: Filter) => range.text({ text, payload }, (pressedCtx) => draw(ledger, pressedCtx, page, target));
   if (list.total === 0 && !isFiltered(filter)) {
     range.text({ text: ctx.tr("button-topup"), payload }, async (pressedCtx) => {

@@ -1,6 +1,6 @@
 import { Menu, type MenuFlavor } from "@grammyjs/menu";
 import type { Context } from "grammy";
-import { MENU_IDS } from "#src/chat/callback-data";
+import { MENU_IDS, WATCH_VIEW } from "#src/chat/callback-data";
 import { deleteWatch, findWatch, listWatches, setWatchCooldown, setWatchRearm, setWatchStatus, type PriceWatch, type WatchCooldown } from "#src/db/repos/watches";
 import type { BotContext } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
@@ -18,7 +18,6 @@ export interface WatchMenus {
   listView(ctx: BotContext, watches: PriceWatch[], note?: string): { text: string; keyboard: Menu<BotContext> };
 }
 
-const WATCH_ID = /^[A-Za-z0-9_-]{10}$/;
 
 function payloadOf(ctx: BotContext): string {
   return typeof ctx.match === "string" ? ctx.match : "";
@@ -94,7 +93,7 @@ async function watchShown(menus: WatchMenuSet, ctx: BotContext): Promise<PriceWa
   const entry = drawing(menus, ctx);
   if (entry.watch === undefined) {
     const id = payloadOf(ctx);
-    entry.watch = WATCH_ID.test(id) ? await findWatch(ctx.deps.db, ctx.account.telegram_id, id) : null;
+    entry.watch = WATCH_VIEW.parse(id) !== null ? await findWatch(ctx.deps.db, ctx.account.telegram_id, id) : null;
   }
   return entry.watch;
 }
@@ -125,7 +124,7 @@ async function showCard(menus: WatchMenuSet, ctx: BotContext, id: string, note?:
 function change(menus: WatchMenuSet, apply: (ctx: BotContext, id: string) => Promise<boolean>, then: "card" | "list", note?: (ctx: BotContext, id: string) => string) {
   return async (ctx: MenuContext) => {
     const id = payloadOf(ctx);
-    if (!WATCH_ID.test(id) || !(await apply(ctx, id))) {
+    if (WATCH_VIEW.parse(id) === null || !(await apply(ctx, id))) {
       await ctx.answerCallbackQuery({ text: ctx.tr("watch-gone") });
       return showList(menus, ctx);
     }
@@ -150,7 +149,7 @@ function drawListMenu(menus: WatchMenuSet): void {
   menus.list.dynamic(async (ctx, range) => {
     for (const [index, watch] of (await watchesShown(menus, ctx)).entries()) {
       const n = String(index + 1);
-      const payload = watch.id;
+      const payload = WATCH_VIEW.data(watch.id);
       range.text({ text: ctx.tr("button-watch-open", { n }), payload }, async (pressed) => {
         await pressed.answerCallbackQuery();
         await showCard(menus, pressed, payloadOf(pressed));
@@ -167,7 +166,7 @@ function drawCardMenu(menus: WatchMenuSet): void {
   menus.card.dynamic(async (ctx, range) => {
     const watch = await watchShown(menus, ctx);
     if (!watch) return;
-    const payload = watch.id;
+    const payload = WATCH_VIEW.data(watch.id);
     if (watch.status === "active") range.text({ text: ctx.tr("button-pause"), payload }, change(menus, pause, "card"));
     else range.text({ text: ctx.tr("button-resume"), payload }, change(menus, resume, "card"));
     range.text({ text: ctx.tr("button-delete"), payload }, change(menus, remove, "list", deleted)).row();
