@@ -37,8 +37,10 @@ import { startSecrets, telegramWebhookSecret } from "./startup/secrets";
 import { startMarketplace } from "./startup/marketplace";
 import { listen } from "./startup/listen";
 import { receiveTelegramUpdates } from "./startup/telegram-updates";
+import { databaseProblem, explained, listenProblem, telegramProblem } from "./startup/start-failure";
 
 export { telegramWebhookSecret };
+export { StartupProblem } from "./startup/start-failure";
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -190,8 +192,9 @@ function presentBot(bot: Bot<BotContext>, deps: BotDeps): void {
 export async function startApp(options: AppOptions): Promise<App> {
   const config = readConfig(options.env);
   const now = options.now ?? Date.now;
-  const { logger, scrubber, secretKey, box } = startSecrets(config, options.logDestination);
-  const { db, path: dbPath, dialect } = await openStore(config, logger, box);
+  const onDatabase = (error: unknown) => databaseProblem(error, config);
+  const { logger, scrubber, secretKey, box } = await explained(() => startSecrets(config, options.logDestination), onDatabase);
+  const { db, path: dbPath, dialect } = await explained(() => openStore(config, logger, box), onDatabase);
 
   const metrics = new Metrics();
   const stops: Stops = [];
@@ -229,11 +232,11 @@ export async function startApp(options: AppOptions): Promise<App> {
   const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN }, [...serverRoutes(push, telegramWebhook, playground), dashboard]);
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
-  await bot.init();
+  await explained(() => bot.init(), telegramProblem);
   if (!bot.botInfo.supports_inline_queries) {
     logger.warn({ bot: bot.botInfo.username }, "inline mode is off for this bot, so \"@bot 65k 1h\" quotes do not work in chats: in @BotFather send /setinline, choose the bot and set a placeholder");
   }
-  const server = await listen(http, config.PORT, host);
+  const server = await explained(() => listen(http, config.PORT, host), (error) => listenProblem(error, config.PORT, host));
   const url = server.url;
   playground?.attach({ push, db, now, selfUrl: url, publicUrl: config.PUBLIC_URL ?? null });
   stops.push(() => server.close());
