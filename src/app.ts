@@ -40,8 +40,10 @@ import { receiveTelegramUpdates } from "./startup/telegram-updates";
 import { readBuildInfo, registerBuildInfo } from "./startup/build-info";
 import { watchWebhookInfo } from "./startup/webhook-info";
 import { trustedProxies } from "./trusted-proxies";
+import { databaseProblem, explained, listenProblem, telegramProblem } from "./startup/start-failure";
 
 export { telegramWebhookSecret };
+export { StartupProblem } from "./startup/start-failure";
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -161,23 +163,30 @@ interface Running {
   stops: Stops;
 }
 
+/** Waits (at most 1.2 s) for the Telegram updates being handled: their offset or answer is already given. */
+async function updatesEnded(bot: Bot<BotContext>, telegramWebhook: TelegramWebhookHandle | null, logger: Logger): Promise<void> {
+  if (telegramWebhook) {
+    if (!(await telegramWebhook.drain(1_200))) logger.warn("stopping with Telegram updates still being handled; Telegram will redeliver them");
+  } else if (!(await updatesHandled(bot, 1_200))) {
+    // The runner stops fetching at once but leaves the updates it took running: let them end
+    // before the database closes under them (their offset is already confirmed to Telegram).
+    logger.warn({ inFlight: updatesInFlight(bot) }, "stopping with Telegram updates still being handled after 1.2 s");
+  }
+}
+
 /** Shuts down in the reverse order of start: updates, the updates being handled, push, the server and embedded services, the database. */
 async function stopRunning({ logger, db, bot, push, leadership, telegramWebhook, stops }: Running): Promise<void> {
   logger.debug("stopping: long polling");
   await leadership?.stop();
-  if (telegramWebhook) {
-    logger.debug("stopping: Telegram updates being handled (at most 5 s)");
-    if (!(await telegramWebhook.drain(5_000))) logger.warn("stopping with Telegram updates still being handled; Telegram will redeliver them");
-  } else if (!(await updatesHandled(bot, 5_000))) {
-    // The runner stops fetching at once but leaves the updates it took running: let them end
-    // before the database closes under them (their offset is already confirmed to Telegram).
-    logger.warn({ inFlight: updatesInFlight(bot) }, "stopping with Telegram updates still being handled after 5 s");
-  }
-  logger.debug("stopping: pushed alerts (draining the outbox for a few seconds)");
-  await push.stop();
+  // The updates being handled and the pushed alerts stop side by side, so the whole stop fits in
+  // about 1.5 s: updates get 1.2 s to end, the sender drains for under a second, then what this
+  // replica still holds (polls, order checks, alerts) is handed back.
+  logger.debug("stopping: Telegram updates being handled (at most 1.2 s) and pushed alerts (draining the outbox for under a second, then handing back what is held)");
+  await Promise.all([updatesEnded(bot, telegramWebhook, logger), push.stop()]);
   logger.debug("stopping: HTTP server and embedded services");
   for (const stop of stops.reverse()) await stop();
-  await db.destroy();
+  // A query still running (a poll cut short) would hold the pool's end: it is not waited for long.
+  await Promise.race([db.destroy(), new Promise((resolve) => setTimeout(resolve, 200).unref())]);
   logger.info("stopped");
 }
 
@@ -196,8 +205,9 @@ function presentBot(bot: Bot<BotContext>, deps: BotDeps): void {
 export async function startApp(options: AppOptions): Promise<App> {
   const config = readConfig(options.env);
   const now = options.now ?? Date.now;
-  const { logger, scrubber, secretKey, box } = startSecrets(config, options.logDestination);
-  const { db, path: dbPath, dialect } = await openStore(config, logger, box);
+  const onDatabase = (error: unknown) => databaseProblem(error, config);
+  const { logger, scrubber, secretKey, box } = await explained(() => startSecrets(config, options.logDestination), onDatabase);
+  const { db, path: dbPath, dialect } = await explained(() => openStore(config, logger, box), onDatabase);
 
   const metrics = new Metrics();
   registerBuildInfo(metrics, readBuildInfo(config.GIT_COMMIT));
@@ -236,11 +246,11 @@ export async function startApp(options: AppOptions): Promise<App> {
   const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN, trustedProxies: trustedProxies(config.TRUSTED_PROXIES) }, [...serverRoutes(push, telegramWebhook, playground), dashboard]);
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
-  await bot.init();
+  await explained(() => bot.init(), telegramProblem);
   if (!bot.botInfo.supports_inline_queries) {
     logger.warn({ bot: bot.botInfo.username }, "inline mode is off for this bot, so \"@bot 65k 1h\" quotes do not work in chats: in @BotFather send /setinline, choose the bot and set a placeholder");
   }
-  const server = await listen(http, config.PORT, host);
+  const server = await explained(() => listen(http, config.PORT, host), (error) => listenProblem(error, config.PORT, host));
   const url = server.url;
   playground?.attach({ push, db, now, selfUrl: url, publicUrl: config.PUBLIC_URL ?? null });
   stops.push(() => server.close());

@@ -189,7 +189,9 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
   if (config.BOT_MODE === "webhook" && !config.BOT_TOKEN) problems.push("BOT_TOKEN: required when BOT_MODE=webhook");
   if (config.SECRET_KEY_PREVIOUS && !config.SECRET_KEY) problems.push("SECRET_KEY: required when SECRET_KEY_PREVIOUS is set (the new key of the rotation)");
   if (!config.BOT_TOKEN && config.HOST && !isLoopbackHost(config.HOST) && !config.PLAYGROUND_PUBLIC) problems.push(playgroundExposureProblem(config.HOST));
-  if (config.BOT_TOKEN && !config.MARKETPLACE_URL && /^postgres(ql)?:/i.test(config.DATABASE_URL)) problems.push(SANDBOX_PER_REPLICA_PROBLEM);
+  const onPostgres = /^postgres(ql)?:/i.test(config.DATABASE_URL);
+  if (config.BOT_TOKEN && !config.MARKETPLACE_URL && onPostgres) problems.push(SANDBOX_PER_REPLICA_PROBLEM);
+  if (config.BOT_TOKEN && !config.SECRET_KEY && onPostgres) problems.push(SECRET_KEY_PER_REPLICA_PROBLEM);
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, config: { ...config, playground: !config.BOT_TOKEN } };
 }
@@ -203,6 +205,16 @@ const SANDBOX_PER_REPLICA_PROBLEM =
   "MARKETPLACE_URL: required when DATABASE_URL is a PostgreSQL database and BOT_TOKEN is set. " +
   "Without it every replica starts its own private in-memory sandbox marketplace (no real TRX), so real Telegram users would reach a different sandbox on each replica and a key linked on one would be unknown to the others. " +
   "Set MARKETPLACE_URL to the marketplace's base URL (or to one sandbox all replicas share); for a single local bot on the embedded sandbox, use a SQLite DATABASE_URL (file:…).";
+
+/**
+ * Without SECRET_KEY a process generates its own key into its data folder. PostgreSQL means
+ * replicas sharing one database, so each would encrypt users' API keys and derive the Telegram
+ * webhook secret under a different key: a key linked through one replica would be unreadable on the next.
+ */
+const SECRET_KEY_PER_REPLICA_PROBLEM =
+  "SECRET_KEY: required when DATABASE_URL is a PostgreSQL database and BOT_TOKEN is set. " +
+  "Without it every replica generates its own key into its own data folder, so each would encrypt users' API keys and derive the webhook secret under a different key, and a key linked through one replica could not be read by the others. " +
+  "Generate one with: openssl rand -base64 32, and give every replica the same SECRET_KEY.";
 
 /**
  * Without BOT_TOKEN the server is the local playground, which holds the sandbox's demo key and lets

@@ -1,14 +1,21 @@
 import { existsSync } from "node:fs";
-import { ConfigError, startApp } from "./app";
+import { ConfigError, startApp, StartupProblem } from "./app";
 import { isLoopbackHost } from "./listen-address";
 
 /** `npm start`: reads .env when present, starts the app, stops cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
-  // Signals are watched from the first moment; one arriving during start-up stops the app once it is up.
+  // Signals are watched from the first moment; one arriving during start-up stops the app once it is up (or within 2 s).
   let requested: string | null = null;
+  let startTimer: NodeJS.Timeout | undefined;
   let onSignal: (signal: string) => void = (signal) => {
+    if (requested) return;
     requested = signal;
+    // A start that hangs (a Bot API that never answers getMe) must not outlive the stop by more than 2 s.
+    startTimer = setTimeout(() => {
+      console.error(`stopped by ${signal} while still starting`);
+      process.exit(0);
+    }, 2_000).unref();
   };
   process.on("SIGINT", () => onSignal("SIGINT"));
   process.on("SIGTERM", () => onSignal("SIGTERM"));
@@ -21,9 +28,16 @@ async function main(): Promise<void> {
       for (const problem of error.problems) console.error(`  ${problem}`);
       process.exit(2);
     }
+    if (error instanceof StartupProblem) {
+      // One line an operator acts on; the original error only when asked for (LOG_LEVEL=debug).
+      console.error(`Cannot start: ${error.message}`);
+      if (/^(debug|trace)$/i.test(process.env.LOG_LEVEL ?? "")) console.error(error.cause);
+      process.exit(2);
+    }
     console.error(`Cannot start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
+  clearTimeout(startTimer);
 
   if (app.playground) {
     const host = app.config.HOST ?? "127.0.0.1";

@@ -52,7 +52,8 @@ export class DatabaseHealth {
     if (this.downSince !== null) return;
     this.downSince = Date.now();
     this.failures = 1;
-    this.logger?.warn({ err: error }, "database unreachable: requests that need it are refused (503) and background work waits until it answers again");
+    // The driver's reason without its stack: an outage is the server's, not a defect of this code.
+    this.logger?.warn({ reason: error instanceof Error ? error.message : String(error) }, "database unreachable: requests that need it are refused (503) and background work waits until it answers again");
   }
 
   /**

@@ -20,6 +20,7 @@ import { registerPushGauges } from "./push-metrics";
 import { releasePollLeases } from "#src/db/repos/poll-cycles";
 import { releaseLeasesOf } from "#src/db/repos/outbox";
 import { withLease } from "#src/scale/leases";
+import { releaseNamedLeasesOf } from "#src/db/repos/leases";
 import type { SendBudgetStore } from "#src/scale/send-budget";
 import type { ArrivalWindow } from "#src/scale/arrival-window";
 import { createSenderApi, OutboxSender } from "./sender";
@@ -99,6 +100,16 @@ export interface PushHandle {
   stop(): Promise<void>;
 }
 
+/** How long a stop gives polls in flight to be recorded, the sender to drain, and the hand-back of claims. */
+const STOP_POLLS_MS = 600;
+const STOP_SENDING_MS = 500;
+const STOP_HAND_BACK_MS = 300;
+
+/** `work`, or nothing once `ms` have passed (what is not done by then is left to leases running out). */
+function within(work: Promise<unknown>, ms: number): Promise<unknown> {
+  return Promise.race([work, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+}
+
 /** Requests in flight the poller needs to keep its rate with up to 100 ms per marketplace call. */
 export function pollConcurrency(ratePerSecond: number): number {
   return Math.max(16, Math.ceil(ratePerSecond / 10));
@@ -172,13 +183,13 @@ export function startPush(deps: PushDeps): PushHandle {
     async stop() {
       polls.close();
       await jobs?.stop();
-      // A cycle can take minutes: it stops claiming users and hands back those it holds; polls in
-      // flight get a moment to be recorded (one not recorded is simply polled again later).
-      const settled = polls.abort();
-      await Promise.race([Promise.allSettled([settled, follower.running]), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-      // Drain what can be sent in a few seconds; the rest stays queued for the next start.
-      await sender.stop(3_000);
-      await handBackLeases(deps, replicaId);
+      // The whole stop fits in about a second: a cycle can take minutes, so it stops claiming users
+      // and polls in flight get a moment to be recorded (one not recorded is polled again later);
+      // meanwhile the sender sends what it can and leaves the rest queued. Then every claim still
+      // held is handed back, so another replica (or the next start) takes it at once.
+      const settled = Promise.allSettled([polls.abort(), follower.running]);
+      await Promise.all([within(settled, STOP_POLLS_MS), sender.stop(STOP_SENDING_MS)]);
+      await within(handBackLeases(deps, replicaId), STOP_HAND_BACK_MS);
     },
   };
   return handle;
@@ -250,9 +261,9 @@ function scheduleJobs(deps: PushDeps, handle: PushHandle, polls: PollWork, follo
  * replica, takes them at once instead of after the lease.
  */
 async function handBackLeases(deps: PushDeps, replicaId: string): Promise<void> {
-  const released = await Promise.all([releasePollLeases(deps.db, replicaId), releaseFollowLeases(deps.db, replicaId), releaseLeasesOf(deps.db, replicaId)]).catch((error: unknown) => {
+  const released = await Promise.all([releasePollLeases(deps.db, replicaId), releaseFollowLeases(deps.db, replicaId), releaseLeasesOf(deps.db, replicaId), releaseNamedLeasesOf(deps.db, replicaId)]).catch((error: unknown) => {
     deps.logger.warn({ err: error }, "could not hand back this replica's leases; they return when they run out");
     return null;
   });
-  if (released && released.some((count) => count > 0)) deps.logger.info({ users: released[0], orders: released[1], alerts: released[2] }, "handed back the work this replica still held");
+  if (released && released.some((count) => count > 0)) deps.logger.info({ users: released[0], orders: released[1], alerts: released[2], jobs: released[3] }, "handed back the work this replica still held");
 }

@@ -48,9 +48,14 @@ export class PollWork {
     const { db, logger, now } = this.deps;
     return this.queue(async () => {
       const open = await currentPollCycle(db);
-      // The tick's own cycle (or a later one) already open: another replica's tick opened it first.
-      if (open === null || (open < tick && !(await cycleHasClaimableUsers(db, open, now())))) await openPollCycle(db, this.replicaId, tick, now());
-      else logger.info({ cycle: open }, "the open poll cycle still has users left; working on it instead of opening another");
+      if (open !== null && open >= tick) {
+        // The tick's own cycle (or a later one) is already open: another replica's tick opened it first.
+        logger.debug({ cycle: open }, "another replica opened this tick's poll cycle; working on it too");
+      } else if (open !== null && (await cycleHasClaimableUsers(db, open, now()))) {
+        logger.info({ cycle: open }, "the open poll cycle still has users left; working on it instead of opening another");
+      } else {
+        await openPollCycle(db, this.replicaId, tick, now());
+      }
       const cycle = await currentPollCycle(db);
       return cycle === null ? null : this.workOn(cycle);
     });

@@ -144,6 +144,7 @@ export class OutboxSender {
       return 0;
     }
     this.cycles += 1;
+    const abortedBefore = this.abort.signal.aborted;
     if (this.unrecorded.size > 0) await this.recordUnrecorded();
     if (this.cycles % 500 === 1) await this.store.prune(now()).catch(() => undefined);
     // The last cycle filled its whole grant: there may be more rows, so no look before the transaction.
@@ -179,6 +180,11 @@ export class OutboxSender {
       await this.store.refundGlobal(trx, grant.granted - ready.length, this.budget);
       return { rows: ready, granted: grant.granted, limited: grant.limited, nextAt: grant.nextAt };
     });
+    if (!abortedBefore && this.abort.signal.aborted) {
+      // Stopped for good while this pass claimed: the rows go back at once, unsent.
+      for (const row of rows) await releaseLease(db, row.id, row.next_attempt_at, this.owner);
+      return 0;
+    }
     for (const row of rows) {
       const sending: Promise<void> = this.send(row)
         .catch((error: unknown) => reportFailure(this.options.db, this.options.logger, error, "recording an alert's outcome failed; its lease will run out", { outboxId: row.id }))
@@ -272,15 +278,20 @@ export class OutboxSender {
     if (this.running) await until(this.running);
     while (remaining() > 0) {
       // A cycle that fails (the database gone) ends the drain: what is queued stays for the next start.
-      const sent = await until(this.cycle().catch(() => null));
+      const pass = this.cycle().catch(() => null);
+      this.running = pass.then(() => undefined);
+      const sent = await until(pass);
       if (sent === null) break;
       if (sent === 0 && this.idle && this.nextDue === null && this.inFlight.size === 0) break;
       if (sent === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(this.inFlight.size > 0 ? 10 : 100, remaining())));
     }
     await until(Promise.allSettled([...this.inFlight]));
     this.abort.abort();
-    await Promise.allSettled([...this.inFlight]);
-    if (this.running) await this.running;
+    // An aborted send still records its outcome, and a pass still claiming gives its rows back
+    // (a moment on a busy database, where the shared budget's row is locked in turn); one that
+    // cannot within 0.8 s keeps its lease, which the stop hands back or which runs out.
+    const settle = Promise.allSettled([...this.inFlight, this.running]);
+    await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, 800).unref())]);
   }
 }
 

@@ -13,8 +13,13 @@ export interface Listening {
 
 /** Serves the app on host:port with short timeouts, resolving once it listens. */
 export async function listen(http: Hono<ServerEnv>, port: number, host: string): Promise<Listening> {
-  const server: ServerType = await new Promise((resolve) => {
-    const started = serve({ fetch: http.fetch, port, hostname: host }, () => resolve(started));
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const started = serve({ fetch: http.fetch, port, hostname: host }, () => {
+      started.off("error", reject);
+      resolve(started);
+    });
+    // A port in use or an address not of this machine: said by the caller, not thrown as an uncaught event.
+    started.once("error", reject);
   });
   // Far below Node's 300 s default: a slow client cannot hold a connection open.
   const nodeServer = server as unknown as { requestTimeout: number; headersTimeout: number; keepAliveTimeout: number };

@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configSchema, parseConfig } from "#src/config";
 import { parseYamlSubset, type YamlValue } from "../kit/yaml-subset";
@@ -121,5 +123,52 @@ describe("the container (Dockerfile and compose.yaml, read: no engine runs here)
       expect(typeof grace, `${name} sets stop_grace_period`).toBe("string");
       expect(durationSeconds(grace as string), name).toBeGreaterThan(drainMs / 1000);
     }
+  });
+});
+
+/** The packages the server's own code (not the browser code under web/) imports. */
+function serverImports(dir = "src"): Set<string> {
+  const found = new Set<string>();
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== "web") for (const name of serverImports(path)) found.add(name);
+    } else if (entry.name.endsWith(".ts")) {
+      const text = readFileSync(path, "utf8");
+      const specs = [...text.matchAll(/^(?:import|export)\b[^;]*?from "([^".#][^"]*)"/gm), ...text.matchAll(/\bimport\("([^".#][^"]*)"\)/g)].map((match) => match[1]!);
+      for (const spec of specs) found.add(/^(@[^/]+\/[^/]+|[^/]+)/.exec(spec)![1]!);
+    }
+  }
+  return found;
+}
+
+describe("a lean image", () => {
+  const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+
+  it("ships as runtime dependencies only what the server imports; build tools and browser-only packages are dev dependencies", () => {
+    for (const name of ["esbuild", "typescript", "@telegram-apps/bridge", "@telegram-apps/transformers", "preact", "htm"]) {
+      expect(pkg.dependencies[name], name).toBeUndefined();
+      expect(pkg.devDependencies[name], name).toBeDefined();
+    }
+    const imported = serverImports();
+    for (const name of ["grammy", "pg", "@telegram-apps/init-data-node"]) expect(imported.has(name), `the scan finds ${name}`).toBe(true);
+    const builtins = new Set(builtinModules);
+    for (const name of imported) if (!name.startsWith("node:") && !builtins.has(name)) expect(pkg.dependencies[name], `src imports ${name} at run time`).toBeDefined();
+  });
+
+  it("builds with dev dependencies, prunes them before the runtime stage, labels the image and declares no volume", () => {
+    expect(dockerfile).toMatch(/^RUN npm ci$/m);
+    expect(dockerfile).toMatch(/^RUN npm prune --omit=dev\b.*rm -rf node_modules\/typescript/m);
+    const labels = finalStage().filter((each) => each.instruction === "LABEL").map((each) => each.args).join(" ");
+    for (const key of ["version", "source", "licenses"]) expect(labels).toContain(`org.opencontainers.image.${key}=`);
+    expect(finalStage().filter((each) => each.instruction === "VOLUME")).toEqual([]);
+  });
+
+  it("the balancer health-checks each replica on /readyz (static upstreams: dynamic ones get no active checks)", () => {
+    const caddyfile = String((compose as unknown as { configs: Record<string, { content?: string }> }).configs.caddyfile?.content ?? "");
+    expect(caddyfile).not.toMatch(/\bdynamic\b/);
+    expect(caddyfile).toMatch(/health_uri \/readyz/);
+    const upstreams = /reverse_proxy ([^{]+)\{/.exec(caddyfile)?.[1]?.trim().split(/\s+/) ?? [];
+    expect(upstreams.sort()).toEqual(botServices.map(([name]) => `${name}:8080`).sort());
   });
 });

@@ -8,6 +8,7 @@ import { createLogger, SecretScrubber } from "#src/logger";
 
 const BOT_TOKEN = "123456789:AAEexampleexampleexampleexample0000";
 const postgresUrl = (password: string) => `postgres://bot:${encodeURIComponent(password)}@db.internal:5432/bot`;
+const SECRET_KEY = Buffer.alloc(32, 7).toString("base64");
 
 describe("PostgreSQL with a BOT_TOKEN needs MARKETPLACE_URL", () => {
   it.each(["postgres", "postgresql"])("%s:// without MARKETPLACE_URL is refused, naming the variables and why (never their values)", (scheme) => {
@@ -25,7 +26,7 @@ describe("PostgreSQL with a BOT_TOKEN needs MARKETPLACE_URL", () => {
   });
 
   it("starts with MARKETPLACE_URL set, on SQLite without it, and as the playground (no BOT_TOKEN) on PostgreSQL", () => {
-    expect(parseConfig({ BOT_TOKEN, DATABASE_URL: postgresUrl("pw"), MARKETPLACE_URL: "https://marketplace.example" }).ok).toBe(true);
+    expect(parseConfig({ BOT_TOKEN, DATABASE_URL: postgresUrl("pw"), MARKETPLACE_URL: "https://marketplace.example", SECRET_KEY }).ok).toBe(true);
     expect(parseConfig({ BOT_TOKEN, DATABASE_URL: "file:./data/bot.db" }).ok).toBe(true);
     expect(parseConfig({ BOT_TOKEN }).ok).toBe(true);
     expect(parseConfig({ DATABASE_URL: postgresUrl("pw") }).ok).toBe(true);
@@ -50,6 +51,42 @@ describe("PostgreSQL with a BOT_TOKEN needs MARKETPLACE_URL", () => {
     expect(code).toBe(2);
     expect(output).toContain("Cannot start: the configuration has problems.");
     expect(output).toMatch(/^\s+MARKETPLACE_URL: required when DATABASE_URL is a PostgreSQL database and BOT_TOKEN is set/m);
+    expect(output).not.toContain("Zq");
+  });
+});
+
+describe("PostgreSQL with a BOT_TOKEN needs SECRET_KEY (replicas must share one key)", () => {
+  const env = { BOT_TOKEN, DATABASE_URL: postgresUrl("pw"), MARKETPLACE_URL: "https://marketplace.example" };
+
+  it("is refused without it, naming the variables and why (never their values)", () => {
+    const result = parseConfig(env);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatch(/^SECRET_KEY: required when DATABASE_URL is a PostgreSQL database and BOT_TOKEN is set/);
+    expect(result.problems[0]).toMatch(/replica/);
+    expect(result.problems[0]).toContain("openssl rand -base64 32");
+    for (const value of ["pw@", "db.internal", BOT_TOKEN]) expect(result.problems[0]).not.toContain(value);
+  });
+
+  it("starts with it set, on SQLite without it, and as the playground on PostgreSQL without it", () => {
+    expect(parseConfig({ ...env, SECRET_KEY }).ok).toBe(true);
+    expect(parseConfig({ ...env, DATABASE_URL: "file:./data/bot.db" }).ok).toBe(true);
+    expect(parseConfig({ DATABASE_URL: postgresUrl("pw") }).ok).toBe(true);
+  });
+
+  it("npm start exits with code 2 and says why, before it writes a key of its own", { timeout: 60_000 }, async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env, DATABASE_URL: "postgres://bot:Zq@127.0.0.1:1/bot", PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(2);
+    expect(output).toMatch(/^\s+SECRET_KEY: required when DATABASE_URL is a PostgreSQL database/m);
+    expect(output).not.toContain("generated one into the data folder");
     expect(output).not.toContain("Zq");
   });
 });

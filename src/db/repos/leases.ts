@@ -26,6 +26,12 @@ export async function releaseNamedLease(db: Kysely<Database>, name: string, owne
   await db.deleteFrom("leases").where("name", "=", name).where("owner", "=", owner).execute();
 }
 
+/** Gives up every named lease this replica holds (a clean stop: a cron job cut short). Returns how many. */
+export async function releaseNamedLeasesOf(db: Kysely<Database>, owner: string): Promise<number> {
+  const result = await db.deleteFrom("leases").where("owner", "=", owner).executeTakeFirst();
+  return Number(result.numDeletedRows ?? 0n);
+}
+
 /** The leases this replica holds now (for /metrics). */
 export async function leasesHeldBy(db: Kysely<Database>, owner: string, now: number): Promise<string[]> {
   const rows = await db.selectFrom("leases").select("name").where("owner", "=", owner).where("lease_until", ">=", now).execute();
