@@ -19,6 +19,11 @@ import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BENCH_DIR, figure, forkChild, median, ROOT_DIR, round, type Figure } from "./lib";
+import { partNotRun } from "./parts";
+import { exploring } from "./report";
+
+/** The part's targets, each missed when it cannot run. */
+export const BEFORE_TARGETS = ["updates_cpu_ms_vs_before_plugins", "updates_guided_step_cpu_ms_vs_before_plugins"];
 
 /** The last commit before the guided flows and menus moved onto the plugins (and before the changes made with it). */
 export const BEFORE_PLUGINS = "98fcdf0";
@@ -64,7 +69,7 @@ export async function benchBeforeAfter(settings: BeforeAfterSettings, log: (line
   const before = extract(settings.rev);
   if ("missing" in before) {
     log(`before/after: skipped, ${before.missing}`);
-    return [];
+    return BEFORE_TARGETS.map((name) => partNotRun(name, before.missing, exploring()));
   }
   const sandbox = forkChild("sandbox-child.ts", { BENCH_ACCOUNTS: "10", BENCH_NOTIFICATIONS: "1", BENCH_DELAY_MS: "0" });
   const runs: Record<"before" | "now", Measured[]> = { before: [], now: [] };

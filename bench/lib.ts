@@ -41,7 +41,8 @@ export interface Check {
  */
 export interface Figure {
   name: string;
-  value: number;
+  /** Null when the part that measures it could not run (bench/parts.ts, partNotRun). */
+  value: number | null;
   unit: string;
   reference: string;
   referenceValue: number | null;

@@ -12,6 +12,8 @@ import { startApp } from "../src/app";
 import { launchPath } from "../src/miniapp/index";
 import { projectRoot } from "../src/paths";
 import { figure, percentile, type Figure } from "./lib";
+import { partNotRun } from "./parts";
+import { exploring } from "./report";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SCRIPT = join(projectRoot(), "dist", "miniapp", "app.js");
@@ -23,8 +25,9 @@ export async function benchMiniApp(loads: number, log: (line: string) => void): 
   log(`miniapp: script ${(script.length / 1024).toFixed(1)} KB, ${gzipKb.toFixed(1)} KB gzipped`);
   const figures = [figure({ name: "miniapp_bundle_gzip_kb", value: gzipKb, unit: `KB gzipped (dist/miniapp/app.js, ${(script.length / 1024).toFixed(1)} KB as served)`, reference: "none", referenceValue: null, target: { of: "value", op: "<=", limit: 60 } })];
   if (!existsSync(CHROMIUM)) {
-    log(`miniapp: ${CHROMIUM} is missing (apt-get install -y chromium): the first render is not measured`);
-    return figures;
+    const why = `${CHROMIUM} is missing (apt-get install -y chromium)`;
+    log(`miniapp: ${why}: the first render is not measured`);
+    return [...figures, partNotRun("miniapp_first_render_ms", why, exploring())];
   }
   const renders = await firstRenders(loads, log);
   const median = percentile(renders.data, 50);

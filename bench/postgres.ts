@@ -11,6 +11,9 @@ import { join } from "node:path";
 import { freePort } from "../test/kit/net";
 import { createPostgresDatabase } from "../test/kit/test-database";
 
+/** Why a part that needs PostgreSQL did not run. */
+export const NO_POSTGRES = "no PostgreSQL: install Debian's postgresql or set BENCH_DATABASE_URL";
+
 export interface BenchPostgres {
   url: string;
   stop(): Promise<void>;
@@ -33,7 +36,7 @@ export async function benchPostgres(log: (line: string) => void, part = "replica
   }
   const bin = findBinDir();
   if (!bin) {
-    log(`${part}: skipped (no PostgreSQL: install Debian's postgresql or set BENCH_DATABASE_URL)`);
+    log(`${part}: skipped (${NO_POSTGRES})`);
     return null;
   }
   const root = userInfo().uid === 0;

@@ -11,7 +11,9 @@
 import { randomBytes } from "node:crypto";
 import { openDatabase } from "../src/db/connection";
 import { nextPollCycleId, openPollCycle } from "../src/db/repos/poll-cycles";
-import { benchPostgres } from "./postgres";
+import { benchPostgres, NO_POSTGRES } from "./postgres";
+import { partNotRun } from "./parts";
+import { exploring } from "./report";
 import { closedLoop, createAgent, figure, forkChild, orderEvent, post, sleep, type Child, type Figure } from "./lib";
 
 export interface ReplicaSettings {
@@ -27,9 +29,12 @@ export interface ReplicaSettings {
 const REPLICAS = 3;
 const FIRST_ID = 700_000_000;
 
+/** The part's targets, each missed when it cannot run. */
+export const REPLICA_TARGETS = ["replicas_poll_cycle_s", "replicas_users_polled_twice", "replicas_ingest_events_lost"];
+
 export async function benchReplicas(settings: ReplicaSettings, log: (line: string) => void): Promise<Figure[]> {
   const database = await benchPostgres(log);
-  if (!database) return [];
+  if (!database) return REPLICA_TARGETS.map((name) => partNotRun(name, NO_POSTGRES, exploring()));
   const children: Child[] = [];
   const { db } = await openDatabase(database.url, { poolMax: 2 });
   try {

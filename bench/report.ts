@@ -5,11 +5,12 @@
  * table into bench/README.md between its results markers (the table there is always a committed
  * latest.json's).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, totalmem } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { BENCH_DIR, exitCode, isMet, summarize, type Figure, type Summary } from "./lib";
+import { resultsPath } from "./parts";
 
 export interface Machine {
   cores: number;
@@ -46,6 +47,14 @@ export function result(input: Omit<BenchResult, "summary" | "machine" | "date"> 
   return { date: (date ?? new Date()).toISOString(), machine: machine(), ...rest, summary: summarize(input.figures) };
 }
 
+/** Writes the run's JSON where resultsPath says (never over latest.json for a run of some parts); returns the path. */
+export function writeResults(run: BenchResult, env: NodeJS.ProcessEnv = process.env): string {
+  const out = resultsPath(join(BENCH_DIR, "results"), env);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(run, null, 2)}\n`);
+  return out;
+}
+
 function cell(text: string | number): string {
   return String(text).replaceAll("|", "\\|");
 }
@@ -55,7 +64,7 @@ export function table(figures: Figure[]): string[] {
   const lines = ["| figure | value | unit | reference | ref. value | ratio | target | met |", "|---|---:|---|---|---:|---:|---|---|"];
   for (const f of figures) {
     const met = isMet(f);
-    lines.push(`| ${cell(f.name)} | ${f.value} | ${cell(f.unit)} | ${cell(f.reference)} | ${f.referenceValue ?? "–"} | ${f.ratio ?? "–"} | ${cell(f.target)} | ${met === null ? "" : met ? "yes" : "**no**"} |`);
+    lines.push(`| ${cell(f.name)} | ${f.value ?? "not run"} | ${cell(f.unit)} | ${cell(f.reference)} | ${f.referenceValue ?? "–"} | ${f.ratio ?? "–"} | ${cell(f.target)} | ${met === null ? "" : met ? "yes" : "**no**"} |`);
   }
   return lines;
 }

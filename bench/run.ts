@@ -4,8 +4,9 @@
  *
  * Each figure is a target (a limit its value or its ratio to a reference measured in the same run
  * can miss; the fixed references are Telegram's published limits) or informational (printed, not
- * counted). The process exits 2 when a target was missed, 1 when the bench itself failed; with
- * `--explore` (`npm run bench -- --explore`) or BENCH_EXPLORE=1 it exits 0 whatever was missed.
+ * counted). A part that cannot run (no PostgreSQL, no git history) misses its targets (bench/parts.ts).
+ * The process exits 2 when a target was missed, 1 when the bench itself failed; with `--explore`
+ * (`npm run bench -- --explore`) or BENCH_EXPLORE=1 it exits 0 whatever was missed.
  *
  * Environment (defaults in brackets; BENCH_QUICK=1 shrinks everything to a few seconds):
  *   BENCH_POLL_USERS [10000]     linked users polled (each with BENCH_NOTIFICATIONS [10] notifications)
@@ -23,16 +24,16 @@
  *   BENCH_IDLE_SETTLE_S [20]     seconds of idleness before the idle RSS is read (also read 1 s after ready)
  *   BENCH_INGEST_RATE [1000]     offered load for the ingest p99, events/s
  *   BENCH_ELD_POLL_RATE [N / (0.8 × interval)]  the poll rate while event-loop delay is measured
- *   BENCH_OUT [bench/results/latest.json; quick.json in quick mode]  where the JSON goes (the test
- *                                writes to a temporary file); `npx tsx bench/report.ts --readme` puts
- *                                latest.json's table into bench/README.md
+ *   BENCH_OUT [bench/results/latest.json; quick.json in quick mode; only-<parts>.json with BENCH_ONLY]
+ *                                where the JSON goes (the test writes to a temporary file); `npx tsx
+ *                                bench/report.ts --readme` puts latest.json's table into bench/README.md
  *   BENCH_ONLY [all]             a comma list of parts to run: chart, ingest, delivery, flood, app, paths, before, schedule,
  *                                dialects (the update mix on SQLite and on PostgreSQL), replicas, miniapp (the
  *                                dashboard's gzipped script and its first render in Chromium on loopback)
  *   BENCH_BEFORE_REV [98fcdf0]   the "before" part: the code of this commit (the last before the guided
  *                                flows moved onto the plugins) against the current code, BENCH_UPDATES
  *                                updates each, BENCH_BEFORE_ROUNDS [3] rounds alternating; needs the
- *                                clone's history (skipped, with the reason, in a shallow clone)
+ *                                clone's history (in a shallow clone its targets are missed, with the reason)
  *   BENCH_FLOOD_EVENTS [12400]   order.filled webhooks of the flood part, to BENCH_FLOOD_CHATS [60] chats,
  *                                offered at up to BENCH_FLOOD_RATE [1600]/s; the alerts are watched for
  *                                BENCH_FLOOD_SECONDS [60] (`BENCH_ONLY=flood npm run bench` runs it alone)
@@ -48,11 +49,9 @@
  *                                guided-back-to-back.cpuprofile) there
  *   BENCH_HEAP_PROFILE [unset]   a directory: the same passes' allocations, sampled, as <name>.heapprofile
  *                                (DevTools' Memory tab opens them); instead of the CPU profiles
- *   BENCH_DATABASE_URL [unset]   a PostgreSQL server for the replicas part (a database is created and
- *                                dropped on it); unset: a throwaway cluster from Debian's packages
+ *   BENCH_DATABASE_URL [unset]   a PostgreSQL server for the replicas and dialects parts (a database is
+ *                                created and dropped on it); unset: a throwaway cluster from Debian's packages
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { benchIngest } from "./ingest";
 import { benchDelivery } from "./delivery";
 import { benchReplicas } from "./replicas";
@@ -64,9 +63,10 @@ import { benchPaths } from "./paths";
 import { benchDialects } from "./dialects";
 import { benchMiniApp } from "./miniapp";
 import { pollConcurrency as concurrencyFor } from "../src/push/index";
-import { exploring, report, result } from "./report";
+import { exploring, report, result, writeResults } from "./report";
+import { selectedParts } from "./parts";
 import { DEFAULT_GLOBAL_BUDGET } from "../src/scale/send-budget";
-import { BENCH_DIR, createAgent, envNumber, figure, TELEGRAM_LIMITS, forkChild, openLoop, orderEvent, percentile, post, round, sameIoSummary, sleep, type Figure } from "./lib";
+import { createAgent, envNumber, figure, TELEGRAM_LIMITS, forkChild, openLoop, orderEvent, percentile, post, round, sameIoSummary, sleep, type Figure } from "./lib";
 import type { SameIoRound } from "./children/update-drive";
 
 const quick = process.env.BENCH_QUICK === "1";
@@ -232,7 +232,7 @@ async function main(): Promise<number> {
   const started = Date.now();
   const figures: Figure[] = [];
   log(quick ? "quick mode (BENCH_QUICK=1): tiny counts, not for the README" : "full run");
-  const only = new Set((process.env.BENCH_ONLY ?? "chart,ingest,delivery,flood,app,paths,before,schedule,dialects,replicas,miniapp").split(",").map((part) => part.trim()));
+  const only = new Set(selectedParts());
   // First, while this process is quiet: the chart is rendered here, so its CPU time is this process's.
   if (only.has("chart")) figures.push(...(await benchChart(quick ? 2 : 10, log)));
   if (only.has("ingest"))
@@ -284,9 +284,7 @@ async function main(): Promise<number> {
   const explore = exploring();
   const command = `${quick ? "BENCH_QUICK=1 " : ""}${process.env.BENCH_ONLY ? `BENCH_ONLY=${process.env.BENCH_ONLY} ` : ""}npm run bench${explore ? " -- --explore" : ""}`;
   const run = result({ command, quick, explore, seconds: Math.round((Date.now() - started) / 1000), parts: [...only], figures });
-  const out = process.env.BENCH_OUT ?? join(BENCH_DIR, "results", quick ? "quick.json" : "latest.json");
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(run, null, 2)}\n`);
+  const out = writeResults(run);
   console.log("");
   const code = report(run, explore);
   console.log(`written: ${out}`);

@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BEFORE_PLUGINS } from "../bench/before-after";
+import { BEFORE_PLUGINS, BEFORE_TARGETS } from "../bench/before-after";
+import { DIALECT_TARGETS } from "../bench/dialects";
+import { REPLICA_TARGETS as REPLICA_PART_TARGETS } from "../bench/replicas";
 import { exitCode, figure, summarize, type Figure } from "../bench/lib";
 import { exploring, readmeBlock, result, withResults, type BenchResult } from "../bench/report";
 
@@ -97,7 +99,9 @@ function holds(f: Figure): boolean {
 function expectWellFormed(figures: Figure[]): void {
   for (const f of figures) {
     expect(typeof f.name).toBe("string");
-    expect(typeof f.value).toBe("number");
+    // Null only for a part that could not run, which says why (bench/parts.ts).
+    if (f.value === null) expect(f.unit, f.name).toMatch(/^not measured: /);
+    else expect(typeof f.value).toBe("number");
     expect(typeof f.unit).toBe("string");
     expect(typeof f.reference).toBe("string");
     expect(f.referenceValue === null || typeof f.referenceValue === "number").toBe(true);
@@ -165,6 +169,12 @@ describe("bench targets", () => {
     expect(explore.status, explore.stderr).toBe(0);
   }, 120_000);
 
+  it("a part that cannot run misses the same targets it has when it runs", () => {
+    expect(BEFORE_TARGETS).toEqual(BEFORE_FIGURES);
+    expect([...DIALECT_TARGETS].sort()).toEqual([...DIALECT_FIGURES].sort());
+    expect(REPLICA_PART_TARGETS).toEqual(REPLICA_TARGETS);
+  });
+
   it("bench/report.ts --readme replaces only the block between the markers", () => {
     const run = result({ command: "npm run bench", quick: false, explore: false, seconds: 1, parts: ["chart"], figures: [figure({ ...base, name: "fast_enough", value: 1, target: { of: "value", op: "<=", limit: 2 } })] });
     const readme = `# Bench\n\nabove\n\n${readmeBlock({ ...run, figures: [] })}\n\nbelow\n`;
@@ -201,11 +211,15 @@ describe("npm run bench", () => {
     expect(written.command).toContain("npm run bench");
     expect(Number.isNaN(Date.parse(written.date))).toBe(false);
     expect(written.explore).toBe(false);
-    expect(written.figures.map((f) => f.name)).toEqual(expect.arrayContaining(DATABASE_URL ? [...REPLICA_FIGURES, ...DIALECT_FIGURES] : HAS_BEFORE ? [...FIGURES, ...BEFORE_FIGURES] : FIGURES));
-    const targets = DATABASE_URL ? [...REPLICA_TARGETS, ...DIALECT_FIGURES] : HAS_BEFORE ? [...TARGETS, ...BEFORE_FIGURES] : TARGETS;
+    // A part that cannot run (no history for "before") leaves its targets, missed.
+    expect(written.figures.map((f) => f.name)).toEqual(expect.arrayContaining(DATABASE_URL ? [...REPLICA_FIGURES, ...DIALECT_FIGURES] : [...FIGURES, ...BEFORE_FIGURES]));
+    const targets = DATABASE_URL ? [...REPLICA_TARGETS, ...DIALECT_FIGURES] : [...TARGETS, ...BEFORE_FIGURES];
     expect(written.figures.filter((f) => f.check).map((f) => f.name)).toEqual(expect.arrayContaining(targets));
     expect(written.figures.filter((f) => f.check)).toHaveLength(targets.length);
-    if (!DATABASE_URL && !HAS_BEFORE) expect(run.stdout).toContain("before/after: skipped");
+    if (!DATABASE_URL && !HAS_BEFORE) {
+      expect(run.stdout).toContain("before/after: skipped");
+      expect(missed).toEqual(expect.arrayContaining(BEFORE_FIGURES));
+    }
     expectWellFormed(written.figures);
     expect(written.summary).toEqual({ targets: targets.length, met: targets.length - missed.length, missed, informational: written.figures.length - targets.length });
     expect(run.stdout).toContain("| figure | value |");

@@ -1,14 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { migrateToLatest, openDatabase } from "#src/db/connection";
 import type { Database } from "#src/db/schema";
 import { claimDue, enqueueAlert, markDropped, markRetry, markSent } from "#src/db/repos/outbox";
-import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
+import { createPostgresTestDatabase, type TestDatabase } from "../kit/test-database";
+import { describeEachDialect } from "../kit/test-database-dialects";
 
-const dialects = TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];
 const T = 1_800_000_000_000;
 
-describe.each(dialects)("outbox outcomes need the lease (%s)", (dialect) => {
+describeEachDialect("outbox outcomes need the lease (%s)", (dialect) => {
   let db: Kysely<Database>;
   let database: TestDatabase | null = null;
   afterEach(async () => {
@@ -19,7 +19,7 @@ describe.each(dialects)("outbox outcomes need the lease (%s)", (dialect) => {
 
   /** One queued alert, claimed by replica "a" whose lease then ran out and "b" took it over. */
   async function takenOver(): Promise<number> {
-    database = dialect === "postgres" ? await createPostgresTestDatabase("bot_outbox") : null;
+    database = dialect === "PostgreSQL" ? await createPostgresTestDatabase("bot_outbox") : null;
     ({ db } = await openDatabase(database ? database.url : ":memory:", { poolMax: 2 }));
     await migrateToLatest(db);
     await enqueueAlert(db, { telegramId: 42, chatId: 42, dedupeKey: "order:1:Filled", payload: { method: "sendMessage", params: { text: "filled" } }, now: T });

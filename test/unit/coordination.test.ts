@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { sql, type Kysely } from "kysely";
 import { coordinating } from "#src/db/dialect";
 import type { Database } from "#src/db/schema";
-import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
+import { openMigratedTestDatabase } from "../kit/test-database";
+import { describeEachDialect } from "../kit/test-database-dialects";
 
 /** How a session reports synchronous_commit: its value and where it came from (pg_settings.source). */
 async function commitSetting(db: Kysely<Database>): Promise<{ setting: string; source: string }> {
@@ -11,7 +12,7 @@ async function commitSetting(db: Kysely<Database>): Promise<{ setting: string; s
 }
 
 /** The statements that only coordinate replicas commit asynchronously on PostgreSQL; the rest durably. */
-describe.each(TEST_DIALECTS)("the coordinating statements' connection (%s)", (dialect) => {
+describeEachDialect("the coordinating statements' connection (%s)", (dialect) => {
   let db: Kysely<Database>;
   let close: () => Promise<void>;
   beforeEach(async () => {

@@ -1,16 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { refFor } from "#src/db/repos/callback-refs";
 import { CARDS_PER_CHAT, findOpenRuleCards, forgetOpenRuleCard, recordOpenRuleCard } from "#src/db/repos/open-rule-cards";
 import { upsertUser } from "#src/db/repos/users";
 import type { Database } from "#src/db/schema";
-import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
+import { openMigratedTestDatabase } from "../kit/test-database";
+import { describeEachDialect } from "../kit/test-database-dialects";
 
 const T0 = 1_900_000_000_000;
 const USER = 51;
 const OTHER = 52;
 
-describe.each(TEST_DIALECTS)("the record of the chats' open rule cards (%s)", (dialect) => {
+describeEachDialect("the record of the chats' open rule cards (%s)", (dialect) => {
   let db: Kysely<Database>;
   let close: () => Promise<void>;
   beforeEach(async () => {

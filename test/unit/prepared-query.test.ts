@@ -3,7 +3,8 @@ import { sql, type Kysely } from "kysely";
 import { prepared, type ParamFn } from "#src/db/prepared";
 import { conversationSaveStatements, findConversation, saveConversation } from "#src/db/repos/conversations";
 import type { Database } from "#src/db/schema";
-import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
+import { openMigratedTestDatabase } from "../kit/test-database";
+import { describeEachDialect } from "../kit/test-database-dialects";
 import { expectSharedStatements } from "../kit/batching";
 import { sqliteHandle } from "#src/db/connection";
 import { findUserWithState } from "#src/db/repos/users";
@@ -11,7 +12,7 @@ import { deleteFlow, findFlow, FLOW_VERSION, flowStoreStatements, setFlow } from
 
 const T0 = 1_900_000_000_000;
 
-describe.each(TEST_DIALECTS)("a query compiled once and run with new parameters (%s)", (dialect) => {
+describeEachDialect("a query compiled once and run with new parameters (%s)", (dialect) => {
   let db: Kysely<Database>;
   let close: () => Promise<void>;
   beforeEach(async () => {

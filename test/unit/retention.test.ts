@@ -14,14 +14,15 @@ import { UnknownTokenLimiter } from "#src/push/unknown-token-limit";
 import { addressKey } from "#src/server/client-address";
 import { OptionsCache } from "#src/bot/options-cache";
 import type { MarketplaceClient } from "#src/marketplace/index";
-import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
+import { openMigratedTestDatabase } from "../kit/test-database";
+import { describeEachDialect } from "../kit/test-database-dialects";
 
 const DAY = 86_400_000;
 const T0 = 1_900_000_000_000;
 const USER = 41;
 const logger = createLogger({ level: "silent" });
 
-describe.each(TEST_DIALECTS)("retention against the repositories (%s)", (dialect) => {
+describeEachDialect("retention against the repositories (%s)", (dialect) => {
   let db: Kysely<Database>;
   let close: () => Promise<void>;
   beforeEach(async () => {

@@ -7,6 +7,7 @@ import { removeDatabaseDir } from "../kit/temp-dir";
 import { migrateToLatest, openDatabase } from "#src/db/connection";
 import type { Database } from "#src/db/schema";
 import { takeGlobal } from "#src/db/repos/send-budget";
+import { recordChatSendAt, takeChatTurn } from "#src/db/repos/chat-send";
 
 const synchronous = async (db: Kysely<Database>) => Number((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous);
 
@@ -86,6 +87,23 @@ describe("the shared Telegram budget commits without an fsync on SQLite", () => 
     // The grant was committed on its own; the rolled-back transaction took nothing with it.
     const rows = await dbs[1]!.selectFrom("send_budget").select(["name", "tokens_milli"]).orderBy("name").execute();
     expect(rows).toEqual([{ name: "telegram", tokens_milli: 1_000 }]);
+    expect(await synchronous(db)).toBe(2);
+  });
+
+  it("takes and defers a chat's turns on SQLite, seen by the other connection, and gives the connection back at synchronous=FULL", async () => {
+    const [db, other] = dbs as [Kysely<Database>, Kysely<Database>];
+    const pace = { intervalMs: 1_000, burst: 2 };
+    const nextAt = async () => Number((await other.selectFrom("chat_send").select("next_send_at").where("chat_id", "=", 7).executeTakeFirstOrThrow()).next_send_at);
+    expect(await takeChatTurn(db, 7, 10_000, pace)).toBeNull();
+    expect(await takeChatTurn(db, 7, 10_000, pace)).toBeNull();
+    // The burst of two is spent: the third waits for the chat's next turn.
+    expect(await takeChatTurn(db, 7, 10_000, pace)).toBe(11_000);
+    expect(await synchronous(db)).toBe(2);
+    // Telegram answered later than the turn said: the next turn moves back, never forward.
+    await recordChatSendAt(db, 7, 12_500, pace);
+    expect(await nextAt()).toBe(12_500);
+    await recordChatSendAt(db, 7, 11_000, pace);
+    expect(await nextAt()).toBe(12_500);
     expect(await synchronous(db)).toBe(2);
   });
 });

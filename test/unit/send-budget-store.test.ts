@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { sql, type Kysely } from "kysely";
-import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
+import { openMigratedTestDatabase } from "../kit/test-database";
+import { describeEachDialect } from "../kit/test-database-dialects";
 import { expectSharedStatements } from "../kit/batching";
 import type { Database } from "#src/db/schema";
 import { DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET, databaseSendBudget, memorySendBudget, type SendBudgetStore } from "#src/scale/send-budget";
@@ -82,7 +83,7 @@ describe("Telegram's budgets in memory (SQLite, one process)", () => {
  * with its grant another (the chat's upsert before those CTEs), so their arithmetic is held to the
  * memory store's here.
  */
-describe.each(TEST_DIALECTS)("the budgets in the database on %s answer as the memory store", (dialect) => {
+describeEachDialect("the budgets in the database on %s answer as the memory store", (dialect) => {
   let db: Kysely<Database>;
   let close: () => Promise<void>;
   beforeEach(async () => {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import type { Api } from "grammy";
 import { OutboxSender } from "#src/push/sender";
@@ -8,14 +8,15 @@ import { databaseSendBudget, type SendBudgetStore } from "#src/scale/send-budget
 import { Metrics } from "#src/metrics";
 import { createLogger } from "#src/logger";
 import type { Database } from "#src/db/schema";
-import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
+import { openMigratedTestDatabase } from "../kit/test-database";
+import { describeEachDialect } from "../kit/test-database-dialects";
 
 /**
  * The alert sender with nothing due takes no grant: on PostgreSQL a grant locks the shared
  * budget's row, which every reply's turn locks too, so an idle sender's grants (given straight
  * back) made replies wait behind its transaction four times a second.
  */
-describe.each(TEST_DIALECTS)("the alert sender with nothing due (%s)", (dialect) => {
+describeEachDialect("the alert sender with nothing due (%s)", (dialect) => {
   let db: Kysely<Database>;
   let close: () => Promise<void>;
   beforeEach(async () => {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { randomBytes } from "node:crypto";
 import { findCredential, markKeyBroken, openApiKey, saveApiKey } from "#src/db/repos/credentials";
@@ -8,13 +8,14 @@ import { countedReadStatements, findUser, findUserWithState, upsertUser } from "
 import { countUpdateInWindow } from "#src/db/repos/update-windows";
 import type { Database } from "#src/db/schema";
 import { SecretBox } from "#src/security/secret-box";
-import { openMigratedTestDatabase, TEST_DIALECTS } from "../kit/test-database";
+import { openMigratedTestDatabase } from "../kit/test-database";
+import { describeEachDialect } from "../kit/test-database-dialects";
 import { expectSharedStatements } from "../kit/batching";
 
 const T0 = 1_900_000_000_000;
 
 /** The one read of an update (the user with their key, flow and key step) against the reads it replaces. */
-describe.each(TEST_DIALECTS)("the user's row with what an update reads next (%s)", (dialect) => {
+describeEachDialect("the user's row with what an update reads next (%s)", (dialect) => {
   let db: Kysely<Database>;
   let close: () => Promise<void>;
   const box = new SecretBox(randomBytes(32).toString("base64"));

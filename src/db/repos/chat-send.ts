@@ -1,8 +1,7 @@
 import type { Kysely } from "kysely";
-import type SQLite from "better-sqlite3";
 import type { Database } from "../schema";
-import { sqliteHandle } from "../connection";
 import { prepared, type ParamFn } from "../prepared";
+import { withoutFsync } from "../raw-sqlite";
 
 // Each private chat's turns (chat_send): the earliest time of its next message, kept as a token bucket (see scale/send-budget.ts).
 
@@ -67,49 +66,13 @@ const takeChatQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: n
 
 const nextChatSendQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number }>) => db.selectFrom("chat_send").select("next_send_at").where("chat_id", "=", param("chatId")));
 
-const chatStatements = new WeakMap<SQLite.Database, { take: SQLite.Statement; read: SQLite.Statement; defer: SQLite.Statement }>();
-
-/** The chat-turn statements of {@link takeChatSlot} and {@link deferChat}, compiled once per connection. */
-function chatStatementsFor(sqlite: SQLite.Database) {
-  let statements = chatStatements.get(sqlite);
-  if (!statements) {
-    statements = {
-      take: sqlite.prepare("insert into chat_send (chat_id, next_send_at) values (@chat, @fullFrom + @interval) on conflict (chat_id) do update set next_send_at = case when chat_send.next_send_at > @fullFrom then chat_send.next_send_at + @interval else @fullFrom + @interval end where chat_send.next_send_at <= @now"),
-      read: sqlite.prepare("select next_send_at from chat_send where chat_id = ?"),
-      defer: sqlite.prepare("insert into chat_send (chat_id, next_send_at) values (@chat, @until) on conflict (chat_id) do update set next_send_at = @until where chat_send.next_send_at < @until"),
-    };
-    chatStatements.set(sqlite, statements);
-  }
-  return statements;
-}
-
-/** Runs one autocommitted write without an fsync: see takeGlobalOnSqlite for why that is safe. */
-function withoutFsync<T>(sqlite: SQLite.Database, work: () => T): T {
-  const level = Number(sqlite.pragma("synchronous", { simple: true }));
-  sqlite.pragma("synchronous = NORMAL");
-  try {
-    return work();
-  } finally {
-    sqlite.pragma(`synchronous = ${level}`);
-  }
-}
-
 /**
  * {@link takeChatSlot} for a reply, outside any transaction. On SQLite it commits without an
  * fsync, as the global grant does: a reply would otherwise pay one per message, and a turn lost
  * with the process costs nothing.
  */
 export async function takeChatTurn(db: Kysely<Database>, chatId: number, now: number, pace: ChatPace): Promise<number | null> {
-  const sqlite = sqliteHandle(db);
-  if (!sqlite) return takeChatSlot(db, chatId, now, pace.intervalMs, pace.burst);
-  return db.connection().execute(async () => {
-    const statements = chatStatementsFor(sqlite);
-    const fullFrom = now - Math.max(0, pace.burst - 1) * pace.intervalMs;
-    const changes = withoutFsync(sqlite, () => statements.take.run({ chat: chatId, fullFrom, interval: pace.intervalMs, now }).changes);
-    if (changes > 0) return null;
-    const row = statements.read.get(chatId) as { next_send_at: number } | undefined;
-    return row ? Number(row.next_send_at) : now + pace.intervalMs;
-  });
+  return withoutFsync(db, (_sqlite, connection) => takeChatSlot(connection, chatId, now, pace.intervalMs, pace.burst)) ?? takeChatSlot(db, chatId, now, pace.intervalMs, pace.burst);
 }
 
 /**
@@ -119,11 +82,7 @@ export async function takeChatTurn(db: Kysely<Database>, chatId: number, now: nu
  */
 export async function recordChatSendAt(db: Kysely<Database>, chatId: number, answeredAt: number, pace: ChatPace): Promise<void> {
   const until = answeredAt + pace.intervalMs - Math.max(0, pace.burst - 1) * pace.intervalMs;
-  const sqlite = sqliteHandle(db);
-  if (!sqlite) return deferChat(db, chatId, until);
-  await db.connection().execute(async () => {
-    withoutFsync(sqlite, () => chatStatementsFor(sqlite).defer.run({ chat: chatId, until }));
-  });
+  await (withoutFsync(db, (_sqlite, connection) => deferChat(connection, chatId, until)) ?? deferChat(db, chatId, until));
 }
 
 /** Gives back a chat turn that was taken but not used (the global budget was empty). */

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from "kysely";
 import type SQLite from "better-sqlite3";
 import type { Database } from "../schema";
 import { isPostgres } from "../dialect";
-import { sqliteHandle } from "../connection";
+import { grantFromBudgetRow, withoutFsync } from "../raw-sqlite";
 
 // Telegram's overall budget: one token bucket row (send_budget) every replica takes from (see scale/send-budget.ts).
 
@@ -30,9 +30,10 @@ export const REPLICAS_GLOBAL_BUDGET: GlobalBudget = { perSecond: 25, burst: 1 };
  */
 export async function takeGlobal(db: Kysely<Database>, now: number, want: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<{ granted: number; limited: boolean; nextAt: number }> {
   if (want <= 0) return { granted: 0, limited: false, nextAt: now };
-  // No fsync on SQLite: a reply (or a retry while it waits) would otherwise pay one per grant.
-  const sqlite = sqliteHandle(db);
-  if (sqlite) return db.connection().execute(async () => takeGlobalOnSqlite(sqlite, now, want, budget));
+  // On SQLite: raw statements committed without an fsync, a reply (or a retry while it waits)
+  // would otherwise pay one per grant (the figures are in ../raw-sqlite).
+  const onSqlite = withoutFsync(db, (sqlite) => takeGlobalOnSqlite(sqlite, now, want, budget));
+  if (onSqlite) return onSqlite;
   if (isPostgres(db)) return takeGlobalOnPostgres(db, now, want, budget);
   return db.transaction().execute((trx) => takeGlobalIn(trx, now, want, budget));
 }
@@ -107,41 +108,16 @@ export function drawFromBucket(tokensMilli: number, updatedAt: number, now: numb
   return { granted, limited: granted < want, nextAt: nextTokenAt(left, now, budget), row: { tokens_milli: Math.floor(left), updated_at: Math.max(now, updatedAt) } };
 }
 
-const budgetStatements = new WeakMap<SQLite.Database, { seed: SQLite.Statement; read: SQLite.Statement; write: SQLite.Statement; grant: SQLite.Transaction<(now: number, want: number, budget: GlobalBudget) => { granted: number; limited: boolean; nextAt: number }> }>();
-
 /**
- * {@link takeGlobalIn} as one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE, so another
- * process's grant waits on SQLite's lock instead of failing): a reply's grant costs a few
- * microseconds instead of several awaited queries. The caller holds Kysely's connection.
- *
- * It commits without an fsync (synchronous=NORMAL for this transaction, then the level the
- * connection had): a grant lost with the process costs nothing, and in WAL mode every other commit
- * stays as durable, since the next synchronous commit syncs the WAL up to and including this one
- * and a torn tail is cut off here, never before an earlier commit.
+ * {@link takeGlobalIn} as one synchronous better-sqlite3 transaction ({@link grantFromBudgetRow}):
+ * a reply's grant costs a few tens of microseconds instead of several awaited queries. The caller
+ * holds Kysely's connection, with synchronous = NORMAL ({@link withoutFsync}).
  */
-function takeGlobalOnSqlite(sqlite: SQLite.Database, now: number, want: number, budget: GlobalBudget): { granted: number; limited: boolean; nextAt: number } {
-  let statements = budgetStatements.get(sqlite);
-  if (!statements) {
-    const seed = sqlite.prepare("insert into send_budget (name, tokens_milli, updated_at) values ('telegram', ?, ?) on conflict do nothing");
-    const read = sqlite.prepare("select tokens_milli, updated_at from send_budget where name = 'telegram'");
-    const write = sqlite.prepare("update send_budget set tokens_milli = ?, updated_at = ? where name = 'telegram'");
-    const grant = sqlite.transaction((at: number, count: number, limits: GlobalBudget) => {
-      seed.run(Math.round(limits.burst * 1000), at);
-      const row = read.get() as { tokens_milli: number; updated_at: number };
-      const drawn = drawFromBucket(Number(row.tokens_milli), Number(row.updated_at), at, count, limits);
-      write.run(drawn.row.tokens_milli, drawn.row.updated_at);
-      return { granted: drawn.granted, limited: drawn.limited, nextAt: drawn.nextAt };
-    });
-    statements = { seed, read, write, grant };
-    budgetStatements.set(sqlite, statements);
-  }
-  const level = Number(sqlite.pragma("synchronous", { simple: true }));
-  sqlite.pragma("synchronous = NORMAL");
-  try {
-    return statements.grant.immediate(now, want, budget);
-  } finally {
-    sqlite.pragma(`synchronous = ${level}`);
-  }
+function takeGlobalOnSqlite(sqlite: SQLite.Database, now: number, want: number, budget: GlobalBudget): Grant {
+  return grantFromBudgetRow(sqlite, { tokens_milli: Math.round(budget.burst * 1000), updated_at: now }, (row) => {
+    const drawn = drawFromBucket(row.tokens_milli, row.updated_at, now, want, budget);
+    return { row: drawn.row, result: { granted: drawn.granted, limited: drawn.limited, nextAt: drawn.nextAt } };
+  });
 }
 
 /** {@link takeGlobal} inside a transaction the caller holds (to claim rows in the same one). */
