@@ -56,9 +56,9 @@ export function recipientLanguage(translations: Translations, language: string |
  */
 export function cardButtons(tr: Translate, cardId: string, canConfirm = true): InlineKeyboard {
   const keyboard = new InlineKeyboard();
-  if (canConfirm) keyboard.text(tr("button-confirm"), CARD_CONFIRM.data(cardId));
+  if (canConfirm) keyboard.text(tr("button-confirm"), CARD_CONFIRM.data(cardId)).success();
   else keyboard.text(tr("button-topup"), MAIN_MENU.data("topup"));
-  return keyboard.text(tr("button-cancel"), CARD_CANCEL.data(cardId));
+  return keyboard.text(tr("button-cancel"), CARD_CANCEL.data(cardId)).danger();
 }
 
 /** Every part of an alert is bounded before escaping, so the visible text stays far below 4096 (never cut HTML). */
@@ -161,5 +161,5 @@ export function priceReachedAlert(recipient: Recipient, reached: PriceReached): 
     "",
     tr("alert-watch-hint"),
   ];
-  return message(lines.join("\n"), new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)));
+  return message(lines.join("\n"), new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)).success());
 }

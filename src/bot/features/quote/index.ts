@@ -81,7 +81,7 @@ async function sendQuote(ctx: BotContext, draft: OrderDraft): Promise<void> {
     ctx.tr("quote-note"),
     shareLine(ctx, "quote", { resource: draft.resource!, volume: draft.volume!, duration: draft.duration! }),
   ].join("\n");
-  const keyboard = new InlineKeyboard().text(ctx.tr("button-buy-this"), QUOTE_BUY.data(draft.resource!, draft.volume!, draft.duration!));
+  const keyboard = new InlineKeyboard().text(ctx.tr("button-buy-this"), QUOTE_BUY.data(draft.resource!, draft.volume!, draft.duration!)).success();
   await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
 }
 
