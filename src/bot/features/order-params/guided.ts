@@ -19,12 +19,13 @@ export interface OrderQuestion extends Asked {
  * Asks for the first missing field, with buttons as shortcuts (inside `external`). Returns null
  * when nothing is missing.
  */
-async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): Promise<OrderQuestion | null> {
+async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[], told?: string | null): Promise<OrderQuestion | null> {
   const rechecked = recheckForResource(ctx, draft, limits);
   const field = fields.find((name) => rechecked.draft[name] === undefined);
   if (!field) return null;
   const buttons: AnswerButton[][] = [[]];
-  const lines: string[] = rechecked.problem ? [rechecked.problem, ""] : [];
+  const problem = told ?? rechecked.problem;
+  const lines: string[] = problem ? [problem, ""] : [];
   const next = { ...rechecked.draft };
   switch (field) {
     case "resource":
@@ -76,11 +77,12 @@ export type LimitsReader = (ctx: BotContext) => Promise<OrderLimits | null>;
  * the answer (guided/install), as `flow(conversation, ctx, draft, question)`: entering a flow runs
  * the conversations plugin (a replay engine, a context of its own, the update kept in its log),
  * which cost more CPU than the rest of a menu tap together (README, "The first question before the
- * flow"). False when nothing was missing after all (the caller goes on with the draft).
+ * flow"). `problem` (HTML) comes before the question: why a one-line argument is asked again.
+ * False when nothing was missing after all (the caller goes on with the draft).
  */
-export async function startOrderFlow(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): Promise<boolean> {
+export async function startOrderFlow(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[], problem?: string | null): Promise<boolean> {
   await endFlow(ctx);
-  const question = await askOrderField(ctx, flow, draft, limits, fields);
+  const question = await askOrderField(ctx, flow, draft, limits, fields, problem);
   if (!question) return false;
   await storeFirstQuestion(ctx, { flow, args: [draft], asked: question }, ctx.flowStep ?? `${flow}/${question.field}`);
   return true;
