@@ -45,6 +45,17 @@ describe("a one-line command with one wrong argument", () => {
     expect(quote.text).toContain("65,000");
   });
 
+  it("/watch with a duration not listed asks for it; the limit given is kept and the watch saved", async () => {
+    const user = world.user(5805);
+    user.send("/watch energy 65k 30d 2.5");
+    const ask = await user.nextMessage();
+    expect(ask.text).toContain("Please choose one of these durations");
+    expect(buttonLabels(ask)).toEqual(["15m", "1h", "1d"]);
+    user.press("1h");
+    const saved = await nextBotText(user, (text) => text.includes("2.5 TRX"));
+    expect(saved.text).toContain("65,000");
+  });
+
   it("two wrong arguments are told as before, with nothing asked", async () => {
     const user = world.user(5804);
     user.send("/quote energy 65k 30d 2w");
