@@ -120,8 +120,10 @@ webhook-no-public-url = Personal webhooks need the bot's public address. The ope
 ## Input
 ask-resource = Which resource?
 ask-volume = How much { $resource }? Type a number (65000, 65k, 1.5m) or tap a preset.
+ask-volume-short = How much { $resource }?
 ask-duration = For how long?
 ask-address = Which address receives it? Send a TRON address (T…).
+ask-address-short = Which address receives it?
 ask-cancel-hint = <i>/cancel to stop</i>
 bounds-line = Allowed: { $min } – { $max }.
 preset-65k = 65,000: the recipient already holds USDT.

@@ -119,8 +119,10 @@ webhook-no-public-url = Для личных webhook нужен публичны�
 ## Input
 ask-resource = Какой ресурс?
 ask-volume = { $resource }: какой объём? Введите число (65000, 65k, 1.5m) или выберите вариант.
+ask-volume-short = { $resource }: какой объём?
 ask-duration = На какой срок?
 ask-address = Какой адрес получит ресурс? Отправьте адрес TRON (T…).
+ask-address-short = Какой адрес получит ресурс?
 ask-cancel-hint = <i>/cancel — отменить</i>
 bounds-line = Допустимо: { $min } – { $max }.
 preset-65k = 65 000: у получателя уже есть USDT.

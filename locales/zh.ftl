@@ -119,8 +119,10 @@ webhook-no-public-url = 个人 webhook 需要机器人的公网地址。运营�
 ## Input
 ask-resource = 选择哪种资源？
 ask-volume = 需要多少{ $resource }？输入数字（65000、65k、1.5m）或点击预设。
+ask-volume-short = 需要多少{ $resource }？
 ask-duration = 租用多长时间？
 ask-address = 由哪个地址接收？请发送 TRON 地址（T…）。
+ask-address-short = 由哪个地址接收？
 ask-cancel-hint = <i>发送 /cancel 停止</i>
 bounds-line = 允许范围：{ $min } – { $max }。
 preset-65k = 65,000：接收方已持有 USDT。

@@ -27,13 +27,16 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
   const problem = told ?? rechecked.problem;
   const lines: string[] = problem ? [problem, ""] : [];
   const next = { ...rechecked.draft };
+  let title: string | undefined;
   switch (field) {
     case "resource":
-      lines.push(ctx.tr("ask-resource"));
+      title = ctx.tr("ask-resource");
+      lines.push(title);
       for (const resource of RESOURCES) buttons[0]!.push({ label: ctx.tr(`resource-${resource}`), value: resource });
       break;
     case "volume": {
       const resource = draft.resource ?? "energy";
+      title = ctx.tr("ask-volume-short", { resource: ctx.tr(`resource-${resource}`) });
       lines.push(ctx.tr("ask-volume", { resource: ctx.tr(`resource-${resource}`) }));
       const bounds = limits.bounds(resource);
       if (bounds) lines.push(ctx.tr("bounds-line", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }));
@@ -50,11 +53,13 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
       break;
     }
     case "duration": {
-      lines.push(ctx.tr("ask-duration"));
+      title = ctx.tr("ask-duration");
+      lines.push(title);
       for (const duration of limits.durations(draft.resource ?? "energy")) buttons[0]!.push({ label: durationText(duration, ctx.lang), value: duration });
       break;
     }
     case "address": {
+      title = ctx.tr("ask-address-short");
       lines.push(ctx.tr("ask-address"));
       const offers = await savedAddressOffers(ctx, ctx.account.telegram_id);
       next.offered = offers.offered;
@@ -64,7 +69,7 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
   }
   lines.push("", ctx.tr("ask-cancel-hint"));
   const asked = markAsked(ctx, flow, field);
-  await sendQuestion(ctx, asked, lines.join("\n"), buttons);
+  await sendQuestion(ctx, asked, lines.join("\n"), buttons, title);
   return { ...asked, field, draft: next };
 }
 
