@@ -82,7 +82,7 @@ export function isSpendingButton(callbackData: string): boolean {
 export function settlementAlert(recipient: Recipient, order: OrderFacts, state: FinalState, buyAgainRef: string | null = null): OutboxPayload {
   const { tr, language } = recipient;
   const short = order.id.slice(0, 8);
-  const keyboard = buyAgainRef ? new InlineKeyboard().text(tr("button-buy-again"), BUY_AGAIN.data(buyAgainRef)) : undefined;
+  const keyboard = buyAgainRef ? new InlineKeyboard().text(tr("button-buy-again"), BUY_AGAIN.data(buyAgainRef)).success() : undefined;
   if (state === "failed") {
     return message([tr("alert-order-failed", { id: short }), order.totalTrx ? tr("alert-refunded-amount", { value: trxText(order.totalTrx, language) }) : tr("alert-refunded")].join("\n"), keyboard);
   }
