@@ -22,6 +22,10 @@ describe("Telegram's habits", () => {
     user.send("/disconnect");
     const ask = await nextBotText(user, (text) => text.includes("Forget the key"));
     expect(buttonStyles(ask)).toEqual({ "✅ Confirm": "success", "✖️ Cancel": "danger" });
+    // A watch's card (drawn by a menu): Delete red, the rest the app's own look.
+    user.send("/watch energy 65k 1h 2.5");
+    const watch = await nextBotText(user, (text) => text.includes("Price watch"));
+    expect(buttonStyles(watch)).toMatchObject({ "🗑 Delete": "danger", "⏸ Pause": "none" });
   });
 
   it("group chats' command menu holds /group alone, in every language; private chats keep every command", async () => {
