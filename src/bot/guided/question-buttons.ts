@@ -43,7 +43,7 @@ export function openKeyboard(ctx: BotContext): number | null {
 
 /**
  * Removes the buttons under the question in message `messageId` (an edit of its reply markup with
- * none), once per update. A refusal (the user deleted the message) only costs the buttons' removal,
+ * none, or of its text to `answered`, HTML, when given), once per update. A refusal (the user deleted the message) only costs the buttons' removal,
  * so it is logged and the update goes on.
  */
 export async function removeQuestionButtons(ctx: BotContext, messageId: number | null, answered?: string): Promise<void> {
@@ -55,8 +55,11 @@ export async function removeQuestionButtons(ctx: BotContext, messageId: number |
   if (done.has(messageId)) return;
   done.add(messageId);
   // The user waits for the reply, not for this: it takes the chat's next turn after the reply.
+  // An edit of the text without reply_markup drops the buttons too.
+  const edit = () =>
+    answered === undefined ? ctx.api.editMessageReplyMarkup(chatId, messageId) : ctx.api.editMessageText(chatId, messageId, answered, { parse_mode: "HTML" });
   await afterReply(ctx, () =>
-    (answered === undefined ? ctx.api.editMessageReplyMarkup(chatId, messageId) : ctx.api.editMessageText(chatId, messageId, answered, { parse_mode: "HTML" })).catch((error: unknown) => {
+    edit().catch((error: unknown) => {
       ctx.deps.logger.debug({ err: error, userId: ctx.from?.id, messageId }, "a closed question's buttons could not be removed");
     }),
   );
