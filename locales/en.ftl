@@ -61,6 +61,7 @@ command-notifications = marketplace notifications
 command-webhook = your personal webhook URL for order alerts
 command-settings = language and pushed alerts
 command-group = team alerts: copy your alerts into a group
+command-group-here = whose alerts come to this group
 command-cancel = leave any guided flow
 
 ## Buttons
@@ -119,8 +120,10 @@ webhook-no-public-url = Personal webhooks need the bot's public address. The ope
 ## Input
 ask-resource = Which resource?
 ask-volume = How much { $resource }? Type a number (65000, 65k, 1.5m) or tap a preset.
+ask-volume-short = How much { $resource }?
 ask-duration = For how long?
 ask-address = Which address receives it? Send a TRON address (T…).
+ask-address-short = Which address receives it?
 ask-cancel-hint = <i>/cancel to stop</i>
 bounds-line = Allowed: { $min } – { $max }.
 preset-65k = 65,000: the recipient already holds USDT.
@@ -450,6 +453,8 @@ buy-again-not-found = The key linked now (…<code>{ $now }</code>) does not see
 ## Dashboard (the Mini App)
 command-dashboard = your balances, rules, orders and spending on one screen
 button-dashboard = Dashboard
+# The menu button beside the message field, opening the dashboard (a few words: Telegram shows it small).
+menu-button = Dashboard
 dashboard-open = 📊 Your dashboard: balances, rules, recent orders and spending on one screen. Tap Dashboard to open it.
 dashboard-needs-https = The dashboard is a Telegram Mini App, and Telegram opens Mini Apps only from an https address. Set <code>PUBLIC_URL</code> to this server's public https origin (for example https://bot.example.com) and restart the bot. Until then /wallet, /rules, /orders and /stats show the same.
 dashboard-playground = In the playground the dashboard opens beside this chat: press "Open the dashboard" in the side panel.
@@ -484,8 +489,9 @@ miniapp-rule-busy = This rule is still being changed: wait for that answer, then
 ## Team alerts
 button-choose-group = Choose a group
 button-stop-group = Stop group alerts
-group-intro = 👥 <b>Team alerts</b>: copy your alerts into a group, so your team sees them too.
-    Add me to the group first, then press <b>Choose a group</b> below and pick it (you must be an admin there). Private alerts go on as before.
+button-add-to-group = ➕ Add to a group
+group-intro = 👥 <b>Team alerts</b>: copy your alerts into a group, so your team sees them too. Private alerts go on as before.
+    Am I not in the group yet? Press <b>Add to a group</b> and pick it (you must be an admin there).
 group-choose = Press <b>Choose a group</b> below and pick the group (you must be an admin there, and I must be a member).
 group-kind-filled = Order filled
 group-kind-failed = Order failed

@@ -61,6 +61,7 @@ command-notifications = уведомления маркетплейса
 command-webhook = ваш личный webhook URL для уведомлений о заказах
 command-settings = язык и уведомления
 command-group = командные уведомления: копии ваших уведомлений в группу
+command-group-here = чьи уведомления приходят в эту группу
 command-cancel = выйти из любого пошагового сценария
 
 ## Buttons
@@ -118,8 +119,10 @@ webhook-no-public-url = Для личных webhook нужен публичны�
 ## Input
 ask-resource = Какой ресурс?
 ask-volume = { $resource }: какой объём? Введите число (65000, 65k, 1.5m) или выберите вариант.
+ask-volume-short = { $resource }: какой объём?
 ask-duration = На какой срок?
 ask-address = Какой адрес получит ресурс? Отправьте адрес TRON (T…).
+ask-address-short = Какой адрес получит ресурс?
 ask-cancel-hint = <i>/cancel — отменить</i>
 bounds-line = Допустимо: { $min } – { $max }.
 preset-65k = 65 000: у получателя уже есть USDT.
@@ -450,6 +453,8 @@ buy-again-not-found = Привязанный сейчас ключ (…<code>{ $
 ## Dashboard (the Mini App)
 command-dashboard = балансы, правила, заказы и траты на одном экране
 button-dashboard = Панель
+# The menu button beside the message field, opening the dashboard (a few words: Telegram shows it small).
+menu-button = Панель
 dashboard-open = 📊 Ваша панель: балансы, правила, последние заказы и траты на одном экране. Нажмите «Панель», чтобы открыть её.
 dashboard-needs-https = Панель — это мини-приложение Telegram, а Telegram открывает мини-приложения только с адреса https. Укажите в <code>PUBLIC_URL</code> публичный https-адрес этого сервера (например, https://bot.example.com) и перезапустите бота. А пока то же самое показывают /wallet, /rules, /orders и /stats.
 dashboard-playground = В песочнице панель открывается рядом с этим чатом: нажмите «Open the dashboard» на боковой панели.
@@ -484,8 +489,9 @@ miniapp-rule-busy = Это правило ещё меняется: дождит�
 ## Team alerts
 button-choose-group = Выбрать группу
 button-stop-group = Остановить уведомления в группе
-group-intro = 👥 <b>Командные уведомления</b>: копии ваших уведомлений в группе, чтобы их видела и команда.
-    Сначала добавьте меня в группу, затем нажмите <b>Выбрать группу</b> ниже и выберите её (вы должны быть в ней администратором). Личные уведомления приходят как прежде.
+button-add-to-group = ➕ Добавить в группу
+group-intro = 👥 <b>Командные уведомления</b>: копии ваших уведомлений в группе, чтобы их видела и команда. Личные уведомления приходят как прежде.
+    Меня ещё нет в группе? Нажмите <b>Добавить в группу</b> и выберите её (вы должны быть в ней администратором).
 group-choose = Нажмите <b>Выбрать группу</b> ниже и выберите группу (вы должны быть в ней администратором, а я — участником).
 group-kind-filled = Заказ выполнен
 group-kind-failed = Заказ не выполнен

@@ -61,6 +61,7 @@ command-notifications = 市场通知
 command-webhook = 用于订单提醒的个人 webhook URL
 command-settings = 语言和推送提醒
 command-group = 团队提醒：把您的提醒复制到群组
+command-group-here = 哪些成员的提醒会发到本群
 command-cancel = 退出任何引导流程
 
 ## Buttons
@@ -118,8 +119,10 @@ webhook-no-public-url = 个人 webhook 需要机器人的公网地址。运营�
 ## Input
 ask-resource = 选择哪种资源？
 ask-volume = 需要多少{ $resource }？输入数字（65000、65k、1.5m）或点击预设。
+ask-volume-short = 需要多少{ $resource }？
 ask-duration = 租用多长时间？
 ask-address = 由哪个地址接收？请发送 TRON 地址（T…）。
+ask-address-short = 由哪个地址接收？
 ask-cancel-hint = <i>发送 /cancel 停止</i>
 bounds-line = 允许范围：{ $min } – { $max }。
 preset-65k = 65,000：接收方已持有 USDT。
@@ -447,6 +450,8 @@ buy-again-not-found = 当前绑定的密钥（…<code>{ $now }</code>）看不�
 ## Dashboard (the Mini App)
 command-dashboard = 在一个屏幕上查看余额、规则、订单和花费
 button-dashboard = 仪表板
+# The menu button beside the message field, opening the dashboard (a few words: Telegram shows it small).
+menu-button = 仪表板
 dashboard-open = 📊 您的仪表板：余额、规则、最近的订单和花费都在一个屏幕上。点击“仪表板”打开。
 dashboard-needs-https = 仪表板是一个 Telegram 小程序，而 Telegram 只从 https 地址打开小程序。请将 <code>PUBLIC_URL</code> 设为此服务器的公开 https 地址（例如 https://bot.example.com）并重启机器人。在此之前，/wallet、/rules、/orders 和 /stats 显示相同的内容。
 dashboard-playground = 在演练场中，仪表板在此聊天旁边打开：点击侧边栏中的“Open the dashboard”。
@@ -481,8 +486,9 @@ miniapp-rule-busy = 此规则仍在更改中：请等待结果后再试。
 ## Team alerts
 button-choose-group = 选择群组
 button-stop-group = 停止群组提醒
-group-intro = 👥 <b>团队提醒</b>：把您的提醒复制到群组，让团队也能看到。
-    请先把我加入群组，然后点击下方的<b>选择群组</b>并选中它（您必须是该群的管理员）。私聊提醒照常发送。
+button-add-to-group = ➕ 添加到群组
+group-intro = 👥 <b>团队提醒</b>：把您的提醒复制到群组，让团队也能看到。私聊提醒照常发送。
+    我还不在群组里？点击<b>添加到群组</b>并选中它（您必须是该群的管理员）。
 group-choose = 点击下方的<b>选择群组</b>并选中群组（您必须是管理员，我必须是成员）。
 group-kind-filled = 订单完成
 group-kind-failed = 订单失败

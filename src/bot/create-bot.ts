@@ -5,7 +5,6 @@ import { sequentialize, type RunnerOptions } from "@grammyjs/runner";
 import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "./api-transformers";
 import { chatThrottler } from "./chat-throttle";
 import { runAfterReply } from "./after-reply";
-import { commandList } from "./command-menu";
 import { Bot } from "grammy";
 import { MenuActions, type BotContext, type BotDeps } from "./context";
 import { updateErrorHandler } from "./error-boundary";
@@ -273,19 +272,6 @@ export async function registerProfile(bot: Bot<BotContext>, deps: BotDeps): Prom
       }
     } catch (error) {
       deps.logger.warn({ err: error, language }, "setMyDescription failed; the bot's description may be out of date");
-    }
-  }
-}
-
-/** Registers the command menu per language; a failure is logged, never fatal. */
-export async function registerCommands(bot: Bot<BotContext>, deps: BotDeps): Promise<void> {
-  for (const language of LANGUAGES) {
-    const commands = commandList(deps.i18n, language);
-    try {
-      await bot.api.setMyCommands(commands, language === "en" ? {} : { language_code: language });
-      if (language === "en") await bot.api.setMyCommands(commands, { language_code: "en" });
-    } catch (error) {
-      deps.logger.warn({ err: error, language }, "setMyCommands failed; the command menu may be out of date");
     }
   }
 }

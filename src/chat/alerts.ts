@@ -58,9 +58,9 @@ export function recipientLanguage(translations: Translations, language: string |
  */
 export function cardButtons(tr: Translate, cardId: string, canConfirm = true): InlineKeyboard {
   const keyboard = new InlineKeyboard();
-  if (canConfirm) keyboard.text(tr("button-confirm"), CARD_CONFIRM.data(cardId));
+  if (canConfirm) keyboard.text(tr("button-confirm"), CARD_CONFIRM.data(cardId)).success();
   else keyboard.text(tr("button-topup"), MAIN_MENU.data("topup"));
-  return keyboard.text(tr("button-cancel"), CARD_CANCEL.data(cardId));
+  return keyboard.text(tr("button-cancel"), CARD_CANCEL.data(cardId)).danger();
 }
 
 /** Every part of an alert is bounded before escaping, so the visible text stays far below 4096 (never cut HTML). */
@@ -84,7 +84,7 @@ export function isSpendingButton(callbackData: string): boolean {
 export function settlementAlert(recipient: Recipient, order: OrderFacts, state: FinalState, buyAgainRef: string | null = null): OutboxPayload {
   const { tr, language } = recipient;
   const short = order.id.slice(0, 8);
-  const keyboard = buyAgainRef ? new InlineKeyboard().text(tr("button-buy-again"), BUY_AGAIN.data(buyAgainRef)) : undefined;
+  const keyboard = buyAgainRef ? new InlineKeyboard().text(tr("button-buy-again"), BUY_AGAIN.data(buyAgainRef)).success() : undefined;
   if (state === "failed") {
     return message([tr("alert-order-failed", { id: short }), order.totalTrx && !recipient.group ? tr("alert-refunded-amount", { value: trxText(order.totalTrx, language) }) : tr("alert-refunded")].join("\n"), keyboard);
   }
@@ -172,5 +172,5 @@ export function priceReachedAlert(recipient: Recipient, reached: PriceReached): 
     "",
     tr("alert-watch-hint"),
   ];
-  return message(lines.join("\n"), new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)));
+  return message(lines.join("\n"), new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)).success());
 }

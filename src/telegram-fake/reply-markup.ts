@@ -16,6 +16,8 @@ const INLINE_ACTIONS = [
   "callback_game",
   "pay",
 ];
+/** Bot API 9.4: a button's colour. Any other value is refused. */
+const BUTTON_STYLES = ["success", "danger", "primary"];
 const MAX_PER_ROW = 8;
 const MAX_BUTTONS = 100;
 const MARKUP_INVALID = "can't parse reply keyboard markup JSON object";
@@ -50,6 +52,7 @@ function validateInlineButton(button: unknown): InlineButtonLike {
     throw badRequest(`can't parse inline keyboard button: Field "text" must be of type String`);
   }
   if (button.text.trim() === "") throw badRequest("BUTTON_TEXT_INVALID");
+  validateStyle(button.style);
   const actions = INLINE_ACTIONS.filter((action) => button[action] !== undefined && button[action] !== null);
   if (actions.length === 0) {
     throw badRequest("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
@@ -64,6 +67,11 @@ function validateInlineButton(button: unknown): InlineButtonLike {
   if (actions[0] === "copy_text") validateCopyText(button.copy_text);
   if (actions[0] === "web_app") validateWebApp(button.web_app);
   return button as InlineButtonLike;
+}
+
+function validateStyle(style: unknown): void {
+  if (style === undefined || style === null) return;
+  if (typeof style !== "string" || !BUTTON_STYLES.includes(style)) throw badRequest(`can't parse inline keyboard button: Field "style" must be one of "success", "danger" or "primary"`);
 }
 
 function validateCallbackData(data: unknown): void {
@@ -94,6 +102,7 @@ function validateCopyText(copyText: unknown): void {
 function validateReplyButton(button: unknown): unknown {
   const text = typeof button === "string" ? button : isRecord(button) ? button.text : undefined;
   if (typeof text !== "string" || text.trim() === "") throw badRequest("BUTTON_TEXT_INVALID");
+  if (isRecord(button)) validateStyle(button.style);
   if (isRecord(button) && button.request_chat !== undefined) validateRequestChat(button.request_chat);
   return button;
 }

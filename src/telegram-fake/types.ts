@@ -55,6 +55,8 @@ export interface InlineButtonLike {
   callback_data?: string;
   url?: string;
   copy_text?: { text: string };
+  /** Bot API 9.4: "success" (green), "danger" (red) or "primary" (blue); the app's own look when absent. */
+  style?: "success" | "danger" | "primary";
   [action: string]: unknown;
 }
 

@@ -19,7 +19,8 @@ describe("team alerts: setting up /group", () => {
     const group = teamGroup(world, [user], { title: "Ops <team>" });
     user.send("/group");
     const intro = await nextBotText(user, (text) => text.includes("Team alerts"));
-    expect(intro.text).toContain("Choose a group");
+    expect(intro.text).toContain("Add to a group");
+    expect(await nextBotText(user, (text) => text.includes("pick the group"))).toBeDefined();
     const send = world.fake.calls.filter((call) => call.method === "sendMessage" && call.params.chat_id === 4501).at(-1)!;
     const markup = (typeof send.params.reply_markup === "string" ? JSON.parse(send.params.reply_markup) : send.params.reply_markup) as { keyboard: Array<Array<{ text: string; request_chat: Record<string, unknown> }>> };
     const button = markup.keyboard[0]![0]!;
@@ -31,7 +32,7 @@ describe("team alerts: setting up /group", () => {
     const linked = await nextBotText(user, (text) => text.includes("Linked"));
     expect(linked.text).toContain("Ops <team>");
     const card = await nextBotText(user, (text) => text.includes("copied to"));
-    expect(buttonLabels(card)).toEqual(["✅ Order filled", "✅ Order failed", "✅ Rule paused", "✅ Price watch", "✅ Other notifications", "Choose a group", "Stop group alerts"]);
+    expect(buttonLabels(card)).toEqual(["✅ Order filled", "✅ Order failed", "✅ Rule paused", "✅ Price watch", "✅ Other notifications", "Choose a group", "Stop group alerts", "➕ Add to a group"]);
     const checks = world.fake.calls.filter((call) => call.method === "getChatMember" && call.params.chat_id === group.id);
     expect(checks.map((call) => Number(call.params.user_id))).toEqual([123456789, 4501]);
     const link = await groupLinkOf(world, 4501);
@@ -53,25 +54,25 @@ describe("team alerts: setting up /group", () => {
     const other = world.user(4503);
     const withoutBot = teamGroup(world, [user], { bot: "left" });
     user.send("/group");
-    await nextBotText(user, (text) => text.includes("Team alerts"));
+    await nextBotText(user, (text) => text.includes("pick the group"));
     // The picker lists neither; a group can change between the picker and the answer.
     world.fake.shareChat(user.user, withoutBot.id, { unchecked: true });
     await nextBotText(user, (text) => text.includes("I am not a member of that group"));
     const notAdmin = teamGroup(world, [other], { members: [user] });
     user.send("/group");
-    await nextBotText(user, (text) => text.includes("Team alerts"));
+    await nextBotText(user, (text) => text.includes("pick the group"));
     world.fake.shareChat(user.user, notAdmin.id, { unchecked: true });
     await nextBotText(user, (text) => text.includes("You are not an admin of that group"));
     expect(await groupLinkOf(world, 4502)).toBeUndefined();
     // The picker itself lists only groups where the user is an admin and the bot a member.
     user.send("/group");
-    await nextBotText(user, (text) => text.includes("Team alerts"));
+    await nextBotText(user, (text) => text.includes("pick the group"));
     expect(() => world.fake.shareChat(user.user, notAdmin.id)).toThrow(/not an admin/);
     // The bot a member there but restricted from sending: refused with what to change.
     const muted = teamGroup(world, [user]);
     Object.assign(world.fake.group(muted.id)!, { botStatus: "restricted", botCanSend: false });
     user.send("/group");
-    await nextBotText(user, (text) => text.includes("Team alerts"));
+    await nextBotText(user, (text) => text.includes("pick the group"));
     world.fake.shareChat(user.user, muted.id);
     await nextBotText(user, (text) => text.includes("may not send messages there"));
     expect(await groupLinkOf(world, 4502)).toBeUndefined();

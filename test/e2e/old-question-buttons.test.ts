@@ -13,11 +13,12 @@ function dataOf(message: ChatMessage, label: string): string {
 
 /**
  * The question in `question` shows no buttons any more, and Telegram was asked for exactly that:
- * one edit of its reply markup with none (once the bot's update is done).
+ * one edit with none, of its reply markup or (an order question answered) of its text, which then
+ * shows the answer chosen (once the bot's update is done).
  */
 async function expectButtonsRemoved(world: World, question: ChatMessage): Promise<void> {
   await world.settled();
-  const edits = world.fake.calls.filter((call) => call.method === "editMessageReplyMarkup" && Number(call.params.chat_id) === question.chatId && Number(call.params.message_id) === question.messageId);
+  const edits = world.fake.calls.filter((call) => ["editMessageReplyMarkup", "editMessageText"].includes(call.method) && Number(call.params.chat_id) === question.chatId && Number(call.params.message_id) === question.messageId);
   expect(edits.map((call) => ({ ok: call.ok, keyboard: (call.params.reply_markup as { inline_keyboard?: unknown[] } | undefined)?.inline_keyboard ?? [] }))).toEqual([{ ok: true, keyboard: [] }]);
   const now = world.fake.messages(question.chatId).find((message) => message.messageId === question.messageId)!;
   expect(buttonLabels(now)).toEqual([]);

@@ -27,10 +27,11 @@ describe("order input: grouped volumes, bounds per resource, a public quote with
   it("one-line arguments of zero, below zero or not quite an address get the explanation the guided step gives", async () => {
     const user = world.user(904);
     await linkKey(world, user, world.newAccount().apiKey);
+    // Told, then asked for the volume again (the other arguments kept).
     user.send(`/buy energy 0 1h ${ADDRESS_A}`);
-    expect((await user.nextMessage()).text).toBe("The volume must be above zero.");
+    expect((await user.nextMessage()).text).toMatch(/^The volume must be above zero\.\n\nHow much Energy\?/);
     user.send(`/buy energy -65000 1h ${ADDRESS_A}`);
-    expect((await user.nextMessage()).text).toBe("The volume cannot be negative.");
+    expect((await user.nextMessage()).text).toMatch(/^The volume cannot be negative\.\n\nHow much Energy\?/);
     user.send(`/quote energy 1.0005k 1h`);
     expect((await user.nextMessage()).text).toContain("whole number of units");
     user.send(`/buy energy 65000 1h ${ADDRESS_A.toLowerCase()}`);

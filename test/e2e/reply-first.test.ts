@@ -17,7 +17,7 @@ describe("the reply before the work behind it", () => {
   let world: World;
   manageWorld((started) => (world = started), { chatPaceMs: 250 });
 
-  it("an answered question's next question is sent first, its buttons removed in the chat's next turn", async () => {
+  it("an answered question's next question is sent first, its buttons replaced by the answer in the chat's next turn", async () => {
     const user = world.user(9301);
     user.send("/watch");
     const resourceQuestion = await user.nextMessage();
@@ -29,8 +29,10 @@ describe("the reply before the work behind it", () => {
     expect((await user.nextMessage()).text).toContain("How much");
     await world.settled();
     const calls = chatCallsAfter(world, resourceQuestion.chatId, before);
-    expect(calls.map((call) => call.method)).toEqual(["sendMessage", "editMessageReplyMarkup"]);
+    // The answered question's buttons give way to the answer chosen.
+    expect(calls.map((call) => call.method)).toEqual(["sendMessage", "editMessageText"]);
     expect(Number(calls[1]!.params.message_id)).toBe(resourceQuestion.messageId);
+    expect(calls[1]!.params.text).toBe("Which resource? — <b>Energy</b>");
     expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(240);
   });
 

@@ -12,7 +12,9 @@ describe("an unlisted duration in one-line arguments", () => {
   it("/quote energy 65k 2h, the same as a deep link, and /buy: the durations are listed, not how volumes are written", async () => {
     const user = world.user(8501);
     user.send("/quote energy 65k 2h");
-    expect((await user.nextMessage()).text).toBe(DURATIONS_TOLD);
+    // Told, then asked for the duration again with its buttons (the other arguments kept).
+    const asked = (await user.nextMessage()).text!;
+    expect(asked.startsWith(`${DURATIONS_TOLD}\n\nFor how long?`)).toBe(true);
     world.fake.openDeepLink(user.user, `${BOT}?start=quote_energy_65k_2h`);
     expect((await user.nextMessage()).text).toContain(DURATIONS_TOLD);
 

@@ -212,6 +212,9 @@ export async function linkedUser(world: World, id: number, balance = { trx: "100
 
 /** The labels of a message's inline buttons, row after row. */
 export const buttonLabels = (message: ChatMessage): string[] => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+/** The colour (Bot API 9.4 `style`) of each button, by label: "success", "danger", "primary" or "none". */
+export const buttonStyles = (message: ChatMessage): Record<string, string> =>
+  Object.fromEntries((message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => [button.text, button.style ?? "none"]));
 
 /** The next new message or edit in the user's chat whose text passes `check`. */
 export async function nextBotText(user: ReturnType<World["user"]>, check: (text: string) => boolean, timeoutMs = 8000): Promise<ChatMessage> {

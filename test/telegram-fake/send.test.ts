@@ -25,6 +25,17 @@ describe("sendMessage", () => {
     expect(fake.rejectedCalls()).toEqual([]);
   });
 
+  it("keeps a button's style (Bot API 9.4) and refuses one Telegram does not know", async () => {
+    const { fake, bot } = await world();
+    fake.sendText(ALICE, "hi");
+    const sent = await bot.api.sendMessage(ALICE.id, "Sure?", { reply_markup: new InlineKeyboard().text("Yes", "y").success().text("No", "n").danger().text("More", "m").primary() });
+    expect(sent.reply_markup?.inline_keyboard[0]!.map((button) => button.style)).toEqual(["success", "danger", "primary"]);
+    const wrong = { inline_keyboard: [[{ text: "Yes", callback_data: "y", style: "green" }]] } as unknown as InlineKeyboard;
+    const refused = await apiError(bot.api.sendMessage(ALICE.id, "Sure?", { reply_markup: wrong }));
+    expect(refused.error_code).toBe(400);
+    expect(refused.description).toMatch(/style/);
+  });
+
   it("refuses a chat it never saw", async () => {
     const { bot, fake } = await world();
     expect((await apiError(bot.api.sendMessage(42, "hello"))).description).toBe("Bad Request: chat not found");

@@ -3,7 +3,7 @@ import type { Context } from "grammy";
 import { ANSWER, answerData } from "#src/chat/callback-data";
 import type { BotContext } from "../context";
 import { pressedButtonExists } from "../pressed-button";
-import { keyboardMessage, noteOpenKeyboard, removeQuestionButtons } from "./question-buttons";
+import { closeAnswered, keyboardMessage, noteOpenKeyboard, removeQuestionButtons } from "./question-buttons";
 
 /**
  * A guided flow's handle. Inside a flow, Telegram and the marketplace are reached only through
@@ -33,6 +33,8 @@ export interface Asked {
   messageId?: number;
   /** True when the question has answer buttons: they are removed once it is answered or closed (guided/question-buttons). */
   keyboard?: boolean;
+  /** The question in one line (HTML): once answered, its message shows it with the answer chosen. */
+  title?: string;
 }
 
 /** An answer checked: its value, or why not (HTML, said to the user; absent when the check already replied). */
@@ -44,12 +46,16 @@ export function markAsked(ctx: BotContext, flow: FlowName, step: string): Asked 
   return { askedAt: ctx.deps.now() };
 }
 
-/** Sends the question `asked` (HTML) with its answer buttons, if any, and records its message in `asked`. Runs inside `external`. */
-export async function sendQuestion(ctx: BotContext, asked: Asked, text: string, buttons: AnswerButton[][] = []): Promise<void> {
+/**
+ * Sends the question `asked` (HTML) with its answer buttons, if any, and records its message in
+ * `asked`, with `title` (the question in one line) to show beside the answer chosen. Runs inside `external`.
+ */
+export async function sendQuestion(ctx: BotContext, asked: Asked, text: string, buttons: AnswerButton[][] = [], title?: string): Promise<void> {
   const rows = buttons.filter((row) => row.length > 0).map((row) => row.map((button) => ({ text: button.label, callback_data: answerData(button.value) })));
   const sent = await ctx.reply(text, { parse_mode: "HTML", ...(rows.length > 0 ? { reply_markup: { inline_keyboard: rows } } : {}) });
   asked.messageId = sent.message_id;
   if (rows.length > 0) asked.keyboard = true;
+  if (rows.length > 0 && title !== undefined) asked.title = title;
   noteOpenKeyboard(ctx, keyboardMessage(asked));
 }
 
@@ -117,8 +123,8 @@ async function checkAnswer<T>(conversation: Guided, flow: FlowName, asked: Asked
     }
     const checked = await check(ctx, input);
     if (!checked.ok && checked.message) await ctx.reply(checked.message, { parse_mode: "HTML" });
-    // Answered: its buttons go before the next question is asked.
-    if (checked.ok) await removeQuestionButtons(ctx, keyboardMessage(asked));
+    // Answered: its buttons go (the answer shown in their place) before the next question is asked.
+    if (checked.ok) await closeAnswered(ctx, asked);
     return checked;
   });
   if ("expired" in result) return conversation.halt();

@@ -2,7 +2,7 @@ import type { MiddlewareFn } from "grammy";
 import { findUserWithState, setTelegramLanguage, upsertUser } from "#src/db/repos/users";
 import type { BotContext, BotDeps } from "../context";
 import { pickLanguage, translatorFor } from "#src/chat/i18n";
-import { followChosenLanguage } from "../command-menu";
+import { followChosenLanguage, showMenuButtonIn } from "../command-menu";
 import { rememberPrefetched } from "../prefetched";
 import { FLOOD_WINDOW_MS, isDashboardPress, windowCountedWithRead } from "./rate-limit";
 
@@ -105,6 +105,8 @@ export function loadAccount(): MiddlewareFn<BotContext> {
       const picked = ctx.lang;
       await ctx.deps.writes.run((db) => setTelegramLanguage(db, id, picked));
       account.telegram_language = picked;
+      // The menu button (English by default; Telegram has none per app language) follows too.
+      if (ctx.chat.type === "private") await showMenuButtonIn(ctx.api, ctx.deps, chatId, picked);
     }
     ctx.tr = translatorFor(ctx.deps.i18n, ctx.lang);
     // A language chosen before the chat's command menu followed it: set the menu now, once.

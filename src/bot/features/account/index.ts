@@ -20,7 +20,7 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
       await ctx.reply(ctx.tr("disconnect-nothing"), { parse_mode: "HTML" });
       return;
     }
-    const keyboard = new InlineKeyboard().text(ctx.tr("button-confirm"), DISCONNECT_YES.data(credential.linked_at)).text(ctx.tr("button-cancel"), DISCONNECT_NO.data);
+    const keyboard = new InlineKeyboard().text(ctx.tr("button-confirm"), DISCONNECT_YES.data(credential.linked_at)).success().text(ctx.tr("button-cancel"), DISCONNECT_NO.data).danger();
     await ctx.reply(ctx.tr("disconnect-ask", { last4: credential.last4 }), { parse_mode: "HTML", reply_markup: keyboard });
   });
 

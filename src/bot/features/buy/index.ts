@@ -65,9 +65,10 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
     } catch (error) {
       return replyMarketplaceError(ctx, error, { read: true });
     }
-    const draft = await draftFromCommand(ctx, args, limits, FIELDS, "/buy energy 65k 1h TAddress…");
-    if (!draft) return;
-    if (missingOrderField(ctx, draft, limits, FIELDS) !== null && (await startOrderFlow(ctx, "buy", draft, limits, FIELDS))) return;
+    const read = await draftFromCommand(ctx, args, limits, FIELDS, "/buy energy 65k 1h TAddress…");
+    if (!read) return;
+    const { draft, problem } = read;
+    if (missingOrderField(ctx, draft, limits, FIELDS) !== null && (await startOrderFlow(ctx, "buy", draft, limits, FIELDS, problem))) return;
     await endFlow(ctx);
     await sendOrderCard(ctx, draft);
   }

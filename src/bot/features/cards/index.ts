@@ -193,7 +193,7 @@ async function confirmCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
   // preview would be a new card, which could charge (or create a rule) a second time.
   if (action.state === "pending" && !wasAttempted(action) && now - action.created_at > CARD_FRESH_MS) {
     await ctx.answerCallbackQuery();
-    await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)));
+    await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)).danger());
     return;
   }
   // What the card showed no longer holds (a price that rose): nothing is spent, a fresh preview is offered.
@@ -201,7 +201,7 @@ async function confirmCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
     const changed = await kind.changedSince(ctx, action);
     if (changed !== null) {
       await ctx.answerCallbackQuery();
-      await editCard(ctx, changed, new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)));
+      await editCard(ctx, changed, new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)).danger());
       return;
     }
   }

@@ -31,14 +31,15 @@ export function dashboardFeature(): Composer<BotContext> {
 
 /**
  * Makes the chat's menu button (beside the message field) open the dashboard in every private
- * chat, when there is an https PUBLIC_URL. A failure is logged, never fatal: the button is a
+ * chat, when there is an https PUBLIC_URL, in English: the default for a chat given none in its
+ * user's language (see showMenuButtonIn). A failure is logged, never fatal: the button is a
  * convenience, and /dashboard still offers the Mini App.
  */
 export async function registerMenuButton(bot: Bot<BotContext>, deps: BotDeps): Promise<void> {
   const url = dashboardUrl(deps.config);
   if (!url) return;
   try {
-    await bot.api.setChatMenuButton({ menu_button: { type: "web_app", text: translatorFor(deps.i18n, "en")("button-dashboard"), web_app: { url } } });
+    await bot.api.setChatMenuButton({ menu_button: { type: "web_app", text: translatorFor(deps.i18n, "en")("menu-button"), web_app: { url } } });
   } catch (error) {
     deps.logger.warn({ err: error }, "setChatMenuButton failed; the chat's menu button does not open the dashboard");
   }

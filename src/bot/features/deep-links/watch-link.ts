@@ -35,7 +35,7 @@ export async function askWatchLink(ctx: BotContext, watch: LinkedWatch): Promise
   lines.push(ctx.tr("watch-threshold", { threshold: trxText(maxTrx, ctx.lang) }));
   if (address && (await unfamiliarAddress(ctx, address))) lines.push("", ctx.tr("card-address-from-link"));
   lines.push("", ctx.tr("watch-link-hint"));
-  const keyboard = new InlineKeyboard().text(ctx.tr("button-confirm"), WATCH_LINK_SAVE.data(ref)).text(ctx.tr("button-cancel"), WATCH_LINK_DROP.data(ref));
+  const keyboard = new InlineKeyboard().text(ctx.tr("button-confirm"), WATCH_LINK_SAVE.data(ref)).success().text(ctx.tr("button-cancel"), WATCH_LINK_DROP.data(ref)).danger();
   await ctx.reply(lines.join("\n"), { parse_mode: "HTML", reply_markup: keyboard });
 }
 

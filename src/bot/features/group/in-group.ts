@@ -13,6 +13,8 @@ import { endGroupLinks } from "#src/team-alerts/group-endings";
 
 /** "/group" or "/group@<bot>", with or without arguments. */
 const GROUP_COMMAND = /^\/group(?:@([A-Za-z0-9_]{3,64}))?(?=\s|$)/;
+/** What Telegram sends in a group the bot was added to through the Add to a group link (addToGroupUrl). */
+const ADDED_BY_LINK = /^\/start(?:@[A-Za-z0-9_]{3,64})?\s+alerts$/;
 
 /**
  * Team alerts in a group, before the private-only answer: the bot removed from the group (its
@@ -48,6 +50,8 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
     const tr = translatorFor(deps.i18n, pickLanguage(ctx.from?.language_code));
     const press = ctx.callbackQuery?.data === undefined ? null : GROUP_RULE.parse(ctx.callbackQuery.data);
     if (press) return groupRulePress(ctx, tr, press);
+    // The greeting above already said how team alerts are set up: no private-only answer after it.
+    if (message?.text !== undefined && ADDED_BY_LINK.test(message.text)) return;
     const command = message?.text === undefined ? null : GROUP_COMMAND.exec(message.text);
     if (command && (command[1] === undefined || command[1].toLowerCase() === ctx.me.username.toLowerCase())) {
       if (!firstInWindow(answered, `${chat.id}:${ctx.from?.id ?? 0}`, deps.now())) return;

@@ -8,7 +8,7 @@ import { endFlow } from "#src/bot/flows";
 import { GROUP_CHOOSE, GROUP_COPY_TOGGLE, GROUP_STOP } from "#src/chat/callback-data";
 import { findGroupLink, saveGroupLink, stopGroupLink, toggleGroupCopy } from "#src/db/repos/group-links";
 import { maySend } from "./in-group";
-import { GROUP_PICKER_REQUEST_ID, groupCard, groupPicker } from "./views";
+import { addToGroupKeyboard, GROUP_PICKER_REQUEST_ID, groupCard, groupPicker } from "./views";
 
 export { groupChatsFeature } from "./in-group";
 
@@ -31,10 +31,12 @@ export function groupFeature(): Composer<BotContext> {
     await endFlow(ctx);
     const link = await findGroupLink(ctx.deps.db, ctx.account.telegram_id);
     if (!link) {
-      await ctx.reply(ctx.tr("group-intro"), { parse_mode: "HTML", reply_markup: groupPicker(ctx.tr) });
+      // Telegram's group picker lists only groups the bot is in: first a way to add it, then the picker.
+      await ctx.reply(ctx.tr("group-intro"), { parse_mode: "HTML", reply_markup: addToGroupKeyboard(ctx.tr, ctx.me.username) });
+      await ctx.reply(ctx.tr("group-choose"), { parse_mode: "HTML", reply_markup: groupPicker(ctx.tr) });
       return;
     }
-    const card = groupCard(ctx.tr, link);
+    const card = groupCard(ctx.tr, link, ctx.me.username);
     await ctx.reply(card.text, { parse_mode: "HTML", reply_markup: card.keyboard });
   });
 
@@ -48,7 +50,7 @@ export function groupFeature(): Composer<BotContext> {
     const link = await toggleGroupCopy(ctx.deps.db, ctx.account.telegram_id, kind);
     if (!link) return void (await ctx.answerCallbackQuery({ text: ctx.tr("group-none-linked") }));
     await ctx.answerCallbackQuery();
-    const card = groupCard(ctx.tr, link);
+    const card = groupCard(ctx.tr, link, ctx.me.username);
     await editInPlace(ctx, card.text, card.keyboard);
   });
 
@@ -96,7 +98,7 @@ async function linkGroup(ctx: BotContext, chatId: number, title: string | undefi
   const link = await saveGroupLink(ctx.deps.db, { telegramId: ctx.account.telegram_id, groupChatId: chatId, title: title ?? ctx.tr("group-untitled"), ownerName: ctx.from?.first_name ?? "", now: ctx.deps.now() });
   ctx.deps.logger.info({ userId: ctx.account.telegram_id, groupChatId: chatId }, "alerts linked to a group");
   await ctx.reply(ctx.tr("group-linked", { title: link.group_title }), { parse_mode: "HTML", reply_markup: removeKeyboard });
-  const card = groupCard(ctx.tr, link);
+  const card = groupCard(ctx.tr, link, ctx.me.username);
   await ctx.reply(card.text, { parse_mode: "HTML", reply_markup: card.keyboard });
 }
 

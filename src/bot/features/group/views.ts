@@ -37,13 +37,28 @@ export function groupPicker(tr: Translate): Keyboard {
     .oneTime();
 }
 
-/** The card of a linked group: where the alerts go, a switch per kind, Choose a group and Stop group alerts. */
-export function groupCard(tr: Translate, link: GroupLink): { text: string; keyboard: InlineKeyboard } {
+/**
+ * Telegram's link that adds the bot to a group the user picks (t.me/<bot>?startgroup=…&admin=…),
+ * as an administrator allowed to post: a group that mutes its members still gets the alerts. No
+ * other right is asked for, since the bot only sends there.
+ */
+export function addToGroupUrl(botUsername: string): string {
+  return `https://t.me/${botUsername}?startgroup=alerts&admin=post_messages`;
+}
+
+/** The "Add to a group" button: Telegram's own group picker, then the bot added there. */
+export function addToGroupKeyboard(tr: Translate, botUsername: string): InlineKeyboard {
+  return new InlineKeyboard().url(tr("button-add-to-group"), addToGroupUrl(botUsername));
+}
+
+/** The card of a linked group: where the alerts go, a switch per kind, Choose a group, Stop group alerts and Add to a group. */
+export function groupCard(tr: Translate, link: GroupLink, botUsername: string): { text: string; keyboard: InlineKeyboard } {
   const keyboard = new InlineKeyboard();
   for (const kind of GROUP_ALERT_KINDS) {
     keyboard.text(`${copiesKind(link, kind) ? "✅" : "▫️"} ${tr(`group-kind-${kind}`)}`, GROUP_COPY_TOGGLE.data(kind)).row();
   }
-  keyboard.text(tr("button-choose-group"), GROUP_CHOOSE.data).text(tr("button-stop-group"), GROUP_STOP.data);
+  keyboard.text(tr("button-choose-group"), GROUP_CHOOSE.data).text(tr("button-stop-group"), GROUP_STOP.data).danger();
+  keyboard.row().url(tr("button-add-to-group"), addToGroupUrl(botUsername));
   const copied = GROUP_ALERT_KINDS.filter((kind) => copiesKind(link, kind)).map((kind) => tr(`group-kind-${kind}`));
   const text = [tr("group-card-title", { title: link.group_title }), copied.length > 0 ? tr("group-card-copied", { kinds: copied.join(", ") }) : tr("group-card-none"), "", tr("group-card-hint")].join("\n");
   return { text, keyboard };

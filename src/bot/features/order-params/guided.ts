@@ -19,20 +19,24 @@ export interface OrderQuestion extends Asked {
  * Asks for the first missing field, with buttons as shortcuts (inside `external`). Returns null
  * when nothing is missing.
  */
-async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): Promise<OrderQuestion | null> {
+async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[], told?: string | null): Promise<OrderQuestion | null> {
   const rechecked = recheckForResource(ctx, draft, limits);
   const field = fields.find((name) => rechecked.draft[name] === undefined);
   if (!field) return null;
   const buttons: AnswerButton[][] = [[]];
-  const lines: string[] = rechecked.problem ? [rechecked.problem, ""] : [];
+  const problem = told ?? rechecked.problem;
+  const lines: string[] = problem ? [problem, ""] : [];
   const next = { ...rechecked.draft };
+  let title: string | undefined;
   switch (field) {
     case "resource":
-      lines.push(ctx.tr("ask-resource"));
+      title = ctx.tr("ask-resource");
+      lines.push(title);
       for (const resource of RESOURCES) buttons[0]!.push({ label: ctx.tr(`resource-${resource}`), value: resource });
       break;
     case "volume": {
       const resource = draft.resource ?? "energy";
+      title = ctx.tr("ask-volume-short", { resource: ctx.tr(`resource-${resource}`) });
       lines.push(ctx.tr("ask-volume", { resource: ctx.tr(`resource-${resource}`) }));
       const bounds = limits.bounds(resource);
       if (bounds) lines.push(ctx.tr("bounds-line", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }));
@@ -49,11 +53,13 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
       break;
     }
     case "duration": {
-      lines.push(ctx.tr("ask-duration"));
+      title = ctx.tr("ask-duration");
+      lines.push(title);
       for (const duration of limits.durations(draft.resource ?? "energy")) buttons[0]!.push({ label: durationText(duration, ctx.lang), value: duration });
       break;
     }
     case "address": {
+      title = ctx.tr("ask-address-short");
       lines.push(ctx.tr("ask-address"));
       const offers = await savedAddressOffers(ctx, ctx.account.telegram_id);
       next.offered = offers.offered;
@@ -63,7 +69,7 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
   }
   lines.push("", ctx.tr("ask-cancel-hint"));
   const asked = markAsked(ctx, flow, field);
-  await sendQuestion(ctx, asked, lines.join("\n"), buttons);
+  await sendQuestion(ctx, asked, lines.join("\n"), buttons, title);
   return { ...asked, field, draft: next };
 }
 
@@ -76,11 +82,12 @@ export type LimitsReader = (ctx: BotContext) => Promise<OrderLimits | null>;
  * the answer (guided/install), as `flow(conversation, ctx, draft, question)`: entering a flow runs
  * the conversations plugin (a replay engine, a context of its own, the update kept in its log),
  * which cost more CPU than the rest of a menu tap together (README, "The first question before the
- * flow"). False when nothing was missing after all (the caller goes on with the draft).
+ * flow"). `problem` (HTML) comes before the question: why a one-line argument is asked again.
+ * False when nothing was missing after all (the caller goes on with the draft).
  */
-export async function startOrderFlow(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): Promise<boolean> {
+export async function startOrderFlow(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[], problem?: string | null): Promise<boolean> {
   await endFlow(ctx);
-  const question = await askOrderField(ctx, flow, draft, limits, fields);
+  const question = await askOrderField(ctx, flow, draft, limits, fields, problem);
   if (!question) return false;
   await storeFirstQuestion(ctx, { flow, args: [draft], asked: question }, ctx.flowStep ?? `${flow}/${question.field}`);
   return true;

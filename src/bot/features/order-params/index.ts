@@ -61,31 +61,23 @@ function durationsFor(limits: OrderLimits, resource: string | undefined): string
   return resource ? limits.durations(resource) : [...new Set(RESOURCES.flatMap((name) => limits.durations(name)))];
 }
 
-/** Reads one-line arguments in any order: a resource word, a T… address, a listed duration, a volume ("65 000" is one). */
-export function draftFromArguments(text: string, limits: OrderLimits): { draft: OrderDraft; rejected: string | null } {
+/**
+ * Reads one-line arguments in any order: a resource word, a T… address, a listed duration, a volume
+ * ("65 000" is one). A token that reads as none of them (or as one already given) is `rejected`
+ * (the first such; `moreRejected` when there were others) and the rest are still read.
+ */
+export function draftFromArguments(text: string, limits: OrderLimits): { draft: OrderDraft; rejected: string | null; moreRejected?: true } {
   const draft: OrderDraft = {};
+  const rejected: string[] = [];
   for (const token of splitArguments(text)) {
     const resource = parseResource(token);
-    if (resource && !draft.resource) {
-      draft.resource = resource;
-      continue;
-    }
-    if (looksLikeAddress(token) && !draft.address) {
-      draft.address = token;
-      continue;
-    }
-    const duration = parseDuration(token, durationsFor(limits, undefined));
-    if (duration && !draft.duration) {
-      draft.duration = duration;
-      continue;
-    }
-    if (!draft.volume && parseVolume(token).ok) {
-      draft.volume = token;
-      continue;
-    }
-    return { draft, rejected: token };
+    if (resource && !draft.resource) draft.resource = resource;
+    else if (looksLikeAddress(token) && !draft.address) draft.address = token;
+    else if (!draft.duration && parseDuration(token, durationsFor(limits, undefined))) draft.duration = parseDuration(token, durationsFor(limits, undefined))!;
+    else if (!draft.volume && parseVolume(token).ok) draft.volume = token;
+    else rejected.push(token);
   }
-  return { draft, rejected: null };
+  return rejected.length > 1 ? { draft, rejected: rejected[0]!, moreRejected: true } : { draft, rejected: rejected[0] ?? null };
 }
 
 /**
@@ -124,40 +116,49 @@ const DURATION_SHAPE = /^\d{1,4}\s*[mhd]$/i;
 const ADDRESS_ATTEMPT = /^t[1-9a-z]{25,}/i;
 
 /**
- * Why a one-line argument was not taken, as the guided step would say it: a duration the
- * marketplace does not list ("2h") is told which ones it does; a volume of zero, below zero or with
- * a fraction of a unit, and an address that is not one (a lower-case or cut T… address), get their
- * own explanations; anything else is named with the command's usage.
+ * Why a one-line argument was not taken, as the guided step would say it, and the field it was
+ * meant for: a duration the marketplace does not list ("2h") is told which ones it does; a volume
+ * of zero, below zero or with a fraction of a unit, and an address that is not one (a lower-case or
+ * cut T… address), get their own explanations; anything else (field null) is named with the
+ * command's usage.
  */
-function rejectedArgument(ctx: BotContext, rejected: string, draft: OrderDraft, limits: OrderLimits, usage: string): string {
-  if (DURATION_SHAPE.test(rejected) && !draft.duration) return ctx.tr("input-duration-bad", { durations: durationsFor(limits, draft.resource).join(", ") });
+function rejectedArgument(ctx: BotContext, rejected: string, draft: OrderDraft, limits: OrderLimits, usage: string): { field: DraftField | null; message: string } {
+  if (DURATION_SHAPE.test(rejected) && !draft.duration) return { field: "duration", message: ctx.tr("input-duration-bad", { durations: durationsFor(limits, draft.resource).join(", ") }) };
   if (!draft.volume) {
     const volume = parseVolume(rejected);
-    if (!volume.ok && volume.reason !== "format") return ctx.tr(`input-volume-${volume.reason}`);
+    if (!volume.ok && volume.reason !== "format") return { field: "volume", message: ctx.tr(`input-volume-${volume.reason}`) };
   }
   if (!draft.address && ADDRESS_ATTEMPT.test(rejected)) {
     const address = readAddress(ctx, rejected, draft.offered);
-    if (!address.ok) return address.message;
+    if (!address.ok) return { field: "address", message: address.message };
   }
-  return ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage });
+  return { field: null, message: ctx.tr("input-argument-bad", { value: truncate(rejected, 40), usage }) };
 }
 
 /**
  * A command's order arguments read and checked against the limits: the draft (its fields may
- * still be missing), or null once the user was told what is wrong and how the command is written.
+ * still be missing) and, when one argument was wrong, why (`problem`): its field is left out of
+ * the draft, to be asked again with its buttons, the good arguments kept. Null once the user was
+ * told what is wrong and how the command is written (an argument that fits no field, or more
+ * than one wrong).
  */
-export async function draftFromCommand(ctx: BotContext, args: string, limits: OrderLimits, fields: DraftField[], usage: string): Promise<OrderDraft | null> {
-  const { draft, rejected } = draftFromArguments(args, limits);
-  if (rejected !== null) {
-    await ctx.reply(rejectedArgument(ctx, rejected, draft, limits, usage), { parse_mode: "HTML" });
-    return null;
-  }
+export async function draftFromCommand(ctx: BotContext, args: string, limits: OrderLimits, fields: DraftField[], usage: string): Promise<{ draft: OrderDraft; problem: string | null } | null> {
+  const { draft, rejected, moreRejected } = draftFromArguments(args, limits);
+  const bad = rejected === null ? null : rejectedArgument(ctx, rejected, draft, limits, usage);
   const valid = validateDraft(ctx, draft, limits, fields);
-  if (!valid.ok) {
-    await ctx.reply(valid.message, { parse_mode: "HTML" });
+  const refuse = async (message: string) => {
+    await ctx.reply(message, { parse_mode: "HTML" });
     return null;
+  };
+  if (bad) {
+    if (moreRejected || bad.field === null || !fields.includes(bad.field) || !valid.ok) return refuse(bad.message);
+    return { draft: valid.draft, problem: bad.message };
   }
-  return valid.draft;
+  if (valid.ok) return { draft: valid.draft, problem: null };
+  const rest: OrderDraft = { ...draft };
+  delete rest[valid.field];
+  const others = validateDraft(ctx, rest, limits, fields);
+  return others.ok ? { draft: others.draft, problem: valid.message } : refuse(valid.message);
 }
 
 /** Validates every field present in a draft (one-line form); the first problem wins. */

@@ -38,7 +38,7 @@ function orderCard(ctx: BotContext, order: Order): string {
 async function orderCardKeyboard(ctx: BotContext, order: Order, page: number): Promise<InlineKeyboard> {
   const keyboard = new InlineKeyboard();
   const [buyAgain] = await buyAgainRefs(ctx.deps.db, [{ telegramId: ctx.account.telegram_id, orderId: order.id }], ctx.deps.now());
-  if (buyAgain) keyboard.text(ctx.tr("button-buy-again"), BUY_AGAIN.data(buyAgain));
+  if (buyAgain) keyboard.text(ctx.tr("button-buy-again"), BUY_AGAIN.data(buyAgain)).success();
   return keyboard.text(ctx.tr("button-back"), ORDERS_PAGE.data(page));
 }
 

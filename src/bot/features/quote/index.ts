@@ -81,7 +81,7 @@ async function sendQuote(ctx: BotContext, draft: OrderDraft): Promise<void> {
     ctx.tr("quote-note"),
     shareLine(ctx, "quote", { resource: draft.resource!, volume: draft.volume!, duration: draft.duration! }),
   ].join("\n");
-  const keyboard = new InlineKeyboard().text(ctx.tr("button-buy-this"), QUOTE_BUY.data(draft.resource!, draft.volume!, draft.duration!));
+  const keyboard = new InlineKeyboard().text(ctx.tr("button-buy-this"), QUOTE_BUY.data(draft.resource!, draft.volume!, draft.duration!)).success();
   await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
 }
 
@@ -99,9 +99,10 @@ export function quoteFeature(menu: MenuActions): Composer<BotContext> {
   async function start(ctx: BotContext, args: string): Promise<void> {
     const limits = await quoteLimits(ctx);
     if (!limits) return;
-    const draft = await draftFromCommand(ctx, args, limits, FIELDS, "/quote energy 65k 1h");
-    if (!draft) return;
-    if (missingOrderField(ctx, draft, limits, FIELDS) !== null && (await startOrderFlow(ctx, "quote", draft, limits, FIELDS))) return;
+    const read = await draftFromCommand(ctx, args, limits, FIELDS, "/quote energy 65k 1h");
+    if (!read) return;
+    const { draft, problem } = read;
+    if (missingOrderField(ctx, draft, limits, FIELDS) !== null && (await startOrderFlow(ctx, "quote", draft, limits, FIELDS, problem))) return;
     await endFlow(ctx);
     await sendQuote(ctx, draft);
   }

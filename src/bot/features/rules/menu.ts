@@ -79,7 +79,7 @@ function drawRuleMenu(menus: RulesMenuSet): void {
     if (view.topUp) range.text({ text: ctx.tr("button-topup"), payload }, (pressed) => topUp(menus, pressed)).row();
     if (status === "active") range.text({ text: ctx.tr("button-pause"), payload }, (pressed) => pressAction(menus, pressed, "pause"));
     if (status === "paused") range.text({ text: ctx.tr("button-resume"), payload }, (pressed) => pressAction(menus, pressed, "resume"));
-    if (status !== "cancelled") range.text({ text: ctx.tr("button-cancel-rule"), payload }, (pressed) => askCancel(menus, pressed)).row();
+    if (status !== "cancelled") range.text({ text: ctx.tr("button-cancel-rule"), payload }, (pressed) => askCancel(menus, pressed)).danger().row();
     range.text({ text: ctx.tr("button-deliveries"), payload }, (pressed) => deliveries(menus, pressed)).text({ text: ctx.tr("button-back"), payload: RULE_LIST_VIEW.data({ ref: view.ref, page: view.page }) }, (pressed) => backToList(menus, pressed));
   });
 }
@@ -90,7 +90,7 @@ function drawCancelMenu(menus: RulesMenuSet): void {
     const view = await menus.presses.ruleShown(ctx);
     if (!view) return;
     const payload = rulePayload({ ...view, topUp: false });
-    range.text({ text: ctx.tr("button-confirm"), payload }, (pressed) => pressAction(menus, pressed, "cancel")).text({ text: ctx.tr("button-back"), payload }, (pressed) => showCard(menus, pressed));
+    range.text({ text: ctx.tr("button-confirm"), payload }, (pressed) => pressAction(menus, pressed, "cancel")).danger().text({ text: ctx.tr("button-back"), payload }, (pressed) => showCard(menus, pressed));
   });
 }
 

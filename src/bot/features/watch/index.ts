@@ -130,9 +130,9 @@ export function watchFeature(menu: MenuActions, menus: WatchMenus): Composer<Bot
     const limits = await quoteLimits(ctx);
     if (!limits) return;
     const { orderText, price } = splitWatchArguments(args, everyDuration(limits));
-    const draft = await draftFromCommand(ctx, orderText, limits, ONE_LINE_FIELDS, USAGE);
-    if (!draft) return;
-    const watch: WatchDraft = { ...draft };
+    const read = await draftFromCommand(ctx, orderText, limits, ONE_LINE_FIELDS, USAGE);
+    if (!read) return;
+    const watch: WatchDraft = { ...read.draft };
     if (price !== null) {
       const limit = readLimit(ctx, price);
       if (!limit.ok) {
@@ -142,7 +142,7 @@ export function watchFeature(menu: MenuActions, menus: WatchMenus): Composer<Bot
       watch.maxTrx = limit.value;
     }
     // The first question is asked before the flow is entered when it is an order field; the limit's, inside it.
-    if (missingOrderField(ctx, watch, limits, ORDER_FIELDS) !== null && (await startOrderFlow(ctx, "watch", watch, limits, ORDER_FIELDS))) return;
+    if (missingOrderField(ctx, watch, limits, ORDER_FIELDS) !== null && (await startOrderFlow(ctx, "watch", watch, limits, ORDER_FIELDS, read.problem))) return;
     if (watch.maxTrx === undefined) return enterFlow(ctx, "watch", watch);
     await endFlow(ctx);
     // A watch_ link may be anyone's (with their address): asked about first; its Confirm runs /watch again.

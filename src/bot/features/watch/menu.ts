@@ -156,7 +156,7 @@ function drawListMenu(menus: WatchMenuSet): void {
       });
       if (watch.status === "active") range.text({ text: ctx.tr("button-watch-pause", { n }), payload }, change(menus, pause, "list"));
       else range.text({ text: ctx.tr("button-watch-resume", { n }), payload }, change(menus, resume, "list"));
-      range.text({ text: ctx.tr("button-watch-delete", { n }), payload }, change(menus, remove, "list", deleted)).row();
+      range.text({ text: ctx.tr("button-watch-delete", { n }), payload }, change(menus, remove, "list", deleted)).danger().row();
     }
   });
 }
@@ -169,7 +169,7 @@ function drawCardMenu(menus: WatchMenuSet): void {
     const payload = WATCH_VIEW.data(watch.id);
     if (watch.status === "active") range.text({ text: ctx.tr("button-pause"), payload }, change(menus, pause, "card"));
     else range.text({ text: ctx.tr("button-resume"), payload }, change(menus, resume, "card"));
-    range.text({ text: ctx.tr("button-delete"), payload }, change(menus, remove, "list", deleted)).row();
+    range.text({ text: ctx.tr("button-delete"), payload }, change(menus, remove, "list", deleted)).danger().row();
     const current = cooldownOf(watch);
     for (const name of COOLDOWNS) range.text({ text: `${name === current ? "✅ " : ""}${ctx.tr(`watch-cooldown-${name}`)}`, payload }, change(menus, cooldown(name), "card"));
     range.row().text({ text: ctx.tr(watch.rearm === "cooldown" ? "button-watch-rearm-above" : "button-watch-rearm-cooldown"), payload }, change(menus, toggleRearm, "card"));

@@ -9,6 +9,9 @@ export interface WatchDraft extends OrderDraft {
   maxTrx?: string;
 }
 
+/** What a duration looks like (a number and m, h or d), offered or not. */
+const DURATION_SHAPE = /^\d{1,4}\s*[mhd]$/i;
+
 /**
  * Splits /watch's one-line arguments into the order's (resource, volume, duration, address: read
  * by the same validator as /quote and /buy) and the TRX limit. A number written with "trx" is the
@@ -26,7 +29,8 @@ export function splitWatchArguments(text: string, durations: readonly string[]):
     }
     // "2.5 TRX": the unit after the limit.
     if (price !== null && /^trx$/i.test(token)) continue;
-    if (parseResource(token) || looksLikeAddress(token) || parseDuration(token, durations)) {
+    // After the volume, a number with m, h or d is a duration even when not offered (a TRX limit has no such unit): the order's arguments say so.
+    if (parseResource(token) || looksLikeAddress(token) || parseDuration(token, durations) || (volumeSeen && DURATION_SHAPE.test(token))) {
       order.push(token);
       continue;
     }
