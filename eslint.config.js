@@ -3,7 +3,17 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "data/**", "bench/results/**", "bench/.build/**", "dist/**", "test-output/**", "src/playground/public/**"] },
+  {
+    ignores: [
+      "node_modules/**",
+      "data/**",
+      "bench/results/**",
+      "bench/.build/**",
+      "dist/**",
+      "test-output/**",
+      "src/playground/public/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

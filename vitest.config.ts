@@ -88,8 +88,20 @@ export default defineConfig({
     setupFiles: ["test/setup.ts"],
     globalSetup: ["test/global-setup.ts"],
     projects: [
-      { extends: true, test: { name: "together", include: ["test/**/*.test.ts"], exclude: [...ALONE, ...leftOut], maxWorkers: 3, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "alone", include: ALONE, exclude: leftOut, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: "together",
+          include: ["test/**/*.test.ts"],
+          exclude: [...ALONE, ...leftOut],
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: "alone", include: ALONE, exclude: leftOut, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
     ],
   },
 });

@@ -15,13 +15,22 @@ export default class CountReporter {
   onTestRunEnd(testModules, unhandledErrors, reason) {
     const file = process.env.CI_COUNT_FILE;
     if (!file) return;
-    const counts = { passed: 0, failed: 0, skipped: [], failedFiles: [], unfinishedFiles: [], unhandledErrors: unhandledErrors.length, reason };
+    const counts = {
+      passed: 0,
+      failed: 0,
+      skipped: [],
+      failedFiles: [],
+      unfinishedFiles: [],
+      unhandledErrors: unhandledErrors.length,
+      reason,
+    };
     for (const module of testModules) {
       for (const test of module.children.allTests()) {
         const result = test.result();
         if (result.state === "passed") counts.passed += 1;
         else if (result.state === "failed") counts.failed += 1;
-        else if (result.state === "skipped") counts.skipped.push({ file: module.relativeModuleId, name: test.fullName, note: result.note ?? null });
+        else if (result.state === "skipped")
+          counts.skipped.push({ file: module.relativeModuleId, name: test.fullName, note: result.note ?? null });
       }
       const ownErrors = suiteErrors(module);
       if (ownErrors > 0) counts.failedFiles.push({ file: module.relativeModuleId, errors: ownErrors });

@@ -39,7 +39,9 @@ export function judgeRun(counts, exitCode) {
   const unexplained = counts.skipped.filter((test) => !SAYS_WHY.test(`${test.name} ${test.note ?? ""}`));
   if (unexplained.length > 0) {
     failed += unexplained.length;
-    reasons.push(`skipped without a reason in the name: ${unexplained.map((test) => `${test.file} > ${test.name}`).join(", ")}`);
+    reasons.push(
+      `skipped without a reason in the name: ${unexplained.map((test) => `${test.file} > ${test.name}`).join(", ")}`,
+    );
   }
   if (counts.reason === "interrupted" && failed === 0) {
     failed = 1;
@@ -71,7 +73,9 @@ export function summarize(runs, stepsFailed = 0) {
     const judged = judgeRun(readCounts(run.file), run.exitCode);
     passed += judged.passed;
     failed += judged.failed;
-    lines.push(`${run.label}: ${judged.passed} passed, ${judged.failed} failed${judged.reasons.length ? ` (${judged.reasons.join("; ")})` : ""}`);
+    lines.push(
+      `${run.label}: ${judged.passed} passed, ${judged.failed} failed${judged.reasons.length ? ` (${judged.reasons.join("; ")})` : ""}`,
+    );
   }
   if (stepsFailed > 0) lines.push(`steps before or between the test runs: ${stepsFailed} failed`);
   lines.push(`${passed} passed, ${failed} failed`);

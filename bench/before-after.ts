@@ -46,14 +46,22 @@ interface Measured {
 }
 
 /** Files of this checkout's bench laid over the earlier tree, so both run the same measurement. */
-const SHARED = ["lib.ts", "children/compare-child.ts", "children/update-drive.ts", "children/instant-telegram.ts", "children/bot-env.ts"];
+const SHARED = [
+  "lib.ts",
+  "children/compare-child.ts",
+  "children/update-drive.ts",
+  "children/instant-telegram.ts",
+  "children/bot-env.ts",
+];
 
 /** The earlier tree, extracted from git; null (and why) when this clone does not hold `rev`. */
 function extract(rev: string): { root: string } | { missing: string } {
   try {
     execFileSync("git", ["cat-file", "-e", `${rev}^{commit}`], { cwd: ROOT_DIR, stdio: "ignore" });
   } catch {
-    return { missing: `commit ${rev} is not in this clone (a shallow clone has no history; fetch it, or set BENCH_BEFORE_REV)` };
+    return {
+      missing: `commit ${rev} is not in this clone (a shallow clone has no history; fetch it, or set BENCH_BEFORE_REV)`,
+    };
   }
   const root = mkdtempSync(join(tmpdir(), "bench-before-"));
   const archive = join(root, "tree.tar");
@@ -71,19 +79,29 @@ export async function benchBeforeAfter(settings: BeforeAfterSettings, log: (line
     log(`before/after: skipped, ${before.missing}`);
     return BEFORE_TARGETS.map((name) => partNotRun(name, before.missing, exploring()));
   }
-  const sandbox = forkChild("sandbox-child.ts", { BENCH_ACCOUNTS: "10", BENCH_NOTIFICATIONS: "1", BENCH_DELAY_MS: "0" });
+  const sandbox = forkChild("sandbox-child.ts", {
+    BENCH_ACCOUNTS: "10",
+    BENCH_NOTIFICATIONS: "1",
+    BENCH_DELAY_MS: "0",
+  });
   const runs: Record<"before" | "now", Measured[]> = { before: [], now: [] };
   try {
     const market = (await sandbox.ready) as { url: string };
     for (let index = 0; index < settings.rounds; index++) {
       const order: Array<"before" | "now"> = index % 2 === 0 ? ["before", "now"] : ["now", "before"];
       for (const side of order) {
-        const child = forkChild("compare-child.ts", { BENCH_MARKETPLACE_URL: market.url }, side === "before" ? { root: before.root } : {});
+        const child = forkChild(
+          "compare-child.ts",
+          { BENCH_MARKETPLACE_URL: market.url },
+          side === "before" ? { root: before.root } : {},
+        );
         try {
           await child.ready;
           const measured = await child.call<Measured>("updates", { count: settings.count, concurrency: 16 }, 600_000);
           runs[side].push(measured);
-          log(`before/after, round ${index + 1}, ${side === "before" ? `before (${settings.rev})` : "now"}: mix ${measured.mix.cpuMs.toFixed(3)} ms CPU an update (bare ${measured.bare.cpuMs.toFixed(3)}, same-I/O reference ${measured.sameIo.cpuMs.toFixed(3)}; /start, /quote, button ${measured.kinds.map((kind) => kind.cpuMs.toFixed(2)).join(" / ")}), guided step ${measured.guided.cpuMs.toFixed(3)} ms (${measured.guided.steps} steps, ${measured.guided.questions} messages)`);
+          log(
+            `before/after, round ${index + 1}, ${side === "before" ? `before (${settings.rev})` : "now"}: mix ${measured.mix.cpuMs.toFixed(3)} ms CPU an update (bare ${measured.bare.cpuMs.toFixed(3)}, same-I/O reference ${measured.sameIo.cpuMs.toFixed(3)}; /start, /quote, button ${measured.kinds.map((kind) => kind.cpuMs.toFixed(2)).join(" / ")}), guided step ${measured.guided.cpuMs.toFixed(3)} ms (${measured.guided.steps} steps, ${measured.guided.questions} messages)`,
+          );
         } finally {
           await child.kill();
         }
@@ -94,8 +112,10 @@ export async function benchBeforeAfter(settings: BeforeAfterSettings, log: (line
     rmSync(before.root, { recursive: true, force: true });
   }
   const side = (name: "before" | "now", pick: (run: Measured) => number) => median(runs[name].map(pick));
-  const ratios = (pick: (run: Measured) => number) => runs.now.map((run, index) => pick(run) / pick(runs.before[index]!));
-  const clean = (run: Measured) => run.mix.errors === 0 && run.kinds.every((kind) => kind.errors === 0) && run.guided.questions === run.guided.steps;
+  const ratios = (pick: (run: Measured) => number) =>
+    runs.now.map((run, index) => pick(run) / pick(runs.before[index]!));
+  const clean = (run: Measured) =>
+    run.mix.errors === 0 && run.kinds.every((kind) => kind.errors === 0) && run.guided.questions === run.guided.steps;
   const allClean = [...runs.before, ...runs.now].every(clean);
   const mixRatio = median(ratios((run) => run.mix.cpuMs));
   const guidedRatio = median(ratios((run) => run.guided.cpuMs));
@@ -107,8 +127,14 @@ export async function benchBeforeAfter(settings: BeforeAfterSettings, log: (line
     figure({
       name: "updates_cpu_ms_vs_before_plugins",
       value: side("now", (run) => run.mix.cpuMs),
-      unit: `ms CPU per update of the mix now (median of ${settings.rounds} rounds alternating, a fresh process each; the bare bot ${round(side("now", (run) => run.bare.cpuMs), 3)} ms in the same processes; the ratio is the median of the rounds' own: ${listed((run) => run.mix.cpuMs)})`,
-      reference: `the same passes on the code before the plugins (${settings.rev}), ms CPU per update (the bare bot ${round(side("before", (run) => run.bare.cpuMs), 3)} ms in those processes)`,
+      unit: `ms CPU per update of the mix now (median of ${settings.rounds} rounds alternating, a fresh process each; the bare bot ${round(
+        side("now", (run) => run.bare.cpuMs),
+        3,
+      )} ms in the same processes; the ratio is the median of the rounds' own: ${listed((run) => run.mix.cpuMs)})`,
+      reference: `the same passes on the code before the plugins (${settings.rev}), ms CPU per update (the bare bot ${round(
+        side("before", (run) => run.bare.cpuMs),
+        3,
+      )} ms in those processes)`,
       referenceValue: side("before", (run) => run.mix.cpuMs),
       ratio: mixRatio,
       target: { of: "ratio", op: "<=", limit: 1.25, requires: { "no errors": allClean } },

@@ -36,7 +36,11 @@ async function monthOfHistory(): Promise<SpendingRecords> {
   const { accountId } = sandbox.control.createAccount({ trx: "1000" });
   const { apiKey } = sandbox.control.createKey({ accountId, scope: "read" });
   sandbox.control.fillHistory({ accountId, days: 30 });
-  const client = createMarketplaceClient({ baseUrl: "http://sandbox.local", apiKey: () => apiKey, fetch: async (input, init) => sandbox.app.fetch(new Request(String(input), init)) });
+  const client = createMarketplaceClient({
+    baseUrl: "http://sandbox.local",
+    apiKey: () => apiKey,
+    fetch: async (input, init) => sandbox.app.fetch(new Request(String(input), init)),
+  });
   return collectSpending(client, lastDays("UTC", 30, NOW).from, NOW);
 }
 
@@ -58,9 +62,17 @@ export async function benchChart(rounds: number, log: (line: string) => void): P
   for (let round = 0; round < Math.max(2, rounds); round++) {
     for (const lang of LANGUAGES) {
       for (const days of [7, 30]) {
-        const tr = (key: string, vars?: Record<string, string | number>) => i18n.t(lang, key, vars as Record<string, string>);
+        const tr = (key: string, vars?: Record<string, string | number>) =>
+          i18n.t(lang, key, vars as Record<string, string>);
         const before = process.cpuUsage();
-        await buildSpendingReport({ tr, lang, records, window: lastDays("UTC", days, NOW), heading: tr("stats-title", { days }), period: tr("stats-period", { days }) });
+        await buildSpendingReport({
+          tr,
+          lang,
+          records,
+          window: lastDays("UTC", days, NOW),
+          heading: tr("stats-title", { days }),
+          period: tr("stats-period", { days }),
+        });
         const used = process.cpuUsage(before);
         (round === 0 ? warmup : times).push((used.user + used.system) / 1000);
       }
@@ -70,11 +82,35 @@ export async function benchChart(rounds: number, log: (line: string) => void): P
   const firstRoundMax = Math.max(...warmup.slice(1));
   const median = percentile(times, 50);
   const p95 = percentile(times, 95);
-  log(`chart: first round (${warmup.length} renders, one per language and window) ${warmup.map((ms) => ms.toFixed(0)).join(", ")} ms CPU; then ${times.length} renders, median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+  log(
+    `chart: first round (${warmup.length} renders, one per language and window) ${warmup.map((ms) => ms.toFixed(0)).join(", ")} ms CPU; then ${times.length} renders, median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`,
+  );
   return [
-    figure({ name: "chart_render_cpu_ms", value: median, unit: `ms CPU per /stats chart (median of ${times.length} renders over en, ru, zh × 7, 30 days, after one render of each)`, reference: "p95 of the same renders", referenceValue: p95, ratio: null, target: { of: "value", op: "<=", limit: 150, requires: { "p95 <= 150": p95 <= 150 } } }),
-    figure({ name: "chart_render_cpu_ms_cold", value: cold, unit: "ms CPU, the process's first chart (the renderer's modules load)", reference: "the steady median (chart_render_cpu_ms)", referenceValue: median, informational: "a bot draws its first chart once" }),
-    figure({ name: "chart_render_cpu_ms_first_round_max", value: firstRoundMax, unit: "ms CPU, the slowest of the first chart of each other language and window (code compiled as it first runs, each font loaded into the subsetter once)", reference: "the steady median (chart_render_cpu_ms)", referenceValue: median, informational: true }),
+    figure({
+      name: "chart_render_cpu_ms",
+      value: median,
+      unit: `ms CPU per /stats chart (median of ${times.length} renders over en, ru, zh × 7, 30 days, after one render of each)`,
+      reference: "p95 of the same renders",
+      referenceValue: p95,
+      ratio: null,
+      target: { of: "value", op: "<=", limit: 150, requires: { "p95 <= 150": p95 <= 150 } },
+    }),
+    figure({
+      name: "chart_render_cpu_ms_cold",
+      value: cold,
+      unit: "ms CPU, the process's first chart (the renderer's modules load)",
+      reference: "the steady median (chart_render_cpu_ms)",
+      referenceValue: median,
+      informational: "a bot draws its first chart once",
+    }),
+    figure({
+      name: "chart_render_cpu_ms_first_round_max",
+      value: firstRoundMax,
+      unit: "ms CPU, the slowest of the first chart of each other language and window (code compiled as it first runs, each font loaded into the subsetter once)",
+      reference: "the steady median (chart_render_cpu_ms)",
+      referenceValue: median,
+      informational: true,
+    }),
   ];
 }
 
@@ -82,7 +118,14 @@ async function writeSample(path: string): Promise<void> {
   const records = await monthOfHistory();
   const i18n = translations();
   const tr = (key: string, vars?: Record<string, string | number>) => i18n.t("en", key, vars as Record<string, string>);
-  const report = await buildSpendingReport({ tr, lang: "en", records, window: lastDays("UTC", 30, NOW), heading: tr("stats-title", { days: 30 }), period: tr("stats-period", { days: 30 }) });
+  const report = await buildSpendingReport({
+    tr,
+    lang: "en",
+    records,
+    window: lastDays("UTC", 30, NOW),
+    heading: tr("stats-title", { days: 30 }),
+    period: tr("stats-period", { days: 30 }),
+  });
   if (report.kind !== "chart") throw new Error("the sample history spent nothing");
   writeFileSync(path, report.png);
   console.log(`written: ${path} (${report.png.length} bytes)\n\n${report.caption}`);
@@ -90,7 +133,10 @@ async function writeSample(path: string): Promise<void> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const at = process.argv.indexOf("--write");
-  const work = at > 0 ? writeSample(process.argv[at + 1] ?? "docs/stats.png") : benchChart(10, (line) => console.log(`[bench] ${line}`)).then((figures) => console.log(figures));
+  const work =
+    at > 0
+      ? writeSample(process.argv[at + 1] ?? "docs/stats.png")
+      : benchChart(10, (line) => console.log(`[bench] ${line}`)).then((figures) => console.log(figures));
   work.catch((error: unknown) => {
     console.error(error);
     process.exit(1);

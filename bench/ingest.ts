@@ -2,7 +2,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
-import { closedLoop, createAgent, figure, forkChild, openLoop, orderEvent, percentile, post, type Figure, type LoadResult } from "./lib";
+import {
+  closedLoop,
+  createAgent,
+  figure,
+  forkChild,
+  openLoop,
+  orderEvent,
+  percentile,
+  post,
+  type Figure,
+  type LoadResult,
+} from "./lib";
 
 export interface IngestSettings {
   users: number;
@@ -19,8 +30,17 @@ interface Run {
   paced: LoadResult | null;
 }
 
-async function runMode(mode: "real" | "naive" | "bare", settings: IngestSettings, dir: string, paced: boolean): Promise<Run> {
-  const child = forkChild("ingest-server.ts", { BENCH_MODE: mode, BENCH_DB: join(dir, `${mode}.db`), BENCH_USERS: String(settings.users) });
+async function runMode(
+  mode: "real" | "naive" | "bare",
+  settings: IngestSettings,
+  dir: string,
+  paced: boolean,
+): Promise<Run> {
+  const child = forkChild("ingest-server.ts", {
+    BENCH_MODE: mode,
+    BENCH_DB: join(dir, `${mode}.db`),
+    BENCH_USERS: String(settings.users),
+  });
   try {
     const ready = (await child.ready) as { port: number; tokens: string[] };
     const agent = createAgent(settings.concurrency);
@@ -32,8 +52,19 @@ async function runMode(mode: "real" | "naive" | "bare", settings: IngestSettings
     };
     // warm-up: JIT, prepared paths, first pages of the database
     await closedLoop({ count: 200, concurrency: 16, timeLimitMs: 3_000, send: sendFor("a0a0a0a0") });
-    const throughput = await closedLoop({ count: settings.throughputCount, concurrency: settings.concurrency, timeLimitMs: settings.throughputSeconds * 1000, send: sendFor("b1b1b1b1") });
-    const pacedResult = paced ? await openLoop({ ratePerSecond: settings.offeredRate, durationMs: settings.offeredSeconds * 1000, send: sendFor("c2c2c2c2") }) : null;
+    const throughput = await closedLoop({
+      count: settings.throughputCount,
+      concurrency: settings.concurrency,
+      timeLimitMs: settings.throughputSeconds * 1000,
+      send: sendFor("b1b1b1b1"),
+    });
+    const pacedResult = paced
+      ? await openLoop({
+          ratePerSecond: settings.offeredRate,
+          durationMs: settings.offeredSeconds * 1000,
+          send: sendFor("c2c2c2c2"),
+        })
+      : null;
     agent.destroy();
     return { throughput, paced: pacedResult };
   } finally {
@@ -42,9 +73,16 @@ async function runMode(mode: "real" | "naive" | "bare", settings: IngestSettings
 }
 
 /** Load, then kill -9 the receiver while requests are still in flight; every 200 must be in the outbox. */
-async function killNine(settings: IngestSettings, dir: string): Promise<{ acknowledged: number; found: number; lost: number }> {
+async function killNine(
+  settings: IngestSettings,
+  dir: string,
+): Promise<{ acknowledged: number; found: number; lost: number }> {
   const dbPath = join(dir, "kill9.db");
-  const child = forkChild("ingest-server.ts", { BENCH_MODE: "real", BENCH_DB: dbPath, BENCH_USERS: String(settings.users) });
+  const child = forkChild("ingest-server.ts", {
+    BENCH_MODE: "real",
+    BENCH_DB: dbPath,
+    BENCH_USERS: String(settings.users),
+  });
   const ready = (await child.ready) as { port: number; tokens: string[] };
   const agent = createAgent(settings.concurrency);
   const base = `http://127.0.0.1:${ready.port}/webhooks/marketplace/`;
@@ -74,7 +112,8 @@ async function killNine(settings: IngestSettings, dir: string): Promise<{ acknow
   const db = new SQLite(dbPath);
   const lookup = db.prepare("select count(*) as n from outbox where telegram_id = ? and dedupe_key = ?");
   let found = 0;
-  for (const ack of acknowledged) found += (lookup.get(ack.telegramId, `order:${ack.orderId.toLowerCase()}:filled`) as { n: number }).n > 0 ? 1 : 0;
+  for (const ack of acknowledged)
+    found += (lookup.get(ack.telegramId, `order:${ack.orderId.toLowerCase()}:filled`) as { n: number }).n > 0 ? 1 : 0;
   db.close();
   return { acknowledged: acknowledged.length, found, lost: acknowledged.length - found };
 }
@@ -95,10 +134,39 @@ export async function benchIngest(settings: IngestSettings, log: (line: string) 
     const p99 = percentile(real.paced!.latenciesMs, 99);
     const bareP99 = percentile(bare.paced!.latenciesMs, 99);
     return [
-      figure({ name: "ingest_events_per_s_vs_naive", value: real.throughput.perSecond, unit: "events/s", reference: "naive receiver (one transaction per request, synchronous=FULL)", referenceValue: naive.throughput.perSecond, target: { of: "ratio", op: ">=", limit: 2, requires: { "no event refused": failedReal === 0 } } }),
-      figure({ name: "ingest_events_per_s_vs_bare", value: real.throughput.perSecond, unit: "events/s", reference: "bare Hono route answering 200", referenceValue: bare.throughput.perSecond, target: { of: "ratio", op: ">=", limit: 0.25 } }),
-      figure({ name: "ingest_p99_ms_at_offered_rate", value: p99, unit: `ms (p99 to the 200, ${settings.offeredRate} events/s offered)`, reference: "bare Hono route, same offered load", referenceValue: bareP99, target: { of: "value", op: "<=", limit: 25, requires: { "no event refused": real.paced!.failed === 0 } } }),
-      figure({ name: "ingest_events_lost_after_kill9", value: kill.lost, unit: "events", reference: "events acknowledged before kill -9", referenceValue: kill.acknowledged, ratio: kill.acknowledged > 0 ? kill.found / kill.acknowledged : null, target: { of: "value", op: "=", limit: 0, requires: { "events acknowledged": kill.acknowledged > 0 } } }),
+      figure({
+        name: "ingest_events_per_s_vs_naive",
+        value: real.throughput.perSecond,
+        unit: "events/s",
+        reference: "naive receiver (one transaction per request, synchronous=FULL)",
+        referenceValue: naive.throughput.perSecond,
+        target: { of: "ratio", op: ">=", limit: 2, requires: { "no event refused": failedReal === 0 } },
+      }),
+      figure({
+        name: "ingest_events_per_s_vs_bare",
+        value: real.throughput.perSecond,
+        unit: "events/s",
+        reference: "bare Hono route answering 200",
+        referenceValue: bare.throughput.perSecond,
+        target: { of: "ratio", op: ">=", limit: 0.25 },
+      }),
+      figure({
+        name: "ingest_p99_ms_at_offered_rate",
+        value: p99,
+        unit: `ms (p99 to the 200, ${settings.offeredRate} events/s offered)`,
+        reference: "bare Hono route, same offered load",
+        referenceValue: bareP99,
+        target: { of: "value", op: "<=", limit: 25, requires: { "no event refused": real.paced!.failed === 0 } },
+      }),
+      figure({
+        name: "ingest_events_lost_after_kill9",
+        value: kill.lost,
+        unit: "events",
+        reference: "events acknowledged before kill -9",
+        referenceValue: kill.acknowledged,
+        ratio: kill.acknowledged > 0 ? kill.found / kill.acknowledged : null,
+        target: { of: "value", op: "=", limit: 0, requires: { "events acknowledged": kill.acknowledged > 0 } },
+      }),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -77,17 +77,41 @@ export function targetText(check: Check, source?: string): string {
   return [head, ...Object.keys(check.requires)].join("; ");
 }
 
-type FigureInput = { name: string; value: number; unit: string; reference: string; referenceValue: number | null; ratio?: number | null } & ({ target: TargetSpec; informational?: never } | { informational: string | true; target?: never });
+type FigureInput = {
+  name: string;
+  value: number;
+  unit: string;
+  reference: string;
+  referenceValue: number | null;
+  ratio?: number | null;
+} & ({ target: TargetSpec; informational?: never } | { informational: string | true; target?: never });
 
 /**
  * A figure: `target` makes it count (its `met` computed here from the rounded numbers the table
  * and the JSON show), `informational` (true, or why) prints it without counting it.
  */
 export function figure(input: FigureInput): Figure {
-  const computed = input.ratio !== undefined ? input.ratio : input.referenceValue ? input.value / input.referenceValue : null;
-  const base = { name: input.name, value: round(input.value, 3), unit: input.unit, reference: input.reference, referenceValue: input.referenceValue === null ? null : round(input.referenceValue, 3), ratio: computed === null ? null : round(computed, 3) };
-  if (!input.target) return { ...base, target: input.informational === true ? "informational" : `informational: ${input.informational}` };
-  const check: Check = { of: input.target.of, op: input.target.op, limit: input.target.limit, requires: input.target.requires ?? {} };
+  const computed =
+    input.ratio !== undefined ? input.ratio : input.referenceValue ? input.value / input.referenceValue : null;
+  const base = {
+    name: input.name,
+    value: round(input.value, 3),
+    unit: input.unit,
+    reference: input.reference,
+    referenceValue: input.referenceValue === null ? null : round(input.referenceValue, 3),
+    ratio: computed === null ? null : round(computed, 3),
+  };
+  if (!input.target)
+    return {
+      ...base,
+      target: input.informational === true ? "informational" : `informational: ${input.informational}`,
+    };
+  const check: Check = {
+    of: input.target.of,
+    op: input.target.op,
+    limit: input.target.limit,
+    requires: input.target.requires ?? {},
+  };
   const f: Figure = { ...base, target: targetText(check, input.target.source), check };
   return { ...f, met: isMet(f)! };
 }
@@ -103,7 +127,12 @@ export interface Summary {
 export function summarize(figures: Figure[]): Summary {
   const targets = figures.filter((f) => f.check);
   const missed = targets.filter((f) => !isMet(f)).map((f) => f.name);
-  return { targets: targets.length, met: targets.length - missed.length, missed, informational: figures.length - targets.length };
+  return {
+    targets: targets.length,
+    met: targets.length - missed.length,
+    missed,
+    informational: figures.length - targets.length,
+  };
 }
 
 /** The process's exit code once the results are written: 2 when a target was missed, unless exploring. */
@@ -126,9 +155,19 @@ export function median(values: number[]): number {
 }
 
 /** Rounds of the mix against the same-I/O reference summed up: the medians of each side and of the rounds' own ratios. */
-export function sameIoSummary(rounds: Array<{ app: number; sameIo: number }>): { app: number; sameIo: number; ratio: number; ratios: number[] } {
+export function sameIoSummary(rounds: Array<{ app: number; sameIo: number }>): {
+  app: number;
+  sameIo: number;
+  ratio: number;
+  ratios: number[];
+} {
   const ratios = rounds.map((r) => r.app / r.sameIo);
-  return { app: median(rounds.map((r) => r.app)), sameIo: median(rounds.map((r) => r.sameIo)), ratio: median(ratios), ratios };
+  return {
+    app: median(rounds.map((r) => r.app)),
+    sameIo: median(rounds.map((r) => r.sameIo)),
+    ratio: median(ratios),
+    ratios,
+  };
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -137,7 +176,8 @@ export function envNumber(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -163,15 +203,41 @@ function bundle(script: string, root = ROOT_DIR): string {
   const cached = bundles.get(key);
   if (cached) return cached;
   const out = join(root, "bench", ".build", script.replace(/\.ts$/, ".mjs"));
-  execFileSync(join(ROOT_DIR, "node_modules", ".bin", "esbuild"), [join(root, "bench", "children", script), "--bundle", "--platform=node", "--format=esm", "--packages=external", "--sourcemap", `--outfile=${out}`, "--log-level=warning"], { stdio: "inherit" });
+  execFileSync(
+    join(ROOT_DIR, "node_modules", ".bin", "esbuild"),
+    [
+      join(root, "bench", "children", script),
+      "--bundle",
+      "--platform=node",
+      "--format=esm",
+      "--packages=external",
+      "--sourcemap",
+      `--outfile=${out}`,
+      "--log-level=warning",
+    ],
+    { stdio: "inherit" },
+  );
   bundles.set(key, out);
   return out;
 }
 
 /** Forks a bench child (bundled, on plain Node), talking over IPC; `root` is the checkout whose bench/children holds it (this one by default). */
-export function forkChild(script: string, env: Record<string, string>, options: { exposeGc?: boolean; root?: string } = {}): Child {
-  const execArgv = ["--enable-source-maps", ...(options.exposeGc ? ["--expose-gc"] : []), ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [])];
-  const child = fork(bundle(script, options.root), [], { execArgv, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+export function forkChild(
+  script: string,
+  env: Record<string, string>,
+  options: { exposeGc?: boolean; root?: string } = {},
+): Child {
+  const execArgv = [
+    "--enable-source-maps",
+    ...(options.exposeGc ? ["--expose-gc"] : []),
+    ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : []),
+  ];
+  const child = fork(bundle(script, options.root), [], {
+    execArgv,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   let seq = 0;
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let readyResolve!: (value: Record<string, unknown>) => void;
@@ -235,7 +301,9 @@ export function forkChild(script: string, env: Record<string, string>, options: 
 }
 
 /** The child side: answers `{id, command, args}` messages with the named handler's result. */
-export function serveCommands(handlers: Record<string, (args: Record<string, unknown>) => Promise<unknown> | unknown>): void {
+export function serveCommands(
+  handlers: Record<string, (args: Record<string, unknown>) => Promise<unknown> | unknown>,
+): void {
   process.on("message", (raw) => {
     const { id, command, args } = raw as { id: number; command: string; args: Record<string, unknown> };
     const handler = handlers[command];
@@ -246,7 +314,12 @@ export function serveCommands(handlers: Record<string, (args: Record<string, unk
       })
       .then(
         (result) => process.send!({ id, ok: true, result }),
-        (error: unknown) => process.send!({ id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+        (error: unknown) =>
+          process.send!({
+            id,
+            ok: false,
+            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          }),
       );
   });
   // The parent going away ends the child (no orphans after a crash of the bench).
@@ -267,10 +340,19 @@ export interface PostResult {
 
 /** One POST over a keep-alive agent; loopback only (the URL is checked by the caller's host). */
 export function post(agent: Agent, url: URL, body: string, timeoutMs = 10_000): Promise<PostResult> {
-  if (url.hostname !== "127.0.0.1") return Promise.reject(new Error(`the bench talks to loopback only, not ${url.hostname}`));
+  if (url.hostname !== "127.0.0.1")
+    return Promise.reject(new Error(`the bench talks to loopback only, not ${url.hostname}`));
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }, timeout: timeoutMs },
+      {
+        agent,
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        timeout: timeoutMs,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -297,7 +379,12 @@ export interface LoadResult {
  * Closed loop: `concurrency` requests in flight until `count` were sent or `timeLimitMs` passed
  * (both bounds always apply).
  */
-export async function closedLoop(options: { count: number; concurrency: number; timeLimitMs: number; send: (index: number) => Promise<boolean> }): Promise<LoadResult> {
+export async function closedLoop(options: {
+  count: number;
+  concurrency: number;
+  timeLimitMs: number;
+  send: (index: number) => Promise<boolean>;
+}): Promise<LoadResult> {
   const started = performance.now();
   const deadline = started + options.timeLimitMs;
   let next = 0;
@@ -324,7 +411,12 @@ export async function closedLoop(options: { count: number; concurrency: number; 
  * from that due time (no coordinated omission). Bounded by `durationMs`; stragglers are awaited
  * up to `drainMs`.
  */
-export async function openLoop(options: { ratePerSecond: number; durationMs: number; drainMs?: number; send: (index: number) => Promise<boolean> }): Promise<LoadResult> {
+export async function openLoop(options: {
+  ratePerSecond: number;
+  durationMs: number;
+  drainMs?: number;
+  send: (index: number) => Promise<boolean>;
+}): Promise<LoadResult> {
   const total = Math.floor((options.ratePerSecond * options.durationMs) / 1000);
   const started = performance.now();
   const latenciesMs: number[] = [];
@@ -365,7 +457,21 @@ export function orderEvent(index: number, salt: string): { eventId: string; orde
     id: eventId,
     event: "order.filled",
     createdAt: new Date().toISOString(),
-    data: { order: { id: orderId, resource: "energy", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", volume: 65000, duration: "1h", priceTrx: "4.6475", activationTrx: "0", totalTrx: "4.6475", status: "Filled", txId: "a".repeat(64), createdAt: new Date().toISOString() } },
+    data: {
+      order: {
+        id: orderId,
+        resource: "energy",
+        targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+        volume: 65000,
+        duration: "1h",
+        priceTrx: "4.6475",
+        activationTrx: "0",
+        totalTrx: "4.6475",
+        status: "Filled",
+        txId: "a".repeat(64),
+        createdAt: new Date().toISOString(),
+      },
+    },
   });
   return { eventId, orderId, body };
 }

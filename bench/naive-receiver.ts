@@ -37,13 +37,26 @@ export function registerNaiveWebhook(deps: WebhookReceiverDeps) {
       const recipient = await recipientFor(deps.db, deps.translations, telegramId, "orders");
       const facts: OrderFacts = { ...event.order, totalTrx: event.order.totalTrx ?? event.order.priceTrx };
       const queued = await deps.db.transaction().execute(async (trx) => {
-        const fresh = await trx.insertInto("webhook_events").values({ dedupe_key: `${telegramId}:${dedupeKey}`, received_at: now }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+        const fresh = await trx
+          .insertInto("webhook_events")
+          .values({ dedupe_key: `${telegramId}:${dedupeKey}`, received_at: now })
+          .onConflict((oc) => oc.doNothing())
+          .executeTakeFirst();
         if ((fresh.numInsertedOrUpdatedRows ?? 0n) === 0n) return "duplicate";
         if (!recipient) return "muted";
-        const inserted = await enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: settlementKey(event.order.id, state), payload: settlementAlert(recipient, facts, state), now });
+        const inserted = await enqueueAlert(trx, {
+          telegramId,
+          chatId: recipient.chatId,
+          dedupeKey: settlementKey(event.order.id, state),
+          payload: settlementAlert(recipient, facts, state),
+          now,
+        });
         return inserted ? "queued" : "already-alerted";
       });
-      deps.logger.info({ userId: telegramId, event: name, orderId: event.order.id, outcome: queued }, "marketplace webhook stored");
+      deps.logger.info(
+        { userId: telegramId, event: name, orderId: event.order.id, outcome: queued },
+        "marketplace webhook stored",
+      );
       if (queued === "queued") deps.onQueued();
       return c.json({ ok: true, duplicate: queued === "duplicate" });
     });

@@ -7,7 +7,19 @@ import { join } from "node:path";
 import type { Figure } from "./lib";
 
 /** Every part, in the order `npm run bench` runs them. */
-export const ALL_PARTS = ["chart", "ingest", "delivery", "flood", "app", "paths", "before", "schedule", "miniapp", "dialects", "replicas"] as const;
+export const ALL_PARTS = [
+  "chart",
+  "ingest",
+  "delivery",
+  "flood",
+  "app",
+  "paths",
+  "before",
+  "schedule",
+  "miniapp",
+  "dialects",
+  "replicas",
+] as const;
 
 /** The parts BENCH_ONLY names (a comma list), or every part when it is unset or empty. */
 export function selectedParts(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -26,7 +38,13 @@ export function selectedParts(env: NodeJS.ProcessEnv = process.env): string[] {
 export function resultsPath(resultsDir: string, env: NodeJS.ProcessEnv = process.env): string {
   if (env.BENCH_OUT) return env.BENCH_OUT;
   const quick = env.BENCH_QUICK === "1" ? "quick-" : "";
-  if ((env.BENCH_ONLY ?? "").trim()) return join(resultsDir, `${quick}only-${selectedParts(env).join("-").replace(/[^a-z0-9-]/gi, "_")}.json`);
+  if ((env.BENCH_ONLY ?? "").trim())
+    return join(
+      resultsDir,
+      `${quick}only-${selectedParts(env)
+        .join("-")
+        .replace(/[^a-z0-9-]/gi, "_")}.json`,
+    );
   return join(resultsDir, quick ? "quick.json" : "latest.json");
 }
 
@@ -37,7 +55,19 @@ export function resultsPath(resultsDir: string, env: NodeJS.ProcessEnv = process
  * BENCH_EXPLORE=1), it is informational instead: printed with the reason, not counted.
  */
 export function partNotRun(name: string, why: string, explore: boolean): Figure {
-  const base = { name, value: null, unit: `not measured: ${why}`, reference: "none", referenceValue: null, ratio: null };
+  const base = {
+    name,
+    value: null,
+    unit: `not measured: ${why}`,
+    reference: "none",
+    referenceValue: null,
+    ratio: null,
+  };
   if (explore) return { ...base, target: "informational: exploring, a part that cannot run is not counted" };
-  return { ...base, target: "the part runs", check: { of: "value", op: ">=", limit: 0, requires: { "the part ran": false } }, met: false };
+  return {
+    ...base,
+    target: "the part runs",
+    check: { of: "value", op: ">=", limit: 0, requires: { "the part ran": false } },
+    met: false,
+  };
 }

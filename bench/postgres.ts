@@ -53,11 +53,18 @@ export async function benchPostgres(log: (line: string) => void, part = "replica
   }
   const dir = mkdtempSync(join(tmpdir(), "bench-pg-"));
   chmodSync(dir, 0o755);
-  if (root) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()));
+  if (root)
+    chownSync(
+      dir,
+      Number(execFileSync("id", ["-u", "postgres"]).toString().trim()),
+      Number(execFileSync("id", ["-g", "postgres"]).toString().trim()),
+    );
   const port = await freePort();
   asOwner(`'${bin}/initdb' -D '${dir}/data' -U bench --auth=trust -E UTF8 --no-sync`);
   // Durable commits as in production (fsync on); max_connections for three replicas' pools.
-  asOwner(`'${bin}/pg_ctl' -D '${dir}/data' -l '${dir}/log' -w -t 60 -o "-p ${port} -k '${dir}' -c listen_addresses=127.0.0.1 -c max_connections=200" start`);
+  asOwner(
+    `'${bin}/pg_ctl' -D '${dir}/data' -l '${dir}/log' -w -t 60 -o "-p ${port} -k '${dir}' -c listen_addresses=127.0.0.1 -c max_connections=200" start`,
+  );
   asOwner(`'${bin}/createdb' -h 127.0.0.1 -p ${port} -U bench bench`);
   log(`${part}: throwaway PostgreSQL cluster on 127.0.0.1:${port}`);
   return {

@@ -43,10 +43,17 @@ const rawTurns = new WeakMap<SQLite.Database, SQLite.Statement>();
 function rawTurn(sqlite: SQLite.Database, chat: number, now: number): number {
   let take = rawTurns.get(sqlite);
   if (!take) {
-    take = sqlite.prepare("insert into chat_send (chat_id, next_send_at) values (@chat, @fullFrom + @interval) on conflict (chat_id) do update set next_send_at = case when chat_send.next_send_at > @fullFrom then chat_send.next_send_at + @interval else @fullFrom + @interval end where chat_send.next_send_at <= @now");
+    take = sqlite.prepare(
+      "insert into chat_send (chat_id, next_send_at) values (@chat, @fullFrom + @interval) on conflict (chat_id) do update set next_send_at = case when chat_send.next_send_at > @fullFrom then chat_send.next_send_at + @interval else @fullFrom + @interval end where chat_send.next_send_at <= @now",
+    );
     rawTurns.set(sqlite, take);
   }
-  return take.run({ chat, fullFrom: now - 2 * DEFAULT_CHAT_PACE.intervalMs, interval: DEFAULT_CHAT_PACE.intervalMs, now }).changes;
+  return take.run({
+    chat,
+    fullFrom: now - 2 * DEFAULT_CHAT_PACE.intervalMs,
+    interval: DEFAULT_CHAT_PACE.intervalMs,
+    now,
+  }).changes;
 }
 
 /** Runs `work` with synchronous = NORMAL, as the repositories' toggle does, around a Kysely call. */
@@ -62,18 +69,43 @@ async function toggled<T>(sqlite: SQLite.Database, work: () => Promise<T>): Prom
 
 function variants(sqlite: SQLite.Database): Variant[] {
   const kyselyGrant = (db: Kysely<Database>) => db.transaction().execute((trx) => takeGlobalIn(trx, tick(), 1, BUDGET));
-  const kyselyTurn = (db: Kysely<Database>, index: number) => takeChatSlot(db, 1 + (index % 50), tick(), DEFAULT_CHAT_PACE.intervalMs, DEFAULT_CHAT_PACE.burst);
+  const kyselyTurn = (db: Kysely<Database>, index: number) =>
+    takeChatSlot(db, 1 + (index % 50), tick(), DEFAULT_CHAT_PACE.intervalMs, DEFAULT_CHAT_PACE.burst);
   return [
     { name: "grant, raw, toggled (as shipped)", sync: "toggled", call: (db) => takeGlobal(db, tick(), 1, BUDGET) },
-    { name: "grant, raw, FULL", sync: "full", call: (db) => db.connection().execute(async () => rawGrant(sqlite, tick())) },
-    { name: "grant, raw, NORMAL throughout", sync: "normal", call: (db) => db.connection().execute(async () => rawGrant(sqlite, tick())) },
+    {
+      name: "grant, raw, FULL",
+      sync: "full",
+      call: (db) => db.connection().execute(async () => rawGrant(sqlite, tick())),
+    },
+    {
+      name: "grant, raw, NORMAL throughout",
+      sync: "normal",
+      call: (db) => db.connection().execute(async () => rawGrant(sqlite, tick())),
+    },
     { name: "grant, Kysely, toggled", sync: "toggled", call: (db) => toggled(sqlite, () => kyselyGrant(db)) },
     { name: "grant, Kysely, FULL", sync: "full", call: (db) => kyselyGrant(db) },
     { name: "grant, Kysely, NORMAL throughout", sync: "normal", call: (db) => kyselyGrant(db) },
-    { name: "turn, raw, toggled", sync: "toggled", call: (db, index) => withoutFsync(db, (handle) => rawTurn(handle, 1 + (index % 50), tick()))! },
-    { name: "turn, raw, FULL", sync: "full", call: (db, index) => db.connection().execute(async () => rawTurn(sqlite, 1 + (index % 50), tick())) },
-    { name: "turn, raw, NORMAL throughout", sync: "normal", call: (db, index) => db.connection().execute(async () => rawTurn(sqlite, 1 + (index % 50), tick())) },
-    { name: "turn, Kysely, toggled (as shipped)", sync: "toggled", call: (db, index) => takeChatTurn(db, 1 + (index % 50), tick(), DEFAULT_CHAT_PACE) },
+    {
+      name: "turn, raw, toggled",
+      sync: "toggled",
+      call: (db, index) => withoutFsync(db, (handle) => rawTurn(handle, 1 + (index % 50), tick()))!,
+    },
+    {
+      name: "turn, raw, FULL",
+      sync: "full",
+      call: (db, index) => db.connection().execute(async () => rawTurn(sqlite, 1 + (index % 50), tick())),
+    },
+    {
+      name: "turn, raw, NORMAL throughout",
+      sync: "normal",
+      call: (db, index) => db.connection().execute(async () => rawTurn(sqlite, 1 + (index % 50), tick())),
+    },
+    {
+      name: "turn, Kysely, toggled (as shipped)",
+      sync: "toggled",
+      call: (db, index) => takeChatTurn(db, 1 + (index % 50), tick(), DEFAULT_CHAT_PACE),
+    },
     { name: "turn, Kysely, FULL", sync: "full", call: kyselyTurn },
     { name: "turn, Kysely, NORMAL throughout", sync: "normal", call: kyselyTurn },
   ];
@@ -101,8 +133,13 @@ async function main(): Promise<void> {
       }
     }
     sqlite.pragma("synchronous = FULL");
-    console.log(`${CALLS} calls × ${ROUNDS} rounds on a database file (WAL), µs per call (wall, then CPU), median of the rounds (each round's wall time in brackets):`);
-    for (const [name, values] of times) console.log(`${name.padEnd(36)} ${median(values).toFixed(1).padStart(8)} ${median(cpu.get(name)!).toFixed(1).padStart(8)}  [${values.map((value) => value.toFixed(1)).join(", ")}]`);
+    console.log(
+      `${CALLS} calls × ${ROUNDS} rounds on a database file (WAL), µs per call (wall, then CPU), median of the rounds (each round's wall time in brackets):`,
+    );
+    for (const [name, values] of times)
+      console.log(
+        `${name.padEnd(36)} ${median(values).toFixed(1).padStart(8)} ${median(cpu.get(name)!).toFixed(1).padStart(8)}  [${values.map((value) => value.toFixed(1)).join(", ")}]`,
+      );
   } finally {
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });

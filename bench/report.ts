@@ -34,7 +34,13 @@ export interface BenchResult {
 }
 
 export function machine(): Machine {
-  return { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", memoryGb: Math.round(totalmem() / 2 ** 30), platform: `${process.platform} ${process.arch}`, node: process.version };
+  return {
+    cores: availableParallelism(),
+    cpu: cpus()[0]?.model ?? "unknown",
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    platform: `${process.platform} ${process.arch}`,
+    node: process.version,
+  };
 }
 
 /** Exploring keeps the old behaviour: every figure printed, exit 0 whatever was missed. */
@@ -61,10 +67,15 @@ function cell(text: string | number): string {
 
 /** The markdown table: targets first as they ran, a met column only where a figure is a target. */
 export function table(figures: Figure[]): string[] {
-  const lines = ["| figure | value | unit | reference | ref. value | ratio | target | met |", "|---|---:|---|---|---:|---:|---|---|"];
+  const lines = [
+    "| figure | value | unit | reference | ref. value | ratio | target | met |",
+    "|---|---:|---|---|---:|---:|---|---|",
+  ];
   for (const f of figures) {
     const met = isMet(f);
-    lines.push(`| ${cell(f.name)} | ${f.value ?? "not run"} | ${cell(f.unit)} | ${cell(f.reference)} | ${f.referenceValue ?? "–"} | ${f.ratio ?? "–"} | ${cell(f.target)} | ${met === null ? "" : met ? "yes" : "**no**"} |`);
+    lines.push(
+      `| ${cell(f.name)} | ${f.value ?? "not run"} | ${cell(f.unit)} | ${cell(f.reference)} | ${f.referenceValue ?? "–"} | ${f.ratio ?? "–"} | ${cell(f.target)} | ${met === null ? "" : met ? "yes" : "**no**"} |`,
+    );
   }
   return lines;
 }
@@ -76,23 +87,39 @@ export function summaryLine(summary: Summary): string {
 
 /** Prints the machine line, the table and the summary; returns the exit code. */
 export function report(run: BenchResult, explore: boolean, print: (line: string) => void = console.log): number {
-  print(`machine: ${run.machine.cores} cores (${run.machine.cpu}), ${run.machine.memoryGb} GB, ${run.machine.platform}, Node ${run.machine.node}; ${run.date}; ${run.seconds} s; command: ${run.command}`);
+  print(
+    `machine: ${run.machine.cores} cores (${run.machine.cpu}), ${run.machine.memoryGb} GB, ${run.machine.platform}, Node ${run.machine.node}; ${run.date}; ${run.seconds} s; command: ${run.command}`,
+  );
   for (const line of table(run.figures)) print(line);
   const code = exitCode(run.figures, explore);
   const summary = summarize(run.figures);
   print("");
   print(summaryLine(summary));
-  if (summary.missed.length > 0) print(explore ? "exploring (--explore or BENCH_EXPLORE=1): exit 0 although a target was missed" : "a target was missed: exit 2 (--explore or BENCH_EXPLORE=1 to explore without failing)");
+  if (summary.missed.length > 0)
+    print(
+      explore
+        ? "exploring (--explore or BENCH_EXPLORE=1): exit 0 although a target was missed"
+        : "a target was missed: exit 2 (--explore or BENCH_EXPLORE=1 to explore without failing)",
+    );
   return code;
 }
 
-export const README_START = "<!-- bench results: written by `npx tsx bench/report.ts --readme` from bench/results/latest.json -->";
+export const README_START =
+  "<!-- bench results: written by `npx tsx bench/report.ts --readme` from bench/results/latest.json -->";
 export const README_END = "<!-- end of bench results -->";
 
 /** The README's block: the run's machine, command and summary, then its table. */
 export function readmeBlock(run: BenchResult): string {
   const m = run.machine;
-  return [README_START, "", `Run ${run.date} on ${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, ${m.platform}, Node ${m.node}, ${run.seconds} s: \`${run.command}\` (parts: ${run.parts.join(", ")}). ${summaryLine(run.summary)}.`, "", ...table(run.figures), "", README_END].join("\n");
+  return [
+    README_START,
+    "",
+    `Run ${run.date} on ${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, ${m.platform}, Node ${m.node}, ${run.seconds} s: \`${run.command}\` (parts: ${run.parts.join(", ")}). ${summaryLine(run.summary)}.`,
+    "",
+    ...table(run.figures),
+    "",
+    README_END,
+  ].join("\n");
 }
 
 /** Replaces the block between the markers in `readme` (which must hold both). */

@@ -31,22 +31,49 @@ const POPULATION = 100_000;
 const FIRST_ID = 800_000_000;
 
 export async function benchSchedule(settings: ScheduleSettings, log: (line: string) => void): Promise<Figure[]> {
-  const sandbox = forkChild("sandbox-child.ts", { BENCH_ACCOUNTS: String(settings.users), BENCH_NOTIFICATIONS: String(settings.notifications), BENCH_DELAY_MS: "0" });
+  const sandbox = forkChild("sandbox-child.ts", {
+    BENCH_ACCOUNTS: String(settings.users),
+    BENCH_NOTIFICATIONS: String(settings.notifications),
+    BENCH_DELAY_MS: "0",
+  });
   let child: ReturnType<typeof forkChild> | null = null;
   try {
     const market = (await sandbox.ready) as { url: string; keys: string[]; accountIds: string[] };
     child = forkChild("schedule-child.ts", { BENCH_MARKETPLACE_URL: market.url, BENCH_IDLE_MS: String(IDLE_MS) });
     await child.ready;
     await child.call("seed", { firstId: FIRST_ID, keys: market.keys, accountIds: market.accountIds }, 600_000);
-    log(`schedule: ${settings.users} linked users (5% active rule, 1% order or deposit), ${settings.notifications} notifications each, poll rate ${settings.rate}/s`);
+    log(
+      `schedule: ${settings.users} linked users (5% active rule, 1% order or deposit), ${settings.notifications} notifications each, poll rate ${settings.rate}/s`,
+    );
 
     type Everyone = { users: number; ms: number; cpuMs: number; requests: number };
     const everyone = await child.call<Everyone>("everyone", { rate: settings.rate }, 1_800_000);
-    log(`schedule: every user in one cycle (before schedules): ${everyone.users} users, ${everyone.requests} requests, ${(everyone.cpuMs / 1000).toFixed(1)} s CPU in ${(everyone.ms / 1000).toFixed(1)} s`);
+    log(
+      `schedule: every user in one cycle (before schedules): ${everyone.users} users, ${everyone.requests} requests, ${(everyone.cpuMs / 1000).toFixed(1)} s CPU in ${(everyone.ms / 1000).toFixed(1)} s`,
+    );
 
     type Latency = { samples: number; alerted: number; p50Ms: number; p99Ms: number; maxMs: number };
-    type Simulated = { simulatedMs: number; polls: number; requests: number; cpuMs: number; overruns: number; schedule: Record<string, number>; active: Latency; idle: Latency };
-    const sim = await child.call<Simulated>("simulate", { cycles: settings.cycles, cycleMs: CYCLE_MS, rate: settings.rate, samples: settings.samples, idleRaiseMs: 2 * CYCLE_MS }, 3_600_000);
+    type Simulated = {
+      simulatedMs: number;
+      polls: number;
+      requests: number;
+      cpuMs: number;
+      overruns: number;
+      schedule: Record<string, number>;
+      active: Latency;
+      idle: Latency;
+    };
+    const sim = await child.call<Simulated>(
+      "simulate",
+      {
+        cycles: settings.cycles,
+        cycleMs: CYCLE_MS,
+        rate: settings.rate,
+        samples: settings.samples,
+        idleRaiseMs: 2 * CYCLE_MS,
+      },
+      3_600_000,
+    );
     const minutes = sim.simulatedMs / 60_000;
     log(
       `schedule: ${settings.cycles} cycles (${minutes.toFixed(1)} simulated minutes): ${sim.polls} polls, ${sim.requests} requests, ${(sim.cpuMs / 1000).toFixed(1)} s CPU, ${sim.overruns} cycle(s) past their tick; ` +
@@ -59,13 +86,61 @@ export async function benchSchedule(settings: ScheduleSettings, log: (line: stri
     const requestsNow = (sim.requests / minutes) * scale;
     const cpuBefore = (everyone.cpuMs / 1000) * perMinuteBefore * scale;
     const cpuNow = (sim.cpuMs / 1000 / minutes) * scale;
-    const measured = settings.users === POPULATION ? `${POPULATION.toLocaleString("en")} linked users` : `${POPULATION.toLocaleString("en")} linked users (measured on ${settings.users.toLocaleString("en")}, ×${scale.toFixed(1)})`;
+    const measured =
+      settings.users === POPULATION
+        ? `${POPULATION.toLocaleString("en")} linked users`
+        : `${POPULATION.toLocaleString("en")} linked users (measured on ${settings.users.toLocaleString("en")}, ×${scale.toFixed(1)})`;
     const everyAlerted = sim.active.alerted === sim.active.samples && sim.idle.alerted === sim.idle.samples;
     return [
-      figure({ name: "poll_schedule_requests_per_min", value: requestsNow, unit: `marketplace requests/min, ${measured}: 5% active rule, 1% order settling or deposit expected, idle every 10 min`, reference: "the same users, every user every 30 s cycle (measured in the same run)", referenceValue: requestsBefore, target: { of: "ratio", op: "<=", limit: 0.11, source: "the floor with these shares and a 10-minute idle interval is about 0.105" } }),
-      figure({ name: "poll_schedule_cpu_s_per_min", value: cpuNow, unit: `s CPU/min of the bot process, ${measured}, poll rate ${settings.rate}/s`, reference: "the same users, every user every 30 s cycle (measured in the same run)", referenceValue: cpuBefore, target: { of: "ratio", op: "<=", limit: 0.15 } }),
-      figure({ name: "poll_alert_p99_active_s", value: sim.active.p99Ms / 1000, unit: `s from a notification to its alert queued, users in motion (p50 ${(sim.active.p50Ms / 1000).toFixed(1)} s, ${sim.active.alerted}/${sim.active.samples} alerted, ${sim.overruns} cycle(s) past their tick)`, reference: "one cycle + 2 s", referenceValue: CYCLE_MS / 1000 + 2, ratio: null, target: { of: "value", op: "<=", limit: CYCLE_MS / 1000 + 2, requires: { "every sample alerted": everyAlerted } } }),
-      figure({ name: "poll_alert_p99_idle_s", value: sim.idle.p99Ms / 1000, unit: `s from a notification to its alert queued, idle users (p50 ${(sim.idle.p50Ms / 1000).toFixed(1)} s, ${sim.idle.alerted}/${sim.idle.samples} alerted)`, reference: "POLL_IDLE_INTERVAL + one cycle", referenceValue: (IDLE_MS + CYCLE_MS) / 1000, ratio: null, target: { of: "value", op: "<=", limit: (IDLE_MS + CYCLE_MS) / 1000, requires: { "every sample alerted": everyAlerted } } }),
+      figure({
+        name: "poll_schedule_requests_per_min",
+        value: requestsNow,
+        unit: `marketplace requests/min, ${measured}: 5% active rule, 1% order settling or deposit expected, idle every 10 min`,
+        reference: "the same users, every user every 30 s cycle (measured in the same run)",
+        referenceValue: requestsBefore,
+        target: {
+          of: "ratio",
+          op: "<=",
+          limit: 0.11,
+          source: "the floor with these shares and a 10-minute idle interval is about 0.105",
+        },
+      }),
+      figure({
+        name: "poll_schedule_cpu_s_per_min",
+        value: cpuNow,
+        unit: `s CPU/min of the bot process, ${measured}, poll rate ${settings.rate}/s`,
+        reference: "the same users, every user every 30 s cycle (measured in the same run)",
+        referenceValue: cpuBefore,
+        target: { of: "ratio", op: "<=", limit: 0.15 },
+      }),
+      figure({
+        name: "poll_alert_p99_active_s",
+        value: sim.active.p99Ms / 1000,
+        unit: `s from a notification to its alert queued, users in motion (p50 ${(sim.active.p50Ms / 1000).toFixed(1)} s, ${sim.active.alerted}/${sim.active.samples} alerted, ${sim.overruns} cycle(s) past their tick)`,
+        reference: "one cycle + 2 s",
+        referenceValue: CYCLE_MS / 1000 + 2,
+        ratio: null,
+        target: {
+          of: "value",
+          op: "<=",
+          limit: CYCLE_MS / 1000 + 2,
+          requires: { "every sample alerted": everyAlerted },
+        },
+      }),
+      figure({
+        name: "poll_alert_p99_idle_s",
+        value: sim.idle.p99Ms / 1000,
+        unit: `s from a notification to its alert queued, idle users (p50 ${(sim.idle.p50Ms / 1000).toFixed(1)} s, ${sim.idle.alerted}/${sim.idle.samples} alerted)`,
+        reference: "POLL_IDLE_INTERVAL + one cycle",
+        referenceValue: (IDLE_MS + CYCLE_MS) / 1000,
+        ratio: null,
+        target: {
+          of: "value",
+          op: "<=",
+          limit: (IDLE_MS + CYCLE_MS) / 1000,
+          requires: { "every sample alerted": everyAlerted },
+        },
+      }),
     ];
   } finally {
     await child?.kill();

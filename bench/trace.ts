@@ -45,20 +45,26 @@ async function main() {
 
   const probe = new UpdateMix(app.bot.botInfo.id, "");
   await app.bot.handleUpdate(probe.update(0, 0, 600_000_000));
-  const data = (instant.lastParams("sendMessage")?.reply_markup as { inline_keyboard: Array<Array<{ callback_data: string }>> }).inline_keyboard[0]![0]!.callback_data;
+  const data = (
+    instant.lastParams("sendMessage")?.reply_markup as { inline_keyboard: Array<Array<{ callback_data: string }>> }
+  ).inline_keyboard[0]![0]!.callback_data;
   const mix = new UpdateMix(app.bot.botInfo.id, data);
   await mix.drivePaced((update) => app.bot.handleUpdate(update), count, 200, 0);
 
   const kinds = ["/start", "/quote", "button"];
   const slow: string[] = [];
   const closed = await mix.driveApp(app, count, 16, 0, undefined, 850_000_000);
-  console.log(`closed loop, 16 in flight: ${closed.perSecond.toFixed(0)} updates/s, ${closed.cpuMs.toFixed(3)} ms CPU an update`);
+  console.log(
+    `closed loop, 16 in flight: ${closed.perSecond.toFixed(0)} updates/s, ${closed.cpuMs.toFixed(3)} ms CPU an update`,
+  );
   // Each kind alone, from users met for the first time, then from the same users again.
   for (const kind of [0, 1, 2]) {
     const base = 860_000_000 + kind * 1_000_000;
     const first = await mix.driveApp(app, 1000, 16, 0, kind, base);
     const again = await mix.driveApp(app, 1000, 16, 0, kind, base);
-    console.log(`${kinds[kind]} alone: ${first.cpuMs.toFixed(3)} ms CPU an update for a user met for the first time, ${again.cpuMs.toFixed(3)} ms the next time`);
+    console.log(
+      `${kinds[kind]} alone: ${first.cpuMs.toFixed(3)} ms CPU an update for a user met for the first time, ${again.cpuMs.toFixed(3)} ms the next time`,
+    );
   }
   if (process.env.TRACE_PROFILE) await profileMix(mix, app, process.env.TRACE_PROFILE);
 
@@ -83,14 +89,24 @@ async function main() {
         const ms = (reply?.answered ?? performance.now()) - due;
         latencies.push(ms);
         if (ms <= slowMs) return;
-        const steps = mine.map((call) => `${call.method} asked ${(call.asked - due).toFixed(1)}, answered ${call.answered === undefined ? "-" : (call.answered - due).toFixed(1)}`);
+        const steps = mine.map(
+          (call) =>
+            `${call.method} asked ${(call.asked - due).toFixed(1)}, answered ${call.answered === undefined ? "-" : (call.answered - due).toFixed(1)}`,
+        );
         slow.push(`${kinds[(count + index) % 3]} (chat ${chat}): ${ms.toFixed(1)} ms\n    ${steps.join("\n    ")}`);
       }),
     );
   }
   await Promise.all(inFlight);
-  console.log(`${count} updates at 200/s: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, ${slow.length} over ${slowMs} ms`);
-  console.log(`the calls each kind made, and how often:\n${[...sequences].sort((a, b) => b[1] - a[1]).map(([sequence, n]) => `  ${n} × ${sequence}`).join("\n")}`);
+  console.log(
+    `${count} updates at 200/s: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, ${slow.length} over ${slowMs} ms`,
+  );
+  console.log(
+    `the calls each kind made, and how often:\n${[...sequences]
+      .sort((a, b) => b[1] - a[1])
+      .map(([sequence, n]) => `  ${n} × ${sequence}`)
+      .join("\n")}`,
+  );
   for (const line of slow.slice(0, Number(process.env.TRACE_SHOW ?? 20))) console.log(line);
   await app.stop();
   server.close();
@@ -101,7 +117,11 @@ async function main() {
  * TRACE_PROFILE=<file>: a V8 CPU profile of the mix driven closed-loop (16 in flight, TRACE_UPDATES
  * updates, users met for the first time), then the functions and files with the most self time.
  */
-async function profileMix(mix: UpdateMix, app: Awaited<ReturnType<typeof startInstantApp>>["app"], file: string): Promise<void> {
+async function profileMix(
+  mix: UpdateMix,
+  app: Awaited<ReturnType<typeof startInstantApp>>["app"],
+  file: string,
+): Promise<void> {
   const { Session } = await import("node:inspector/promises");
   const { writeFileSync } = await import("node:fs");
   const session = new Session();
@@ -117,7 +137,12 @@ async function profileMix(mix: UpdateMix, app: Awaited<ReturnType<typeof startIn
   writeFileSync(file, JSON.stringify(profile));
   console.log(`profile of ${driven.handled} updates (${driven.cpuMs.toFixed(3)} ms CPU each) written to ${file}`);
   const byNode = new Map<number, { name: string; url: string; line: number }>();
-  for (const node of profile.nodes) byNode.set(node.id, { name: node.callFrame.functionName || "(anonymous)", url: node.callFrame.url, line: node.callFrame.lineNumber });
+  for (const node of profile.nodes)
+    byNode.set(node.id, {
+      name: node.callFrame.functionName || "(anonymous)",
+      url: node.callFrame.url,
+      line: node.callFrame.lineNumber,
+    });
   const selfByFunction = new Map<string, number>();
   const selfByFile = new Map<string, number>();
   const samples = profile.samples ?? [];
@@ -126,11 +151,22 @@ async function profileMix(mix: UpdateMix, app: Awaited<ReturnType<typeof startIn
     const where = node.url.replace(/^.*\/(node_modules\/|src\/)/, "$1");
     const fn = `${node.name} ${where}:${node.line + 1}`;
     selfByFunction.set(fn, (selfByFunction.get(fn) ?? 0) + 1);
-    const fileKey = where.startsWith("node_modules/") ? where.split("/").slice(0, where.startsWith("node_modules/@") ? 3 : 2).join("/") : where || node.name;
+    const fileKey = where.startsWith("node_modules/")
+      ? where
+          .split("/")
+          .slice(0, where.startsWith("node_modules/@") ? 3 : 2)
+          .join("/")
+      : where || node.name;
     selfByFile.set(fileKey, (selfByFile.get(fileKey) ?? 0) + 1);
   }
-  const top = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([key, hits]) => `  ${((hits / samples.length) * 100).toFixed(1)}% ${key}`);
-  console.log(`self time by file or package:\n${top(selfByFile, 25).join("\n")}\nself time by function:\n${top(selfByFunction, 30).join("\n")}`);
+  const top = (map: Map<string, number>, n: number) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([key, hits]) => `  ${((hits / samples.length) * 100).toFixed(1)}% ${key}`);
+  console.log(
+    `self time by file or package:\n${top(selfByFile, 25).join("\n")}\nself time by function:\n${top(selfByFunction, 30).join("\n")}`,
+  );
 }
 
 void main();

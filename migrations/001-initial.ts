@@ -74,7 +74,11 @@ export const initial: Migration = {
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .addColumn("updated_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("pending_actions_user").on("pending_actions").columns(["telegram_id", "created_at"]).execute();
+    await db.schema
+      .createIndex("pending_actions_user")
+      .on("pending_actions")
+      .columns(["telegram_id", "created_at"])
+      .execute();
 
     await db.schema
       .createTable("callback_refs")
@@ -83,11 +87,18 @@ export const initial: Migration = {
       .addColumn("value", "text", (c) => c.notNull())
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("callback_refs_value").on("callback_refs").columns(["telegram_id", "value"]).unique().execute();
+    await db.schema
+      .createIndex("callback_refs_value")
+      .on("callback_refs")
+      .columns(["telegram_id", "value"])
+      .unique()
+      .execute();
 
     await db.schema
       .createTable("outbox")
-      .addColumn("id", pg ? "bigint" : "integer", (c) => (pg ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement()))
+      .addColumn("id", pg ? "bigint" : "integer", (c) =>
+        pg ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+      )
       .addColumn("telegram_id", "bigint", (c) => c.notNull())
       .addColumn("chat_id", "bigint", (c) => c.notNull())
       .addColumn("dedupe_key", "text", (c) => c.notNull())
@@ -137,10 +148,27 @@ export const initial: Migration = {
       .addColumn("done", "integer", (c) => c.notNull().defaultTo(0))
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("followed_orders_due").on("followed_orders").columns(["done", "next_check_at"]).execute();
+    await db.schema
+      .createIndex("followed_orders_due")
+      .on("followed_orders")
+      .columns(["done", "next_check_at"])
+      .execute();
   },
   async down(db: Kysely<unknown>) {
-    for (const table of ["followed_orders", "poll_state", "seen_notifications", "webhook_events", "outbox", "callback_refs", "pending_actions", "flows", "addresses", "webhook_tokens", "credentials", "users"]) {
+    for (const table of [
+      "followed_orders",
+      "poll_state",
+      "seen_notifications",
+      "webhook_events",
+      "outbox",
+      "callback_refs",
+      "pending_actions",
+      "flows",
+      "addresses",
+      "webhook_tokens",
+      "credentials",
+      "users",
+    ]) {
       await db.schema.dropTable(table).ifExists().execute();
     }
   },

@@ -7,7 +7,10 @@ import type { Kysely, Migration } from "kysely";
  */
 export const scaleOut: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema.alterTable("poll_state").addColumn("last_cycle", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable("poll_state")
+      .addColumn("last_cycle", "bigint", (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable("poll_state").addColumn("lease_owner", "text").execute();
     await db.schema.alterTable("poll_state").addColumn("lease_until", "bigint").execute();
     await db.schema.createIndex("poll_state_due").on("poll_state").columns(["last_cycle", "next_poll_at"]).execute();
@@ -52,13 +55,20 @@ export const scaleOut: Migration = {
       .addColumn("done", "integer", (c) => c.notNull().defaultTo(0))
       .addColumn("received_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("telegram_updates_turn").on("telegram_updates").columns(["chat_id", "done", "update_id"]).execute();
+    await db.schema
+      .createIndex("telegram_updates_turn")
+      .on("telegram_updates")
+      .columns(["chat_id", "done", "update_id"])
+      .execute();
     await db.schema.createIndex("telegram_updates_age").on("telegram_updates").column("received_at").execute();
   },
   async down(db: Kysely<unknown>) {
-    for (const table of ["telegram_updates", "chat_send", "send_budget", "leases", "poll_cycles"]) await db.schema.dropTable(table).ifExists().execute();
+    for (const table of ["telegram_updates", "chat_send", "send_budget", "leases", "poll_cycles"])
+      await db.schema.dropTable(table).ifExists().execute();
     await db.schema.dropIndex("poll_state_due").ifExists().execute();
-    for (const column of ["last_cycle", "lease_owner", "lease_until"]) await db.schema.alterTable("poll_state").dropColumn(column).execute();
-    for (const column of ["lease_owner", "lease_until"]) await db.schema.alterTable("followed_orders").dropColumn(column).execute();
+    for (const column of ["last_cycle", "lease_owner", "lease_until"])
+      await db.schema.alterTable("poll_state").dropColumn(column).execute();
+    for (const column of ["lease_owner", "lease_until"])
+      await db.schema.alterTable("followed_orders").dropColumn(column).execute();
   },
 };

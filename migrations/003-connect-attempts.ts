@@ -12,7 +12,11 @@ export const connectAttempts: Migration = {
       .addColumn("telegram_id", "bigint", (c) => c.notNull())
       .addColumn("attempted_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("connect_attempts_user").on("connect_attempts").columns(["telegram_id", "attempted_at"]).execute();
+    await db.schema
+      .createIndex("connect_attempts_user")
+      .on("connect_attempts")
+      .columns(["telegram_id", "attempted_at"])
+      .execute();
     await db.schema.createIndex("connect_attempts_age").on("connect_attempts").column("attempted_at").execute();
   },
   async down(db: Kysely<unknown>) {

@@ -8,7 +8,10 @@ import { sql, type Kysely, type Migration } from "kysely";
  */
 export const retention: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema.alterTable("callback_refs").addColumn("issued_at", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable("callback_refs")
+      .addColumn("issued_at", "bigint", (c) => c.notNull().defaultTo(0))
+      .execute();
     await sql`update callback_refs set issued_at = created_at`.execute(db);
     await db.schema.createIndex("callback_refs_issued").on("callback_refs").column("issued_at").execute();
     await db.schema.createIndex("pending_actions_age").on("pending_actions").column("updated_at").execute();
@@ -25,7 +28,8 @@ export const retention: Migration = {
   },
   async down(db: Kysely<unknown>) {
     await db.schema.dropTable("update_windows").ifExists().execute();
-    for (const index of ["followed_orders_age", "outbox_settled", "pending_actions_age", "callback_refs_issued"]) await db.schema.dropIndex(index).ifExists().execute();
+    for (const index of ["followed_orders_age", "outbox_settled", "pending_actions_age", "callback_refs_issued"])
+      await db.schema.dropIndex(index).ifExists().execute();
     await db.schema.alterTable("callback_refs").dropColumn("issued_at").execute();
   },
 };

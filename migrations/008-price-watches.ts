@@ -33,14 +33,25 @@ export const priceWatches: Migration = {
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .addColumn("updated_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("price_watches_user").on("price_watches").columns(["telegram_id", "created_at"]).execute();
-    await db.schema.createIndex("price_watches_target").on("price_watches").columns(["status", "resource", "volume", "duration"]).execute();
+    await db.schema
+      .createIndex("price_watches_user")
+      .on("price_watches")
+      .columns(["telegram_id", "created_at"])
+      .execute();
+    await db.schema
+      .createIndex("price_watches_target")
+      .on("price_watches")
+      .columns(["status", "resource", "volume", "duration"])
+      .execute();
     await db.schema
       .createTable("price_watch_cycles")
       .addColumn("name", "text", (c) => c.primaryKey())
       .addColumn("tick", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.alterTable("users").addColumn("alert_prices", "integer", (c) => c.notNull().defaultTo(1)).execute();
+    await db.schema
+      .alterTable("users")
+      .addColumn("alert_prices", "integer", (c) => c.notNull().defaultTo(1))
+      .execute();
   },
   async down(db: Kysely<unknown>) {
     await db.schema.alterTable("users").dropColumn("alert_prices").execute();

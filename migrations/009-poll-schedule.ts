@@ -16,21 +16,35 @@ import type { Kysely, Migration } from "kysely";
 export const pollSchedule: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable("poll_state").addColumn("motion", "text").execute();
-    await db.schema.alterTable("poll_state").addColumn("rule_active", "integer", (c) => c.notNull().defaultTo(0)).execute();
-    await db.schema.alterTable("poll_state").addColumn("rules_checked_at", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable("poll_state")
+      .addColumn("rule_active", "integer", (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .alterTable("poll_state")
+      .addColumn("rules_checked_at", "bigint", (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable("poll_state").addColumn("order_until", "bigint").execute();
     await db.schema.alterTable("poll_state").addColumn("deposit_until", "bigint").execute();
     await db.schema.alterTable("poll_state").addColumn("seen_until", "bigint").execute();
     await db.schema.dropIndex("poll_state_due").ifExists().execute();
     await db.schema.createIndex("poll_state_next").on("poll_state").columns(["next_poll_at", "last_cycle"]).execute();
-    await db.schema.alterTable("poll_cycles").addColumn("everyone", "integer", (c) => c.notNull().defaultTo(0)).execute();
-    await db.schema.createIndex("followed_orders_user").on("followed_orders").columns(["telegram_id", "done"]).execute();
+    await db.schema
+      .alterTable("poll_cycles")
+      .addColumn("everyone", "integer", (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .createIndex("followed_orders_user")
+      .on("followed_orders")
+      .columns(["telegram_id", "done"])
+      .execute();
   },
   async down(db: Kysely<unknown>) {
     await db.schema.dropIndex("followed_orders_user").ifExists().execute();
     await db.schema.alterTable("poll_cycles").dropColumn("everyone").execute();
     await db.schema.dropIndex("poll_state_next").ifExists().execute();
     await db.schema.createIndex("poll_state_due").on("poll_state").columns(["last_cycle", "next_poll_at"]).execute();
-    for (const column of ["seen_until", "deposit_until", "order_until", "rules_checked_at", "rule_active", "motion"]) await db.schema.alterTable("poll_state").dropColumn(column).execute();
+    for (const column of ["seen_until", "deposit_until", "order_until", "rules_checked_at", "rule_active", "motion"])
+      await db.schema.alterTable("poll_state").dropColumn(column).execute();
   },
 };

@@ -107,17 +107,31 @@ function readConfig(env: AppOptions["env"]): Config {
 
 /** Opens and migrates the database, then re-encrypts stored API keys under the current SECRET_KEY. */
 async function openStore(config: Config, logger: Logger, box: SecretBox) {
-  const opened = await openDatabase(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, health: new DatabaseHealth(logger) });
+  const opened = await openDatabase(config.DATABASE_URL, {
+    poolMax: config.DATABASE_POOL_MAX,
+    health: new DatabaseHealth(logger),
+  });
   await migrateToLatest(opened.db);
   const rotation = await reencryptCredentials(opened.db, box);
-  if (rotation.rotated > 0 || rotation.unreadable > 0) logger.info(rotation, "re-encrypted stored API keys under the current SECRET_KEY");
+  if (rotation.rotated > 0 || rotation.unreadable > 0)
+    logger.info(rotation, "re-encrypted stored API keys under the current SECRET_KEY");
   return opened;
 }
 
 /** The playground's fake Telegram when it is on (its token and API root replace the real ones). */
-async function startTelegramSide(config: Config, logger: Logger, sandbox: EmbeddedSandbox | null, host: string, stops: Stops) {
+async function startTelegramSide(
+  config: Config,
+  logger: Logger,
+  sandbox: EmbeddedSandbox | null,
+  host: string,
+  stops: Stops,
+) {
   if (!config.playground) return { playground: null, token: config.BOT_TOKEN, apiRoot: config.TELEGRAM_API_ROOT! };
-  const playground = await startPlayground({ logger, sandbox, address: { host, publicUrl: config.PUBLIC_URL ?? null } });
+  const playground = await startPlayground({
+    logger,
+    sandbox,
+    address: { host, publicUrl: config.PUBLIC_URL ?? null },
+  });
   stops.push(() => playground.stop());
   return { playground, token: playground.token, apiRoot: playground.apiRoot };
 }
@@ -125,8 +139,14 @@ async function startTelegramSide(config: Config, logger: Logger, sandbox: Embedd
 /** One arrival window and one send budget for the process: replies and alerts take from the same ones. */
 function telegramLimits(options: AppOptions, db: Kysely<Database>, now: () => number) {
   // One for the process: replies and alerts together stay within Telegram's overall limit on arrival.
-  const lifted = options.telegramBudget ? Math.floor(options.telegramBudget.perSecond + options.telegramBudget.burst) : 0;
-  const sendWindow = new ArrivalWindow({ windowMs: DEFAULT_ARRIVAL_WINDOW.windowMs, limit: Math.max(DEFAULT_ARRIVAL_WINDOW.limit, lifted), now });
+  const lifted = options.telegramBudget
+    ? Math.floor(options.telegramBudget.perSecond + options.telegramBudget.burst)
+    : 0;
+  const sendWindow = new ArrivalWindow({
+    windowMs: DEFAULT_ARRIVAL_WINDOW.windowMs,
+    limit: Math.max(DEFAULT_ARRIVAL_WINDOW.limit, lifted),
+    now,
+  });
   // Telegram's budgets: in the database every replica shares (PostgreSQL), or in this process's
   // memory on SQLite, which is one process by design. Replies and alerts take from the same one.
   const sendBudget = isPostgres(db) ? databaseSendBudget(db) : memorySendBudget();
@@ -134,12 +154,37 @@ function telegramLimits(options: AppOptions, db: Kysely<Database>, now: () => nu
 }
 
 /** The bot's options from the app's: its token and API root, Telegram's limits, and the tests' overrides. */
-function botOptions(options: AppOptions, token: string, apiRoot: string, limits: ReturnType<typeof telegramLimits>): Parameters<typeof createBot>[1] {
-  return { token, apiRoot, perChatMinTimeMs: options.perChatMinTimeMs, timeouts: options.telegramTimeouts, overallBudget: options.telegramBudget, serverErrorRetries: options.telegramServerErrorRetries, ...limits, ...(options.telegramTyping !== undefined ? { typing: options.telegramTyping } : {}), ...(options.telegramDoubleTapMs !== undefined ? { doubleTapMs: options.telegramDoubleTapMs } : {}), chatPace: options.telegramChatPace !== undefined ? options.telegramChatPace : options.perChatMinTimeMs === 0 ? null : undefined };
+function botOptions(
+  options: AppOptions,
+  token: string,
+  apiRoot: string,
+  limits: ReturnType<typeof telegramLimits>,
+): Parameters<typeof createBot>[1] {
+  return {
+    token,
+    apiRoot,
+    perChatMinTimeMs: options.perChatMinTimeMs,
+    timeouts: options.telegramTimeouts,
+    overallBudget: options.telegramBudget,
+    serverErrorRetries: options.telegramServerErrorRetries,
+    ...limits,
+    ...(options.telegramTyping !== undefined ? { typing: options.telegramTyping } : {}),
+    ...(options.telegramDoubleTapMs !== undefined ? { doubleTapMs: options.telegramDoubleTapMs } : {}),
+    chatPace:
+      options.telegramChatPace !== undefined
+        ? options.telegramChatPace
+        : options.perChatMinTimeMs === 0
+          ? null
+          : undefined,
+  };
 }
 
 /** The HTTP routes: push's, the Telegram webhook's in webhook mode, the playground's when it is on. */
-function serverRoutes(push: PushHandle, telegramWebhook: TelegramWebhookHandle | null, playground: PlaygroundHandle | null): Array<(app: Hono<ServerEnv>) => void> {
+function serverRoutes(
+  push: PushHandle,
+  telegramWebhook: TelegramWebhookHandle | null,
+  playground: PlaygroundHandle | null,
+): Array<(app: Hono<ServerEnv>) => void> {
   const routes: Array<(app: Hono<ServerEnv>) => void> = [push.routes];
   if (telegramWebhook) routes.push(telegramWebhook.register);
   if (playground) routes.push(playground.routes);
@@ -147,11 +192,27 @@ function serverRoutes(push: PushHandle, telegramWebhook: TelegramWebhookHandle |
 }
 
 /** Replica gauges: whether this replica polls Telegram (polling mode only), the database, and how many named leases it holds. */
-function replicaGauges(metrics: Metrics, db: Kysely<Database>, replicaId: string, leadership: LeaderHandle | null): void {
+function replicaGauges(
+  metrics: Metrics,
+  db: Kysely<Database>,
+  replicaId: string,
+  leadership: LeaderHandle | null,
+): void {
   // In webhook mode nobody polls: no series, so "no replica leads polling" cannot page there.
-  if (leadership) metrics.gauge("replica_polling_leader", "1 when this replica holds the polling lease (runs getUpdates)", () => (leadership.isLeader() ? 1 : 0));
-  metrics.gauge("database_up", "1 when the database answers this replica, 0 while its connection pool cannot reach it (SQLite: always 1)", () => (databaseHealth(db)?.reachable === false ? 0 : 1));
-  metrics.gauge("replica_named_leases", "Named leases (polling leader, cron jobs) this replica holds", async () => (await leasesHeldBy(db, replicaId, Date.now())).length);
+  if (leadership)
+    metrics.gauge("replica_polling_leader", "1 when this replica holds the polling lease (runs getUpdates)", () =>
+      leadership.isLeader() ? 1 : 0,
+    );
+  metrics.gauge(
+    "database_up",
+    "1 when the database answers this replica, 0 while its connection pool cannot reach it (SQLite: always 1)",
+    () => (databaseHealth(db)?.reachable === false ? 0 : 1),
+  );
+  metrics.gauge(
+    "replica_named_leases",
+    "Named leases (polling leader, cron jobs) this replica holds",
+    async () => (await leasesHeldBy(db, replicaId, Date.now())).length,
+  );
 }
 
 interface Running {
@@ -165,9 +226,14 @@ interface Running {
 }
 
 /** Waits (at most 1.2 s) for the Telegram updates being handled: their offset or answer is already given. */
-async function updatesEnded(bot: Bot<BotContext>, telegramWebhook: TelegramWebhookHandle | null, logger: Logger): Promise<void> {
+async function updatesEnded(
+  bot: Bot<BotContext>,
+  telegramWebhook: TelegramWebhookHandle | null,
+  logger: Logger,
+): Promise<void> {
   if (telegramWebhook) {
-    if (!(await telegramWebhook.drain(1_200))) logger.warn("stopping with Telegram updates still being handled; Telegram will redeliver them");
+    if (!(await telegramWebhook.drain(1_200)))
+      logger.warn("stopping with Telegram updates still being handled; Telegram will redeliver them");
   } else if (!(await updatesHandled(bot, 1_200))) {
     // The runner stops fetching at once but leaves the updates it took running: let them end
     // before the database closes under them (their offset is already confirmed to Telegram).
@@ -182,7 +248,9 @@ async function stopRunning({ logger, db, bot, push, leadership, telegramWebhook,
   // The updates being handled and the pushed alerts stop side by side, so the whole stop fits in
   // about 1.5 s: updates get 1.2 s to end, the sender drains for under a second, then what this
   // replica still holds (polls, order checks, alerts) is handed back.
-  logger.debug("stopping: Telegram updates being handled (at most 1.2 s) and pushed alerts (draining the outbox for under a second, then handing back what is held)");
+  logger.debug(
+    "stopping: Telegram updates being handled (at most 1.2 s) and pushed alerts (draining the outbox for under a second, then handing back what is held)",
+  );
   await Promise.all([updatesEnded(bot, telegramWebhook, logger), push.stop()]);
   logger.debug("stopping: HTTP server and embedded services");
   for (const stop of stops.reverse()) await stop();
@@ -207,13 +275,23 @@ export async function startApp(options: AppOptions): Promise<App> {
   const config = readConfig(options.env);
   const now = options.now ?? Date.now;
   const onDatabase = (error: unknown) => databaseProblem(error, config);
-  const { logger, scrubber, secretKey, box } = await explained(() => startSecrets(config, options.logDestination), onDatabase);
+  const { logger, scrubber, secretKey, box } = await explained(
+    () => startSecrets(config, options.logDestination),
+    onDatabase,
+  );
   const { db, path: dbPath, dialect } = await explained(() => openStore(config, logger, box), onDatabase);
 
   const metrics = new Metrics();
   registerBuildInfo(metrics, readBuildInfo(config.GIT_COMMIT));
   const stops: Stops = [];
-  const { sandbox, marketplaceUrl, marketplace } = await startMarketplace({ config, logger, scrubber, metrics, backoffMs: options.marketplaceBackoffMs, stops });
+  const { sandbox, marketplaceUrl, marketplace } = await startMarketplace({
+    config,
+    logger,
+    scrubber,
+    metrics,
+    backoffMs: options.marketplaceBackoffMs,
+    stops,
+  });
 
   // The playground stays on this machine unless HOST says otherwise (and parseConfig allowed it).
   const host = config.HOST ?? (config.playground ? "127.0.0.1" : "0.0.0.0");
@@ -222,7 +300,21 @@ export async function startApp(options: AppOptions): Promise<App> {
   const i18n = createI18n(LOCALES_DIR);
   const replicaId = config.REPLICA_ID ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const limits = telegramLimits(options, db, now);
-  const push = startPush({ db, logger, metrics, now, marketplace, box, config, i18n, token: token!, apiRoot, replicaId, ...limits, ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }) });
+  const push = startPush({
+    db,
+    logger,
+    metrics,
+    now,
+    marketplace,
+    box,
+    config,
+    i18n,
+    token: token!,
+    apiRoot,
+    replicaId,
+    ...limits,
+    ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }),
+  });
   const deps: BotDeps = {
     config,
     db,
@@ -243,23 +335,62 @@ export async function startApp(options: AppOptions): Promise<App> {
   const dashboard = startMiniApp({ ...deps, bot, botToken: token! });
 
   const webhookSecret = telegramWebhookSecret(secretKey);
-  const telegramWebhook = config.BOT_MODE === "webhook" ? registerTelegramWebhook(bot, webhookSecret, logger, { turns: isPostgres(db) ? databaseUpdateTurns(db, replicaId, { writes: deps.writes }) : processUpdateTurns(db, replicaId, { writes: deps.writes }), health: databaseHealth(db) }) : null;
-  const http = createServer({ db, logger, metrics, replicaId, dialect, metricsToken: config.METRICS_TOKEN, trustedProxies: trustedProxies(config.TRUSTED_PROXIES) }, [...serverRoutes(push, telegramWebhook, playground), dashboard]);
+  const telegramWebhook =
+    config.BOT_MODE === "webhook"
+      ? registerTelegramWebhook(bot, webhookSecret, logger, {
+          turns: isPostgres(db)
+            ? databaseUpdateTurns(db, replicaId, { writes: deps.writes })
+            : processUpdateTurns(db, replicaId, { writes: deps.writes }),
+          health: databaseHealth(db),
+        })
+      : null;
+  const http = createServer(
+    {
+      db,
+      logger,
+      metrics,
+      replicaId,
+      dialect,
+      metricsToken: config.METRICS_TOKEN,
+      trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
+    },
+    [...serverRoutes(push, telegramWebhook, playground), dashboard],
+  );
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.
   await explained(() => bot.init(), telegramProblem);
   if (!bot.botInfo.supports_inline_queries) {
-    logger.warn({ bot: bot.botInfo.username }, "inline mode is off for this bot, so \"@bot 65k 1h\" quotes do not work in chats: in @BotFather send /setinline, choose the bot and set a placeholder");
+    logger.warn(
+      { bot: bot.botInfo.username },
+      'inline mode is off for this bot, so "@bot 65k 1h" quotes do not work in chats: in @BotFather send /setinline, choose the bot and set a placeholder',
+    );
   }
-  const server = await explained(() => listen(http, config.PORT, host), (error) => listenProblem(error, config.PORT, host));
+  const server = await explained(
+    () => listen(http, config.PORT, host),
+    (error) => listenProblem(error, config.PORT, host),
+  );
   const url = server.url;
   playground?.attach({ push, db, now, selfUrl: url, publicUrl: config.PUBLIC_URL ?? null });
   stops.push(() => server.close());
 
-  const leadership = await receiveTelegramUpdates({ config, db, logger, bot, replicaId, webhookSecret, timeouts: options.telegramTimeouts });
+  const leadership = await receiveTelegramUpdates({
+    config,
+    db,
+    logger,
+    bot,
+    replicaId,
+    webhookSecret,
+    timeouts: options.telegramTimeouts,
+  });
   replicaGauges(metrics, db, replicaId, leadership);
   if (config.BOT_MODE === "webhook") {
-    const webhookInfo = watchWebhookInfo({ getWebhookInfo: () => bot.api.getWebhookInfo(), metrics, logger, now, everyMs: options.webhookInfoEveryMs });
+    const webhookInfo = watchWebhookInfo({
+      getWebhookInfo: () => bot.api.getWebhookInfo(),
+      metrics,
+      logger,
+      now,
+      everyMs: options.webhookInfoEveryMs,
+    });
     stops.push(() => webhookInfo.stop());
   }
   presentBot(bot, deps);

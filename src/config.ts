@@ -42,7 +42,11 @@ const secretKey = z.preprocess(
 const integerInRange = (min: number, max: number, fallback: number) =>
   z.preprocess(
     (value) => (blankToUndefined(value) === undefined ? fallback : value),
-    z.coerce.number({ message: `expected a whole number from ${min} to ${max}` }).int(`expected a whole number from ${min} to ${max}`).min(min, `expected a whole number from ${min} to ${max}`).max(max, `expected a whole number from ${min} to ${max}`),
+    z.coerce
+      .number({ message: `expected a whole number from ${min} to ${max}` })
+      .int(`expected a whole number from ${min} to ${max}`)
+      .min(min, `expected a whole number from ${min} to ${max}`)
+      .max(max, `expected a whole number from ${min} to ${max}`),
   );
 
 // node-cron accepts 5 or 6 fields (seconds optional); a light check here, node-cron validates fully at start.
@@ -50,28 +54,31 @@ const cronExpression = z.preprocess(
   (value) => blankToUndefined(value) ?? "*/30 * * * * *",
   z.string().refine((value) => {
     const fields = value.trim().split(/\s+/);
-    return (fields.length === 5 || fields.length === 6) && fields.every((field) => /^[\d*/,\-A-Za-z?LW#]+$/.test(field));
+    return (
+      (fields.length === 5 || fields.length === 6) && fields.every((field) => /^[\d*/,\-A-Za-z?LW#]+$/.test(field))
+    );
   }, "expected a cron expression of 5 or 6 fields, e.g. */30 * * * * * (every 30 s)"),
 );
 
 const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
-const durationMessage = (min: string, max: string) => `expected a duration with its unit, from ${min} to ${max}: e.g. 600s, 10m or 1h`;
+const durationMessage = (min: string, max: string) =>
+  `expected a duration with its unit, from ${min} to ${max}: e.g. 600s, 10m or 1h`;
 
 /** A duration written with its unit (`500ms`, `600s`, `10m`, `1h`), read as milliseconds; a bare number is refused (seconds or milliseconds?). */
 const durationMs = (fallback: string, minMs: number, maxMs: number, min: string, max: string) =>
   z.preprocess(
-    (value) => (blankToUndefined(value) ?? fallback),
-    z
-      .string()
-      .transform((value, ctx) => {
-        const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/i.exec(value);
-        const ms = match ? Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2]!.toLowerCase() as keyof typeof DURATION_UNITS_MS]) : Number.NaN;
-        if (!(ms >= minMs && ms <= maxMs)) {
-          ctx.addIssue({ code: "custom", message: durationMessage(min, max) });
-          return z.NEVER;
-        }
-        return ms;
-      }),
+    (value) => blankToUndefined(value) ?? fallback,
+    z.string().transform((value, ctx) => {
+      const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/i.exec(value);
+      const ms = match
+        ? Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2]!.toLowerCase() as keyof typeof DURATION_UNITS_MS])
+        : Number.NaN;
+      if (!(ms >= minMs && ms <= maxMs)) {
+        ctx.addIssue({ code: "custom", message: durationMessage(min, max) });
+        return z.NEVER;
+      }
+      return ms;
+    }),
   );
 
 const databaseUrl = z.preprocess(
@@ -89,9 +96,14 @@ const trustedProxyList = z.preprocess(
   (value) => blankToUndefined(value) ?? "",
   z.string().transform((value, ctx) => {
     const entries = trustedProxyEntries(value);
-    const problems = entries.map((entry, index) => trustedProxyEntryProblem(entry, index + 1)).filter((problem): problem is string => problem !== null);
+    const problems = entries
+      .map((entry, index) => trustedProxyEntryProblem(entry, index + 1))
+      .filter((problem): problem is string => problem !== null);
     if (problems.length > 0) {
-      ctx.addIssue({ code: "custom", message: `expected comma-separated IP addresses or CIDRs of the reverse proxies (e.g. 172.16.0.0/12,fd00::/8): ${problems.join("; ")}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `expected comma-separated IP addresses or CIDRs of the reverse proxies (e.g. 172.16.0.0/12,fd00::/8): ${problems.join("; ")}`,
+      });
       return z.NEVER;
     }
     return entries;
@@ -101,14 +113,25 @@ const trustedProxyList = z.preprocess(
 export const configSchema = z.object({
   BOT_TOKEN: z.preprocess(
     blankToUndefined,
-    z.string().regex(BOT_TOKEN_PATTERN, "expected a token from @BotFather like 123456:ABC-DEF… (digits, a colon, then 30+ letters)").optional(),
+    z
+      .string()
+      .regex(
+        BOT_TOKEN_PATTERN,
+        "expected a token from @BotFather like 123456:ABC-DEF… (digits, a colon, then 30+ letters)",
+      )
+      .optional(),
   ),
   MARKETPLACE_URL: httpUrl("an http(s) URL, the marketplace base URL, e.g. https://marketplace.example"),
-  TELEGRAM_API_ROOT: httpUrl("an http(s) URL of a Bot API server, e.g. https://api.telegram.org").transform((value) => value ?? "https://api.telegram.org"),
+  TELEGRAM_API_ROOT: httpUrl("an http(s) URL of a Bot API server, e.g. https://api.telegram.org").transform(
+    (value) => value ?? "https://api.telegram.org",
+  ),
   DATABASE_URL: databaseUrl,
   SECRET_KEY: secretKey,
   SECRET_KEY_PREVIOUS: secretKey,
-  BOT_MODE: z.preprocess((value) => blankToUndefined(value) ?? "polling", z.enum(["polling", "webhook"], { message: "expected polling or webhook" })),
+  BOT_MODE: z.preprocess(
+    (value) => blankToUndefined(value) ?? "polling",
+    z.enum(["polling", "webhook"], { message: "expected polling or webhook" }),
+  ),
   PUBLIC_URL: z.preprocess(
     blankToUndefined,
     z
@@ -130,10 +153,15 @@ export const configSchema = z.object({
   POLL_IDLE_INTERVAL: durationMs("10m", 1_000, 86_400_000, "1s", "24h"),
   LOG_LEVEL: z.preprocess(
     (value) => blankToUndefined(value) ?? "info",
-    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "expected one of fatal, error, warn, info, debug, trace, silent" }),
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+      message: "expected one of fatal, error, warn, info, debug, trace, silent",
+    }),
   ),
   /** `json` always, `pretty` always, unset: readable lines on a terminal, JSON elsewhere (containers, CI). */
-  LOG_FORMAT: z.preprocess((value) => blankToUndefined(value), z.enum(["json", "pretty"], { message: "expected json or pretty" }).optional()),
+  LOG_FORMAT: z.preprocess(
+    (value) => blankToUndefined(value),
+    z.enum(["json", "pretty"], { message: "expected json or pretty" }).optional(),
+  ),
   /** Requests per second the notification poller may send to the marketplace (it publishes no limit). */
   POLL_RATE: integerInRange(1, 10_000, 50),
   MARKETPLACE_TIMEOUT_MS: integerInRange(100, 120_000, 10_000),
@@ -146,7 +174,12 @@ export const configSchema = z.object({
   /** How long a replica's claim on an alert, a user to poll or an order to check lasts; unset: 30 s for alerts, 60 s for polls and orders. */
   LEASE_MS: z.preprocess(
     blankToUndefined,
-    z.coerce.number({ message: "expected a whole number of milliseconds from 1000 to 600000" }).int("expected a whole number of milliseconds from 1000 to 600000").min(1_000, "expected a whole number of milliseconds from 1000 to 600000").max(600_000, "expected a whole number of milliseconds from 1000 to 600000").optional(),
+    z.coerce
+      .number({ message: "expected a whole number of milliseconds from 1000 to 600000" })
+      .int("expected a whole number of milliseconds from 1000 to 600000")
+      .min(1_000, "expected a whole number of milliseconds from 1000 to 600000")
+      .max(600_000, "expected a whole number of milliseconds from 1000 to 600000")
+      .optional(),
   ),
   /** This replica's name in /metrics (never in /readyz). */
   REPLICA_ID: z.preprocess(blankToUndefined, z.string().max(100, "expected at most 100 characters").optional()),
@@ -162,7 +195,10 @@ export const configSchema = z.object({
     blankToUndefined,
     z
       .string()
-      .regex(/^[\x21-\x7e]{16,256}$/, "expected 16 to 256 printable characters without spaces (generate one with: openssl rand -hex 32)")
+      .regex(
+        /^[\x21-\x7e]{16,256}$/,
+        "expected 16 to 256 printable characters without spaces (generate one with: openssl rand -hex 32)",
+      )
       .optional(),
   ),
   /** The reverse proxies in front of the bot: only from them is X-Forwarded-For believed (limits, /metrics' loopback rule, logs). */
@@ -185,10 +221,13 @@ export function parseConfig(env: Record<string, string | undefined>): ConfigResu
   }
   const config = result.data;
   const problems: string[] = [];
-  if (config.BOT_MODE === "webhook" && !config.PUBLIC_URL) problems.push("PUBLIC_URL: required when BOT_MODE=webhook (the https origin Telegram posts updates to)");
+  if (config.BOT_MODE === "webhook" && !config.PUBLIC_URL)
+    problems.push("PUBLIC_URL: required when BOT_MODE=webhook (the https origin Telegram posts updates to)");
   if (config.BOT_MODE === "webhook" && !config.BOT_TOKEN) problems.push("BOT_TOKEN: required when BOT_MODE=webhook");
-  if (config.SECRET_KEY_PREVIOUS && !config.SECRET_KEY) problems.push("SECRET_KEY: required when SECRET_KEY_PREVIOUS is set (the new key of the rotation)");
-  if (!config.BOT_TOKEN && config.HOST && !isLoopbackHost(config.HOST) && !config.PLAYGROUND_PUBLIC) problems.push(playgroundExposureProblem(config.HOST));
+  if (config.SECRET_KEY_PREVIOUS && !config.SECRET_KEY)
+    problems.push("SECRET_KEY: required when SECRET_KEY_PREVIOUS is set (the new key of the rotation)");
+  if (!config.BOT_TOKEN && config.HOST && !isLoopbackHost(config.HOST) && !config.PLAYGROUND_PUBLIC)
+    problems.push(playgroundExposureProblem(config.HOST));
   const onPostgres = /^postgres(ql)?:/i.test(config.DATABASE_URL);
   if (config.BOT_TOKEN && !config.MARKETPLACE_URL && onPostgres) problems.push(SANDBOX_PER_REPLICA_PROBLEM);
   if (config.BOT_TOKEN && !config.SECRET_KEY && onPostgres) problems.push(SECRET_KEY_PER_REPLICA_PROBLEM);

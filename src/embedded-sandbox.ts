@@ -31,7 +31,9 @@ const SAVE_EVERY_MS = 1000;
  * restart keeps the demo key a user linked and the orders the bot follows. The file holds sandbox
  * keys only, never a key of the real marketplace.
  */
-export async function startEmbeddedSandbox(options: { port?: number; stateFile?: string | null } = {}): Promise<EmbeddedSandbox> {
+export async function startEmbeddedSandbox(
+  options: { port?: number; stateFile?: string | null } = {},
+): Promise<EmbeddedSandbox> {
   const stateFile = options.stateFile ?? null;
   let snapshot: SandboxSnapshot | undefined;
   let restoreProblem: string | null = null;
@@ -63,14 +65,18 @@ export async function startEmbeddedSandbox(options: { port?: number; stateFile?:
     try {
       save();
     } catch (error) {
-      console.error(`could not save the sandbox state to ${stateFile}: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(
+        `could not save the sandbox state to ${stateFile}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   };
   const saver = stateFile ? setInterval(saveOrReport, SAVE_EVERY_MS) : null;
   saver?.unref();
 
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const started = serve({ fetch: sandbox.app.fetch, port: options.port ?? 0, hostname: "127.0.0.1" }, () => resolve(started));
+    const started = serve({ fetch: sandbox.app.fetch, port: options.port ?? 0, hostname: "127.0.0.1" }, () =>
+      resolve(started),
+    );
   });
   const stopTimers = sandbox.startTimers(1000);
   const { port } = server.address() as AddressInfo;

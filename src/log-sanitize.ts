@@ -13,7 +13,19 @@ const MAX_ARRAY_ITEMS = 50;
 const MAX_CAUSES = 3;
 
 /** Primitive fields of an error that identify it without carrying what was sent. */
-const ERROR_FIELDS = ["code", "kind", "method", "path", "status", "error_code", "description", "retryAfterMs", "reason", "errno", "syscall"] as const;
+const ERROR_FIELDS = [
+  "code",
+  "kind",
+  "method",
+  "path",
+  "status",
+  "error_code",
+  "description",
+  "retryAfterMs",
+  "reason",
+  "errno",
+  "syscall",
+] as const;
 
 export interface SerializedError {
   type: string;
@@ -33,22 +45,28 @@ export interface SerializedError {
 export function serializeError(value: unknown, depth = 0): SerializedError {
   if (!(value instanceof Error)) {
     // Already reduced by the log formatter (it runs before pino's serializers): keep it plain.
-    if (value !== null && typeof value === "object" && isPlainObject(value)) return sanitizeLogValue(value, 1) as SerializedError;
+    if (value !== null && typeof value === "object" && isPlainObject(value))
+      return sanitizeLogValue(value, 1) as SerializedError;
     return { type: typeof value, message: typeof value === "string" ? value : describeNonError(value) };
   }
   const error = value as Error & Record<string, unknown>;
-  const out: SerializedError = { type: error.name || error.constructor?.name || "Error", message: String(error.message ?? "") };
+  const out: SerializedError = {
+    type: error.name || error.constructor?.name || "Error",
+    message: String(error.message ?? ""),
+  };
   if (typeof error.stack === "string") out.stack = error.stack;
   for (const field of ERROR_FIELDS) {
     const fieldValue = ownValue(error, field);
-    if (typeof fieldValue === "string" || typeof fieldValue === "number" || typeof fieldValue === "boolean") out[field] = fieldValue;
+    if (typeof fieldValue === "string" || typeof fieldValue === "number" || typeof fieldValue === "boolean")
+      out[field] = fieldValue;
   }
   // grammY's BotError: the update id of its context, nothing else of it.
   const ctx = ownValue(error, "ctx") as { update?: { update_id?: unknown } } | undefined;
   if (ctx && typeof ctx === "object" && typeof ctx.update?.update_id === "number") out.updateId = ctx.update.update_id;
   // grammY's GrammyError: how long Telegram asked to wait, never the payload.
   const parameters = ownValue(error, "parameters") as { retry_after?: unknown } | undefined;
-  if (parameters && typeof parameters === "object" && typeof parameters.retry_after === "number") out.retryAfter = parameters.retry_after;
+  if (parameters && typeof parameters === "object" && typeof parameters.retry_after === "number")
+    out.retryAfter = parameters.retry_after;
   if (depth < MAX_CAUSES) {
     // BotError and HttpError keep the underlying error in `error`; standard errors in `cause`.
     const inner = ownValue(error, "error") ?? ownValue(error, "cause");
@@ -68,7 +86,11 @@ function describeNonError(value: unknown): string {
 }
 
 function isBinary(value: object): boolean {
-  return ArrayBuffer.isView(value) || value instanceof ArrayBuffer || (typeof SharedArrayBuffer !== "undefined" && value instanceof SharedArrayBuffer);
+  return (
+    ArrayBuffer.isView(value) ||
+    value instanceof ArrayBuffer ||
+    (typeof SharedArrayBuffer !== "undefined" && value instanceof SharedArrayBuffer)
+  );
 }
 
 function isPlainObject(value: object): boolean {

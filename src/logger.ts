@@ -90,7 +90,10 @@ export class SecretScrubber {
     // or behind a JSON escape ("\\nKEY" leaves "nKEY"). Pieces are looked up, never scanned.
     let changed = false;
     const pieces = run.split(/([/=.+~])/).map((piece) => {
-      if (this.userSecrets.has(piece) || (piece.length > 12 && "ntr".includes(piece[0]!) && this.userSecrets.has(piece.slice(1)))) {
+      if (
+        this.userSecrets.has(piece) ||
+        (piece.length > 12 && "ntr".includes(piece[0]!) && this.userSecrets.has(piece.slice(1)))
+      ) {
         changed = true;
         return piece.length > 12 && !this.userSecrets.has(piece) ? `${piece[0]}[redacted]` : "[redacted]";
       }
@@ -131,7 +134,13 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   if (options.destination) return pino(pinoOptions, options.destination);
   if (options.pretty) {
-    return pino({ ...pinoOptions, transport: { target: "pino-pretty", options: { colorize: true, translateTime: "HH:MM:ss", ignore: "pid,hostname" } } });
+    return pino({
+      ...pinoOptions,
+      transport: {
+        target: "pino-pretty",
+        options: { colorize: true, translateTime: "HH:MM:ss", ignore: "pid,hostname" },
+      },
+    });
   }
   return pino(pinoOptions);
 }

@@ -63,10 +63,23 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
     // The same facts in the structured log, at debug: at info they would repeat the box (no demo key: it is shown above only).
-    app.logger.debug({ url: `${app.url}/play`, telegram: "simulated (local Bot API stand-in)", marketplace: app.sandbox ? "embedded sandbox (no real TRX)" : app.marketplaceUrl }, "local playground ready: open the url");
-    if (exposed) app.logger.warn({ host }, "the playground listens on a non-loopback address (PLAYGROUND_PUBLIC=true): anyone who can reach it can act as any simulated user and read the demo key; set HOST=127.0.0.1 or BOT_TOKEN");
+    app.logger.debug(
+      {
+        url: `${app.url}/play`,
+        telegram: "simulated (local Bot API stand-in)",
+        marketplace: app.sandbox ? "embedded sandbox (no real TRX)" : app.marketplaceUrl,
+      },
+      "local playground ready: open the url",
+    );
+    if (exposed)
+      app.logger.warn(
+        { host },
+        "the playground listens on a non-loopback address (PLAYGROUND_PUBLIC=true): anyone who can reach it can act as any simulated user and read the demo key; set HOST=127.0.0.1 or BOT_TOKEN",
+      );
   } else if (app.sandbox) {
-    process.stdout.write(`Embedded sandbox marketplace at ${app.sandbox.url} (no real TRX). Demo API key: ${app.sandbox.demoApiKey}\n`);
+    process.stdout.write(
+      `Embedded sandbox marketplace at ${app.sandbox.url} (no real TRX). Demo API key: ${app.sandbox.demoApiKey}\n`,
+    );
   }
 
   let stopping = false;

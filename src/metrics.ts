@@ -4,7 +4,13 @@
  * process into a registry of their own and merged into every render, so tests that start many
  * apps in one process do not stack their observers.
  */
-import { collectDefaultMetrics, Counter as PromCounter, Histogram as PromHistogram, Registry, type Metric } from "prom-client";
+import {
+  collectDefaultMetrics,
+  Counter as PromCounter,
+  Histogram as PromHistogram,
+  Registry,
+  type Metric,
+} from "prom-client";
 
 type Labels = Record<string, string>;
 
@@ -102,7 +108,11 @@ export class Histogram<L extends string = string> {
  * A gauge read at scrape time. A read that fails (the database is away) leaves the gauge without a
  * value for that scrape instead of failing the whole /metrics answer: `database_up` must still say 0.
  */
-function scrapeTimeGauge(name: string, help: string, read: () => Promise<Array<{ labels: Labels; value: number }>>): Metric {
+function scrapeTimeGauge(
+  name: string,
+  help: string,
+  read: () => Promise<Array<{ labels: Labels; value: number }>>,
+): Metric {
   const gauge = {
     name,
     help,
@@ -127,28 +137,109 @@ const CYCLE_BUCKETS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 export class Metrics {
   /** This instance's own registry: one per app, so replicas and tests never share series. */
   readonly registry = new Registry();
-  readonly updates = new Counter(this.registry, "bot_updates_handled_total", "Telegram updates handled, by type and outcome", ["type", "outcome"]);
-  readonly updateSeconds = new Histogram(this.registry, "bot_update_seconds", "Time to handle one Telegram update, by type", ["type"], CALL_BUCKETS);
-  readonly apiCalls = new Counter(this.registry, "marketplace_api_calls_total", "Marketplace API calls, by method, route and outcome", ["method", "route", "outcome"]);
-  readonly apiCallSeconds = new Histogram(this.registry, "marketplace_api_call_seconds", "Marketplace API call durations (each attempt), by route and HTTP status (none: no answer)", ["route", "status"], CALL_BUCKETS);
-  readonly telegramCalls = new Counter(this.registry, "telegram_api_calls_total", "Telegram Bot API requests made by the bot, by method and outcome (ok, error)", ["method", "outcome"]);
-  readonly telegramCallSeconds = new Histogram(this.registry, "telegram_api_call_seconds", "Telegram Bot API request durations, by method and outcome (ok, error)", ["method", "outcome"], CALL_BUCKETS);
-  readonly telegram429 = new Counter(this.registry, "telegram_429_total", "Bot API requests Telegram refused with 429 (too many requests), by scope (chat: the call targeted a chat; bot: it did not)", ["scope"]);
-  readonly httpRequests = new Counter(this.registry, "http_requests_total", "HTTP requests served, by route and status", ["route", "status"]);
+  readonly updates = new Counter(
+    this.registry,
+    "bot_updates_handled_total",
+    "Telegram updates handled, by type and outcome",
+    ["type", "outcome"],
+  );
+  readonly updateSeconds = new Histogram(
+    this.registry,
+    "bot_update_seconds",
+    "Time to handle one Telegram update, by type",
+    ["type"],
+    CALL_BUCKETS,
+  );
+  readonly apiCalls = new Counter(
+    this.registry,
+    "marketplace_api_calls_total",
+    "Marketplace API calls, by method, route and outcome",
+    ["method", "route", "outcome"],
+  );
+  readonly apiCallSeconds = new Histogram(
+    this.registry,
+    "marketplace_api_call_seconds",
+    "Marketplace API call durations (each attempt), by route and HTTP status (none: no answer)",
+    ["route", "status"],
+    CALL_BUCKETS,
+  );
+  readonly telegramCalls = new Counter(
+    this.registry,
+    "telegram_api_calls_total",
+    "Telegram Bot API requests made by the bot, by method and outcome (ok, error)",
+    ["method", "outcome"],
+  );
+  readonly telegramCallSeconds = new Histogram(
+    this.registry,
+    "telegram_api_call_seconds",
+    "Telegram Bot API request durations, by method and outcome (ok, error)",
+    ["method", "outcome"],
+    CALL_BUCKETS,
+  );
+  readonly telegram429 = new Counter(
+    this.registry,
+    "telegram_429_total",
+    "Bot API requests Telegram refused with 429 (too many requests), by scope (chat: the call targeted a chat; bot: it did not)",
+    ["scope"],
+  );
+  readonly httpRequests = new Counter(
+    this.registry,
+    "http_requests_total",
+    "HTTP requests served, by route and status",
+    ["route", "status"],
+  );
   readonly alerts = new Counter(this.registry, "alerts_total", "Pushed alerts, by outcome", ["outcome"]);
-  readonly alertDeliverySeconds = new Histogram(this.registry, "alert_delivery_seconds", "Time from an alert's event (its outbox row's creation) to Telegram accepting it", [], DELIVERY_BUCKETS);
-  readonly pollCycleSeconds = new Histogram(this.registry, "poll_cycle_seconds", "Duration of one finished notification poll cycle of this replica", [], CYCLE_BUCKETS);
-  readonly pollTicksSkipped = new Counter(this.registry, "poll_ticks_skipped_total", "Cron ticks skipped because this replica's poll cycle was still running");
-  readonly pollExtraPages = new Counter(this.registry, "notification_poll_extra_pages_total", "Notification pages read past the newest one (more than a page arrived between two polls of a user)");
-  readonly pollPageLimit = new Counter(this.registry, "notification_poll_page_limit_total", "Polls that stopped at the page limit without reaching a notification already seen (the older ones were not read)");
-  readonly publicWorkLimited = new Counter(this.registry, "public_work_limited_total", "Times a bound on public work bit, by limit (flood, quote_shared, quote_waited, inline_deadline, watch_rents_deferred, stats_reused, chart_waited)", ["limit"]);
-  readonly refusedRequests = new Counter(this.registry, "http_requests_refused_total", "HTTP requests refused by an access rule or a limit, by route and reason (metrics_forbidden, metrics_unauthorized, unknown_token_limit)", ["route", "reason"]);
+  readonly alertDeliverySeconds = new Histogram(
+    this.registry,
+    "alert_delivery_seconds",
+    "Time from an alert's event (its outbox row's creation) to Telegram accepting it",
+    [],
+    DELIVERY_BUCKETS,
+  );
+  readonly pollCycleSeconds = new Histogram(
+    this.registry,
+    "poll_cycle_seconds",
+    "Duration of one finished notification poll cycle of this replica",
+    [],
+    CYCLE_BUCKETS,
+  );
+  readonly pollTicksSkipped = new Counter(
+    this.registry,
+    "poll_ticks_skipped_total",
+    "Cron ticks skipped because this replica's poll cycle was still running",
+  );
+  readonly pollExtraPages = new Counter(
+    this.registry,
+    "notification_poll_extra_pages_total",
+    "Notification pages read past the newest one (more than a page arrived between two polls of a user)",
+  );
+  readonly pollPageLimit = new Counter(
+    this.registry,
+    "notification_poll_page_limit_total",
+    "Polls that stopped at the page limit without reaching a notification already seen (the older ones were not read)",
+  );
+  readonly publicWorkLimited = new Counter(
+    this.registry,
+    "public_work_limited_total",
+    "Times a bound on public work bit, by limit (flood, quote_shared, quote_waited, inline_deadline, watch_rents_deferred, stats_reused, chart_waited)",
+    ["limit"],
+  );
+  readonly refusedRequests = new Counter(
+    this.registry,
+    "http_requests_refused_total",
+    "HTTP requests refused by an access rule or a limit, by route and reason (metrics_forbidden, metrics_unauthorized, unknown_token_limit)",
+    ["route", "reason"],
+  );
   private readonly started = Date.now();
 
   constructor() {
     for (const scope of ["chat", "bot"]) this.telegram429.zero({ scope });
     for (const outcome of ["sent", "throttled", "blocked", "refused", "retry"]) this.alerts.zero({ outcome });
-    this.gauge("process_uptime_seconds", "Seconds since this replica's metrics started", () => (Date.now() - this.started) / 1000);
+    this.gauge(
+      "process_uptime_seconds",
+      "Seconds since this replica's metrics started",
+      () => (Date.now() - this.started) / 1000,
+    );
   }
 
   /** Registers a gauge with one series per label set, all read at scrape time in one go. */
@@ -162,7 +253,11 @@ export class Metrics {
   }
 
   /** Counts one Bot API request and its duration; a 429 is counted by scope too. */
-  telegramCall(method: string, outcome: "ok" | "error", call: { seconds: number; errorCode?: number; chat?: boolean }): void {
+  telegramCall(
+    method: string,
+    outcome: "ok" | "error",
+    call: { seconds: number; errorCode?: number; chat?: boolean },
+  ): void {
     this.telegramCalls.inc({ method, outcome });
     this.telegramCallSeconds.observe({ method, outcome }, call.seconds);
     if (call.errorCode === 429) this.telegram429.inc({ scope: call.chat ? "chat" : "bot" });
@@ -171,7 +266,10 @@ export class Metrics {
   /** Counts one marketplace call (each attempt) and its duration; `status` is absent when no answer came. */
   marketplaceCall(call: { method: string; route: string; outcome: string; status?: number; durationMs: number }): void {
     this.apiCalls.inc({ method: call.method, route: call.route, outcome: call.outcome });
-    this.apiCallSeconds.observe({ route: call.route, status: call.status === undefined ? "none" : String(call.status) }, call.durationMs / 1000);
+    this.apiCallSeconds.observe(
+      { route: call.route, status: call.status === undefined ? "none" : String(call.status) },
+      call.durationMs / 1000,
+    );
   }
 
   /** The Prometheus text format: this instance's metrics, then the process's default ones. */

@@ -23,7 +23,8 @@ export function trustedProxyEntryProblem(entry: string, position: number): strin
   if (family === 0 || extra !== undefined) return `entry ${position} is not an IP address or a CIDR`;
   if (prefix === undefined) return null;
   const bits = family === 4 ? 32 : 128;
-  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits) return `entry ${position} has a prefix length outside 0 to ${bits}`;
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits)
+    return `entry ${position} has a prefix length outside 0 to ${bits}`;
   return null;
 }
 
@@ -37,7 +38,10 @@ export function trustedProxyEntries(text: string): string[] {
 
 /** Strips brackets and a zone, and turns an IPv4-mapped IPv6 address into its IPv4 address. */
 export function plainAddress(address: string): string {
-  const bare = address.trim().replace(/^\[|\]$/g, "").split("%")[0]!;
+  const bare = address
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .split("%")[0]!;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
   return mapped && isIP(mapped[1]!) === 4 ? mapped[1]! : bare;
 }

@@ -79,19 +79,34 @@ const TARGETS = FIGURES.filter((name) => !INFORMATIONAL.has(name));
 const BEFORE_FIGURES = ["updates_cpu_ms_vs_before_plugins", "updates_guided_step_cpu_ms_vs_before_plugins"];
 // The before/after part needs the commit before the plugins from this clone's history.
 const HAS_BEFORE = spawnSync("git", ["cat-file", "-e", `${BEFORE_PLUGINS}^{commit}`], { cwd: ROOT }).status === 0;
-const REPLICA_FIGURES = ["replicas_poll_cycle_s", "replicas_users_polled_twice", "replicas_poll_cpu_ms_per_user", "replicas_ingest_events_per_s", "replicas_ingest_events_lost"];
+const REPLICA_FIGURES = [
+  "replicas_poll_cycle_s",
+  "replicas_users_polled_twice",
+  "replicas_poll_cpu_ms_per_user",
+  "replicas_ingest_events_per_s",
+  "replicas_ingest_events_lost",
+];
 const REPLICA_TARGETS = ["replicas_poll_cycle_s", "replicas_users_polled_twice", "replicas_ingest_events_lost"];
-const DIALECT_FIGURES = ["updates_cpu_vs_same_io_sqlite", "updates_cpu_vs_same_io_postgres", "updates_p99_ms_at_200_per_s_sqlite", "updates_p99_ms_at_200_per_s_postgres"];
+const DIALECT_FIGURES = [
+  "updates_cpu_vs_same_io_sqlite",
+  "updates_cpu_vs_same_io_postgres",
+  "updates_p99_ms_at_200_per_s_sqlite",
+  "updates_p99_ms_at_200_per_s_postgres",
+];
 // The three-replica and the dialects parts need PostgreSQL: on the PostgreSQL run they use that
 // server, and run alone (the other parts do not touch PostgreSQL and ran on the SQLite run already).
-const DATABASE_URL = process.env.TEST_DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.TEST_DATABASE_URL) ? process.env.TEST_DATABASE_URL : undefined;
+const DATABASE_URL =
+  process.env.TEST_DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.TEST_DATABASE_URL)
+    ? process.env.TEST_DATABASE_URL
+    : undefined;
 
 /** The test's own reading of a target, independent of the bench's code: the compared number against the limit, and every condition true. */
 function holds(f: Figure): boolean {
   const check = f.check!;
   const actual = check.of === "ratio" ? f.ratio : f.value;
   if (actual === null || !Number.isFinite(actual)) return false;
-  const compared = check.op === "<=" ? actual <= check.limit : check.op === ">=" ? actual >= check.limit : actual === check.limit;
+  const compared =
+    check.op === "<=" ? actual <= check.limit : check.op === ">=" ? actual >= check.limit : actual === check.limit;
   return compared && Object.values(check.requires).every((condition) => condition === true);
 }
 
@@ -128,13 +143,26 @@ describe("bench targets", () => {
     expect(figure({ ...base, name: "a", value: 30, target: { of: "value", op: "<=", limit: 25 } }).met).toBe(false);
     expect(figure({ ...base, name: "a", value: 0, target: { of: "value", op: "=", limit: 0 } }).met).toBe(true);
     expect(figure({ ...base, name: "a", value: 1, target: { of: "value", op: "=", limit: 0 } }).met).toBe(false);
-    expect(figure({ ...base, name: "a", value: Number.NaN, target: { of: "value", op: "<=", limit: 25 } }).met).toBe(false);
+    expect(figure({ ...base, name: "a", value: Number.NaN, target: { of: "value", op: "<=", limit: 25 } }).met).toBe(
+      false,
+    );
     // The ratio to a reference measured in the run: the same value meets the target or misses it.
-    expect(figure({ ...base, name: "a", value: 3, referenceValue: 1, target: { of: "ratio", op: ">=", limit: 2 } })).toMatchObject({ ratio: 3, met: true });
-    expect(figure({ ...base, name: "a", value: 3, referenceValue: 2, target: { of: "ratio", op: ">=", limit: 2 } })).toMatchObject({ ratio: 1.5, met: false });
-    expect(figure({ ...base, name: "a", value: 3, referenceValue: 0, target: { of: "ratio", op: ">=", limit: 2 } }).met).toBe(false);
+    expect(
+      figure({ ...base, name: "a", value: 3, referenceValue: 1, target: { of: "ratio", op: ">=", limit: 2 } }),
+    ).toMatchObject({ ratio: 3, met: true });
+    expect(
+      figure({ ...base, name: "a", value: 3, referenceValue: 2, target: { of: "ratio", op: ">=", limit: 2 } }),
+    ).toMatchObject({ ratio: 1.5, met: false });
+    expect(
+      figure({ ...base, name: "a", value: 3, referenceValue: 0, target: { of: "ratio", op: ">=", limit: 2 } }).met,
+    ).toBe(false);
     // A condition of the run that failed misses the target whatever the number says.
-    const failed = figure({ ...base, name: "a", value: 20, target: { of: "value", op: "<=", limit: 25, requires: { "no errors": false, "every update replied to": true } } });
+    const failed = figure({
+      ...base,
+      name: "a",
+      value: 20,
+      target: { of: "value", op: "<=", limit: 25, requires: { "no errors": false, "every update replied to": true } },
+    });
     expect(failed.met).toBe(false);
     expect(failed.target).toBe("<= 25; no errors; every update replied to");
   });
@@ -159,13 +187,32 @@ describe("bench targets", () => {
 
   it("bench/report.ts exits 2 on a results file with a missed target, 0 when exploring", () => {
     const path = join(mkdtempSync(join(tmpdir(), "bench-report-")), "results.json");
-    const figures = [figure({ ...base, name: "fast_enough", value: 1, target: { of: "value", op: "<=", limit: 2 } }), figure({ ...base, name: "too_slow", value: 3, target: { of: "value", op: "<=", limit: 2 } }), figure({ ...base, name: "just_shown", value: 9, informational: true })];
-    writeFileSync(path, JSON.stringify(result({ command: "npm run bench", quick: true, explore: false, seconds: 1, parts: ["chart"], figures })));
-    const strict = spawnSync(process.execPath, [TSX, "bench/report.ts", path], { cwd: ROOT, env: { ...process.env, BENCH_EXPLORE: "" }, encoding: "utf8", timeout: 60_000 });
+    const figures = [
+      figure({ ...base, name: "fast_enough", value: 1, target: { of: "value", op: "<=", limit: 2 } }),
+      figure({ ...base, name: "too_slow", value: 3, target: { of: "value", op: "<=", limit: 2 } }),
+      figure({ ...base, name: "just_shown", value: 9, informational: true }),
+    ];
+    writeFileSync(
+      path,
+      JSON.stringify(
+        result({ command: "npm run bench", quick: true, explore: false, seconds: 1, parts: ["chart"], figures }),
+      ),
+    );
+    const strict = spawnSync(process.execPath, [TSX, "bench/report.ts", path], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_EXPLORE: "" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(strict.status, strict.stderr).toBe(2);
     expect(strict.stdout).toContain("1/2 targets met (1 informational figures, not counted); missed: too_slow");
     expect(strict.stdout).toContain("| too_slow | 3 |");
-    const explore = spawnSync(process.execPath, [TSX, "bench/report.ts", path, "--explore"], { cwd: ROOT, env: { ...process.env, BENCH_EXPLORE: "" }, encoding: "utf8", timeout: 60_000 });
+    const explore = spawnSync(process.execPath, [TSX, "bench/report.ts", path, "--explore"], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_EXPLORE: "" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(explore.status, explore.stderr).toBe(0);
   }, 120_000);
 
@@ -176,7 +223,14 @@ describe("bench targets", () => {
   });
 
   it("bench/report.ts --readme replaces only the block between the markers", () => {
-    const run = result({ command: "npm run bench", quick: false, explore: false, seconds: 1, parts: ["chart"], figures: [figure({ ...base, name: "fast_enough", value: 1, target: { of: "value", op: "<=", limit: 2 } })] });
+    const run = result({
+      command: "npm run bench",
+      quick: false,
+      explore: false,
+      seconds: 1,
+      parts: ["chart"],
+      figures: [figure({ ...base, name: "fast_enough", value: 1, target: { of: "value", op: "<=", limit: 2 } })],
+    });
     const readme = `# Bench\n\nabove\n\n${readmeBlock({ ...run, figures: [] })}\n\nbelow\n`;
     const updated = withResults(readme, run);
     expect(updated).toBe(`# Bench\n\nabove\n\n${readmeBlock(run)}\n\nbelow\n`);
@@ -201,7 +255,20 @@ describe("npm run bench", () => {
   // follow its own results: 2 when the JSON it wrote has a missed target, 0 otherwise.
   it("runs in quick mode, writes a well-formed results JSON and exits as its targets say", () => {
     const out = join(mkdtempSync(join(tmpdir(), "bench-test-")), "latest.json");
-    const run = spawnSync(process.execPath, [TSX, "bench/run.ts"], { cwd: ROOT, env: { ...process.env, BENCH_EXPLORE: "", BENCH_QUICK: "1", BENCH_OUT: out, ...(DATABASE_URL ? { BENCH_DATABASE_URL: DATABASE_URL, BENCH_ONLY: "replicas,dialects" } : { BENCH_ONLY: "chart,ingest,delivery,flood,app,paths,before,schedule,miniapp" }) }, encoding: "utf8", timeout: 400_000 });
+    const run = spawnSync(process.execPath, [TSX, "bench/run.ts"], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        BENCH_EXPLORE: "",
+        BENCH_QUICK: "1",
+        BENCH_OUT: out,
+        ...(DATABASE_URL
+          ? { BENCH_DATABASE_URL: DATABASE_URL, BENCH_ONLY: "replicas,dialects" }
+          : { BENCH_ONLY: "chart,ingest,delivery,flood,app,paths,before,schedule,miniapp" }),
+      },
+      encoding: "utf8",
+      timeout: 400_000,
+    });
     expect(existsSync(out), `${run.stdout}\n${run.stderr}`).toBe(true);
     const written = JSON.parse(readFileSync(out, "utf8")) as BenchResult;
     const missed = written.figures.filter((f) => f.check && !holds(f)).map((f) => f.name);
@@ -212,7 +279,9 @@ describe("npm run bench", () => {
     expect(Number.isNaN(Date.parse(written.date))).toBe(false);
     expect(written.explore).toBe(false);
     // A part that cannot run (no history for "before") leaves its targets, missed.
-    expect(written.figures.map((f) => f.name)).toEqual(expect.arrayContaining(DATABASE_URL ? [...REPLICA_FIGURES, ...DIALECT_FIGURES] : [...FIGURES, ...BEFORE_FIGURES]));
+    expect(written.figures.map((f) => f.name)).toEqual(
+      expect.arrayContaining(DATABASE_URL ? [...REPLICA_FIGURES, ...DIALECT_FIGURES] : [...FIGURES, ...BEFORE_FIGURES]),
+    );
     const targets = DATABASE_URL ? [...REPLICA_TARGETS, ...DIALECT_FIGURES] : [...TARGETS, ...BEFORE_FIGURES];
     expect(written.figures.filter((f) => f.check).map((f) => f.name)).toEqual(expect.arrayContaining(targets));
     expect(written.figures.filter((f) => f.check)).toHaveLength(targets.length);
@@ -221,7 +290,12 @@ describe("npm run bench", () => {
       expect(missed).toEqual(expect.arrayContaining(BEFORE_FIGURES));
     }
     expectWellFormed(written.figures);
-    expect(written.summary).toEqual({ targets: targets.length, met: targets.length - missed.length, missed, informational: written.figures.length - targets.length });
+    expect(written.summary).toEqual({
+      targets: targets.length,
+      met: targets.length - missed.length,
+      missed,
+      informational: written.figures.length - targets.length,
+    });
     expect(run.stdout).toContain("| figure | value |");
     expect(run.stdout).toContain(`${targets.length - missed.length}/${targets.length} targets met`);
   }, 420_000);

@@ -26,7 +26,17 @@ import { seedCredentials, seedPollStates, seedUsers, seedWebhookTokens } from ".
 import { serveCommands, sleep } from "../lib";
 import { benchAppEnv, BENCH_TOKEN } from "./bot-env";
 import { installInstantTelegram } from "./instant-telegram";
-import { comparisonBots, driveGuided, GUIDED_THINK_MS, GUIDED_USERS_AT_ONCE, guidedUsersFor, LIFTED, metric, MIX_QUOTE, UpdateMix } from "./update-drive";
+import {
+  comparisonBots,
+  driveGuided,
+  GUIDED_THINK_MS,
+  GUIDED_USERS_AT_ONCE,
+  guidedUsersFor,
+  LIFTED,
+  metric,
+  MIX_QUOTE,
+  UpdateMix,
+} from "./update-drive";
 
 function gcNow(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -47,7 +57,11 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   if (heapDir) {
     return recorded(join(heapDir, `${name}.heapprofile`), work, async (session) => {
       await session.post("HeapProfiler.enable");
-      await session.post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      await session.post("HeapProfiler.startSampling", {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
       return async () => (await session.post("HeapProfiler.stopSampling")).profile;
     });
   }
@@ -61,7 +75,11 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
 }
 
 /** Runs `work` with an inspector session recording (`start` begins it and returns its stop), then writes the record to `file`. */
-async function recorded<T>(file: string, work: () => Promise<T>, start: (session: Session) => Promise<() => Promise<unknown>>): Promise<T> {
+async function recorded<T>(
+  file: string,
+  work: () => Promise<T>,
+  start: (session: Session) => Promise<() => Promise<unknown>>,
+): Promise<T> {
   const session = new Session();
   session.connect();
   const stop = await start(session);
@@ -80,7 +98,10 @@ async function recorded<T>(file: string, work: () => Promise<T>, start: (session
 async function countingStatements<T>(app: App, work: () => Promise<T>): Promise<{ result: T; statements: number }> {
   const sqlite = sqliteHandle(app.db);
   if (!sqlite) throw new Error("the bench's app runs on a SQLite file");
-  const prototype = Object.getPrototypeOf(sqlite.prepare("select 1")) as Record<string, (...args: unknown[]) => unknown>;
+  const prototype = Object.getPrototypeOf(sqlite.prepare("select 1")) as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >;
   const originals = new Map((["run", "get", "all", "iterate"] as const).map((name) => [name, prototype[name]!]));
   let statements = 0;
   for (const [name, original] of originals) {
@@ -129,7 +150,10 @@ async function main() {
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
       POLL_RATE: process.env.BENCH_POLL_RATE ?? "50",
     });
-  const app = await startApp({ env: env("bot"), logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }) });
+  const app = await startApp({
+    env: env("bot"),
+    logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
+  });
   // Alerts stay queued here: delivery is measured on its own against a rate-limited fake. The
   // scheduler keeps running: the ticks command goes through it.
   await app.push.sender.stop(0);
@@ -193,12 +217,33 @@ async function main() {
       }
       // A tick that fired as the cycle ended may have opened the next one: let it finish.
       await sleep(200);
-      for (let last = (await currentPollCycle(app.db)) ?? cycle; await cycleHasUsersLeft(app.db, last, Date.now()); last = (await currentPollCycle(app.db)) ?? last) await sleep(25);
+      for (
+        let last = (await currentPollCycle(app.db)) ?? cycle;
+        await cycleHasUsersLeft(app.db, last, Date.now());
+        last = (await currentPollCycle(app.db)) ?? last
+      )
+        await sleep(25);
       await sleep(100);
-      const opened = await app.db.selectFrom("poll_cycles").select((eb) => eb.fn.countAll<number>().as("n")).where("id", ">", before).executeTakeFirstOrThrow();
+      const opened = await app.db
+        .selectFrom("poll_cycles")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("id", ">", before)
+        .executeTakeFirstOrThrow();
       // Every user the cycle covered, counted in the database (not by the poller that covered them).
-      const covered = await app.db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("last_cycle", ">=", cycle).executeTakeFirstOrThrow();
-      return { ms, users: Number(covered.n), cpuUs, ticks, skipped: (await metric(app, "poll_ticks_skipped_total")) - skippedBefore, opened: Number(opened.n), concurrency: pollConcurrency(app.config.POLL_RATE) };
+      const covered = await app.db
+        .selectFrom("poll_state")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("last_cycle", ">=", cycle)
+        .executeTakeFirstOrThrow();
+      return {
+        ms,
+        users: Number(covered.n),
+        cpuUs,
+        ticks,
+        skipped: (await metric(app, "poll_ticks_skipped_total")) - skippedBefore,
+        opened: Number(opened.n),
+        concurrency: pollConcurrency(app.config.POLL_RATE),
+      };
     },
     /** One poll cycle at `rate` (not the app's POLL_RATE) while event-loop delay is measured. */
     poll: async ({ rate, concurrency }) => {
@@ -207,11 +252,23 @@ async function main() {
         pushStopped = true;
         await app.push.stop();
       }
-      const deps: PollerDeps = { db: app.db, logger: app.logger, box: app.deps.box, translations: app.deps.i18n, now: Date.now, marketplace: app.deps.marketplace, onQueued: () => undefined, ratePerSecond: Number(rate), concurrency: Number(concurrency) };
+      const deps: PollerDeps = {
+        db: app.db,
+        logger: app.logger,
+        box: app.deps.box,
+        translations: app.deps.i18n,
+        now: Date.now,
+        marketplace: app.deps.marketplace,
+        onQueued: () => undefined,
+        ratePerSecond: Number(rate),
+        concurrency: Number(concurrency),
+      };
       const monitor = monitorEventLoopDelay({ resolution: 5 });
       monitor.enable();
       const start = performance.now();
-      const id = await openPollCycle(app.db, "bench", await nextPollCycleId(app.db, Date.now()), Date.now(), { everyone: true });
+      const id = await openPollCycle(app.db, "bench", await nextPollCycleId(app.db, Date.now()), Date.now(), {
+        everyone: true,
+      });
       const result = await pollCycle(deps, "bench", id);
       const ms = performance.now() - start;
       monitor.disable();
@@ -231,9 +288,18 @@ async function main() {
 
       // Limits lifted (a second app: the throttler's limits are set when a bot is built); every
       // transformer still runs and every reply still takes its grant from the database.
-      const lifted = await startApp({ env: env("lifted"), logDestination: pino.destination({ dest: join(dir, "lifted.log"), sync: false }), telegramBudget: LIFTED });
+      const lifted = await startApp({
+        env: env("lifted"),
+        logDestination: pino.destination({ dest: join(dir, "lifted.log"), sync: false }),
+        telegramBudget: LIFTED,
+      });
       await lifted.push.stop();
-      const bots = comparisonBots(BENCH_TOKEN, lifted.bot.botInfo, (userId) => lifted.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst(), createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! }));
+      const bots = comparisonBots(
+        BENCH_TOKEN,
+        lifted.bot.botInfo,
+        (userId) => lifted.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst(),
+        createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! }),
+      );
       const { bare, reference: referenceBot } = bots;
       await updates.warmUp(lifted, bots, n, c);
       // Long polls are left out: both apps' runners make them (answered in-process, idle).
@@ -241,7 +307,10 @@ async function main() {
       const countedBefore = await metric(lifted, "telegram_api_calls_total", notPolls);
       instant.answered(true);
       const mix = await profiled("mix", () => updates.driveApp(lifted, n, c, 10_000));
-      const answered = Object.entries(instant.answered(true)).reduce((sum, [method, calls]) => sum + (method === "getUpdates" ? 0 : calls), 0);
+      const answered = Object.entries(instant.answered(true)).reduce(
+        (sum, [method, calls]) => sum + (method === "getUpdates" ? 0 : calls),
+        0,
+      );
       const counted = (await metric(lifted, "telegram_api_calls_total", notPolls)) - countedBefore;
       const reference = await updates.drive((update) => bare.handleUpdate(update), n, c, 10_000);
       const sameIo = await updates.drive((update) => referenceBot.handleUpdate(update), n, c, 10_000);
@@ -250,17 +319,39 @@ async function main() {
       // order, new update ids), from users met for the first time as in the measured one: the counter
       // wraps every statement call, so it stays out of the CPU figure.
       const countingOffset = 10_000 + 3_000 * Math.ceil(n / 3_000);
-      const counting = await countingStatements(lifted, () => updates.driveApp(lifted, n, c, countingOffset, undefined, 800_000_000));
+      const counting = await countingStatements(lifted, () =>
+        updates.driveApp(lifted, n, c, countingOffset, undefined, 800_000_000),
+      );
       const full = { ...mix, statementsPerUpdate: counting.statements / Math.max(1, counting.result.handled) };
       // 200 updates a second of the mix, offered open-loop, from users the bot knows.
-      const paced = await updates.drivePaced((update) => lifted.bot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, 10_000, instant);
-      const pacedReference = await updates.drivePaced((update) => referenceBot.handleUpdate(update), Math.max(200, Math.min(2_000, n)), 200, 10_000, instant);
+      const paced = await updates.drivePaced(
+        (update) => lifted.bot.handleUpdate(update),
+        Math.max(200, Math.min(2_000, n)),
+        200,
+        10_000,
+        instant,
+      );
+      const pacedReference = await updates.drivePaced(
+        (update) => referenceBot.handleUpdate(update),
+        Math.max(200, Math.min(2_000, n)),
+        200,
+        10_000,
+        instant,
+      );
       // Each kind on its own, from users the bot already knows (the mix above met most of them first).
       const kinds = [];
-      for (const kind of [0, 1, 2]) kinds.push(await profiled(`kind-${["start", "quote", "button"][kind]}`, () => updates.driveApp(lifted, Math.ceil(n / 3), c, 20_000, kind)));
+      for (const kind of [0, 1, 2])
+        kinds.push(
+          await profiled(`kind-${["start", "quote", "button"][kind]}`, () =>
+            updates.driveApp(lifted, Math.ceil(n / 3), c, 20_000, kind),
+          ),
+        );
       // The same-I/O reference on the same updates of each kind, so each kind's share of the ratio shows.
       const kindsReference = [];
-      for (const kind of [0, 1, 2]) kindsReference.push(await updates.drive((update) => referenceBot.handleUpdate(update), Math.ceil(n / 3), c, 20_000, kind));
+      for (const kind of [0, 1, 2])
+        kindsReference.push(
+          await updates.drive((update) => referenceBot.handleUpdate(update), Math.ceil(n / 3), c, 20_000, kind),
+        );
       // The price request a /quote makes, alone: what the fresh quote costs this process however
       // little the rest of the app did.
       const quoteCall = await quoteCallsAlone(Math.ceil(n / 3), c);
@@ -268,12 +359,30 @@ async function main() {
       // as a person answers, then (informational) back to back, as this figure was measured before.
       const guidedUsers = guidedUsersFor(n);
       await driveGuided(lifted, guidedUsers, GUIDED_USERS_AT_ONCE, 0, GUIDED_THINK_MS);
-      const guided = await profiled("guided", () => driveGuided(lifted, guidedUsers, GUIDED_USERS_AT_ONCE, guidedUsers, GUIDED_THINK_MS));
+      const guided = await profiled("guided", () =>
+        driveGuided(lifted, guidedUsers, GUIDED_USERS_AT_ONCE, guidedUsers, GUIDED_THINK_MS),
+      );
       await driveGuided(lifted, guidedUsers, c, 2 * guidedUsers, 0);
-      const guidedBackToBack = await profiled("guided-back-to-back", () => driveGuided(lifted, guidedUsers, c, 3 * guidedUsers, 0));
+      const guidedBackToBack = await profiled("guided-back-to-back", () =>
+        driveGuided(lifted, guidedUsers, c, 3 * guidedUsers, 0),
+      );
       await lifted.stop();
       instant.setInstant(false);
-      return { deployed: { ...deployed, messagesPerSecond: deployedMessages }, full, bare: reference, sameIo, sameIoRounds, paced, pacedReference, kinds, kindsReference, calls: { answered, counted }, quoteCall, guided: { ...guided, thinkMs: GUIDED_THINK_MS, usersAtOnce: GUIDED_USERS_AT_ONCE }, guidedBackToBack: { ...guidedBackToBack, usersAtOnce: c } };
+      return {
+        deployed: { ...deployed, messagesPerSecond: deployedMessages },
+        full,
+        bare: reference,
+        sameIo,
+        sameIoRounds,
+        paced,
+        pacedReference,
+        kinds,
+        kindsReference,
+        calls: { answered, counted },
+        quoteCall,
+        guided: { ...guided, thinkMs: GUIDED_THINK_MS, usersAtOnce: GUIDED_USERS_AT_ONCE },
+        guidedBackToBack: { ...guidedBackToBack, usersAtOnce: c },
+      };
     },
   });
   process.send!({ ready: true });

@@ -16,7 +16,10 @@ export const BENCH_TOKEN = "123456789:AAEbenchbenchbenchbenchbenchbench00";
  * and a notifications poll that never fires by itself (the children drive the cycles they
  * measure). `settings` adds the database, the marketplace, the key and anything else per child.
  */
-export function benchAppEnv(telegramApiRoot: string, settings: Record<string, string | undefined>): Record<string, string | undefined> {
+export function benchAppEnv(
+  telegramApiRoot: string,
+  settings: Record<string, string | undefined>,
+): Record<string, string | undefined> {
   return {
     BOT_TOKEN: BENCH_TOKEN,
     TELEGRAM_API_ROOT: telegramApiRoot,
@@ -35,12 +38,20 @@ export function benchAppEnv(telegramApiRoot: string, settings: Record<string, st
  * since grammY's clients take their fetch when built), a SQLite file in a fresh directory named
  * after `prefix` (or the database `databaseUrl` names), Telegram's limits lifted, and no push jobs running.
  */
-export async function startInstantApp(prefix: string, marketplaceUrl: string | undefined, databaseUrl?: string): Promise<{ app: App; instant: InstantTelegram }> {
+export async function startInstantApp(
+  prefix: string,
+  marketplaceUrl: string | undefined,
+  databaseUrl?: string,
+): Promise<{ app: App; instant: InstantTelegram }> {
   const instant = installInstantTelegram();
   const telegram = await startFakeTelegram({ token: BENCH_TOKEN, longPollMaxMs: 5_000 });
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const app = await startApp({
-    env: benchAppEnv(telegram.apiRoot, { MARKETPLACE_URL: marketplaceUrl, DATABASE_URL: databaseUrl ?? `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64") }),
+    env: benchAppEnv(telegram.apiRoot, {
+      MARKETPLACE_URL: marketplaceUrl,
+      DATABASE_URL: databaseUrl ?? `file:${join(dir, "bot.db")}`,
+      SECRET_KEY: randomBytes(32).toString("base64"),
+    }),
     logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
     telegramBudget: LIFTED,
   });

@@ -8,7 +8,14 @@
 import { createMarketplaceClient } from "../../src/marketplace/index";
 import { median, serveCommands } from "../lib";
 import { BENCH_TOKEN, startInstantApp } from "./bot-env";
-import { comparisonBots, driveGuided, GUIDED_THINK_MS, GUIDED_USERS_AT_ONCE, guidedUsersFor, UpdateMix } from "./update-drive";
+import {
+  comparisonBots,
+  driveGuided,
+  GUIDED_THINK_MS,
+  GUIDED_USERS_AT_ONCE,
+  guidedUsersFor,
+  UpdateMix,
+} from "./update-drive";
 
 /** The callback data of the main menu's first button (Quote), as this version's /start sends it. */
 function quoteButtonOf(params: Record<string, unknown> | undefined): string {
@@ -19,15 +26,29 @@ function quoteButtonOf(params: Record<string, unknown> | undefined): string {
 }
 
 /** Passes at a fixed rate: the median of their p99s (to the reply, and to the handler's end), each pass's, their errors, replies missing and the lowest rate reached. */
-function pacedSummary(passes: Array<{ p99: number; p99Done: number; noReply: number; offeredPerSecond: number; errors: number }>) {
+function pacedSummary(
+  passes: Array<{ p99: number; p99Done: number; noReply: number; offeredPerSecond: number; errors: number }>,
+) {
   const p99s = passes.map((pass) => pass.p99);
   const done = passes.map((pass) => pass.p99Done);
-  return { p99: median(p99s), passes: p99s, p99Done: median(done), passesDone: done, noReply: passes.reduce((sum, pass) => sum + pass.noReply, 0), errors: passes.reduce((sum, pass) => sum + pass.errors, 0), offeredPerSecond: Math.min(...passes.map((pass) => pass.offeredPerSecond)) };
+  return {
+    p99: median(p99s),
+    passes: p99s,
+    p99Done: median(done),
+    passesDone: done,
+    noReply: passes.reduce((sum, pass) => sum + pass.noReply, 0),
+    errors: passes.reduce((sum, pass) => sum + pass.errors, 0),
+    offeredPerSecond: Math.min(...passes.map((pass) => pass.offeredPerSecond)),
+  };
 }
 
 async function main() {
   // BENCH_APP_DATABASE_URL: the app on that database (PostgreSQL for the dialects part) instead of a SQLite file.
-  const { app, instant } = await startInstantApp("bench-compare", process.env.BENCH_MARKETPLACE_URL, process.env.BENCH_APP_DATABASE_URL || undefined);
+  const { app, instant } = await startInstantApp(
+    "bench-compare",
+    process.env.BENCH_MARKETPLACE_URL,
+    process.env.BENCH_APP_DATABASE_URL || undefined,
+  );
 
   serveCommands({
     /**
@@ -44,7 +65,12 @@ async function main() {
       const probe = new UpdateMix(botId, "");
       await app.bot.handleUpdate(probe.update(0, 0, 600_000_000));
       const updates = new UpdateMix(botId, quoteButtonOf(instant.lastParams("sendMessage")));
-      const bots = comparisonBots(BENCH_TOKEN, app.bot.botInfo, (userId) => app.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst(), createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! }));
+      const bots = comparisonBots(
+        BENCH_TOKEN,
+        app.bot.botInfo,
+        (userId) => app.db.selectFrom("users").selectAll().where("telegram_id", "=", userId).executeTakeFirst(),
+        createMarketplaceClient({ baseUrl: process.env.BENCH_MARKETPLACE_URL! }),
+      );
       const { bare, reference } = bots;
       await updates.warmUp(app, bots, n, c);
       const mix = await updates.driveApp(app, n, c, 10_000);
@@ -60,8 +86,12 @@ async function main() {
         const referencePasses = [];
         for (let pass = 0; pass < Number(paced); pass++) {
           const offset = 10_000 + pass * pacedCount;
-          appPasses.push(await updates.drivePaced((update) => app.bot.handleUpdate(update), pacedCount, 200, offset, instant));
-          referencePasses.push(await updates.drivePaced((update) => reference.handleUpdate(update), pacedCount, 200, offset, instant));
+          appPasses.push(
+            await updates.drivePaced((update) => app.bot.handleUpdate(update), pacedCount, 200, offset, instant),
+          );
+          referencePasses.push(
+            await updates.drivePaced((update) => reference.handleUpdate(update), pacedCount, 200, offset, instant),
+          );
         }
         pacedPair = { app: pacedSummary(appPasses), reference: pacedSummary(referencePasses) };
       }

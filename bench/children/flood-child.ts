@@ -19,7 +19,14 @@ const FIRST_CHAT = 4_000_000;
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "bench-flood-"));
   const app = await startApp({
-    env: { DATABASE_URL: `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64"), PORT: "0", LOG_LEVEL: "warn", NOTIFICATIONS_POLL: "0 0 1 1 *", NODE_ENV: "production" },
+    env: {
+      DATABASE_URL: `file:${join(dir, "bot.db")}`,
+      SECRET_KEY: randomBytes(32).toString("base64"),
+      PORT: "0",
+      LOG_LEVEL: "warn",
+      NOTIFICATIONS_POLL: "0 0 1 1 *",
+      NODE_ENV: "production",
+    },
     logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
   });
   const fake = app.playground!.fake;
@@ -39,9 +46,16 @@ async function main() {
       const tokens = await seedWebhookTokens(app.db, FIRST_CHAT, count, now);
       // Telegram lets a bot write only to a user who wrote first; the bot's answers to these
       // are sent and out of the way before the flood.
-      for (let i = 0; i < count; i++) fake.sendText({ id: FIRST_CHAT + i, firstName: "Flood", languageCode: "en" }, "hi");
+      for (let i = 0; i < count; i++)
+        fake.sendText({ id: FIRST_CHAT + i, firstName: "Flood", languageCode: "en" }, "hi");
       const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline && !Array.from({ length: count }, (_, i) => fake.messages(FIRST_CHAT + i).some((message) => message.from === "bot")).every(Boolean)) await sleep(100);
+      while (
+        Date.now() < deadline &&
+        !Array.from({ length: count }, (_, i) =>
+          fake.messages(FIRST_CHAT + i).some((message) => message.from === "bot"),
+        ).every(Boolean)
+      )
+        await sleep(100);
       await sleep(2_000);
       return { url: app.url, tokens, log: join(dir, "app.log") };
     },

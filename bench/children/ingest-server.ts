@@ -41,8 +41,17 @@ async function main() {
     const logger = createLogger({ level: "info", destination: pino.destination({ dest: "/dev/null", sync: false }) });
     const metrics = new Metrics();
     const i18n = createI18n(join(ROOT_DIR, "locales"));
-    const deps: WebhookReceiverDeps = { db, logger, translations: i18n, now: Date.now, signatureHeader: "x-signature", onQueued: () => undefined };
-    fetcher = createServer({ db, logger, metrics }, [mode === "naive" ? registerNaiveWebhook(deps) : registerMarketplaceWebhook(deps)]).fetch;
+    const deps: WebhookReceiverDeps = {
+      db,
+      logger,
+      translations: i18n,
+      now: Date.now,
+      signatureHeader: "x-signature",
+      onQueued: () => undefined,
+    };
+    fetcher = createServer({ db, logger, metrics }, [
+      mode === "naive" ? registerNaiveWebhook(deps) : registerMarketplaceWebhook(deps),
+    ]).fetch;
   }
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const started = serve({ fetch: fetcher, port: 0, hostname: "127.0.0.1" }, () => resolve(started));

@@ -43,7 +43,12 @@ export function installInstantTelegram(): InstantTelegram {
     const params = (typeof init?.body === "string" ? JSON.parse(init.body) : {}) as Record<string, unknown>;
     last.set(method, params);
     const chat = { id: Number(params.chat_id ?? 1), type: "private" as const, first_name: "U" };
-    const message = { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat, text: String(params.text ?? params.caption ?? "") };
+    const message = {
+      message_id: ++messageId,
+      date: Math.floor(Date.now() / 1000),
+      chat,
+      text: String(params.text ?? params.caption ?? ""),
+    };
     const result = /^(send|edit|copy|forward)/.test(method) ? message : true;
     if (sendListener && method.startsWith("send") && method !== "sendChatAction") sendListener(chat.id);
     return Promise.resolve({ json: () => Promise.resolve({ ok: true, result }) });

@@ -23,11 +23,25 @@ const FIRST_USER = 700_000_000;
 function plainText(index: number): Update {
   const userId = FIRST_USER + index;
   const from = { id: userId, is_bot: false, first_name: "Bench", language_code: "en" };
-  return { update_id: 8_000_000 + index, message: { message_id: index + 10, date: Math.floor(Date.now() / 1000), chat: { id: userId, type: "private", first_name: "Bench" }, from, text: "hello" } } as Update;
+  return {
+    update_id: 8_000_000 + index,
+    message: {
+      message_id: index + 10,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: userId, type: "private", first_name: "Bench" },
+      from,
+      text: "hello",
+    },
+  } as Update;
 }
 
 /** µs of this process's CPU per call of `work`, `count` calls with `concurrency` in flight; the median of `passes` passes after one warm-up pass. */
-async function cpuPerCall(work: (index: number) => Promise<unknown>, count: number, concurrency: number, passes: number): Promise<number> {
+async function cpuPerCall(
+  work: (index: number) => Promise<unknown>,
+  count: number,
+  concurrency: number,
+  passes: number,
+): Promise<number> {
   let offset = 0;
   const pass = async () => {
     let next = 0;
@@ -74,17 +88,43 @@ async function main() {
       const bareReply = await cpuPerCall((index) => bare.handleUpdate(plainText(index)), n, 16, p);
       const userId = (index: number) => FIRST_USER + (index % users);
       const botRead = await cpuPerCall((index) => findUserWithState(app.db, userId(index), userId(index)), n, 1, p);
-      const referenceRead = await cpuPerCall((index) => app.db.selectFrom("users").selectAll().where("telegram_id", "=", userId(index)).executeTakeFirst(), n, 1, p);
-      const menu = new InlineKeyboard().text("Quote", "m:quote").text("Buy", "m:buy").row().text("Orders", "m:orders").text("Rules", "m:rules").row().text("Wallet", "m:wallet").text("Top up", "m:topup").row().text("Notifications", "m:notifications").text("Settings", "m:settings");
+      const referenceRead = await cpuPerCall(
+        (index) => app.db.selectFrom("users").selectAll().where("telegram_id", "=", userId(index)).executeTakeFirst(),
+        n,
+        1,
+        p,
+      );
+      const menu = new InlineKeyboard()
+        .text("Quote", "m:quote")
+        .text("Buy", "m:buy")
+        .row()
+        .text("Orders", "m:orders")
+        .text("Rules", "m:rules")
+        .row()
+        .text("Wallet", "m:wallet")
+        .text("Top up", "m:topup")
+        .row()
+        .text("Notifications", "m:notifications")
+        .text("Settings", "m:settings");
       const text = "<b>Welcome</b>, Bench!\n\nLanguage: English\nNo key linked yet. Use /connect.";
       // A chat of its own for each call (none of the users above), so no call waits for its chat's pace.
-      const send = (api: Bot["api"], firstChat: number) => (index: number) => api.sendMessage(firstChat + index, text, { parse_mode: "HTML", reply_markup: menu });
+      const send = (api: Bot["api"], firstChat: number) => (index: number) =>
+        api.sendMessage(firstChat + index, text, { parse_mode: "HTML", reply_markup: menu });
       const botCall = await cpuPerCall(send(app.bot.api, FIRST_USER + 10_000_000), n, 16, p);
       const bareCall = await cpuPerCall(send(bare.api, FIRST_USER + 20_000_000), n, 16, p);
       instant.setInstant(false);
       await app.stop();
       // Each plain text of the measured passes was answered (warm-up included): none failed silently.
-      return { smallest, bareReply, smallestExpected: n * (p + 1), smallestReplies, botRead, referenceRead, botCall, bareCall };
+      return {
+        smallest,
+        bareReply,
+        smallestExpected: n * (p + 1),
+        smallestReplies,
+        botRead,
+        referenceRead,
+        botCall,
+        bareCall,
+      };
     },
   });
   process.send!({ ready: true });

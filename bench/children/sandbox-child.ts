@@ -19,9 +19,15 @@ for (let i = 0; i < accounts; i++) {
   const { accountId } = sandbox.control.createAccount({ trx: "100", usdt: "0" });
   keys.push(sandbox.control.createKey({ accountId, scope: "read", dailyLimitTrx: null }).apiKey);
   accountIds.push(accountId);
-  for (let n = 0; n < perAccount; n++) sandbox.control.addNotification({ accountId, title: `Notice ${n}`, body: `Bench notification ${n} for account ${i}` });
+  for (let n = 0; n < perAccount; n++)
+    sandbox.control.addNotification({
+      accountId,
+      title: `Notice ${n}`,
+      body: `Bench notification ${n} for account ${i}`,
+    });
 }
-if (delayMs > 0) sandbox.control.injectFault({ method: "GET", pathPrefix: "/notifications", delayMs, times: 1_000_000_000 });
+if (delayMs > 0)
+  sandbox.control.injectFault({ method: "GET", pathPrefix: "/notifications", delayMs, times: 1_000_000_000 });
 
 // Notification list calls per key, so the benchmark can tell that a cycle polled each user once.
 const keyIndex = new Map(keys.map((key, index) => [key, index]));
@@ -39,7 +45,10 @@ const fetch = (request: Request, ...rest: unknown[]) => {
       else callTimes.set(index, [performance.now()]);
     }
   }
-  return (sandbox.app.fetch as (request: Request, ...rest: unknown[]) => Response | Promise<Response>)(request, ...rest);
+  return (sandbox.app.fetch as (request: Request, ...rest: unknown[]) => Response | Promise<Response>)(
+    request,
+    ...rest,
+  );
 };
 
 const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }, () => {
@@ -93,7 +102,12 @@ const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }, () => {
     },
     /** One new notification for each of the first `count` accounts. */
     notify: ({ count }) => {
-      for (let i = 0; i < Number(count); i++) sandbox.control.addNotification({ accountId: accountIds[i]!, title: "Maintenance", body: `window ${Date.now()}` });
+      for (let i = 0; i < Number(count); i++)
+        sandbox.control.addNotification({
+          accountId: accountIds[i]!,
+          title: "Maintenance",
+          body: `window ${Date.now()}`,
+        });
       return { added: Number(count) };
     },
   });

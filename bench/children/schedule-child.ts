@@ -54,7 +54,12 @@ async function main() {
   let offset = 0;
   const now = () => Date.now() + offset;
   const app = await startApp({
-    env: benchAppEnv(telegram.apiRoot, { MARKETPLACE_URL: marketplaceUrl, DATABASE_URL: `file:${join(dir, "bot.db")}`, SECRET_KEY: randomBytes(32).toString("base64"), POLL_IDLE_INTERVAL: `${idleMs / 1000}s` }),
+    env: benchAppEnv(telegram.apiRoot, {
+      MARKETPLACE_URL: marketplaceUrl,
+      DATABASE_URL: `file:${join(dir, "bot.db")}`,
+      SECRET_KEY: randomBytes(32).toString("base64"),
+      POLL_IDLE_INTERVAL: `${idleMs / 1000}s`,
+    }),
     now,
     logDestination: pino.destination({ dest: join(dir, "app.log"), sync: false }),
   });
@@ -112,7 +117,12 @@ async function main() {
       const id = await openPollCycle(app.db, "bench", now(), now(), { everyone: true });
       const result = await pollCycle(deps(Number(rate)), "bench", id);
       const used = process.cpuUsage(cpu);
-      return { users: result.users, ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, requests: (await marketplaceCalls(app)) - requestsBefore };
+      return {
+        users: result.users,
+        ms: performance.now() - started,
+        cpuMs: (used.user + used.system) / 1000,
+        requests: (await marketplaceCalls(app)) - requestsBefore,
+      };
     },
     /**
      * `cycles` scheduled cycles, one every `cycleMs` of simulated time. Idle users' next polls are
@@ -126,7 +136,9 @@ async function main() {
       const start = now();
       await app.db
         .updateTable("poll_state")
-        .set({ next_poll_at: sql<number>`case when motion is null then cast(${start} as bigint) + (telegram_id * 7919) % ${idleMs} else 0 end` })
+        .set({
+          next_poll_at: sql<number>`case when motion is null then cast(${start} as bigint) + (telegram_id * 7919) % ${idleMs} else 0 end`,
+        })
         .execute();
       // Latency samples: users in motion over the whole run but its last two cycles; idle users early on.
       const random = mulberry32(42);
@@ -138,11 +150,29 @@ async function main() {
       };
       type Sample = { index: number; at: number; kind: "active" | "idle"; id?: string; raised?: Promise<void> };
       const list: Sample[] = [];
-      for (let i = 0; i < Number(samples); i++) list.push({ index: pick((index) => motionOf(index) !== null), at: start + random() * (count - 2) * period, kind: "active" });
-      for (let i = 0; i < Number(samples); i++) list.push({ index: pick((index) => motionOf(index) === null), at: start + random() * Number(idleRaiseMs), kind: "idle" });
+      for (let i = 0; i < Number(samples); i++)
+        list.push({
+          index: pick((index) => motionOf(index) !== null),
+          at: start + random() * (count - 2) * period,
+          kind: "active",
+        });
+      for (let i = 0; i < Number(samples); i++)
+        list.push({
+          index: pick((index) => motionOf(index) === null),
+          at: start + random() * Number(idleRaiseMs),
+          kind: "idle",
+        });
       list.sort((a, b) => a.at - b.at);
       const raise = (sample: Sample) => {
-        sample.raised ??= fetch(`${marketplaceUrl}/_sandbox/add-notification`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ accountId: accountIds[sample.index], title: "Maintenance", body: `window ${sample.at}` }) })
+        sample.raised ??= fetch(`${marketplaceUrl}/_sandbox/add-notification`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            accountId: accountIds[sample.index],
+            title: "Maintenance",
+            body: `window ${sample.at}`,
+          }),
+        })
           .then((response) => response.json() as Promise<{ id: string }>)
           .then((view) => {
             sample.id = view.id;
@@ -173,12 +203,32 @@ async function main() {
 
       const latency = async (kind: Sample["kind"]) => {
         const mine = list.filter((sample) => sample.kind === kind && sample.id);
-        const rows = await app.db.selectFrom("outbox").select(["dedupe_key", "created_at"]).where("dedupe_key", "in", mine.map((sample) => `notification:${sample.id}`)).execute();
+        const rows = await app.db
+          .selectFrom("outbox")
+          .select(["dedupe_key", "created_at"])
+          .where(
+            "dedupe_key",
+            "in",
+            mine.map((sample) => `notification:${sample.id}`),
+          )
+          .execute();
         const queuedAt = new Map(rows.map((row) => [row.dedupe_key, Number(row.created_at)]));
-        const ms = mine.flatMap((sample) => (queuedAt.has(`notification:${sample.id}`) ? [queuedAt.get(`notification:${sample.id}`)! - sample.at] : []));
-        return { samples: mine.length, alerted: ms.length, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), maxMs: Math.max(...ms) };
+        const ms = mine.flatMap((sample) =>
+          queuedAt.has(`notification:${sample.id}`) ? [queuedAt.get(`notification:${sample.id}`)! - sample.at] : [],
+        );
+        return {
+          samples: mine.length,
+          alerted: ms.length,
+          p50Ms: percentile(ms, 50),
+          p99Ms: percentile(ms, 99),
+          maxMs: Math.max(...ms),
+        };
       };
-      const schedule = await app.db.selectFrom("poll_state").select((eb) => ["motion", eb.fn.countAll<number>().as("n")]).groupBy("motion").execute();
+      const schedule = await app.db
+        .selectFrom("poll_state")
+        .select((eb) => ["motion", eb.fn.countAll<number>().as("n")])
+        .groupBy("motion")
+        .execute();
       return {
         simulatedMs,
         polls,

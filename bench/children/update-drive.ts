@@ -38,10 +38,18 @@ export const MIX_QUOTE = { resource: "energy", duration: "1h", volume: 65_000 };
 export const LIFTED = { perSecond: 1_000_000, burst: 1_000_000 };
 
 /** Reads one of the app's Prometheus series, summed over the label sets `keep` accepts. */
-export async function metric(app: DrivenApp, name: string, keep: (labels: string) => boolean = () => true): Promise<number> {
+export async function metric(
+  app: DrivenApp,
+  name: string,
+  keep: (labels: string) => boolean = () => true,
+): Promise<number> {
   let total = 0;
   for (const line of (await app.deps.metrics.render()).split("\n")) {
-    if ((line.startsWith(`${name} `) || line.startsWith(`${name}{`)) && keep(line.slice(name.length, line.lastIndexOf(" ")))) total += Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (
+      (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) &&
+      keep(line.slice(name.length, line.lastIndexOf(" ")))
+    )
+      total += Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return total;
 }
@@ -61,15 +69,47 @@ export class UpdateMix {
     const date = Math.floor(Date.now() / 1000);
     const kind = only ?? index % 3;
     if (kind === 2) {
-      return { update_id: index + 1, callback_query: { id: `cb${index}`, from, chat_instance: "bench", data: this.menuQuoteData, message: { message_id: 1, date, chat, from: { id: this.botId, is_bot: true, first_name: "Bot" }, text: "menu" } } } as Update;
+      return {
+        update_id: index + 1,
+        callback_query: {
+          id: `cb${index}`,
+          from,
+          chat_instance: "bench",
+          data: this.menuQuoteData,
+          message: {
+            message_id: 1,
+            date,
+            chat,
+            from: { id: this.botId, is_bot: true, first_name: "Bot" },
+            text: "menu",
+          },
+        },
+      } as Update;
     }
     const text = kind === 0 ? "/start" : "/quote energy 65k 1h";
     const command = text.split(" ")[0]!;
-    return { update_id: index + 1, message: { message_id: index + 10, date, chat, from, text, entities: [{ type: "bot_command", offset: 0, length: command.length }] } } as Update;
+    return {
+      update_id: index + 1,
+      message: {
+        message_id: index + 10,
+        date,
+        chat,
+        from,
+        text,
+        entities: [{ type: "bot_command", offset: 0, length: command.length }],
+      },
+    } as Update;
   }
 
   /** Closed loop: `concurrency` updates in flight; CPU per update is this process's, whatever the waits did to the rate. */
-  async drive(handle: (update: Update) => Promise<void>, count: number, concurrency: number, offset: number, only?: number, userBase?: number): Promise<Driven> {
+  async drive(
+    handle: (update: Update) => Promise<void>,
+    count: number,
+    concurrency: number,
+    offset: number,
+    only?: number,
+    userBase?: number,
+  ): Promise<Driven> {
     const latencies: number[] = [];
     let next = 0;
     let errors = 0;
@@ -89,7 +129,14 @@ export class UpdateMix {
     await Promise.all(Array.from({ length: concurrency }, worker));
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
-    return { perSecond: latencies.length / seconds, p99: percentile(latencies, 99), errors, handled: latencies.length, seconds, cpuMs: (used.user + used.system) / 1000 / Math.max(1, latencies.length) };
+    return {
+      perSecond: latencies.length / seconds,
+      p99: percentile(latencies, 99),
+      errors,
+      handled: latencies.length,
+      seconds,
+      cpuMs: (used.user + used.system) / 1000 / Math.max(1, latencies.length),
+    };
   }
 
   /**
@@ -113,7 +160,13 @@ export class UpdateMix {
    * round. The rounds of one run still differ (by a fifth in the runs the README lists), so the
    * figure is the median of the rounds' ratios.
    */
-  async sameIoRounds(app: DrivenApp, reference: Bot, rounds: number, count: number, concurrency: number): Promise<SameIoRound[]> {
+  async sameIoRounds(
+    app: DrivenApp,
+    reference: Bot,
+    rounds: number,
+    count: number,
+    concurrency: number,
+  ): Promise<SameIoRound[]> {
     const measured: SameIoRound[] = [];
     for (let round = 0; round < rounds; round++) {
       const userBase = 900_000_000 + (round + 1) * 10_000_000;
@@ -126,23 +179,49 @@ export class UpdateMix {
       for (let from = 0; from < count; from += size) {
         const chunk = Math.min(size, count - from);
         const appChunk = await this.driveApp(app, chunk, concurrency, 10_000 + from, undefined, userBase);
-        const referenceChunk = await this.drive((update) => reference.handleUpdate(update), chunk, concurrency, 10_000 + from, undefined, userBase);
+        const referenceChunk = await this.drive(
+          (update) => reference.handleUpdate(update),
+          chunk,
+          concurrency,
+          10_000 + from,
+          undefined,
+          userBase,
+        );
         appMs += appChunk.cpuMs * appChunk.handled;
         appHandled += appChunk.handled;
         referenceMs += referenceChunk.cpuMs * referenceChunk.handled;
         referenceHandled += referenceChunk.handled;
-        errors += appChunk.errors + referenceChunk.errors + (chunk - appChunk.handled) + (chunk - referenceChunk.handled);
+        errors +=
+          appChunk.errors + referenceChunk.errors + (chunk - appChunk.handled) + (chunk - referenceChunk.handled);
       }
-      measured.push({ app: appMs / Math.max(1, appHandled), sameIo: referenceMs / Math.max(1, referenceHandled), errors });
+      measured.push({
+        app: appMs / Math.max(1, appHandled),
+        sameIo: referenceMs / Math.max(1, referenceHandled),
+        errors,
+      });
     }
     return measured;
   }
 
   /** {@link drive} on an app; errors are the updates the app's handler failed (its bot.catch keeps them from the caller). */
-  async driveApp(app: DrivenApp, count: number, concurrency: number, offset: number, only?: number, userBase?: number): Promise<Driven> {
+  async driveApp(
+    app: DrivenApp,
+    count: number,
+    concurrency: number,
+    offset: number,
+    only?: number,
+    userBase?: number,
+  ): Promise<Driven> {
     const failed = () => metric(app, "bot_updates_handled_total", (labels) => labels.includes('outcome="error"'));
     const before = await failed();
-    const result = await this.drive((update) => app.bot.handleUpdate(update), count, concurrency, offset, only, userBase);
+    const result = await this.drive(
+      (update) => app.bot.handleUpdate(update),
+      count,
+      concurrency,
+      offset,
+      only,
+      userBase,
+    );
     return { ...result, errors: result.errors + (await failed()) - before };
   }
 
@@ -153,7 +232,13 @@ export class UpdateMix {
    * handler ends without sending one counts its end instead (`noReply` says how many). `p99Done`
    * times each update to its handler's end, which for a guided flow also stores the flow's state.
    */
-  async drivePaced(handle: (update: Update) => Promise<void>, count: number, rate: number, offset: number, sends?: { onSend(listener: ((chatId: number) => void) | null): void }) {
+  async drivePaced(
+    handle: (update: Update) => Promise<void>,
+    count: number,
+    rate: number,
+    offset: number,
+    sends?: { onSend(listener: ((chatId: number) => void) | null): void },
+  ) {
     const toReply: number[] = [];
     const done: number[] = [];
     const waiting = new Map<number, number>();
@@ -197,7 +282,13 @@ export class UpdateMix {
     } finally {
       sends?.onSend(null);
     }
-    return { p99: percentile(toReply, 99), p99Done: percentile(done, 99), noReply, offeredPerSecond: count / ((performance.now() - started) / 1000), errors };
+    return {
+      p99: percentile(toReply, 99),
+      p99Done: percentile(done, 99),
+      noReply,
+      offeredPerSecond: count / ((performance.now() - started) / 1000),
+      errors,
+    };
   }
 }
 
@@ -236,7 +327,17 @@ export async function driveGuided(app: DrivenApp, users: number, concurrency: nu
       const chat = { id: userId, type: "private" as const, first_name: "Bench" };
       for (const [step, text] of GUIDED_STEPS.entries()) {
         const entities = text.startsWith("/") ? [{ type: "bot_command", offset: 0, length: text.length }] : undefined;
-        const update = { update_id: 5_000_000 + (offset + index) * 10 + step, message: { message_id: step + 1, date: Math.floor(Date.now() / 1000), chat, from, text, ...(entities ? { entities } : {}) } } as Update;
+        const update = {
+          update_id: 5_000_000 + (offset + index) * 10 + step,
+          message: {
+            message_id: step + 1,
+            date: Math.floor(Date.now() / 1000),
+            chat,
+            from,
+            text,
+            ...(entities ? { entities } : {}),
+          },
+        } as Update;
         if (step > 0 && thinkMs > 0) await sleep(thinkMs);
         await app.bot.handleUpdate(update);
         steps += 1;
@@ -255,7 +356,12 @@ export async function driveGuided(app: DrivenApp, users: number, concurrency: nu
  * row from the app's database, makes the marketplace request where the real handler makes one (the
  * fresh price of a /quote) and sends one reply.
  */
-export function comparisonBots(token: string, botInfo: UserFromGetMe, readUser: (userId: number) => Promise<unknown>, marketplace: { quote(query: typeof MIX_QUOTE): Promise<unknown> }): { bare: Bot; reference: Bot } {
+export function comparisonBots(
+  token: string,
+  botInfo: UserFromGetMe,
+  readUser: (userId: number) => Promise<unknown>,
+  marketplace: { quote(query: typeof MIX_QUOTE): Promise<unknown> },
+): { bare: Bot; reference: Bot } {
   const bare = new Bot(token, { botInfo });
   bare.use(async (ctx) => {
     await ctx.reply("ok");

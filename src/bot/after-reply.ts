@@ -56,6 +56,8 @@ export function runAfterReply(inFlight: { count: number }): MiddlewareFn<BotCont
 
 async function runInOrder(ctx: BotContext, queue: Array<() => Promise<unknown>>): Promise<void> {
   for (const work of queue) {
-    await work().catch((error: unknown) => ctx.deps?.logger.warn({ err: error, userId: ctx.from?.id }, "work deferred after a reply failed"));
+    await work().catch((error: unknown) =>
+      ctx.deps?.logger.warn({ err: error, userId: ctx.from?.id }, "work deferred after a reply failed"),
+    );
   }
 }

@@ -18,7 +18,12 @@ export interface NetworkRetryOptions {
   sleep?: (ms: number, signal?: Signal) => Promise<void>;
 }
 
-export const DEFAULT_NETWORK_RETRY: NetworkRetryOptions = { maxRetries: 2, baseDelayMs: 1_000, maxDelayMs: 5_000, skipMethods: ["getUpdates"] };
+export const DEFAULT_NETWORK_RETRY: NetworkRetryOptions = {
+  maxRetries: 2,
+  baseDelayMs: 1_000,
+  maxDelayMs: 5_000,
+  skipMethods: ["getUpdates"],
+};
 
 function abortableSleep(ms: number, signal?: Signal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -70,14 +75,20 @@ export interface ApiCallInfo {
 }
 
 /** Counts every Bot API request that goes out, by method and outcome (ok, error), with its duration. */
-export function countApiCalls(count: (method: string, outcome: "ok" | "error", call: ApiCallInfo) => void): Transformer {
+export function countApiCalls(
+  count: (method: string, outcome: "ok" | "error", call: ApiCallInfo) => void,
+): Transformer {
   return async (prev, method, payload, signal) => {
     const started = performance.now();
     const chat = typeof payload === "object" && payload !== null && "chat_id" in payload;
     const seconds = () => (performance.now() - started) / 1000;
     try {
       const result = await prev(method, payload, signal);
-      count(method, result.ok ? "ok" : "error", { seconds: seconds(), errorCode: result.ok ? undefined : result.error_code, chat });
+      count(method, result.ok ? "ok" : "error", {
+        seconds: seconds(),
+        errorCode: result.ok ? undefined : result.error_code,
+        chat,
+      });
       return result;
     } catch (error) {
       count(method, "error", { seconds: seconds(), chat });

@@ -67,7 +67,10 @@ class SlidingWindow {
   }
 
   idleAt(now: number): boolean {
-    return this.nextFree(now) === 0 && (this.times.length === this.head || this.times[this.times.length - 1]! <= now - this.windowMs);
+    return (
+      this.nextFree(now) === 0 &&
+      (this.times.length === this.head || this.times[this.times.length - 1]! <= now - this.windowMs)
+    );
   }
 }
 
@@ -123,7 +126,9 @@ class ChatThrottle {
         start: () => {
           let call;
           try {
-            call = signal?.aborted ? Promise.reject(new Error("the call was aborted while it waited for its turn")) : prev(method, payload, signal);
+            call = signal?.aborted
+              ? Promise.reject(new Error("the call was aborted while it waited for its turn"))
+              : prev(method, payload, signal);
           } catch (error) {
             call = Promise.reject(error);
           }
@@ -145,10 +150,13 @@ class ChatThrottle {
     const at = this.now();
     const laneFreeAt = Math.max(lane.nextAt, lane.window?.nextFree(at) ?? 0);
     if (laneFreeAt > at) {
-      lane.timer = setTimeout(() => {
-        lane.timer = null;
-        this.pump(lane);
-      }, Math.ceil(laneFreeAt - at));
+      lane.timer = setTimeout(
+        () => {
+          lane.timer = null;
+          this.pump(lane);
+        },
+        Math.ceil(laneFreeAt - at),
+      );
       return;
     }
     if (this.overallFreeAt(at) !== 0) {
@@ -202,7 +210,15 @@ class ChatThrottle {
     if (lane) return lane;
     this.sweep();
     const limits = Number(chatId) < 0 ? this.options.group : this.options.private;
-    lane = { limits, window: limits.perWindow ? new SlidingWindow(limits.perWindow.count, limits.perWindow.windowMs) : null, queue: [], busy: false, nextAt: 0, timer: null, waitingOverall: false };
+    lane = {
+      limits,
+      window: limits.perWindow ? new SlidingWindow(limits.perWindow.count, limits.perWindow.windowMs) : null,
+      queue: [],
+      busy: false,
+      nextAt: 0,
+      timer: null,
+      waitingOverall: false,
+    };
     this.lanes.set(key, lane);
     return lane;
   }
@@ -213,7 +229,15 @@ class ChatThrottle {
     if (at - this.lastSweep < 60_000) return;
     this.lastSweep = at;
     for (const [key, lane] of this.lanes) {
-      if (!lane.busy && lane.queue.length === 0 && !lane.timer && !lane.waitingOverall && lane.nextAt <= at && (lane.window?.idleAt(at) ?? true)) this.lanes.delete(key);
+      if (
+        !lane.busy &&
+        lane.queue.length === 0 &&
+        !lane.timer &&
+        !lane.waitingOverall &&
+        lane.nextAt <= at &&
+        (lane.window?.idleAt(at) ?? true)
+      )
+        this.lanes.delete(key);
     }
   }
 }

@@ -28,12 +28,21 @@ export function groupCommandList(i18n: Translations, language: Language): BotCom
  * comes first for that chat whatever the app's language, so the menu agrees with the replies.
  * A failure is logged, never fatal: the menu is a convenience.
  */
-export async function showCommandMenuIn(api: Api, i18n: Translations, logger: Logger, chatId: number, language: Language): Promise<boolean> {
+export async function showCommandMenuIn(
+  api: Api,
+  i18n: Translations,
+  logger: Logger,
+  chatId: number,
+  language: Language,
+): Promise<boolean> {
   try {
     await api.setMyCommands(commandList(i18n, language), { scope: { type: "chat", chat_id: chatId } });
     return true;
   } catch (error) {
-    logger.warn({ err: error, userId: chatId, language }, "setMyCommands for a chat failed; its command menu stays in the app's language");
+    logger.warn(
+      { err: error, userId: chatId, language },
+      "setMyCommands for a chat failed; its command menu stays in the app's language",
+    );
     return false;
   }
 }
@@ -50,13 +59,24 @@ export interface MenuDeps {
  * menu button per app language, only the default (English) and one per chat. Nothing without an
  * https PUBLIC_URL; a failure is logged, never fatal.
  */
-export async function showMenuButtonIn(api: Api, deps: Omit<MenuDeps, "db">, chatId: number, language: Language): Promise<void> {
+export async function showMenuButtonIn(
+  api: Api,
+  deps: Omit<MenuDeps, "db">,
+  chatId: number,
+  language: Language,
+): Promise<void> {
   const url = dashboardUrl(deps.config);
   if (!url) return;
   try {
-    await api.setChatMenuButton({ chat_id: chatId, menu_button: { type: "web_app", text: translatorFor(deps.i18n, language)("menu-button"), web_app: { url } } });
+    await api.setChatMenuButton({
+      chat_id: chatId,
+      menu_button: { type: "web_app", text: translatorFor(deps.i18n, language)("menu-button"), web_app: { url } },
+    });
   } catch (error) {
-    deps.logger.warn({ err: error, userId: chatId, language }, "setChatMenuButton for a chat failed; its menu button stays in English");
+    deps.logger.warn(
+      { err: error, userId: chatId, language },
+      "setChatMenuButton for a chat failed; its menu button stays in English",
+    );
   }
 }
 
@@ -70,7 +90,12 @@ const FAILED_REMEMBERED = 10_000;
  * update. The menu button follows too. The language the menu was set in is recorded on the user, so it is set again only when
  * the choice changes. A failure is tried again after a restart, not on every update.
  */
-export async function followChosenLanguage(api: Api, deps: MenuDeps, user: { telegram_id: number; chat_id: number; language: string | null; menu_language: string | null }, language: Language): Promise<void> {
+export async function followChosenLanguage(
+  api: Api,
+  deps: MenuDeps,
+  user: { telegram_id: number; chat_id: number; language: string | null; menu_language: string | null },
+  language: Language,
+): Promise<void> {
   if (user.menu_language === language || failedChats.has(user.chat_id)) return;
   if (!(await showCommandMenuIn(api, deps.i18n, deps.logger, user.chat_id, language))) {
     failedChats.add(user.chat_id);
@@ -92,7 +117,10 @@ export async function registerCommands(bot: { api: Api }, deps: Pick<MenuDeps, "
     const groups = { type: "all_group_chats" } as const;
     try {
       await bot.api.setMyCommands(commands, language === "en" ? {} : { language_code: language });
-      await bot.api.setMyCommands(inGroups, language === "en" ? { scope: groups } : { scope: groups, language_code: language });
+      await bot.api.setMyCommands(
+        inGroups,
+        language === "en" ? { scope: groups } : { scope: groups, language_code: language },
+      );
       if (language === "en") {
         await bot.api.setMyCommands(commands, { language_code: "en" });
         await bot.api.setMyCommands(inGroups, { scope: groups, language_code: "en" });

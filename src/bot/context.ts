@@ -57,7 +57,22 @@ export interface BotContextExtras {
 export type BotContext = Context & BotContextExtras;
 
 /** The areas a main-menu button or a deep link opens, each registered by its own feature. */
-export const MENU_AREAS = ["quote", "buy", "watch", "watches", "orders", "rules", "wallet", "topup", "transactions", "stats", "notifications", "settings", "webhook", "connect"] as const;
+export const MENU_AREAS = [
+  "quote",
+  "buy",
+  "watch",
+  "watches",
+  "orders",
+  "rules",
+  "wallet",
+  "topup",
+  "transactions",
+  "stats",
+  "notifications",
+  "settings",
+  "webhook",
+  "connect",
+] as const;
 export type MenuArea = (typeof MENU_AREAS)[number];
 /** Opens an area; `args` are the command's one-line arguments (a deep link carries them; the menu gives none). */
 export type MenuAction = (ctx: BotContext, args?: string) => Promise<void>;

@@ -1,5 +1,13 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { DEFAULT_CHAT_PACE, GROUP_CHAT_PACE, databaseSendBudget, sharedBudgetTransformer, type ChatPace, type GlobalBudget, type SendBudgetStore } from "#src/scale/send-budget";
+import {
+  DEFAULT_CHAT_PACE,
+  GROUP_CHAT_PACE,
+  databaseSendBudget,
+  sharedBudgetTransformer,
+  type ChatPace,
+  type GlobalBudget,
+  type SendBudgetStore,
+} from "#src/scale/send-budget";
 import type { ArrivalWindow } from "#src/scale/arrival-window";
 import { sequentialize, type RunnerOptions } from "@grammyjs/runner";
 import { countApiCalls, DEFAULT_NETWORK_RETRY, networkRetry } from "./api-transformers";
@@ -77,14 +85,24 @@ export interface TelegramTimeouts {
 export function telegramTimeouts(given: Partial<TelegramTimeouts> = {}): TelegramTimeouts {
   const requestSeconds = given.requestSeconds ?? 45;
   const margin = Math.min(10, Math.max(1, Math.floor(requestSeconds / 2)));
-  return { requestSeconds, longPollSeconds: Math.max(0, Math.min(given.longPollSeconds ?? 30, requestSeconds - margin)) };
+  return {
+    requestSeconds,
+    longPollSeconds: Math.max(0, Math.min(given.longPollSeconds ?? 30, requestSeconds - margin)),
+  };
 }
 
 /** Runner options for long polling: a failed poll is retried every second, for as long as it takes. */
-export function pollingRunnerOptions(timeouts: TelegramTimeouts, allowedUpdates: NonNullable<RunnerOptions["fetch"]>["allowed_updates"]): RunnerOptions {
+export function pollingRunnerOptions(
+  timeouts: TelegramTimeouts,
+  allowedUpdates: NonNullable<RunnerOptions["fetch"]>["allowed_updates"],
+): RunnerOptions {
   // The runner's default doubles its wait after each failure (for up to 15 h, then stops polling
   // for good): after a long outage the bot would answer minutes late, then never.
-  return { fetch: { timeout: timeouts.longPollSeconds, allowed_updates: allowedUpdates }, retryInterval: 1_000, maxRetryTime: Number.MAX_SAFE_INTEGER };
+  return {
+    fetch: { timeout: timeouts.longPollSeconds, allowed_updates: allowedUpdates },
+    retryInterval: 1_000,
+    maxRetryTime: Number.MAX_SAFE_INTEGER,
+  };
 }
 
 /**
@@ -124,18 +142,39 @@ function installApiTransformers(bot: Bot<BotContext>, deps: BotDeps, options: Cr
   // errors are rethrown to networkRetry, which bounds them (auto-retry would retry them forever).
   // auto-retry waits once before it checks the attempts left, so 0 retries must rethrow 5xx itself.
   const serverErrorRetries = options.serverErrorRetries ?? 3;
-  bot.api.config.use(autoRetry({ maxRetryAttempts: serverErrorRetries, maxDelaySeconds: 30, rethrowHttpErrors: true, rethrowInternalServerErrors: serverErrorRetries === 0 }));
+  bot.api.config.use(
+    autoRetry({
+      maxRetryAttempts: serverErrorRetries,
+      maxDelaySeconds: 30,
+      rethrowHttpErrors: true,
+      rethrowInternalServerErrors: serverErrorRetries === 0,
+    }),
+  );
   bot.api.config.use(
     networkRetry({
       ...DEFAULT_NETWORK_RETRY,
-      onRetry: ({ method, retry, delayMs, error }) => deps.logger.warn({ method, retry, delayMs, reason: error.message }, "Bot API request failed on the network; retrying"),
+      onRetry: ({ method, retry, delayMs, error }) =>
+        deps.logger.warn(
+          { method, retry, delayMs, reason: error.message },
+          "Bot API request failed on the network; retrying",
+        ),
     }),
   );
   // Replies share Telegram's overall budget and each chat's pace with pushed alerts, across every
   // replica; inside the chat throttler, so one chat's replies take their turns one at a time.
   const chatPace = options.chatPace === undefined ? DEFAULT_CHAT_PACE : options.chatPace;
-  bot.api.config.use(sharedBudgetTransformer(options.sendBudget ?? databaseSendBudget(deps.db), deps.now, { chatPace, ...(chatPace ? { groupPace: GROUP_CHAT_PACE } : {}), ...(options.overallBudget ? { budget: options.overallBudget } : {}), ...(options.sendWindow ? { window: options.sendWindow } : {}) }));
-  const overallPerSecond = Math.max(30, Math.ceil((options.overallBudget?.perSecond ?? 0) + (options.overallBudget?.burst ?? 0)));
+  bot.api.config.use(
+    sharedBudgetTransformer(options.sendBudget ?? databaseSendBudget(deps.db), deps.now, {
+      chatPace,
+      ...(chatPace ? { groupPace: GROUP_CHAT_PACE } : {}),
+      ...(options.overallBudget ? { budget: options.overallBudget } : {}),
+      ...(options.sendWindow ? { window: options.sendWindow } : {}),
+    }),
+  );
+  const overallPerSecond = Math.max(
+    30,
+    Math.ceil((options.overallBudget?.perSecond ?? 0) + (options.overallBudget?.burst ?? 0)),
+  );
   bot.api.config.use(
     chatThrottler({
       overall: { perSecond: overallPerSecond, maxConcurrent: 30, highWater: 1000 },
@@ -160,7 +199,12 @@ function countUpdatesInFlight(bot: Bot<BotContext>, deps: BotDeps, chain: FlatCo
 }
 
 /** The middleware every update passes before the menus, in the order that matters. */
-function useGuards(bot: Bot<BotContext>, chain: FlatComposer<BotContext>, deps: BotDeps, options: CreateBotOptions): void {
+function useGuards(
+  bot: Bot<BotContext>,
+  chain: FlatComposer<BotContext>,
+  deps: BotDeps,
+  options: CreateBotOptions,
+): void {
   // A second press of a button whose first press is still being handled (or just came) goes no further.
   const doubleTapMs = options.doubleTapMs === undefined ? DEFAULT_DOUBLE_TAP_MS : options.doubleTapMs;
   if (doubleTapMs !== null) chain.use(doubleTapGuard(doubleTapMs));
@@ -211,9 +255,22 @@ interface FeatureMenus {
  */
 function useMenusAndFlows(chain: FlatComposer<BotContext>, menu: MenuActions): FeatureMenus {
   const showTopUp = (ctx: BotContext) => menu.find("topup")?.(ctx) ?? Promise.resolve();
-  const menus: FeatureMenus = { ruleMenus: rulesMenus(showTopUp), transactions: transactionsMenu(showTopUp), settings: settingsMenu(), watches: watchMenus() };
+  const menus: FeatureMenus = {
+    ruleMenus: rulesMenus(showTopUp),
+    transactions: transactionsMenu(showTopUp),
+    settings: settingsMenu(),
+    watches: watchMenus(),
+  };
   chain.use(menuRoot([menus.ruleMenus.list, menus.transactions.menu, menus.settings.menu, menus.watches.list]));
-  chain.use(guidedFlows({ quote: quoteConversation, buy: buyConversation, rule: ruleConversation, "address-label": addressLabelConversation, watch: watchConversation(menus.watches) }));
+  chain.use(
+    guidedFlows({
+      quote: quoteConversation,
+      buy: buyConversation,
+      rule: ruleConversation,
+      "address-label": addressLabelConversation,
+      watch: watchConversation(menus.watches),
+    }),
+  );
   return menus;
 }
 

@@ -17,7 +17,12 @@ export function visibleText(html: string): string {
 
 function buttonKey(button: InlineKeyboardButton): string {
   const record = button as { text: string; callback_data?: string; url?: string; copy_text?: { text: string } };
-  return JSON.stringify([record.text, record.callback_data ?? null, record.url ?? null, record.copy_text?.text ?? null]);
+  return JSON.stringify([
+    record.text,
+    record.callback_data ?? null,
+    record.url ?? null,
+    record.copy_text?.text ?? null,
+  ]);
 }
 
 function keyboardKey(rows: InlineKeyboardButton[][] | undefined): string {
@@ -32,7 +37,10 @@ interface Shown {
 /** What the pressed message shows, when Telegram sent it (a text message, still accessible). */
 function shownBy(message: MaybeInaccessibleMessage): Shown | null {
   if (message.date === 0 || !("text" in message) || typeof message.text !== "string") return null;
-  return { text: message.text.trim(), keyboard: keyboardKey((message as { reply_markup?: InlineKeyboardMarkup }).reply_markup?.inline_keyboard) };
+  return {
+    text: message.text.trim(),
+    keyboard: keyboardKey((message as { reply_markup?: InlineKeyboardMarkup }).reply_markup?.inline_keyboard),
+  };
 }
 
 const EDITS = new Set(["editMessageText", "editMessageReplyMarkup"]);
@@ -51,17 +59,29 @@ export function skipIdenticalEdits(): MiddlewareFn<BotContext> {
     if (!message) return next();
     let shown = shownBy(message);
     ctx.api.config.use(async (prev, method, payload, signal) => {
-      const edit = payload as { chat_id?: number | string; message_id?: number; text?: string; reply_markup?: InlineKeyboardMarkup };
-      if (!EDITS.has(method) || String(edit.chat_id) !== String(message.chat.id) || edit.message_id !== message.message_id) return prev(method, payload, signal);
+      const edit = payload as {
+        chat_id?: number | string;
+        message_id?: number;
+        text?: string;
+        reply_markup?: InlineKeyboardMarkup;
+      };
+      if (
+        !EDITS.has(method) ||
+        String(edit.chat_id) !== String(message.chat.id) ||
+        edit.message_id !== message.message_id
+      )
+        return prev(method, payload, signal);
       const next: Shown = {
         text: method === "editMessageText" ? visibleText(edit.text ?? "").trim() : (shown?.text ?? ""),
         keyboard: keyboardKey(edit.reply_markup?.inline_keyboard),
       };
-      if (shown && shown.text === next.text && shown.keyboard === next.keyboard) return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
+      if (shown && shown.text === next.text && shown.keyboard === next.keyboard)
+        return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
       const result = await prev(method, payload, signal);
       // A press made before the message changed (a double tap) carries its older copy: Telegram
       // then finds the edit already shown. The message shows what was asked, so it succeeded.
-      if (!result.ok && result.description?.includes("message is not modified")) return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
+      if (!result.ok && result.description?.includes("message is not modified"))
+        return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>;
       if (result.ok) shown = next;
       return result;
     });
@@ -74,8 +94,14 @@ export function skipIdenticalEdits(): MiddlewareFn<BotContext> {
  * identical view is never sent (see skipIdenticalEdits), and a "message is not modified" refusal
  * is ignored should one come anyway.
  */
-export async function editInPlace(ctx: BotContext, html: string, keyboard: InlineKeyboard | Menu<BotContext>): Promise<void> {
-  await ctx.editMessageText(html, { parse_mode: "HTML", reply_markup: keyboard, link_preview_options: { is_disabled: true } }).catch((error: unknown) => {
-    if (!String(error).includes("message is not modified")) throw error;
-  });
+export async function editInPlace(
+  ctx: BotContext,
+  html: string,
+  keyboard: InlineKeyboard | Menu<BotContext>,
+): Promise<void> {
+  await ctx
+    .editMessageText(html, { parse_mode: "HTML", reply_markup: keyboard, link_preview_options: { is_disabled: true } })
+    .catch((error: unknown) => {
+      if (!String(error).includes("message is not modified")) throw error;
+    });
 }

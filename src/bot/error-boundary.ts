@@ -15,13 +15,19 @@ export function updateErrorHandler(deps: BotDeps): (error: BotError<BotContext>)
     const ctx = error.ctx;
     const cause = error.error;
     deps.logger.error(
-      { errorId, updateId: ctx.update.update_id, userId: ctx.from?.id, err: cause instanceof Error ? cause : new Error(String(cause)) },
+      {
+        errorId,
+        updateId: ctx.update.update_id,
+        userId: ctx.from?.id,
+        err: cause instanceof Error ? cause : new Error(String(cause)),
+      },
       "update handler failed; the user was told and the bot goes on",
     );
     if (cause instanceof GrammyError && cause.error_code === 403) {
       // The user blocked the bot or deleted their account: stop pushing to them (their key stays
       // linked). A 403 from a group (the bot was kicked) says nothing about the user.
-      if (ctx.from && (!ctx.chat || ctx.chat.type === "private")) await markUserInactive(deps.db, ctx.from.id, deps.now()).catch(() => undefined);
+      if (ctx.from && (!ctx.chat || ctx.chat.type === "private"))
+        await markUserInactive(deps.db, ctx.from.id, deps.now()).catch(() => undefined);
       return;
     }
     if (!ctx.chat || cause instanceof HttpError) return;

@@ -1,8 +1,23 @@
-import { deleteFlow, findFlow, flowData, flowStateOf, FLOW_VERSION, storeFlow, storedFlow, type FlowState, type StoredFlow } from "#src/db/repos/flows";
+import {
+  deleteFlow,
+  findFlow,
+  flowData,
+  flowStateOf,
+  FLOW_VERSION,
+  storeFlow,
+  storedFlow,
+  type FlowState,
+  type StoredFlow,
+} from "#src/db/repos/flows";
 import type { BotContext } from "./context";
 import { takePrefetched } from "./prefetched";
 import { FLOW_COMMANDS, type Asked, type FlowName } from "./guided/steps";
-import { closeOpenQuestion, keyboardMessage, removeQuestionButtons, type QuestionMessage } from "./guided/question-buttons";
+import {
+  closeOpenQuestion,
+  keyboardMessage,
+  removeQuestionButtons,
+  type QuestionMessage,
+} from "./guided/question-buttons";
 
 /**
  * The user's one open question. Guided flows are conversations (guided/); the /connect key step
@@ -126,13 +141,16 @@ export async function storeFirstQuestion(ctx: BotContext, question: FirstQuestio
  * `outdated` (with its flow) when another version did, null when the row is none (no row, the key
  * step, a step of an older release's step machines).
  */
-export async function firstQuestion(ctx: BotContext): Promise<{ current: StoredFirstQuestion } | { outdated: FlowName } | null> {
+export async function firstQuestion(
+  ctx: BotContext,
+): Promise<{ current: StoredFirstQuestion } | { outdated: FlowName } | null> {
   const row = await storedStep(ctx);
   if (!row || !Object.hasOwn(FLOW_COMMANDS, row.flow)) return null;
   const flow = row.flow as FlowName;
   const fields = flowData(row) ?? {};
   const asked = fields.asked as Partial<Asked> | undefined;
-  if (!Array.isArray(fields.args) || typeof asked !== "object" || asked === null || typeof asked.askedAt !== "number") return null;
+  if (!Array.isArray(fields.args) || typeof asked !== "object" || asked === null || typeof asked.askedAt !== "number")
+    return null;
   if (row.version !== FLOW_VERSION) return { outdated: flow };
   return { current: { flow, args: fields.args, asked: asked as Asked, step: row.step } };
 }

@@ -37,7 +37,10 @@ async function openUserClient(ctx: BotContext): Promise<MarketplaceClient | null
     return null;
   }
   if (credential.broken_at) {
-    await ctx.reply(ctx.tr("key-broken", { last4: credential.last4 }), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
+    await ctx.reply(ctx.tr("key-broken", { last4: credential.last4 }), {
+      parse_mode: "HTML",
+      reply_markup: connectButton(ctx),
+    });
     return null;
   }
   try {
@@ -46,7 +49,10 @@ async function openUserClient(ctx: BotContext): Promise<MarketplaceClient | null
     return ctx.deps.marketplace(() => apiKey);
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
-    ctx.deps.logger.warn({ userId: ctx.account.telegram_id, reason: error.reason }, "stored API key cannot be decrypted; asking the user to relink");
+    ctx.deps.logger.warn(
+      { userId: ctx.account.telegram_id, reason: error.reason },
+      "stored API key cannot be decrypted; asking the user to relink",
+    );
     await ctx.reply(ctx.tr("key-relink"), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
     return null;
   }
@@ -64,7 +70,11 @@ export interface ErrorReplyOptions {
  * read: a 403 there means the key lost access (it is marked broken and alerts pause); a 403 on a
  * write is about that write, and the key goes on working.
  */
-export function describeMarketplaceError(ctx: BotContext, error: MarketplaceError, read: boolean): { text: string; keyboard?: InlineKeyboard } {
+export function describeMarketplaceError(
+  ctx: BotContext,
+  error: MarketplaceError,
+  read: boolean,
+): { text: string; keyboard?: InlineKeyboard } {
   // The marketplace's own words, bounded: a long detail must not push a message over Telegram's limit.
   const detail = truncate(error.detail ?? "", 500);
   switch (error.kind) {
@@ -99,7 +109,12 @@ export function describeMarketplaceError(ctx: BotContext, error: MarketplaceErro
  * describeMarketplaceError for a call that spends: a 402 also shows the TRX balance, read now so
  * the user sees what they have (`knownBalanceTrx`, e.g. the card's preview, when the read fails).
  */
-export async function describeSpendError(ctx: BotContext, client: MarketplaceClient, error: MarketplaceError, knownBalanceTrx?: string): Promise<{ text: string; keyboard?: InlineKeyboard }> {
+export async function describeSpendError(
+  ctx: BotContext,
+  client: MarketplaceClient,
+  error: MarketplaceError,
+  knownBalanceTrx?: string,
+): Promise<{ text: string; keyboard?: InlineKeyboard }> {
   const described = describeMarketplaceError(ctx, error, false);
   if (error.kind !== "insufficient_balance") return described;
   const balanceTrx = await client.balance().then(
@@ -107,7 +122,10 @@ export async function describeSpendError(ctx: BotContext, client: MarketplaceCli
     () => knownBalanceTrx,
   );
   if (balanceTrx === undefined) return described;
-  return { ...described, text: `${described.text}\n${ctx.tr("card-balance", { value: trxText(balanceTrx, ctx.lang) })}` };
+  return {
+    ...described,
+    text: `${described.text}\n${ctx.tr("card-balance", { value: trxText(balanceTrx, ctx.lang) })}`,
+  };
 }
 
 const BALANCE_PATH = "/api/v1/wallet/balance";
@@ -135,14 +153,26 @@ async function keyRefusedToo(ctx: BotContext, error: MarketplaceError): Promise<
  * 403 on a read, confirmed on the balance) marks the key broken so background polling stops until
  * they link again.
  */
-export async function replyMarketplaceError(ctx: BotContext, error: unknown, options: ErrorReplyOptions = {}): Promise<void> {
+export async function replyMarketplaceError(
+  ctx: BotContext,
+  error: unknown,
+  options: ErrorReplyOptions = {},
+): Promise<void> {
   if (!(error instanceof MarketplaceError)) throw error;
-  const lost = error.kind === "unauthorized" || (error.kind === "forbidden" && options.read !== false && (await keyRefusedToo(ctx, error)));
+  const lost =
+    error.kind === "unauthorized" ||
+    (error.kind === "forbidden" && options.read !== false && (await keyRefusedToo(ctx, error)));
   if (lost) await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
-  ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind, status: error.status, code: error.code, path: error.path }, "marketplace call failed; the user was told");
+  ctx.deps.logger.info(
+    { userId: ctx.account.telegram_id, kind: error.kind, status: error.status, code: error.code, path: error.path },
+    "marketplace call failed; the user was told",
+  );
   const { text, keyboard } = describeMarketplaceError(ctx, error, lost);
   if (options.editMessageId !== undefined && ctx.chat) {
-    await ctx.api.editMessageText(ctx.chat.id, options.editMessageId, text, { parse_mode: "HTML", reply_markup: keyboard });
+    await ctx.api.editMessageText(ctx.chat.id, options.editMessageId, text, {
+      parse_mode: "HTML",
+      reply_markup: keyboard,
+    });
     return;
   }
   await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });

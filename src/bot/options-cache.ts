@@ -44,7 +44,8 @@ export class OptionsCache {
     const now = this.now();
     if (now - this.sweptAt < this.ttlMs) return;
     this.sweptAt = now;
-    for (const map of [this.orders, this.automations]) for (const [userId, entry] of map) if (now - entry.at >= this.ttlMs) map.delete(userId);
+    for (const map of [this.orders, this.automations])
+      for (const [userId, entry] of map) if (now - entry.at >= this.ttlMs) map.delete(userId);
   }
 
   forget(userId: number): void {

@@ -12,7 +12,9 @@ export function pressedButtonExists(ctx: Context): boolean {
   const query = ctx.callbackQuery;
   if (!query?.message || query.message.date === 0) return true;
   const markup = (query.message as { reply_markup?: InlineKeyboardMarkup }).reply_markup;
-  return (markup?.inline_keyboard ?? []).some((row) => row.some((button) => "callback_data" in button && button.callback_data === query.data));
+  return (markup?.inline_keyboard ?? []).some((row) =>
+    row.some((button) => "callback_data" in button && button.callback_data === query.data),
+  );
 }
 
 /**

@@ -58,7 +58,15 @@ function deleteOnceTransformer(effects: UpdateEffects): Transformer {
 }
 
 /** Marketplace calls that change something: once sent, the update that sent them must not send them again. */
-const ONCE_ONLY_CALLS: ReadonlySet<string> = new Set(["createOrder", "createRefill", "createRenewal", "createSmart", "pauseAutomation", "resumeAutomation", "cancelAutomation"]);
+const ONCE_ONLY_CALLS: ReadonlySet<string> = new Set([
+  "createOrder",
+  "createRefill",
+  "createRenewal",
+  "createSmart",
+  "pauseAutomation",
+  "resumeAutomation",
+  "cancelAutomation",
+]);
 
 /** The client, with every call in ONCE_ONLY_CALLS recorded as the update's once-only effect before it goes out. */
 function trackedClient(client: MarketplaceClient, effects: UpdateEffects): MarketplaceClient {

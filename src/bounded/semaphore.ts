@@ -7,7 +7,8 @@ export class Semaphore {
   private readonly queue: Array<{ grant: () => void }> = [];
 
   constructor(readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`a semaphore needs a limit of at least 1, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`a semaphore needs a limit of at least 1, got ${limit}`);
   }
 
   /** Holders now. */

@@ -24,7 +24,11 @@ export class SingleFlight<K, T> {
   }
 
   /** `onShared` is called when this caller joins a run already in flight. */
-  run(key: K, work: (signal: AbortSignal) => Promise<T>, options: { signal?: AbortSignal; onShared?: () => void } = {}): Promise<T> {
+  run(
+    key: K,
+    work: (signal: AbortSignal) => Promise<T>,
+    options: { signal?: AbortSignal; onShared?: () => void } = {},
+  ): Promise<T> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     let flight = this.flights.get(key);
@@ -59,7 +63,11 @@ export class SingleFlight<K, T> {
 
   private start(key: K, work: (signal: AbortSignal) => Promise<T>): Flight<T> {
     const controller = new AbortController();
-    const flight: Flight<T> = { promise: Promise.resolve().then(() => work(controller.signal)), controller, waiting: 0 };
+    const flight: Flight<T> = {
+      promise: Promise.resolve().then(() => work(controller.signal)),
+      controller,
+      waiting: 0,
+    };
     this.flights.set(key, flight);
     const forget = () => {
       if (this.flights.get(key) === flight) this.flights.delete(key);

@@ -25,7 +25,20 @@ export type FinalState = "filled" | "failed";
 export function finalState(status: string | undefined): FinalState | null {
   const value = (status ?? "").toLowerCase();
   // "Filled" is the spec's word; the others are how other readings of a finished order are written.
-  if (["filled", "completed", "complete", "delivered", "success", "succeeded", "successful", "fulfilled", "done"].includes(value)) return "filled";
+  if (
+    [
+      "filled",
+      "completed",
+      "complete",
+      "delivered",
+      "success",
+      "succeeded",
+      "successful",
+      "fulfilled",
+      "done",
+    ].includes(value)
+  )
+    return "filled";
   if (/fail|cancel|refund|error|reject|expire/.test(value)) return "failed";
   return null;
 }
@@ -46,7 +59,10 @@ export interface Recipient {
 }
 
 /** The recipient fields that follow the user's language: chosen in /settings, else picked from their Telegram app, else English. */
-export function recipientLanguage(translations: Translations, language: string | null): Pick<Recipient, "tr" | "language"> {
+export function recipientLanguage(
+  translations: Translations,
+  language: string | null,
+): Pick<Recipient, "tr" | "language"> {
   const picked = pickLanguage(language ?? "en");
   return { tr: translatorFor(translations, picked), language: picked };
 }
@@ -65,7 +81,15 @@ export function cardButtons(tr: Translate, cardId: string, canConfirm = true): I
 
 /** Every part of an alert is bounded before escaping, so the visible text stays far below 4096 (never cut HTML). */
 function message(text: string, keyboard?: InlineKeyboard): OutboxPayload {
-  return { method: "sendMessage", params: { text, parse_mode: "HTML", link_preview_options: { is_disabled: true }, ...(keyboard ? { reply_markup: keyboard } : {}) } };
+  return {
+    method: "sendMessage",
+    params: {
+      text,
+      parse_mode: "HTML",
+      link_preview_options: { is_disabled: true },
+      ...(keyboard ? { reply_markup: keyboard } : {}),
+    },
+  };
 }
 
 /**
@@ -74,22 +98,43 @@ function message(text: string, keyboard?: InlineKeyboard): OutboxPayload {
  * callback data through the registry's parsers, so every alert's spending buttons are known here.
  */
 export function isSpendingButton(callbackData: string): boolean {
-  return MAIN_MENU.parse(callbackData) === "topup" || CARD_CONFIRM.parse(callbackData) !== null || WATCH_BUY.parse(callbackData) !== null || BUY_AGAIN.parse(callbackData) !== null;
+  return (
+    MAIN_MENU.parse(callbackData) === "topup" ||
+    CARD_CONFIRM.parse(callbackData) !== null ||
+    WATCH_BUY.parse(callbackData) !== null ||
+    BUY_AGAIN.parse(callbackData) !== null
+  );
 }
 
 /**
  * The filled or failed alert. `buyAgainRef` (db/repos/buy-again-refs) puts Buy again under it: a
  * fresh card for the same order at today's price; null when no key was linked to name.
  */
-export function settlementAlert(recipient: Recipient, order: OrderFacts, state: FinalState, buyAgainRef: string | null = null): OutboxPayload {
+export function settlementAlert(
+  recipient: Recipient,
+  order: OrderFacts,
+  state: FinalState,
+  buyAgainRef: string | null = null,
+): OutboxPayload {
   const { tr, language } = recipient;
   const short = order.id.slice(0, 8);
-  const keyboard = buyAgainRef ? new InlineKeyboard().text(tr("button-buy-again"), BUY_AGAIN.data(buyAgainRef)).success() : undefined;
+  const keyboard = buyAgainRef
+    ? new InlineKeyboard().text(tr("button-buy-again"), BUY_AGAIN.data(buyAgainRef)).success()
+    : undefined;
   if (state === "failed") {
-    return message([tr("alert-order-failed", { id: short }), order.totalTrx && !recipient.group ? tr("alert-refunded-amount", { value: trxText(order.totalTrx, language) }) : tr("alert-refunded")].join("\n"), keyboard);
+    return message(
+      [
+        tr("alert-order-failed", { id: short }),
+        order.totalTrx && !recipient.group
+          ? tr("alert-refunded-amount", { value: trxText(order.totalTrx, language) })
+          : tr("alert-refunded"),
+      ].join("\n"),
+      keyboard,
+    );
   }
   const lines = [tr("alert-order-filled", { id: short })];
-  if (order.volume && order.resource) lines.push(tr("alert-delivered", { volume: volumeText(order.volume, language), resource: order.resource }));
+  if (order.volume && order.resource)
+    lines.push(tr("alert-delivered", { volume: volumeText(order.volume, language), resource: order.resource }));
   if (order.targetAddress) lines.push(tr("alert-target", {}, { value: code(order.targetAddress) }));
   // What the owner paid is theirs: a group's copy says what was delivered, not what it cost.
   if (order.totalTrx && !recipient.group) lines.push(tr("alert-total", { value: trxText(order.totalTrx, language) }));
@@ -99,16 +144,26 @@ export function settlementAlert(recipient: Recipient, order: OrderFacts, state: 
 }
 
 /** A rule paused by the system; `rule` carries its id and the callback reference its Resume button names (null: the rule could not be matched). */
-export function rulePausedAlert(recipient: Recipient, rule: { id: string; ref: string } | null, reason: string): OutboxPayload {
+export function rulePausedAlert(
+  recipient: Recipient,
+  rule: { id: string; ref: string } | null,
+  reason: string,
+): OutboxPayload {
   const { tr } = recipient;
   const keyboard = new InlineKeyboard().text(tr("button-topup"), MAIN_MENU.data("topup"));
   if (rule) {
     keyboard.text(tr("button-resume"), RULE_RESUME.data(rule.ref));
-    return message([tr("alert-rule-paused", { id: rule.id.slice(0, 8) }), ...pauseWhy(recipient, reason)].join("\n"), keyboard);
+    return message(
+      [tr("alert-rule-paused", { id: rule.id.slice(0, 8) }), ...pauseWhy(recipient, reason)].join("\n"),
+      keyboard,
+    );
   }
   // The rule could not be matched: say what the notification said and where to find the rule,
   // rather than an empty id and no way to act.
-  return message([tr("alert-rule-paused-unknown"), ...pauseWhy(recipient, reason), "", tr("alert-rules-hint")].join("\n"), keyboard);
+  return message(
+    [tr("alert-rule-paused-unknown"), ...pauseWhy(recipient, reason), "", tr("alert-rules-hint")].join("\n"),
+    keyboard,
+  );
 }
 
 /**
@@ -125,7 +180,13 @@ function pauseWhy({ tr, language, group }: Recipient, reason: string): string[] 
   const balance = read.balanceTrx === null ? null : trxText(read.balanceTrx, language);
   const cost = read.nextDeliveryTrx === null ? null : trxText(read.nextDeliveryTrx, language);
   const why =
-    balance && cost ? tr("alert-pause-why-both", { balance, cost }) : cost ? tr("alert-pause-why-cost", { cost }) : balance ? tr("alert-pause-why-balance", { balance }) : tr("alert-pause-why");
+    balance && cost
+      ? tr("alert-pause-why-both", { balance, cost })
+      : cost
+        ? tr("alert-pause-why-cost", { cost })
+        : balance
+          ? tr("alert-pause-why-balance", { balance })
+          : tr("alert-pause-why");
   return read.resumesByItself ? [why, tr("rule-card-paused-system-auto")] : [why];
 }
 
@@ -137,11 +198,16 @@ export function keyBrokenAlert(recipient: Recipient, last4: string): OutboxPaylo
 /** Words of a notification that may carry the owner's money: a group's copy then shows its title alone. */
 const MONEY_WORDS = /balance|deposit|credit|refund|top.?up|\bTRX\b|USDT|\bsun\b/i;
 
-export function notificationAlert(recipient: Recipient, notification: { title: string; body: string; link: string | null }): OutboxPayload {
+export function notificationAlert(
+  recipient: Recipient,
+  notification: { title: string; body: string; link: string | null },
+): OutboxPayload {
   const title = `<b>${escapeHtml(truncate(notification.title, 200))}</b>`;
-  if (recipient.group && MONEY_WORDS.test(`${notification.title} ${notification.body}`)) return message([title, recipient.tr("alert-group-details")].join("\n"));
+  if (recipient.group && MONEY_WORDS.test(`${notification.title} ${notification.body}`))
+    return message([title, recipient.tr("alert-group-details")].join("\n"));
   const lines = [title, escapeHtml(truncate(notification.body, 3000))];
-  if (notification.link && /^https?:\/\//.test(notification.link)) lines.push(`<a href="${escapeHtml(notification.link)}">${escapeHtml(truncate(notification.link, 200))}</a>`);
+  if (notification.link && /^https?:\/\//.test(notification.link))
+    lines.push(`<a href="${escapeHtml(notification.link)}">${escapeHtml(truncate(notification.link, 200))}</a>`);
   return message(lines.join("\n"));
 }
 
@@ -163,14 +229,27 @@ export interface PriceReached {
  */
 export function priceReachedAlert(recipient: Recipient, reached: PriceReached): OutboxPayload {
   const { tr, language } = recipient;
-  const resource = reached.resource === "energy" || reached.resource === "bandwidth" ? tr(`resource-${reached.resource}`) : reached.resource;
+  const resource =
+    reached.resource === "energy" || reached.resource === "bandwidth"
+      ? tr(`resource-${reached.resource}`)
+      : reached.resource;
   const lines = [
     tr("alert-watch-reached", { id: reached.watchId.slice(0, 8) }),
-    tr("alert-watch-target", { volume: volumeText(reached.volume, language), resource, duration: durationText(reached.duration, language) }),
-    tr("alert-watch-price", { price: trxText(reached.priceTrx, language), threshold: trxText(sunToTrx(reached.thresholdSun), language) }),
+    tr("alert-watch-target", {
+      volume: volumeText(reached.volume, language),
+      resource,
+      duration: durationText(reached.duration, language),
+    }),
+    tr("alert-watch-price", {
+      price: trxText(reached.priceTrx, language),
+      threshold: trxText(sunToTrx(reached.thresholdSun), language),
+    }),
     tr("alert-watch-at", { time: timeText(new Date(reached.at).toISOString()) }),
     "",
     tr("alert-watch-hint"),
   ];
-  return message(lines.join("\n"), new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)).success());
+  return message(
+    lines.join("\n"),
+    new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)).success(),
+  );
 }

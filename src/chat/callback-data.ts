@@ -23,7 +23,12 @@ export interface CallbackKind<Values> {
   parse(data: string): Values | null;
 }
 
-function kind<Values>(prefix: string, body: string, read: (match: RegExpExecArray) => Values, flags = ""): CallbackKind<Values> {
+function kind<Values>(
+  prefix: string,
+  body: string,
+  read: (match: RegExpExecArray) => Values,
+  flags = "",
+): CallbackKind<Values> {
   const pattern = new RegExp(`^${escapeRegExp(prefix)}${body}$`, flags);
   return {
     prefix,
@@ -56,7 +61,11 @@ export const MAIN_MENU = { ...kind("m:", "([a-z]{1,20})", (m) => m[1]!), data: (
 
 /** "Buy this" under a quote: resource initial, volume, duration. */
 export const QUOTE_BUY = {
-  ...kind("qb:", "([eb]):(\\d{1,12}):([A-Za-z0-9]{1,8})", (m) => ({ resource: m[1] === "e" ? "energy" : "bandwidth", volume: m[2]!, duration: m[3]! })),
+  ...kind("qb:", "([eb]):(\\d{1,12}):([A-Za-z0-9]{1,8})", (m) => ({
+    resource: m[1] === "e" ? "energy" : "bandwidth",
+    volume: m[2]!,
+    duration: m[3]!,
+  })),
   data: (resource: string, volume: string, duration: string) => `qb:${resource[0]}:${volume}:${duration}`,
 };
 
@@ -67,7 +76,10 @@ export const CARD_REFRESH = { ...kind("rf:", REF, (m) => m[1]!), data: (id: stri
 export const CARD_AUTO_RESUME = { ...kind("ar:", REF, (m) => m[1]!), data: (id: string) => `ar:${id}` };
 
 /** /disconnect's question. Forget the key: names the link it asked about (its time, base 36), so a question left from an earlier key never forgets a newer one. */
-export const DISCONNECT_YES = { ...kind("dc:y:", "([0-9a-z]{1,12})", (m) => parseInt(m[1]!, 36)), data: (linkedAt: number) => `dc:y:${linkedAt.toString(36)}` };
+export const DISCONNECT_YES = {
+  ...kind("dc:y:", "([0-9a-z]{1,12})", (m) => parseInt(m[1]!, 36)),
+  data: (linkedAt: number) => `dc:y:${linkedAt.toString(36)}`,
+};
 export const DISCONNECT_NO = fixed("dc:n");
 
 /** /webhook's Rotate. */
@@ -79,19 +91,39 @@ export const WALLET_REFRESH = fixed("w:r");
 
 /** A page of /transactions under a filter: currency letter (a, t, u) and a ledger type by reference ("-": all). */
 export const TRANSACTIONS_PAGE = {
-  ...kind("tx:p:", `${PAGE}:([atu]):(-|[A-Za-z0-9_-]{10})`, (m) => ({ page: page(m[1]), currency: m[2] as "a" | "t" | "u", typeRef: m[3] === "-" ? null : m[3]! })),
-  data: (pageNumber: number, currency: "a" | "t" | "u", typeRef: string | null) => `tx:p:${pageNumber}:${currency}:${typeRef ?? "-"}`,
+  ...kind("tx:p:", `${PAGE}:([atu]):(-|[A-Za-z0-9_-]{10})`, (m) => ({
+    page: page(m[1]),
+    currency: m[2] as "a" | "t" | "u",
+    typeRef: m[3] === "-" ? null : m[3]!,
+  })),
+  data: (pageNumber: number, currency: "a" | "t" | "u", typeRef: string | null) =>
+    `tx:p:${pageNumber}:${currency}:${typeRef ?? "-"}`,
 };
 
 /** /orders: a page, an order card (with the page to go back to), the stats. */
-export const ORDERS_PAGE = { ...kind("or:p:", PAGE, (m) => page(m[1])), data: (pageNumber: number) => `or:p:${pageNumber}` };
-export const ORDER_OPEN = { ...kind("or:o:", `${REF}:${PAGE}`, (m) => ({ ref: m[1]!, page: page(m[2]) })), data: (ref: string, pageNumber: number) => `or:o:${ref}:${pageNumber}` };
+export const ORDERS_PAGE = {
+  ...kind("or:p:", PAGE, (m) => page(m[1])),
+  data: (pageNumber: number) => `or:p:${pageNumber}`,
+};
+export const ORDER_OPEN = {
+  ...kind("or:o:", `${REF}:${PAGE}`, (m) => ({ ref: m[1]!, page: page(m[2]) })),
+  data: (ref: string, pageNumber: number) => `or:o:${ref}:${pageNumber}`,
+};
 export const ORDERS_STATS = fixed("or:s");
 
 /** /notifications: a page, Mark read (one, by reference), Mark all read. */
-export const NOTIFICATIONS_PAGE = { ...kind("n:p:", PAGE, (m) => page(m[1])), data: (pageNumber: number) => `n:p:${pageNumber}` };
-export const NOTIFICATION_READ = { ...kind("n:r:", `${REF}:${PAGE}`, (m) => ({ ref: m[1]!, page: page(m[2]) })), data: (ref: string, pageNumber: number) => `n:r:${ref}:${pageNumber}` };
-export const NOTIFICATIONS_READ_ALL = { ...kind("n:a:", PAGE, (m) => page(m[1])), data: (pageNumber: number) => `n:a:${pageNumber}` };
+export const NOTIFICATIONS_PAGE = {
+  ...kind("n:p:", PAGE, (m) => page(m[1])),
+  data: (pageNumber: number) => `n:p:${pageNumber}`,
+};
+export const NOTIFICATION_READ = {
+  ...kind("n:r:", `${REF}:${PAGE}`, (m) => ({ ref: m[1]!, page: page(m[2]) })),
+  data: (ref: string, pageNumber: number) => `n:r:${ref}:${pageNumber}`,
+};
+export const NOTIFICATIONS_READ_ALL = {
+  ...kind("n:a:", PAGE, (m) => page(m[1])),
+  data: (pageNumber: number) => `n:a:${pageNumber}`,
+};
 
 /** /addresses: remove an address, or set its label (by reference). */
 export const ADDRESS_REMOVE = { ...kind("ad:x:", REF, (m) => m[1]!), data: (ref: string) => `ad:x:${ref}` };
@@ -128,7 +160,10 @@ export const DIGEST_SETTING = {
 };
 
 /** /stats: the window shown (7 or 30 days). */
-export const STATS_WINDOW = { ...kind("ss:", "(7|30)", (m) => Number(m[1]) as 7 | 30), data: (days: 7 | 30) => `ss:${days}` };
+export const STATS_WINDOW = {
+  ...kind("ss:", "(7|30)", (m) => Number(m[1]) as 7 | 30),
+  data: (days: 7 | 30) => `ss:${days}`,
+};
 
 /**
  * Identifiers of the @grammyjs/menu menus. A menu writes its own data (`<id>/<row>/<column>/<payload>/<fingerprint>`);
@@ -155,10 +190,14 @@ export const MENU_IDS = {
 
 /** The data a menu writes; `payload` is one of the menu payloads below. */
 export const MENU_DATA = {
-  ...kind("", `(${Object.values(MENU_IDS).join("|")})/([0-9a-f]{1,2})/([0-9a-f]{1,2})/([A-Za-z0-9_.-]{0,24})/([fh][\\s\\S]{1,12})`, (m) => ({
-    menu: m[1]!,
-    payload: m[4]!,
-  })),
+  ...kind(
+    "",
+    `(${Object.values(MENU_IDS).join("|")})/([0-9a-f]{1,2})/([0-9a-f]{1,2})/([A-Za-z0-9_.-]{0,24})/([fh][\\s\\S]{1,12})`,
+    (m) => ({
+      menu: m[1]!,
+      payload: m[4]!,
+    }),
+  ),
   /** A menu's data as the menu itself would write it for its first button (a redraw the dashboard asks for). */
   data: (menu: string, payload: string, fingerprint: string) => `${menu}/0/0/${payload}/${fingerprint}`,
 };
@@ -197,7 +236,8 @@ export const RULE_LIST_VIEW = {
     page: Number(m[3]),
     turn: m[2] === "p" ? (-1 as const) : m[2] === "n" ? (1 as const) : (0 as const),
   })),
-  data: (at: { ref: string; page: number } | { turn: -1 | 1; page: number }) => ("ref" in at ? `${at.ref}.${at.page}` : `${at.turn < 0 ? "p" : "n"}.${at.page}`),
+  data: (at: { ref: string; page: number } | { turn: -1 | 1; page: number }) =>
+    "ref" in at ? `${at.ref}.${at.page}` : `${at.turn < 0 ? "p" : "n"}.${at.page}`,
 };
 
 /** A price watch's card or its line in the list: the watch's id. */
@@ -209,11 +249,18 @@ export const WATCH_VIEW = { ...kind("", REF, (m) => m[1]!), data: (id: string) =
  * copied alert switched on or off, Choose a group, Stop group alerts.
  */
 export const GROUP_RULE = {
-  ...kind("gp:", `([rp]):${REF}`, (m) => ({ action: m[1] === "r" ? ("resume" as const) : ("pause" as const), ref: m[2]! })),
+  ...kind("gp:", `([rp]):${REF}`, (m) => ({
+    action: m[1] === "r" ? ("resume" as const) : ("pause" as const),
+    ref: m[2]!,
+  })),
   data: (action: "resume" | "pause", ref: string) => `gp:${action === "resume" ? "r" : "p"}:${ref}`,
 };
 export const GROUP_COPY_TOGGLE = {
-  ...kind("gl:t:", "(filled|failed|paused|prices|other)", (m) => m[1] as "filled" | "failed" | "paused" | "prices" | "other"),
+  ...kind(
+    "gl:t:",
+    "(filled|failed|paused|prices|other)",
+    (m) => m[1] as "filled" | "failed" | "paused" | "prices" | "other",
+  ),
   data: (copied: "filled" | "failed" | "paused" | "prices" | "other") => `gl:t:${copied}`,
 };
 export const GROUP_CHOOSE = fixed("gl:c");

@@ -10,5 +10,7 @@ import { longestMarketplaceCallMs } from "#src/marketplace/retry-policy";
  * card's Confirm (bot) and by the job that releases stuck cards (push).
  */
 export function stuckCardAfterMs(marketplaceTimeoutMs: number): number {
-  return processingDeadlineMs(longestMarketplaceCallMs({ timeoutMs: marketplaceTimeoutMs, maxRetries: DEFAULT_MARKETPLACE_RETRIES }));
+  return processingDeadlineMs(
+    longestMarketplaceCallMs({ timeoutMs: marketplaceTimeoutMs, maxRetries: DEFAULT_MARKETPLACE_RETRIES }),
+  );
 }

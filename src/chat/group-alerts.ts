@@ -44,5 +44,7 @@ function groupKeyboard(markup: unknown, tr: Translate): InlineKeyboard | null {
 
 /** The group alert's button after the owner acted: Pause on a running rule, Resume on a paused one. */
 export function groupRuleButton(tr: Translate, ref: string, running: boolean): InlineKeyboard {
-  return running ? new InlineKeyboard().text(tr("button-pause"), GROUP_RULE.data("pause", ref)) : new InlineKeyboard().text(tr("button-resume"), GROUP_RULE.data("resume", ref));
+  return running
+    ? new InlineKeyboard().text(tr("button-pause"), GROUP_RULE.data("pause", ref))
+    : new InlineKeyboard().text(tr("button-resume"), GROUP_RULE.data("resume", ref));
 }

@@ -18,7 +18,8 @@ const TRONSCAN = "https://tronscan.org/#/transaction/";
  */
 export function txLink(txId: string, sandboxLabel: string): string {
   if (isSandboxTxId(txId)) return escapeHtml(sandboxLabel);
-  if (/^[0-9a-fA-F]{64}$/.test(txId)) return `<a href="${TRONSCAN}${txId}">${escapeHtml(txId.slice(0, 8))}…${escapeHtml(txId.slice(-6))}</a>`;
+  if (/^[0-9a-fA-F]{64}$/.test(txId))
+    return `<a href="${TRONSCAN}${txId}">${escapeHtml(txId.slice(0, 8))}…${escapeHtml(txId.slice(-6))}</a>`;
   return code(txId);
 }
 

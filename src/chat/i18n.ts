@@ -41,7 +41,12 @@ export class LocaleBundles {
 
   constructor(sources: Readonly<Record<Language, string>>) {
     const english = bundleOf(DEFAULT_LANGUAGE, sources[DEFAULT_LANGUAGE]);
-    this.chains = new Map(LANGUAGES.map((language) => [language, language === DEFAULT_LANGUAGE ? [english] : [bundleOf(language, sources[language]), english]]));
+    this.chains = new Map(
+      LANGUAGES.map((language) => [
+        language,
+        language === DEFAULT_LANGUAGE ? [english] : [bundleOf(language, sources[language]), english],
+      ]),
+    );
   }
 
   /** Reads `<directory>/<language>.ftl` for every shipped language. */
@@ -90,12 +95,20 @@ export type Vars = Record<string, string | number>;
  */
 export function escapeVars(vars: Vars | undefined): Record<string, string | number> | undefined {
   if (!vars) return undefined;
-  return Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, typeof value === "number" && Number.isSafeInteger(value) ? value : escapeHtml(String(value))]));
+  return Object.fromEntries(
+    Object.entries(vars).map(([name, value]) => [
+      name,
+      typeof value === "number" && Number.isSafeInteger(value) ? value : escapeHtml(String(value)),
+    ]),
+  );
 }
 
 /** Variables that are already safe HTML (built by the formatters), passed through as they are. */
 export type Translate = (key: string, vars?: Vars, html?: Record<string, string>) => string;
 
-export function translatorFor(i18n: { t(locale: string, key: string, vars?: Record<string, string | number>): string }, locale: string): Translate {
+export function translatorFor(
+  i18n: { t(locale: string, key: string, vars?: Record<string, string | number>): string },
+  locale: string,
+): Translate {
   return (key, vars, html) => i18n.t(locale, key, { ...escapeVars(vars), ...html });
 }

@@ -18,7 +18,10 @@ export interface PauseReason {
 const AMOUNT = String.raw`\(?\s*(\d{1,15}(?:\.\d{1,6})?)\s*TRX\b`;
 const LINK = String.raw`\s*(?:of\s+|is\s+|was\s+|:\s*)?`;
 const BALANCE_FIGURE = new RegExp(String.raw`\bbalance${LINK}${AMOUNT}`, "i");
-const COST_FIGURE = new RegExp(String.raw`\b(?:next\s+delivery|next\s+firing|delivery|firing)(?:\s+costs?|\s+needs?)?${LINK}${AMOUNT}`, "i");
+const COST_FIGURE = new RegExp(
+  String.raw`\b(?:next\s+delivery|next\s+firing|delivery|firing)(?:\s+costs?|\s+needs?)?${LINK}${AMOUNT}`,
+  "i",
+);
 const SHORT_OF_BALANCE = /\bbalance\b|insufficient|not enough|\bfunds?\b|cannot cover|top.?up/i;
 const RESUMES_BY_ITSELF = /\bresumes? (?:by itself|automatically)/i;
 

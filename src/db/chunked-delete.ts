@@ -12,7 +12,14 @@ type Condition<T extends keyof Database> = (eb: ExpressionBuilder<Database, T>) 
  * changed while the statement runs is kept (PostgreSQL rechecks the row it deletes).
  * Returns how many went.
  */
-export async function deleteChunk<T extends keyof Database & string>(db: Kysely<Database>, table: T, key: (keyof Database[T] & string) | ReadonlyArray<keyof Database[T] & string>, limit: number, where: Condition<T>, recheck?: Condition<T>): Promise<number> {
+export async function deleteChunk<T extends keyof Database & string>(
+  db: Kysely<Database>,
+  table: T,
+  key: (keyof Database[T] & string) | ReadonlyArray<keyof Database[T] & string>,
+  limit: number,
+  where: Condition<T>,
+  recheck?: Condition<T>,
+): Promise<number> {
   const eb = expressionBuilder<Database, T>();
   const columns = typeof key === "string" ? sql.ref(key) : sql.join(key.map((column) => sql.ref(column)));
   const keyed = typeof key === "string" ? columns : sql`(${columns})`;

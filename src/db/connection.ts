@@ -4,7 +4,19 @@ import { Worker } from "node:worker_threads";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import type pg from "pg";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type MigrationProvider, type QueryResult, type SqliteDatabase, type SqliteDialectConfig } from "kysely";
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type MigrationProvider,
+  type QueryResult,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+} from "kysely";
 import { migrations } from "../../migrations/index";
 import type { Database } from "./schema";
 import { setCoordination } from "./dialect";
@@ -36,7 +48,8 @@ const NUMERIC_OID = 1700;
  */
 export function parseInt8(value: string): number {
   const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed)) throw new RangeError(`int8 value ${value} is beyond 2^53 and cannot be read as a number without loss`);
+  if (!Number.isSafeInteger(parsed))
+    throw new RangeError(`int8 value ${value} is beyond 2^53 and cannot be read as a number without loss`);
   return parsed;
 }
 
@@ -60,12 +73,21 @@ export function isPostgresUrl(databaseUrl: string): boolean {
  * timeout, foreign keys, full fsync on commit, secure_delete so that a deleted secret does not
  * linger in free pages, and WAL checkpoints moved to a worker thread (see startCheckpointer).
  */
-export async function openDatabase(databaseUrl: string, options: OpenDatabaseOptions = {}): Promise<OpenDatabaseResult> {
+export async function openDatabase(
+  databaseUrl: string,
+  options: OpenDatabaseOptions = {},
+): Promise<OpenDatabaseResult> {
   if (isPostgresUrl(databaseUrl)) {
     // The driver is loaded only for PostgreSQL: a SQLite deployment never holds it in memory.
     const { default: driver } = await import("pg");
     const max = options.poolMax ?? 10;
-    const config = { connectionString: databaseUrl, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, types: pgTypes(driver), application_name: "tron-energy-bot" };
+    const config = {
+      connectionString: databaseUrl,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 10_000,
+      types: pgTypes(driver),
+      application_name: "tron-energy-bot",
+    };
     const pool = new driver.Pool({ ...config, max });
     // The statements that only coordinate replicas commit asynchronously, on a pool of their own
     // (see coordinating in ./dialect). Set per session when it opens: a startup option would be
@@ -129,7 +151,10 @@ function watchConnectFailures(pool: pg.Pool, health: DatabaseHealth): void {
 }
 
 /** What lies beneath a SQLite `db`: better-sqlite3's connection, the driver Kysely holds it through, and its statement cache. */
-const sqliteConnections = new WeakMap<object, { sqlite: SQLite.Database; driver: HeldSqliteDriver; database: SqliteDatabase }>();
+const sqliteConnections = new WeakMap<
+  object,
+  { sqlite: SQLite.Database; driver: HeldSqliteDriver; database: SqliteDatabase }
+>();
 
 /**
  * Kysely's SQLite driver with its one connection handed over in turn: a holder's release passes it
@@ -265,7 +290,10 @@ parentPort.on("message", () => { clearInterval(timer); checkpoint(); db.close();
 
 function startCheckpointer(path: string, everyMs = 250): Worker | null {
   try {
-    const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { path, module: createRequire(import.meta.url).resolve("better-sqlite3"), everyMs } });
+    const worker = new Worker(CHECKPOINTER, {
+      eval: true,
+      workerData: { path, module: createRequire(import.meta.url).resolve("better-sqlite3"), everyMs },
+    });
     worker.on("error", () => undefined);
     worker.unref();
     return worker;
@@ -282,6 +310,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === "Error");
   if (error) {
-    throw new Error(`database migration ${failed?.migrationName ?? ""} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `database migration ${failed?.migrationName ?? ""} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }

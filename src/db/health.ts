@@ -1,11 +1,22 @@
 import type { Logger } from "#src/logger";
 
 /** Socket errors that mean the database server is not there (refused, reset, timed out, unresolvable). */
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
 /** PostgreSQL's own "not now": shutting down, crashed, starting up (57P01-57P03), and every connection exception (class 08). */
 const SERVER_CODES = /^(57P0[1-3]|08[0-9A-Z]{3})$/;
 /** What pg says when a connection went away under it or never came. */
-const LOST_CONNECTION = /connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|connection ended unexpectedly|server closed the connection unexpectedly/i;
+const LOST_CONNECTION =
+  /connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|connection ended unexpectedly|server closed the connection unexpectedly/i;
 
 /**
  * True when `error` (or an error it wraps: `cause`, a grammY BotError's `error`, an AggregateError's
@@ -13,7 +24,12 @@ const LOST_CONNECTION = /connection terminated|timeout exceeded when trying to c
  */
 export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (typeof error !== "object" || error === null || depth > 4) return false;
-  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  const { code, message, cause, errors } = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
   if (typeof code === "string" && (NETWORK_CODES.has(code) || SERVER_CODES.test(code))) return true;
   if (typeof message === "string" && LOST_CONNECTION.test(message)) return true;
   const wrapped = [cause, (error as { error?: unknown }).error, ...(Array.isArray(errors) ? errors : [])];
@@ -53,7 +69,10 @@ export class DatabaseHealth {
     this.downSince = Date.now();
     this.failures = 1;
     // The driver's reason without its stack: an outage is the server's, not a defect of this code.
-    this.logger?.warn({ reason: error instanceof Error ? error.message : String(error) }, "database unreachable: requests that need it are refused (503) and background work waits until it answers again");
+    this.logger?.warn(
+      { reason: error instanceof Error ? error.message : String(error) },
+      "database unreachable: requests that need it are refused (503) and background work waits until it answers again",
+    );
   }
 
   /**
@@ -90,7 +109,13 @@ export function databaseHealth(db: object): DatabaseHealth | undefined {
  * unreachable its health tracker has said so once and this adds nothing above debug; any other
  * failure is logged as an error with `message`.
  */
-export function reportFailure(db: object, logger: Logger, error: unknown, message: string, fields: Record<string, unknown> = {}): void {
+export function reportFailure(
+  db: object,
+  logger: Logger,
+  error: unknown,
+  message: string,
+  fields: Record<string, unknown> = {},
+): void {
   if (databaseHealth(db)?.explains(error)) logger.debug({ err: error, ...fields }, message);
   else logger.error({ err: error, ...fields }, message);
 }

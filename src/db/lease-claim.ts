@@ -10,7 +10,13 @@ import { isPostgres } from "./dialect";
  * condition repeats that the row is free at `now` ({@link leaseFree}), so a row is never held by
  * two replicas on either dialect.
  */
-export function claimedKeys<DB, TB extends keyof DB, O>(db: Kysely<Database>, column: string, candidates: SelectQueryBuilder<DB, TB, O>, now: number, lockOf?: TB & string): RawBuilder<SqlBool> {
+export function claimedKeys<DB, TB extends keyof DB, O>(
+  db: Kysely<Database>,
+  column: string,
+  candidates: SelectQueryBuilder<DB, TB, O>,
+  now: number,
+  lockOf?: TB & string,
+): RawBuilder<SqlBool> {
   if (!isPostgres(db)) return sql<SqlBool>`${sql.ref(column)} in (${candidates}) and ${leaseFree(now)}`;
   const locked = (lockOf === undefined ? candidates.forUpdate() : candidates.forUpdate(lockOf)).skipLocked();
   // One evaluation on PostgreSQL: a LIMIT … SKIP LOCKED subquery under IN may be rescanned and return more than its limit.

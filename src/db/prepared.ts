@@ -1,4 +1,11 @@
-import { createQueryId, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type RootOperationNode } from "kysely";
+import {
+  createQueryId,
+  type Compilable,
+  type CompiledQuery,
+  type Kysely,
+  type QueryResult,
+  type RootOperationNode,
+} from "kysely";
 import { runWhenIdle } from "./connection";
 import { isPostgres } from "./dialect";
 
@@ -28,7 +35,9 @@ export type ParamFn<P> = <K extends keyof P & string>(name: K) => P[K];
  * value); the first compilation checks that each named parameter reached the parameter list, so a
  * query shape that would inline one fails at once rather than run with the wrong value.
  */
-export function prepared<DB, P extends Record<string, unknown>, R>(build: (db: Kysely<DB>, param: ParamFn<P>) => Compilable<R>): (db: Kysely<DB>, params: P) => Promise<QueryResult<R>> {
+export function prepared<DB, P extends Record<string, unknown>, R>(
+  build: (db: Kysely<DB>, param: ParamFn<P>) => Compilable<R>,
+): (db: Kysely<DB>, params: P) => Promise<QueryResult<R>> {
   const byDialect = new Map<boolean, Compiled>();
   const compile = (db: Kysely<DB>): Compiled => {
     const named = new Map<string, Parameter>();
@@ -38,9 +47,12 @@ export function prepared<DB, P extends Record<string, unknown>, R>(build: (db: K
       return parameter;
     }) as ParamFn<P>;
     const compiled = build(db, param).compile();
-    const args: Argument[] = compiled.parameters.map((value) => (value instanceof Parameter ? { parameter: value.name } : { value }));
+    const args: Argument[] = compiled.parameters.map((value) =>
+      value instanceof Parameter ? { parameter: value.name } : { value },
+    );
     for (const name of named.keys()) {
-      if (!args.some((arg) => "parameter" in arg && arg.parameter === name)) throw new Error(`prepared query: the parameter "${name}" did not reach the query's parameter list`);
+      if (!args.some((arg) => "parameter" in arg && arg.parameter === name))
+        throw new Error(`prepared query: the parameter "${name}" did not reach the query's parameter list`);
     }
     return { sql: compiled.sql, query: compiled.query, arguments: args };
   };

@@ -32,7 +32,10 @@ import { sqliteHandle } from "./connection";
  * writes through the better-sqlite3 handle or the held `connection` it is given, never through
  * `db` (which would wait for the connection it holds); holding it keeps any other write off it.
  */
-export function withoutFsync<T>(db: Kysely<Database>, work: (sqlite: SQLite.Database, connection: Kysely<Database>) => T | Promise<T>): Promise<T> | null {
+export function withoutFsync<T>(
+  db: Kysely<Database>,
+  work: (sqlite: SQLite.Database, connection: Kysely<Database>) => T | Promise<T>,
+): Promise<T> | null {
   const sqlite = sqliteHandle(db);
   if (!sqlite) return null;
   return db.connection().execute(async (connection) => {
@@ -67,7 +70,9 @@ const grants = new WeakMap<SQLite.Database, GrantTransaction>();
 export function grantFromBudgetRow<T>(sqlite: SQLite.Database, seed: BudgetRow, draw: BudgetDraw<T>): T {
   let grant = grants.get(sqlite);
   if (!grant) {
-    const insert = sqlite.prepare("insert into send_budget (name, tokens_milli, updated_at) values ('telegram', ?, ?) on conflict do nothing");
+    const insert = sqlite.prepare(
+      "insert into send_budget (name, tokens_milli, updated_at) values ('telegram', ?, ?) on conflict do nothing",
+    );
     const read = sqlite.prepare("select tokens_milli, updated_at from send_budget where name = 'telegram'");
     const write = sqlite.prepare("update send_budget set tokens_milli = ?, updated_at = ? where name = 'telegram'");
     grant = sqlite.transaction((first: BudgetRow, drawn: BudgetDraw<unknown>) => {

@@ -106,14 +106,17 @@ export class StatementBatcher<I, O> {
       .many(batch.map((waiting) => waiting.input))
       .then(
         (answers) => {
-          if (answers.length !== batch.length) throw new Error(`a batched statement answered ${answers.length} of ${batch.length} calls`);
+          if (answers.length !== batch.length)
+            throw new Error(`a batched statement answered ${answers.length} of ${batch.length} calls`);
           batch.forEach((waiting, index) => waiting.resolve(answers[index] as O));
         },
         // One at a time: a bad input fails only its own call.
         () => {
           this.counts.failedBatches += 1;
           this.counts.statements += batch.length;
-          return Promise.all(batch.map((waiting) => this.options.one(waiting.input).then(waiting.resolve, waiting.reject)));
+          return Promise.all(
+            batch.map((waiting) => this.options.one(waiting.input).then(waiting.resolve, waiting.reject)),
+          );
         },
       )
       .catch((error: unknown) => {
@@ -127,7 +130,9 @@ export class StatementBatcher<I, O> {
  * One batcher per database for a statement: `build` makes it the first time a database asks (the
  * batchers of the update's reads and the flows' saves, one per pool they run on).
  */
-export function perDatabase<D extends object, I, O>(build: (db: D) => StatementBatcherOptions<I, O>): (db: D) => StatementBatcher<I, O> {
+export function perDatabase<D extends object, I, O>(
+  build: (db: D) => StatementBatcherOptions<I, O>,
+): (db: D) => StatementBatcher<I, O> {
   const batchers = new WeakMap<D, StatementBatcher<I, O>>();
   return (db) => {
     let batcher = batchers.get(db);

@@ -30,7 +30,8 @@ export interface StartLink {
   arguments: string;
 }
 
-export type StartLinkParse = { ok: true; link: StartLink } | { ok: false; reason: "charset" | "command" | "field" | "extra" };
+export type StartLinkParse =
+  { ok: true; link: StartLink } | { ok: false; reason: "charset" | "command" | "field" | "extra" };
 
 /** One payload field as a command argument; null when it is not that field's shape. */
 function readField(field: Field, token: string): string | null {

@@ -13,7 +13,10 @@ export type TrxLimitParse = { ok: true; sun: bigint } | { ok: false; reason: "fo
  */
 export function parseTrxLimit(input: string, options: { decimalComma?: boolean } = {}): TrxLimitParse {
   if (typeof input !== "string" || input.length > 40) return { ok: false, reason: "format" };
-  let text = input.trim().toLowerCase().replace(/\s*trx$/, "");
+  let text = input
+    .trim()
+    .toLowerCase()
+    .replace(/\s*trx$/, "");
   if (options.decimalComma && /^\d+,\d+$/.test(text)) text = text.replace(",", ".");
   if (!/^\d+(?:\.\d+)?$/.test(text)) return { ok: false, reason: "format" };
   const sun = parseTrx(text);

@@ -2,14 +2,20 @@
  * Volumes as people type them: 65000, 65,000, 65 000, 65k, 1.5m, 131K, 65к. Whole units only, above
  * zero. Never throws: anything else is a "format" error naming the accepted forms.
  */
-export type VolumeParse = { ok: true; volume: bigint } | { ok: false; reason: "format" | "zero" | "negative" | "fraction" };
+export type VolumeParse =
+  { ok: true; volume: bigint } | { ok: false; reason: "format" | "zero" | "negative" | "fraction" };
 
 const SUFFIX: Record<string, bigint> = { "": 1n, k: 1_000n, m: 1_000_000n };
 
 export function parseVolume(input: string): VolumeParse {
   if (typeof input !== "string" || input.length > 40) return { ok: false, reason: "format" };
   // Cyrillic "к" and "м" (thousand, million) as a Russian keyboard types them.
-  let text = input.trim().toLowerCase().replace(/[\u00a0\u202f]/g, " ").replace(/к$/, "k").replace(/м$/, "m");
+  let text = input
+    .trim()
+    .toLowerCase()
+    .replace(/[\u00a0\u202f]/g, " ")
+    .replace(/к$/, "k")
+    .replace(/м$/, "m");
   let negative = false;
   if (text.startsWith("-") || text.startsWith("−")) {
     negative = true;

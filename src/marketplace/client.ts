@@ -5,11 +5,22 @@
 import { z } from "zod";
 import { int64ToJson, toInt64 } from "./int64";
 import type { Int64Input } from "./int64";
-import { automationOptionsSchema, automationPreviewSchema, automationRuleSchema, firingSchema } from "./schemas/automation";
+import {
+  automationOptionsSchema,
+  automationPreviewSchema,
+  automationRuleSchema,
+  firingSchema,
+} from "./schemas/automation";
 import type { AutomationOptions, AutomationPreview, AutomationRule, Firing } from "./schemas/automation";
 import { notificationPageSchema } from "./schemas/notification";
 import type { NotificationPage } from "./schemas/notification";
-import { orderOptionsSchema, orderPreviewSchema, orderSchema, orderStatsSchema, priceQuoteSchema } from "./schemas/order";
+import {
+  orderOptionsSchema,
+  orderPreviewSchema,
+  orderSchema,
+  orderStatsSchema,
+  priceQuoteSchema,
+} from "./schemas/order";
 import type { Order, OrderOptions, OrderPreview, OrderStats, PriceQuote } from "./schemas/order";
 import { pagedSchema } from "./schemas/paged";
 import type { Paged } from "./schemas/paged";
@@ -81,7 +92,13 @@ export interface MarketplaceClient {
   /** The cost of one firing; `type` is refill (default) or smart. */
   previewAutomation(query: { volume: Int64Input; duration: string; type?: string }): Promise<AutomationPreview>;
   /** Creates an auto-refill rule. Never retried: after a timeout, look for the rule in listAutomations before sending again. */
-  createRefill(body: { targetAddress: string; minimal: Int64Input; volume: Int64Input; duration: string; autoResume?: boolean }): Promise<AutomationRule>;
+  createRefill(body: {
+    targetAddress: string;
+    minimal: Int64Input;
+    volume: Int64Input;
+    duration: string;
+    autoResume?: boolean;
+  }): Promise<AutomationRule>;
   /** Creates an auto-renewal rule; insufficient_balance when one renewal cannot be paid. Never retried. */
   createRenewal(body: { targetAddress: string; volume: Int64Input; autoResume?: boolean }): Promise<AutomationRule>;
   /** Creates a smart-mode rule; insufficient_balance when one delivery cannot be paid. Never retried. */
@@ -103,7 +120,10 @@ export interface MarketplaceClient {
    * GET /api/v1/pricing/quote: public, sent without X-Api-Key; the provider price with no
    * commission. An aborted `signal` ends the attempt in flight and its retries (a timeout error).
    */
-  quote(query: { resource: string; duration: string; volume: Int64Input }, options?: { signal?: AbortSignal }): Promise<PriceQuote>;
+  quote(
+    query: { resource: string; duration: string; volume: Int64Input },
+    options?: { signal?: AbortSignal },
+  ): Promise<PriceQuote>;
 
   /** Fixed page size 20, with total and unread counts. */
   notifications(query?: { page?: number }): Promise<NotificationPage>;
@@ -123,7 +143,8 @@ function pathId(id: string, name = "id"): string {
 }
 
 function pageParam(value: number | undefined, name: string): number | undefined {
-  if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (value !== undefined && (!Number.isInteger(value) || value < 1))
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;
 }
 
@@ -149,16 +170,35 @@ function post(route: string, path: string, body?: unknown): RequestSpec {
   return { method: "POST", route, path, ...(body === undefined ? {} : { body }), authenticated: true, retry: "never" };
 }
 
-type OrderEndpoints = Pick<MarketplaceClient, "createOrder" | "getOrder" | "listOrders" | "orderStats" | "orderOptions" | "previewOrder">;
-type AutomationEndpoints = Pick<MarketplaceClient, "listAutomations" | "automationOptions" | "previewAutomation" | "createRefill" | "createRenewal" | "createSmart" | "pauseAutomation" | "resumeAutomation" | "cancelAutomation" | "automationFires">;
+type OrderEndpoints = Pick<
+  MarketplaceClient,
+  "createOrder" | "getOrder" | "listOrders" | "orderStats" | "orderOptions" | "previewOrder"
+>;
+type AutomationEndpoints = Pick<
+  MarketplaceClient,
+  | "listAutomations"
+  | "automationOptions"
+  | "previewAutomation"
+  | "createRefill"
+  | "createRenewal"
+  | "createSmart"
+  | "pauseAutomation"
+  | "resumeAutomation"
+  | "cancelAutomation"
+  | "automationFires"
+>;
 type WalletEndpoints = Pick<MarketplaceClient, "balance" | "depositAddress" | "transactions">;
-type PricingAndNotificationEndpoints = Pick<MarketplaceClient, "quote" | "notifications" | "readAllNotifications" | "readNotification">;
+type PricingAndNotificationEndpoints = Pick<
+  MarketplaceClient,
+  "quote" | "notifications" | "readAllNotifications" | "readNotification"
+>;
 
 /** /api/v1/orders: placing an order (with its idempotency key), reading and previewing orders. */
 function orderEndpoints(transport: Transport): OrderEndpoints {
   return {
     async createOrder(body, idempotencyKey) {
-      if (typeof idempotencyKey !== "string" || idempotencyKey.trim() === "") throw new TypeError("idempotencyKey must be a non-empty string");
+      if (typeof idempotencyKey !== "string" || idempotencyKey.trim() === "")
+        throw new TypeError("idempotencyKey must be a non-empty string");
       const payload = {
         ...(body.resource === undefined ? {} : { resource: body.resource }),
         targetAddress: body.targetAddress,
@@ -166,18 +206,34 @@ function orderEndpoints(transport: Transport): OrderEndpoints {
         duration: body.duration,
       };
       return transport.json(
-        { ...post("/api/v1/orders", "/api/v1/orders", payload), retry: "order", headers: { "Idempotency-Key": idempotencyKey } },
+        {
+          ...post("/api/v1/orders", "/api/v1/orders", payload),
+          retry: "order",
+          headers: { "Idempotency-Key": idempotencyKey },
+        },
         orderSchema,
       );
     },
     getOrder: async (id) => transport.json(get("/api/v1/orders/{id}", `/api/v1/orders/${pathId(id)}`), orderSchema),
     listOrders: async (query = {}) =>
-      transport.json(get("/api/v1/orders", "/api/v1/orders", { page: pageParam(query.page, "page"), pageSize: pageSizeParam(query.pageSize) }), orderPageSchema),
+      transport.json(
+        get("/api/v1/orders", "/api/v1/orders", {
+          page: pageParam(query.page, "page"),
+          pageSize: pageSizeParam(query.pageSize),
+        }),
+        orderPageSchema,
+      ),
     orderStats: async () => transport.json(get("/api/v1/orders/stats", "/api/v1/orders/stats"), orderStatsSchema),
-    orderOptions: async () => transport.json(get("/api/v1/orders/options", "/api/v1/orders/options"), orderOptionsSchema),
+    orderOptions: async () =>
+      transport.json(get("/api/v1/orders/options", "/api/v1/orders/options"), orderOptionsSchema),
     previewOrder: async (query) =>
       transport.json(
-        get("/api/v1/orders/preview", "/api/v1/orders/preview", { volume: toInt64(query.volume, "volume"), days: query.days, resource: query.resource, target: query.target }),
+        get("/api/v1/orders/preview", "/api/v1/orders/preview", {
+          volume: toInt64(query.volume, "volume"),
+          days: query.days,
+          resource: query.resource,
+          target: query.target,
+        }),
         orderPreviewSchema,
       ),
   };
@@ -186,11 +242,17 @@ function orderEndpoints(transport: Transport): OrderEndpoints {
 /** /api/v1/automations: the rules, their options, previews, creation, pause, resume, cancel and firings. */
 function automationEndpoints(transport: Transport): AutomationEndpoints {
   return {
-    listAutomations: async () => transport.json(get("/api/v1/automations", "/api/v1/automations"), automationListSchema),
-    automationOptions: async () => transport.json(get("/api/v1/automations/options", "/api/v1/automations/options"), automationOptionsSchema),
+    listAutomations: async () =>
+      transport.json(get("/api/v1/automations", "/api/v1/automations"), automationListSchema),
+    automationOptions: async () =>
+      transport.json(get("/api/v1/automations/options", "/api/v1/automations/options"), automationOptionsSchema),
     previewAutomation: async (query) =>
       transport.json(
-        get("/api/v1/automations/preview", "/api/v1/automations/preview", { volume: toInt64(query.volume, "volume"), duration: query.duration, type: query.type }),
+        get("/api/v1/automations/preview", "/api/v1/automations/preview", {
+          volume: toInt64(query.volume, "volume"),
+          duration: query.duration,
+          type: query.type,
+        }),
         automationPreviewSchema,
       ),
     createRefill: async (body) =>
@@ -221,10 +283,26 @@ function automationEndpoints(transport: Transport): AutomationEndpoints {
         }),
         automationRuleSchema,
       ),
-    pauseAutomation: async (id) => transport.json(post("/api/v1/automations/{id}/pause", `/api/v1/automations/${pathId(id)}/pause`), automationRuleSchema),
-    resumeAutomation: async (id) => transport.json(post("/api/v1/automations/{id}/resume", `/api/v1/automations/${pathId(id)}/resume`), automationRuleSchema),
-    cancelAutomation: async (id) => transport.json(post("/api/v1/automations/{id}/cancel", `/api/v1/automations/${pathId(id)}/cancel`), automationRuleSchema),
-    automationFires: async (id) => transport.json(get("/api/v1/automations/{id}/fires", `/api/v1/automations/${pathId(id)}/fires`), firingListSchema),
+    pauseAutomation: async (id) =>
+      transport.json(
+        post("/api/v1/automations/{id}/pause", `/api/v1/automations/${pathId(id)}/pause`),
+        automationRuleSchema,
+      ),
+    resumeAutomation: async (id) =>
+      transport.json(
+        post("/api/v1/automations/{id}/resume", `/api/v1/automations/${pathId(id)}/resume`),
+        automationRuleSchema,
+      ),
+    cancelAutomation: async (id) =>
+      transport.json(
+        post("/api/v1/automations/{id}/cancel", `/api/v1/automations/${pathId(id)}/cancel`),
+        automationRuleSchema,
+      ),
+    automationFires: async (id) =>
+      transport.json(
+        get("/api/v1/automations/{id}/fires", `/api/v1/automations/${pathId(id)}/fires`),
+        firingListSchema,
+      ),
   };
 }
 
@@ -232,7 +310,8 @@ function automationEndpoints(transport: Transport): AutomationEndpoints {
 function walletEndpoints(transport: Transport): WalletEndpoints {
   return {
     balance: async () => transport.json(get("/api/v1/wallet/balance", "/api/v1/wallet/balance"), balanceSchema),
-    depositAddress: async () => transport.json(get("/api/v1/wallet/deposit-address", "/api/v1/wallet/deposit-address"), depositAddressSchema),
+    depositAddress: async () =>
+      transport.json(get("/api/v1/wallet/deposit-address", "/api/v1/wallet/deposit-address"), depositAddressSchema),
     transactions: async (query = {}) =>
       transport.json(
         get("/api/v1/wallet/transactions", "/api/v1/wallet/transactions", {
@@ -252,16 +331,26 @@ function pricingAndNotificationEndpoints(transport: Transport): PricingAndNotifi
     quote: async (query, options = {}) =>
       transport.json(
         {
-          ...get("/api/v1/pricing/quote", "/api/v1/pricing/quote", { resource: query.resource, duration: query.duration, volume: toInt64(query.volume, "volume") }),
+          ...get("/api/v1/pricing/quote", "/api/v1/pricing/quote", {
+            resource: query.resource,
+            duration: query.duration,
+            volume: toInt64(query.volume, "volume"),
+          }),
           authenticated: false,
           ...(options.signal ? { signal: options.signal } : {}),
         },
         priceQuoteSchema,
       ),
 
-    notifications: async (query = {}) => transport.json(get("/api/v1/notifications", "/api/v1/notifications", { page: pageParam(query.page, "page") }), notificationPageSchema),
-    readAllNotifications: async () => transport.empty(post("/api/v1/notifications/read-all", "/api/v1/notifications/read-all")),
-    readNotification: async (id) => transport.empty(post("/api/v1/notifications/{id}/read", `/api/v1/notifications/${pathId(id)}/read`)),
+    notifications: async (query = {}) =>
+      transport.json(
+        get("/api/v1/notifications", "/api/v1/notifications", { page: pageParam(query.page, "page") }),
+        notificationPageSchema,
+      ),
+    readAllNotifications: async () =>
+      transport.empty(post("/api/v1/notifications/read-all", "/api/v1/notifications/read-all")),
+    readNotification: async (id) =>
+      transport.empty(post("/api/v1/notifications/{id}/read", `/api/v1/notifications/${pathId(id)}/read`)),
   };
 }
 
@@ -280,5 +369,10 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Mark
     now: options.now ?? Date.now,
   });
 
-  return { ...orderEndpoints(transport), ...automationEndpoints(transport), ...walletEndpoints(transport), ...pricingAndNotificationEndpoints(transport) };
+  return {
+    ...orderEndpoints(transport),
+    ...automationEndpoints(transport),
+    ...walletEndpoints(transport),
+    ...pricingAndNotificationEndpoints(transport),
+  };
 }

@@ -6,7 +6,11 @@
  */
 
 /** Codes the spec names; they decide the error kind whatever the HTTP status says. */
-export const KNOWN_ERROR_CODES = ["wallet.insufficient_balance", "api_key.insufficient_scope", "api_key.spend_limit_exceeded"] as const;
+export const KNOWN_ERROR_CODES = [
+  "wallet.insufficient_balance",
+  "api_key.insufficient_scope",
+  "api_key.spend_limit_exceeded",
+] as const;
 export type KnownErrorCode = (typeof KNOWN_ERROR_CODES)[number];
 
 /** The body fields searched, in order of trust. */
@@ -35,7 +39,12 @@ function codesIn(value: string, field: string): string[] {
   const found: string[] = [];
   // A URI (or URI-like path) carries the code as its last segment, after "/", "#" or ":".
   if (/^[a-z][a-z0-9+.-]*:|^\//i.test(text) && !/\s/.test(text)) {
-    const tail = text.split("?")[0]!.replace(/[/#]+$/, "").split(/[/#:]/).pop() ?? "";
+    const tail =
+      text
+        .split("?")[0]!
+        .replace(/[/#]+$/, "")
+        .split(/[/#:]/)
+        .pop() ?? "";
     if (BARE_CODE.test(tail)) found.push(tail.toLowerCase());
     return found;
   }
@@ -51,7 +60,9 @@ function codesIn(value: string, field: string): string[] {
  * other code; otherwise the first code found, searching `code`, `type`, `title`, `detail` in
  * that order.
  */
-export function extractErrorCode(body: Partial<Record<(typeof ERROR_CODE_FIELDS)[number], unknown>>): string | undefined {
+export function extractErrorCode(
+  body: Partial<Record<(typeof ERROR_CODE_FIELDS)[number], unknown>>,
+): string | undefined {
   const candidates = ERROR_CODE_FIELDS.flatMap((field) => {
     const value = body[field];
     return typeof value === "string" ? codesIn(value, field) : [];

@@ -78,7 +78,9 @@ export class MarketplaceError extends Error {
 
 function describe(init: MarketplaceErrorInit): string {
   const facts = [init.status === undefined ? undefined : `HTTP ${init.status}`, init.code].filter(Boolean).join(", ");
-  const issues = init.issues?.length ? `: ${init.issues.map((issue) => `${issue.path || "(root)"}: ${issue.message}`).join("; ")}` : "";
+  const issues = init.issues?.length
+    ? `: ${init.issues.map((issue) => `${issue.path || "(root)"}: ${issue.message}`).join("; ")}`
+    : "";
   const detail = init.detail ? `: ${init.detail}` : "";
   return `marketplace ${init.method} ${init.path} failed (${init.kind}${facts ? `; ${facts}` : ""})${detail}${issues}`;
 }
@@ -144,7 +146,9 @@ export function readErrorBody(text: string): ErrorBody {
   if (typeof record.status === "number") body.status = record.status;
   // Validation problems (ASP.NET style) list messages per field; they are the useful detail.
   if (body.detail === undefined && typeof record.errors === "object" && record.errors !== null) {
-    const messages = Object.entries(record.errors as Record<string, unknown>).map(([field, value]) => `${field}: ${Array.isArray(value) ? value.join(", ") : String(value)}`);
+    const messages = Object.entries(record.errors as Record<string, unknown>).map(
+      ([field, value]) => `${field}: ${Array.isArray(value) ? value.join(", ") : String(value)}`,
+    );
     if (messages.length) body.detail = messages.join("; ");
   }
   return body;
@@ -154,7 +158,14 @@ export function readErrorBody(text: string): ErrorBody {
 const ORDER_CREATION_PATH = "/api/v1/orders";
 
 /** Builds the error for a non-2xx response. */
-export function errorFromResponse(init: { method: string; path: string; status: number; bodyText: string; retryAfterMs?: number; redact?: (text: string) => string }): MarketplaceError {
+export function errorFromResponse(init: {
+  method: string;
+  path: string;
+  status: number;
+  bodyText: string;
+  retryAfterMs?: number;
+  redact?: (text: string) => string;
+}): MarketplaceError {
   const body = readErrorBody(init.bodyText);
   const code = extractErrorCode(body);
   // Redacted again once decoded: JSON may carry a secret escaped ("\u002B" for "+"), past a look at the raw text.
@@ -164,7 +175,8 @@ export function errorFromResponse(init: { method: string; path: string; status: 
   return new MarketplaceError({
     // A 502 says the provider failed and the balance was refunded only where the spec says so
     // (placing an order); anywhere else it is a gateway's answer like any other 5xx.
-    kind: kind === "provider_failed" && !(init.method === "POST" && init.path === ORDER_CREATION_PATH) ? "server" : kind,
+    kind:
+      kind === "provider_failed" && !(init.method === "POST" && init.path === ORDER_CREATION_PATH) ? "server" : kind,
     method: init.method,
     path: init.path,
     status: init.status,

@@ -21,7 +21,10 @@ export interface ExchangeRequest {
   signal?: AbortSignal;
 }
 
-export type ExchangeResult = { kind: "answer"; status: number; retryAfter: string | null; text: string } | { kind: "timeout" } | { kind: "network"; message: string };
+export type ExchangeResult =
+  | { kind: "answer"; status: number; retryAfter: string | null; text: string }
+  | { kind: "timeout" }
+  | { kind: "network"; message: string };
 
 export type Exchange = (request: ExchangeRequest) => Promise<ExchangeResult>;
 
@@ -45,7 +48,12 @@ export function fetchExchange(fetchFn: typeof fetch): Exchange {
     request.signal?.addEventListener("abort", cancel, { once: true });
     if (request.signal?.aborted) controller.abort();
     try {
-      const response = await fetchFn(request.url, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal });
+      const response = await fetchFn(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: controller.signal,
+      });
       const text = await response.text();
       return { kind: "answer", status: response.status, retryAfter: response.headers.get("Retry-After"), text };
     } catch (cause) {
@@ -78,37 +86,62 @@ export const nodeExchange: Exchange = (request) =>
     request.signal?.addEventListener("abort", cancel, { once: true });
     if (request.signal?.aborted) return cancel();
 
-    const send = (url: URL, method: ExchangeRequest["method"], headers: Record<string, string>, body: string | undefined, redirects: number, retriedStale: boolean) => {
+    const send = (
+      url: URL,
+      method: ExchangeRequest["method"],
+      headers: Record<string, string>,
+      body: string | undefined,
+      redirects: number,
+      retriedStale: boolean,
+    ) => {
       const transport = url.protocol === "https:" ? https : url.protocol === "http:" ? http : null;
       if (!transport) return finish({ kind: "network", message: `unsupported protocol ${url.protocol}` });
       const outgoing = body === undefined ? headers : { ...headers, "Content-Length": String(Buffer.byteLength(body)) };
-      const req = transport.request(url, { method, headers: outgoing, agent: agents[url.protocol as "http:" | "https:"] }, (res) => {
-        const status = res.statusCode ?? 0;
-        const location = res.headers.location;
-        if (location && [301, 302, 303, 307, 308].includes(status) && (method === "GET" || status === 307 || status === 308)) {
-          res.resume();
-          if (redirects >= MAX_REDIRECTS) return finish({ kind: "network", message: `more than ${MAX_REDIRECTS} redirects` });
-          let next: URL;
-          try {
-            next = new URL(location, url);
-          } catch {
-            return finish({ kind: "network", message: "a redirect to an invalid location" });
+      const req = transport.request(
+        url,
+        { method, headers: outgoing, agent: agents[url.protocol as "http:" | "https:"] },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          const location = res.headers.location;
+          if (
+            location &&
+            [301, 302, 303, 307, 308].includes(status) &&
+            (method === "GET" || status === 307 || status === 308)
+          ) {
+            res.resume();
+            if (redirects >= MAX_REDIRECTS)
+              return finish({ kind: "network", message: `more than ${MAX_REDIRECTS} redirects` });
+            let next: URL;
+            try {
+              next = new URL(location, url);
+            } catch {
+              return finish({ kind: "network", message: "a redirect to an invalid location" });
+            }
+            const sameOrigin = next.origin === url.origin;
+            const nextHeaders = sameOrigin
+              ? headers
+              : Object.fromEntries(
+                  Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.includes(name.toLowerCase())),
+                );
+            return send(next, method, nextHeaders, body, redirects + 1, false);
           }
-          const sameOrigin = next.origin === url.origin;
-          const nextHeaders = sameOrigin ? headers : Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.includes(name.toLowerCase())));
-          return send(next, method, nextHeaders, body, redirects + 1, false);
-        }
-        readBody(res).then(
-          (text) => finish({ kind: "answer", status, retryAfter: headerValue(res.headers["retry-after"]), text }),
-          (error: unknown) => finish({ kind: "network", message: describe(error) }),
-        );
-      });
+          readBody(res).then(
+            (text) => finish({ kind: "answer", status, retryAfter: headerValue(res.headers["retry-after"]), text }),
+            (error: unknown) => finish({ kind: "network", message: describe(error) }),
+          );
+        },
+      );
       current = req;
       req.on("error", (error) => {
         if (settled) return;
         // A kept-alive connection the server closed just as it was reused: a read is sent again
         // once on a fresh connection (the server never saw it); anything else is a network error.
-        if (req.reusedSocket && !retriedStale && method === "GET" && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
+        if (
+          req.reusedSocket &&
+          !retriedStale &&
+          method === "GET" &&
+          (error as NodeJS.ErrnoException).code === "ECONNRESET"
+        ) {
           return send(url, method, headers, body, redirects, true);
         }
         finish({ kind: "network", message: describe(error) });
@@ -126,7 +159,9 @@ export const nodeExchange: Exchange = (request) =>
   });
 
 function readBody(res: http.IncomingMessage): Promise<string> {
-  const encoding = String(res.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+  const encoding = String(res.headers["content-encoding"] ?? "identity")
+    .trim()
+    .toLowerCase();
   let stream: Readable = res;
   if (encoding === "gzip" || encoding === "x-gzip") stream = res.pipe(createGunzip());
   else if (encoding === "deflate") stream = res.pipe(createInflate());
@@ -143,7 +178,9 @@ function readBody(res: http.IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    stream.on("end", () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")));
+    stream.on("end", () =>
+      resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")),
+    );
     stream.on("error", reject);
     res.on("close", () => {
       if (!res.complete) reject(new Error("the connection closed before the body ended"));
@@ -158,5 +195,7 @@ function headerValue(value: string | string[] | undefined): string | null {
 
 /** Only the message (and its cause's): an error object could carry anything. */
 function describe(cause: unknown): string {
-  return cause instanceof Error ? cause.message + (cause.cause instanceof Error ? ` (${cause.cause.message})` : "") : String(cause);
+  return cause instanceof Error
+    ? cause.message + (cause.cause instanceof Error ? ` (${cause.cause.message})` : "")
+    : String(cause);
 }

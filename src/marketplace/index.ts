@@ -3,7 +3,13 @@
  * the one error type, int64 and TRX helpers.
  */
 export { createMarketplaceClient } from "./client";
-export type { CreateOrderInput, MarketplaceClient, MarketplaceClientOptions, PageQuery, TransactionsQuery } from "./client";
+export type {
+  CreateOrderInput,
+  MarketplaceClient,
+  MarketplaceClientOptions,
+  PageQuery,
+  TransactionsQuery,
+} from "./client";
 export type { MarketplaceCallInfo } from "./transport";
 export { MarketplaceError, isMarketplaceError, kindFor, readErrorBody } from "./errors";
 export type { ErrorBody, MarketplaceErrorInit, MarketplaceErrorKind, ResponseIssue } from "./errors";
@@ -14,9 +20,20 @@ export type { Int64, Int64Input } from "./int64";
 export { absentAsNull, dateTimeSchema, idSchema, int32Schema, trxSchema } from "./schemas/scalars";
 export { pagedSchema } from "./schemas/paged";
 export type { Paged } from "./schemas/paged";
-export { orderOptionsSchema, orderPreviewSchema, orderSchema, orderStatsSchema, priceQuoteSchema } from "./schemas/order";
+export {
+  orderOptionsSchema,
+  orderPreviewSchema,
+  orderSchema,
+  orderStatsSchema,
+  priceQuoteSchema,
+} from "./schemas/order";
 export type { Order, OrderOptions, OrderPreview, OrderStats, PriceQuote } from "./schemas/order";
-export { automationOptionsSchema, automationPreviewSchema, automationRuleSchema, firingSchema } from "./schemas/automation";
+export {
+  automationOptionsSchema,
+  automationPreviewSchema,
+  automationRuleSchema,
+  firingSchema,
+} from "./schemas/automation";
 export type { AutomationOptions, AutomationPreview, AutomationRule, Firing } from "./schemas/automation";
 export { balanceSchema, depositAddressSchema, ledgerEntrySchema } from "./schemas/wallet";
 export type { Balance, DepositAddress, LedgerEntry } from "./schemas/wallet";

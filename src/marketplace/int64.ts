@@ -66,7 +66,10 @@ export function toBigInt(value: Int64): bigint {
 /** Canonicalises caller input; throws a RangeError naming the field so misuse fails before any request is sent. */
 export function toInt64(value: Int64Input, field = "value"): Int64 {
   const parsed = parseInt64(value);
-  if (parsed === null) throw new RangeError(`${field} must be an int64 (decimal-integer string, safe integer or bigint), got ${String(value)}`);
+  if (parsed === null)
+    throw new RangeError(
+      `${field} must be an int64 (decimal-integer string, safe integer or bigint), got ${String(value)}`,
+    );
   return parsed;
 }
 

@@ -69,7 +69,11 @@ export function formatDecimalForLocale(value: string, locale: string): string {
   const key = `${locale}|${digits}`;
   let format = localeFormats.get(key);
   if (!format) {
-    format = new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: true });
+    format = new Intl.NumberFormat(locale, {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+      useGrouping: true,
+    });
     if (localeFormats.size < 256) localeFormats.set(key, format);
   }
   const exact = `${minus ?? ""}${whole}${fraction ? `.${fraction}` : ""}`;

@@ -42,7 +42,11 @@ export function withBoundedPublicQuotes(factory: ClientFactory, options: PublicQ
     const client = publicClient;
     return flights.run(
       key,
-      (shared) => slots.run(() => client.quote(query, { signal: shared }), { signal: shared, onWait: () => options.onLimit?.("quote_waited") }),
+      (shared) =>
+        slots.run(() => client.quote(query, { signal: shared }), {
+          signal: shared,
+          onWait: () => options.onLimit?.("quote_waited"),
+        }),
       { ...(signal ? { signal } : {}), onShared: () => options.onLimit?.("quote_shared") },
     );
   };

@@ -42,7 +42,10 @@ export function isRetryable(error: MarketplaceError, policy: RetryPolicy): boole
  * gave one, else "full jitter" exponential backoff, a random wait in [0, min(cap, base·2^(retry-1))],
  * which spreads clients that failed together.
  */
-export function retryDelayMs(retry: number, options: { backoffBaseMs: number; retryAfterMs?: number; random: () => number }): number {
+export function retryDelayMs(
+  retry: number,
+  options: { backoffBaseMs: number; retryAfterMs?: number; random: () => number },
+): number {
   if (options.retryAfterMs !== undefined) return Math.min(options.retryAfterMs, MAX_RETRY_AFTER_MS);
   const ceiling = Math.min(MAX_BACKOFF_MS, options.backoffBaseMs * 2 ** (retry - 1));
   return Math.floor(options.random() * ceiling);
@@ -66,5 +69,7 @@ export function parseRetryAfter(header: string | null, nowMs: number): number | 
  * its timeout, and every wait between attempts at its longest (a Retry-After at the cap).
  */
 export function longestMarketplaceCallMs(options: { timeoutMs: number; maxRetries: number }): number {
-  return (options.maxRetries + 1) * options.timeoutMs + options.maxRetries * Math.max(MAX_RETRY_AFTER_MS, MAX_BACKOFF_MS);
+  return (
+    (options.maxRetries + 1) * options.timeoutMs + options.maxRetries * Math.max(MAX_RETRY_AFTER_MS, MAX_BACKOFF_MS)
+  );
 }

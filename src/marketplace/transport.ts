@@ -78,7 +78,12 @@ function headersFor(options: TransportOptions, spec: RequestSpec): Record<string
   if (spec.authenticated) {
     const key = options.apiKey?.();
     if (!key) {
-      throw new MarketplaceError({ kind: "unauthorized", method: spec.method, path: spec.path, detail: "no API key is configured for this marketplace client" });
+      throw new MarketplaceError({
+        kind: "unauthorized",
+        method: spec.method,
+        path: spec.path,
+        detail: "no API key is configured for this marketplace client",
+      });
     }
     headers["X-Api-Key"] = key;
   }
@@ -92,9 +97,22 @@ function redactKey(options: TransportOptions, text: string): string {
 }
 
 /** The body parsed by `schema`, or the invalid_response error saying why it is not. */
-function parseBody(spec: RequestSpec, schema: z.ZodType, status: number, text: string, redact: (text: string) => string): { value: unknown } | { error: MarketplaceError } {
+function parseBody(
+  spec: RequestSpec,
+  schema: z.ZodType,
+  status: number,
+  text: string,
+  redact: (text: string) => string,
+): { value: unknown } | { error: MarketplaceError } {
   const invalid = (detail: string, issues?: { path: string; message: string }[]) => ({
-    error: new MarketplaceError({ kind: "invalid_response", method: spec.method, path: spec.path, status, detail, ...(issues ? { issues } : {}) }),
+    error: new MarketplaceError({
+      kind: "invalid_response",
+      method: spec.method,
+      path: spec.path,
+      status,
+      detail,
+      ...(issues ? { issues } : {}),
+    }),
   });
   let data: unknown;
   try {
@@ -123,23 +141,46 @@ export function createTransport(options: TransportOptions): Transport {
       ok: false,
       error: new MarketplaceError({ kind, method: spec.method, path: spec.path, detail: redact(detail) }),
     });
-    const result = await options.exchange({ method: spec.method, url, headers, ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }), timeoutMs: options.timeoutMs, ...(spec.signal ? { signal: spec.signal } : {}) });
+    const result = await options.exchange({
+      method: spec.method,
+      url,
+      headers,
+      ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
+      timeoutMs: options.timeoutMs,
+      ...(spec.signal ? { signal: spec.signal } : {}),
+    });
     if (spec.signal?.aborted) return fail("timeout", "cancelled: the caller no longer waits for the answer");
     if (result.kind === "timeout") return fail("timeout", `no answer within ${options.timeoutMs} ms`);
     if (result.kind === "network") return fail("network", result.message);
     const { status, text } = result;
     if (status >= 200 && status < 300) return { ok: true, status, text };
     const retryAfterMs = parseRetryAfter(result.retryAfter, options.now());
-    const error = errorFromResponse({ method: spec.method, path: spec.path, status, bodyText: redact(text), redact, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    const error = errorFromResponse({
+      method: spec.method,
+      path: spec.path,
+      status,
+      bodyText: redact(text),
+      redact,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
     return { ok: false, error };
   }
 
-  async function send(spec: RequestSpec, accept: (status: number, text: string) => MarketplaceError | undefined): Promise<void> {
+  async function send(
+    spec: RequestSpec,
+    accept: (status: number, text: string) => MarketplaceError | undefined,
+  ): Promise<void> {
     const url = urlFor(baseUrl, spec);
     const maxAttempts = spec.retry === "never" ? 1 : options.maxRetries + 1;
     let waited = 0;
     for (let number = 1; ; number++) {
-      if (spec.signal?.aborted) throw new MarketplaceError({ kind: "timeout", method: spec.method, path: spec.path, detail: "cancelled: the caller no longer waits for the answer" });
+      if (spec.signal?.aborted)
+        throw new MarketplaceError({
+          kind: "timeout",
+          method: spec.method,
+          path: spec.path,
+          detail: "cancelled: the caller no longer waits for the answer",
+        });
       const started = performance.now();
       const outcome = await attempt(spec, url, headersFor(options, spec));
       const error = outcome.ok ? accept(outcome.status, outcome.text) : outcome.error;
@@ -153,7 +194,11 @@ export function createTransport(options: TransportOptions): Transport {
       });
       if (!error) return;
       if (number >= maxAttempts || !isRetryable(error, spec.retry) || spec.signal?.aborted) throw error;
-      const delay = retryDelayMs(number, { backoffBaseMs: options.backoffBaseMs, random: options.random, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) });
+      const delay = retryDelayMs(number, {
+        backoffBaseMs: options.backoffBaseMs,
+        random: options.random,
+        ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+      });
       // A wait past the call's total is not made: the caller gets the error (and its Retry-After) now.
       if (waited + delay > MAX_TOTAL_RETRY_WAIT_MS) throw error;
       waited += delay;
@@ -179,7 +224,11 @@ export function createTransport(options: TransportOptions): Transport {
 }
 
 /** The wait between attempts, cut short when the caller gives up (the loop then stops). */
-function sleepUnlessAborted(sleep: (ms: number) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+function sleepUnlessAborted(
+  sleep: (ms: number) => Promise<void>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   if (!signal) return sleep(ms);
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {

@@ -59,21 +59,40 @@ interface Words {
  * them. `keyLost`: the marketplace refused the key itself (a 401 on any read, or a 403 on the
  * balance, which any key may read), as the chat concludes from the same answers.
  */
-export async function readDashboard(client: MarketplaceClient, words: Words): Promise<{ sections: DashboardSections; keyLost: boolean }> {
+export async function readDashboard(
+  client: MarketplaceClient,
+  words: Words,
+): Promise<{ sections: DashboardSections; keyLost: boolean }> {
   const read = await Promise.all([
     attempt(async () => {
       const balance = await client.balance();
-      return { trx: knownTrxText(balance.trx, words.lang), usdt: `${knownAmountText(balance.usdtTrc20, words.lang)} USDT` };
+      return {
+        trx: knownTrxText(balance.trx, words.lang),
+        usdt: `${knownAmountText(balance.usdtTrc20, words.lang)} USDT`,
+      };
     }),
-    attempt(async () => ({ items: (await client.listAutomations()).filter((rule) => ruleStatus(rule.status) !== "cancelled").map((rule) => ruleRow(rule, words)) })),
-    attempt(async () => ({ items: (await client.listOrders({ page: 1, pageSize: DASHBOARD_ORDERS })).items.map((order) => orderRow(order, words)) })),
+    attempt(async () => ({
+      items: (await client.listAutomations())
+        .filter((rule) => ruleStatus(rule.status) !== "cancelled")
+        .map((rule) => ruleRow(rule, words)),
+    })),
+    attempt(async () => ({
+      items: (await client.listOrders({ page: 1, pageSize: DASHBOARD_ORDERS })).items.map((order) =>
+        orderRow(order, words),
+      ),
+    })),
     attempt(async () => ({ count: (await client.notifications({ page: 1 })).unread })),
   ] as const);
-  const kindOf = (part: object) => ("failed" in part && part.failed instanceof MarketplaceError ? part.failed.kind : null);
+  const kindOf = (part: object) =>
+    "failed" in part && part.failed instanceof MarketplaceError ? part.failed.kind : null;
   const keyLost = read.some((part) => kindOf(part) === "unauthorized") || kindOf(read[0]) === "forbidden";
   // A 403 on a read while the key still works is about that read (its scope), not the key.
-  const worded = <T>(part: { value: T } | { failed: unknown }): Section<T> => ("failed" in part ? { error: describeFailure(words.tr, part.failed, !keyLost) } : part.value);
-  return { sections: { balances: worded(read[0]), rules: worded(read[1]), orders: worded(read[2]), unread: worded(read[3]) }, keyLost };
+  const worded = <T>(part: { value: T } | { failed: unknown }): Section<T> =>
+    "failed" in part ? { error: describeFailure(words.tr, part.failed, !keyLost) } : part.value;
+  return {
+    sections: { balances: worded(read[0]), rules: worded(read[1]), orders: worded(read[2]), unread: worded(read[3]) },
+    keyLost,
+  };
 }
 
 async function attempt<T>(read: () => Promise<T>): Promise<{ value: T } | { failed: unknown }> {
@@ -107,7 +126,12 @@ export function ruleRow(rule: AutomationRule, { tr, lang }: Words): RuleRow {
 }
 
 function orderRow(order: Order, { tr, lang, botUsername }: Words): OrderRow {
-  const payload = startPayload("buy", { resource: order.resource.toLowerCase(), volume: order.volume, duration: order.duration, address: order.targetAddress });
+  const payload = startPayload("buy", {
+    resource: order.resource.toLowerCase(),
+    volume: order.volume,
+    duration: order.duration,
+    address: order.targetAddress,
+  });
   return {
     id: order.id,
     short: order.id.slice(0, 8),

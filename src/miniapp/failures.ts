@@ -10,9 +10,21 @@ import type { MiniAppDeps } from "./deps";
  * marked broken, as the chat marks it (alerts pause until a new key is linked). The failure in
  * the chat's words.
  */
-export async function readFailure(deps: Pick<MiniAppDeps, "db" | "now" | "logger">, telegramId: number, tr: Translate, error: unknown): Promise<string> {
-  if (error instanceof MarketplaceError && error.kind === "unauthorized" && (await markKeyBroken(deps.db, telegramId, deps.now()))) {
-    deps.logger.info({ userId: telegramId }, "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one");
+export async function readFailure(
+  deps: Pick<MiniAppDeps, "db" | "now" | "logger">,
+  telegramId: number,
+  tr: Translate,
+  error: unknown,
+): Promise<string> {
+  if (
+    error instanceof MarketplaceError &&
+    error.kind === "unauthorized" &&
+    (await markKeyBroken(deps.db, telegramId, deps.now()))
+  ) {
+    deps.logger.info(
+      { userId: telegramId },
+      "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one",
+    );
   }
   return describeFailure(tr, error);
 }

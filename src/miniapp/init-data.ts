@@ -18,7 +18,9 @@ const signerSchema = z.object({
 
 export type InitDataSigner = { telegramId: number; firstName: string; languageCode: string | null };
 
-export type InitDataCheck = { ok: true; signer: InitDataSigner } | { ok: false; reason: "missing" | "malformed" | "signature" | "expired" | "no_user" };
+export type InitDataCheck =
+  | { ok: true; signer: InitDataSigner }
+  | { ok: false; reason: "missing" | "malformed" | "signature" | "expired" | "no_user" };
 
 /**
  * Checks a Mini App's init data as Telegram specifies: the HMAC-SHA256 of its sorted fields
@@ -38,10 +40,18 @@ export function checkInitData(raw: string | null | undefined, botToken: string, 
     return { ok: false, reason: "malformed" };
   }
   const signedAt = parsed.auth_date instanceof Date ? parsed.auth_date.getTime() : Number.NaN;
-  if (!Number.isFinite(signedAt) || nowMs - signedAt > INIT_DATA_MAX_AGE_MS || signedAt - nowMs > FUTURE_SKEW_MS) return { ok: false, reason: "expired" };
+  if (!Number.isFinite(signedAt) || nowMs - signedAt > INIT_DATA_MAX_AGE_MS || signedAt - nowMs > FUTURE_SKEW_MS)
+    return { ok: false, reason: "expired" };
   const user = signerSchema.safeParse(parsed.user);
   if (!user.success) return { ok: false, reason: "no_user" };
-  return { ok: true, signer: { telegramId: user.data.id, firstName: user.data.first_name, languageCode: user.data.language_code ?? null } };
+  return {
+    ok: true,
+    signer: {
+      telegramId: user.data.id,
+      firstName: user.data.first_name,
+      languageCode: user.data.language_code ?? null,
+    },
+  };
 }
 
 /**
@@ -65,6 +75,24 @@ function signatureMatches(raw: string, botToken: string): boolean {
  * Init data for `user`, signed with `botToken` as Telegram signs it: what the playground hands
  * its Mini App, and what the tests sign with.
  */
-export function signInitData(user: { id: number; firstName: string; languageCode?: string }, botToken: string, signedAt: Date): string {
-  return sign({ user: { id: user.id, first_name: user.firstName, ...(user.languageCode ? { language_code: user.languageCode } : {}), allows_write_to_pm: true }, query_id: `AAH${user.id}`, chat_type: "sender", chat_instance: String(user.id) }, botToken, signedAt);
+export function signInitData(
+  user: { id: number; firstName: string; languageCode?: string },
+  botToken: string,
+  signedAt: Date,
+): string {
+  return sign(
+    {
+      user: {
+        id: user.id,
+        first_name: user.firstName,
+        ...(user.languageCode ? { language_code: user.languageCode } : {}),
+        allows_write_to_pm: true,
+      },
+      query_id: `AAH${user.id}`,
+      chat_type: "sender",
+      chat_instance: String(user.id),
+    },
+    botToken,
+    signedAt,
+  );
 }

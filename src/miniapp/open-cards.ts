@@ -4,7 +4,12 @@ import type { Kysely } from "kysely";
 import { MENU_DATA, MENU_IDS, RULE_VIEW } from "#src/chat/callback-data";
 import type { Database } from "#src/db/schema";
 import type { WriteBatcher } from "#src/db/write-batcher";
-import { findOpenRuleCards, forgetOpenRuleCard, recordOpenRuleCard, type OpenRuleCard } from "#src/db/repos/open-rule-cards";
+import {
+  findOpenRuleCards,
+  forgetOpenRuleCard,
+  recordOpenRuleCard,
+  type OpenRuleCard,
+} from "#src/db/repos/open-rule-cards";
 import type { Logger } from "#src/logger";
 import type { BotContext } from "#src/bot/context";
 import { visibleText } from "#src/bot/edit-in-place";
@@ -47,7 +52,8 @@ interface CardOwner {
  * message gone, so the message may be a card whichever process drew it; any other edit or delete
  * only closes a card this process drew.
  */
-type CardChange = { kind: "drawn"; card: OpenRuleCard } | { kind: "closed"; chatId: number; messageId: number; surely: boolean };
+type CardChange =
+  { kind: "drawn"; card: OpenRuleCard } | { kind: "closed"; chatId: number; messageId: number; surely: boolean };
 
 /**
  * The rule cards open in each chat, read from the Bot API calls themselves (an API transformer on
@@ -77,8 +83,13 @@ export class OpenRuleCards {
       }
       const result = await prev(method, payload, signal);
       // An edit Telegram calls "not modified" left the message showing exactly what was sent: done.
-      const shown = result.ok || (method.startsWith("edit") && result.description?.includes("message is not modified") === true);
-      const change = !OBSERVED.has(method) ? null : shown ? cardChange(method, params, result.ok ? result.result : true) : messageGone(method, params, result.description);
+      const shown =
+        result.ok || (method.startsWith("edit") && result.description?.includes("message is not modified") === true);
+      const change = !OBSERVED.has(method)
+        ? null
+        : shown
+          ? cardChange(method, params, result.ok ? result.result : true)
+          : messageGone(method, params, result.description);
       if (change) await this.store(change);
       return result;
     };
@@ -92,9 +103,16 @@ export class OpenRuleCards {
     if (change.kind === "drawn") this.remember(key);
     else if (!wasKnown && !change.surely) return;
     try {
-      await this.deps.writes.run((db) => (change.kind === "drawn" ? recordOpenRuleCard(db, change.card, this.deps.now()) : forgetOpenRuleCard(db, chatId, messageId)));
+      await this.deps.writes.run((db) =>
+        change.kind === "drawn"
+          ? recordOpenRuleCard(db, change.card, this.deps.now())
+          : forgetOpenRuleCard(db, chatId, messageId),
+      );
     } catch (error) {
-      this.deps.logger.warn({ err: error, chatId, messageId }, "the chat's open rule card could not be recorded; a Pause or Resume on the dashboard leaves it as it is until its next tap");
+      this.deps.logger.warn(
+        { err: error, chatId, messageId },
+        "the chat's open rule card could not be recorded; a Pause or Resume on the dashboard leaves it as it is until its next tap",
+      );
     }
   }
 
@@ -124,11 +142,21 @@ export class OpenRuleCards {
    * fingerprints every card, takes it as outdated and draws the card as the rule is now, doing
    * nothing else. The button is added to the message as the chat has it, as a press must be on it.
    */
-  private outdatedPress(bot: Bot<BotContext>, owner: CardOwner, card: { messageId: number; payload: string; text: string; keyboard: InlineKeyboardButton[][] }, nowMs: number): Update {
+  private outdatedPress(
+    bot: Bot<BotContext>,
+    owner: CardOwner,
+    card: { messageId: number; payload: string; text: string; keyboard: InlineKeyboardButton[][] },
+    nowMs: number,
+  ): Update {
     this.updateId -= 1;
     // Data of its own each time: two redraws of one card in a row are two presses, never a double tap.
     const data = MENU_DATA.data(MENU_IDS.rule, card.payload, `h${(-this.updateId).toString(36).slice(-12)}`);
-    const from = { id: owner.telegramId, is_bot: false, first_name: owner.firstName || String(owner.telegramId), ...(owner.languageCode ? { language_code: owner.languageCode } : {}) };
+    const from = {
+      id: owner.telegramId,
+      is_bot: false,
+      first_name: owner.firstName || String(owner.telegramId),
+      ...(owner.languageCode ? { language_code: owner.languageCode } : {}),
+    };
     const message = {
       message_id: card.messageId,
       date: Math.floor(nowMs / 1000),
@@ -137,39 +165,64 @@ export class OpenRuleCards {
       text: card.text,
       reply_markup: { inline_keyboard: [...card.keyboard, [{ text: "↻", callback_data: data }]] },
     };
-    return { update_id: this.updateId, callback_query: { id: `${DASHBOARD_PRESS_PREFIX}${-this.updateId}`, from, chat_instance: String(owner.chatId), data, message } };
+    return {
+      update_id: this.updateId,
+      callback_query: {
+        id: `${DASHBOARD_PRESS_PREFIX}${-this.updateId}`,
+        from,
+        chat_instance: String(owner.chatId),
+        data,
+        message,
+      },
+    };
   }
 }
 
 /** What a successful call of an OBSERVED method did to the chat's rule cards; null: nothing. */
 function cardChange(method: string, params: Record<string, unknown>, result: unknown): CardChange | null {
   const chatId = Number(params.chat_id);
-  const messageId = method === "sendMessage" ? (result as { message_id?: number }).message_id : Number(params.message_id);
+  const messageId =
+    method === "sendMessage" ? (result as { message_id?: number }).message_id : Number(params.message_id);
   if (!Number.isSafeInteger(chatId) || typeof messageId !== "number" || !Number.isSafeInteger(messageId)) return null;
   if (method === "deleteMessage") return { kind: "closed", chatId, messageId, surely: false };
   const keyboard = (params.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard;
   const match = firstCardButton(keyboard);
   if (match) {
     const text = typeof params.text === "string" ? visibleText(params.text).trim() : null;
-    return { kind: "drawn", card: { chatId, messageId, ruleRef: match.ref, payload: match.payload, text, keyboard: JSON.stringify(keyboard) } };
+    return {
+      kind: "drawn",
+      card: { chatId, messageId, ruleRef: match.ref, payload: match.payload, text, keyboard: JSON.stringify(keyboard) },
+    };
   }
   // A new message that is no card closes nothing.
   if (method === "sendMessage") return null;
-  return { kind: "closed", chatId, messageId, surely: hasButton(keyboard, (data) => OTHER_RULES_VIEWS.has(MENU_DATA.parse(data)?.menu ?? "")) };
+  return {
+    kind: "closed",
+    chatId,
+    messageId,
+    surely: hasButton(keyboard, (data) => OTHER_RULES_VIEWS.has(MENU_DATA.parse(data)?.menu ?? "")),
+  };
 }
 
 /** An edit refused because the message is gone (the user deleted it): whoever drew a card there, it is closed. */
-function messageGone(method: string, params: Record<string, unknown>, description: string | undefined): CardChange | null {
+function messageGone(
+  method: string,
+  params: Record<string, unknown>,
+  description: string | undefined,
+): CardChange | null {
   if (!method.startsWith("edit") || !description?.includes("message to edit not found")) return null;
   const chatId = Number(params.chat_id);
   const messageId = Number(params.message_id);
-  return Number.isSafeInteger(chatId) && Number.isSafeInteger(messageId) ? { kind: "closed", chatId, messageId, surely: true } : null;
+  return Number.isSafeInteger(chatId) && Number.isSafeInteger(messageId)
+    ? { kind: "closed", chatId, messageId, surely: true }
+    : null;
 }
 
 function firstCardButton(keyboard: InlineKeyboardButton[][] | undefined): { payload: string; ref: string } | null {
   for (const row of keyboard ?? []) {
     for (const button of row) {
-      const card = "callback_data" in button && typeof button.callback_data === "string" ? cardButton(button.callback_data) : null;
+      const card =
+        "callback_data" in button && typeof button.callback_data === "string" ? cardButton(button.callback_data) : null;
       if (card) return card;
     }
   }
@@ -177,7 +230,12 @@ function firstCardButton(keyboard: InlineKeyboardButton[][] | undefined): { payl
 }
 
 function hasButton(keyboard: InlineKeyboardButton[][] | undefined, matches: (data: string) => boolean): boolean {
-  return (keyboard ?? []).some((row) => row.some((button) => "callback_data" in button && typeof button.callback_data === "string" && matches(button.callback_data)));
+  return (keyboard ?? []).some((row) =>
+    row.some(
+      (button) =>
+        "callback_data" in button && typeof button.callback_data === "string" && matches(button.callback_data),
+    ),
+  );
 }
 
 /** A stored keyboard as rows of buttons; null when it does not read as one. */

@@ -32,8 +32,16 @@ const PAGE_TEXTS = [
 ] as const;
 
 /** Every page text in every language, as plain text: the page picks the language before it may read any data. */
-export function pageTexts(i18n: Pick<LocaleBundles, "t">, languages: readonly string[]): Record<string, Record<string, string>> {
-  return Object.fromEntries(languages.map((language) => [language, Object.fromEntries(PAGE_TEXTS.map((name) => [name, plain(i18n.t(language, `miniapp-${name}`))]))]));
+export function pageTexts(
+  i18n: Pick<LocaleBundles, "t">,
+  languages: readonly string[],
+): Record<string, Record<string, string>> {
+  return Object.fromEntries(
+    languages.map((language) => [
+      language,
+      Object.fromEntries(PAGE_TEXTS.map((name) => [name, plain(i18n.t(language, `miniapp-${name}`))])),
+    ]),
+  );
 }
 
 /**

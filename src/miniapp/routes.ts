@@ -38,32 +38,61 @@ const spendingQuery = z.object({ days: z.enum(["7", "30"]).default("7") });
  * until the next build; gzipped (done once, at start) for a client that accepts it, since a Mini
  * App opens on a phone.
  */
-function scriptAnswer(c: Context<ServerEnv>, script: string, bundle: { gzip: Buffer; version: string }, headers: Record<string, string>): Response {
+function scriptAnswer(
+  c: Context<ServerEnv>,
+  script: string,
+  bundle: { gzip: Buffer; version: string },
+  headers: Record<string, string>,
+): Response {
   const cache = c.req.query("v") === bundle.version ? "public, max-age=31536000, immutable" : "no-cache";
   const common = { ...headers, "cache-control": cache, vary: "accept-encoding" };
-  if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? "")) return c.body(new Uint8Array(bundle.gzip), 200, { ...common, "content-encoding": "gzip" });
+  if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? ""))
+    return c.body(new Uint8Array(bundle.gzip), 200, { ...common, "content-encoding": "gzip" });
   return c.body(script, 200, common);
 }
 
 /** GET /app (the dashboard Mini App), its script and style, and its data under /app/api. */
 export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => void {
   const script = existsSync(SCRIPT) ? readFileSync(SCRIPT, "utf8") : null;
-  if (!script) deps.logger.warn({ script: SCRIPT }, "the dashboard's script is not built: /app answers 503 until npm run build:web has run (npm start builds it)");
+  if (!script)
+    deps.logger.warn(
+      { script: SCRIPT },
+      "the dashboard's script is not built: /app answers 503 until npm run build:web has run (npm start builds it)",
+    );
   const style = readFileSync(STYLE, "utf8");
-  const bundle = script === null ? null : { gzip: gzipSync(script), version: createHash("sha256").update(script).digest("hex").slice(0, 16) };
+  const bundle =
+    script === null
+      ? null
+      : { gzip: gzipSync(script), version: createHash("sha256").update(script).digest("hex").slice(0, 16) };
   const html = pageHtml(pageTexts(deps.i18n, LANGUAGES), bundle?.version);
   const spending = spendingReader(deps);
-  const headers = (type: string) => ({ "content-type": type, "cache-control": "no-cache", "content-security-policy": MINIAPP_CSP, "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" });
+  const headers = (type: string) => ({
+    "content-type": type,
+    "cache-control": "no-cache",
+    "content-security-policy": MINIAPP_CSP,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  });
 
   return (app) => {
-    app.get("/app", (c) => (script ? c.body(html, 200, headers("text/html; charset=utf-8")) : c.text("the dashboard is not built: run npm run build:web", 503)));
-    app.get("/app/app.js", (c) => (script && bundle ? scriptAnswer(c, script, bundle, headers("text/javascript; charset=utf-8")) : c.text("not built", 503)));
+    app.get("/app", (c) =>
+      script
+        ? c.body(html, 200, headers("text/html; charset=utf-8"))
+        : c.text("the dashboard is not built: run npm run build:web", 503),
+    );
+    app.get("/app/app.js", (c) =>
+      script && bundle
+        ? scriptAnswer(c, script, bundle, headers("text/javascript; charset=utf-8"))
+        : c.text("not built", 503),
+    );
     app.get("/app/app.css", (c) => c.body(style, 200, headers("text/css; charset=utf-8")));
 
     app.get("/app/api/dashboard", (c) =>
       signed(c, deps, async (signer) => {
         // Identical reads in flight for one user share one: a burst of reloads costs one read.
-        const shared = (await deps.bounds.dashboards.run(signer.telegramId, () => dashboardAnswer(deps, signer))) as Awaited<ReturnType<typeof dashboardAnswer>>;
+        const shared = (await deps.bounds.dashboards.run(signer.telegramId, () =>
+          dashboardAnswer(deps, signer),
+        )) as Awaited<ReturnType<typeof dashboardAnswer>>;
         return c.json({ ...shared, firstName: signer.firstName });
       }),
     );
@@ -96,9 +125,15 @@ export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => vo
  * an hour old. Past the signer's window (SIGNER_LIMIT) the answer is 429 with Retry-After, before
  * anything is read. With the database unreachable the answer is 503 with Retry-After.
  */
-async function signed(c: Context<ServerEnv>, deps: MiniAppDeps, handle: (signer: InitDataSigner) => Promise<Response>): Promise<Response> {
+async function signed(
+  c: Context<ServerEnv>,
+  deps: MiniAppDeps,
+  handle: (signer: InitDataSigner) => Promise<Response>,
+): Promise<Response> {
   const header = authorization.safeParse(c.req.header("authorization"));
-  const check = header.success ? checkInitData(header.data.slice(4), deps.botToken, deps.now()) : ({ ok: false, reason: "missing" } as const);
+  const check = header.success
+    ? checkInitData(header.data.slice(4), deps.botToken, deps.now())
+    : ({ ok: false, reason: "missing" } as const);
   c.header("cache-control", "no-store");
   if (!check.ok) {
     deps.metrics.refusedRequests.inc({ route: "/app/api", reason: `init_data_${check.reason}` });
@@ -117,8 +152,10 @@ async function signed(c: Context<ServerEnv>, deps: MiniAppDeps, handle: (signer:
     if (!isDatabaseUnreachable(error)) throw error;
     // The outage is logged once by the database's health tracker (src/db/health.ts), not per request.
     const route = c.req.routePath;
-    if (databaseHealth(deps.db)?.explains(error)) deps.logger.debug({ err: error, route }, "dashboard request refused: the database is unreachable; answered 503");
-    else deps.logger.warn({ err: error, route }, "dashboard request refused: the database is unreachable; answered 503");
+    if (databaseHealth(deps.db)?.explains(error))
+      deps.logger.debug({ err: error, route }, "dashboard request refused: the database is unreachable; answered 503");
+    else
+      deps.logger.warn({ err: error, route }, "dashboard request refused: the database is unreachable; answered 503");
     c.header("Retry-After", "5");
     return c.json({ error: "temporarily unavailable; try again" }, 503);
   }
@@ -127,10 +164,27 @@ async function signed(c: Context<ServerEnv>, deps: MiniAppDeps, handle: (signer:
 /** The dashboard as every request of this user in flight now is answered (the signer's name aside). */
 async function dashboardAnswer(deps: MiniAppDeps, signer: InitDataSigner) {
   const account = await signerAccount(deps, signer);
-  const base = { lang: account.lang, key: { state: account.keyState, last4: account.last4 }, bot: deps.bot.botInfo.username };
+  const base = {
+    lang: account.lang,
+    key: { state: account.keyState, last4: account.last4 },
+    bot: deps.bot.botInfo.username,
+  };
   if (!account.client) return { ...base, sections: null };
-  const { sections, keyLost } = await readDashboard(account.client, { tr: account.tr, lang: account.lang, botUsername: deps.bot.botInfo.username });
-  if ("items" in sections.rules) deps.bounds.rememberRules(signer.telegramId, sections.rules.items.map((rule) => rule.id), deps.now());
-  if (keyLost && (await markKeyBroken(deps.db, signer.telegramId, deps.now()))) deps.logger.info({ userId: signer.telegramId }, "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one");
+  const { sections, keyLost } = await readDashboard(account.client, {
+    tr: account.tr,
+    lang: account.lang,
+    botUsername: deps.bot.botInfo.username,
+  });
+  if ("items" in sections.rules)
+    deps.bounds.rememberRules(
+      signer.telegramId,
+      sections.rules.items.map((rule) => rule.id),
+      deps.now(),
+    );
+  if (keyLost && (await markKeyBroken(deps.db, signer.telegramId, deps.now())))
+    deps.logger.info(
+      { userId: signer.telegramId },
+      "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one",
+    );
   return { ...base, sections };
 }

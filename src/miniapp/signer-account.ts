@@ -41,7 +41,10 @@ export async function signerAccount(deps: MiniAppDeps, signer: InitDataSigner): 
     return { ...base, keyState: "linked", ...link, client: deps.marketplace(() => apiKey) };
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
-    deps.logger.warn({ userId: signer.telegramId, reason: error.reason }, "dashboard: stored API key cannot be decrypted; the chat asks the user to relink");
+    deps.logger.warn(
+      { userId: signer.telegramId, reason: error.reason },
+      "dashboard: stored API key cannot be decrypted; the chat asks the user to relink",
+    );
     return { ...base, keyState: "unreadable", ...link };
   }
 }

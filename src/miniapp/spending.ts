@@ -40,7 +40,9 @@ export function spendingReader(deps: MiniAppDeps) {
     let records = cache.get(user.telegram_id, identity, readWindow.from, now);
     if (!records) {
       try {
-        records = await collections.run(`${user.telegram_id}:${identity}`, () => collectSpending(client, readWindow.from, now));
+        records = await collections.run(`${user.telegram_id}:${identity}`, () =>
+          collectSpending(client, readWindow.from, now),
+        );
       } catch (error) {
         return { error: await readFailure(deps, user.telegram_id, tr, error) };
       }
@@ -52,8 +54,18 @@ export function spendingReader(deps: MiniAppDeps) {
     for (const cell of figures.cells) byDay.set(cell.day, (byDay.get(cell.day) ?? 0n) + cell.sun);
     return {
       days,
-      range: plain(tr("stats-range", { from: dayText(lang, window.days[0]!), to: dayText(lang, window.days.at(-1)!), zone: timeZone })),
-      perDay: window.days.map((day) => ({ day, label: dayText(lang, day, "numeric"), trx: sunToTrx(byDay.get(day) ?? 0n) })),
+      range: plain(
+        tr("stats-range", {
+          from: dayText(lang, window.days[0]!),
+          to: dayText(lang, window.days.at(-1)!),
+          zone: timeZone,
+        }),
+      ),
+      perDay: window.days.map((day) => ({
+        day,
+        label: dayText(lang, day, "numeric"),
+        trx: sunToTrx(byDay.get(day) ?? 0n),
+      })),
       lines: figureLines(tr, lang, figures, records).map(plain),
     };
   };

@@ -36,7 +36,8 @@ export function fakeAction<T>(act: () => T): T {
   try {
     return act();
   } catch (error) {
-    if (error instanceof Error && /^(sendInlineQuery|chooseInlineResult|openDeepLink): /.test(error.message)) throw new BadInput(error.message);
+    if (error instanceof Error && /^(sendInlineQuery|chooseInlineResult|openDeepLink): /.test(error.message))
+      throw new BadInput(error.message);
     throw error;
   }
 }
@@ -48,7 +49,8 @@ export function fakeUser(user: PlayUser): FakeUser {
 
 export function positiveInt(value: unknown, name: string): number {
   const number = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== "number" || !Number.isSafeInteger(number) || number < 1) throw new BadInput(`${name} must be a positive integer`);
+  if (typeof number !== "number" || !Number.isSafeInteger(number) || number < 1)
+    throw new BadInput(`${name} must be a positive integer`);
   return number;
 }
 
@@ -61,11 +63,13 @@ export function userId(value: unknown): number {
 export function userChanges(body: Body): { firstName?: string; languageCode?: string } {
   const changes: { firstName?: string; languageCode?: string } = {};
   if (body.firstName !== undefined) {
-    if (typeof body.firstName !== "string" || body.firstName.trim() === "" || body.firstName.length > 64) throw new BadInput("firstName must be 1-64 characters");
+    if (typeof body.firstName !== "string" || body.firstName.trim() === "" || body.firstName.length > 64)
+      throw new BadInput("firstName must be 1-64 characters");
     changes.firstName = body.firstName.trim();
   }
   if (body.languageCode !== undefined) {
-    if (typeof body.languageCode !== "string" || !/^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$/.test(body.languageCode)) throw new BadInput("languageCode must look like en, ru or zh");
+    if (typeof body.languageCode !== "string" || !/^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$/.test(body.languageCode))
+      throw new BadInput("languageCode must look like en, ru or zh");
     changes.languageCode = body.languageCode;
   }
   return changes;

@@ -57,17 +57,26 @@ export function registerChatRoutes(app: Hono<ServerEnv>, fake: FakeTelegram, sta
     const withPolls = c.req.query("getUpdates") === "1";
     const method = c.req.query("method");
     const calls = fake.calls
-      .filter((call) => call.seq > since && (withPolls || call.method !== "getUpdates") && (!method || call.method === method))
+      .filter(
+        (call) =>
+          call.seq > since && (withPolls || call.method !== "getUpdates") && (!method || call.method === method),
+      )
       .map(callView);
     return c.json({ calls });
   });
 
   app.get("/play/api/photo/:chatId/:messageId", (c) => {
-    const message = fake.messages(Number(c.req.param("chatId"))).find((m) => m.messageId === Number(c.req.param("messageId")));
+    const message = fake
+      .messages(Number(c.req.param("chatId")))
+      .find((m) => m.messageId === Number(c.req.param("messageId")));
     const bytes = message?.photo?.bytes;
     if (!bytes || bytes.length === 0) return c.json({ error: "no photo" }, 404);
     const type = bytes[0] === 0x89 ? "image/png" : bytes[0] === 0xff ? "image/jpeg" : "application/octet-stream";
-    return c.body(bytes.slice().buffer, 200, { "content-type": type, "cache-control": "private, max-age=3600", "x-content-type-options": "nosniff" });
+    return c.body(bytes.slice().buffer, 200, {
+      "content-type": type,
+      "cache-control": "private, max-age=3600",
+      "x-content-type-options": "nosniff",
+    });
   });
 }
 

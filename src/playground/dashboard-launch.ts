@@ -8,12 +8,25 @@ import type { PlaygroundState } from "./state";
  * simulated user, with init data signed by the playground's bot token, as Telegram would open it
  * for them. The page shows it in a frame beside the chat.
  */
-export function registerDashboardLaunch(app: Hono<ServerEnv>, state: PlaygroundState, token: string, now: () => number): void {
+export function registerDashboardLaunch(
+  app: Hono<ServerEnv>,
+  state: PlaygroundState,
+  token: string,
+  now: () => number,
+): void {
   app.get("/play/api/dashboard", (c) => {
     const userId = Number(c.req.query("userId"));
-    if (!Number.isSafeInteger(userId) || userId <= 0) return c.json({ error: "userId must be a simulated user's id" }, 400);
+    if (!Number.isSafeInteger(userId) || userId <= 0)
+      return c.json({ error: "userId must be a simulated user's id" }, 400);
     const theme: ThemeName = c.req.query("theme") === "dark" ? "dark" : "light";
     const user = state.user(userId);
-    return c.json({ url: launchPath({ id: user.id, firstName: user.firstName, languageCode: user.languageCode }, token, new Date(now()), theme) });
+    return c.json({
+      url: launchPath(
+        { id: user.id, firstName: user.firstName, languageCode: user.languageCode },
+        token,
+        new Date(now()),
+        theme,
+      ),
+    });
   });
 }

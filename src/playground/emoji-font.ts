@@ -34,7 +34,10 @@ export function loadEmojiFont(): EmojiFont {
   for (const match of readFileSync(join(packageDir, "index.css"), "utf8").matchAll(/unicode-range:\s*([^;]+);/g)) {
     for (const range of match[1]!.split(",")) ranges.add(range.trim());
   }
-  if (ranges.size === 0) throw new Error(`no unicode-range found in ${join(packageDir, "index.css")}: the emoji font package changed its layout`);
+  if (ranges.size === 0)
+    throw new Error(
+      `no unicode-range found in ${join(packageDir, "index.css")}: the emoji font package changed its layout`,
+    );
   const css = [
     "@font-face {",
     "  font-family: 'Noto Color Emoji';",
@@ -63,7 +66,13 @@ function withoutTable(woff: Buffer, tag: string): Buffer {
   const count = woff.readUInt16BE(12);
   const entries = Array.from({ length: count }, (_, index) => {
     const at = WOFF_HEADER + index * WOFF_ENTRY;
-    return { tag: woff.toString("latin1", at, at + 4), offset: woff.readUInt32BE(at + 4), compressed: woff.readUInt32BE(at + 8), original: woff.readUInt32BE(at + 12), entry: woff.subarray(at, at + WOFF_ENTRY) };
+    return {
+      tag: woff.toString("latin1", at, at + 4),
+      offset: woff.readUInt32BE(at + 4),
+      compressed: woff.readUInt32BE(at + 8),
+      original: woff.readUInt32BE(at + 12),
+      entry: woff.subarray(at, at + WOFF_ENTRY),
+    };
   });
   const kept = entries.filter((entry) => entry.tag !== tag);
   const dropped = entries.filter((entry) => entry.tag === tag);
@@ -74,7 +83,10 @@ function withoutTable(woff: Buffer, tag: string): Buffer {
   out.writeUInt32BE(length, 8);
   out.writeUInt16BE(kept.length, 12);
   // The unpacked font shrinks by the table and its directory entry.
-  out.writeUInt32BE(woff.readUInt32BE(16) - dropped.reduce((total, entry) => total + padded(entry.original) + 16, 0), 16);
+  out.writeUInt32BE(
+    woff.readUInt32BE(16) - dropped.reduce((total, entry) => total + padded(entry.original) + 16, 0),
+    16,
+  );
   out.fill(0, 24, WOFF_HEADER);
   kept.forEach((entry, index) => {
     const at = WOFF_HEADER + index * WOFF_ENTRY;
@@ -97,7 +109,19 @@ export function registerEmojiFont(app: Hono<ServerEnv>, load: () => EmojiFont = 
     }
     return built;
   };
-  app.get(EMOJI_CSS_ROUTE, (c) => c.body(emoji().css, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "no-cache", "x-content-type-options": "nosniff" }));
+  app.get(EMOJI_CSS_ROUTE, (c) =>
+    c.body(emoji().css, 200, {
+      "content-type": "text/css; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-content-type-options": "nosniff",
+    }),
+  );
   // The file changes only with the package, which changes only with a new start.
-  app.get(EMOJI_FONT_ROUTE, (c) => c.body(emoji().font, 200, { "content-type": "font/woff", "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }));
+  app.get(EMOJI_FONT_ROUTE, (c) =>
+    c.body(emoji().font, 200, {
+      "content-type": "font/woff",
+      "cache-control": "public, max-age=86400",
+      "x-content-type-options": "nosniff",
+    }),
+  );
 }

@@ -27,7 +27,12 @@ export function registerEventStream(app: Hono<ServerEnv>, deps: EventStreamDeps)
 }
 
 /** Writes the events after `since` (of one chat when filtered), then each new one, until the client or the playground goes. */
-async function streamEvents(stream: SSEStreamingApi, { fake, state, streams }: EventStreamDeps, since: number, filter: number | undefined): Promise<void> {
+async function streamEvents(
+  stream: SSEStreamingApi,
+  { fake, state, streams }: EventStreamDeps,
+  since: number,
+  filter: number | undefined,
+): Promise<void> {
   const queue: FakeEvent[] = [];
   let wake: (() => void) | null = null;
   let closed = false;

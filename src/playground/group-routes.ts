@@ -11,7 +11,8 @@ import { messageView } from "./views";
 /** A group's id as the page sends it: a negative integer. */
 export function groupId(value: unknown): number {
   const number = typeof value === "string" && /^-\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== "number" || !Number.isSafeInteger(number) || number >= 0) throw new BadInput("groupId must be a negative integer (a group's chat id)");
+  if (typeof number !== "number" || !Number.isSafeInteger(number) || number >= 0)
+    throw new BadInput("groupId must be a negative integer (a group's chat id)");
   return number;
 }
 
@@ -20,7 +21,11 @@ const groupView = (group: FakeGroup) => ({
   title: group.title,
   type: group.type,
   botStatus: group.botStatus,
-  members: [...group.members.values()].map((member) => ({ id: member.user.id, firstName: member.user.firstName ?? "", status: member.status })),
+  members: [...group.members.values()].map((member) => ({
+    id: member.user.id,
+    firstName: member.user.firstName ?? "",
+    status: member.status,
+  })),
 });
 
 export function registerGroupRoutes(app: Hono<ServerEnv>, fake: FakeTelegram, state: PlaygroundState): void {
@@ -33,8 +38,17 @@ export function registerGroupRoutes(app: Hono<ServerEnv>, fake: FakeTelegram, st
   app.post("/play/api/groups", (c) =>
     handle(c, async (body) => {
       const users = state.users();
-      const title = typeof body.title === "string" && body.title.trim() !== "" ? body.title.trim().slice(0, 128) : `Team ${made.length + 1}`;
-      const group = fake.createGroup({ title, members: users.map((user, index) => ({ user: fakeUser(user), status: index === 0 ? ("creator" as const) : ("administrator" as const) })) });
+      const title =
+        typeof body.title === "string" && body.title.trim() !== ""
+          ? body.title.trim().slice(0, 128)
+          : `Team ${made.length + 1}`;
+      const group = fake.createGroup({
+        title,
+        members: users.map((user, index) => ({
+          user: fakeUser(user),
+          status: index === 0 ? ("creator" as const) : ("administrator" as const),
+        })),
+      });
       made.push(group.id);
       return { group: groupView(group) };
     }),
@@ -45,12 +59,19 @@ export function registerGroupRoutes(app: Hono<ServerEnv>, fake: FakeTelegram, st
       const id = groupId(c.req.query("groupId"));
       const group = fake.group(id);
       if (!group) throw new BadInput("no such group");
-      return { group: groupView(group), lastEventId: state.lastEventId(), messages: fake.messages(id).map(messageView), rejections: state.rejections(id) };
+      return {
+        group: groupView(group),
+        lastEventId: state.lastEventId(),
+        messages: fake.messages(id).map(messageView),
+        rejections: state.rejections(id),
+      };
     }),
   );
 
   /** The reply keyboard the user's private chat shows now (the chat picker among its buttons), or null. */
-  app.get("/play/api/reply-keyboard", (c) => handle(c, async () => ({ keyboard: fake.replyKeyboard(userId(c.req.query("userId"))) ?? null })));
+  app.get("/play/api/reply-keyboard", (c) =>
+    handle(c, async () => ({ keyboard: fake.replyKeyboard(userId(c.req.query("userId"))) ?? null })),
+  );
 
   app.post("/play/api/share-chat", (c) =>
     handle(c, async (body) => {

@@ -18,10 +18,23 @@ export interface PlaygroundAddress {
 export function playgroundGuard(address: PlaygroundAddress): MiddlewareHandler {
   return async (c, next) => {
     const host = (c.req.header("host") ?? "").toLowerCase();
-    if (!hostAllowed(host, address)) return c.json({ error: "the playground answers only under the name of the server it runs on (HOST, a loopback name when HOST is loopback, or PUBLIC_URL's host)" }, 403);
+    if (!hostAllowed(host, address))
+      return c.json(
+        {
+          error:
+            "the playground answers only under the name of the server it runs on (HOST, a loopback name when HOST is loopback, or PUBLIC_URL's host)",
+        },
+        403,
+      );
     if (c.req.method === "POST") {
       const origin = c.req.header("origin");
-      if (!origin) return c.json({ error: `send an Origin header naming this page's origin (for example Origin: http://${host}), as a browser does` }, 403);
+      if (!origin)
+        return c.json(
+          {
+            error: `send an Origin header naming this page's origin (for example Origin: http://${host}), as a browser does`,
+          },
+          403,
+        );
       if (safeHost(origin) !== host) return c.json({ error: "cross-origin requests are refused" }, 403);
       if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("application/json")) {
         return c.json({ error: "send JSON with Content-Type: application/json" }, 415);

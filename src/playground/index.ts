@@ -43,7 +43,11 @@ export interface PlaygroundHandle {
  * With no BOT_TOKEN the bot talks to a local stand-in for the Bot API — the same strict fake the
  * tests use, over HTTP on loopback — and /play serves a web chat against it.
  */
-export async function startPlayground(options: { logger: Logger; sandbox: EmbeddedSandbox | null; address: PlaygroundAddress }): Promise<PlaygroundHandle> {
+export async function startPlayground(options: {
+  logger: Logger;
+  sandbox: EmbeddedSandbox | null;
+  address: PlaygroundAddress;
+}): Promise<PlaygroundHandle> {
   const token = `1000000:${randomBytes(24).toString("base64url")}`;
   const fake = createFakeTelegram({ token, rateLimits: { enabled: true }, logLimit: KEPT_LOG_ENTRIES });
   const state = createPlaygroundState(fake);
@@ -57,9 +61,26 @@ export async function startPlayground(options: { logger: Logger; sandbox: Embedd
     fake,
     token,
     apiRoot: `http://127.0.0.1:${port}`,
-    routes: registerPlaygroundRoutes({ fake, sandbox: options.sandbox, logger: options.logger, state, streams, hooks: () => hooks, address: options.address, token }),
+    routes: registerPlaygroundRoutes({
+      fake,
+      sandbox: options.sandbox,
+      logger: options.logger,
+      state,
+      streams,
+      hooks: () => hooks,
+      address: options.address,
+      token,
+    }),
     attach({ push, db, now, selfUrl, publicUrl }) {
-      hooks = { checkOrdersNow: () => push.checkOrdersNow(), pollNotificationsNow: () => push.pollNow(), checkPriceWatchesNow: () => push.checkPriceWatches(), db, now, selfUrl, publicUrl };
+      hooks = {
+        checkOrdersNow: () => push.checkOrdersNow(),
+        pollNotificationsNow: () => push.pollNow(),
+        checkPriceWatchesNow: () => push.checkPriceWatches(),
+        db,
+        now,
+        selfUrl,
+        publicUrl,
+      };
     },
     stop: () =>
       new Promise<void>((resolve) => {

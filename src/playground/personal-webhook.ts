@@ -7,7 +7,10 @@ const WEBHOOK_URL_IN_CHAT = /https?:\/\/[^\s<>"]+\/webhooks\/marketplace\/[A-Za-
 
 /** The newest personal webhook URL the bot showed this user (from /webhook, when PUBLIC_URL is set). */
 export function webhookUrlFromChat(fake: FakeTelegram, userId: number): string | null {
-  const messages = fake.messages(userId).filter((m) => m.from === "bot" && !m.deleted).reverse();
+  const messages = fake
+    .messages(userId)
+    .filter((m) => m.from === "bot" && !m.deleted)
+    .reverse();
   for (const message of messages) {
     const found = (message.text ?? "").match(WEBHOOK_URL_IN_CHAT);
     if (found) return found.at(-1)!;
@@ -26,9 +29,15 @@ export type TokenOutcome = { token: string; issued: boolean } | { unknown: true 
  */
 export function createPersonalWebhookTokens(fake: FakeTelegram) {
   const issued = new Map<number, string>();
-  const owns = async (db: Kysely<Database>, userId: number, token: string | undefined) => token !== undefined && (await findUserByWebhookToken(db, token)) === userId;
+  const owns = async (db: Kysely<Database>, userId: number, token: string | undefined) =>
+    token !== undefined && (await findUserByWebhookToken(db, token)) === userId;
 
-  return async function tokenFor(db: Kysely<Database>, userId: number, now: number, mayReissue: boolean): Promise<TokenOutcome> {
+  return async function tokenFor(
+    db: Kysely<Database>,
+    userId: number,
+    now: number,
+    mayReissue: boolean,
+  ): Promise<TokenOutcome> {
     const remembered = issued.get(userId);
     if (await owns(db, userId, remembered)) return { token: remembered!, issued: false };
     const shown = webhookUrlFromChat(fake, userId)?.split("/").at(-1);

@@ -54,7 +54,10 @@ const CSP =
 export function registerPlaygroundRoutes(deps: PlaygroundRouteDeps) {
   const { fake, state } = deps;
   // Read once at start: the page is small and never changes while the process runs.
-  if (!existsSync(SCRIPT)) throw new Error(`The playground's script is not built (${SCRIPT}): run npm run build:web, or npm start, which builds it`);
+  if (!existsSync(SCRIPT))
+    throw new Error(
+      `The playground's script is not built (${SCRIPT}): run npm run build:web, or npm start, which builds it`,
+    );
   const assets = new Map(Object.entries(ASSETS).map(([route, file]) => [route, readFileSync(file, "utf8")]));
   const panel = deps.sandbox ? createSandboxPanel(deps.sandbox, fake, deps.hooks) : null;
 
@@ -105,10 +108,18 @@ function registerPageConfig(app: Hono<ServerEnv>, deps: PlaygroundRouteDeps, pan
 
 /** The sandbox panel's state and actions; 404 when the playground runs against an external marketplace. */
 function registerSandboxPanel(app: Hono<ServerEnv>, panel: SandboxPanel | null, logger: Logger): void {
-  app.get("/play/api/sandbox", (c) => (panel ? c.json(panel.state()) : c.json({ error: "the playground runs against an external marketplace (MARKETPLACE_URL); the sandbox panel is off" }, 404)));
+  app.get("/play/api/sandbox", (c) =>
+    panel
+      ? c.json(panel.state())
+      : c.json(
+          { error: "the playground runs against an external marketplace (MARKETPLACE_URL); the sandbox panel is off" },
+          404,
+        ),
+  );
   app.post("/play/api/sandbox/:action", (c) =>
     handle(c, async (body) => {
-      if (!panel) throw new PanelError(404, "the sandbox panel is off: MARKETPLACE_URL points at an external marketplace");
+      if (!panel)
+        throw new PanelError(404, "the sandbox panel is off: MARKETPLACE_URL points at an external marketplace");
       const action = c.req.param("action");
       const result = await panel.run(action, body, { origin: new URL(c.req.url).origin });
       logger.info({ action }, "playground sandbox action");

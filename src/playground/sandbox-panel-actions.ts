@@ -74,7 +74,11 @@ export function orderActions(scope: PanelScope): PanelActions {
   return {
     async deposit(body) {
       const currency = str(body, "currency", "TRX");
-      const entry = sandbox.control.creditDeposit({ accountId, currency: currency as "TRX", amount: str(body, "amount", "100") });
+      const entry = sandbox.control.creditDeposit({
+        accountId,
+        currency: currency as "TRX",
+        amount: str(body, "amount", "100"),
+      });
       await nudgeNotifications(scope);
       return { entry, balance: sandbox.control.getBalance(accountId) };
     },
@@ -86,8 +90,14 @@ export function orderActions(scope: PanelScope): PanelActions {
     /** `{ seconds: N }`: orders settle by themselves N s after they are placed; `{ seconds: null }`: they wait for settle. */
     async "settle-mode"(body) {
       const seconds = body.seconds;
-      if (seconds !== null && (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0 || seconds > 3600)) {
-        throw new PanelError(400, "seconds must be a number from 0 to 3600, or null (orders wait for the panel's settle)");
+      if (
+        seconds !== null &&
+        (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0 || seconds > 3600)
+      ) {
+        throw new PanelError(
+          400,
+          "seconds must be a number from 0 to 3600, or null (orders wait for the panel's settle)",
+        );
       }
       sandbox.control.setSettleDelay({ ms: seconds === null ? null : Math.round(seconds * 1000) });
       return { settlement: settlement() };
@@ -100,7 +110,8 @@ export function orderActions(scope: PanelScope): PanelActions {
     /** `{ days: N }` (default 30): backdated orders, rule firings and ledger entries for /stats to chart. */
     async "fill-history"(body) {
       const days = body.days === undefined ? 30 : body.days;
-      if (typeof days !== "number" || !Number.isInteger(days) || days < 1 || days > 90) throw new PanelError(400, "days must be a whole number from 1 to 90");
+      if (typeof days !== "number" || !Number.isInteger(days) || days < 1 || days > 90)
+        throw new PanelError(400, "days must be a whole number from 1 to 90");
       return sandbox.control.fillHistory({ accountId, days });
     },
   };
@@ -108,7 +119,8 @@ export function orderActions(scope: PanelScope): PanelActions {
 
 /** The rule id when the rule is the demo account's, or a 404. */
 function ownRule({ embedded, accountId }: PanelScope, ruleId: string): string {
-  if (!embedded.sandbox.control.listRules(accountId).some((rule) => rule.id === ruleId)) throw new PanelError(404, "no such rule on the demo account");
+  if (!embedded.sandbox.control.listRules(accountId).some((rule) => rule.id === ruleId))
+    throw new PanelError(404, "no such rule on the demo account");
   return ruleId;
 }
 
@@ -134,7 +146,11 @@ export function ruleAndPriceActions(scope: PanelScope): PanelActions {
      */
     async "set-price"(body) {
       const sunPerUnit = body.sunPerUnit === null ? null : body.sunPerUnit;
-      const rate = sandbox.control.setPrice({ resource: str(body, "resource", "energy") as "energy", duration: str(body, "duration", "1h") as "1h", sunPerUnit: sunPerUnit as number | null });
+      const rate = sandbox.control.setPrice({
+        resource: str(body, "resource", "energy") as "energy",
+        duration: str(body, "duration", "1h") as "1h",
+        sunPerUnit: sunPerUnit as number | null,
+      });
       const watches = await hooks().checkPriceWatchesNow?.();
       return { rate, watches: watches ?? null };
     },
@@ -192,20 +208,50 @@ export function messageActions(scope: PanelScope): PanelActions {
       const userId = Number(body.userId);
       if (!Number.isSafeInteger(userId) || userId < 1) throw new PanelError(400, "userId is required");
       const orders = sandbox.control.listOrders(accountId);
-      const order = body.orderId === undefined || body.orderId === "" ? orders[0] : orders.find((candidate) => candidate.id === body.orderId);
-      if (!order) throw new PanelError(body.orderId === undefined || body.orderId === "" ? 409 : 404, orders.length ? "no such order on the demo account" : "The demo account has no orders yet: place one with /buy first.");
-      if (order.status === "Created" && body.event === undefined) throw new PanelError(409, `Order ${order.id.slice(0, 8)} is still Created: settle it first.`);
-      if (!(await findCredential(db, userId))) throw new PanelError(409, "This user has no linked key: press \"/connect it\" first (the alert goes to the user who owns the order).");
+      const order =
+        body.orderId === undefined || body.orderId === ""
+          ? orders[0]
+          : orders.find((candidate) => candidate.id === body.orderId);
+      if (!order)
+        throw new PanelError(
+          body.orderId === undefined || body.orderId === "" ? 409 : 404,
+          orders.length
+            ? "no such order on the demo account"
+            : "The demo account has no orders yet: place one with /buy first.",
+        );
+      if (order.status === "Created" && body.event === undefined)
+        throw new PanelError(409, `Order ${order.id.slice(0, 8)} is still Created: settle it first.`);
+      if (!(await findCredential(db, userId)))
+        throw new PanelError(
+          409,
+          'This user has no linked key: press "/connect it" first (the alert goes to the user who owns the order).',
+        );
       const outcome = await tokenFor(db, userId, now(), !publicUrl);
       if ("unknown" in outcome) {
-        throw new PanelError(409, "This user already has a personal webhook URL and only its hash is stored: send /webhook, press Rotate, then try again.");
+        throw new PanelError(
+          409,
+          "This user already has a personal webhook URL and only its hash is stored: send /webhook, press Rotate, then try again.",
+        );
       }
       const url = `${selfUrl}/webhooks/marketplace/${outcome.token}`;
-      const sent = await embedded.postOrderWebhook({ orderId: order.id, url, ...(typeof body.event === "string" ? { event: body.event as "order.filled" } : {}) });
+      const sent = await embedded.postOrderWebhook({
+        orderId: order.id,
+        url,
+        ...(typeof body.event === "string" ? { event: body.event as "order.filled" } : {}),
+      });
       if (!sent.delivered) {
-        throw new PanelError(502, `The bot's receiver did not accept ${sent.event}: ${sent.error} (sandbox webhooks are unsigned, so MARKETPLACE_WEBHOOK_SECRET must be unset).`);
+        throw new PanelError(
+          502,
+          `The bot's receiver did not accept ${sent.event}: ${sent.error} (sandbox webhooks are unsigned, so MARKETPLACE_WEBHOOK_SECRET must be unset).`,
+        );
       }
-      return { orderId: order.id, event: sent.event, eventId: sent.eventId, delivered: true, tokenIssued: outcome.issued };
+      return {
+        orderId: order.id,
+        event: sent.event,
+        eventId: sent.eventId,
+        delivered: true,
+        tokenIssued: outcome.issued,
+      };
     },
   };
 }

@@ -1,7 +1,16 @@
 import type { EmbeddedSandbox } from "#src/embedded-sandbox";
 import { SandboxError } from "#src/sandbox/index";
 import type { FakeTelegram } from "#src/telegram-fake/index";
-import { messageActions, orderActions, PanelError, ruleAndPriceActions, type ActionContext, type PanelActions, type PanelHooks, type PanelScope } from "./sandbox-panel-actions";
+import {
+  messageActions,
+  orderActions,
+  PanelError,
+  ruleAndPriceActions,
+  type ActionContext,
+  type PanelActions,
+  type PanelHooks,
+  type PanelScope,
+} from "./sandbox-panel-actions";
 
 export { PanelError, type ActionContext, type PanelHooks };
 
@@ -21,7 +30,9 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
   sandbox.control.setSettleDelay({ ms: null });
   const settlement = () => {
     const { settleDelayMs } = sandbox.control.getSettleDelay();
-    return settleDelayMs === null ? { auto: false as const, seconds: null } : { auto: true as const, seconds: settleDelayMs / 1000 };
+    return settleDelayMs === null
+      ? { auto: false as const, seconds: null }
+      : { auto: true as const, seconds: settleDelayMs / 1000 };
   };
 
   const scope: PanelScope = { embedded, fake, hooks, accountId, webhook, settlement };
@@ -47,7 +58,8 @@ export function createSandboxPanel(embedded: EmbeddedSandbox, fake: FakeTelegram
       try {
         return await handler(body, context);
       } catch (error) {
-        if (error instanceof SandboxError) throw new PanelError(error.status === 404 ? 404 : error.status === 409 ? 409 : 400, error.message);
+        if (error instanceof SandboxError)
+          throw new PanelError(error.status === 404 ? 404 : error.status === 409 ? 409 : 400, error.message);
         throw error;
       }
     },

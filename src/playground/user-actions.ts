@@ -18,7 +18,9 @@ export function registerUserActions(app: Hono<ServerEnv>, fake: FakeTelegram, st
       if (text.length > MAX_TEXT) throw new BadInput(`text is longer than ${MAX_TEXT} characters`);
       // In a team group (groupId) as that user, else in their private chat.
       const group = body.groupId === undefined ? undefined : groupId(body.groupId);
-      return withReplies(fake, group ?? user.id, body.waitMs, () => fake.sendText(fakeUser(user), text, group === undefined ? undefined : { groupId: group }));
+      return withReplies(fake, group ?? user.id, body.waitMs, () =>
+        fake.sendText(fakeUser(user), text, group === undefined ? undefined : { groupId: group }),
+      );
     }),
   );
 
@@ -30,11 +32,16 @@ export function registerUserActions(app: Hono<ServerEnv>, fake: FakeTelegram, st
         if (messageId === undefined) throw new BadInput("messageId is required with callbackData");
         const callbackData = body.callbackData;
         const chatId = body.chatId === undefined ? user.id : groupId(body.chatId);
-        return withReplies(fake, chatId, body.waitMs, () => ({ ...fake.pressButton(fakeUser(user), messageId, callbackData, { chatId }), messageId }));
+        return withReplies(fake, chatId, body.waitMs, () => ({
+          ...fake.pressButton(fakeUser(user), messageId, callbackData, { chatId }),
+          messageId,
+        }));
       }
       if (typeof body.label === "string" && body.label !== "") {
         const label = body.label;
-        return withReplies(fake, user.id, body.waitMs, () => fake.pressButtonByLabel(fakeUser(user), label, messageId === undefined ? {} : { messageId }));
+        return withReplies(fake, user.id, body.waitMs, () =>
+          fake.pressButtonByLabel(fakeUser(user), label, messageId === undefined ? {} : { messageId }),
+        );
       }
       throw new BadInput("give callbackData (with messageId) or label");
     }),
@@ -53,9 +60,12 @@ export function registerUserActions(app: Hono<ServerEnv>, fake: FakeTelegram, st
   app.post("/play/api/inline/choose", (c) =>
     handle(c, async (body) => {
       const user = state.user(userId(body.userId), userChanges(body));
-      if (typeof body.inlineQueryId !== "string" || typeof body.resultId !== "string") throw new BadInput("inlineQueryId and resultId are required");
+      if (typeof body.inlineQueryId !== "string" || typeof body.resultId !== "string")
+        throw new BadInput("inlineQueryId and resultId are required");
       const { inlineQueryId, resultId } = body;
-      return { message: messageView(fakeAction(() => fake.chooseInlineResult(fakeUser(user), inlineQueryId, resultId))) };
+      return {
+        message: messageView(fakeAction(() => fake.chooseInlineResult(fakeUser(user), inlineQueryId, resultId))),
+      };
     }),
   );
   /**
@@ -67,7 +77,8 @@ export function registerUserActions(app: Hono<ServerEnv>, fake: FakeTelegram, st
       const user = state.user(userId(body.userId), userChanges(body));
       if (typeof body.startParameter === "string") {
         const payload = body.startParameter;
-        if (!/^[A-Za-z0-9_-]{1,64}$/.test(payload)) throw new BadInput("startParameter must be 1-64 characters of A-Z a-z 0-9 _ -");
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(payload))
+          throw new BadInput("startParameter must be 1-64 characters of A-Z a-z 0-9 _ -");
         return fake.sendText(fakeUser(user), `/start ${payload}`);
       }
       if (typeof body.url !== "string") throw new BadInput("url or startParameter is required");
@@ -78,7 +89,12 @@ export function registerUserActions(app: Hono<ServerEnv>, fake: FakeTelegram, st
 }
 
 /** Runs a user action and, when asked, waits until the bot has gone quiet in that chat. */
-async function withReplies<T extends object>(fake: FakeTelegram, chatId: number, waitMs: unknown, act: () => T): Promise<T & { replies?: EventView[] }> {
+async function withReplies<T extends object>(
+  fake: FakeTelegram,
+  chatId: number,
+  waitMs: unknown,
+  act: () => T,
+): Promise<T & { replies?: EventView[] }> {
   const limit = typeof waitMs === "number" && waitMs > 0 ? Math.min(waitMs, 30_000) : 0;
   if (!limit) return act();
   const replies: EventView[] = [];
@@ -108,6 +124,7 @@ async function withReplies<T extends object>(fake: FakeTelegram, chatId: number,
 /** The bot's answer to an inline query, waited for as long as Telegram would (undefined if none came). */
 async function inlineAnswer(fake: FakeTelegram, inlineQueryId: string) {
   const deadline = Date.now() + 10_000;
-  while (!fake.inlineAnswer(inlineQueryId) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!fake.inlineAnswer(inlineQueryId) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   return fake.inlineAnswer(inlineQueryId);
 }

@@ -57,7 +57,10 @@ export function messageView(message: ChatMessage): MessageView {
   if (photo) {
     view.photo = {
       // The file id changes when the photo is replaced (editMessageMedia): the browser's cached copy must not be shown.
-      src: photo.bytes.length > 0 ? `${photoPath(message.chatId, message.messageId)}?file=${encodeURIComponent(photo.fileId)}` : null,
+      src:
+        photo.bytes.length > 0
+          ? `${photoPath(message.chatId, message.messageId)}?file=${encodeURIComponent(photo.fileId)}`
+          : null,
       bytes: photo.bytes.length,
       ...(photo.width !== undefined ? { width: photo.width } : {}),
       ...(photo.height !== undefined ? { height: photo.height } : {}),
@@ -94,7 +97,8 @@ export function callSummary(call: ApiCall): string {
   }
   if (typeof p.callback_query_id === "string") parts.push(`query …${p.callback_query_id.slice(-4)}`);
   if (call.method === "answerCallbackQuery" && typeof p.text === "string") parts.push("(toast)");
-  if (p.photo && typeof p.photo === "object") parts.push(`photo ${String((p.photo as { bytes?: unknown }).bytes ?? "?")} bytes`);
+  if (p.photo && typeof p.photo === "object")
+    parts.push(`photo ${String((p.photo as { bytes?: unknown }).bytes ?? "?")} bytes`);
   if (p.reply_markup !== undefined) parts.push("+keyboard");
   if (call.method === "setMyCommands") {
     const commands = Array.isArray(p.commands) ? p.commands.length : "?";
@@ -112,7 +116,9 @@ export function callView(call: ApiCall): CallView {
     method: call.method,
     ...(chatId !== undefined ? { chatId } : {}),
     summary: callSummary(call),
-    ...(call.method === "sendChatAction" && typeof call.params.action === "string" ? { action: call.params.action } : {}),
+    ...(call.method === "sendChatAction" && typeof call.params.action === "string"
+      ? { action: call.params.action }
+      : {}),
     ok: call.ok,
     ...(call.errorCode !== undefined ? { errorCode: call.errorCode } : {}),
     ...(call.description !== undefined ? { description: call.description } : {}),
@@ -124,10 +130,21 @@ export function callView(call: ApiCall): CallView {
 export function eventView(event: FakeEvent, rejection: RejectionView | undefined): EventView | null {
   if (event.kind === "call" && event.call) {
     const call = callView(event.call);
-    return { id: event.id, kind: "call", ...(call.chatId !== undefined ? { chatId: call.chatId } : {}), call, ...(rejection ? { rejection } : {}) };
+    return {
+      id: event.id,
+      kind: "call",
+      ...(call.chatId !== undefined ? { chatId: call.chatId } : {}),
+      call,
+      ...(rejection ? { rejection } : {}),
+    };
   }
   if (event.kind === "callback_answer" && event.callbackAnswer) {
-    return { id: event.id, kind: "callback_answer", ...(event.chatId !== undefined ? { chatId: event.chatId } : {}), callbackAnswer: event.callbackAnswer };
+    return {
+      id: event.id,
+      kind: "callback_answer",
+      ...(event.chatId !== undefined ? { chatId: event.chatId } : {}),
+      callbackAnswer: event.callbackAnswer,
+    };
   }
   if (event.message && event.kind !== "call" && event.kind !== "callback_answer" && event.kind !== "inline_answer") {
     return { id: event.id, kind: event.kind, chatId: event.message.chatId, message: messageView(event.message) };
@@ -141,16 +158,21 @@ export function transcriptText(messages: MessageView[], rejections: RejectionVie
   const time = (seconds: number) => new Date(seconds * 1000).toISOString().replace("T", " ").slice(0, 19);
   const rejectionsAfter = (messageId: number) => rejections.filter((r) => r.afterMessageId === messageId);
   const pushRejections = (messageId: number) => {
-    for (const r of rejectionsAfter(messageId)) lines.push(`!! ${r.method} rejected: ${r.errorCode ?? ""} ${r.description}`.replace(/ {2}/, " "), "");
+    for (const r of rejectionsAfter(messageId))
+      lines.push(`!! ${r.method} rejected: ${r.errorCode ?? ""} ${r.description}`.replace(/ {2}/, " "), "");
   };
   pushRejections(0);
   for (const message of messages) {
     const marks = [message.edited ? "edited" : "", message.deleted ? "deleted" : ""].filter(Boolean).join(", ");
-    lines.push(`[${time(message.date)}] ${message.from === "bot" ? "Bot" : "You"} #${message.messageId}${marks ? ` (${marks})` : ""}:`);
-    if (message.photo) lines.push(`  [photo${message.photo.width ? ` ${message.photo.width}x${message.photo.height}` : ""}]`);
+    lines.push(
+      `[${time(message.date)}] ${message.from === "bot" ? "Bot" : "You"} #${message.messageId}${marks ? ` (${marks})` : ""}:`,
+    );
+    if (message.photo)
+      lines.push(`  [photo${message.photo.width ? ` ${message.photo.width}x${message.photo.height}` : ""}]`);
     const body = message.text ?? message.caption;
     if (body) for (const line of body.split("\n")) lines.push(`  ${line}`);
-    for (const row of message.replyMarkup?.inline_keyboard ?? []) lines.push(`  ${row.map((button) => `[${button.text}]`).join(" ")}`);
+    for (const row of message.replyMarkup?.inline_keyboard ?? [])
+      lines.push(`  ${row.map((button) => `[${button.text}]`).join(" ")}`);
     lines.push("");
     pushRejections(message.messageId);
   }

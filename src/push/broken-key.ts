@@ -12,7 +12,12 @@ import { enqueueAlert } from "#src/db/repos/outbox";
  * refusal first tells them and the others, or a second refusal, add nothing; a new link is told
  * again if that key breaks too. Returns true when an alert was queued.
  */
-export async function recordBrokenKey(db: Kysely<Database>, translations: Translations, telegramId: number, now: number): Promise<boolean> {
+export async function recordBrokenKey(
+  db: Kysely<Database>,
+  translations: Translations,
+  telegramId: number,
+  now: number,
+): Promise<boolean> {
   const recipient = await recipientFor(db, translations, telegramId, "always");
   return db.transaction().execute(async (trx) => {
     const credential = await findCredentialLink(trx, telegramId);
@@ -20,6 +25,12 @@ export async function recordBrokenKey(db: Kysely<Database>, translations: Transl
     // False when the bot already marked it during a chat action: the user was told in that reply.
     const first = await markKeyBroken(trx, telegramId, now);
     if (!first || !recipient) return false;
-    return enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: `key-broken:${credential.linked_at}`, payload: keyBrokenAlert(recipient, credential.last4), now });
+    return enqueueAlert(trx, {
+      telegramId,
+      chatId: recipient.chatId,
+      dedupeKey: `key-broken:${credential.linked_at}`,
+      payload: keyBrokenAlert(recipient, credential.last4),
+      now,
+    });
   });
 }

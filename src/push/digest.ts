@@ -70,8 +70,21 @@ export async function queueWeeklyDigests(deps: DigestQueueDeps): Promise<number>
           const offset = spreadOffsetMs(user.telegram_id, slot.week);
           // Queued late (after a restart): the spread starts now instead of in the past.
           const at = slot.at + offset >= now ? slot.at + offset : now + offset;
-          const payload: OutboxPayload = { method: "sendDigest", params: { week: slot.week, timeZone: zone } satisfies DigestParams };
-          if (await enqueueAlert(trx, { telegramId: user.telegram_id, chatId: user.chat_id, dedupeKey: digestKey(slot.week), payload, now, notBefore: at })) queued += 1;
+          const payload: OutboxPayload = {
+            method: "sendDigest",
+            params: { week: slot.week, timeZone: zone } satisfies DigestParams,
+          };
+          if (
+            await enqueueAlert(trx, {
+              telegramId: user.telegram_id,
+              chatId: user.chat_id,
+              dedupeKey: digestKey(slot.week),
+              payload,
+              now,
+              notBefore: at,
+            })
+          )
+            queued += 1;
           await markDigestWeek(trx, user.telegram_id, slot.week);
         }
       });
@@ -96,7 +109,9 @@ export interface DigestBuildDeps {
 
 function readParams(payload: OutboxPayload): DigestParams | null {
   const { week, timeZone } = payload.params as Partial<DigestParams>;
-  return typeof week === "string" && /^\d{4}-\d\d-\d\d$/.test(week) ? { week, timeZone: knownZone(typeof timeZone === "string" ? timeZone : null) } : null;
+  return typeof week === "string" && /^\d{4}-\d\d-\d\d$/.test(week)
+    ? { week, timeZone: knownZone(typeof timeZone === "string" ? timeZone : null) }
+    : null;
 }
 
 /**
@@ -105,7 +120,9 @@ function readParams(payload: OutboxPayload): DigestParams | null {
  * send any more: the user turned the digest off, left, or their key no longer works. A marketplace
  * failure is thrown (the sender retries), until MAX_BUILD_ATTEMPTS.
  */
-export function digestBuilder(deps: DigestBuildDeps): (row: OutboxRow, payload: OutboxPayload) => Promise<OutboxPayload | null> {
+export function digestBuilder(
+  deps: DigestBuildDeps,
+): (row: OutboxRow, payload: OutboxPayload) => Promise<OutboxPayload | null> {
   return async (row, payload) => {
     const params = readParams(payload);
     const user = await findUser(deps.db, row.telegram_id);
@@ -122,14 +139,21 @@ export function digestBuilder(deps: DigestBuildDeps): (row: OutboxRow, payload: 
     const window = weekBefore(params.timeZone, params.week);
     let records;
     try {
-      records = await collectSpending(deps.marketplace(() => apiKey), window.from, deps.now());
+      records = await collectSpending(
+        deps.marketplace(() => apiKey),
+        window.from,
+        deps.now(),
+      );
     } catch (error) {
       if (isMarketplaceError(error, "unauthorized", "forbidden")) {
         await markKeyBroken(deps.db, row.telegram_id, deps.now());
         return null;
       }
       if (row.attempts + 1 >= MAX_BUILD_ATTEMPTS) {
-        deps.logger.warn({ userId: row.telegram_id, week: params.week, err: error }, "weekly digest could not be built; given up for this week");
+        deps.logger.warn(
+          { userId: row.telegram_id, week: params.week, err: error },
+          "weekly digest could not be built; given up for this week",
+        );
         return null;
       }
       throw error;
@@ -147,6 +171,13 @@ export function digestBuilder(deps: DigestBuildDeps): (row: OutboxRow, payload: 
       footer: tr("digest-footer"),
     });
     if (report.kind === "text") return { method: "sendMessage", params: { text: report.text, parse_mode: "HTML" } };
-    return { method: "sendPhoto", params: { photo: new InputFile(report.png, `digest-${params.week}.png`), caption: report.caption, parse_mode: "HTML" } };
+    return {
+      method: "sendPhoto",
+      params: {
+        photo: new InputFile(report.png, `digest-${params.week}.png`),
+        caption: report.caption,
+        parse_mode: "HTML",
+      },
+    };
   };
 }

@@ -19,9 +19,17 @@ export interface GroupRecipient extends Recipient {
  * owner who blocked the bot could not be told when the group stops receiving). Independent of the
  * private switches in /settings: the group's own choices say what it gets.
  */
-export function groupRecipientOf(translations: Translations, telegramId: number, user: User | null | undefined, link: GroupLink | null | undefined, kind: GroupAlertKind): GroupRecipient | null {
+export function groupRecipientOf(
+  translations: Translations,
+  telegramId: number,
+  user: User | null | undefined,
+  link: GroupLink | null | undefined,
+  kind: GroupAlertKind,
+): GroupRecipient | null {
   const owner = recipientOf(translations, telegramId, user, "always");
-  return owner && link && copiesKind(link, kind) ? { ...owner, chatId: link.group_chat_id, ownerName: link.owner_name, group: true } : null;
+  return owner && link && copiesKind(link, kind)
+    ? { ...owner, chatId: link.group_chat_id, ownerName: link.owner_name, group: true }
+    : null;
 }
 
 /** Where a user's alerts go: their private chat and their group, from one read of each row. */
@@ -31,7 +39,11 @@ export interface AlertTargets {
 }
 
 /** The user's row and group link, read once, answering for the private alert and the group's copy. */
-export async function alertTargets(db: Kysely<Database>, translations: Translations, telegramId: number): Promise<AlertTargets> {
+export async function alertTargets(
+  db: Kysely<Database>,
+  translations: Translations,
+  telegramId: number,
+): Promise<AlertTargets> {
   const [user, link] = await Promise.all([findUser(db, telegramId), findGroupLink(db, telegramId)]);
   return {
     recipient: (kind) => recipientOf(translations, telegramId, user, kind),
@@ -45,6 +57,17 @@ function groupDedupeKey(key: string): string {
 }
 
 /** The outbox row of a group copy of `payload` (built for `recipient`: the owner's language). */
-export function groupAlertOf(recipient: GroupRecipient, dedupeKey: string, payload: OutboxPayload, at: number): QueuedAlert {
-  return { telegramId: recipient.telegramId, chatId: recipient.chatId, dedupeKey: groupDedupeKey(dedupeKey), payload: JSON.stringify(groupCopy(payload, recipient.ownerName, recipient.tr)), at };
+export function groupAlertOf(
+  recipient: GroupRecipient,
+  dedupeKey: string,
+  payload: OutboxPayload,
+  at: number,
+): QueuedAlert {
+  return {
+    telegramId: recipient.telegramId,
+    chatId: recipient.chatId,
+    dedupeKey: groupDedupeKey(dedupeKey),
+    payload: JSON.stringify(groupCopy(payload, recipient.ownerName, recipient.tr)),
+    at,
+  };
 }

@@ -69,14 +69,26 @@ export class GroupGate {
     const to = migratedTo(error);
     if (to !== null) {
       const moved = await moveGroup(this.deps.db, chatId, to);
-      this.deps.logger.info({ from: chatId, to, links: moved }, "group became a supergroup; its links and queued alerts follow it");
+      this.deps.logger.info(
+        { from: chatId, to, links: moved },
+        "group became a supergroup; its links and queued alerts follow it",
+      );
       return "retry";
     }
     if (!(error instanceof GrammyError)) return null;
     // 400 "not enough rights to send …": the bot was restricted from writing there.
-    const gone = error.error_code === 403 || (error.error_code === 400 && /chat not found|not a member|kicked|not enough rights|have no rights|CHAT_WRITE_FORBIDDEN/i.test(error.description));
+    const gone =
+      error.error_code === 403 ||
+      (error.error_code === 400 &&
+        /chat not found|not a member|kicked|not enough rights|have no rights|CHAT_WRITE_FORBIDDEN/i.test(
+          error.description,
+        ));
     if (!gone) return null;
-    await endGroupLinks(this.deps, chatId, error.error_code === 403 || /rights|WRITE_FORBIDDEN/i.test(error.description) ? "refused" : "removed");
+    await endGroupLinks(
+      this.deps,
+      chatId,
+      error.error_code === 403 || /rights|WRITE_FORBIDDEN/i.test(error.description) ? "refused" : "removed",
+    );
     return "drop";
   }
 }

@@ -127,8 +127,32 @@ export function pollConcurrency(ratePerSecond: number): number {
 export function startPush(deps: PushDeps): PushHandle {
   const replicaId = deps.replicaId ?? randomUUID();
   // Team alerts: each group copy is checked before it leaves; a notice to an owner wakes the sender.
-  const groups = new GroupGate({ db: deps.db, logger: deps.logger, translations: deps.i18n, now: deps.now, onQueued: () => sender.wake() });
-  const sender = new OutboxSender({ db: deps.db, logger: deps.logger, metrics: deps.metrics, now: deps.now, owner: replicaId, leaseMs: deps.leaseMs ?? 30_000, prepare: digestBuilder({ db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, marketplace: deps.marketplace, now: deps.now }), groups, ...(deps.sendWindow ? { window: deps.sendWindow } : {}), ...(deps.sendBudget ? { budgetStore: deps.sendBudget } : {}) });
+  const groups = new GroupGate({
+    db: deps.db,
+    logger: deps.logger,
+    translations: deps.i18n,
+    now: deps.now,
+    onQueued: () => sender.wake(),
+  });
+  const sender = new OutboxSender({
+    db: deps.db,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    now: deps.now,
+    owner: replicaId,
+    leaseMs: deps.leaseMs ?? 30_000,
+    prepare: digestBuilder({
+      db: deps.db,
+      logger: deps.logger,
+      box: deps.box,
+      translations: deps.i18n,
+      marketplace: deps.marketplace,
+      now: deps.now,
+    }),
+    groups,
+    ...(deps.sendWindow ? { window: deps.sendWindow } : {}),
+    ...(deps.sendBudget ? { budgetStore: deps.sendBudget } : {}),
+  });
   const wake = () => sender.wake();
   const pollerDeps: PollerDeps = {
     db: deps.db,
@@ -143,10 +167,28 @@ export function startPush(deps: PushDeps): PushHandle {
     idleIntervalMs: deps.config.POLL_IDLE_INTERVAL,
     metrics: deps.metrics,
   };
-  const stuckCardDeps = { db: deps.db, marketplaceTimeoutMs: deps.config.MARKETPLACE_TIMEOUT_MS, translations: deps.i18n, now: deps.now, onQueued: wake };
+  const stuckCardDeps = {
+    db: deps.db,
+    marketplaceTimeoutMs: deps.config.MARKETPLACE_TIMEOUT_MS,
+    translations: deps.i18n,
+    now: deps.now,
+    onQueued: wake,
+  };
   const leaseMs = deps.leaseMs ?? 60_000;
   const polls = new PollWork(deps, pollerDeps, replicaId, leaseMs);
-  const follower = new FollowerPasses({ db: deps.db, logger: deps.logger, box: deps.box, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake }, replicaId, leaseMs);
+  const follower = new FollowerPasses(
+    {
+      db: deps.db,
+      logger: deps.logger,
+      box: deps.box,
+      translations: deps.i18n,
+      now: deps.now,
+      marketplace: deps.marketplace,
+      onQueued: wake,
+    },
+    replicaId,
+    leaseMs,
+  );
   registerPushGauges(deps, replicaId);
   let jobs: { stop(): Promise<void> } | null = null;
 
@@ -169,16 +211,35 @@ export function startPush(deps: PushDeps): PushHandle {
     joinPoll: () => polls.joinPoll(),
     checkOrdersNow: (telegramId) => follower.pass({ now: true, ...(telegramId === undefined ? {} : { telegramId }) }),
     releaseStuckCards: () => releaseStuckCards(stuckCardDeps),
-    runRetention: () => withLease(deps.db, "cron:retention", replicaId, 60_000, () => runRetention({ db: deps.db, logger: deps.logger, now: deps.now })),
-    queueDigests: () => withLease(deps.db, "cron:digest", replicaId, 60_000, () => queueWeeklyDigests({ db: deps.db, logger: deps.logger, now: deps.now, onQueued: wake })),
+    runRetention: () =>
+      withLease(deps.db, "cron:retention", replicaId, 60_000, () =>
+        runRetention({ db: deps.db, logger: deps.logger, now: deps.now }),
+      ),
+    queueDigests: () =>
+      withLease(deps.db, "cron:digest", replicaId, 60_000, () =>
+        queueWeeklyDigests({ db: deps.db, logger: deps.logger, now: deps.now, onQueued: wake }),
+      ),
     checkPriceWatches: (tick) =>
       withLease(deps.db, "cron:watches", replicaId, 60_000, () =>
-        checkPriceWatches({ db: deps.db, logger: deps.logger, translations: deps.i18n, now: deps.now, marketplace: deps.marketplace, onQueued: wake, metrics: deps.metrics }, tick ?? null),
+        checkPriceWatches(
+          {
+            db: deps.db,
+            logger: deps.logger,
+            translations: deps.i18n,
+            now: deps.now,
+            marketplace: deps.marketplace,
+            onQueued: wake,
+            metrics: deps.metrics,
+          },
+          tick ?? null,
+        ),
       ).then((report) => report ?? null),
     sender,
     start(api) {
       sender.start(api ?? createSenderApi(deps.token, deps.apiRoot));
-      jobs = scheduleJobs(deps, handle, polls, follower, () => withLease(deps.db, "cron:cards", replicaId, 60_000, () => releaseStuckCards(stuckCardDeps)));
+      jobs = scheduleJobs(deps, handle, polls, follower, () =>
+        withLease(deps.db, "cron:cards", replicaId, 60_000, () => releaseStuckCards(stuckCardDeps)),
+      );
     },
     async stop() {
       polls.close();
@@ -210,7 +271,9 @@ class FollowerPasses {
 
   /** One follower pass after the one in progress. */
   pass(scope: FollowScope = {}): Promise<number> {
-    const run = this.running.catch(() => 0).then(() => checkFollowedOrders(this.deps, 50, this.replicaId, this.leaseMs, scope));
+    const run = this.running
+      .catch(() => 0)
+      .then(() => checkFollowedOrders(this.deps, 50, this.replicaId, this.leaseMs, scope));
     this.running = run.catch(() => 0);
     return run;
   }
@@ -221,17 +284,40 @@ class FollowerPasses {
  * cycle, retention, digests and price watches, and every 2 s a follower pass and a join of the
  * open poll cycle. Returns what stops the timers.
  */
-function scheduleJobs(deps: PushDeps, handle: PushHandle, polls: PollWork, follower: FollowerPasses, releaseCardsOnce: () => Promise<unknown>): { stop(): Promise<void> } {
-  const releaseCards = () => void releaseCardsOnce().catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "releasing stuck confirmation cards failed"));
+function scheduleJobs(
+  deps: PushDeps,
+  handle: PushHandle,
+  polls: PollWork,
+  follower: FollowerPasses,
+  releaseCardsOnce: () => Promise<unknown>,
+): { stop(): Promise<void> } {
+  const releaseCards = () =>
+    void releaseCardsOnce().catch((error: unknown) =>
+      reportFailure(deps.db, deps.logger, error, "releasing stuck confirmation cards failed"),
+    );
   // After a crash, the cards it left on "processing…" get their buttons back.
   releaseCards();
   const task = cron.schedule(deps.config.NOTIFICATIONS_POLL, (context) => {
     // Every replica's tick names the same cycle (its scheduled second): the first opens it.
     const tick = Math.floor((context?.date ?? new Date()).getTime() / 1000) * 1000;
-    void polls.onTick(tick).catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "notification poll cycle failed"));
-    void handle.runRetention().catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "retention pass failed; the next cron tick tries again"));
-    void handle.queueDigests().catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "queueing weekly digests failed; the next cron tick tries again"));
-    void handle.checkPriceWatches(tick).catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "price watch check failed; the next cron tick tries again"));
+    void polls
+      .onTick(tick)
+      .catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "notification poll cycle failed"));
+    void handle
+      .runRetention()
+      .catch((error: unknown) =>
+        reportFailure(deps.db, deps.logger, error, "retention pass failed; the next cron tick tries again"),
+      );
+    void handle
+      .queueDigests()
+      .catch((error: unknown) =>
+        reportFailure(deps.db, deps.logger, error, "queueing weekly digests failed; the next cron tick tries again"),
+      );
+    void handle
+      .checkPriceWatches(tick)
+      .catch((error: unknown) =>
+        reportFailure(deps.db, deps.logger, error, "price watch check failed; the next cron tick tries again"),
+      );
     releaseCards();
   });
   const followTimer = setInterval(() => {
@@ -245,7 +331,9 @@ function scheduleJobs(deps: PushDeps, handle: PushHandle, polls: PollWork, follo
           follower.pending = false;
         });
     }
-    void polls.joinPoll().catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "joining the poll cycle failed"));
+    void polls
+      .joinPoll()
+      .catch((error: unknown) => reportFailure(deps.db, deps.logger, error, "joining the poll cycle failed"));
   }, 2_000);
   return {
     async stop() {
@@ -261,9 +349,18 @@ function scheduleJobs(deps: PushDeps, handle: PushHandle, polls: PollWork, follo
  * replica, takes them at once instead of after the lease.
  */
 async function handBackLeases(deps: PushDeps, replicaId: string): Promise<void> {
-  const released = await Promise.all([releasePollLeases(deps.db, replicaId), releaseFollowLeases(deps.db, replicaId), releaseLeasesOf(deps.db, replicaId), releaseNamedLeasesOf(deps.db, replicaId)]).catch((error: unknown) => {
+  const released = await Promise.all([
+    releasePollLeases(deps.db, replicaId),
+    releaseFollowLeases(deps.db, replicaId),
+    releaseLeasesOf(deps.db, replicaId),
+    releaseNamedLeasesOf(deps.db, replicaId),
+  ]).catch((error: unknown) => {
     deps.logger.warn({ err: error }, "could not hand back this replica's leases; they return when they run out");
     return null;
   });
-  if (released && released.some((count) => count > 0)) deps.logger.info({ users: released[0], orders: released[1], alerts: released[2], jobs: released[3] }, "handed back the work this replica still held");
+  if (released && released.some((count) => count > 0))
+    deps.logger.info(
+      { users: released[0], orders: released[1], alerts: released[2], jobs: released[3] },
+      "handed back the work this replica still held",
+    );
 }

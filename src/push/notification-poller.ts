@@ -13,20 +13,29 @@ import { DEFAULT_IDLE_INTERVAL_MS, type PollerDeps } from "./poller-deps";
  */
 export async function primeNotifications(deps: PollerDeps, telegramId: number): Promise<void> {
   await resetPollState(deps.db, telegramId, deps.now());
-  await pollUser(deps, telegramId).catch((error: unknown) => deps.logger.warn({ err: error, userId: telegramId }, "priming notifications failed; the first poll will do it"));
+  await pollUser(deps, telegramId).catch((error: unknown) =>
+    deps.logger.warn({ err: error, userId: telegramId }, "priming notifications failed; the first poll will do it"),
+  );
 }
 
 /** Polls one user now (at link time, to prime); queues the notifications not yet relayed. */
 export async function pollUser(deps: PollerDeps, telegramId: number): Promise<number> {
   const [target] = await loadTargets(deps.db, [telegramId]);
   const outcome = await pollTarget(deps, target!);
-  const queued = await recordPollOutcomes(deps.db, [outcome], deps.now(), deps.idleIntervalMs ?? DEFAULT_IDLE_INTERVAL_MS);
+  const queued = await recordPollOutcomes(
+    deps.db,
+    [outcome],
+    deps.now(),
+    deps.idleIntervalMs ?? DEFAULT_IDLE_INTERVAL_MS,
+  );
   if (queued > 0) deps.onQueued();
   return queued;
 }
 
 /** One on-demand poll cycle over every active linked user whose back-off has passed, whatever their schedule (single-replica helper). */
 export async function pollAll(deps: PollerDeps, owner = "local"): Promise<{ users: number; queued: number }> {
-  const cycle = await openPollCycle(deps.db, owner, await nextPollCycleId(deps.db, Date.now()), deps.now(), { everyone: true });
+  const cycle = await openPollCycle(deps.db, owner, await nextPollCycleId(deps.db, Date.now()), deps.now(), {
+    everyone: true,
+  });
   return pollCycle(deps, owner, cycle);
 }

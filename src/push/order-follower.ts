@@ -29,7 +29,13 @@ export interface FollowerDeps {
  * Checks due followed orders (GET /api/v1/orders/{id}) on a back-off schedule; a settled order
  * queues the same alert (same dedupe key) a webhook would, so users without a webhook are told too.
  */
-export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner = "local", leaseMs = 60_000, scope: FollowScope = {}): Promise<number> {
+export async function checkFollowedOrders(
+  deps: FollowerDeps,
+  limit = 50,
+  owner = "local",
+  leaseMs = 60_000,
+  scope: FollowScope = {},
+): Promise<number> {
   const now = deps.now();
   const due = await claimDueOrders(deps.db, owner, now, limit, leaseMs, scope);
   let settled = 0;
@@ -54,10 +60,20 @@ export async function checkFollowedOrders(deps: FollowerDeps, limit = 50, owner 
       const key = settlementKey(order.id, state);
       const queued = await deps.db.transaction().execute(async (trx) => {
         await markFollowDone(trx, row.order_id);
-        const copied = group ? (await enqueueGroupAlerts(trx, [groupAlertOf(group, key, settlementAlert(group, order, state), now)])) > 0 : false;
+        const copied = group
+          ? (await enqueueGroupAlerts(trx, [groupAlertOf(group, key, settlementAlert(group, order, state), now)])) > 0
+          : false;
         if (!recipient) return copied;
         const [buyAgain] = await buyAgainRefs(trx, [{ telegramId, orderId: order.id }], now);
-        return (await enqueueAlert(trx, { telegramId, chatId: recipient.chatId, dedupeKey: key, payload: settlementAlert(recipient, order, state, buyAgain), now })) || copied;
+        return (
+          (await enqueueAlert(trx, {
+            telegramId,
+            chatId: recipient.chatId,
+            dedupeKey: key,
+            payload: settlementAlert(recipient, order, state, buyAgain),
+            now,
+          })) || copied
+        );
       });
       settled += 1;
       if (queued) deps.onQueued();

@@ -1,7 +1,15 @@
 import type { PollerDeps } from "./poller-deps";
 import type { PollAlert } from "#src/db/repos/poll-outcomes";
 import { MarketplaceError, type MarketplaceClient, type Notification } from "#src/marketplace/index";
-import { finalState, notificationAlert, rulePausedAlert, settlementAlert, settlementKey, type FinalState, type Recipient } from "#src/chat/alerts";
+import {
+  finalState,
+  notificationAlert,
+  rulePausedAlert,
+  settlementAlert,
+  settlementKey,
+  type FinalState,
+  type Recipient,
+} from "#src/chat/alerts";
 import type { OutboxPayload } from "#src/db/repos/outbox";
 import { alertTargets, groupAlertOf, type GroupRecipient } from "./group-copies";
 import { refFor } from "#src/db/repos/callback-refs";
@@ -25,7 +33,9 @@ const KIND_WORDS = ["refill", "renew", "smart"];
  */
 async function findPausedRule(client: MarketplaceClient, notification: Notification): Promise<string | null> {
   try {
-    const paused = (await client.listAutomations()).filter((rule) => rule.status.toLowerCase() === "paused" && (rule.pauseReason ?? "").toLowerCase() === "system");
+    const paused = (await client.listAutomations()).filter(
+      (rule) => rule.status.toLowerCase() === "paused" && (rule.pauseReason ?? "").toLowerCase() === "system",
+    );
     const text = `${notification.title} ${notification.body}`;
     const byTarget = paused.filter((rule) => text.includes(rule.targetAddress));
     let candidates = byTarget.length > 0 ? byTarget : paused;
@@ -51,7 +61,12 @@ const SETTLEMENT_WAIT_MS = 3_600_000;
  * "later": a settlement whose order could not be read as final yet; left unseen, so the next
  * cycle looks again instead of relaying it under a key no other path shares.
  */
-export async function alertFor(deps: PollerDeps, telegramId: number, client: MarketplaceClient, notification: Notification): Promise<PollAlert[] | "later"> {
+export async function alertFor(
+  deps: PollerDeps,
+  telegramId: number,
+  client: MarketplaceClient,
+  notification: Notification,
+): Promise<PollAlert[] | "later"> {
   const text = textOf(notification);
   const id = UUID.exec(`${notification.link ?? ""} ${notification.body} ${notification.title}`)?.[0];
   const now = deps.now();
@@ -66,14 +81,21 @@ export async function alertFor(deps: PollerDeps, telegramId: number, client: Mar
       if (state) {
         // Buy again goes under the private alert only; a group's copy keeps no spending button.
         const [buyAgain] = recipient ? await buyAgainRefs(deps.db, [{ telegramId, orderId: order.id }], now) : [null];
-        return alertsFor(wanted(state), settlementKey(order.id, state), (target) => settlementAlert(target, order, state, target === recipient ? buyAgain : null));
+        return alertsFor(wanted(state), settlementKey(order.id, state), (target) =>
+          settlementAlert(target, order, state, target === recipient ? buyAgain : null),
+        );
       }
     } catch (error) {
-      deps.logger.debug({ userId: telegramId, orderId: id, kind: error instanceof MarketplaceError ? error.kind : "unexpected" }, "order of a settlement notification not readable; looking again next cycle");
+      deps.logger.debug(
+        { userId: telegramId, orderId: id, kind: error instanceof MarketplaceError ? error.kind : "unexpected" },
+        "order of a settlement notification not readable; looking again next cycle",
+      );
     }
     const age = now - Date.parse(notification.createdAt);
     if (!(age > SETTLEMENT_WAIT_MS)) return "later";
-    const state = /fail|refund|cancel|reject|expire/.test(`${text} ${notification.body.toLowerCase()}`) ? "failed" : "filled";
+    const state = /fail|refund|cancel|reject|expire/.test(`${text} ${notification.body.toLowerCase()}`)
+      ? "failed"
+      : "filled";
     return alertsFor(wanted(state), settlementKey(id, state), (target) => notificationAlert(target, notification));
   }
   if (/pause/.test(text) && /automation|rule|refill|renewal|smart/.test(`${text} ${notification.body.toLowerCase()}`)) {
@@ -81,7 +103,9 @@ export async function alertFor(deps: PollerDeps, telegramId: number, client: Mar
     if (!targets.recipient && !targets.group) return [];
     const ruleId = id ?? (await findPausedRule(client, notification));
     const rule = ruleId ? { id: ruleId, ref: await refFor(deps.db, telegramId, ruleId, now) } : null;
-    return alertsFor(targets, `notification:${notification.id}`, (target) => rulePausedAlert(target, rule, `${notification.title}: ${notification.body}`));
+    return alertsFor(targets, `notification:${notification.id}`, (target) =>
+      rulePausedAlert(target, rule, `${notification.title}: ${notification.body}`),
+    );
   }
   const kind = /deposit|top.?up|credit/.test(text) ? "deposits" : "other";
   const targets = { recipient: to.recipient(kind), group: to.group("other") };
@@ -89,12 +113,21 @@ export async function alertFor(deps: PollerDeps, telegramId: number, client: Mar
 }
 
 /** The private alert and the group's copy, each built in its recipient's language. */
-function alertsFor(targets: { recipient: Recipient | null; group: GroupRecipient | null }, key: string, build: (to: Recipient) => OutboxPayload): PollAlert[] {
+function alertsFor(
+  targets: { recipient: Recipient | null; group: GroupRecipient | null },
+  key: string,
+  build: (to: Recipient) => OutboxPayload,
+): PollAlert[] {
   const alerts: PollAlert[] = [];
   if (targets.recipient) alerts.push({ key, chatId: targets.recipient.chatId, payload: build(targets.recipient) });
   if (targets.group) {
     const copy = groupAlertOf(targets.group, key, build(targets.group), 0);
-    alerts.push({ key: copy.dedupeKey, chatId: copy.chatId, payload: JSON.parse(copy.payload) as OutboxPayload, group: true });
+    alerts.push({
+      key: copy.dedupeKey,
+      chatId: copy.chatId,
+      payload: JSON.parse(copy.payload) as OutboxPayload,
+      group: true,
+    });
   }
   return alerts;
 }

@@ -14,7 +14,13 @@ import { DEFAULT_IDLE_INTERVAL_MS, type PollerDeps } from "./poller-deps";
  * replica, and records the outcomes in group commits (one transaction for every user finished
  * meanwhile). Users a dead replica held come back when their lease runs out.
  */
-export async function pollCycle(deps: PollerDeps, owner: string, cycleId: number, leaseMs = 60_000, signal?: AbortSignal): Promise<{ users: number; queued: number }> {
+export async function pollCycle(
+  deps: PollerDeps,
+  owner: string,
+  cycleId: number,
+  leaseMs = 60_000,
+  signal?: AbortSignal,
+): Promise<{ users: number; queued: number }> {
   const cycle = await findPollCycle(deps.db, cycleId);
   if (!cycle) return { users: 0, queued: 0 };
   const concurrency = deps.concurrency ?? 16;
@@ -99,11 +105,21 @@ class UserClaims {
     }
     this.claiming ??= (async () => {
       try {
-        const ids = await claimUsersToPoll(this.deps.db, this.owner, this.cycle, this.deps.now(), this.batchSize, this.leaseMs);
+        const ids = await claimUsersToPoll(
+          this.deps.db,
+          this.owner,
+          this.cycle,
+          this.deps.now(),
+          this.batchSize,
+          this.leaseMs,
+        );
         if (ids.length === 0) this.exhausted = true;
         else this.queue.push(...(await loadTargets(this.deps.db, ids)));
       } catch (error) {
-        this.deps.logger.warn({ err: error }, "could not claim users to poll; the rest of this cycle is left to the next tick");
+        this.deps.logger.warn(
+          { err: error },
+          "could not claim users to poll; the rest of this cycle is left to the next tick",
+        );
         this.exhausted = true;
       } finally {
         this.claiming = null;
@@ -142,7 +158,9 @@ class OutcomeWriter {
     this.writing ??= (async () => {
       // Let the outcomes finishing in this turn of the loop, and up to commitGapMs after the last
       // commit, join the same commit.
-      await new Promise<void>((resolve) => scheduleCommit(this.lastCommitAt, this.deps.commitGapMs ?? 25, this.pending.length >= 256, resolve));
+      await new Promise<void>((resolve) =>
+        scheduleCommit(this.lastCommitAt, this.deps.commitGapMs ?? 25, this.pending.length >= 256, resolve),
+      );
       while (this.pending.length > 0) {
         this.lastCommitAt = performance.now();
         const batch = this.pending.splice(0, 256);
@@ -151,7 +169,10 @@ class OutcomeWriter {
           this.queued += added;
           if (added > 0) this.deps.onQueued();
         } catch (error) {
-          this.deps.logger.warn({ err: error, users: batch.length }, "could not record polls; those users' leases will run out and they are polled again");
+          this.deps.logger.warn(
+            { err: error, users: batch.length },
+            "could not record polls; those users' leases will run out and they are polled again",
+          );
         }
       }
       this.writing = null;

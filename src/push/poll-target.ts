@@ -40,7 +40,8 @@ export async function loadTargets(db: Kysely<Database>, telegramIds: number[]): 
   }));
 }
 
-const nullableNumber = (value: number | string | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
+const nullableNumber = (value: number | string | null | undefined): number | null =>
+  value === null || value === undefined ? null : Number(value);
 
 /** A notification's creation time in ms, or null when the marketplace sent one Date cannot read. */
 function createdMs(notification: Notification): number | null {
@@ -53,7 +54,13 @@ function createdMs(notification: Notification): number | null {
  * {@link MAX_POLL_PAGES}); priming reads the newest page only. Returns the notifications not seen
  * before (newest first) and the ids on the first page, or the outcome when the reading failed.
  */
-async function readNewNotifications(deps: PollerDeps, target: PollTarget, client: MarketplaceClient, pace: () => Promise<void>, now: number): Promise<{ fresh: Notification[]; firstPage: string[] } | PollOutcome> {
+async function readNewNotifications(
+  deps: PollerDeps,
+  target: PollTarget,
+  client: MarketplaceClient,
+  pace: () => Promise<void>,
+  now: number,
+): Promise<{ fresh: Notification[]; firstPage: string[] } | PollOutcome> {
   const { telegramId } = target;
   const fresh: Notification[] = [];
   const freshIds = new Set<string>();
@@ -67,14 +74,22 @@ async function readNewNotifications(deps: PollerDeps, target: PollTarget, client
       if (error instanceof MarketplaceError && (error.kind === "unauthorized" || error.kind === "forbidden")) {
         // Revoked: told once, and no longer claimed for polling until the user links again.
         if (await recordBrokenKey(deps.db, deps.translations, telegramId, now)) deps.onQueued();
-        deps.logger.info({ userId: telegramId, kind: error.kind }, "marketplace refused a user's key while polling; marked broken, polling stops until they link again");
+        deps.logger.info(
+          { userId: telegramId, kind: error.kind },
+          "marketplace refused a user's key while polling; marked broken, polling stops until they link again",
+        );
         return { telegramId, kind: "skipped" };
       }
       // A later page lost: nothing is recorded, so the next poll reads from the newest page again
       // (recording the newer pages alone would make the unread older ones look seen).
       deps.logger.debug({ userId: telegramId, page: number, err: error }, "notification poll failed; backing off");
       const failures = target.failures + 1;
-      return { telegramId, kind: "failed", failures, nextPollAt: now + Math.min(30 * 60_000, 15_000 * 2 ** Math.min(failures, 7)) };
+      return {
+        telegramId,
+        kind: "failed",
+        failures,
+        nextPollAt: now + Math.min(30 * 60_000, 15_000 * 2 ** Math.min(failures, 7)),
+      };
     }
     const ids = page.items.map((item) => item.id);
     if (number === 1) firstPage = ids;
@@ -98,7 +113,10 @@ async function readNewNotifications(deps: PollerDeps, target: PollTarget, client
     if (reachedSeen || lastPage || !target.primed) break;
     if (number >= MAX_POLL_PAGES) {
       deps.metrics?.pollPageLimit.inc();
-      deps.logger.warn({ userId: telegramId, pages: number }, `no notification already seen in the newest ${MAX_POLL_PAGES} pages; the older ones are left unread`);
+      deps.logger.warn(
+        { userId: telegramId, pages: number },
+        `no notification already seen in the newest ${MAX_POLL_PAGES} pages; the older ones are left unread`,
+      );
       break;
     }
     deps.metrics?.pollExtraPages.inc();
@@ -115,7 +133,11 @@ async function readNewNotifications(deps: PollerDeps, target: PollTarget, client
  * Writes nothing but a broken key mark; the outcome is recorded by {@link recordPollOutcomes}.
  * Never marks anything read at the marketplace.
  */
-export async function pollTarget(deps: PollerDeps, target: PollTarget, pace: () => Promise<void> = async () => undefined): Promise<PollOutcome> {
+export async function pollTarget(
+  deps: PollerDeps,
+  target: PollTarget,
+  pace: () => Promise<void> = async () => undefined,
+): Promise<PollOutcome> {
   const { telegramId, credential } = target;
   if (!credential || credential.broken_at) return { telegramId, kind: "skipped" };
   const now = deps.now();
@@ -146,11 +168,26 @@ export async function pollTarget(deps: PollerDeps, target: PollTarget, pace: () 
       const list = await client.listAutomations();
       rules = { active: list.some((rule) => rule.status.toLowerCase() === "active"), checkedAt: target.rulesCheckedAt };
     } catch (error) {
-      deps.logger.debug({ userId: telegramId, kind: error instanceof MarketplaceError ? error.kind : "unexpected" }, "rule list not readable; read again at the next poll");
+      deps.logger.debug(
+        { userId: telegramId, kind: error instanceof MarketplaceError ? error.kind : "unexpected" },
+        "rule list not readable; read again at the next poll",
+      );
     }
   }
   const recorded = fresh.filter((item) => !later.has(item.id));
-  return { telegramId, kind: "polled", seen: recorded.map((item) => item.id), alerts, firstPage: fresh.length > 0 ? firstPage : null, seenUntil: newSeenUntil(target.seenUntil, recorded, fresh.filter((item) => later.has(item.id))), rules };
+  return {
+    telegramId,
+    kind: "polled",
+    seen: recorded.map((item) => item.id),
+    alerts,
+    firstPage: fresh.length > 0 ? firstPage : null,
+    seenUntil: newSeenUntil(
+      target.seenUntil,
+      recorded,
+      fresh.filter((item) => later.has(item.id)),
+    ),
+    rules,
+  };
 }
 
 /**

@@ -21,7 +21,12 @@ export class PollWork {
   private readonly stopPolling = new AbortController();
 
   constructor(
-    private readonly deps: { db: Kysely<Database>; logger: Logger; now: () => number; metrics: Pick<Metrics, "pollTicksSkipped" | "pollCycleSeconds"> },
+    private readonly deps: {
+      db: Kysely<Database>;
+      logger: Logger;
+      now: () => number;
+      metrics: Pick<Metrics, "pollTicksSkipped" | "pollCycleSeconds">;
+    },
     private readonly pollerDeps: PollerDeps,
     private readonly replicaId: string,
     private readonly leaseMs: number,
@@ -52,7 +57,10 @@ export class PollWork {
         // The tick's own cycle (or a later one) is already open: another replica's tick opened it first.
         logger.debug({ cycle: open }, "another replica opened this tick's poll cycle; working on it too");
       } else if (open !== null && (await cycleHasClaimableUsers(db, open, now()))) {
-        logger.info({ cycle: open }, "the open poll cycle still has users left; working on it instead of opening another");
+        logger.info(
+          { cycle: open },
+          "the open poll cycle still has users left; working on it instead of opening another",
+        );
       } else {
         await openPollCycle(db, this.replicaId, tick, now());
       }
@@ -77,7 +85,13 @@ export class PollWork {
 
   /** Opens an on-demand cycle over every linked user and works on it (see PushHandle.pollNow). */
   async pollNow(): Promise<CycleResult | null> {
-    const cycle = await openPollCycle(this.deps.db, this.replicaId, await nextPollCycleId(this.deps.db, Date.now()), this.deps.now(), { everyone: true });
+    const cycle = await openPollCycle(
+      this.deps.db,
+      this.replicaId,
+      await nextPollCycleId(this.deps.db, Date.now()),
+      this.deps.now(),
+      { everyone: true },
+    );
     return this.queue(() => this.workOn(cycle));
   }
 
@@ -103,6 +117,8 @@ export class PollWork {
   }
 
   private workOn(cycle: number): Promise<CycleResult> {
-    return this.deps.metrics.pollCycleSeconds.timeSuccess({}, () => pollCycle(this.pollerDeps, this.replicaId, cycle, this.leaseMs, this.stopPolling.signal));
+    return this.deps.metrics.pollCycleSeconds.timeSuccess({}, () =>
+      pollCycle(this.pollerDeps, this.replicaId, cycle, this.leaseMs, this.stopPolling.signal),
+    );
   }
 }

@@ -1,6 +1,13 @@
 import type { Kysely } from "kysely";
 import type { Database } from "#src/db/schema";
-import { activeWatchesOn, claimWatchCycle, markWatchFired, rearmWatch, type PriceWatch, type WatchTarget } from "#src/db/repos/watches";
+import {
+  activeWatchesOn,
+  claimWatchCycle,
+  markWatchFired,
+  rearmWatch,
+  type PriceWatch,
+  type WatchTarget,
+} from "#src/db/repos/watches";
 import { countWatchTargets, watchTargetsDue } from "#src/db/repos/watch-rotation";
 import type { Metrics } from "#src/metrics";
 import type { Logger } from "#src/logger";
@@ -52,7 +59,11 @@ export type WatchDecision = "fire" | "rearm" | "none";
  * it is armed and its cooldown is over; "above" watches are disarmed by an alert until the price
  * is seen above the threshold again, "cooldown" watches only wait for the cooldown.
  */
-export function decideWatch(watch: Pick<PriceWatch, "armed" | "rearm" | "quiet_until" | "threshold_sun">, priceSun: bigint, now: number): WatchDecision {
+export function decideWatch(
+  watch: Pick<PriceWatch, "armed" | "rearm" | "quiet_until" | "threshold_sun">,
+  priceSun: bigint,
+  now: number,
+): WatchDecision {
   if (priceSun <= BigInt(watch.threshold_sun)) {
     const armed = watch.armed === 1 || watch.rearm === "cooldown";
     return armed && now >= watch.quiet_until ? "fire" : "none";
@@ -72,16 +83,28 @@ export function watchAlertKey(watchId: string, crossing: number): string {
  * MAX_WATCH_RENTS_PER_TICK targets, those checked longest ago first. Returns null when the tick was
  * already claimed. A null tick is a check asked for now (the playground, tests): it claims none.
  */
-export async function checkPriceWatches(deps: PriceWatchJobDeps, tick: number | null): Promise<PriceWatchReport | null> {
+export async function checkPriceWatches(
+  deps: PriceWatchJobDeps,
+  tick: number | null,
+): Promise<PriceWatchReport | null> {
   if (tick !== null && !(await claimWatchCycle(deps.db, tick))) return null;
   const cap = deps.rentsPerTick ?? MAX_WATCH_RENTS_PER_TICK;
   const targets = await rentsDue(deps.db, cap);
   // Fewer than the cap: these are all of them, and counting them again is a read spared.
   const total = targets.length < cap ? targets.length : await countWatchTargets(deps.db);
-  const report: PriceWatchReport = { targets: total, deferred: total - targets.length, quoted: 0, fired: 0, rearmed: 0 };
+  const report: PriceWatchReport = {
+    targets: total,
+    deferred: total - targets.length,
+    quoted: 0,
+    fired: 0,
+    rearmed: 0,
+  };
   if (report.deferred > 0) {
     deps.metrics?.publicWorkLimited.inc({ limit: "watch_rents_deferred" }, report.deferred);
-    deps.logger.debug({ targets: total, deferred: report.deferred }, "more watched rents than one tick quotes; the rest are checked on later ticks");
+    deps.logger.debug(
+      { targets: total, deferred: report.deferred },
+      "more watched rents than one tick quotes; the rest are checked on later ticks",
+    );
   }
   const client = deps.marketplace();
   let next = 0;
@@ -124,13 +147,22 @@ async function rentsDue(db: Kysely<Database>, cap: number): Promise<WatchTarget[
   return order.slice(0, cap).map(({ target }) => target);
 }
 
-async function checkTarget(deps: PriceWatchJobDeps, client: MarketplaceClient, target: WatchTarget, report: PriceWatchReport): Promise<void> {
+async function checkTarget(
+  deps: PriceWatchJobDeps,
+  client: MarketplaceClient,
+  target: WatchTarget,
+  report: PriceWatchReport,
+): Promise<void> {
   let priceTrx: string;
   try {
-    priceTrx = (await client.quote({ resource: target.resource, duration: target.duration, volume: target.volume })).priceTrx;
+    priceTrx = (await client.quote({ resource: target.resource, duration: target.duration, volume: target.volume }))
+      .priceTrx;
   } catch (error) {
     if (!(error instanceof MarketplaceError)) throw error;
-    deps.logger.warn({ ...target, kind: error.kind, status: error.status }, "price quote for watches failed; these watches are checked again on a later tick");
+    deps.logger.warn(
+      { ...target, kind: error.kind, status: error.status },
+      "price quote for watches failed; these watches are checked again on a later tick",
+    );
     rememberFailure(deps.db, target, deps.now());
     return;
   }
@@ -161,16 +193,37 @@ async function fire(deps: PriceWatchJobDeps, watch: PriceWatch, priceTrx: string
   const group = to.group("prices");
   if (!recipient && !group) return false;
   const crossing = watch.crossings + 1;
-  const reached = { watchId: watch.id, resource: watch.resource, volume: watch.volume, duration: watch.duration, thresholdSun: BigInt(watch.threshold_sun), priceTrx, at: now };
+  const reached = {
+    watchId: watch.id,
+    resource: watch.resource,
+    volume: watch.volume,
+    duration: watch.duration,
+    thresholdSun: BigInt(watch.threshold_sun),
+    priceTrx,
+    at: now,
+  };
   const key = watchAlertKey(watch.id, crossing);
   const queued = await deps.db.transaction().execute(async (trx) => {
     if (!(await markWatchFired(trx, watch, now + watch.cooldown_ms, now))) return false;
-    const copied = group ? (await enqueueGroupAlerts(trx, [groupAlertOf(group, key, priceReachedAlert(group, reached), now)])) > 0 : false;
+    const copied = group
+      ? (await enqueueGroupAlerts(trx, [groupAlertOf(group, key, priceReachedAlert(group, reached), now)])) > 0
+      : false;
     if (!recipient) return copied;
-    return (await enqueueAlert(trx, { telegramId: watch.telegram_id, chatId: recipient.chatId, dedupeKey: key, payload: priceReachedAlert(recipient, reached), now })) || copied;
+    return (
+      (await enqueueAlert(trx, {
+        telegramId: watch.telegram_id,
+        chatId: recipient.chatId,
+        dedupeKey: key,
+        payload: priceReachedAlert(recipient, reached),
+        now,
+      })) || copied
+    );
   });
   if (queued) {
-    deps.logger.info({ userId: watch.telegram_id, watch: watch.id, crossing, priceTrx }, "price watch reached its threshold; alert queued");
+    deps.logger.info(
+      { userId: watch.telegram_id, watch: watch.id, crossing, priceTrx },
+      "price watch reached its threshold; alert queued",
+    );
     deps.onQueued();
   }
   return queued;

@@ -9,12 +9,26 @@ import { recipientLanguage, type Recipient, type Translations } from "#src/chat/
 export type RecipientKind = AlertKind | "always";
 
 /** The user to push to, if they are active and have this kind of alert switched on; from a user row already read. */
-export function recipientOf(translations: Translations, telegramId: number, user: User | null | undefined, kind: RecipientKind): Recipient | null {
+export function recipientOf(
+  translations: Translations,
+  telegramId: number,
+  user: User | null | undefined,
+  kind: RecipientKind,
+): Recipient | null {
   if (!user || user.active !== 1 || (kind !== "always" && !alertEnabled(user, kind))) return null;
-  return { telegramId, chatId: user.chat_id, ...recipientLanguage(translations, user.language ?? user.telegram_language) };
+  return {
+    telegramId,
+    chatId: user.chat_id,
+    ...recipientLanguage(translations, user.language ?? user.telegram_language),
+  };
 }
 
 /** {@link recipientOf} for a user read by id. */
-export async function recipientFor(db: Kysely<Database>, translations: Translations, telegramId: number, kind: RecipientKind): Promise<Recipient | null> {
+export async function recipientFor(
+  db: Kysely<Database>,
+  translations: Translations,
+  telegramId: number,
+  kind: RecipientKind,
+): Promise<Recipient | null> {
   return recipientOf(translations, telegramId, await findUser(db, telegramId), kind);
 }

@@ -86,16 +86,37 @@ export async function runRetention(deps: RetentionDeps, chunk = CHUNK): Promise<
   const wallNow = (deps.wallNow ?? Date.now)();
   const { db } = deps;
   const report: RetentionReport = {
-    pending_actions: await inChunks((limit) => deletePendingActionsChangedBefore(db, now - RETENTION.cardsMs, limit), chunk),
-    callback_refs: await inChunks((limit) => deleteCallbackRefsIssuedBefore(db, now - RETENTION.callbackRefsMs - REF_REISSUE_MS, limit), chunk),
-    open_rule_cards: await inChunks((limit) => deleteOpenRuleCardsDrawnBefore(db, now - RETENTION.openRuleCardsMs, limit), chunk),
+    pending_actions: await inChunks(
+      (limit) => deletePendingActionsChangedBefore(db, now - RETENTION.cardsMs, limit),
+      chunk,
+    ),
+    callback_refs: await inChunks(
+      (limit) => deleteCallbackRefsIssuedBefore(db, now - RETENTION.callbackRefsMs - REF_REISSUE_MS, limit),
+      chunk,
+    ),
+    open_rule_cards: await inChunks(
+      (limit) => deleteOpenRuleCardsDrawnBefore(db, now - RETENTION.openRuleCardsMs, limit),
+      chunk,
+    ),
     outbox: await inChunks((limit) => deleteFinishedAlerts(db, now - RETENTION.finishedAlertsMs, limit), chunk),
     webhook_events: await inChunks((limit) => pruneWebhookEvents(db, now, limit), chunk),
-    followed_orders: await inChunks((limit) => deleteFinishedFollowsBefore(db, now - RETENTION.finishedFollowsMs, limit), chunk),
+    followed_orders: await inChunks(
+      (limit) => deleteFinishedFollowsBefore(db, now - RETENTION.finishedFollowsMs, limit),
+      chunk,
+    ),
     poll_cycles: await inChunks((limit) => deletePollCyclesBefore(db, now - RETENTION.pollCyclesMs, limit), chunk),
-    connect_attempts: await inChunks((limit) => deleteConnectAttemptsBefore(db, now - RETENTION.connectAttemptsMs, limit), chunk),
-    update_windows: await inChunks((limit) => deleteUpdateWindowsBefore(db, now - RETENTION.updateWindowsMs, limit), chunk),
-    conversations: await inChunks((limit) => deleteConversationsUpdatedBefore(db, now - RETENTION.conversationsMs, limit), chunk),
+    connect_attempts: await inChunks(
+      (limit) => deleteConnectAttemptsBefore(db, now - RETENTION.connectAttemptsMs, limit),
+      chunk,
+    ),
+    update_windows: await inChunks(
+      (limit) => deleteUpdateWindowsBefore(db, now - RETENTION.updateWindowsMs, limit),
+      chunk,
+    ),
+    conversations: await inChunks(
+      (limit) => deleteConversationsUpdatedBefore(db, now - RETENTION.conversationsMs, limit),
+      chunk,
+    ),
     flows: await inChunks((limit) => deleteFlowsUpdatedBefore(db, now - RETENTION.flowsMs, limit), chunk),
     telegram_updates: await inChunks((limit) => pruneTelegramUpdates(db, wallNow, limit), chunk),
   };

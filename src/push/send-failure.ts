@@ -49,15 +49,22 @@ export async function recordFailedSend(context: FailedSendContext, row: OutboxRo
       return;
     }
     if (error.error_code >= 400 && error.error_code < 500) {
-      logger.error({ outboxId: row.id, userId: row.telegram_id, description: error.description }, "Telegram refused an alert (400); dropped, not retried");
+      logger.error(
+        { outboxId: row.id, userId: row.telegram_id, description: error.description },
+        "Telegram refused an alert (400); dropped, not retried",
+      );
       await markDropped(db, row.id, error.description, owner);
       metrics.alerts.inc({ outcome: "refused" });
       return;
     }
   }
-  const reason = error instanceof GrammyError ? error.description : error instanceof HttpError ? "network error" : String(error);
+  const reason =
+    error instanceof GrammyError ? error.description : error instanceof HttpError ? "network error" : String(error);
   const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts, 10));
-  logger.warn({ outboxId: row.id, attempts: row.attempts + 1, retryInMs: delay, reason }, "alert not delivered; will retry");
+  logger.warn(
+    { outboxId: row.id, attempts: row.attempts + 1, retryInMs: delay, reason },
+    "alert not delivered; will retry",
+  );
   await markRetry(db, row.id, now() + delay, reason, owner);
   metrics.alerts.inc({ outcome: "retry" });
 }

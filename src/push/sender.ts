@@ -1,8 +1,24 @@
 import { randomUUID } from "node:crypto";
 import { Api } from "grammy";
-import { DEFAULT_CHAT_PACE, databaseSendBudget, type ChatPace, type GlobalBudget, type SendBudgetStore } from "#src/scale/send-budget";
+import {
+  DEFAULT_CHAT_PACE,
+  databaseSendBudget,
+  type ChatPace,
+  type GlobalBudget,
+  type SendBudgetStore,
+} from "#src/scale/send-budget";
 import { reportFailure } from "#src/db/health";
-import { claimDue, nextClaimableAt, nextDueAt, markDropped, markRetry, markSent, releaseLease, type OutboxPayload, type OutboxRow } from "#src/db/repos/outbox";
+import {
+  claimDue,
+  nextClaimableAt,
+  nextDueAt,
+  markDropped,
+  markRetry,
+  markSent,
+  releaseLease,
+  type OutboxPayload,
+  type OutboxRow,
+} from "#src/db/repos/outbox";
 import { recordFailedSend } from "./send-failure";
 import { GROUP_CHAT_PACE } from "#src/db/repos/chat-send";
 import { isGroupChat } from "./group-gate";
@@ -42,7 +58,10 @@ export class OutboxSender {
   constructor(private readonly options: SenderOptions) {
     this.owner = options.owner ?? randomUUID();
     this.store = options.budgetStore ?? databaseSendBudget(options.db);
-    this.budget = { perSecond: options.globalPerSecond ?? this.store.budget.perSecond, burst: options.globalBurst ?? this.store.budget.burst };
+    this.budget = {
+      perSecond: options.globalPerSecond ?? this.store.budget.perSecond,
+      burst: options.globalBurst ?? this.store.budget.burst,
+    };
     this.chatPace = options.chatPace ?? DEFAULT_CHAT_PACE;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.clockOrigin = { app: options.now(), wall: Date.now() };
@@ -187,7 +206,15 @@ export class OutboxSender {
     }
     for (const row of rows) {
       const sending: Promise<void> = this.send(row)
-        .catch((error: unknown) => reportFailure(this.options.db, this.options.logger, error, "recording an alert's outcome failed; its lease will run out", { outboxId: row.id }))
+        .catch((error: unknown) =>
+          reportFailure(
+            this.options.db,
+            this.options.logger,
+            error,
+            "recording an alert's outcome failed; its lease will run out",
+            { outboxId: row.id },
+          ),
+        )
         .finally(() => {
           this.inFlight.delete(sending);
           this.wake();
@@ -227,15 +254,21 @@ export class OutboxSender {
         }
         payload = built;
       }
-      const verdict = isGroupChat(row.chat_id) && this.options.groups ? await this.options.groups.check(this.api!, row) : "send";
+      const verdict =
+        isGroupChat(row.chat_id) && this.options.groups ? await this.options.groups.check(this.api!, row) : "send";
       if (verdict !== "send") {
-        await (verdict === "drop" ? markDropped(db, row.id, "the group link ended", this.owner) : markRetry(db, row.id, now(), "the group moved", this.owner));
+        await (verdict === "drop"
+          ? markDropped(db, row.id, "the group link ended", this.owner)
+          : markRetry(db, row.id, now(), "the group moved", this.owner));
         return;
       }
       const raw = this.api!.raw as unknown as Record<string, (params: unknown) => Promise<unknown>>;
       const leave = this.options.window ? await this.options.window.enter() : null;
       try {
-        await (raw[payload.method] as (params: unknown, signal?: AbortSignal) => Promise<unknown>)({ ...payload.params, chat_id: row.chat_id }, this.abort.signal);
+        await (raw[payload.method] as (params: unknown, signal?: AbortSignal) => Promise<unknown>)(
+          { ...payload.params, chat_id: row.chat_id },
+          this.abort.signal,
+        );
       } finally {
         leave?.();
       }
@@ -247,17 +280,26 @@ export class OutboxSender {
         await this.store.recordChatSendAt(trx, row.chat_id, now(), this.paceOf(row.chat_id));
         return markSent(trx, row.id, now(), this.owner);
       });
-      if (!recorded) logger.warn({ outboxId: row.id }, "alert sent after its lease had run out (slow send); another replica may send it too");
+      if (!recorded)
+        logger.warn(
+          { outboxId: row.id },
+          "alert sent after its lease had run out (slow send); another replica may send it too",
+        );
       metrics.alerts.inc({ outcome: "sent" });
     } catch (error) {
       if (accepted) {
         // Delivered, but not recorded: kept for the next cycles rather than sent again.
         this.unrecorded.add(row.id);
         metrics.alerts.inc({ outcome: "sent" });
-        reportFailure(db, logger, error, "recording a sent alert failed; recorded when the database answers", { outboxId: row.id });
+        reportFailure(db, logger, error, "recording a sent alert failed; recorded when the database answers", {
+          outboxId: row.id,
+        });
         return;
       }
-      const group = isGroupChat(row.chat_id) && this.options.groups ? await this.options.groups.afterFailure(error, row.chat_id) : null;
+      const group =
+        isGroupChat(row.chat_id) && this.options.groups
+          ? await this.options.groups.afterFailure(error, row.chat_id)
+          : null;
       if (group === "drop") await markDropped(db, row.id, "the group link ended", this.owner);
       else if (group === "retry") await markRetry(db, row.id, now(), "the group moved", this.owner);
       else await recordFailedSend({ db, logger, metrics, now, store: this.store, owner: this.owner }, row, error);
@@ -274,7 +316,8 @@ export class OutboxSender {
     this.timer = null;
     const deadline = Date.now() + drainMs;
     const remaining = () => Math.max(0, deadline - Date.now());
-    const until = <T>(work: Promise<T>) => Promise.race([work, new Promise<null>((resolve) => setTimeout(() => resolve(null), remaining()).unref())]);
+    const until = <T>(work: Promise<T>) =>
+      Promise.race([work, new Promise<null>((resolve) => setTimeout(() => resolve(null), remaining()).unref())]);
     if (this.running) await until(this.running);
     while (remaining() > 0) {
       // A cycle that fails (the database gone) ends the drain: what is queued stays for the next start.
@@ -283,7 +326,8 @@ export class OutboxSender {
       const sent = await until(pass);
       if (sent === null) break;
       if (sent === 0 && this.idle && this.nextDue === null && this.inFlight.size === 0) break;
-      if (sent === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(this.inFlight.size > 0 ? 10 : 100, remaining())));
+      if (sent === 0)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(this.inFlight.size > 0 ? 10 : 100, remaining())));
     }
     await until(Promise.allSettled([...this.inFlight]));
     this.abort.abort();

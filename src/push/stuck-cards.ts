@@ -1,6 +1,10 @@
 import type { Kysely } from "kysely";
 import type { Database } from "#src/db/schema";
-import { findStuckPendingActions, markPendingActionAttempted, transitionPendingAction } from "#src/db/repos/pending-actions";
+import {
+  findStuckPendingActions,
+  markPendingActionAttempted,
+  transitionPendingAction,
+} from "#src/db/repos/pending-actions";
 import { stuckCardAfterMs } from "#src/chat/card-lifetime";
 import { cardButtons, type Translations } from "#src/chat/alerts";
 import { recipientFor } from "./recipients";
@@ -29,9 +33,11 @@ export async function releaseStuckCards(deps: StuckCardDeps): Promise<number> {
   for (const card of stuck) {
     await markPendingActionAttempted(deps.db, card.id, card.updated_at);
     // Fenced by the claim read above: a Confirm that renewed it meanwhile keeps its card.
-    if (!(await transitionPendingAction(deps.db, card.id, ["processing"], "pending", now, undefined, card.updated_at))) continue;
+    if (!(await transitionPendingAction(deps.db, card.id, ["processing"], "pending", now, undefined, card.updated_at)))
+      continue;
     released += 1;
-    const recipient = card.message_id === null ? null : await recipientFor(deps.db, deps.translations, card.telegram_id, "always");
+    const recipient =
+      card.message_id === null ? null : await recipientFor(deps.db, deps.translations, card.telegram_id, "always");
     if (!recipient) continue;
     const { tr } = recipient;
     const keyboard = cardButtons(tr, card.id);
@@ -39,7 +45,15 @@ export async function releaseStuckCards(deps: StuckCardDeps): Promise<number> {
       telegramId: card.telegram_id,
       chatId: recipient.chatId,
       dedupeKey: `card-stuck:${card.id}:${card.updated_at}`,
-      payload: { method: "editMessageText", params: { message_id: card.message_id, text: tr("card-unknown-state"), parse_mode: "HTML", reply_markup: keyboard } },
+      payload: {
+        method: "editMessageText",
+        params: {
+          message_id: card.message_id,
+          text: tr("card-unknown-state"),
+          parse_mode: "HTML",
+          reply_markup: keyboard,
+        },
+      },
       now,
     });
   }

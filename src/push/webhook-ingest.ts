@@ -104,7 +104,10 @@ export class IngestBatcher {
         for (const item of batch) item.reject(error);
       } else {
         // One bad row must not fail its neighbours: retry each request in a batch of its own.
-        this.deps.logger.warn({ err: error, size: batch.length }, "webhook group commit failed; retrying its requests one by one");
+        this.deps.logger.warn(
+          { err: error, size: batch.length },
+          "webhook group commit failed; retrying its requests one by one",
+        );
         for (const item of batch) {
           try {
             await this.process([item]);
@@ -126,13 +129,23 @@ export class IngestBatcher {
     let queued = 0;
     if (events.length > 0) {
       const counts = { fresh: 0, duplicate: 0, muted: 0, alreadyAlerted: 0 };
-      queued = await db.transaction().execute((trx) => storeEvents(trx, events, outcomes, counts, this.deps.now, this.deps.translations));
+      queued = await db
+        .transaction()
+        .execute((trx) => storeEvents(trx, events, outcomes, counts, this.deps.now, this.deps.translations));
       // One line per batch at info (per event at debug): cheap at thousands of events a second.
       logger.info({ events: events.length, ...counts, queued }, "marketplace webhooks stored");
       if (logger.isLevelEnabled("debug")) {
         for (const event of events) {
           const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
-          logger.debug({ userId: event.telegramId, event: verdict.name, orderId: verdict.orderId, duplicate: outcomes.get(event.item)?.body.duplicate === true }, "marketplace webhook stored");
+          logger.debug(
+            {
+              userId: event.telegramId,
+              event: verdict.name,
+              orderId: verdict.orderId,
+              duplicate: outcomes.get(event.item)?.body.duplicate === true,
+            },
+            "marketplace webhook stored",
+          );
         }
       }
     }
@@ -148,7 +161,11 @@ type StoredEvent = { item: Pending; telegramId: number; key: string; recipient: 
  * Answers the requests that need no write (unknown token, rejected, ignored, a second copy in the
  * batch) and returns the settlements to store.
  */
-function sortRequests(deps: WebhookReceiverDeps, batch: Pending[], byHash: Map<string, TokenOwner>): { outcomes: Map<Pending, Outcome>; events: StoredEvent[] } {
+function sortRequests(
+  deps: WebhookReceiverDeps,
+  batch: Pending[],
+  byHash: Map<string, TokenOwner>,
+): { outcomes: Map<Pending, Outcome>; events: StoredEvent[] } {
   const { logger, translations } = deps;
   const outcomes = new Map<Pending, Outcome>();
   const events: StoredEvent[] = [];
@@ -162,12 +179,16 @@ function sortRequests(deps: WebhookReceiverDeps, batch: Pending[], byHash: Map<s
     const telegramId = Number(row.owner);
     const verdict = item.verdict;
     if (verdict.kind === "reject") {
-      if (verdict.status === 422) logger.warn({ userId: telegramId }, "marketplace webhook without a recognisable event; nothing queued");
+      if (verdict.status === 422)
+        logger.warn({ userId: telegramId }, "marketplace webhook without a recognisable event; nothing queued");
       outcomes.set(item, { status: verdict.status, body: { error: verdict.error } });
       continue;
     }
     if (verdict.kind === "ignored") {
-      logger.info({ userId: telegramId, event: verdict.event }, "marketplace webhook event acknowledged without an alert");
+      logger.info(
+        { userId: telegramId, event: verdict.event },
+        "marketplace webhook event acknowledged without an alert",
+      );
       outcomes.set(item, { status: 200, body: { ok: true, ignored: true } });
       continue;
     }
@@ -189,13 +210,28 @@ function sortRequests(deps: WebhookReceiverDeps, batch: Pending[], byHash: Map<s
  * Inside the batch's transaction: the events' dedupe keys, their alerts (one per user and
  * settlement), and their users' polls made fast. Sets each event's outcome; returns the alerts queued.
  */
-async function storeEvents(trx: Transaction<Database>, events: StoredEvent[], outcomes: Map<Pending, Outcome>, counts: Record<"fresh" | "duplicate" | "muted" | "alreadyAlerted", number>, now: () => number, translations: Translations): Promise<number> {
+async function storeEvents(
+  trx: Transaction<Database>,
+  events: StoredEvent[],
+  outcomes: Map<Pending, Outcome>,
+  counts: Record<"fresh" | "duplicate" | "muted" | "alreadyAlerted", number>,
+  now: () => number,
+  translations: Translations,
+): Promise<number> {
   const fresh = await recordWebhookEvents(
     trx,
-    events.map((event) => ({ dedupe_key: event.key, received_at: (event.item.verdict as { receivedAt: number }).receivedAt })),
+    events.map((event) => ({
+      dedupe_key: event.key,
+      received_at: (event.item.verdict as { receivedAt: number }).receivedAt,
+    })),
     OUTBOX_CHUNK,
   );
-  const alerts: Array<{ event: StoredEvent; alertKey: string; verdict: Extract<Verdict, { kind: "settlement" }>; at: number }> = [];
+  const alerts: Array<{
+    event: StoredEvent;
+    alertKey: string;
+    verdict: Extract<Verdict, { kind: "settlement" }>;
+    at: number;
+  }> = [];
   const alertKeys = new Set<string>();
   for (const event of events) {
     const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
@@ -220,34 +256,73 @@ async function storeEvents(trx: Transaction<Database>, events: StoredEvent[], ou
     alerts.push({ event, alertKey, verdict, at: verdict.receivedAt });
   }
   // Buy again under each private alert: the batch's references made together (a few statements, not a few per alert).
-  const buyAgain = await buyAgainRefs(trx, alerts.map((alert) => ({ telegramId: alert.event.telegramId, orderId: alert.verdict.orderId })), now());
-  const payloads = alerts.map((alert, index) => JSON.stringify(settlementAlert(alert.event.recipient!, alert.verdict.facts, alert.verdict.state, buyAgain[index])));
+  const buyAgain = await buyAgainRefs(
+    trx,
+    alerts.map((alert) => ({ telegramId: alert.event.telegramId, orderId: alert.verdict.orderId })),
+    now(),
+  );
+  const payloads = alerts.map((alert, index) =>
+    JSON.stringify(settlementAlert(alert.event.recipient!, alert.verdict.facts, alert.verdict.state, buyAgain[index])),
+  );
   let queued = 0;
   for (let start = 0; start < alerts.length; start += OUTBOX_CHUNK) {
     const chunk = alerts.slice(start, start + OUTBOX_CHUNK);
     queued += await enqueueAlerts(
       trx,
-      chunk.map((alert, index) => ({ telegramId: alert.event.telegramId, chatId: alert.event.recipient!.chatId, dedupeKey: alert.alertKey, payload: payloads[start + index]!, at: alert.at })),
+      chunk.map((alert, index) => ({
+        telegramId: alert.event.telegramId,
+        chatId: alert.event.recipient!.chatId,
+        dedupeKey: alert.alertKey,
+        payload: payloads[start + index]!,
+        at: alert.at,
+      })),
     );
   }
   counts.alreadyAlerted += alerts.length - queued;
   queued += await queueGroupCopies(trx, events, outcomes, translations);
   // An order of theirs is moving: their notifications are read every cycle for a while.
-  await markUsersInMotion(trx, events.map((event) => event.telegramId), "order", now());
+  await markUsersInMotion(
+    trx,
+    events.map((event) => event.telegramId),
+    "order",
+    now(),
+  );
   return queued;
 }
 
 /** Team alerts: the copies of the batch's fresh settlements into their owners' groups (one per event in each group). */
-async function queueGroupCopies(trx: Transaction<Database>, events: StoredEvent[], outcomes: Map<Pending, Outcome>, translations: Translations): Promise<number> {
+async function queueGroupCopies(
+  trx: Transaction<Database>,
+  events: StoredEvent[],
+  outcomes: Map<Pending, Outcome>,
+  translations: Translations,
+): Promise<number> {
   const fresh = events.filter((event) => event.user && outcomes.get(event.item)?.body.duplicate === false);
   if (fresh.length === 0) return 0;
-  const links = await groupLinksOf(trx, fresh.map((event) => event.telegramId));
+  const links = await groupLinksOf(
+    trx,
+    fresh.map((event) => event.telegramId),
+  );
   if (links.size === 0) return 0;
   const copies: QueuedAlert[] = [];
   for (const event of fresh) {
     const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
-    const recipient = groupRecipientOf(translations, event.telegramId, event.user, links.get(event.telegramId), verdict.state);
-    if (recipient) copies.push(groupAlertOf(recipient, settlementKey(verdict.orderId, verdict.state), settlementAlert(recipient, verdict.facts, verdict.state), verdict.receivedAt));
+    const recipient = groupRecipientOf(
+      translations,
+      event.telegramId,
+      event.user,
+      links.get(event.telegramId),
+      verdict.state,
+    );
+    if (recipient)
+      copies.push(
+        groupAlertOf(
+          recipient,
+          settlementKey(verdict.orderId, verdict.state),
+          settlementAlert(recipient, verdict.facts, verdict.state),
+          verdict.receivedAt,
+        ),
+      );
   }
   return enqueueGroupAlerts(trx, copies);
 }

@@ -21,22 +21,32 @@ const orderShape = z
   .loose();
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * The payload shape is not fixed by the marketplace spec: the event name comes from `event`,
  * `type` or `name`, the order from `data.order`, `data`, `order`, `payload` or the body itself.
  */
-export function readEvent(body: unknown): { event: string; eventId: string | null; order: z.infer<typeof orderShape> } | null {
+export function readEvent(
+  body: unknown,
+): { event: string; eventId: string | null; order: z.infer<typeof orderShape> } | null {
   const event = readEventName(body);
   if (!event || !isObject(body)) return null;
   const data = isObject(body.data) ? body.data : undefined;
-  const candidates = [data && isObject(data.order) ? data.order : undefined, data, isObject(body.order) ? body.order : undefined, isObject(body.payload) ? body.payload : undefined, body];
+  const candidates = [
+    data && isObject(data.order) ? data.order : undefined,
+    data,
+    isObject(body.order) ? body.order : undefined,
+    isObject(body.payload) ? body.payload : undefined,
+    body,
+  ];
   for (const candidate of candidates) {
     if (!candidate) continue;
     const parsed = orderShape.safeParse(candidate);
     if (parsed.success && (candidate !== body || "targetAddress" in body || "status" in body)) {
-      const eventIdSource = candidate === body ? (body.eventId ?? body.event_id) : (body.id ?? body.eventId ?? body.event_id);
+      const eventIdSource =
+        candidate === body ? (body.eventId ?? body.event_id) : (body.id ?? body.eventId ?? body.event_id);
       const eventId = typeof eventIdSource === "string" && eventIdSource.length <= 100 ? eventIdSource : null;
       return { event, eventId, order: parsed.data };
     }
@@ -50,7 +60,9 @@ export function readEvent(body: unknown): { event: string; eventId: string | nul
  */
 export function readEventName(body: unknown): string | null {
   if (!isObject(body)) return null;
-  const names = [body.event, body.type, body.name].filter((value): value is string => typeof value === "string" && value.length > 0 && value.length < 100);
+  const names = [body.event, body.type, body.name].filter(
+    (value): value is string => typeof value === "string" && value.length > 0 && value.length < 100,
+  );
   return names.find((name) => SETTLEMENT_EVENTS.has(name.toLowerCase())) ?? names[0] ?? null;
 }
 
@@ -72,15 +84,29 @@ export function validSignature(secret: string, raw: string, header: string | und
 export type Verdict =
   | { kind: "reject"; status: 400 | 401 | 413 | 422; error: string }
   | { kind: "ignored"; event: string }
-  | { kind: "settlement"; name: string; state: FinalState; dedupeKey: string; facts: OrderFacts; orderId: string; receivedAt: number };
+  | {
+      kind: "settlement";
+      name: string;
+      state: FinalState;
+      dedupeKey: string;
+      facts: OrderFacts;
+      orderId: string;
+      receivedAt: number;
+    };
 
 /**
  * Classifies one request before any database work: signature, JSON, event shape, and the alert
  * facts. The token is resolved later, in the batch, so an unknown token still wins (404).
  */
-export function judge(deps: { secret?: string; now: () => number }, raw: string, signature: string | undefined): Verdict {
-  if (Buffer.byteLength(raw, "utf8") > WEBHOOK_BODY_LIMIT) return { kind: "reject", status: 413, error: "body too large" };
-  if (deps.secret && !validSignature(deps.secret, raw, signature)) return { kind: "reject", status: 401, error: "bad signature" };
+export function judge(
+  deps: { secret?: string; now: () => number },
+  raw: string,
+  signature: string | undefined,
+): Verdict {
+  if (Buffer.byteLength(raw, "utf8") > WEBHOOK_BODY_LIMIT)
+    return { kind: "reject", status: 413, error: "body too large" };
+  if (deps.secret && !validSignature(deps.secret, raw, signature))
+    return { kind: "reject", status: 401, error: "bad signature" };
   let body: unknown;
   try {
     body = JSON.parse(raw);
@@ -92,7 +118,8 @@ export function judge(deps: { secret?: string; now: () => number }, raw: string,
     const name = readEventName(body);
     if (!name) return { kind: "reject", status: 422, error: "not a recognisable event" };
     // A settlement without its order cannot be alerted on; the sender should hear about it.
-    if (SETTLEMENT_EVENTS.has(name.toLowerCase())) return { kind: "reject", status: 422, error: "order event without an order" };
+    if (SETTLEMENT_EVENTS.has(name.toLowerCase()))
+      return { kind: "reject", status: 422, error: "order event without an order" };
     // Other events (ping, deposit.credited, …) are acknowledged so the sender does not retry them.
     return { kind: "ignored", event: name.slice(0, 100) };
   }

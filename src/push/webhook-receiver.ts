@@ -34,14 +34,21 @@ export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
       const token = c.req.param("token") ?? "";
       const address = clientAddress(c);
       const wait = unknownTokens.waitFor(address, deps.now());
-      if (wait > 0 && !(deps.secret && validSignature(deps.secret, await c.req.text(), c.req.header(deps.signatureHeader)))) {
+      if (
+        wait > 0 &&
+        !(deps.secret && validSignature(deps.secret, await c.req.text(), c.req.header(deps.signatureHeader)))
+      ) {
         deps.metrics?.refusedRequests.inc({ route: "/webhooks/marketplace/:token", reason: "unknown_token_limit" });
         c.header("Retry-After", String(Math.ceil(wait / 1000)));
         return c.json({ error: "too many requests for unknown tokens" }, 429);
       }
       // Logged once per window when an address reaches the limit: the address, never the token.
       const recordUnknown = () => {
-        if (unknownTokens.record(address, deps.now())) deps.logger.warn({ client: address }, "a client reached the unknown-token limit of marketplace webhooks; its requests are answered 429 until its window ends");
+        if (unknownTokens.record(address, deps.now()))
+          deps.logger.warn(
+            { client: address },
+            "a client reached the unknown-token limit of marketplace webhooks; its requests are answered 429 until its window ends",
+          );
       };
       if (token.length < 16 || token.length > 128) {
         recordUnknown();
@@ -56,7 +63,11 @@ export function registerMarketplaceWebhook(deps: WebhookReceiverDeps) {
         // database is logged once by its health tracker, not once per delivery.
         // The route pattern, never the path: it carries the user's personal token.
         const route = "/webhooks/marketplace/:token";
-        if (databaseHealth(deps.db)?.explains(error)) deps.logger.debug({ err: error, route }, "marketplace webhook not stored (database unreachable); answered 503");
+        if (databaseHealth(deps.db)?.explains(error))
+          deps.logger.debug(
+            { err: error, route },
+            "marketplace webhook not stored (database unreachable); answered 503",
+          );
         else deps.logger.error({ err: error, route }, "marketplace webhook could not be stored; answered 503");
         c.header("Retry-After", "5");
         return c.json({ error: "temporarily unavailable; send it again" }, 503);

@@ -20,7 +20,14 @@ export class SpendingCache {
   get(telegramId: number, identity: string, since: number, now: number, maxAgeMs = this.ttlMs): SpendingRecords | null {
     const entry = this.entries.get(telegramId);
     const age = now - (entry?.records.readAt ?? 0);
-    if (!entry || entry.identity !== identity || age >= Math.min(maxAgeMs, this.ttlMs) || age < 0 || entry.records.since > since) return null;
+    if (
+      !entry ||
+      entry.identity !== identity ||
+      age >= Math.min(maxAgeMs, this.ttlMs) ||
+      age < 0 ||
+      entry.records.since > since
+    )
+      return null;
     return entry.records;
   }
 

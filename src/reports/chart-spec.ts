@@ -47,7 +47,11 @@ export function spendingChartSpec(figures: StatsFigures, texts: ChartTexts): Top
   // Orders keep the first colour and each rule its own, whatever else spent in the window.
   let rules = 0;
   const colours = figures.sources.map((source) =>
-    source.kind === "orders" ? CHART_THEME.series[0] : source.kind === "others" ? CHART_THEME.others : CHART_THEME.series[1 + (rules++ % (CHART_THEME.series.length - 1))]!,
+    source.kind === "orders"
+      ? CHART_THEME.series[0]
+      : source.kind === "others"
+        ? CHART_THEME.others
+        : CHART_THEME.series[1 + (rules++ % (CHART_THEME.series.length - 1))]!,
   );
   const values = figures.cells.map((cell) => ({
     day: dayLabel(cell.day),
@@ -94,7 +98,16 @@ export function spendingChartSpec(figures: StatsFigures, texts: ChartTexts): Top
         field: "source",
         type: "nominal",
         scale: { domain: sourceIds.map((id) => texts.sources.get(id) ?? id), range: colours },
-        legend: { title: null, orient: "bottom", direction: "horizontal", columns: 2, columnPadding: 28, labelLimit: 340, symbolType: "square", symbolSize: 140 },
+        legend: {
+          title: null,
+          orient: "bottom",
+          direction: "horizontal",
+          columns: 2,
+          columnPadding: 28,
+          labelLimit: 340,
+          symbolType: "square",
+          symbolSize: 140,
+        },
       },
       order: { field: "rank", type: "quantitative", sort: "ascending" },
     },

@@ -1,4 +1,13 @@
-import { isMarketplaceError, parseTrx, type AutomationRule, type Firing, type LedgerEntry, type MarketplaceClient, type Order, type OrderStats } from "#src/marketplace/index";
+import {
+  isMarketplaceError,
+  parseTrx,
+  type AutomationRule,
+  type Firing,
+  type LedgerEntry,
+  type MarketplaceClient,
+  type Order,
+  type OrderStats,
+} from "#src/marketplace/index";
 
 /**
  * Requests one /stats (or one digest) sends to the marketplace at most, however much the account
@@ -57,7 +66,8 @@ async function pagesSince<T extends { createdAt: string }>(
     const list = await readPage(page);
     items.push(...list.items.filter((item) => at(item.createdAt) >= since));
     const reachedPast = list.items.some((item) => at(item.createdAt) < since);
-    if (reachedPast || list.items.length < PAGE_SIZE || page * PAGE_SIZE >= list.total) return { items, complete: true };
+    if (reachedPast || list.items.length < PAGE_SIZE || page * PAGE_SIZE >= list.total)
+      return { items, complete: true };
   }
   return { items, complete: false };
 }
@@ -83,7 +93,12 @@ export async function collectSpending(client: MarketplaceClient, since: number, 
   const gaps: StatsGap[] = [];
 
   const ordersRead = pagesSince((page) => client.listOrders({ page, pageSize: PAGE_SIZE }), since, ORDER_PAGES, count);
-  const ledgerRead = pagesSince((page) => client.transactions({ page, pageSize: PAGE_SIZE, currency: "TRX" }), since, LEDGER_PAGES, count);
+  const ledgerRead = pagesSince(
+    (page) => client.transactions({ page, pageSize: PAGE_SIZE, currency: "TRX" }),
+    since,
+    LEDGER_PAGES,
+    count,
+  );
   const rulesRead = (async () => {
     count();
     const candidates = (await client.listAutomations())
@@ -96,7 +111,8 @@ export async function collectSpending(client: MarketplaceClient, since: number, 
         count();
         const firings = await client.automationFires(rule.id);
         // A full list whose oldest entry is still inside the window may hide older firings.
-        if (firings.length >= FIRINGS_LISTED && firings.every((firing) => at(firing.createdAt) >= since)) complete = false;
+        if (firings.length >= FIRINGS_LISTED && firings.every((firing) => at(firing.createdAt) >= since))
+          complete = false;
         return { rule, firings: firings.filter((firing) => at(firing.createdAt) >= since) };
       }),
     );
@@ -113,20 +129,44 @@ export async function collectSpending(client: MarketplaceClient, since: number, 
   if (!rules.complete) gaps.push("firings");
 
   const burn = await burnCost(client, orders.items, rules.rules, count);
-  return { since, readAt: now, orders: orders.items, ledger: ledger.items, rules: rules.rules, orderStats, burn, requests, gaps };
+  return {
+    since,
+    readAt: now,
+    orders: orders.items,
+    ledger: ledger.items,
+    rules: rules.rules,
+    orderStats,
+    burn,
+    requests,
+    gaps,
+  };
 }
 
 /** The burn cost of the newest energy delivery (an order, else a firing), from a read-only order preview. */
-async function burnCost(client: MarketplaceClient, orders: Order[], rules: RuleSpending[], count: () => void): Promise<SpendingRecords["burn"]> {
+async function burnCost(
+  client: MarketplaceClient,
+  orders: Order[],
+  rules: RuleSpending[],
+  count: () => void,
+): Promise<SpendingRecords["burn"]> {
   const order = orders.find((candidate) => candidate.resource === "energy" && /^filled$/i.test(candidate.status));
   const firing = rules
     .flatMap((entry) => entry.firings.map((item) => ({ target: entry.rule.targetAddress, item })))
     .sort((a, b) => at(b.item.createdAt) - at(a.item.createdAt))[0];
-  const sample = order ? { target: order.targetAddress, volume: order.volume } : firing ? { target: firing.target, volume: firing.item.volume } : null;
+  const sample = order
+    ? { target: order.targetAddress, volume: order.volume }
+    : firing
+      ? { target: firing.target, volume: firing.item.volume }
+      : null;
   if (!sample || BigInt(sample.volume) <= 0n) return null;
   try {
     count();
-    const preview = await client.previewOrder({ volume: sample.volume, days: "1", resource: "energy", target: sample.target });
+    const preview = await client.previewOrder({
+      volume: sample.volume,
+      days: "1",
+      resource: "energy",
+      target: sample.target,
+    });
     return preview.burnCostTrx === null ? null : { volume: sample.volume, burnCostTrx: preview.burnCostTrx };
   } catch (error) {
     if (isMarketplaceError(error)) return null;

@@ -7,7 +7,10 @@ import { localDate, type DayWindow } from "./time-zones";
 export const MAX_RULE_SOURCES = 5;
 
 /** Who spent: one-off orders, one rule, or the rules beyond MAX_RULE_SOURCES together. */
-export type SpendingSource = { id: "orders"; kind: "orders" } | { id: string; kind: "rule"; rule: AutomationRule } | { id: "others"; kind: "others" };
+export type SpendingSource =
+  | { id: "orders"; kind: "orders" }
+  | { id: string; kind: "rule"; rule: AutomationRule }
+  | { id: "others"; kind: "others" };
 
 /** Every figure of one window, in sun and units; nothing here is a float. */
 export interface StatsFigures {
@@ -56,15 +59,22 @@ function ledgerTotals(entries: SpendingRecords["ledger"], inWindow: (iso: string
  * The sources in drawing order (orders, then rules by spending, the rules beyond MAX_RULE_SOURCES
  * merged into "others") and the cells by day, from the sun per source and per day and source.
  */
-function sourcesAndCells(rules: SpendingRecords["rules"], bySource: Map<string, bigint>, cells: Map<string, bigint>): Pick<StatsFigures, "sources" | "cells"> {
+function sourcesAndCells(
+  rules: SpendingRecords["rules"],
+  bySource: Map<string, bigint>,
+  cells: Map<string, bigint>,
+): Pick<StatsFigures, "sources" | "cells"> {
   const ruleById = new Map(rules.map((entry) => [entry.rule.id, entry.rule]));
-  const ranked = [...bySource.entries()].filter(([id]) => id !== "orders").sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0].localeCompare(b[0])));
+  const ranked = [...bySource.entries()]
+    .filter(([id]) => id !== "orders")
+    .sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0].localeCompare(b[0])));
   const shown = ranked.slice(0, ranked.length > MAX_RULE_SOURCES ? MAX_RULE_SOURCES - 1 : MAX_RULE_SOURCES);
   const merged = new Set(ranked.slice(shown.length).map(([id]) => id));
   const sources: StatsFigures["sources"] = [];
   if (bySource.has("orders")) sources.push({ id: "orders", kind: "orders", sun: bySource.get("orders")! });
   for (const [id, sun] of shown) sources.push({ id, kind: "rule", rule: ruleById.get(id)!, sun });
-  if (merged.size > 0) sources.push({ id: "others", kind: "others", sun: [...merged].reduce((sum, id) => sum + bySource.get(id)!, 0n) });
+  if (merged.size > 0)
+    sources.push({ id: "others", kind: "others", sun: [...merged].reduce((sum, id) => sum + bySource.get(id)!, 0n) });
 
   const cellList: StatsFigures["cells"] = [];
   const mergedCells = new Map<string, bigint>();
@@ -140,9 +150,25 @@ export function summarize(records: SpendingRecords, window: DayWindow): StatsFig
   if (energy > 0n && records.burn) {
     const burnVolume = BigInt(records.burn.volume);
     const burnSun = trxToSun(records.burn.burnCostTrx);
-    saving = { sun: (energy * burnSun) / burnVolume - energySpentSun, burnCostTrx: records.burn.burnCostTrx, burnVolume };
+    saving = {
+      sun: (energy * burnSun) / burnVolume - energySpentSun,
+      burnCostTrx: records.burn.burnCostTrx,
+      burnVolume,
+    };
   }
-  return { window, sources, cells: cellList, totalSun, energy, bandwidth, orders, firings, ledger, saving, gaps: records.gaps };
+  return {
+    window,
+    sources,
+    cells: cellList,
+    totalSun,
+    energy,
+    bandwidth,
+    orders,
+    firings,
+    ledger,
+    saving,
+    gaps: records.gaps,
+  };
 }
 
 /** True when nothing was spent in the window (nothing to draw; failed orders may still be counted). */

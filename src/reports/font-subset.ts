@@ -133,7 +133,11 @@ function subsetDirectory(): string {
  * after it; a file it cannot (or one whose subset cannot be written) is passed as it is. `draw`
  * must be synchronous (resvg's is).
  */
-export async function withSubsetFonts<T>(files: readonly string[], text: string, draw: (files: string[]) => T): Promise<T> {
+export async function withSubsetFonts<T>(
+  files: readonly string[],
+  text: string,
+  draw: (files: string[]) => T,
+): Promise<T> {
   const subsetter = files.length > 0 ? await fontSubsetter() : null;
   if (!subsetter) return draw([...files]);
   const codePoints = codePointsOf(text);

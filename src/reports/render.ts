@@ -14,7 +14,8 @@ export const MAX_CHARTS_RENDERING = 2;
 const renderSlots = new Semaphore(MAX_CHARTS_RENDERING);
 
 /** East Asian wide characters: about one em each, where Latin letters and digits are about 0.6. */
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
 
 /** True when the text has a character only the CJK font draws. */
 export function hasWideCharacters(text: string): boolean {
@@ -37,10 +38,12 @@ let renderer: Promise<Renderer> | null = null;
  * about 30 MB that an idle bot, or one whose users never ask for a chart, does not need.
  */
 function loadRenderer(): Promise<Renderer> {
-  renderer ??= Promise.all([import("vega"), import("vega-lite"), import("@resvg/resvg-js")]).then(([vega, vegaLite, resvg]) => {
-    installTextMetrics(vega);
-    return { vega, compile: vegaLite.compile, Resvg: resvg.Resvg };
-  });
+  renderer ??= Promise.all([import("vega"), import("vega-lite"), import("@resvg/resvg-js")]).then(
+    ([vega, vegaLite, resvg]) => {
+      installTextMetrics(vega);
+      return { vega, compile: vegaLite.compile, Resvg: resvg.Resvg };
+    },
+  );
   return renderer;
 }
 
@@ -51,7 +54,8 @@ function loadRenderer(): Promise<Renderer> {
  * rendering); this one knows that CJK characters are one em wide.
  */
 function installTextMetrics(vega: typeof VegaModule): void {
-  const metrics = (vega as unknown as { textMetrics: { width: (item: TextItem, text?: unknown) => number } }).textMetrics;
+  const metrics = (vega as unknown as { textMetrics: { width: (item: TextItem, text?: unknown) => number } })
+    .textMetrics;
   metrics.width = (item, text) => {
     const value = text ?? item.text;
     const string = Array.isArray(value) ? value.join(" ") : value === null || value === undefined ? "" : String(value);
@@ -75,7 +79,10 @@ export async function renderChartSvg(spec: TopLevelSpec): Promise<string> {
  * CJK font is used only when a text needs it (`cjk`). At most MAX_CHARTS_RENDERING at once;
  * `onWait` is called when this one has to wait for its turn.
  */
-export async function renderChartPng(spec: TopLevelSpec, options: { cjk: boolean; onWait?: () => void }): Promise<Buffer> {
+export async function renderChartPng(
+  spec: TopLevelSpec,
+  options: { cjk: boolean; onWait?: () => void },
+): Promise<Buffer> {
   return renderSlots.run(() => renderUnbounded(spec, options.cjk), options.onWait ? { onWait: options.onWait } : {});
 }
 
@@ -89,7 +96,10 @@ async function renderUnbounded(spec: TopLevelSpec, cjk: boolean): Promise<Buffer
   return withSubsetFonts(files, svg, (fontFiles) => {
     const resvg = new Resvg(svg, {
       fitTo: { mode: "zoom", value: CHART_SCALE },
-      font: fontFiles.length > 0 ? { loadSystemFonts: false, fontFiles, defaultFontFamily: fonts.defaultFamily } : { loadSystemFonts: true },
+      font:
+        fontFiles.length > 0
+          ? { loadSystemFonts: false, fontFiles, defaultFontFamily: fonts.defaultFamily }
+          : { loadSystemFonts: true },
     });
     return resvg.render().asPng();
   });

@@ -13,10 +13,15 @@ import type { DayWindow } from "./time-zones";
 import { STATS_WINDOW } from "#src/chat/callback-data";
 
 /** The PNG's size in pixels. */
-export const CHART_PIXELS = { width: Math.round(CHART_WIDTH * CHART_SCALE), height: Math.round(CHART_HEIGHT * CHART_SCALE) };
+export const CHART_PIXELS = {
+  width: Math.round(CHART_WIDTH * CHART_SCALE),
+  height: Math.round(CHART_HEIGHT * CHART_SCALE),
+};
 
 /** What a report shows: a chart with the figures as its caption, or, for an empty window, a text. */
-export type SpendingReport = { kind: "chart"; png: Buffer; caption: string; figures: StatsFigures } | { kind: "text"; text: string; figures: StatsFigures };
+export type SpendingReport =
+  | { kind: "chart"; png: Buffer; caption: string; figures: StatsFigures }
+  | { kind: "text"; text: string; figures: StatsFigures };
 
 export interface ReportRequest {
   tr: Translate;
@@ -40,7 +45,12 @@ function dayFormat(lang: Language, style: "short" | "numeric"): Intl.DateTimeFor
   const key = `${lang}:${style}`;
   let format = dayFormats.get(key);
   if (!format) {
-    format = new Intl.DateTimeFormat(lang, style === "short" ? { month: "short", day: "numeric", timeZone: "UTC" } : { month: "numeric", day: "numeric", timeZone: "UTC" });
+    format = new Intl.DateTimeFormat(
+      lang,
+      style === "short"
+        ? { month: "short", day: "numeric", timeZone: "UTC" }
+        : { month: "numeric", day: "numeric", timeZone: "UTC" },
+    );
     dayFormats.set(key, format);
   }
   return format;
@@ -52,7 +62,11 @@ export function dayText(lang: Language, date: string, style: "short" | "numeric"
 }
 
 /** A source's name as the chart's legend shows it: plain text, not HTML. */
-export function sourceLabel(tr: Translate, source: SpendingSource, addressLabels?: ReadonlyMap<string, string>): string {
+export function sourceLabel(
+  tr: Translate,
+  source: SpendingSource,
+  addressLabels?: ReadonlyMap<string, string>,
+): string {
   if (source.kind === "orders") return tr("stats-source-orders");
   if (source.kind === "others") return tr("stats-source-others");
   const kind = ruleKind(source.rule.type);
@@ -62,7 +76,11 @@ export function sourceLabel(tr: Translate, source: SpendingSource, addressLabels
 }
 
 /** Unique legend labels: two rules on one target are told apart by their id. */
-function sourceLabels(tr: Translate, figures: StatsFigures, addressLabels?: ReadonlyMap<string, string>): Map<string, string> {
+function sourceLabels(
+  tr: Translate,
+  figures: StatsFigures,
+  addressLabels?: ReadonlyMap<string, string>,
+): Map<string, string> {
   const labels = new Map<string, string>();
   const used = new Set<string>();
   for (const source of figures.sources) {
@@ -82,7 +100,13 @@ function marketplaceLine(tr: Translate, lang: Language, records: SpendingRecords
   if (!stats) return [];
   // The plural follows the count; past what a number holds exactly, "many" reads the same in every language.
   const count = Number(stats.totalOrders);
-  return [tr("stats-marketplace", { total: volumeText(String(stats.totalOrders), lang), count: Number.isSafeInteger(count) ? count : 1_000_000, energy: volumeText(String(stats.energyDeliveredThisMonth), lang) })];
+  return [
+    tr("stats-marketplace", {
+      total: volumeText(String(stats.totalOrders), lang),
+      count: Number.isSafeInteger(count) ? count : 1_000_000,
+      energy: volumeText(String(stats.energyDeliveredThisMonth), lang),
+    }),
+  ];
 }
 
 /** The figures as caption lines, HTML; every variable goes through the escaping translator. */
@@ -90,12 +114,25 @@ export function figureLines(tr: Translate, lang: Language, figures: StatsFigures
   const lines = [
     tr("stats-spent", { trx: trx(figures.totalSun, lang) }),
     tr("stats-delivered", { energy: volumeText(figures.energy, lang), bandwidth: volumeText(figures.bandwidth, lang) }),
-    tr("stats-orders", { placed: String(figures.orders.placed), filled: String(figures.orders.filled), failed: String(figures.orders.failed) }),
+    tr("stats-orders", {
+      placed: String(figures.orders.placed),
+      filled: String(figures.orders.filled),
+      failed: String(figures.orders.failed),
+    }),
     tr("stats-firings", { count: String(figures.firings) }),
   ];
-  if (figures.saving) lines.push(tr("stats-saving", { trx: trx(figures.saving.sun, lang) }), tr("stats-saving-how", { sun: sunPerUnit(figures.saving.burnCostTrx, figures.saving.burnVolume, lang) }));
+  if (figures.saving)
+    lines.push(
+      tr("stats-saving", { trx: trx(figures.saving.sun, lang) }),
+      tr("stats-saving-how", { sun: sunPerUnit(figures.saving.burnCostTrx, figures.saving.burnVolume, lang) }),
+    );
   else if (figures.energy > 0n) lines.push(tr("stats-saving-unknown"));
-  lines.push(tr("stats-ledger", { charged: trx(figures.ledger.chargedSun, lang), refunded: trx(figures.ledger.refundedSun, lang) }));
+  lines.push(
+    tr("stats-ledger", {
+      charged: trx(figures.ledger.chargedSun, lang),
+      refunded: trx(figures.ledger.refundedSun, lang),
+    }),
+  );
   lines.push(...marketplaceLine(tr, lang, records));
   if (figures.gaps.length > 0) {
     const what = figures.gaps.map((gap) => tr(`stats-partial-${gap}`)).join(", ");
@@ -117,7 +154,8 @@ export async function buildSpendingReport(request: ReportRequest): Promise<Spend
   const footer = request.footer ? ["", request.footer] : [];
   if (isEmpty(figures)) {
     // Orders that all failed (refunded) spent nothing but are still worth counting.
-    const counted = figures.orders.placed > 0 ? figureLines(tr, lang, figures, records) : marketplaceLine(tr, lang, records);
+    const counted =
+      figures.orders.placed > 0 ? figureLines(tr, lang, figures, records) : marketplaceLine(tr, lang, records);
     const lines = [request.heading, range, "", tr("stats-empty"), ...(counted.length > 0 ? ["", ...counted] : [])];
     return { kind: "text", text: [...lines, ...footer].join("\n"), figures };
   }
@@ -142,5 +180,7 @@ export async function buildSpendingReport(request: ReportRequest): Promise<Spend
 
 /** The 7 days / 30 days switch under a report; the shown one is ticked. */
 export function windowKeyboard(tr: Translate, days: 7 | 30): InlineKeyboard {
-  return new InlineKeyboard().text(`${days === 7 ? "✅ " : ""}${tr("button-days-7")}`, STATS_WINDOW.data(7)).text(`${days === 30 ? "✅ " : ""}${tr("button-days-30")}`, STATS_WINDOW.data(30));
+  return new InlineKeyboard()
+    .text(`${days === 7 ? "✅ " : ""}${tr("button-days-7")}`, STATS_WINDOW.data(7))
+    .text(`${days === 30 ? "✅ " : ""}${tr("button-days-30")}`, STATS_WINDOW.data(30));
 }

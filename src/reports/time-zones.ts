@@ -32,16 +32,36 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function partsFormatter(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
-    formatter = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    formatter = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
     formatters.set(timeZone, formatter);
   }
   return formatter;
 }
 
-function localFields(timeZone: string, instant: number): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+function localFields(
+  timeZone: string,
+  instant: number,
+): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
   const fields: Record<string, number> = {};
-  for (const part of partsFormatter(timeZone).formatToParts(new Date(instant))) if (part.type !== "literal") fields[part.type] = Number(part.value);
-  return { year: fields.year!, month: fields.month!, day: fields.day!, hour: fields.hour! % 24, minute: fields.minute!, second: fields.second! };
+  for (const part of partsFormatter(timeZone).formatToParts(new Date(instant)))
+    if (part.type !== "literal") fields[part.type] = Number(part.value);
+  return {
+    year: fields.year!,
+    month: fields.month!,
+    day: fields.day!,
+    hour: fields.hour! % 24,
+    minute: fields.minute!,
+    second: fields.second!,
+  };
 }
 
 /** Local time minus UTC at `instant`, in ms. */
@@ -93,13 +113,23 @@ export interface DayWindow {
 export function lastDays(timeZone: string, count: number, now: number): DayWindow {
   const today = localDate(timeZone, now);
   const first = addDays(today, -(count - 1));
-  return { timeZone, days: Array.from({ length: count }, (_, index) => addDays(first, index)), from: localInstant(timeZone, first), to: now };
+  return {
+    timeZone,
+    days: Array.from({ length: count }, (_, index) => addDays(first, index)),
+    from: localInstant(timeZone, first),
+    to: now,
+  };
 }
 
 /** The local Monday-to-Sunday week before the Monday `week`. */
 export function weekBefore(timeZone: string, week: string): DayWindow {
   const first = addDays(week, -7);
-  return { timeZone, days: Array.from({ length: 7 }, (_, index) => addDays(first, index)), from: localInstant(timeZone, first), to: localInstant(timeZone, week) };
+  return {
+    timeZone,
+    days: Array.from({ length: 7 }, (_, index) => addDays(first, index)),
+    from: localInstant(timeZone, first),
+    to: localInstant(timeZone, week),
+  };
 }
 
 /** Local hour of the weekly digest, on Mondays. */

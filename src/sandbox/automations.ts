@@ -23,9 +23,14 @@ export interface RuleRequest {
   autoResume: boolean;
 }
 
-export type FireOutcome = { fired: true; firing: FiringRecord } | { fired: false; reason: "insufficient_balance" | "spend_limit_exceeded" };
+export type FireOutcome =
+  { fired: true; firing: FiringRecord } | { fired: false; reason: "insufficient_balance" | "spend_limit_exceeded" };
 
-const LABELS: Record<RuleType, string> = { "auto-refill": "auto-refill", "auto-renewal": "auto-renewal", smart: "smart-mode" };
+const LABELS: Record<RuleType, string> = {
+  "auto-refill": "auto-refill",
+  "auto-renewal": "auto-renewal",
+  smart: "smart-mode",
+};
 
 function insufficientBalance(account: AccountRecord, costSun: bigint, what: string): SandboxError {
   return new SandboxError(
@@ -37,7 +42,12 @@ function insufficientBalance(account: AccountRecord, costSun: bigint, what: stri
 }
 
 function wrongState(rule: RuleRecord, action: string): SandboxError {
-  return new SandboxError(409, "automation.invalid_state", "Invalid state", `cannot ${action} a rule that is ${rule.status}`);
+  return new SandboxError(
+    409,
+    "automation.invalid_state",
+    "Invalid state",
+    `cannot ${action} a rule that is ${rule.status}`,
+  );
 }
 
 function accountOf(world: World, rule: RuleRecord): AccountRecord {
@@ -71,30 +81,40 @@ function optionsError(detail: string): SandboxError {
  * Fields left out keep their value; the result must stay coherent (positive whole volumes,
  * min ≤ max, at least one known duration), else nothing changes.
  */
-export function setAutomationOptions(world: World, changes: Partial<Record<keyof AutomationOptionsView, unknown>>): AutomationOptionsView {
+export function setAutomationOptions(
+  world: World,
+  changes: Partial<Record<keyof AutomationOptionsView, unknown>>,
+): AutomationOptionsView {
   const current = automationOptionsOf(world);
   const next: AutomationOptionsView = { ...current, durations: [...current.durations] };
   for (const field of ["energyUnit", "minVolume", "maxVolume", "renewalMinVolume", "renewalMaxVolume"] as const) {
     const value = changes[field];
     if (value === undefined) continue;
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw optionsError(`${field} must be a positive whole number, got ${JSON.stringify(value)}`);
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+      throw optionsError(`${field} must be a positive whole number, got ${JSON.stringify(value)}`);
     next[field] = value;
   }
   if (changes.durations !== undefined) {
     const durations = changes.durations;
     if (!Array.isArray(durations) || durations.length === 0 || !durations.every(isDuration)) {
-      throw optionsError(`durations must be a non-empty list of ${DURATIONS.join(", ")}, got ${JSON.stringify(durations)}`);
+      throw optionsError(
+        `durations must be a non-empty list of ${DURATIONS.join(", ")}, got ${JSON.stringify(durations)}`,
+      );
     }
     next.durations = [...new Set(durations)];
   }
-  if (next.minVolume > next.maxVolume) throw optionsError(`minVolume ${next.minVolume} is above maxVolume ${next.maxVolume}`);
-  if (next.renewalMinVolume > next.renewalMaxVolume) throw optionsError(`renewalMinVolume ${next.renewalMinVolume} is above renewalMaxVolume ${next.renewalMaxVolume}`);
+  if (next.minVolume > next.maxVolume)
+    throw optionsError(`minVolume ${next.minVolume} is above maxVolume ${next.maxVolume}`);
+  if (next.renewalMinVolume > next.renewalMaxVolume)
+    throw optionsError(`renewalMinVolume ${next.renewalMinVolume} is above renewalMaxVolume ${next.renewalMaxVolume}`);
   world.automationOptions = next;
   return { ...next, durations: [...next.durations] };
 }
 
 export function findRule(world: World, accountId: string | null, ruleId: string): RuleRecord {
-  const rule = world.rules.find((candidate) => candidate.id === ruleId && (accountId === null || candidate.accountId === accountId));
+  const rule = world.rules.find(
+    (candidate) => candidate.id === ruleId && (accountId === null || candidate.accountId === accountId),
+  );
   if (!rule) throw notFound("automation", ruleId);
   return rule;
 }
@@ -201,7 +221,8 @@ export function fireRule(world: World, rule: RuleRecord): FireOutcome {
 /** After a top-up: System-paused rules with autoResume whose next firing the balance now covers come back. */
 export function autoResumeRules(world: World, account: AccountRecord): void {
   for (const rule of world.rules) {
-    if (rule.accountId !== account.id || rule.status !== "paused" || rule.pauseReason !== "System" || !rule.autoResume) continue;
+    if (rule.accountId !== account.id || rule.status !== "paused" || rule.pauseReason !== "System" || !rule.autoResume)
+      continue;
     if (account.trxSun < firingPriceSun(rule)) continue;
     activate(world, rule);
     raiseNotification(world, rule.accountId, {

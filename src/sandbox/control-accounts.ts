@@ -8,7 +8,17 @@ import { balanceView, ledgerView } from "./views";
 import { createAccountRecord, depositTxId, postLedgerEntry, raiseNotification, requireAccount } from "./world";
 import { amountArg, limitArg, oneOf, requireKey, SCOPES } from "./control-args";
 
-type AccountControl = Pick<SandboxControl, "createAccount" | "createKey" | "revokeKey" | "setSpendLimit" | "accountIdForKey" | "creditDeposit" | "setBalance" | "getBalance">;
+type AccountControl = Pick<
+  SandboxControl,
+  | "createAccount"
+  | "createKey"
+  | "revokeKey"
+  | "setSpendLimit"
+  | "accountIdForKey"
+  | "creditDeposit"
+  | "setBalance"
+  | "getBalance"
+>;
 
 /** Creates accounts and keys, revokes and limits keys, credits deposits and sets balances. */
 export function accountControl(world: World): AccountControl {
@@ -17,8 +27,15 @@ export function accountControl(world: World): AccountControl {
       const trx = amountArg(args.trx ?? "0", "trx");
       const usdt = amountArg(args.usdt ?? "0", "usdt");
       const account = createAccountRecord(world);
-      if (trx > 0n) postLedgerEntry(world, account, { type: "Deposit", currency: "TRX", amountSun: trx, txId: depositTxId(world) });
-      if (usdt > 0n) postLedgerEntry(world, account, { type: "Deposit", currency: "USDT-TRC20", amountSun: usdt, txId: depositTxId(world) });
+      if (trx > 0n)
+        postLedgerEntry(world, account, { type: "Deposit", currency: "TRX", amountSun: trx, txId: depositTxId(world) });
+      if (usdt > 0n)
+        postLedgerEntry(world, account, {
+          type: "Deposit",
+          currency: "USDT-TRC20",
+          amountSun: usdt,
+          txId: depositTxId(world),
+        });
       return { accountId: account.id };
     },
 
@@ -52,7 +69,12 @@ export function accountControl(world: World): AccountControl {
       const account = requireAccount(world, accountId);
       const kind = oneOf<Currency>(currency, ["TRX", "USDT-TRC20"], "currency");
       const sun = amountArg(amount, "amount", { allowZero: false });
-      const entry = postLedgerEntry(world, account, { type: "Deposit", currency: kind, amountSun: sun, txId: depositTxId(world) });
+      const entry = postLedgerEntry(world, account, {
+        type: "Deposit",
+        currency: kind,
+        amountSun: sun,
+        txId: depositTxId(world),
+      });
       raiseNotification(world, account.id, {
         type: "deposit.credited",
         level: "success",
@@ -72,7 +94,8 @@ export function accountControl(world: World): AccountControl {
       }
       if (usdt !== undefined) {
         const delta = amountArg(usdt, "usdt") - account.usdtSun;
-        if (delta !== 0n) postLedgerEntry(world, account, { type: "Adjustment", currency: "USDT-TRC20", amountSun: delta });
+        if (delta !== 0n)
+          postLedgerEntry(world, account, { type: "Adjustment", currency: "USDT-TRC20", amountSun: delta });
       }
       return balanceView(account);
     },

@@ -16,7 +16,10 @@ export function badArgument(detail: string): SandboxError {
 
 export function amountArg(value: unknown, name: string, { allowZero = true } = {}): bigint {
   const sun = typeof value === "string" ? parseTrx(value) : typeof value === "number" ? parseTrx(String(value)) : null;
-  if (sun === null || sun < 0n || (!allowZero && sun === 0n)) throw badArgument(`${name} must be a ${allowZero ? "non-negative" : "positive"} decimal amount string, got ${JSON.stringify(value)}`);
+  if (sun === null || sun < 0n || (!allowZero && sun === 0n))
+    throw badArgument(
+      `${name} must be a ${allowZero ? "non-negative" : "positive"} decimal amount string, got ${JSON.stringify(value)}`,
+    );
   return sun;
 }
 
@@ -30,7 +33,8 @@ export function stringArg(value: unknown, name: string): string {
 }
 
 export function oneOf<T extends string>(value: unknown, allowed: readonly T[], name: string): T {
-  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) throw badArgument(`${name} must be one of ${allowed.join(", ")}`);
+  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value))
+    throw badArgument(`${name} must be one of ${allowed.join(", ")}`);
   return value as T;
 }
 

@@ -9,7 +9,10 @@ import { firingView, orderView, ruleView } from "./views";
 import { requireAccount } from "./world";
 import { badArgument, CONTROL_FORMAT as format, oneOf, stringArg } from "./control-args";
 
-type OrderControl = Pick<SandboxControl, "failNextOrder" | "settleNow" | "setSettleDelay" | "getSettleDelay" | "markUnactivated" | "markActivated">;
+type OrderControl = Pick<
+  SandboxControl,
+  "failNextOrder" | "settleNow" | "setSettleDelay" | "getSettleDelay" | "markUnactivated" | "markActivated"
+>;
 type RuleControl = Pick<SandboxControl, "fireRule" | "systemPauseRule" | "cancelRule">;
 type MarketControl = Pick<SandboxControl, "setAutomationOptions" | "setPrice" | "getPrices" | "fillHistory">;
 
@@ -26,7 +29,8 @@ export function orderControl(world: World): OrderControl {
     },
 
     setSettleDelay({ ms }) {
-      if (ms !== null && (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0)) throw badArgument("ms must be a non-negative number of milliseconds, or null (orders wait for settleNow)");
+      if (ms !== null && (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0))
+        throw badArgument("ms must be a non-negative number of milliseconds, or null (orders wait for settleNow)");
       world.settleDelayMs = ms;
       return { settleDelayMs: world.settleDelayMs };
     },
@@ -76,7 +80,9 @@ function rateView(world: World, resource: Resource, duration: Duration): PriceRa
     resource,
     duration,
     sunPerUnit: Number(rateSun(resource, duration, world.rateOverrides)),
-    overridden: world.rateOverrides?.has(rateKey(resource, duration)) === true && rateSun(resource, duration, world.rateOverrides) !== bookRateSun(resource, duration),
+    overridden:
+      world.rateOverrides?.has(rateKey(resource, duration)) === true &&
+      rateSun(resource, duration, world.rateOverrides) !== bookRateSun(resource, duration),
   };
 }
 
@@ -97,7 +103,10 @@ export function marketControl(world: World): MarketControl {
         const raw = args.sunPerUnit;
         const text = typeof raw === "number" ? String(raw) : raw;
         // A whole number of sun: the price formula stays exact in bigint.
-        if (typeof text !== "string" || !/^[1-9]\d{0,8}$/.test(text)) throw badArgument(`sunPerUnit must be a whole number of sun from 1 to 999999999, or null, got ${JSON.stringify(raw)}`);
+        if (typeof text !== "string" || !/^[1-9]\d{0,8}$/.test(text))
+          throw badArgument(
+            `sunPerUnit must be a whole number of sun from 1 to 999999999, or null, got ${JSON.stringify(raw)}`,
+          );
         world.rateOverrides ??= new Map();
         world.rateOverrides.set(key, BigInt(text));
       }
@@ -105,13 +114,16 @@ export function marketControl(world: World): MarketControl {
     },
 
     getPrices() {
-      return (["energy", "bandwidth"] as const).flatMap((resource) => DURATIONS.map((duration) => rateView(world, resource, duration)));
+      return (["energy", "bandwidth"] as const).flatMap((resource) =>
+        DURATIONS.map((duration) => rateView(world, resource, duration)),
+      );
     },
 
     fillHistory({ accountId, days }) {
       const account = requireAccount(world, accountId);
       const span = days ?? 30;
-      if (typeof span !== "number" || !Number.isInteger(span) || span < 1 || span > 90) throw badArgument("days must be a whole number from 1 to 90");
+      if (typeof span !== "number" || !Number.isInteger(span) || span < 1 || span > 90)
+        throw badArgument("days must be a whole number from 1 to 90");
       return fillHistory(world, account, span);
     },
   };

@@ -12,7 +12,10 @@ import { marketControl, orderControl, ruleControl } from "./control-market";
 
 type MessageControl = Pick<SandboxControl, "addNotification" | "setWebhookUrl">;
 type ListingControl = Pick<SandboxControl, "listOrders" | "listRules" | "ledger" | "listNotifications">;
-type ApiBehaviourControl = Pick<SandboxControl, "injectFault" | "clearFaults" | "setErrorCodePlacement" | "setInt64Format">;
+type ApiBehaviourControl = Pick<
+  SandboxControl,
+  "injectFault" | "clearFaults" | "setErrorCodePlacement" | "setInt64Format"
+>;
 
 /** Raises a notification and sets where an account's webhooks go. */
 function messageControl(world: World): MessageControl {
@@ -44,12 +47,16 @@ function listingControl(world: World): ListingControl {
   return {
     listOrders(accountId) {
       const account = requireAccount(world, accountId);
-      return newestFirst(world.orders.filter((order) => order.accountId === account.id)).map((order) => orderView(order, format));
+      return newestFirst(world.orders.filter((order) => order.accountId === account.id)).map((order) =>
+        orderView(order, format),
+      );
     },
 
     listRules(accountId) {
       const account = requireAccount(world, accountId);
-      return newestFirst(world.rules.filter((rule) => rule.accountId === account.id)).map((rule) => ruleView(rule, format));
+      return newestFirst(world.rules.filter((rule) => rule.accountId === account.id)).map((rule) =>
+        ruleView(rule, format),
+      );
     },
 
     ledger(accountId) {

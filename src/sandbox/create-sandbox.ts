@@ -23,7 +23,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 export function createRestorableSandbox(
   options: SandboxOptions = {},
   snapshot?: SandboxSnapshot,
-): { sandbox: Sandbox; serialize(): string; postOrderWebhook(args: { orderId: string; url: string; event?: OrderEventName }): Promise<OrderWebhookResult> } {
+): {
+  sandbox: Sandbox;
+  serialize(): string;
+  postOrderWebhook(args: { orderId: string; url: string; event?: OrderEventName }): Promise<OrderWebhookResult>;
+} {
   const world = createWorld(options);
   const control = createControl(world);
 
@@ -40,7 +44,13 @@ export function createRestorableSandbox(
   const app = new Hono();
   app.route("/", createApiApp(world));
   app.route("/_sandbox", createControlApp(world, control, demo));
-  app.notFound((c) => problemResponse(world.settings.errorCodePlacement, new SandboxError(404, "route.not_found", "Not found", `no endpoint ${c.req.method} ${c.req.path}`), c.req.path));
+  app.notFound((c) =>
+    problemResponse(
+      world.settings.errorCodePlacement,
+      new SandboxError(404, "route.not_found", "Not found", `no endpoint ${c.req.method} ${c.req.path}`),
+      c.req.path,
+    ),
+  );
 
   // Settlement and renewals are synchronous, so ticks cannot interleave them. Webhook deliveries run
   // beside later ticks (one in flight is never sent twice): a hanging receiver must not hold up

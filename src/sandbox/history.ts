@@ -13,9 +13,14 @@ import type { AccountRecord, LedgerRecord, OrderRecord, RuleRecord, World } from
 const DAY_MS = 86_400_000;
 /** Stands in for the key that placed the history: no real key's daily spend limit counts it. */
 const HISTORY_KEY_ID = "history";
-export const HISTORY_ADDRESSES = ["TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"] as const;
+export const HISTORY_ADDRESSES = [
+  "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+  "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+  "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+] as const;
 
-const byCreation = <T extends { createdAt: string }>(a: T, b: T) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
+const byCreation = <T extends { createdAt: string }>(a: T, b: T) =>
+  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0;
 
 /** What every part of the history uses: the account, the world's randomness, the span and the ledger being written. */
 interface HistoryScope {
@@ -41,7 +46,8 @@ function pastOrders({ account, random, now, start, pick, iso, entry }: HistorySc
       const created = start + day * DAY_MS + Math.floor(random() * DAY_MS);
       if (created >= now - 60_000) continue;
       const resource: Resource = random() < 0.2 ? "bandwidth" : "energy";
-      const volume = resource === "energy" ? pick([65_000, 100_000, 130_000, 200_000, 300_000]) : pick([1_000, 2_000, 5_000]);
+      const volume =
+        resource === "energy" ? pick([65_000, 100_000, 130_000, 200_000, 300_000]) : pick([1_000, 2_000, 5_000]);
       const duration: Duration = pick(["1h", "1h", "1d", "15m"] as const);
       const priceSun = withCommission(providerCostSun(resource, volume, duration)).priceSun;
       // One order in ten fails (the 5th, the 15th, …): a month of history always shows failures and refunds.
@@ -77,10 +83,22 @@ function pastOrders({ account, random, now, start, pick, iso, entry }: HistorySc
 
 /** Three rules (a daily renewal, a smart one, a refill) created at the start, and their firings since. */
 function pastRules({ account, random, now, start, iso, entry }: HistoryScope) {
-  const plans: Array<{ type: RuleType; volume: number | null; duration: Duration | null; minimal: number | null; everyMs: () => number }> = [
+  const plans: Array<{
+    type: RuleType;
+    volume: number | null;
+    duration: Duration | null;
+    minimal: number | null;
+    everyMs: () => number;
+  }> = [
     { type: "auto-renewal", volume: 100_000, duration: null, minimal: null, everyMs: () => DAY_MS },
     { type: "smart", volume: null, duration: null, minimal: null, everyMs: () => DAY_MS * (1 + random()) },
-    { type: "auto-refill", volume: 65_000, duration: "1h", minimal: 30_000, everyMs: () => DAY_MS * (0.3 + random() * 1.2) },
+    {
+      type: "auto-refill",
+      volume: 65_000,
+      duration: "1h",
+      minimal: 30_000,
+      everyMs: () => DAY_MS * (0.3 + random() * 1.2),
+    },
   ];
   const rules: RuleRecord[] = [];
   let firings = 0;
@@ -136,7 +154,16 @@ export function fillHistory(world: World, account: AccountRecord, days: number):
   const iso = (time: number) => new Date(Math.min(time, now - 1000)).toISOString();
   const ledger: LedgerRecord[] = [];
   const entry = (type: string, amountSun: bigint, createdAt: string, txId: string | null = null) => {
-    ledger.push({ id: newUuid(random), accountId: account.id, type, currency: "TRX", amountSun, txId, status: "Completed", createdAt });
+    ledger.push({
+      id: newUuid(random),
+      accountId: account.id,
+      type,
+      currency: "TRX",
+      amountSun,
+      txId,
+      status: "Completed",
+      createdAt,
+    });
   };
   const scope: HistoryScope = { account, random, now, start, pick, iso, entry };
   const { orders, failedOrders, spentSun: ordersSpentSun } = pastOrders(scope, days);
@@ -152,5 +179,13 @@ export function fillHistory(world: World, account: AccountRecord, days: number):
   world.orders.sort(byCreation);
   world.rules.sort(byCreation);
   world.ledger.sort(byCreation);
-  return { from: iso(start), to: iso(now), orders: orders.length, failedOrders, rules: rules.length, firings, spentTrx: sunToTrx(spentSun) };
+  return {
+    from: iso(start),
+    to: iso(now),
+    orders: orders.length,
+    failedOrders,
+    rules: rules.length,
+    firings,
+    spentTrx: sunToTrx(spentSun),
+  };
 }

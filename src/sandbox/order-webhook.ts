@@ -24,9 +24,14 @@ const FINAL_EVENT: Record<string, OrderEventName | undefined> = { Filled: "order
 const TIMEOUT_MS = 5000;
 
 /** Posts the event (by default the one matching the order's final status); 409 while the order is Created. */
-export async function postOrderWebhook(world: World, args: { orderId: unknown; url: unknown; event?: unknown }): Promise<OrderWebhookResult> {
-  const order = typeof args.orderId === "string" ? world.orders.find((candidate) => candidate.id === args.orderId) : undefined;
-  if (!order) throw new SandboxError(404, "order.not_found", "Order not found", `no order ${JSON.stringify(args.orderId)}`);
+export async function postOrderWebhook(
+  world: World,
+  args: { orderId: unknown; url: unknown; event?: unknown },
+): Promise<OrderWebhookResult> {
+  const order =
+    typeof args.orderId === "string" ? world.orders.find((candidate) => candidate.id === args.orderId) : undefined;
+  if (!order)
+    throw new SandboxError(404, "order.not_found", "Order not found", `no order ${JSON.stringify(args.orderId)}`);
   if (typeof args.url !== "string" || !/^https?:\/\//.test(args.url) || !URL.canParse(args.url)) {
     throw new SandboxError(400, "control.bad_argument", "Bad argument", "url must be an http(s) URL");
   }
@@ -34,15 +39,31 @@ export async function postOrderWebhook(world: World, args: { orderId: unknown; u
     throw new SandboxError(400, "control.bad_argument", "Bad argument", "event must be order.filled or order.failed");
   }
   const event = (args.event as OrderEventName | undefined) ?? FINAL_EVENT[order.status];
-  if (!event) throw new SandboxError(409, "order.not_settled", "Order not settled", `order ${order.id} is still ${order.status}: settle it first or name the event`);
+  if (!event)
+    throw new SandboxError(
+      409,
+      "order.not_settled",
+      "Order not settled",
+      `order ${order.id} is still ${order.status}: settle it first or name the event`,
+    );
 
   const eventId = newUuid(world.random);
-  const payload = { id: eventId, event, createdAt: nowIso(world), data: { order: orderView(order, world.settings.int64Format) } };
+  const payload = {
+    id: eventId,
+    event,
+    createdAt: nowIso(world),
+    data: { order: orderView(order, world.settings.int64Format) },
+  };
   let error: string | null;
   try {
     const response = await world.webhookFetch(args.url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "User-Agent": "marketplace-sandbox/1", "X-Marketplace-Event": event, "X-Marketplace-Delivery": eventId },
+      headers: {
+        "Content-Type": "application/json",
+        "User-Agent": "marketplace-sandbox/1",
+        "X-Marketplace-Event": event,
+        "X-Marketplace-Delivery": eventId,
+      },
       body: JSON.stringify(payload),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });

@@ -42,12 +42,19 @@ export function placeOrder(
   if (idempotencyKey !== null) {
     const previous = account.idempotency.get(idempotencyKey);
     if (previous && previous.fingerprint !== fingerprint) {
-      throw new SandboxError(409, "idempotency.key_reused", "Idempotency-Key reused", "this Idempotency-Key was already used with a different request body");
+      throw new SandboxError(
+        409,
+        "idempotency.key_reused",
+        "Idempotency-Key reused",
+        "this Idempotency-Key was already used with a different request body",
+      );
     }
     if (previous) return { order: findOrder(world, account.id, previous.orderId), replayed: true };
   }
 
-  const price = withCommission(providerCostSun(request.resource, request.volume, request.duration, world.rateOverrides));
+  const price = withCommission(
+    providerCostSun(request.resource, request.volume, request.duration, world.rateOverrides),
+  );
   const activationSun = activationFeeSun(world, request.targetAddress);
   const totalSun = price.priceSun + activationSun;
   assertWithinSpendLimit(world, key, totalSun);
@@ -65,7 +72,12 @@ export function placeOrder(
   postLedgerEntry(world, account, { type: "OrderPayment", currency: "TRX", amountSun: -totalSun });
   if (failure === "sync") {
     postLedgerEntry(world, account, { type: "OrderRefund", currency: "TRX", amountSun: totalSun });
-    throw new SandboxError(502, "provider.failed", "Provider failed", "the provider could not take the order; the balance was refunded");
+    throw new SandboxError(
+      502,
+      "provider.failed",
+      "Provider failed",
+      "the provider could not take the order; the balance was refunded",
+    );
   }
 
   const order: OrderRecord = {
@@ -129,7 +141,9 @@ export function settleDueOrders(world: World): void {
 }
 
 export function settleAllOrders(world: World, accountId?: string): OrderRecord[] {
-  const settled = world.orders.filter((order) => order.status === "Created" && (accountId === undefined || order.accountId === accountId));
+  const settled = world.orders.filter(
+    (order) => order.status === "Created" && (accountId === undefined || order.accountId === accountId),
+  );
   for (const order of settled) settleOrder(world, order);
   return settled;
 }
@@ -141,7 +155,8 @@ export function orderStats(world: World, accountId: string): { totalOrders: numb
   for (const order of world.orders) {
     if (order.accountId !== accountId) continue;
     totalOrders += 1;
-    if (order.resource === "energy" && order.status === "Filled" && order.settledAt?.slice(0, 7) === month) energy += order.volume;
+    if (order.resource === "energy" && order.status === "Filled" && order.settledAt?.slice(0, 7) === month)
+      energy += order.volume;
   }
   return { totalOrders, energyDeliveredThisMonth: energy };
 }

@@ -58,7 +58,12 @@ export function bookRateSun(resource: Resource, duration: Duration): bigint {
 }
 
 /** Provider price without commission: what the public quote shows. `days` multiplies the daily rate (order preview). */
-export function providerCostSun(resource: Resource, volume: number, duration: Duration | { days: number }, overrides?: RateOverrides): bigint {
+export function providerCostSun(
+  resource: Resource,
+  volume: number,
+  duration: Duration | { days: number },
+  overrides?: RateOverrides,
+): bigint {
   if (typeof duration === "string") return BigInt(volume) * rateSun(resource, duration, overrides);
   return BigInt(volume) * rateSun(resource, "1d", overrides) * BigInt(duration.days);
 }
@@ -89,7 +94,10 @@ export function savingsPercent(burnSun: bigint, priceSun: bigint): string {
 }
 
 /** The volume and duration one firing of a rule delivers. */
-export function firingShape(rule: { type: RuleType; volume: number | null; duration: Duration | null }): { volume: number; duration: Duration } {
+export function firingShape(rule: { type: RuleType; volume: number | null; duration: Duration | null }): {
+  volume: number;
+  duration: Duration;
+} {
   if (rule.type === "smart") return SMART_DELIVERY;
   if (rule.type === "auto-renewal") return { volume: rule.volume ?? 0, duration: RENEWAL_DURATION };
   return { volume: rule.volume ?? 0, duration: rule.duration ?? "1h" };

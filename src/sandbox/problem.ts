@@ -19,8 +19,18 @@ export class SandboxError extends Error {
   }
 }
 
-export function problemBody(placement: ErrorCodePlacement, error: SandboxError, instance: string): Record<string, unknown> {
-  const body: Record<string, unknown> = { type: "about:blank", title: error.title, status: error.status, detail: error.message, instance };
+export function problemBody(
+  placement: ErrorCodePlacement,
+  error: SandboxError,
+  instance: string,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    type: "about:blank",
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    instance,
+  };
   switch (placement) {
     case "code":
       body.code = error.code;

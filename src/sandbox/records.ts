@@ -2,7 +2,22 @@
  * The records the sandbox marketplace keeps in memory, and the World that holds them. Amounts are
  * bigint sun; times are ISO strings taken from the injected clock.
  */
-import type { AutomationOptionsView, Currency, Duration, ErrorCodePlacement, FailureMode, FaultSpec, Int64Format, NotificationView, OrderStatus, PauseReason, Resource, RuleStatus, RuleType, Scope } from "./types";
+import type {
+  AutomationOptionsView,
+  Currency,
+  Duration,
+  ErrorCodePlacement,
+  FailureMode,
+  FaultSpec,
+  Int64Format,
+  NotificationView,
+  OrderStatus,
+  PauseReason,
+  Resource,
+  RuleStatus,
+  RuleType,
+  Scope,
+} from "./types";
 
 export interface AccountRecord {
   id: string;

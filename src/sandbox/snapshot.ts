@@ -8,7 +8,19 @@ import type { World } from "./records";
 const FORMAT = 1;
 
 /** The persisted parts of a World. */
-type SavedWorld = Pick<World, "accounts" | "keysByApiKey" | "orders" | "rules" | "ledger" | "notifications" | "webhooks" | "unactivatedAddresses" | "settings" | "rateOverrides">;
+type SavedWorld = Pick<
+  World,
+  | "accounts"
+  | "keysByApiKey"
+  | "orders"
+  | "rules"
+  | "ledger"
+  | "notifications"
+  | "webhooks"
+  | "unactivatedAddresses"
+  | "settings"
+  | "rateOverrides"
+>;
 
 export interface SandboxSnapshot {
   demo: { accountId: string; apiKey: string };
@@ -48,11 +60,20 @@ export function parseSnapshot(text: string): SandboxSnapshot {
     }
     return value;
   }) as { format?: unknown; demo?: { accountId?: unknown; apiKey?: unknown }; world?: SavedWorld };
-  if (parsed.format !== FORMAT || typeof parsed.demo?.accountId !== "string" || typeof parsed.demo.apiKey !== "string" || !parsed.world) {
+  if (
+    parsed.format !== FORMAT ||
+    typeof parsed.demo?.accountId !== "string" ||
+    typeof parsed.demo.apiKey !== "string" ||
+    !parsed.world
+  ) {
     throw new Error("not a sandbox snapshot of a known format");
   }
   const world = parsed.world;
-  if (!(world.accounts instanceof Map) || !(world.keysByApiKey instanceof Map) || !world.accounts.has(parsed.demo.accountId)) {
+  if (
+    !(world.accounts instanceof Map) ||
+    !(world.keysByApiKey instanceof Map) ||
+    !world.accounts.has(parsed.demo.accountId)
+  ) {
     throw new Error("the snapshot has no demo account");
   }
   return { demo: { accountId: parsed.demo.accountId, apiKey: parsed.demo.apiKey }, world };
@@ -84,7 +105,8 @@ function validOverrides(saved: unknown): Map<string, bigint> {
   const overrides = new Map<string, bigint>();
   if (!(saved instanceof Map)) return overrides;
   for (const [key, value] of saved as Map<unknown, unknown>) {
-    if (typeof key === "string" && /^(energy|bandwidth):\w+$/.test(key) && typeof value === "bigint" && value > 0n) overrides.set(key, value);
+    if (typeof key === "string" && /^(energy|bandwidth):\w+$/.test(key) && typeof value === "bigint" && value > 0n)
+      overrides.set(key, value);
   }
   return overrides;
 }

@@ -11,7 +11,8 @@ export function spentTodaySun(world: World, keyId: string): bigint {
   const today = utcDay(nowIso(world));
   let total = 0n;
   for (const order of world.orders) {
-    if (order.keyId === keyId && order.status !== "Failed" && utcDay(order.createdAt) === today) total += order.totalSun;
+    if (order.keyId === keyId && order.status !== "Failed" && utcDay(order.createdAt) === today)
+      total += order.totalSun;
   }
   for (const rule of world.rules) {
     if (rule.creatorKeyId !== keyId) continue;

@@ -22,7 +22,9 @@ function parsePort(raw: string | undefined): number | null {
 const port = parsePort(process.env.SANDBOX_PORT);
 const host = process.env.HOST ?? "127.0.0.1";
 if (port === null) {
-  console.error(`SANDBOX_PORT must be a port number (0-65535; empty or unset means ${DEFAULT_PORT}), got ${JSON.stringify(process.env.SANDBOX_PORT)}`);
+  console.error(
+    `SANDBOX_PORT must be a port number (0-65535; empty or unset means ${DEFAULT_PORT}), got ${JSON.stringify(process.env.SANDBOX_PORT)}`,
+  );
   process.exit(1);
 }
 
@@ -43,7 +45,10 @@ const server = serve({ fetch: sandbox.app.fetch, port, hostname: host }, (info) 
 
 // A taken port is the usual failure here: say so in one line instead of an unhandled-error stack.
 server.on("error", (error: NodeJS.ErrnoException) => {
-  const reason = error.code === "EADDRINUSE" ? `port ${port} on ${host} is already in use (set SANDBOX_PORT to another port)` : error.message;
+  const reason =
+    error.code === "EADDRINUSE"
+      ? `port ${port} on ${host} is already in use (set SANDBOX_PORT to another port)`
+      : error.message;
   console.error(`The sandbox could not listen: ${reason}`);
   stopTimers();
   process.exit(1);

@@ -150,7 +150,14 @@ export interface SandboxControl {
   fireRule(args: { ruleId: string }): FireResult;
   systemPauseRule(args: { ruleId: string }): RuleView;
   cancelRule(args: { ruleId: string }): RuleView;
-  addNotification(args: { accountId: string; type?: string; level?: string; title: string; body: string; link?: string | null }): NotificationView;
+  addNotification(args: {
+    accountId: string;
+    type?: string;
+    level?: string;
+    title: string;
+    body: string;
+    link?: string | null;
+  }): NotificationView;
   setWebhookUrl(args: { accountId: string; url: string | null }): void;
   listOrders(accountId: string): OrderView[];
   listRules(accountId: string): RuleView[];

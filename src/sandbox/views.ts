@@ -1,6 +1,15 @@
 /** Records → wire JSON. int64 fields follow the chosen format so clients meet both forms the spec allows. */
 import { sunToTrx } from "#src/marketplace/money";
-import type { BalanceView, FiringView, Int64Format, Int64Value, LedgerEntryView, NotificationView, OrderView, RuleView } from "./types";
+import type {
+  BalanceView,
+  FiringView,
+  Int64Format,
+  Int64Value,
+  LedgerEntryView,
+  NotificationView,
+  OrderView,
+  RuleView,
+} from "./types";
 import type { AccountRecord, FiringRecord, LedgerRecord, NotificationRecord, OrderRecord, RuleRecord } from "./records";
 
 export function int64(value: number, format: Int64Format): Int64Value {
@@ -46,7 +55,12 @@ export function ruleView(rule: RuleRecord, format: Int64Format): RuleView {
 }
 
 export function firingView(firing: FiringRecord, format: Int64Format): FiringView {
-  return { volume: int64(firing.volume, format), duration: firing.duration, priceTrx: sunToTrx(firing.priceSun), createdAt: firing.createdAt };
+  return {
+    volume: int64(firing.volume, format),
+    duration: firing.duration,
+    priceTrx: sunToTrx(firing.priceSun),
+    createdAt: firing.createdAt,
+  };
 }
 
 export function ledgerView(entry: LedgerRecord): LedgerEntryView {

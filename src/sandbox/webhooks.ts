@@ -27,7 +27,12 @@ export function enqueueOrderEvent(world: World, order: OrderRecord, event: "orde
     // Where the last attempt went (for the state dump); each attempt reads the account's URL afresh.
     url: account.webhookUrl,
     event,
-    payload: { id: eventId, event, createdAt: nowIso(world), data: { order: orderView(order, world.settings.int64Format) } },
+    payload: {
+      id: eventId,
+      event,
+      createdAt: nowIso(world),
+      data: { order: orderView(order, world.settings.int64Format) },
+    },
     attempts: 0,
     nextAttemptAt: world.now().getTime(),
     state: "pending",
@@ -86,6 +91,8 @@ async function send(world: World, delivery: WebhookDelivery): Promise<void> {
  */
 export function deliverDueWebhooks(world: World): Promise<void> {
   const now = world.now().getTime();
-  const due = world.webhooks.filter((delivery) => delivery.state === "pending" && delivery.nextAttemptAt <= now && !inFlight.has(delivery));
+  const due = world.webhooks.filter(
+    (delivery) => delivery.state === "pending" && delivery.nextAttemptAt <= now && !inFlight.has(delivery),
+  );
   return Promise.all(due.map((delivery) => send(world, delivery))).then(() => undefined);
 }

@@ -37,7 +37,8 @@ export function utcDay(iso: string): string {
 
 export function requireAccount(world: World, accountId: unknown): AccountRecord {
   const account = typeof accountId === "string" ? world.accounts.get(accountId) : undefined;
-  if (!account) throw new SandboxError(404, "account.not_found", "Account not found", `no account ${JSON.stringify(accountId)}`);
+  if (!account)
+    throw new SandboxError(404, "account.not_found", "Account not found", `no account ${JSON.stringify(accountId)}`);
   return account;
 }
 

@@ -84,7 +84,9 @@ export class ArrivalWindow {
     const room = this.hasRoom();
     // Only messages in flight fill the window: their answers wake the waiters.
     if (!room && this.answered.length === this.head) return;
-    const wait = room ? 0 : Math.max(1, Math.min(MAX_SLEEP_MS, Math.ceil(this.answered[this.head]! + this.options.windowMs - now)));
+    const wait = room
+      ? 0
+      : Math.max(1, Math.min(MAX_SLEEP_MS, Math.ceil(this.answered[this.head]! + this.options.windowMs - now)));
     this.timer = setTimeout(() => {
       this.timer = null;
       this.wakeWaiting();

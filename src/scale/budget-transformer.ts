@@ -7,11 +7,36 @@ import type { ArrivalWindow } from "./arrival-window";
 // The bot's own replies taking from the budgets pushed alerts take from.
 
 /** Bot API methods that put a new message in a chat: each takes one message from the global budget. */
-const NEW_MESSAGE_METHODS = new Set(["sendMessage", "sendPhoto", "sendDocument", "sendAnimation", "sendVideo", "sendAudio", "sendVoice", "sendSticker", "sendLocation", "sendContact", "sendPoll", "sendDice", "sendMediaGroup", "copyMessage", "copyMessages", "forwardMessage", "forwardMessages"]);
+const NEW_MESSAGE_METHODS = new Set([
+  "sendMessage",
+  "sendPhoto",
+  "sendDocument",
+  "sendAnimation",
+  "sendVideo",
+  "sendAudio",
+  "sendVoice",
+  "sendSticker",
+  "sendLocation",
+  "sendContact",
+  "sendPoll",
+  "sendDice",
+  "sendMediaGroup",
+  "copyMessage",
+  "copyMessages",
+  "forwardMessage",
+  "forwardMessages",
+]);
 
 /** The chat a new message goes to and its pace: a private chat's, or a group's (ids below zero) when one is given. */
-function pacedChat(payload: unknown, chatPace: ChatPace | null | undefined, groupPace: ChatPace | undefined): { chatId: number; pace: ChatPace } | null {
-  const chatId = payload && typeof payload === "object" && "chat_id" in payload ? Number((payload as { chat_id: unknown }).chat_id) : Number.NaN;
+function pacedChat(
+  payload: unknown,
+  chatPace: ChatPace | null | undefined,
+  groupPace: ChatPace | undefined,
+): { chatId: number; pace: ChatPace } | null {
+  const chatId =
+    payload && typeof payload === "object" && "chat_id" in payload
+      ? Number((payload as { chat_id: unknown }).chat_id)
+      : Number.NaN;
   if (!Number.isSafeInteger(chatId) || chatId === 0) return null;
   const pace = chatId > 0 ? chatPace : groupPace;
   return pace ? { chatId, pace } : null;
@@ -33,7 +58,18 @@ function pacedChat(payload: unknown, chatPace: ChatPace | null | undefined, grou
  * Telegram's 429 handling takes over. The caller keeps one chat's calls one at a time (the chat
  * throttler), so a reply never races the reply before it for the chat's turn.
  */
-export function sharedBudgetTransformer(store: SendBudgetStore, now: () => number, options: { budget?: GlobalBudget; maxWaitMs?: number; chatPace?: ChatPace | null; groupPace?: ChatPace; maxChatWaitMs?: number; window?: ArrivalWindow } = {}): Transformer {
+export function sharedBudgetTransformer(
+  store: SendBudgetStore,
+  now: () => number,
+  options: {
+    budget?: GlobalBudget;
+    maxWaitMs?: number;
+    chatPace?: ChatPace | null;
+    groupPace?: ChatPace;
+    maxChatWaitMs?: number;
+    window?: ArrivalWindow;
+  } = {},
+): Transformer {
   const budget = options.budget ?? store.budget;
   const maxWaitMs = options.maxWaitMs ?? 5_000;
   const maxChatWaitMs = options.maxChatWaitMs ?? 30_000;
@@ -81,7 +117,8 @@ export function sharedBudgetTransformer(store: SendBudgetStore, now: () => numbe
       if (chatId !== null) {
         const pace = paced!.pace;
         const answeredAt = now();
-        if (turnAt === undefined || pace.answerSlackMs === undefined || answeredAt - turnAt > pace.answerSlackMs) await store.recordChatSendAt(null, chatId, answeredAt, pace).catch(() => undefined);
+        if (turnAt === undefined || pace.answerSlackMs === undefined || answeredAt - turnAt > pace.answerSlackMs)
+          await store.recordChatSendAt(null, chatId, answeredAt, pace).catch(() => undefined);
       }
     }
   };

@@ -44,7 +44,10 @@ export async function startLeaderElection(options: LeaderOptions): Promise<Leade
     } catch (error) {
       // An unreachable database is logged once by its health tracker, not on every tick.
       const level = databaseHealth(options.db)?.explains(error) ? "debug" : "warn";
-      options.logger[level]({ err: error, lease: options.name }, "could not renew or take the lease; acting as follower");
+      options.logger[level](
+        { err: error, lease: options.name },
+        "could not renew or take the lease; acting as follower",
+      );
     }
     if (stopped) return;
     if (holds && !leader) {
@@ -59,9 +62,12 @@ export async function startLeaderElection(options: LeaderOptions): Promise<Leade
   };
 
   await tick();
-  if (!leader) options.logger.info({ lease: options.name }, "another replica holds the lease; standing by to take over");
+  if (!leader)
+    options.logger.info({ lease: options.name }, "another replica holds the lease; standing by to take over");
   const timer = setInterval(() => {
-    busy = busy.then(tick).catch((error: unknown) => options.logger.error({ err: error }, "leader election tick failed"));
+    busy = busy
+      .then(tick)
+      .catch((error: unknown) => options.logger.error({ err: error }, "leader election tick failed"));
   }, renewMs);
   timer.unref();
 

@@ -41,7 +41,8 @@ export function memorySendBudget(): SendBudgetStore {
       const chatDueAt = takeChat(chatId, now, pace);
       return { chatDueAt, grant: chatDueAt === null ? draw(now, 1, budget) : null };
     },
-    recordChatSendAt: async (_exec, chatId, answeredAt, pace) => defer(chatId, answeredAt + pace.intervalMs - Math.max(0, pace.burst - 1) * pace.intervalMs),
+    recordChatSendAt: async (_exec, chatId, answeredAt, pace) =>
+      defer(chatId, answeredAt + pace.intervalMs - Math.max(0, pace.burst - 1) * pace.intervalMs),
     deferChat: async (_exec, chatId, until) => defer(chatId, until),
     prune: async (now) => {
       for (const [chatId, next] of chats) if (next < now - 3_600_000) chats.delete(chatId);

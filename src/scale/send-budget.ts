@@ -3,7 +3,14 @@ import type { Database } from "#src/db/schema";
 import { coordinating, isPostgres } from "#src/db/dialect";
 import { deferChat, pruneSendBudget, recordChatSendAt, takeChatSlot } from "#src/db/repos/chat-send";
 import { replyTurns, takeReplyTurn } from "#src/db/repos/reply-turns";
-import { DEFAULT_GLOBAL_BUDGET, REPLICAS_GLOBAL_BUDGET, refundGlobal, takeGlobal, takeGlobalIn, type GlobalBudget } from "#src/db/repos/send-budget";
+import {
+  DEFAULT_GLOBAL_BUDGET,
+  REPLICAS_GLOBAL_BUDGET,
+  refundGlobal,
+  takeGlobal,
+  takeGlobalIn,
+  type GlobalBudget,
+} from "#src/db/repos/send-budget";
 import type { SendBudgetStore } from "./send-budget-store";
 
 export { DEFAULT_CHAT_PACE, GROUP_CHAT_PACE, type ChatPace } from "#src/db/repos/chat-send";
@@ -29,7 +36,10 @@ export { sharedBudgetTransformer } from "./budget-transformer";
 //   their turns from the same row, so together they keep the one pace Telegram allows a chat.
 
 /** The budgets in the database, shared by every replica. */
-export function databaseSendBudget(db: Kysely<Database>, budget: GlobalBudget = isPostgres(db) ? REPLICAS_GLOBAL_BUDGET : DEFAULT_GLOBAL_BUDGET): SendBudgetStore {
+export function databaseSendBudget(
+  db: Kysely<Database>,
+  budget: GlobalBudget = isPostgres(db) ? REPLICAS_GLOBAL_BUDGET : DEFAULT_GLOBAL_BUDGET,
+): SendBudgetStore {
   // Outside a caller's transaction, the grants and turns commit asynchronously on PostgreSQL (see coordinating).
   const fast = coordinating(db);
   // Concurrent replies' turns share a statement while the replica is busy (PostgreSQL).
@@ -42,7 +52,8 @@ export function databaseSendBudget(db: Kysely<Database>, budget: GlobalBudget = 
     takeGlobalIn: (trx, now, want, budget) => takeGlobalIn(trx, now, want, budget),
     refundGlobal: (exec, count, budget) => refundGlobal(exec ?? fast, count, budget),
     takeChatSlot: (exec, chatId, now, pace) => takeChatSlot(exec ?? fast, chatId, now, pace.intervalMs, pace.burst),
-    takeReplyTurn: (chatId, now, pace, budget) => (turns ? turns.run({ chatId, now, pace, budget }) : takeReplyTurn(fast, chatId, now, pace, budget)),
+    takeReplyTurn: (chatId, now, pace, budget) =>
+      turns ? turns.run({ chatId, now, pace, budget }) : takeReplyTurn(fast, chatId, now, pace, budget),
     recordChatSendAt: (exec, chatId, answeredAt, pace) => recordChatSendAt(exec ?? fast, chatId, answeredAt, pace),
     deferChat: (exec, chatId, until) => deferChat(exec ?? fast, chatId, until),
     prune: (now) => pruneSendBudget(db, now),

@@ -1,7 +1,15 @@
 import type { Kysely } from "kysely";
 import type { Database } from "#src/db/schema";
 import { WriteBatcher } from "#src/db/write-batcher";
-import { claimUpdateNow, claimWaitingUpdate, forgetUpdate, markUpdateDone, markUpdateHandling, renewUpdateLease, startTurnIfFree } from "#src/db/repos/telegram-updates";
+import {
+  claimUpdateNow,
+  claimWaitingUpdate,
+  forgetUpdate,
+  markUpdateDone,
+  markUpdateHandling,
+  renewUpdateLease,
+  startTurnIfFree,
+} from "#src/db/repos/telegram-updates";
 
 /**
  * Telegram updates in webhook mode, shared by every replica behind the load balancer:
@@ -24,20 +32,31 @@ export interface TurnOptions {
   writes?: WriteBatcher;
 }
 
-export type Turn = { kind: "duplicate" } | { kind: "go"; waitedMs: number; finish(): Promise<void>; abandon(): Promise<void> };
+export type Turn =
+  { kind: "duplicate" } | { kind: "go"; waitedMs: number; finish(): Promise<void>; abandon(): Promise<void> };
 
 /**
  * Takes an update's turn in the database every replica shares: records it (a duplicate is
  * refused), then waits, polling every `pollMs`, until no earlier update of its chat is waiting and
  * none is being handled (at most `maxWaitMs`), holding its lease renewed meanwhile.
  */
-export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: number, owner: string, options: TurnOptions = {}): Promise<Turn> {
+export async function takeTurn(
+  db: Kysely<Database>,
+  updateId: number,
+  chatId: number,
+  owner: string,
+  options: TurnOptions = {},
+): Promise<Turn> {
   const leaseMs = options.leaseMs ?? 15_000;
   const started = Date.now();
   const writes = options.writes ?? new WriteBatcher(db);
-  if (!(await writes.run((db) => claimWaitingUpdate(db, updateId, chatId, owner, started, leaseMs)))) return { kind: "duplicate" };
+  if (!(await writes.run((db) => claimWaitingUpdate(db, updateId, chatId, owner, started, leaseMs))))
+    return { kind: "duplicate" };
 
-  const heartbeat = setInterval(() => void renewUpdateLease(db, updateId, owner, Date.now() + leaseMs).catch(() => undefined), Math.max(200, Math.floor(leaseMs / 3)));
+  const heartbeat = setInterval(
+    () => void renewUpdateLease(db, updateId, owner, Date.now() + leaseMs).catch(() => undefined),
+    Math.max(200, Math.floor(leaseMs / 3)),
+  );
   heartbeat.unref();
   const stop = () => clearInterval(heartbeat);
   try {
@@ -62,7 +81,14 @@ export async function takeTurn(db: Kysely<Database>, updateId: number, chatId: n
 }
 
 /** Tries for the chat's turn until it comes; past `maxWaitMs` (an earlier update stuck far too long) the update goes anyway. */
-async function waitForTurn(writes: WriteBatcher, updateId: number, chatId: number, leaseMs: number, started: number, options: TurnOptions): Promise<void> {
+async function waitForTurn(
+  writes: WriteBatcher,
+  updateId: number,
+  chatId: number,
+  leaseMs: number,
+  started: number,
+  options: TurnOptions,
+): Promise<void> {
   const maxWaitMs = options.maxWaitMs ?? 60_000;
   const pollMs = options.pollMs ?? 15;
   while (!(await writes.transaction((trx) => startTurnIfFree(trx, updateId, chatId, leaseMs)))) {
@@ -101,7 +127,11 @@ export function databaseUpdateTurns(db: Kysely<Database>, owner: string, options
  * - a row not done and not being handled here was left by a process that died: taken over at
  *   once (no other process shares a SQLite file, so no lease needs to run out first).
  */
-export function processUpdateTurns(db: Kysely<Database>, owner: string, options: Pick<TurnOptions, "leaseMs" | "writes"> = {}): UpdateTurns {
+export function processUpdateTurns(
+  db: Kysely<Database>,
+  owner: string,
+  options: Pick<TurnOptions, "leaseMs" | "writes"> = {},
+): UpdateTurns {
   const leaseMs = options.leaseMs ?? 15_000;
   const writes = options.writes ?? new WriteBatcher(db);
   const handling = new Set<number>();

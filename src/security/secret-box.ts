@@ -14,7 +14,11 @@ export interface SealedValue {
 
 export class SecretBoxError extends Error {
   constructor(readonly reason: "unknown_key" | "tampered") {
-    super(reason === "unknown_key" ? "stored value was encrypted under a key that is no longer configured" : "stored value failed authentication (tampered or corrupted)");
+    super(
+      reason === "unknown_key"
+        ? "stored value was encrypted under a key that is no longer configured"
+        : "stored value failed authentication (tampered or corrupted)",
+    );
     this.name = "SecretBoxError";
   }
 }
@@ -58,7 +62,10 @@ export class SecretBox {
     const cipher = createCipheriv("aes-256-gcm", this.#current.bytes, nonce);
     cipher.setAAD(Buffer.from(context, "utf8"));
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-    return { keyId: this.#current.id, ciphertext: Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64") };
+    return {
+      keyId: this.#current.id,
+      ciphertext: Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64"),
+    };
   }
 
   /** Decrypts; throws SecretBoxError on an unknown key id or a failed authentication tag. */
@@ -72,7 +79,9 @@ export class SecretBox {
       const decipher = createDecipheriv("aes-256-gcm", key.bytes, raw.subarray(0, 12));
       decipher.setAAD(Buffer.from(context, "utf8"));
       decipher.setAuthTag(raw.subarray(raw.length - 16));
-      plaintext = Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString("utf8");
+      plaintext = Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString(
+        "utf8",
+      );
     } catch {
       throw new SecretBoxError("tampered");
     }

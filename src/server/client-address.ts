@@ -47,7 +47,9 @@ export function addressKey(address: string): string {
   const [head = "", tail = ""] = address.split("%")[0]!.toLowerCase().split("::");
   const headGroups = head === "" ? [] : head.split(":");
   const tailGroups = address.includes("::") ? (tail === "" ? [] : tail.split(":")) : [];
-  const groups = address.includes("::") ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill("0"), ...tailGroups] : headGroups;
+  const groups = address.includes("::")
+    ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill("0"), ...tailGroups]
+    : headGroups;
   return `${groups
     .slice(0, 4)
     .map((group) => group.replace(/^0+(?=.)/, ""))

@@ -48,7 +48,10 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
   // A declared length is checked from the header alone: touching the body stream here would make
   // the Node adapter build a full fetch Request for every POST, the costliest part of a small
   // webhook. Node's parser never reads past Content-Length. Chunked bodies are counted as they stream.
-  const streamedLimit = bodyLimit({ maxSize: DEFAULT_BODY_LIMIT, onError: (cc) => cc.json({ error: "body too large" }, 413) });
+  const streamedLimit = bodyLimit({
+    maxSize: DEFAULT_BODY_LIMIT,
+    onError: (cc) => cc.json({ error: "body too large" }, 413),
+  });
   app.use("*", async (c, next) => {
     if (c.req.method !== "POST") return next();
     const declared = c.req.header("content-length");
@@ -67,7 +70,8 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
       return c.json({ status: "ready", database: "ok" });
     } catch (error) {
       // An unreachable database is logged once by its health tracker (src/db/health.ts), not per probe.
-      if (databaseHealth(deps.db)?.explains(error)) deps.logger.debug({ err: error }, "readiness check: database unreachable");
+      if (databaseHealth(deps.db)?.explains(error))
+        deps.logger.debug({ err: error }, "readiness check: database unreachable");
       else deps.logger.warn({ err: error }, "readiness check: database unreachable");
       return c.json({ status: "not ready", database: "unreachable" }, 503);
     }
@@ -100,7 +104,10 @@ export function createServer(deps: ServerDeps, routes: Array<(app: Hono<ServerEn
   app.onError((error, c) => {
     const requestId = c.get("requestId");
     // The route pattern, never the path: /webhooks/marketplace/:token carries a personal secret.
-    deps.logger.error({ err: error, requestId, client: requestOrigin(c), method: c.req.method, route: c.req.routePath || "unmatched" }, "HTTP handler failed");
+    deps.logger.error(
+      { err: error, requestId, client: requestOrigin(c), method: c.req.method, route: c.req.routePath || "unmatched" },
+      "HTTP handler failed",
+    );
     return c.json({ error: "internal error", requestId }, 500);
   });
   return app;
@@ -120,7 +127,8 @@ const FORWARDING_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip"] as cons
 export function isLoopbackClient(c: Context): boolean {
   const peer = peerAddress(c);
   if (!peer) return false;
-  if (contextProxies(c).trusts(peer) && c.req.header("x-forwarded-for") !== undefined) return isLoopbackHost(requestOrigin(c) ?? "");
+  if (contextProxies(c).trusts(peer) && c.req.header("x-forwarded-for") !== undefined)
+    return isLoopbackHost(requestOrigin(c) ?? "");
   if (!isLoopbackHost(peer)) return false;
   return FORWARDING_HEADERS.every((name) => c.req.header(name) === undefined);
 }

@@ -24,5 +24,9 @@ export function readBuildInfo(commit: string | undefined): BuildInfo {
 
 /** Registers `bot_build_info{version,commit,node_version} 1`, so a dashboard or an alert can tell which build each replica runs. */
 export function registerBuildInfo(metrics: Metrics, info: BuildInfo): void {
-  metrics.labeledGauge("bot_build_info", "The build this replica runs: package version, commit (GIT_COMMIT) and Node version; always 1", async () => [{ labels: { ...info }, value: 1 }]);
+  metrics.labeledGauge(
+    "bot_build_info",
+    "The build this replica runs: package version, commit (GIT_COMMIT) and Node version; always 1",
+    async () => [{ labels: { ...info }, value: 1 }],
+  );
 }

@@ -39,7 +39,12 @@ export function startSecrets(config: Config, logDestination: DestinationStream |
   scrubber.add(config.MARKETPLACE_WEBHOOK_SECRET);
   for (const password of databasePasswords(config.DATABASE_URL)) scrubber.add(password);
   scrubber.add(config.METRICS_TOKEN);
-  const logger = createLogger({ level: config.LOG_LEVEL, pretty: !logDestination && wantsPrettyLogs(config.LOG_FORMAT, process.stdout.isTTY === true), scrubber, destination: logDestination });
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    pretty: !logDestination && wantsPrettyLogs(config.LOG_FORMAT, process.stdout.isTTY === true),
+    scrubber,
+    destination: logDestination,
+  });
 
   let secretKey = config.SECRET_KEY;
   if (!secretKey) {
@@ -47,7 +52,10 @@ export function startSecrets(config: Config, logDestination: DestinationStream |
     secretKey = generated.key;
     scrubber.add(secretKey);
     if (generated.created) {
-      logger.warn({ path: generated.path }, "SECRET_KEY is not set: generated one into the data folder (mode 0600). Back it up or set SECRET_KEY: without it, linked API keys cannot be decrypted.");
+      logger.warn(
+        { path: generated.path },
+        "SECRET_KEY is not set: generated one into the data folder (mode 0600). Back it up or set SECRET_KEY: without it, linked API keys cannot be decrypted.",
+      );
     } else {
       logger.warn({ path: generated.path }, "SECRET_KEY is not set: using the generated key from the data folder");
     }

@@ -65,12 +65,27 @@ export function databaseProblem(error: unknown, config: Pick<Config, "DATABASE_U
     const timedOut = /timeout/i.test(message) && !code;
     const answer = code ? POSTGRES_ANSWERS[code] : timedOut ? POSTGRES_ANSWERS.ETIMEDOUT : undefined;
     if (!answer) return null;
-    return new StartupProblem("DATABASE_URL", `the PostgreSQL server at ${postgresServer(config.DATABASE_URL)} ${answer}. Check that PostgreSQL runs and that DATABASE_URL names its host, port, user, password and database.`, { cause: error });
+    return new StartupProblem(
+      "DATABASE_URL",
+      `the PostgreSQL server at ${postgresServer(config.DATABASE_URL)} ${answer}. Check that PostgreSQL runs and that DATABASE_URL names its host, port, user, password and database.`,
+      { cause: error },
+    );
   }
   const path = (error as { path?: unknown }).path;
   if (typeof path === "string" && code && ["EEXIST", "ENOTDIR", "EACCES", "EPERM", "EROFS", "ENOENT"].includes(code)) {
-    const why = code === "EEXIST" || code === "ENOTDIR" ? "a file is in the way" : code === "EROFS" ? "the file system is read-only" : code === "ENOENT" ? "a folder on the way is missing" : "permission denied";
-    return new StartupProblem("DATABASE_URL", `the data folder ${path} cannot be created or written (${why}). Point DATABASE_URL=file:… at a folder this user can write, or fix that path.`, { cause: error });
+    const why =
+      code === "EEXIST" || code === "ENOTDIR"
+        ? "a file is in the way"
+        : code === "EROFS"
+          ? "the file system is read-only"
+          : code === "ENOENT"
+            ? "a folder on the way is missing"
+            : "permission denied";
+    return new StartupProblem(
+      "DATABASE_URL",
+      `the data folder ${path} cannot be created or written (${why}). Point DATABASE_URL=file:… at a folder this user can write, or fix that path.`,
+      { cause: error },
+    );
   }
   return null;
 }
@@ -78,25 +93,51 @@ export function databaseProblem(error: unknown, config: Pick<Config, "DATABASE_U
 /** The HTTP server could not listen, told in terms of PORT or HOST; null when it is something else. */
 export function listenProblem(error: unknown, port: number, host: string): StartupProblem | null {
   const code = codeOf(error);
-  if (code === "EADDRINUSE") return new StartupProblem("PORT", `port ${port} on ${host} is already in use by another program. Stop that program or set PORT to a free port.`, { cause: error });
-  if (code === "EACCES") return new StartupProblem("PORT", `port ${port} needs privileges this user lacks (ports below 1024). Set PORT to 1024 or above.`, { cause: error });
-  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return new StartupProblem("HOST", `${host} is not an address of this machine. Set HOST to one of its addresses, or 0.0.0.0 for all.`, { cause: error });
+  if (code === "EADDRINUSE")
+    return new StartupProblem(
+      "PORT",
+      `port ${port} on ${host} is already in use by another program. Stop that program or set PORT to a free port.`,
+      { cause: error },
+    );
+  if (code === "EACCES")
+    return new StartupProblem(
+      "PORT",
+      `port ${port} needs privileges this user lacks (ports below 1024). Set PORT to 1024 or above.`,
+      { cause: error },
+    );
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+    return new StartupProblem(
+      "HOST",
+      `${host} is not an address of this machine. Set HOST to one of its addresses, or 0.0.0.0 for all.`,
+      { cause: error },
+    );
   return null;
 }
 
 /** Telegram refused or could not be reached for getMe, told in terms of BOT_TOKEN or TELEGRAM_API_ROOT; null otherwise. */
 export function telegramProblem(error: unknown): StartupProblem | null {
   if (error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)) {
-    return new StartupProblem("BOT_TOKEN", `Telegram refuses this token (${error.error_code}: ${error.description}): it was revoked or mistyped. Copy the bot's current token from @BotFather (/mybots → API Token) into BOT_TOKEN.`, { cause: error });
+    return new StartupProblem(
+      "BOT_TOKEN",
+      `Telegram refuses this token (${error.error_code}: ${error.description}): it was revoked or mistyped. Copy the bot's current token from @BotFather (/mybots → API Token) into BOT_TOKEN.`,
+      { cause: error },
+    );
   }
   if (error instanceof HttpError) {
-    return new StartupProblem("TELEGRAM_API_ROOT", "the Bot API server cannot be reached. Check this machine's network, or TELEGRAM_API_ROOT when it points at a Bot API server of your own.", { cause: error });
+    return new StartupProblem(
+      "TELEGRAM_API_ROOT",
+      "the Bot API server cannot be reached. Check this machine's network, or TELEGRAM_API_ROOT when it points at a Bot API server of your own.",
+      { cause: error },
+    );
   }
   return null;
 }
 
 /** Runs a start-up step, turning a failure `explain` recognises into a StartupProblem. */
-export async function explained<T>(step: () => Promise<T> | T, explain: (error: unknown) => StartupProblem | null): Promise<T> {
+export async function explained<T>(
+  step: () => Promise<T> | T,
+  explain: (error: unknown) => StartupProblem | null,
+): Promise<T> {
   try {
     return await step();
   } catch (error) {

@@ -25,9 +25,20 @@ export interface TelegramUpdatesDeps {
  * exactly one replica calls getUpdates, the holder of the polling lease, and another takes over
  * within seconds when it dies. Resolves to the leadership in polling mode, null in webhook mode.
  */
-export async function receiveTelegramUpdates({ config, db, logger, bot, replicaId, webhookSecret, timeouts }: TelegramUpdatesDeps): Promise<LeaderHandle | null> {
+export async function receiveTelegramUpdates({
+  config,
+  db,
+  logger,
+  bot,
+  replicaId,
+  webhookSecret,
+  timeouts,
+}: TelegramUpdatesDeps): Promise<LeaderHandle | null> {
   if (config.BOT_MODE === "webhook") {
-    await bot.api.setWebhook(`${config.PUBLIC_URL}/telegram`, { secret_token: webhookSecret, allowed_updates: [...ALLOWED_UPDATES] });
+    await bot.api.setWebhook(`${config.PUBLIC_URL}/telegram`, {
+      secret_token: webhookSecret,
+      allowed_updates: [...ALLOWED_UPDATES],
+    });
     logger.info({ url: `${config.PUBLIC_URL}/telegram` }, "webhook mode: Telegram posts updates to /telegram");
     return null;
   }

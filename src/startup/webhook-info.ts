@@ -40,15 +40,31 @@ export function watchWebhookInfo(deps: WebhookInfoDeps): WebhookInfoWatch {
   let failing = false;
   let stopped = false;
 
-  deps.metrics.labeledGauge("telegram_webhook_pending_updates", "Updates Telegram holds for this bot's webhook, not yet delivered (getWebhookInfo's pending_update_count, read every minute in webhook mode)", async () => (pending === null ? [] : [{ labels: {}, value: pending }]));
-  deps.metrics.labeledGauge("telegram_webhook_last_error_age_seconds", "Seconds since Telegram's last failed delivery to this bot's webhook (getWebhookInfo's last_error_date); absent while Telegram reports none", async () => (lastErrorAtMs === null ? [] : [{ labels: {}, value: Math.max(0, (deps.now() - lastErrorAtMs) / 1000) }]));
+  deps.metrics.labeledGauge(
+    "telegram_webhook_pending_updates",
+    "Updates Telegram holds for this bot's webhook, not yet delivered (getWebhookInfo's pending_update_count, read every minute in webhook mode)",
+    async () => (pending === null ? [] : [{ labels: {}, value: pending }]),
+  );
+  deps.metrics.labeledGauge(
+    "telegram_webhook_last_error_age_seconds",
+    "Seconds since Telegram's last failed delivery to this bot's webhook (getWebhookInfo's last_error_date); absent while Telegram reports none",
+    async () =>
+      lastErrorAtMs === null ? [] : [{ labels: {}, value: Math.max(0, (deps.now() - lastErrorAtMs) / 1000) }],
+  );
 
   const remember = (info: WebhookInfoAnswer) => {
     pending = info.pending_update_count;
     const errorAtMs = info.last_error_date === undefined ? null : info.last_error_date * 1000;
     if (errorAtMs !== null && errorAtMs !== lastErrorAtMs) {
       // Telegram's own words (e.g. "Wrong response from the webhook: 502 Bad Gateway"); the URL is not logged.
-      deps.logger.warn({ lastErrorMessage: info.last_error_message, pendingUpdates: info.pending_update_count, secondsAgo: Math.round((deps.now() - errorAtMs) / 1000) }, "Telegram reports a failed delivery to the webhook");
+      deps.logger.warn(
+        {
+          lastErrorMessage: info.last_error_message,
+          pendingUpdates: info.pending_update_count,
+          secondsAgo: Math.round((deps.now() - errorAtMs) / 1000),
+        },
+        "Telegram reports a failed delivery to the webhook",
+      );
     }
     lastErrorAtMs = errorAtMs;
   };
@@ -63,7 +79,10 @@ export function watchWebhookInfo(deps: WebhookInfoDeps): WebhookInfoWatch {
     } catch (error) {
       if (stopped || failing) return;
       failing = true;
-      deps.logger.warn({ err: error }, "getWebhookInfo failed; the webhook gauges keep their last values until it answers");
+      deps.logger.warn(
+        { err: error },
+        "getWebhookInfo failed; the webhook gauges keep their last values until it answers",
+      );
     }
   };
 

@@ -38,11 +38,29 @@ export function createFakeTelegram(options: FakeTelegramOptions): FakeTelegram {
   const app = createFakeTelegramApp({
     token: options.token,
     state,
-    methodContext: (signal): MethodContext => ({ state, updates, events, rateLimiter, groups, bot, now, callbackAnswers, signal }),
+    methodContext: (signal): MethodContext => ({
+      state,
+      updates,
+      events,
+      rateLimiter,
+      groups,
+      bot,
+      now,
+      callbackAnswers,
+      signal,
+    }),
     recordCall(call) {
       // A callback answer names no chat: take it from the press it answers.
-      const queryChat = call.params.chat_id === undefined && typeof call.params.callback_query_id === "string" ? state.callbackQueries.get(call.params.callback_query_id)?.chatId : undefined;
-      const recorded: ApiCall = { seq: ++lastCallSeq, at: now(), ...call, ...(queryChat === undefined ? {} : { chatId: queryChat }) };
+      const queryChat =
+        call.params.chat_id === undefined && typeof call.params.callback_query_id === "string"
+          ? state.callbackQueries.get(call.params.callback_query_id)?.chatId
+          : undefined;
+      const recorded: ApiCall = {
+        seq: ++lastCallSeq,
+        at: now(),
+        ...call,
+        ...(queryChat === undefined ? {} : { chatId: queryChat }),
+      };
       calls.push(recorded);
       trimToNewest(calls, logLimit);
       events.emit({ kind: "call", call: recorded });

@@ -107,14 +107,31 @@ export function createFakeState() {
 
 export type FakeState = ReturnType<typeof createFakeState>;
 
-const SCOPE_TYPES = new Set(["default", "all_private_chats", "all_group_chats", "all_chat_administrators", "chat", "chat_administrators", "chat_member"]);
+const SCOPE_TYPES = new Set([
+  "default",
+  "all_private_chats",
+  "all_group_chats",
+  "all_chat_administrators",
+  "chat",
+  "chat_administrators",
+  "chat_member",
+]);
 
 /** A BotCommandScope as Telegram reads it (no scope: the default one); 400 for one it cannot. */
 export function readCommandScope(scope: unknown): { type: string; chatId?: number | string; userId?: number } {
-  const { type, chat_id: chatId, user_id: userId } = (typeof scope === "object" && scope !== null ? scope : { type: "default" }) as Record<string, unknown>;
+  const {
+    type,
+    chat_id: chatId,
+    user_id: userId,
+  } = (typeof scope === "object" && scope !== null ? scope : { type: "default" }) as Record<string, unknown>;
   if (typeof type !== "string" || !SCOPE_TYPES.has(type)) throw badRequest("can't parse BotCommandScope JSON object");
   if (!type.startsWith("chat")) return { type };
-  const chat = typeof chatId === "number" || (typeof chatId === "string" && /^-?\d+$/.test(chatId)) ? Number(chatId) : typeof chatId === "string" && chatId.startsWith("@") ? chatId : undefined;
+  const chat =
+    typeof chatId === "number" || (typeof chatId === "string" && /^-?\d+$/.test(chatId))
+      ? Number(chatId)
+      : typeof chatId === "string" && chatId.startsWith("@")
+        ? chatId
+        : undefined;
   if (chat === undefined) throw badRequest("can't parse BotCommandScope JSON object");
   if (type !== "chat_member") return { type, chatId: chat };
   if (!Number.isSafeInteger(Number(userId))) throw badRequest("can't parse BotCommandScope JSON object");
@@ -132,7 +149,11 @@ export function commandsKey(scope: unknown, languageCode: string | undefined): s
  * first list set of the chat's scope, all private chats, then the default, each in the user's
  * language first, then without a language.
  */
-export function commandMenuFor(lists: Map<string, BotCommand[]>, chatId: number, languageCode: string | undefined): BotCommand[] {
+export function commandMenuFor(
+  lists: Map<string, BotCommand[]>,
+  chatId: number,
+  languageCode: string | undefined,
+): BotCommand[] {
   const language = languageCode || undefined;
   for (const scope of [{ type: "chat", chat_id: chatId }, { type: "all_private_chats" }, { type: "default" }]) {
     for (const code of language ? [language, undefined] : [undefined]) {

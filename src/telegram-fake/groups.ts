@@ -41,16 +41,21 @@ export function isPresent(status: MemberStatus): boolean {
  */
 export function requireBotInGroup(group: FakeGroup): void {
   if (group.migratedTo !== undefined) {
-    throw new TelegramApiError(400, "Bad Request: group chat was upgraded to a supergroup chat", "fault", { migrate_to_chat_id: group.migratedTo });
+    throw new TelegramApiError(400, "Bad Request: group chat was upgraded to a supergroup chat", "fault", {
+      migrate_to_chat_id: group.migratedTo,
+    });
   }
   const kind = group.type === "supergroup" ? "supergroup chat" : "group chat";
-  if (group.botStatus === "kicked") throw new TelegramApiError(403, `Forbidden: bot was kicked from the ${kind}`, "fault");
-  if (!isPresent(group.botStatus)) throw new TelegramApiError(403, `Forbidden: bot is not a member of the ${kind}`, "fault");
+  if (group.botStatus === "kicked")
+    throw new TelegramApiError(403, `Forbidden: bot was kicked from the ${kind}`, "fault");
+  if (!isPresent(group.botStatus))
+    throw new TelegramApiError(403, `Forbidden: bot is not a member of the ${kind}`, "fault");
 }
 
 /** What Telegram answers a send into a group where the bot is restricted from sending. */
 export function requireBotMaySend(group: FakeGroup): void {
-  if (group.botStatus === "restricted" && group.botCanSend === false) throw new TelegramApiError(400, "Bad Request: not enough rights to send text messages to the chat", "fault");
+  if (group.botStatus === "restricted" && group.botCanSend === false)
+    throw new TelegramApiError(400, "Bad Request: not enough rights to send text messages to the chat", "fault");
 }
 
 const ALL_RIGHTS = {
@@ -70,7 +75,11 @@ const ALL_RIGHTS = {
 };
 
 /** A ChatMember object as getChatMember returns it. */
-export function chatMemberJson(status: MemberStatus, user: Record<string, unknown>, canSend = true): Record<string, unknown> {
+export function chatMemberJson(
+  status: MemberStatus,
+  user: Record<string, unknown>,
+  canSend = true,
+): Record<string, unknown> {
   switch (status) {
     case "creator":
       return { status, user, is_anonymous: false };

@@ -1,8 +1,7 @@
 import type { MessageEntityLike } from "./types";
 
 export type HtmlParseResult =
-  | { ok: true; text: string; entities: MessageEntityLike[] }
-  | { ok: false; description: string };
+  { ok: true; text: string; entities: MessageEntityLike[] } | { ok: false; description: string };
 
 interface OpenTag {
   name: string;
@@ -112,7 +111,8 @@ function openTag(
     const nameStart = i;
     while (i < html.length && !isSpace(html[i]) && html[i] !== "=" && html[i] !== ">") i += 1;
     const attribute = html.slice(nameStart, i).toLowerCase();
-    if (!attribute) throw new HtmlError(`Empty attribute name in the tag "${name}" at byte offset ${byteOffset(begin)}`);
+    if (!attribute)
+      throw new HtmlError(`Empty attribute name in the tag "${name}" at byte offset ${byteOffset(begin)}`);
     while (isSpace(html[i])) i += 1;
     if (html[i] !== "=") {
       if (name !== "blockquote" || attribute !== "expandable") {
@@ -203,9 +203,7 @@ function closeTag(
 
 /** `<pre><code class="language-x">` is one pre entity with a language, as Telegram reports it. */
 function addEntity(entities: MessageEntityLike[], entity: MessageEntityLike): void {
-  const inner = entities.find(
-    (e) => e.type === "code" && e.offset === entity.offset && e.length === entity.length,
-  );
+  const inner = entities.find((e) => e.type === "code" && e.offset === entity.offset && e.length === entity.length);
   if (entity.type === "pre" && inner) {
     entities.splice(entities.indexOf(inner), 1);
     entities.push(inner.language ? { ...entity, language: inner.language } : entity);

@@ -41,9 +41,7 @@ export function chatJson(chat: KnownChat): Record<string, unknown> {
 }
 
 export function photoSizesJson(file: StoredFile, width = 0, height = 0): Record<string, unknown>[] {
-  return [
-    { file_id: file.fileId, file_unique_id: file.fileUniqueId, file_size: file.bytes.length, width, height },
-  ];
+  return [{ file_id: file.fileId, file_unique_id: file.fileUniqueId, file_size: file.bytes.length, width, height }];
 }
 
 /** A stored message as the Bot API's Message object. */

@@ -46,8 +46,14 @@ export function createRateLimiter(settings: RateLimitSettings | undefined, now: 
     const times = (groups.get(chatId) ?? []).filter((time) => time > at - 60_000);
     groups.set(chatId, times);
     refill(global, globalRate, globalRate);
-    const wait = times.length >= perGroupPerMinute ? Math.max(1, Math.ceil((times[times.length - perGroupPerMinute]! + 60_000 - at) / 1000)) : global.tokens < 1 ? retryAfter(global, globalRate) : 0;
-    if (wait > 0) throw new TelegramApiError(429, `Too Many Requests: retry after ${wait}`, "throttled", { retry_after: wait });
+    const wait =
+      times.length >= perGroupPerMinute
+        ? Math.max(1, Math.ceil((times[times.length - perGroupPerMinute]! + 60_000 - at) / 1000))
+        : global.tokens < 1
+          ? retryAfter(global, globalRate)
+          : 0;
+    if (wait > 0)
+      throw new TelegramApiError(429, `Too Many Requests: retry after ${wait}`, "throttled", { retry_after: wait });
     times.push(at);
     global.tokens -= 1;
   }
@@ -61,7 +67,8 @@ export function createRateLimiter(settings: RateLimitSettings | undefined, now: 
       chats.set(chatId, chat);
       refill(chat, perChatRate, perChatBurst);
       refill(global, globalRate, globalRate);
-      const wait = chat.tokens < 1 ? retryAfter(chat, perChatRate) : global.tokens < 1 ? retryAfter(global, globalRate) : 0;
+      const wait =
+        chat.tokens < 1 ? retryAfter(chat, perChatRate) : global.tokens < 1 ? retryAfter(global, globalRate) : 0;
       if (wait > 0) {
         throw new TelegramApiError(429, `Too Many Requests: retry after ${wait}`, "throttled", { retry_after: wait });
       }

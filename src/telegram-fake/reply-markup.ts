@@ -31,7 +31,8 @@ export function readReplyMarkup(params: Params, inlineOnly: boolean): InlineKeyb
   const markup = readObject(params, "reply_markup", MARKUP_INVALID);
   if (markup === undefined) return undefined;
   if (!isRecord(markup)) throw badRequest(MARKUP_INVALID);
-  if ("inline_keyboard" in markup) return { inline_keyboard: validateRows(markup.inline_keyboard, validateInlineButton) };
+  if ("inline_keyboard" in markup)
+    return { inline_keyboard: validateRows(markup.inline_keyboard, validateInlineButton) };
   if (inlineOnly) throw badRequest("inline keyboard expected");
   if ("keyboard" in markup) validateRows(markup.keyboard, validateReplyButton);
   else if (markup.remove_keyboard !== true && markup.force_reply !== true) throw badRequest(MARKUP_INVALID);
@@ -71,7 +72,10 @@ function validateInlineButton(button: unknown): InlineButtonLike {
 
 function validateStyle(style: unknown): void {
   if (style === undefined || style === null) return;
-  if (typeof style !== "string" || !BUTTON_STYLES.includes(style)) throw badRequest(`can't parse inline keyboard button: Field "style" must be one of "success", "danger" or "primary"`);
+  if (typeof style !== "string" || !BUTTON_STYLES.includes(style))
+    throw badRequest(
+      `can't parse inline keyboard button: Field "style" must be one of "success", "danger" or "primary"`,
+    );
 }
 
 function validateCallbackData(data: unknown): void {
@@ -88,14 +92,18 @@ function validateUrl(url: unknown): void {
 export function validateWebApp(webApp: unknown): void {
   const url = isRecord(webApp) ? webApp.url : undefined;
   if (typeof url !== "string" || !/^https:\/\/[^\s]+$/i.test(url) || !URL.canParse(url)) {
-    throw badRequest(`BUTTON_URL_INVALID: a web_app button needs an https URL, got ${JSON.stringify(typeof url === "string" ? url : null)}`);
+    throw badRequest(
+      `BUTTON_URL_INVALID: a web_app button needs an https URL, got ${JSON.stringify(typeof url === "string" ? url : null)}`,
+    );
   }
 }
 
 function validateCopyText(copyText: unknown): void {
   const text = isRecord(copyText) ? copyText.text : undefined;
   if (typeof text !== "string" || text.length < 1 || text.length > 256) {
-    throw badRequest(`can't parse inline keyboard button: Field "copy_text" must be an object with text of 1-256 characters`);
+    throw badRequest(
+      `can't parse inline keyboard button: Field "copy_text" must be an object with text of 1-256 characters`,
+    );
   }
 }
 

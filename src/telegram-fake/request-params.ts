@@ -32,7 +32,8 @@ export async function readRequestParams(request: Request): Promise<Params> {
       else files.set(part.name, new UploadedFile(part.bytes, part.filename));
     }
     for (const [key, value] of Object.entries(params)) {
-      const attached = typeof value === "string" && value.startsWith("attach://") ? files.get(value.slice(9)) : undefined;
+      const attached =
+        typeof value === "string" && value.startsWith("attach://") ? files.get(value.slice(9)) : undefined;
       if (attached) params[key] = attached;
     }
     for (const [name, file] of files) if (!(name in params)) params[name] = file;

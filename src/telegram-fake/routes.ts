@@ -59,7 +59,13 @@ export function createFakeTelegramApp(deps: RouteDeps): Hono {
   return app;
 }
 
-async function run(deps: RouteDeps, botToken: string, methodName: string, params: Params, signal: AbortSignal): Promise<Answer> {
+async function run(
+  deps: RouteDeps,
+  botToken: string,
+  methodName: string,
+  params: Params,
+  signal: AbortSignal,
+): Promise<Answer> {
   try {
     if (botToken !== `bot${deps.token}`) throw new TelegramApiError(401, "Unauthorized");
     const method = findMethod(methodName);
@@ -85,10 +91,23 @@ function errorResponse(error: TelegramApiError): Response {
 function answerDown(c: Context, deps: RouteDeps, mode: "refuse" | "5xx", methodName: string, params: Params): Response {
   const method = findMethod(methodName)?.name ?? methodName;
   if (mode === "5xx") {
-    deps.recordCall({ method, params: paramsForRecord(params), ok: false, errorCode: 502, description: "Bad Gateway", injectedFault: true });
+    deps.recordCall({
+      method,
+      params: paramsForRecord(params),
+      ok: false,
+      errorCode: 502,
+      description: "Bad Gateway",
+      injectedFault: true,
+    });
     return errorResponse(new TelegramApiError(502, "Bad Gateway"));
   }
-  deps.recordCall({ method, params: paramsForRecord(params), ok: false, description: "connection refused", injectedFault: true });
+  deps.recordCall({
+    method,
+    params: paramsForRecord(params),
+    ok: false,
+    description: "connection refused",
+    injectedFault: true,
+  });
   // Over a real socket, hang up so the client sees a network error; through app.request() there
   // is no socket, so answer with something that is not the Bot API.
   (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket.destroy();

@@ -9,7 +9,13 @@ export interface FakeTelegramOptions {
   /** Millisecond clock for message dates, callback query age and rate limits; default Date.now. */
   now?: () => number;
   /** Flood control on sendMessage/sendPhoto; off unless `enabled`. */
-  rateLimits?: { enabled: boolean; perChatPerSecond?: number; perChatBurst?: number; globalPerSecond?: number; perGroupPerMinute?: number };
+  rateLimits?: {
+    enabled: boolean;
+    perChatPerSecond?: number;
+    perChatBurst?: number;
+    globalPerSecond?: number;
+    perGroupPerMinute?: number;
+  };
   /** Cap on the getUpdates `timeout`, in ms (default 25000), so tests never hang on a poll. */
   longPollMaxMs?: number;
   /** Keep only about this many newest events and calls (default: all; the playground bounds them). */
@@ -113,7 +119,8 @@ export interface CallbackAnswer {
   url?: string;
 }
 
-export type FakeEventKind = "message" | "edit" | "delete" | "callback_answer" | "call" | "user_message" | "inline_answer";
+export type FakeEventKind =
+  "message" | "edit" | "delete" | "callback_answer" | "call" | "user_message" | "inline_answer";
 
 /** Something that happened, numbered from 1 so a browser can resume an event stream (Last-Event-ID). */
 export interface FakeEvent {
@@ -193,14 +200,23 @@ export interface FakeTelegram {
    * The user types `@bot query` in a chat: an inline_query update. Throws when inline mode is off
    * (Telegram offers the bot no inline mode then).
    */
-  sendInlineQuery(user: FakeUser, query: string, options?: { chatType?: "sender" | "private" | "group" }): { updateId: number; inlineQueryId: string };
+  sendInlineQuery(
+    user: FakeUser,
+    query: string,
+    options?: { chatType?: "sender" | "private" | "group" },
+  ): { updateId: number; inlineQueryId: string };
   /** The bot's answer to an inline query, once it gave one. */
   inlineAnswer(inlineQueryId: string): InlineAnswer | undefined;
   /**
    * The user taps one of the answered results: its message is sent into the chat, by the user and
    * "via" the bot. In the user's private chat with the bot (the default) the bot receives it.
    */
-  chooseInlineResult(user: FakeUser, inlineQueryId: string, resultId: string, options?: { chatId?: number }): ChatMessage;
+  chooseInlineResult(
+    user: FakeUser,
+    inlineQueryId: string,
+    resultId: string,
+    options?: { chatId?: number },
+  ): ChatMessage;
   /**
    * The user opens `t.me/<bot>?start=<payload>` (or `tg://resolve?domain=<bot>&start=<payload>`):
    * the client sends "/start <payload>" in the private chat, as Telegram does.
@@ -228,7 +244,9 @@ export interface FakeTelegram {
   /** Makes a group (or supergroup) with its people and the bot's status in it (default: a member). */
   createGroup(spec: GroupSpec): FakeGroup;
   /** The reply keyboard a chat shows now (the chat picker among its buttons), if any. */
-  replyKeyboard(chatId: number): { buttons: Array<{ text: string; request_chat?: { request_id: number } }>; oneTime: boolean } | undefined;
+  replyKeyboard(
+    chatId: number,
+  ): { buttons: Array<{ text: string; request_chat?: { request_id: number } }>; oneTime: boolean } | undefined;
   /** The group as the fake holds it now (members, the bot's status, the supergroup it became). */
   group(chatId: number): FakeGroup | undefined;
   /** Someone adds the bot to a group: my_chat_member (left → member), then the service message with new_chat_members. */
@@ -279,4 +297,3 @@ export interface GroupSpec {
   /** The bot's status (default "member"; "left": not in the group). */
   bot?: MemberStatus;
 }
-

@@ -22,7 +22,11 @@ const OPT_IN_TYPES = new Set(["chat_member", "message_reaction", "message_reacti
  * Waits until the queue wakes the poll, the bot hangs up or `waitMs` ends. `setWake` is given the
  * waker while the poll waits, and null once it is done.
  */
-function waitForUpdates(signal: AbortSignal | undefined, waitMs: number, setWake: (finish: (() => void) | null) => void): Promise<void> {
+function waitForUpdates(
+  signal: AbortSignal | undefined,
+  waitMs: number,
+  setWake: (finish: (() => void) | null) => void,
+): Promise<void> {
   return new Promise<void>((resolve) => {
     const timer = setTimeout(finish, waitMs);
     signal?.addEventListener("abort", finish, { once: true });

@@ -23,11 +23,15 @@ const DEFAULT_GROUP_ID = -1001;
 export function createUserSide(deps: UserSideDeps) {
   return {
     sendText: (user: FakeUser, text: string, options?: ChatOptions) => sendText(deps, user, text, options),
-    pressButton: (user: FakeUser, messageId: number, callbackData: string, options?: { chatId?: number }) => pressButton(deps, user, messageId, callbackData, options),
-    pressButtonByLabel: (user: FakeUser, label: string | RegExp, options?: { messageId?: number }) => pressButtonByLabel(deps, user, label, options),
+    pressButton: (user: FakeUser, messageId: number, callbackData: string, options?: { chatId?: number }) =>
+      pressButton(deps, user, messageId, callbackData, options),
+    pressButtonByLabel: (user: FakeUser, label: string | RegExp, options?: { messageId?: number }) =>
+      pressButtonByLabel(deps, user, label, options),
     injectUpdate: (update: object) => injectUpdate(deps, update),
-    sendInlineQuery: (user: FakeUser, query: string, options?: { chatType?: "sender" | "private" | "group" }) => sendInlineQuery(deps, user, query, options),
-    chooseInlineResult: (user: FakeUser, inlineQueryId: string, resultId: string, options?: { chatId?: number }) => chooseInlineResult(deps, user, inlineQueryId, resultId, options),
+    sendInlineQuery: (user: FakeUser, query: string, options?: { chatType?: "sender" | "private" | "group" }) =>
+      sendInlineQuery(deps, user, query, options),
+    chooseInlineResult: (user: FakeUser, inlineQueryId: string, resultId: string, options?: { chatId?: number }) =>
+      chooseInlineResult(deps, user, inlineQueryId, resultId, options),
     openDeepLink: (user: FakeUser, url: string) => openDeepLink(deps, user, url),
   };
 }
@@ -44,7 +48,12 @@ function chatFor(deps: UserSideDeps, user: FakeUser, options: ChatOptions): Know
   const chat: KnownChat =
     options.chat === "group" || options.groupId !== undefined
       ? { id: options.groupId ?? DEFAULT_GROUP_ID, type: "group", title: "Group" }
-      : { id: user.id, type: "private", firstName: user.firstName ?? "Test", ...(user.username ? { username: user.username } : {}) };
+      : {
+          id: user.id,
+          type: "private",
+          firstName: user.firstName ?? "Test",
+          ...(user.username ? { username: user.username } : {}),
+        };
   deps.state.rememberChat(chat);
   return deps.state.requireChat(chat.id);
 }
@@ -70,7 +79,13 @@ function sendText(deps: UserSideDeps, user: FakeUser, text: string, options: Cha
 }
 
 /** The user presses a callback button of a bot message; a button the message lacks is refused. */
-function pressButton(deps: UserSideDeps, user: FakeUser, messageId: number, callbackData: string, options: { chatId?: number } = {}): PressedButton {
+function pressButton(
+  deps: UserSideDeps,
+  user: FakeUser,
+  messageId: number,
+  callbackData: string,
+  options: { chatId?: number } = {},
+): PressedButton {
   const chatId = options.chatId ?? user.id;
   const message = deps.state.findMessage(chatId, messageId);
   if (!message || message.deleted || message.from !== "bot") {
@@ -84,7 +99,12 @@ function pressButton(deps: UserSideDeps, user: FakeUser, messageId: number, call
     );
   }
   const callbackQueryId = deps.state.nextCallbackQueryId();
-  deps.state.callbackQueries.set(callbackQueryId, { id: callbackQueryId, createdAt: deps.now(), answered: false, chatId });
+  deps.state.callbackQueries.set(callbackQueryId, {
+    id: callbackQueryId,
+    createdAt: deps.now(),
+    answered: false,
+    chatId,
+  });
   const photoFile = message.photo ? deps.state.fileById(message.photo.fileId) : undefined;
   const updateId = deps.updates.enqueue({
     callback_query: {
@@ -99,15 +119,23 @@ function pressButton(deps: UserSideDeps, user: FakeUser, messageId: number, call
 }
 
 /** The user presses the newest callback button with this label (in one message when messageId is given). */
-function pressButtonByLabel(deps: UserSideDeps, user: FakeUser, label: string | RegExp, options: { messageId?: number } = {}): PressedButton & { messageId: number } {
+function pressButtonByLabel(
+  deps: UserSideDeps,
+  user: FakeUser,
+  label: string | RegExp,
+  options: { messageId?: number } = {},
+): PressedButton & { messageId: number } {
   const matches = (text: string) => (typeof label === "string" ? text === label : label.test(text));
   const candidates = deps.state
     .messages(user.id)
-    .filter((m) => m.from === "bot" && !m.deleted && (options.messageId === undefined || m.messageId === options.messageId))
+    .filter(
+      (m) => m.from === "bot" && !m.deleted && (options.messageId === undefined || m.messageId === options.messageId),
+    )
     .reverse();
   for (const message of candidates) {
     const button = callbackButtons(message).find((b) => matches(b.text));
-    if (button) return { ...pressButton(deps, user, message.messageId, button.callback_data!), messageId: message.messageId };
+    if (button)
+      return { ...pressButton(deps, user, message.messageId, button.callback_data!), messageId: message.messageId };
   }
   const seen = candidates.flatMap((m) => callbackButtons(m).map((b) => `"${b.text}" (message ${m.messageId})`));
   throw new Error(
@@ -126,23 +154,45 @@ function injectUpdate(deps: UserSideDeps, update: object): number {
 }
 
 /** The user types "@bot query" in a chat: an inline query, when inline mode is on. */
-function sendInlineQuery(deps: UserSideDeps, user: FakeUser, query: string, options: { chatType?: "sender" | "private" | "group" } = {}): { updateId: number; inlineQueryId: string } {
-  if (!deps.state.inlineMode) throw new Error("sendInlineQuery: inline mode is off for this bot (BotFather: /setinline), so Telegram offers no inline queries");
-  if (query.length > INLINE_QUERY_MAX) throw new Error(`sendInlineQuery: Telegram sends at most ${INLINE_QUERY_MAX} characters of an inline query`);
+function sendInlineQuery(
+  deps: UserSideDeps,
+  user: FakeUser,
+  query: string,
+  options: { chatType?: "sender" | "private" | "group" } = {},
+): { updateId: number; inlineQueryId: string } {
+  if (!deps.state.inlineMode)
+    throw new Error(
+      "sendInlineQuery: inline mode is off for this bot (BotFather: /setinline), so Telegram offers no inline queries",
+    );
+  if (query.length > INLINE_QUERY_MAX)
+    throw new Error(`sendInlineQuery: Telegram sends at most ${INLINE_QUERY_MAX} characters of an inline query`);
   const id = deps.state.nextInlineQueryId();
   const chatType = options.chatType ?? "sender";
   deps.state.inlineQueries.set(id, { id, userId: user.id, query, chatType, createdAt: deps.now() });
-  const updateId = deps.updates.enqueue({ inline_query: { id, from: userJson(user), query, offset: "", chat_type: chatType } });
+  const updateId = deps.updates.enqueue({
+    inline_query: { id, from: userJson(user), query, offset: "", chat_type: chatType },
+  });
   return { updateId, inlineQueryId: id };
 }
 
 /** The user sends one of the bot's inline results into a chat. */
-function chooseInlineResult(deps: UserSideDeps, user: FakeUser, inlineQueryId: string, resultId: string, options: { chatId?: number } = {}): ChatMessage {
+function chooseInlineResult(
+  deps: UserSideDeps,
+  user: FakeUser,
+  inlineQueryId: string,
+  resultId: string,
+  options: { chatId?: number } = {},
+): ChatMessage {
   const query = deps.state.inlineQueries.get(inlineQueryId);
-  if (!query || query.userId !== user.id) throw new Error(`chooseInlineResult: user ${user.id} sent no inline query ${inlineQueryId}`);
-  if (!query.answer) throw new Error(`chooseInlineResult: the bot has not answered inline query ${inlineQueryId} (yet)`);
+  if (!query || query.userId !== user.id)
+    throw new Error(`chooseInlineResult: user ${user.id} sent no inline query ${inlineQueryId}`);
+  if (!query.answer)
+    throw new Error(`chooseInlineResult: the bot has not answered inline query ${inlineQueryId} (yet)`);
   const result = query.answer.results.find((candidate) => candidate.id === resultId);
-  if (!result) throw new Error(`chooseInlineResult: no result ${JSON.stringify(resultId)}; the answer has ${query.answer.results.map((r) => JSON.stringify(r.id)).join(", ") || "none"}`);
+  if (!result)
+    throw new Error(
+      `chooseInlineResult: no result ${JSON.stringify(resultId)}; the answer has ${query.answer.results.map((r) => JSON.stringify(r.id)).join(", ") || "none"}`,
+    );
   const privateChat = options.chatId === undefined || options.chatId === user.id;
   const chat = privateChat ? chatFor(deps, user, {}) : chatFor(deps, user, { groupId: options.chatId! });
   const message = deps.state.addMessage({
@@ -166,11 +216,21 @@ function chooseInlineResult(deps: UserSideDeps, user: FakeUser, inlineQueryId: s
 /** The user opens a t.me or tg://resolve link to the bot: /start with its start parameter. */
 function openDeepLink(deps: UserSideDeps, user: FakeUser, url: string): SentUserMessage {
   const parsed = URL.canParse(url) ? new URL(url) : null;
-  const web = parsed && /^https?:$/.test(parsed.protocol) && parsed.hostname === "t.me" ? { name: parsed.pathname.slice(1), start: parsed.searchParams.get("start") } : null;
-  const app = parsed && parsed.protocol === "tg:" && parsed.hostname === "resolve" ? { name: parsed.searchParams.get("domain") ?? "", start: parsed.searchParams.get("start") } : null;
+  const web =
+    parsed && /^https?:$/.test(parsed.protocol) && parsed.hostname === "t.me"
+      ? { name: parsed.pathname.slice(1), start: parsed.searchParams.get("start") }
+      : null;
+  const app =
+    parsed && parsed.protocol === "tg:" && parsed.hostname === "resolve"
+      ? { name: parsed.searchParams.get("domain") ?? "", start: parsed.searchParams.get("start") }
+      : null;
   const link = web ?? app;
-  if (!link || link.name.toLowerCase() !== deps.bot.username.toLowerCase()) throw new Error(`openDeepLink: ${url} is not a link to @${deps.bot.username}`);
-  if (link.start !== null && !START_PARAMETER.test(link.start)) throw new Error(`openDeepLink: Telegram passes on only 1-64 characters of A-Z a-z 0-9 _ - as a start parameter, got ${JSON.stringify(link.start)}`);
+  if (!link || link.name.toLowerCase() !== deps.bot.username.toLowerCase())
+    throw new Error(`openDeepLink: ${url} is not a link to @${deps.bot.username}`);
+  if (link.start !== null && !START_PARAMETER.test(link.start))
+    throw new Error(
+      `openDeepLink: Telegram passes on only 1-64 characters of A-Z a-z 0-9 _ - as a start parameter, got ${JSON.stringify(link.start)}`,
+    );
   return sendText(deps, user, link.start ? `/start ${link.start}` : "/start");
 }
 
@@ -181,7 +241,9 @@ function callbackButtons(message: ChatMessage): Array<InlineButtonLike & { callb
 }
 
 function describe(buttons: InlineButtonLike[]): string {
-  return buttons.length ? buttons.map((b) => `"${b.text}" → ${JSON.stringify(b.callback_data)}`).join(", ") : "no callback buttons";
+  return buttons.length
+    ? buttons.map((b) => `"${b.text}" → ${JSON.stringify(b.callback_data)}`).join(", ")
+    : "no callback buttons";
 }
 
 /** Telegram marks /commands in what users type; grammY's bot.command() relies on it. */
@@ -197,7 +259,8 @@ function botCommandEntities(text: string): Array<{ type: string; offset: number;
 function rememberChats(state: FakeState, update: object): void {
   const record = update as Record<string, { chat?: unknown; message?: { chat?: unknown } } | undefined>;
   for (const value of Object.values(record)) {
-    const chat = (value?.chat ?? value?.message?.chat) as { id?: unknown; type?: unknown; first_name?: string; title?: string } | undefined;
+    const chat = (value?.chat ?? value?.message?.chat) as
+      { id?: unknown; type?: unknown; first_name?: string; title?: string } | undefined;
     if (typeof chat?.id !== "number") continue;
     state.rememberChat({
       id: chat.id,

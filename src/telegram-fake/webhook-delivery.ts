@@ -9,8 +9,7 @@ const ANSWER_TIMEOUT_MS = 60_000;
 /** The chat an update belongs to (undefined: none, e.g. an inline query). */
 function chatOf(update: QueuedUpdate): number | undefined {
   const inner = Object.values(update).find((value) => typeof value === "object" && value !== null) as
-    | { chat?: { id?: number }; message?: { chat?: { id?: number } }; from?: { id?: number } }
-    | undefined;
+    { chat?: { id?: number }; message?: { chat?: { id?: number } }; from?: { id?: number } } | undefined;
   return inner?.chat?.id ?? inner?.message?.chat?.id ?? inner?.from?.id;
 }
 
@@ -21,7 +20,12 @@ function chatOf(update: QueuedUpdate): number | undefined {
  * `maxConnections` updates are in flight at once (default 1: strictly one at a time), never two
  * of one chat unless `sameChatInParallel` (what a load balancer's retry can do, Telegram never).
  */
-export function createWebhookDelivery(state: FakeState, updates: UpdateQueue, options: WebhookDeliveryOptions = {}, now: () => number = Date.now) {
+export function createWebhookDelivery(
+  state: FakeState,
+  updates: UpdateQueue,
+  options: WebhookDeliveryOptions = {},
+  now: () => number = Date.now,
+) {
   const maxConnections = Math.max(1, options.maxConnections ?? 1);
   const inFlight = new Set<number>();
   const retryAt = new Map<number, number>();

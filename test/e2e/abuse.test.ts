@@ -9,7 +9,11 @@ describe("abuse limits", () => {
   let world: World;
   manageWorld((started) => (world = started));
 
-  const botTexts = (chatId: number) => world.fake.messages(chatId).filter((m) => m.from === "bot").map((m) => m.text ?? "");
+  const botTexts = (chatId: number) =>
+    world.fake
+      .messages(chatId)
+      .filter((m) => m.from === "bot")
+      .map((m) => m.text ?? "");
 
   /** 30 /help at once: 20 answered, one warning, the rest dropped. */
   async function flood(user: ChatUser, text = "/help") {
@@ -37,8 +41,13 @@ describe("abuse limits", () => {
     await flood(user);
     const privateKey = randomBytes(32).toString("hex");
     const sent = user.send(privateKey);
-    await waitFor(() => world.fake.messages(603).find((m) => m.messageId === sent.messageId)?.deleted === true, "the pasted key was deleted");
-    const deletion = world.fake.calls.find((c) => c.method === "deleteMessage" && c.params.message_id === sent.messageId);
+    await waitFor(
+      () => world.fake.messages(603).find((m) => m.messageId === sent.messageId)?.deleted === true,
+      "the pasted key was deleted",
+    );
+    const deletion = world.fake.calls.find(
+      (c) => c.method === "deleteMessage" && c.params.message_id === sent.messageId,
+    );
     expect(deletion?.ok).toBe(true);
     await waitFor(() => botTexts(603).some((t) => t.includes("Never share")), "the warning was sent");
     expect(world.logs()).not.toContain(privateKey);
@@ -49,7 +58,10 @@ describe("abuse limits", () => {
     const { apiKey } = world.newAccount();
     await flood(user);
     const sent = user.send(`/connect ${apiKey}`);
-    await waitFor(() => world.fake.messages(604).find((m) => m.messageId === sent.messageId)?.deleted === true, "the key message was deleted");
+    await waitFor(
+      () => world.fake.messages(604).find((m) => m.messageId === sent.messageId)?.deleted === true,
+      "the key message was deleted",
+    );
     // dropped: not linked, and the marketplace never saw the key
     expect(await findCredential(world.app.db, 604)).toBeUndefined();
     expect(world.sandboxRequests).toEqual([]);
@@ -63,7 +75,10 @@ describe("abuse limits", () => {
     // A flood of /connect (any other command would close the key step it asks for).
     await flood(user, "/connect");
     const sent = user.send(`sk_some_key_${randomBytes(8).toString("hex")}`);
-    await waitFor(() => world.fake.messages(605).find((m) => m.messageId === sent.messageId)?.deleted === true, "the key answer was deleted");
+    await waitFor(
+      () => world.fake.messages(605).find((m) => m.messageId === sent.messageId)?.deleted === true,
+      "the key answer was deleted",
+    );
   });
 
   it("caps how often /connect can be tried per hour", async () => {

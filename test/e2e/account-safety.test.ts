@@ -63,9 +63,12 @@ describe("account and secret safety", () => {
     const { apiKey } = world.newAccount();
     const sent = world.fake.sendText(user.user, `/connect ${apiKey}`, { chat: "group", groupId: -4242 });
     const deadline = Date.now() + 5000;
-    const answerIndex = () => world.fake.calls.findIndex((c) => c.method === "sendMessage" && c.params.chat_id === -4242);
+    const answerIndex = () =>
+      world.fake.calls.findIndex((c) => c.method === "sendMessage" && c.params.chat_id === -4242);
     while (answerIndex() === -1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    const deletionIndex = world.fake.calls.findIndex((c) => c.method === "deleteMessage" && c.params.chat_id === -4242 && c.params.message_id === sent.messageId);
+    const deletionIndex = world.fake.calls.findIndex(
+      (c) => c.method === "deleteMessage" && c.params.chat_id === -4242 && c.params.message_id === sent.messageId,
+    );
     expect(deletionIndex).toBeGreaterThanOrEqual(0);
     expect(world.fake.calls[deletionIndex]!.ok).toBe(true);
     expect(deletionIndex).toBeLessThan(answerIndex());
@@ -80,14 +83,20 @@ describe("account and secret safety", () => {
     await sql`ALTER TABLE webhook_tokens RENAME TO webhook_tokens_away`.execute(world.app.db);
     let status: number;
     try {
-      const body = JSON.stringify({ event: "order.filled", data: { id: "0d8f3c2e-0000-4000-8000-000000000001", status: "Filled" } });
+      const body = JSON.stringify({
+        event: "order.filled",
+        data: { id: "0d8f3c2e-0000-4000-8000-000000000001", status: "Filled" },
+      });
       status = (await fetch(`${world.app.url}/webhooks/marketplace/${token}`, { method: "POST", body })).status;
     } finally {
       await sql`ALTER TABLE webhook_tokens_away RENAME TO webhook_tokens`.execute(world.app.db);
     }
     // Not stored: 503, so the marketplace sends it again.
     expect(status).toBe(503);
-    const failure = world.logs().split("\n").find((line) => line.includes("marketplace webhook could not be stored"));
+    const failure = world
+      .logs()
+      .split("\n")
+      .find((line) => line.includes("marketplace webhook could not be stored"));
     expect(failure).toBeDefined();
     expect(failure).toContain("/webhooks/marketplace/:token");
     expect(world.logs()).not.toContain(token);
@@ -101,7 +110,12 @@ describe("account and secret safety", () => {
     await linkKey(world, user, apiKey);
     user.send("/notifications");
     await user.nextMessage();
-    const forbidden = { method: "POST", pathPrefix: "/notifications", status: 403, body: { type: "about:blank", title: "Forbidden", status: 403, detail: "not allowed", instance: null } };
+    const forbidden = {
+      method: "POST",
+      pathPrefix: "/notifications",
+      status: 403,
+      body: { type: "about:blank", title: "Forbidden", status: 403, detail: "not allowed", instance: null },
+    };
     world.sandbox.control.injectFault(forbidden);
     user.press(/Mark read 1/);
     await user.nextMessage();

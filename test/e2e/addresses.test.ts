@@ -6,7 +6,9 @@ import type { ChatMessage } from "#src/telegram-fake/index";
 const ADDRESSES = [ADDRESS_A, ADDRESS_B, ADDRESS_C];
 
 function buttons(message: ChatMessage) {
-  return (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => ({ text: button.text, data: (button as { callback_data?: string }).callback_data ?? "" }));
+  return (message.replyMarkup?.inline_keyboard ?? [])
+    .flat()
+    .map((button) => ({ text: button.text, data: (button as { callback_data?: string }).callback_data ?? "" }));
 }
 
 /** Callback data stays short and never carries an address (they travel as short references). */
@@ -36,7 +38,9 @@ describe("/addresses: the address book with labels", () => {
     const user = await userWithBook(701);
     user.send("/addresses");
     const list = await user.nextMessage();
-    const order = ADDRESSES.map((address) => ({ address, at: list.text!.indexOf(address) })).sort((a, b) => a.at - b.at);
+    const order = ADDRESSES.map((address) => ({ address, at: list.text!.indexOf(address) })).sort(
+      (a, b) => a.at - b.at,
+    );
     expect(order.map((entry) => entry.address)).toEqual([ADDRESS_B, ADDRESS_C, ADDRESS_A]);
     expect(order.every((entry) => entry.at >= 0)).toBe(true);
     expectShortOpaqueData(list);
@@ -52,7 +56,9 @@ describe("/addresses: the address book with labels", () => {
     expect(labelled.text).toContain(`<Treasury & Co> ${ADDRESS_A}`);
     expect(labelled.html).toContain("<b>&lt;Treasury &amp; Co&gt;</b>");
     expect(buttons(labelled).map((button) => button.text)).toContain("✏️ <Treasury & Co> (TNPe…YqeL)");
-    expect((await recentAddresses(world.app.db, 701, 5)).find((row) => row.address === ADDRESS_A)?.label).toBe("<Treasury & Co>");
+    expect((await recentAddresses(world.app.db, 701, 5)).find((row) => row.address === ADDRESS_A)?.label).toBe(
+      "<Treasury & Co>",
+    );
 
     user.send("/buy energy 65k 1h");
     const step = await user.nextMessage();
@@ -79,7 +85,9 @@ describe("/addresses: the address book with labels", () => {
     await user.nextMessage();
     user.send("/cancel");
     expect((await user.nextMessage()).text).toContain("Cancelled");
-    expect((await recentAddresses(world.app.db, 702, 5)).find((row) => row.address === ADDRESS_B)?.label).toBe("Hot wallet");
+    expect((await recentAddresses(world.app.db, 702, 5)).find((row) => row.address === ADDRESS_B)?.label).toBe(
+      "Hot wallet",
+    );
     user.press(/✏️ Hot wallet/);
     await user.nextMessage();
     user.send("-");
@@ -98,7 +106,11 @@ describe("/addresses: the address book with labels", () => {
     expect(edited.message.messageId).toBe(list.messageId);
     expect(edited.message.text).not.toContain(ADDRESS_C);
     expect(edited.message.text).toContain(ADDRESS_A);
-    expect(buttons(edited.message).map((button) => button.text).some((text) => text.includes("TLa2"))).toBe(false);
+    expect(
+      buttons(edited.message)
+        .map((button) => button.text)
+        .some((text) => text.includes("TLa2")),
+    ).toBe(false);
     expect((await recentAddresses(world.app.db, 703, 5)).map((row) => row.address)).toEqual([ADDRESS_B, ADDRESS_A]);
   });
 });

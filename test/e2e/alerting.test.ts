@@ -14,7 +14,13 @@ import { parseYamlSubset, type YamlValue } from "../kit/yaml-subset";
  */
 const run = promisify(execFile);
 const SHIPPED = "deploy/alertmanager/alertmanager.yml";
-const AMTOOL = ["/usr/bin/amtool", ...(process.env.PATH ?? "").split(":").filter(Boolean).map((dir) => join(dir, "amtool"))].find((path) => {
+const AMTOOL = [
+  "/usr/bin/amtool",
+  ...(process.env.PATH ?? "")
+    .split(":")
+    .filter(Boolean)
+    .map((dir) => join(dir, "amtool")),
+].find((path) => {
   try {
     accessSync(path, constants.X_OK);
     return true;
@@ -23,10 +29,17 @@ const AMTOOL = ["/usr/bin/amtool", ...(process.env.PATH ?? "").split(":").filter
   }
 });
 // Outside CI a machine without amtool skips, and says why; CI installs it, so there the test runs and fails.
-const skipReason = !AMTOOL && process.env.CI !== "true" ? " (skipped: amtool not installed; apt-get install prometheus-alertmanager)" : "";
+const skipReason =
+  !AMTOOL && process.env.CI !== "true"
+    ? " (skipped: amtool not installed; apt-get install prometheus-alertmanager)"
+    : "";
 const maybe = skipReason ? it.skip : it;
 
-type Compose = { services: Record<string, Record<string, YamlValue>>; configs: Record<string, { content?: string; file?: string }>; secrets: Record<string, Record<string, string>> };
+type Compose = {
+  services: Record<string, Record<string, YamlValue>>;
+  configs: Record<string, { content?: string; file?: string }>;
+  secrets: Record<string, Record<string, string>>;
+};
 const compose = parseYamlSubset(readFileSync("compose.yaml", "utf8")) as unknown as Compose;
 
 /** A compose config's script as the container's sh gets it (compose turns `$$` into `$`), its paths moved by `paths`. */
@@ -59,7 +72,9 @@ describe("alerts reach a person: Alertmanager in compose's monitoring profile", 
   });
 
   it("Prometheus sends its alerts to compose's Alertmanager, which runs in the monitoring profile", () => {
-    const prometheus = parseYamlSubset(readFileSync("deploy/prometheus/prometheus.yml", "utf8")) as unknown as { alerting: { alertmanagers: Array<{ static_configs: Array<{ targets: string[] }> }> } };
+    const prometheus = parseYamlSubset(readFileSync("deploy/prometheus/prometheus.yml", "utf8")) as unknown as {
+      alerting: { alertmanagers: Array<{ static_configs: Array<{ targets: string[] }> }> };
+    };
     expect(prometheus.alerting.alertmanagers[0]!.static_configs[0]!.targets).toEqual(["alertmanager:9093"]);
     expect(compose.services.alertmanager!.profiles).toEqual(["monitoring"]);
     expect(compose.configs["alertmanager-config"]!.file).toBe(`./${SHIPPED}`);
@@ -69,7 +84,10 @@ describe("alerts reach a person: Alertmanager in compose's monitoring profile", 
   it("Prometheus refuses to start without METRICS_TOKEN, and starts with it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "monitoring-start-"));
     try {
-      const start = script("prometheus-start", { "/etc/prometheus/metrics-token": join(dir, "metrics-token"), "exec /bin/prometheus": "exec echo started" });
+      const start = script("prometheus-start", {
+        "/etc/prometheus/metrics-token": join(dir, "metrics-token"),
+        "exec /bin/prometheus": "exec echo started",
+      });
       writeFileSync(join(dir, "metrics-token"), "");
       const refused = await sh(start, {});
       expect(refused.code).toBe(1);
@@ -81,28 +99,38 @@ describe("alerts reach a person: Alertmanager in compose's monitoring profile", 
     }
   });
 
-  maybe(`Alertmanager refuses to start without its Telegram token and chat, and starts with the shipped config filled in${skipReason}`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "monitoring-start-"));
-    const token = "7000000001:AAH-paging-bot-token_0123456789abcd";
-    try {
-      const filled = join(dir, "alertmanager.yml");
-      const start = script("alertmanager-start", { "/run/secrets/alert-telegram-bot-token": join(dir, "token"), "/etc/alertmanager/alertmanager.shipped.yml": SHIPPED, "/tmp/alertmanager.yml": filled, "exec /bin/alertmanager": "exec echo started" });
-      for (const env of [{}, { ALERT_TELEGRAM_CHAT_ID: "-1001234567890" }] as Array<Record<string, string>>) {
-        const refused = await sh(start, env);
-        expect(refused.code).toBe(1);
-        expect(refused.stderr).toContain("ALERT_TELEGRAM_BOT_TOKEN and ALERT_TELEGRAM_CHAT_ID must be set");
+  maybe(
+    `Alertmanager refuses to start without its Telegram token and chat, and starts with the shipped config filled in${skipReason}`,
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "monitoring-start-"));
+      const token = "7000000001:AAH-paging-bot-token_0123456789abcd";
+      try {
+        const filled = join(dir, "alertmanager.yml");
+        const start = script("alertmanager-start", {
+          "/run/secrets/alert-telegram-bot-token": join(dir, "token"),
+          "/etc/alertmanager/alertmanager.shipped.yml": SHIPPED,
+          "/tmp/alertmanager.yml": filled,
+          "exec /bin/alertmanager": "exec echo started",
+        });
+        for (const env of [{}, { ALERT_TELEGRAM_CHAT_ID: "-1001234567890" }] as Array<Record<string, string>>) {
+          const refused = await sh(start, env);
+          expect(refused.code).toBe(1);
+          expect(refused.stderr).toContain("ALERT_TELEGRAM_BOT_TOKEN and ALERT_TELEGRAM_CHAT_ID must be set");
+        }
+        writeFileSync(join(dir, "token"), token);
+        expect((await sh(start, {})).code).toBe(1);
+        expect((await sh(start, { ALERT_TELEGRAM_CHAT_ID: "-1001234567890" })).code).toBe(0);
+        const config = readFileSync(filled, "utf8");
+        expect(config).toContain(`bot_token: ${token}\n`);
+        expect(config).toContain("chat_id: -1001234567890\n");
+        expect((await run(amtool(), ["check-config", filled])).stdout).toContain("SUCCESS");
+        // The repository holds placeholders only.
+        expect(readFileSync(SHIPPED, "utf8")).toMatch(
+          /bot_token: ALERT_TELEGRAM_BOT_TOKEN\n\s+chat_id: -1 # ALERT_TELEGRAM_CHAT_ID/,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
-      writeFileSync(join(dir, "token"), token);
-      expect((await sh(start, {})).code).toBe(1);
-      expect((await sh(start, { ALERT_TELEGRAM_CHAT_ID: "-1001234567890" })).code).toBe(0);
-      const config = readFileSync(filled, "utf8");
-      expect(config).toContain(`bot_token: ${token}\n`);
-      expect(config).toContain("chat_id: -1001234567890\n");
-      expect((await run(amtool(), ["check-config", filled])).stdout).toContain("SUCCESS");
-      // The repository holds placeholders only.
-      expect(readFileSync(SHIPPED, "utf8")).toMatch(/bot_token: ALERT_TELEGRAM_BOT_TOKEN\n\s+chat_id: -1 # ALERT_TELEGRAM_CHAT_ID/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

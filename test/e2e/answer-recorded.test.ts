@@ -24,12 +24,19 @@ describe("an answered guided question", () => {
     user.send("131k");
     expect((await user.nextMessage()).text).toContain("For how long?");
     await world.settled();
-    expect(world.fake.messages(5901).find((message) => message.messageId === volume.messageId)!.text).toBe("How much Energy? — 131k");
+    expect(world.fake.messages(5901).find((message) => message.messageId === volume.messageId)!.text).toBe(
+      "How much Energy? — 131k",
+    );
     user.press("1h");
     await user.nextMessage();
     user.send(ADDRESS_A);
     await user.nextMessage();
     await world.settled();
-    expect(world.fake.messages(5901).filter((message) => message.from === "bot").map((message) => message.text?.split("\n")[0])).toContain("For how long? — 1h");
+    expect(
+      world.fake
+        .messages(5901)
+        .filter((message) => message.from === "bot")
+        .map((message) => message.text?.split("\n")[0]),
+    ).toContain("For how long? — 1h");
   });
 });

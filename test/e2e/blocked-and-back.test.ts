@@ -12,7 +12,8 @@ describe("a user who blocked the bot and came back", () => {
   // The alert that meets the block is refused with 403, as Telegram would.
   manageWorld((started) => (world = started), { allowRejectedCalls: true });
 
-  const isActive = async (id: number) => (await world.app.db.selectFrom("users").select("active").where("telegram_id", "=", id).executeTakeFirst())?.active;
+  const isActive = async (id: number) =>
+    (await world.app.db.selectFrom("users").select("active").where("telegram_id", "=", id).executeTakeFirst())?.active;
 
   it("gets the alerts raised after /start, none of those raised while blocked", async () => {
     const who = await linkedUser(world, 7101);
@@ -20,9 +21,20 @@ describe("a user who blocked the bot and came back", () => {
     world.sandbox.control.addNotification({ accountId: who.accountId, title: "First while blocked", body: "b" });
     await world.app.push.pollNow();
     await waitFor(async () => (await isActive(7101)) === 0);
-    for (let i = 0; i < 5; i++) world.sandbox.control.addNotification({ accountId: who.accountId, title: `Blocked note ${i}`, body: "b" });
+    for (let i = 0; i < 5; i++)
+      world.sandbox.control.addNotification({ accountId: who.accountId, title: `Blocked note ${i}`, body: "b" });
     world.sandbox.control.creditDeposit({ accountId: who.accountId, currency: "TRX", amount: "5" });
-    await who.post({ event: "order.filled", data: { id: "33333333-0000-4000-8000-000000000001", resource: "energy", volume: "65000", targetAddress: ADDRESS_A, totalTrx: "4", status: "Filled" } });
+    await who.post({
+      event: "order.filled",
+      data: {
+        id: "33333333-0000-4000-8000-000000000001",
+        resource: "energy",
+        volume: "65000",
+        targetAddress: ADDRESS_A,
+        totalTrx: "4",
+        status: "Filled",
+      },
+    });
     await world.app.push.pollNow();
     await pause(300);
     expect((await outboxOf(world, 7101)).filter((row) => row.status === "queued")).toHaveLength(0);
@@ -35,6 +47,10 @@ describe("a user who blocked the bot and came back", () => {
     await world.app.push.pollNow();
     await waitFor(() => botTexts(world, 7101).some((text) => text.includes("After return")));
     await pause(500);
-    expect(botTexts(world, 7101).slice(before).filter((text) => /Blocked note|Deposit credited|First while blocked|33333333/.test(text))).toEqual([]);
+    expect(
+      botTexts(world, 7101)
+        .slice(before)
+        .filter((text) => /Blocked note|Deposit credited|First while blocked|33333333/.test(text)),
+    ).toEqual([]);
   });
 });

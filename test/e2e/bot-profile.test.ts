@@ -11,10 +11,16 @@ describe("the bot's profile", () => {
 
   it("is set in en, ru and zh (English also as the default), as Telegram then shows it per app language", async () => {
     const api = world.app.bot.api;
-    await waitFor(() => world.fake.calls.filter((call) => call.method === "setMyShortDescription" && call.ok).length >= 4);
+    await waitFor(
+      () => world.fake.calls.filter((call) => call.method === "setMyShortDescription" && call.ok).length >= 4,
+    );
     for (const language of ["en", "ru", "zh"] as const) {
-      expect((await api.getMyDescription({ language_code: language })).description).toBe(tr(language, "bot-description"));
-      expect((await api.getMyShortDescription({ language_code: language })).short_description).toBe(tr(language, "bot-short-description"));
+      expect((await api.getMyDescription({ language_code: language })).description).toBe(
+        tr(language, "bot-description"),
+      );
+      expect((await api.getMyShortDescription({ language_code: language })).short_description).toBe(
+        tr(language, "bot-short-description"),
+      );
     }
     // An app language the bot has no locale for gets the default, in English.
     expect((await api.getMyDescription({ language_code: "de" })).description).toBe(tr("en", "bot-description"));

@@ -15,7 +15,13 @@ describe("Buy again", () => {
 
   const isCard = (text: string) => text.includes("Confirm your order");
   const ordersOf = (who: Who) => world.sandbox.control.listOrders(who.accountId);
-  const cardsOf = (who: Who) => world.app.db.selectFrom("pending_actions").select(["idempotency_key", "payload", "state"]).where("telegram_id", "=", who.user.user.id).where("kind", "=", "order").execute();
+  const cardsOf = (who: Who) =>
+    world.app.db
+      .selectFrom("pending_actions")
+      .select(["idempotency_key", "payload", "state"])
+      .where("telegram_id", "=", who.user.user.id)
+      .where("kind", "=", "order")
+      .execute();
 
   /** The bot's newest message in the user's chat whose text passes `check` (edits included), once there is one. */
   const botMessage = (who: Who, check: (text: string) => boolean) =>
@@ -27,7 +33,8 @@ describe("Buy again", () => {
     );
 
   /** The settlement alert of `orderId` ("filled" or "failed"), once it arrived. */
-  const alertOf = (who: Who, orderId: string, word: "filled" | "failed") => botMessage(who, (text) => text.includes(`Order ${orderId.slice(0, 8)} ${word}`));
+  const alertOf = (who: Who, orderId: string, word: "filled" | "failed") =>
+    botMessage(who, (text) => text.includes(`Order ${orderId.slice(0, 8)} ${word}`));
 
   /** A user whose order was bought through the bot and settled, with its alert sent by the sandbox's own webhook. */
   async function settledOrder(id: number, outcome: "filled" | "failed" = "filled") {
@@ -55,7 +62,10 @@ describe("Buy again", () => {
   }
 
   /** The repeat order's card after Buy again: the same values as `original`, a Confirm button. */
-  async function expectRepeatCard(who: Who, original: { volume: unknown; duration: string; targetAddress: string }): Promise<ChatMessage> {
+  async function expectRepeatCard(
+    who: Who,
+    original: { volume: unknown; duration: string; targetAddress: string },
+  ): Promise<ChatMessage> {
     const card = await nextBotText(who.user, isCard);
     expect(card.text).toContain("Energy");
     expect(card.text).toContain(Number(original.volume).toLocaleString("en-US"));
@@ -82,7 +92,12 @@ describe("Buy again", () => {
     const [repeat, first] = orders as [(typeof orders)[number], (typeof orders)[number]];
     expect(first.id).toBe(orderId);
     expect(repeat.id).not.toBe(orderId);
-    expect({ resource: repeat.resource, volume: String(repeat.volume), duration: repeat.duration, target: repeat.targetAddress }).toEqual({
+    expect({
+      resource: repeat.resource,
+      volume: String(repeat.volume),
+      duration: repeat.duration,
+      target: repeat.targetAddress,
+    }).toEqual({
       resource: first.resource,
       volume: String(first.volume),
       duration: first.duration,
@@ -101,8 +116,14 @@ describe("Buy again", () => {
     // The button carries a short reference, never the order id.
     expect(data).not.toContain(orderId.slice(0, 8));
     // Marked as spending, with Top up, Buy now and Confirm, so a group's copy never carries it; Resume and Back do not spend.
-    expect([data, MAIN_MENU.data("topup"), WATCH_BUY.data("AAAAAAAAAA"), CARD_CONFIRM.data("AAAAAAAAAA")].map(isSpendingButton)).toEqual([true, true, true, true]);
-    expect([RULE_RESUME.data("AAAAAAAAAA"), ORDERS_PAGE.data(1), MAIN_MENU.data("orders")].map(isSpendingButton)).toEqual([false, false, false]);
+    expect(
+      [data, MAIN_MENU.data("topup"), WATCH_BUY.data("AAAAAAAAAA"), CARD_CONFIRM.data("AAAAAAAAAA")].map(
+        isSpendingButton,
+      ),
+    ).toEqual([true, true, true, true]);
+    expect(
+      [RULE_RESUME.data("AAAAAAAAAA"), ORDERS_PAGE.data(1), MAIN_MENU.data("orders")].map(isSpendingButton),
+    ).toEqual([false, false, false]);
     await repeatInTwoTaps(who, alert, orderId);
   });
 
@@ -135,7 +156,11 @@ describe("Buy again", () => {
     who.user.send("/orders");
     const list = await botMessage(who, (text) => text.includes("Your orders"));
     world.fake.pressButtonByLabel(who.user.user, /·/, { messageId: list.messageId });
-    const detail = await waitFor(() => world.fake.messages(1503).find((message) => message.messageId === list.messageId && message.text?.includes(`Order ${orderId}`)));
+    const detail = await waitFor(() =>
+      world.fake
+        .messages(1503)
+        .find((message) => message.messageId === list.messageId && message.text?.includes(`Order ${orderId}`)),
+    );
     expect(buttonLabels(detail)).toEqual(["Buy again", "⬅️ Back"]);
     await repeatInTwoTaps(who, detail, orderId);
   });
@@ -168,7 +193,17 @@ describe("Buy again", () => {
     await world.settled();
     expect(ordersOf(who)).toHaveLength(1);
     expect(world.sandbox.control.listOrders(other.accountId)).toHaveLength(0);
-    expect(world.fake.messages(who.user.user.id).some((message) => message.from === "bot" && isCard(message.text ?? "") && message.date >= alert.date && message.messageId > alert.messageId)).toBe(false);
+    expect(
+      world.fake
+        .messages(who.user.user.id)
+        .some(
+          (message) =>
+            message.from === "bot" &&
+            isCard(message.text ?? "") &&
+            message.date >= alert.date &&
+            message.messageId > alert.messageId,
+        ),
+    ).toBe(false);
   });
 
   it("with the same key linked again: told the button predates that link, nothing placed", async () => {
@@ -184,7 +219,13 @@ describe("Buy again", () => {
 
   it("when the marketplace no longer shows the order (404), or cannot answer (503): told so, nothing placed", async () => {
     const { who, alert } = await settledOrder(1507);
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/orders/", status: 404, times: 1, body: { type: "about:blank", title: "Not Found", status: 404, code: "order.not_found" } });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/orders/",
+      status: 404,
+      times: 1,
+      body: { type: "about:blank", title: "Not Found", status: 404, code: "order.not_found" },
+    });
     world.fake.pressButtonByLabel(who.user.user, "Buy again", { messageId: alert.messageId });
     const notFound = await nextBotText(who.user, (text) => text.includes("does not see this order"));
     expect(notFound.text).toContain(`…${who.apiKey.slice(-4)}`);
@@ -217,7 +258,13 @@ describe("Buy again", () => {
     const second = await linkedUser(world, 1509);
     const theirs = first.alert.replyMarkup!.inline_keyboard[0]![0]!.callback_data!;
     await world.settled();
-    const chatCalls = (chatId: number) => world.fake.calls.filter((call) => call.method !== "answerCallbackQuery" && call.method !== "getUpdates" && Number(call.params.chat_id) === chatId).length;
+    const chatCalls = (chatId: number) =>
+      world.fake.calls.filter(
+        (call) =>
+          call.method !== "answerCallbackQuery" &&
+          call.method !== "getUpdates" &&
+          Number(call.params.chat_id) === chatId,
+      ).length;
     const before = { first: chatCalls(1508), second: chatCalls(1509), requests: world.sandboxRequests.length };
     let forged = 0;
     /** A callback as a client could forge it: `keyboard` on the pressed message (date 0: a message Telegram no longer shows, sent without content). */
@@ -229,7 +276,16 @@ describe("Buy again", () => {
         callback_query: {
           id,
           from: { id: userId, is_bot: false, first_name: firstName, language_code: "en" },
-          message: message ? { message_id: message.messageId, from: { id: 123456789, is_bot: true, first_name: "Energy Sandbox" }, chat, date: message.date, text: message.text, reply_markup: { inline_keyboard: [[{ text: "Buy again", callback_data: data }]] } } : { message_id: 1, chat, date: 0 },
+          message: message
+            ? {
+                message_id: message.messageId,
+                from: { id: 123456789, is_bot: true, first_name: "Energy Sandbox" },
+                chat,
+                date: message.date,
+                text: message.text,
+                reply_markup: { inline_keyboard: [[{ text: "Buy again", callback_data: data }]] },
+              }
+            : { message_id: 1, chat, date: 0 },
           chat_instance: "1",
           data,
         },

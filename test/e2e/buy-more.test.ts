@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { stuckCardAfterMs } from "#src/chat/card-lifetime";
-import { ADDRESS_A, linkKey, manageWorld, type World, callbackAnswerText, cardOutcome, buttonLabels, nextBotText } from "../kit/world";
+import {
+  ADDRESS_A,
+  linkKey,
+  manageWorld,
+  type World,
+  callbackAnswerText,
+  cardOutcome,
+  buttonLabels,
+  nextBotText,
+} from "../kit/world";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -16,7 +25,8 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     return { accountId, apiKey, user };
   }
 
-  const ledgerOf = (accountId: string, type: string) => world.sandbox.control.ledger(accountId).filter((entry) => entry.type === type);
+  const ledgerOf = (accountId: string, type: string) =>
+    world.sandbox.control.ledger(accountId).filter((entry) => entry.type === type);
   const orderPosts = () => world.sandboxRequests.filter((request) => request === "POST /api/v1/orders").length;
 
   const answerTo = (callbackQueryId: string) => callbackAnswerText(world, callbackQueryId);
@@ -26,8 +36,16 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
    * last changed `ageMs` ago, its message not yet swapped for "processing…".
    */
   async function stuckInProcessing(ageMs: number): Promise<{ id: string; idempotencyKey: string }> {
-    const card = await world.app.db.selectFrom("pending_actions").select(["id", "idempotency_key"]).orderBy("created_at", "desc").executeTakeFirstOrThrow();
-    await world.app.db.updateTable("pending_actions").set({ state: "processing", updated_at: Date.now() - ageMs }).where("id", "=", card.id).execute();
+    const card = await world.app.db
+      .selectFrom("pending_actions")
+      .select(["id", "idempotency_key"])
+      .orderBy("created_at", "desc")
+      .executeTakeFirstOrThrow();
+    await world.app.db
+      .updateTable("pending_actions")
+      .set({ state: "processing", updated_at: Date.now() - ageMs })
+      .where("id", "=", card.id)
+      .execute();
     return { id: card.id, idempotencyKey: card.idempotency_key };
   }
 
@@ -54,7 +72,8 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     expect(placed.text).toContain(orders[0]!.id);
     expect(ledgerOf(accountId, "OrderPayment")).toHaveLength(1);
     // The card ends done (set just after its last edit), so a later tap only says so.
-    const cardState = async () => (await world.app.db.selectFrom("pending_actions").select("state").executeTakeFirstOrThrow()).state;
+    const cardState = async () =>
+      (await world.app.db.selectFrom("pending_actions").select("state").executeTakeFirstOrThrow()).state;
     for (let i = 0; i < 100 && (await cardState()) !== "done"; i++) await sleep(20);
     expect(await cardState()).toBe("done");
   });
@@ -66,7 +85,10 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     const { idempotencyKey } = await stuckInProcessing(stuckCardAfterMs(3_000) + 1_000);
     // The call the crash interrupted: it reached the marketplace with the card's key.
     const client = world.app.deps.marketplace(() => apiKey);
-    const earlier = await client.createOrder({ resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h" }, idempotencyKey);
+    const earlier = await client.createOrder(
+      { resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h" },
+      idempotencyKey,
+    );
     const balanceAfterCharge = world.sandbox.control.getBalance(accountId).trx;
 
     await world.restart();
@@ -89,7 +111,12 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
       const card = await user.nextMessage();
       const balanceBefore = world.sandbox.control.getBalance(accountId).trx;
       const detail = `target <${status}> is not accepted & was refused`;
-      world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", status, body: { type: "about:blank", title: "Rejected", status, detail } });
+      world.sandbox.control.injectFault({
+        method: "POST",
+        pathPrefix: "/api/v1/orders",
+        status,
+        body: { type: "about:blank", title: "Rejected", status, detail },
+      });
       user.press("✅ Confirm");
       const refused = await cardOutcome(user);
       expect(refused.messageId).toBe(card.messageId);

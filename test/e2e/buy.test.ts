@@ -1,5 +1,14 @@
 import { describe, expect, it, onTestFinished } from "vitest";
-import { startWorld, linkKey, ADDRESS_A, ADDRESS_B, type World, manageWorld, callbackAnswerText, buttonLabels } from "../kit/world";
+import {
+  startWorld,
+  linkKey,
+  ADDRESS_A,
+  ADDRESS_B,
+  type World,
+  manageWorld,
+  callbackAnswerText,
+  buttonLabels,
+} from "../kit/world";
 
 describe("/quote and /buy with an idempotent confirmation card", () => {
   let world: World;
@@ -48,16 +57,24 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     await linkKey(world, user, apiKey);
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
-    for (const word of ["Energy", "65,000", "1h", ADDRESS_A, "Price", "commission", "Savings", "Total", "Balance"]) expect(card.text).toContain(word);
+    for (const word of ["Energy", "65,000", "1h", ADDRESS_A, "Price", "commission", "Savings", "Total", "Balance"])
+      expect(card.text).toContain(word);
     const first = user.press("✅ Confirm");
-    const second = world.fake.pressButton(user.user, card.messageId, card.replyMarkup!.inline_keyboard[0]![0]!.callback_data as string);
+    const second = world.fake.pressButton(
+      user.user,
+      card.messageId,
+      card.replyMarkup!.inline_keyboard[0]![0]!.callback_data as string,
+    );
     expect(second.callbackQueryId).toBeTruthy();
     let placed;
     do placed = await user.nextBotEvent();
     while (!placed.message.text?.includes("Order placed"));
     expect(placed.message.text).toContain("Created");
     // Both presses answered and the bot idle: whatever either press was going to buy, it has.
-    const answers = [await callbackAnswerText(world, first.callbackQueryId), await callbackAnswerText(world, second.callbackQueryId)];
+    const answers = [
+      await callbackAnswerText(world, first.callbackQueryId),
+      await callbackAnswerText(world, second.callbackQueryId),
+    ];
     await world.settled();
     expect(charges(accountId)).toBe(1);
     expect(answers.some((text) => /Already/.test(text))).toBe(true);
@@ -123,7 +140,8 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     expect(event.message.text).toContain("check again");
     world.sandbox.control.clearFaults();
     // The late answers still arrive: every request the bot made has been answered.
-    for (const deadline = Date.now() + 5_000; world.sandboxInFlight() > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    for (const deadline = Date.now() + 5_000; world.sandboxInFlight() > 0 && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 20));
     expect(world.sandboxInFlight()).toBe(0);
     expect(charges(accountId)).toBe(1);
     await world.restart();
@@ -132,7 +150,9 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     while (event.message.text?.includes("Processing"));
     expect(event.message.text).toContain("Order placed");
     expect(charges(accountId)).toBe(1);
-    expect(world.sandbox.control.listOrders(accountId)[0]!.id).toBe(/Order ([0-9a-f-]{36})/.exec(event.message.text ?? "")?.[1]);
+    expect(world.sandbox.control.listOrders(accountId)[0]!.id).toBe(
+      /Order ([0-9a-f-]{36})/.exec(event.message.text ?? "")?.[1],
+    );
   });
 
   it("a card older than 5 minutes asks to refresh the preview; Refresh gives a new card that can be confirmed", async () => {
@@ -141,7 +161,10 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     await linkKey(world, user, apiKey);
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
-    await world.app.db.updateTable("pending_actions").set({ created_at: Date.now() - 6 * 60_000 }).execute();
+    await world.app.db
+      .updateTable("pending_actions")
+      .set({ created_at: Date.now() - 6 * 60_000 })
+      .execute();
     user.press("✅ Confirm");
     const stale = await user.nextBotEvent();
     expect(stale.message.messageId).toBe(card.messageId);
@@ -204,7 +227,14 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     result = await confirmWith(() => world.sandbox.control.setSpendLimit({ apiKey, dailyLimitTrx: "0.000001" }));
     expect(result.text).toContain("daily spend limit");
     world.sandbox.control.setSpendLimit({ apiKey, dailyLimitTrx: null });
-    result = await confirmWith(() => world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", status: 422, body: { title: "Unprocessable", status: 422, detail: "volume must be a multiple of 1000" } }));
+    result = await confirmWith(() =>
+      world.sandbox.control.injectFault({
+        method: "POST",
+        pathPrefix: "/api/v1/orders",
+        status: 422,
+        body: { title: "Unprocessable", status: 422, detail: "volume must be a multiple of 1000" },
+      }),
+    );
     expect(result.text).toContain("volume must be a multiple of 1000");
 
     const reader = world.user(308);
@@ -251,7 +281,11 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     const user = world.user(310);
     await linkKey(world, user, apiKey);
     const client = world.app.deps.marketplace(() => apiKey);
-    for (let i = 0; i < 12; i++) await client.createOrder({ resource: "energy", targetAddress: ADDRESS_A, volume: 65000 + i * 1000, duration: "1h" }, `k-${i}`);
+    for (let i = 0; i < 12; i++)
+      await client.createOrder(
+        { resource: "energy", targetAddress: ADDRESS_A, volume: 65000 + i * 1000, duration: "1h" },
+        `k-${i}`,
+      );
     world.sandbox.control.settleNow({ accountId });
     user.send("/orders");
     const first = await user.nextMessage();
@@ -269,7 +303,19 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     expect(third.message.text).toContain("65,000");
     user.press(/65,000/);
     const card = await user.nextBotEvent();
-    for (const word of ["Status", "Energy", "65,000", "1h", ADDRESS_A, "Price", "Activation", "Total", "Transaction", "Created"]) expect(card.message.text).toContain(word);
+    for (const word of [
+      "Status",
+      "Energy",
+      "65,000",
+      "1h",
+      ADDRESS_A,
+      "Price",
+      "Activation",
+      "Total",
+      "Transaction",
+      "Created",
+    ])
+      expect(card.message.text).toContain(word);
     user.press(/Back/);
     await user.nextBotEvent();
     user.press(/Stats/);

@@ -34,21 +34,40 @@ describe("the life of a card with an unknown outcome", () => {
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
     expect(buttonLabels(card)).toContain("✅ Confirm");
-    const row = await world.app.db.selectFrom("pending_actions").selectAll().where("telegram_id", "=", userId).executeTakeFirstOrThrow();
+    const row = await world.app.db
+      .selectFrom("pending_actions")
+      .selectAll()
+      .where("telegram_id", "=", userId)
+      .executeTakeFirstOrThrow();
     return { accountId, apiKey, user, card, row };
   }
 
   /** Marks the card as attempted with an unknown outcome `ageMs` ago (as a timeout or a crash leaves it). */
   const attemptedAgo = (id: string, ageMs: number) =>
-    world.app.db.updateTable("pending_actions").set({ state: "pending", result: JSON.stringify({ attempted: true, at: Date.now() - ageMs }), created_at: Date.now() - ageMs - 60_000 }).where("id", "=", id).execute();
+    world.app.db
+      .updateTable("pending_actions")
+      .set({
+        state: "pending",
+        result: JSON.stringify({ attempted: true, at: Date.now() - ageMs }),
+        created_at: Date.now() - ageMs - 60_000,
+      })
+      .where("id", "=", id)
+      .execute();
 
   it("Confirm first finds the order the lost attempt made and shows it, without sending the key again", async () => {
     const { accountId, apiKey, user, row } = await cardFor(941);
     // The lost attempt reached the marketplace; two days later its key is not sent again, yet the order is found.
     await attemptedAgo(row.id, 2 * KEY_RESEND_WINDOW_MS);
     const client = createMarketplaceClient({ baseUrl: world.marketplaceUrl, apiKey: () => apiKey, timeoutMs: 5_000 });
-    const placed = await client.createOrder({ resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h" }, row.idempotency_key);
-    await world.app.db.updateTable("pending_actions").set({ created_at: Date.now() - 60_000 }).where("id", "=", row.id).execute();
+    const placed = await client.createOrder(
+      { resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h" },
+      row.idempotency_key,
+    );
+    await world.app.db
+      .updateTable("pending_actions")
+      .set({ created_at: Date.now() - 60_000 })
+      .where("id", "=", row.id)
+      .execute();
     const posts = orderPosts();
     user.press("✅ Confirm");
     const shown = await nextBotText(user, (text) => text.includes("Order placed"));
@@ -84,7 +103,11 @@ describe("the life of a card with an unknown outcome", () => {
     user.press("🔄 Refresh");
     const fresh = await nextBotText(user, (text) => text.includes("Confirm the order") || text.includes("Total"));
     expect(fresh.messageId).not.toBe(card.messageId);
-    const rows = await world.app.db.selectFrom("pending_actions").select(["id", "idempotency_key", "state"]).where("telegram_id", "=", 943).execute();
+    const rows = await world.app.db
+      .selectFrom("pending_actions")
+      .select(["id", "idempotency_key", "state"])
+      .where("telegram_id", "=", 943)
+      .execute();
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((candidate) => candidate.idempotency_key)).size).toBe(2);
     user.press("✅ Confirm");
@@ -115,7 +138,15 @@ describe("the life of a card with an unknown outcome", () => {
     expect(released.messageId).toBe(card.messageId);
     // The slow call returns: its Confirm no longer holds the card and changes nothing.
     await until(() => world.logs().includes("outlived its claim"));
-    expect((await world.app.db.selectFrom("pending_actions").select("state").where("telegram_id", "=", 945).executeTakeFirstOrThrow()).state).toBe("pending");
+    expect(
+      (
+        await world.app.db
+          .selectFrom("pending_actions")
+          .select("state")
+          .where("telegram_id", "=", 945)
+          .executeTakeFirstOrThrow()
+      ).state,
+    ).toBe("pending");
     expect(world.sandbox.control.listOrders(accountId)).toHaveLength(1);
     user.press("✅ Confirm");
     await nextBotText(user, (text) => text.includes("Order placed"));

@@ -5,7 +5,8 @@ import type { ChatMessage } from "#src/telegram-fake/index";
 type User = ReturnType<World["user"]>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+const labels = (message: ChatMessage) =>
+  (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 
 /**
  * Confirmation cards whose Confirm reached the marketplace without a known outcome (timeouts,
@@ -40,10 +41,22 @@ describe("confirmation cards after an unknown outcome", () => {
     return { accountId, user };
   }
 
-  const orderPayments = (accountId: string) => world.sandbox.control.ledger(accountId).filter((entry) => entry.type === "OrderPayment").length;
+  const orderPayments = (accountId: string) =>
+    world.sandbox.control.ledger(accountId).filter((entry) => entry.type === "OrderPayment").length;
   /** Makes every card look older than the 5-minute preview window. */
-  const ageCards = () => world.app.db.updateTable("pending_actions").set({ created_at: Date.now() - 6 * 60_000 }).execute();
-  const cardId = async () => (await world.app.db.selectFrom("pending_actions").select("id").orderBy("created_at", "desc").executeTakeFirstOrThrow()).id;
+  const ageCards = () =>
+    world.app.db
+      .updateTable("pending_actions")
+      .set({ created_at: Date.now() - 6 * 60_000 })
+      .execute();
+  const cardId = async () =>
+    (
+      await world.app.db
+        .selectFrom("pending_actions")
+        .select("id")
+        .orderBy("created_at", "desc")
+        .executeTakeFirstOrThrow()
+    ).id;
 
   /**
    * Presses Refresh on a card as a stale prompt drawn before the Confirm attempt (or by an older
@@ -54,7 +67,13 @@ describe("confirmation cards after an unknown outcome", () => {
       callback_query: {
         id: `forged-${card.messageId}`,
         from: { id: user.user.id, is_bot: false, first_name: user.user.firstName, language_code: "en" },
-        message: { message_id: card.messageId, from: { id: 123456789, is_bot: true, first_name: "Energy Sandbox" }, chat: { id: user.user.id, type: "private", first_name: user.user.firstName }, date: card.date, text: card.text },
+        message: {
+          message_id: card.messageId,
+          from: { id: 123456789, is_bot: true, first_name: "Energy Sandbox" },
+          chat: { id: user.user.id, type: "private", first_name: user.user.firstName },
+          date: card.date,
+          text: card.text,
+        },
         chat_instance: "1",
         data: `rf:${await cardId()}`,
       },
@@ -123,7 +142,13 @@ describe("confirmation cards after an unknown outcome", () => {
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
     // The client tries 4 times per Confirm; the fifth request (the automatic check) gets through.
-    world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", status: 503, body: { title: "Unavailable", status: 503 }, times: 4 });
+    world.sandbox.control.injectFault({
+      method: "POST",
+      pathPrefix: "/api/v1/orders",
+      status: 503,
+      body: { title: "Unavailable", status: 503 },
+      times: 4,
+    });
     user.press("✅ Confirm");
     const seen = await until(user, (text) => text.includes("Order placed"));
     expect(seen.some((message) => message.text?.includes("checking whether it went through"))).toBe(true);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, callbackAnswerText, cardOutcome, linkedUser, manageWorld, nextBotText, type World } from "../kit/world";
+import {
+  ADDRESS_A,
+  callbackAnswerText,
+  cardOutcome,
+  linkedUser,
+  manageWorld,
+  nextBotText,
+  type World,
+} from "../kit/world";
 
 /**
  * What a user can do in the chat that must never cost money or expose a key: buy the same rent
@@ -23,9 +31,19 @@ describe("the chat keeps money and keys safe", () => {
 
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     await user.nextMessage();
-    world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", status: 503, body: { title: "Service Unavailable", status: 503 }, times: 40 });
+    world.sandbox.control.injectFault({
+      method: "POST",
+      pathPrefix: "/api/v1/orders",
+      status: 503,
+      body: { title: "Service Unavailable", status: 503 },
+      times: 40,
+    });
     user.press("✅ Confirm");
-    const second = await nextBotText(user, (text) => !text.includes("Processing") && !text.includes("checking"), 15_000);
+    const second = await nextBotText(
+      user,
+      (text) => !text.includes("Processing") && !text.includes("checking"),
+      15_000,
+    );
     world.sandbox.control.clearFaults();
     expect(second.text).not.toContain(placed!.id);
     expect(second.text).not.toContain("Order placed");
@@ -48,12 +66,20 @@ describe("the chat keeps money and keys safe", () => {
     const other = world.newAccount();
     user.send(`/connect ${other.apiKey}`);
     await nextBotText(user, (text) => text.includes(`…${other.apiKey.slice(-4)} linked`));
-    const pressed = world.fake.pressButton(user.user, ask.messageId, ask.replyMarkup!.inline_keyboard[0]![0]!.callback_data!);
+    const pressed = world.fake.pressButton(
+      user.user,
+      ask.messageId,
+      ask.replyMarkup!.inline_keyboard[0]![0]!.callback_data!,
+    );
     expect(await callbackAnswerText(world, pressed.callbackQueryId)).toContain("no longer valid");
     await world.settled();
     user.send("/start");
-    expect((await nextBotText(user, (text) => text.includes("Welcome") || text.includes("linked"))).text).toContain(`…${other.apiKey.slice(-4)}`);
-    expect(await world.app.db.selectFrom("credentials").selectAll().where("telegram_id", "=", 9602).execute()).toHaveLength(1);
+    expect((await nextBotText(user, (text) => text.includes("Welcome") || text.includes("linked"))).text).toContain(
+      `…${other.apiKey.slice(-4)}`,
+    );
+    expect(
+      await world.app.db.selectFrom("credentials").selectAll().where("telegram_id", "=", 9602).execute(),
+    ).toHaveLength(1);
   });
 
   it("/Connect with a key, capitalised as phone keyboards type it, is deleted at once and links the key; /BUY is /buy", async () => {
@@ -62,7 +88,9 @@ describe("the chat keeps money and keys safe", () => {
     const sent = user.send(`/Connect ${apiKey}`);
     const linkedReply = await nextBotText(user, (text) => text.includes("linked"));
     expect(linkedReply.text).toContain(`…${apiKey.slice(-4)}`);
-    expect(world.fake.messages(user.user.id).find((message) => message.messageId === sent.messageId)!.deleted).toBe(true);
+    expect(world.fake.messages(user.user.id).find((message) => message.messageId === sent.messageId)!.deleted).toBe(
+      true,
+    );
     expect(world.logs()).not.toContain(apiKey);
     user.send(`/BUY energy 65000 1h ${ADDRESS_A}`);
     expect((await user.nextMessage()).text).toContain("Total:");
@@ -75,9 +103,18 @@ describe("the chat keeps money and keys safe", () => {
     const { apiKey } = world.newAccount();
     const { id, firstName } = user.user;
     world.fake.injectUpdate({
-      message: { message_id: 9001, from: { id, is_bot: false, first_name: firstName, language_code: "en" }, chat: { id, type: "private", first_name: firstName }, date: Math.floor(Date.now() / 1000), photo: [{ file_id: "p1", file_unique_id: "p1u", width: 10, height: 10 }], caption: apiKey },
+      message: {
+        message_id: 9001,
+        from: { id, is_bot: false, first_name: firstName, language_code: "en" },
+        chat: { id, type: "private", first_name: firstName },
+        date: Math.floor(Date.now() / 1000),
+        photo: [{ file_id: "p1", file_unique_id: "p1u", width: 10, height: 10 }],
+        caption: apiKey,
+      },
     });
     expect((await nextBotText(user, (text) => text.includes("linked"))).text).toContain(`…${apiKey.slice(-4)}`);
-    expect(world.fake.calls.some((call) => call.method === "deleteMessage" && call.params.message_id === 9001)).toBe(true);
+    expect(world.fake.calls.some((call) => call.method === "deleteMessage" && call.params.message_id === 9001)).toBe(
+      true,
+    );
   });
 });

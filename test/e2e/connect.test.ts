@@ -14,7 +14,9 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
 
   /** The text and caption of every Bot API call, and every parameter of them besides. */
   function everythingSent() {
-    const texts = world.fake.calls.flatMap((c) => [c.params.text, c.params.caption].filter((v) => v !== undefined).map(String));
+    const texts = world.fake.calls.flatMap((c) =>
+      [c.params.text, c.params.caption].filter((v) => v !== undefined).map(String),
+    );
     return `${texts.join("\n")}\n${JSON.stringify(world.fake.calls.map((c) => c.params))}`;
   }
 
@@ -34,17 +36,22 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
 
   /** Checked while the app runs (the WAL still holds recent pages), then again after it stopped. */
   async function expectKeyNowhereBeforeAndAfterStop(apiKey: string) {
-    expect(existsSync(`${world.app.dbPath}-wal`) || world.dialect !== "sqlite", "the WAL exists while running").toBe(true);
+    expect(existsSync(`${world.app.dbPath}-wal`) || world.dialect !== "sqlite", "the WAL exists while running").toBe(
+      true,
+    );
     await expectKeyNowhere(apiKey, "while running");
     await world.app.stop();
     await expectKeyNowhere(apiKey, "after stop");
     await world.restart();
   }
 
-  it.skipIf(TEST_DATABASE_URL !== undefined)("SQLite runs with secure_delete on, so deleted pages are zeroed (skipped on PostgreSQL: a SQLite pragma)", async () => {
-    const rows = await sql<{ secure_delete: number }>`PRAGMA secure_delete`.execute(world.app.db);
-    expect(rows.rows[0]?.secure_delete).toBe(1);
-  });
+  it.skipIf(TEST_DATABASE_URL !== undefined)(
+    "SQLite runs with secure_delete on, so deleted pages are zeroed (skipped on PostgreSQL: a SQLite pragma)",
+    async () => {
+      const rows = await sql<{ secure_delete: number }>`PRAGMA secure_delete`.execute(world.app.db);
+      expect(rows.rows[0]?.secure_delete).toBe(1);
+    },
+  );
 
   it("links with the one-line form: deletes the key message first, shows the last 4 and balances, never stores or logs the key", async () => {
     const { apiKey } = world.newAccount({ trx: "123.5", usdt: "7" });
@@ -53,7 +60,9 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     const reply = await user.nextMessage();
     const deletion = world.fake.calls.find((c) => c.method === "deleteMessage");
     expect(deletion?.params.message_id).toBe(sent.messageId);
-    expect(world.fake.calls.indexOf(deletion!)).toBeLessThan(world.fake.calls.findIndex((c) => c.method === "sendMessage"));
+    expect(world.fake.calls.indexOf(deletion!)).toBeLessThan(
+      world.fake.calls.findIndex((c) => c.method === "sendMessage"),
+    );
     expect(reply.text).toContain(apiKey.slice(-4));
     expect(reply.text).toContain("123.5 TRX");
     expect(reply.text).toContain("7 USDT");
@@ -156,7 +165,12 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     // the marketplace received no request at all
     expect(world.sandboxRequests.slice(requestsBefore)).toEqual([]);
     expect(reply.text).toContain("/connect");
-    expect(reply.replyMarkup?.inline_keyboard.flat().map((b) => b.text).join()).toMatch(/Connect/);
+    expect(
+      reply.replyMarkup?.inline_keyboard
+        .flat()
+        .map((b) => b.text)
+        .join(),
+    ).toMatch(/Connect/);
     expect(world.fake.calls.some((c) => c.method === "deleteMessage")).toBe(false);
   });
 
@@ -166,7 +180,11 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     const credential = (await findCredential(world.app.db, 205))!;
     const bytes = Buffer.from(credential.ciphertext, "base64");
     bytes[20] = bytes[20]! ^ 0xff;
-    await world.app.db.updateTable("credentials").set({ ciphertext: bytes.toString("base64") }).where("telegram_id", "=", 205).execute();
+    await world.app.db
+      .updateTable("credentials")
+      .set({ ciphertext: bytes.toString("base64") })
+      .where("telegram_id", "=", 205)
+      .execute();
     user.send("/buy");
     expect((await user.nextMessage()).text).toMatch(/relink/i);
   });
@@ -256,7 +274,13 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     await user.nextMessage();
     // a queued alert, not due yet so the sender leaves it queued
     const later = Date.now() + 3_600_000;
-    await enqueueAlert(world.app.db, { telegramId: 208, chatId: 208, dedupeKey: "test:queued", payload: { method: "sendMessage", params: { chat_id: 208, text: "later" } }, now: later });
+    await enqueueAlert(world.app.db, {
+      telegramId: 208,
+      chatId: 208,
+      dedupeKey: "test:queued",
+      payload: { method: "sendMessage", params: { chat_id: 208, text: "later" } },
+      now: later,
+    });
     user.send("/disconnect");
     const ask = await user.nextMessage();
     // an open guided flow, entered with the answer to its first question
@@ -266,14 +290,26 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     expect((await user.nextMessage()).text).toContain("How much Energy");
     // The open flow is a conversation, stored per chat (the chat is the user in a private chat);
     // `flows` holds a first question or the key step, none open now.
-    const tables = ["credentials", "webhook_tokens", "addresses", "pending_actions", "conversations", "callback_refs", "outbox", "followed_orders", "poll_state", "flows"] as const;
+    const tables = [
+      "credentials",
+      "webhook_tokens",
+      "addresses",
+      "pending_actions",
+      "conversations",
+      "callback_refs",
+      "outbox",
+      "followed_orders",
+      "poll_state",
+      "flows",
+    ] as const;
     const rowsOf = async (table: (typeof tables)[number]) =>
       table === "conversations"
         ? (await world.app.db.selectFrom("conversations").selectAll().where("chat_id", "=", 208).execute()).length
         : (await world.app.db.selectFrom(table).selectAll().where("telegram_id", "=", 208).execute()).length;
     // A flow's state is saved just after its question is sent.
     await world.settled();
-    for (const table of tables.filter((t) => t !== "poll_state" && t !== "flows")) expect(await rowsOf(table), `${table} before`).toBeGreaterThan(0);
+    for (const table of tables.filter((t) => t !== "poll_state" && t !== "flows"))
+      expect(await rowsOf(table), `${table} before`).toBeGreaterThan(0);
     expect(await rowsOf("pending_actions")).toBeGreaterThanOrEqual(2);
     world.fake.pressButton(user.user, ask.messageId, ask.replyMarkup!.inline_keyboard[0]![0]!.callback_data!);
     let done;
@@ -281,9 +317,13 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     while (done.message.messageId !== ask.messageId);
     expect(done.message.text).toContain("deleted");
     for (const table of tables) expect(await rowsOf(table), `${table} after`).toBe(0);
-    expect(await world.app.db.selectFrom("seen_notifications").selectAll().where("telegram_id", "=", 208).execute()).toHaveLength(0);
+    expect(
+      await world.app.db.selectFrom("seen_notifications").selectAll().where("telegram_id", "=", 208).execute(),
+    ).toHaveLength(0);
     // the user row stays (language, settings)
-    expect(await world.app.db.selectFrom("users").selectAll().where("telegram_id", "=", 208).executeTakeFirst()).toBeDefined();
+    expect(
+      await world.app.db.selectFrom("users").selectAll().where("telegram_id", "=", 208).executeTakeFirst(),
+    ).toBeDefined();
   });
 
   it("/settings toggles persist across a restart", async () => {
@@ -312,8 +352,13 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     const oldUrl = /https:\/\/bot\.example\.com\/webhooks\/marketplace\/([A-Za-z0-9_-]{43})/.exec(reply.text ?? "");
     expect(oldUrl).not.toBeNull();
     const oldToken = oldUrl![1]!;
-    const body = JSON.stringify({ event: "order.filled", data: { id: "0d8f3c2e-0000-4000-8000-000000000001", status: "Filled" } });
-    expect((await fetch(`${world.app.url}/webhooks/marketplace/${oldToken}`, { method: "POST", body })).status).toBe(200);
+    const body = JSON.stringify({
+      event: "order.filled",
+      data: { id: "0d8f3c2e-0000-4000-8000-000000000001", status: "Filled" },
+    });
+    expect((await fetch(`${world.app.url}/webhooks/marketplace/${oldToken}`, { method: "POST", body })).status).toBe(
+      200,
+    );
     // the accepted webhook pushes its alert; the Rotate press then edits the URL message
     user.press(/Rotate/);
     let rotated = await user.nextBotEvent();
@@ -322,7 +367,9 @@ describe("/connect, keys at rest, /disconnect, /settings, /webhook", () => {
     expect(newMatch, `${rotated.kind}: ${rotated.message.text}`).not.toBeNull();
     const newToken = newMatch![1]!;
     expect(newToken).not.toBe(oldToken);
-    expect((await fetch(`${world.app.url}/webhooks/marketplace/${oldToken}`, { method: "POST", body })).status).toBe(404);
+    expect((await fetch(`${world.app.url}/webhooks/marketplace/${oldToken}`, { method: "POST", body })).status).toBe(
+      404,
+    );
     // only hashes are stored
     const rows = await world.app.db.selectFrom("webhook_tokens").selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(newToken);

@@ -22,7 +22,8 @@ const botServices = Object.entries(compose.services).filter(([, service]) => ser
 function environmentOf(service: Record<string, YamlValue>): Record<string, string> {
   const environment = service.environment;
   if (environment === undefined || environment === null) return {};
-  if (Array.isArray(environment)) return Object.fromEntries(environment.map((entry) => String(entry).split(/=(.*)/s).slice(0, 2)));
+  if (Array.isArray(environment))
+    return Object.fromEntries(environment.map((entry) => String(entry).split(/=(.*)/s).slice(0, 2)));
   return environment as Record<string, string>;
 }
 
@@ -44,7 +45,8 @@ function finalStage(): Array<{ instruction: string; args: string }> {
 /** Seconds in a compose duration ("20s", "1m30s", "1500ms"). */
 function durationSeconds(text: string): number {
   let seconds = 0;
-  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) seconds += Number(amount) * { ms: 0.001, s: 1, m: 60, h: 3600 }[unit as "ms" | "s" | "m" | "h"];
+  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g))
+    seconds += Number(amount) * { ms: 0.001, s: 1, m: 60, h: 3600 }[unit as "ms" | "s" | "m" | "h"];
   return seconds;
 }
 
@@ -55,23 +57,31 @@ describe("the container (Dockerfile and compose.yaml, read: no engine runs here)
 
   it("sets only variables the config knows, in compose and in the image", () => {
     for (const [name, service] of botServices) {
-      for (const variable of Object.keys(environmentOf(service))) expect(known.has(variable), `${name} sets ${variable}, which src/config.ts does not know`).toBe(true);
+      for (const variable of Object.keys(environmentOf(service)))
+        expect(known.has(variable), `${name} sets ${variable}, which src/config.ts does not know`).toBe(true);
     }
     const imageEnv = finalStage()
       .filter((each) => each.instruction === "ENV")
       .flatMap((each) => [...each.args.matchAll(/([A-Z_][A-Z0-9_]*)=/g)].map((match) => match[1]!));
     expect(imageEnv.length).toBeGreaterThan(0);
-    for (const variable of imageEnv) expect(known.has(variable), `the image sets ${variable}, which src/config.ts does not know`).toBe(true);
+    for (const variable of imageEnv)
+      expect(known.has(variable), `the image sets ${variable}, which src/config.ts does not know`).toBe(true);
   });
 
   it("requires MARKETPLACE_URL wherever the bot runs on PostgreSQL, as the config itself does", () => {
-    const onPostgres = botServices.filter(([, service]) => /^postgres(ql)?:/.test(environmentOf(service).DATABASE_URL ?? ""));
+    const onPostgres = botServices.filter(([, service]) =>
+      /^postgres(ql)?:/.test(environmentOf(service).DATABASE_URL ?? ""),
+    );
     expect(onPostgres.length).toBeGreaterThan(0);
     for (const [name, service] of onPostgres) {
       // ${MARKETPLACE_URL:?…}: compose refuses to start without it, instead of the bot failing later.
       expect(environmentOf(service).MARKETPLACE_URL, name).toMatch(/^\$\{MARKETPLACE_URL:\?/);
     }
-    const env = { BOT_TOKEN: "123456789:AAEexampleexampleexampleexample0000", DATABASE_URL: "postgres://bot:bot@postgres:5432/bot", SECRET_KEY: Buffer.alloc(32, 1).toString("base64") };
+    const env = {
+      BOT_TOKEN: "123456789:AAEexampleexampleexampleexample0000",
+      DATABASE_URL: "postgres://bot:bot@postgres:5432/bot",
+      SECRET_KEY: Buffer.alloc(32, 1).toString("base64"),
+    };
     const without = parseConfig(env);
     expect(without.ok).toBe(false);
     expect(without.ok ? [] : without.problems.join("\n")).toMatch(/^MARKETPLACE_URL: required/m);
@@ -116,7 +126,9 @@ describe("the container (Dockerfile and compose.yaml, read: no engine runs here)
 
   it("gives the bot longer to stop than its own drain takes", () => {
     const main = readFileSync("src/main.ts", "utf8");
-    const drainMs = Number(/"shutdown took longer than[^"]*"\);\s*process\.exit\(1\);\s*\},\s*([\d_]+)\)/.exec(main)?.[1]?.replace(/_/g, ""));
+    const drainMs = Number(
+      /"shutdown took longer than[^"]*"\);\s*process\.exit\(1\);\s*\},\s*([\d_]+)\)/.exec(main)?.[1]?.replace(/_/g, ""),
+    );
     expect(drainMs, "src/main.ts's shutdown bound").toBeGreaterThan(0);
     for (const [name, service] of botServices) {
       const grace = service.stop_grace_period;
@@ -135,7 +147,10 @@ function serverImports(dir = "src"): Set<string> {
       if (entry.name !== "web") for (const name of serverImports(path)) found.add(name);
     } else if (entry.name.endsWith(".ts")) {
       const text = readFileSync(path, "utf8");
-      const specs = [...text.matchAll(/^(?:import|export)\b[^;]*?from "([^".#][^"]*)"/gm), ...text.matchAll(/\bimport\("([^".#][^"]*)"\)/g)].map((match) => match[1]!);
+      const specs = [
+        ...text.matchAll(/^(?:import|export)\b[^;]*?from "([^".#][^"]*)"/gm),
+        ...text.matchAll(/\bimport\("([^".#][^"]*)"\)/g),
+      ].map((match) => match[1]!);
       for (const spec of specs) found.add(/^(@[^/]+\/[^/]+|[^/]+)/.exec(spec)![1]!);
     }
   }
@@ -143,29 +158,47 @@ function serverImports(dir = "src"): Set<string> {
 }
 
 describe("a lean image", () => {
-  const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
 
   it("ships as runtime dependencies only what the server imports; build tools and browser-only packages are dev dependencies", () => {
-    for (const name of ["esbuild", "typescript", "@telegram-apps/bridge", "@telegram-apps/transformers", "preact", "htm"]) {
+    for (const name of [
+      "esbuild",
+      "typescript",
+      "@telegram-apps/bridge",
+      "@telegram-apps/transformers",
+      "preact",
+      "htm",
+    ]) {
       expect(pkg.dependencies[name], name).toBeUndefined();
       expect(pkg.devDependencies[name], name).toBeDefined();
     }
     const imported = serverImports();
-    for (const name of ["grammy", "pg", "@telegram-apps/init-data-node"]) expect(imported.has(name), `the scan finds ${name}`).toBe(true);
+    for (const name of ["grammy", "pg", "@telegram-apps/init-data-node"])
+      expect(imported.has(name), `the scan finds ${name}`).toBe(true);
     const builtins = new Set(builtinModules);
-    for (const name of imported) if (!name.startsWith("node:") && !builtins.has(name)) expect(pkg.dependencies[name], `src imports ${name} at run time`).toBeDefined();
+    for (const name of imported)
+      if (!name.startsWith("node:") && !builtins.has(name))
+        expect(pkg.dependencies[name], `src imports ${name} at run time`).toBeDefined();
   });
 
   it("builds with dev dependencies, prunes them before the runtime stage, labels the image and declares no volume", () => {
     expect(dockerfile).toMatch(/^RUN npm ci$/m);
     expect(dockerfile).toMatch(/^RUN npm prune --omit=dev\b.*rm -rf node_modules\/typescript/m);
-    const labels = finalStage().filter((each) => each.instruction === "LABEL").map((each) => each.args).join(" ");
+    const labels = finalStage()
+      .filter((each) => each.instruction === "LABEL")
+      .map((each) => each.args)
+      .join(" ");
     for (const key of ["version", "source", "licenses"]) expect(labels).toContain(`org.opencontainers.image.${key}=`);
     expect(finalStage().filter((each) => each.instruction === "VOLUME")).toEqual([]);
   });
 
   it("the balancer health-checks each replica on /readyz (static upstreams: dynamic ones get no active checks)", () => {
-    const caddyfile = String((compose as unknown as { configs: Record<string, { content?: string }> }).configs.caddyfile?.content ?? "");
+    const caddyfile = String(
+      (compose as unknown as { configs: Record<string, { content?: string }> }).configs.caddyfile?.content ?? "",
+    );
     expect(caddyfile).not.toMatch(/\bdynamic\b/);
     expect(caddyfile).toMatch(/health_uri \/readyz/);
     const upstreams = /reverse_proxy ([^{]+)\{/.exec(caddyfile)?.[1]?.trim().split(/\s+/) ?? [];

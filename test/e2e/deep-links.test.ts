@@ -84,7 +84,14 @@ describe("deep links t.me/<bot>?start=<payload>", () => {
 
   it("a bad payload gets a clear message and the plain /start, and nothing is opened", async () => {
     const user = world.user(7108);
-    for (const payload of ["sell_energy_65k", `buy_energy_65k_1h_${TYPO}`, "buy_energy_65k_1h_x_y_z", "constructor", "buy energy 65k", "x".repeat(80)]) {
+    for (const payload of [
+      "sell_energy_65k",
+      `buy_energy_65k_1h_${TYPO}`,
+      "buy_energy_65k_1h_x_y_z",
+      "constructor",
+      "buy energy 65k",
+      "x".repeat(80),
+    ]) {
       world.sandboxRequests.length = 0;
       user.send(`/start ${payload}`);
       expect((await user.nextMessage()).text).toContain("That link could not be read");

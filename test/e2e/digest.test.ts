@@ -12,11 +12,17 @@ const DAY = 24 * HOUR;
 /** The next Monday 01:00 UTC after `now`: Monday 09:00 in Asia/Shanghai (UTC+8 all year). */
 function nextShanghaiMonday0900(now: number): number {
   const date = new Date(now);
-  const monday = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() - ((date.getUTCDay() + 6) % 7), 1);
+  const monday = Date.UTC(
+    date.getUTCFullYear(),
+    date.getUTCMonth(),
+    date.getUTCDate() - ((date.getUTCDay() + 6) % 7),
+    1,
+  );
   return monday > now ? monday : monday + 7 * DAY;
 }
 
-const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+const labels = (message: ChatMessage) =>
+  (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 
 describe("weekly digest", () => {
   let world: World;
@@ -65,7 +71,9 @@ describe("weekly digest", () => {
   }
 
   async function photosTo(chatId: number): Promise<number> {
-    return world.fake.calls.filter((call) => call.method === "sendPhoto" && Number(call.params.chat_id) === chatId && call.ok).length;
+    return world.fake.calls.filter(
+      (call) => call.method === "sendPhoto" && Number(call.params.chat_id) === chatId && call.ok,
+    ).length;
   }
 
   it("is off by default; once on in Asia/Shanghai it goes out Monday 09:00 there (not at UTC's), with that week's chart and figures, once per week across a restart", async () => {
@@ -178,11 +186,23 @@ describe("weekly digest", () => {
     world.sandbox.control.revokeKey({ apiKey });
     const seen = user.botMessages().length;
     shiftTo(slot + HOUR + 60_000);
-    await expect.poll(async () => (await findCredential(world.app.db, 7231))?.broken_at ?? null, { timeout: 20_000 }).not.toBeNull();
-    const row = await world.app.db.selectFrom("outbox").select(["status"]).where("telegram_id", "=", 7231).where("dedupe_key", "like", "digest:%").executeTakeFirstOrThrow();
+    await expect
+      .poll(async () => (await findCredential(world.app.db, 7231))?.broken_at ?? null, { timeout: 20_000 })
+      .not.toBeNull();
+    const row = await world.app.db
+      .selectFrom("outbox")
+      .select(["status"])
+      .where("telegram_id", "=", 7231)
+      .where("dedupe_key", "like", "digest:%")
+      .executeTakeFirstOrThrow();
     expect(row.status).not.toBe("sent");
     expect(await photosTo(user.user.id)).toBe(0);
-    expect(user.botMessages().slice(seen).some((message) => (message.text ?? message.caption ?? "").includes("Weekly digest"))).toBe(false);
+    expect(
+      user
+        .botMessages()
+        .slice(seen)
+        .some((message) => (message.text ?? message.caption ?? "").includes("Weekly digest")),
+    ).toBe(false);
   });
 
   it("turned off after it was queued, it is not sent", async () => {

@@ -15,16 +15,29 @@ async function tablesWithUserColumns(world: World): Promise<Map<string, string[]
   const db = world.app.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   let pairs: Array<{ table_name: string; column_name: string }>;
   if (world.dialect === "postgres") {
-    pairs = (await sql<{ table_name: string; column_name: string }>`select table_name, column_name from information_schema.columns where table_schema = current_schema()`.execute(db)).rows;
+    pairs = (
+      await sql<{
+        table_name: string;
+        column_name: string;
+      }>`select table_name, column_name from information_schema.columns where table_schema = current_schema()`.execute(
+        db,
+      )
+    ).rows;
   } else {
-    const tables = (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)).rows;
+    const tables = (
+      await sql<{
+        name: string;
+      }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)
+    ).rows;
     pairs = [];
     for (const { name } of tables) {
-      for (const column of (await sql<{ name: string }>`select name from pragma_table_info(${name})`.execute(db)).rows) pairs.push({ table_name: name, column_name: column.name });
+      for (const column of (await sql<{ name: string }>`select name from pragma_table_info(${name})`.execute(db)).rows)
+        pairs.push({ table_name: name, column_name: column.name });
     }
   }
   const found = new Map<string, string[]>();
-  for (const { table_name, column_name } of pairs) if (USER_COLUMNS.includes(column_name)) found.set(table_name, [...(found.get(table_name) ?? []), column_name]);
+  for (const { table_name, column_name } of pairs)
+    if (USER_COLUMNS.includes(column_name)) found.set(table_name, [...(found.get(table_name) ?? []), column_name]);
   return found;
 }
 
@@ -32,7 +45,14 @@ async function tablesWithUserColumns(world: World): Promise<Map<string, string[]
 async function rowsOf(world: World, table: string, columns: string[], id: number): Promise<number> {
   const db = world.app.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   let count = 0;
-  for (const column of columns) count += (await db.selectFrom(table).select(sql<number>`1`.as("one")).where(column, "=", id).execute()).length;
+  for (const column of columns)
+    count += (
+      await db
+        .selectFrom(table)
+        .select(sql<number>`1`.as("one"))
+        .where(column, "=", id)
+        .execute()
+    ).length;
   return count;
 }
 
@@ -48,13 +68,40 @@ async function busyUser(world: World, id: number) {
   // A delivered alert (sent, with its text) and one queued for later.
   const order = world.sandbox.control.listOrders(who.accountId)[0]!;
   await who.post({ event: "order.filled", data: { ...order, status: "Filled", txId: "d".repeat(64) } });
-  await waitFor(async () => (await world.app.db.selectFrom("outbox").select("status").where("telegram_id", "=", id).where("status", "=", "sent").execute()).length > 0);
-  await enqueueAlert(world.app.db, { telegramId: id, chatId: id, dedupeKey: `test:later:${id}`, payload: { method: "sendMessage", params: { chat_id: id, text: "later" } }, now: Date.now() + 3_600_000 });
+  await waitFor(
+    async () =>
+      (
+        await world.app.db
+          .selectFrom("outbox")
+          .select("status")
+          .where("telegram_id", "=", id)
+          .where("status", "=", "sent")
+          .execute()
+      ).length > 0,
+  );
+  await enqueueAlert(world.app.db, {
+    telegramId: id,
+    chatId: id,
+    dedupeKey: `test:later:${id}`,
+    payload: { method: "sendMessage", params: { chat_id: id, text: "later" } },
+    now: Date.now() + 3_600_000,
+  });
   user.send("/watch energy 65k 1h 2.5");
   await nextBotText(user, (text) => text.includes("Price watch"));
   await (world.app.db as Kysely<Database>)
     .insertInto("group_links")
-    .values({ telegram_id: id, group_chat_id: -100_000 - id, group_title: "Team", owner_name: `User${id}`, copy_filled: 1, copy_failed: 1, copy_paused: 1, copy_prices: 1, copy_other: 1, linked_at: Date.now() })
+    .values({
+      telegram_id: id,
+      group_chat_id: -100_000 - id,
+      group_title: "Team",
+      owner_name: `User${id}`,
+      copy_filled: 1,
+      copy_failed: 1,
+      copy_paused: 1,
+      copy_prices: 1,
+      copy_other: 1,
+      linked_at: Date.now(),
+    })
     .execute();
   user.send("/quote");
   await nextBotText(user, (text) => text.includes("Which resource"));
@@ -79,7 +126,20 @@ describe("/disconnect forgets every row tied to the user", () => {
     const filled = [];
     for (const table of forgotten) if ((await rowsOf(world, table, tables.get(table)!, 5301)) > 0) filled.push(table);
     // The scenario reaches the tables that hold what is personal.
-    expect(filled).toEqual(expect.arrayContaining(["credentials", "webhook_tokens", "addresses", "outbox", "open_rule_cards", "price_watches", "group_links", "flows", "pending_actions", "followed_orders"]));
+    expect(filled).toEqual(
+      expect.arrayContaining([
+        "credentials",
+        "webhook_tokens",
+        "addresses",
+        "outbox",
+        "open_rule_cards",
+        "price_watches",
+        "group_links",
+        "flows",
+        "pending_actions",
+        "followed_orders",
+      ]),
+    );
 
     me.user.send("/disconnect");
     const ask = await nextBotText(me.user, (text) => text.includes("Forget the key"));

@@ -12,7 +12,12 @@ function dataOf(message: ChatMessage, label: RegExp): string {
 }
 
 /** Presses the button twice before the bot handles the first (both answered), then waits until the bot is idle. */
-async function doubleTap(world: World, user: ReturnType<World["user"]>, message: ChatMessage, label: RegExp): Promise<void> {
+async function doubleTap(
+  world: World,
+  user: ReturnType<World["user"]>,
+  message: ChatMessage,
+  label: RegExp,
+): Promise<void> {
   const data = dataOf(message, label);
   const first = world.fake.pressButton(user.user, message.messageId, data);
   const second = world.fake.pressButton(user.user, message.messageId, data);
@@ -46,9 +51,16 @@ describe("a double tap", () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(user.botMessages().filter((message) => message.messageId > ask.messageId)).toEqual([]);
       expect(user.botMessages().some((message) => (message.text ?? "").includes(GENERIC_ERROR))).toBe(false);
-      expect(world.fake.messages(userId).find((message) => message.messageId === ask.messageId)?.text).toMatch(new RegExp(shows, "i"));
+      expect(world.fake.messages(userId).find((message) => message.messageId === ask.messageId)?.text).toMatch(
+        new RegExp(shows, "i"),
+      );
       // Confirm's second press finds the key it named already forgotten: it is told the button is no longer valid, and nothing is edited.
-      const refused = label.source === "Confirm" ? [] : ["editMessageText: Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"];
+      const refused =
+        label.source === "Confirm"
+          ? []
+          : [
+              "editMessageText: Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+            ];
       expect(world.fake.rejectedCalls().map((call) => `${call.method}: ${call.description}`)).toEqual(refused);
       expect(Boolean(await findCredential(world.app.db, userId))).toBe(label.source !== "Confirm");
     });
@@ -75,7 +87,13 @@ describe("a double tap, with double taps dropped as deployed", () => {
     user.send("/wallet");
     const wallet = await user.nextMessage();
     await doubleTap(world, user, wallet, /Top up/);
-    expect(user.botMessages().filter((message) => message.messageId > wallet.messageId && (message.text ?? "").includes("Top up your balance"))).toHaveLength(1);
+    expect(
+      user
+        .botMessages()
+        .filter(
+          (message) => message.messageId > wallet.messageId && (message.text ?? "").includes("Top up your balance"),
+        ),
+    ).toHaveLength(1);
   });
 
   it("a press of the same button after the window is a new press and runs", async () => {
@@ -89,6 +107,12 @@ describe("a double tap, with double taps dropped as deployed", () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
     await callbackAnswerText(world, world.fake.pressButton(user.user, wallet.messageId, data).callbackQueryId);
     await world.settled();
-    expect(user.botMessages().filter((message) => message.messageId > wallet.messageId && (message.text ?? "").includes("Top up your balance"))).toHaveLength(2);
+    expect(
+      user
+        .botMessages()
+        .filter(
+          (message) => message.messageId > wallet.messageId && (message.text ?? "").includes("Top up your balance"),
+        ),
+    ).toHaveLength(2);
   });
 });

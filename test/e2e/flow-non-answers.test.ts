@@ -43,16 +43,50 @@ describe("a guided flow is given only the updates that can answer it", () => {
     /** A sticker, then an answer button whose data is not on the open question's message: neither is an answer. */
     async function nonAnswers() {
       sticker += 1;
-      world.fake.injectUpdate({ message: { message_id: question.messageId + 100 + sticker, from, chat, date: Math.floor(Date.now() / 1000), sticker: { file_id: `sticker-${sticker}`, file_unique_id: `s${sticker}`, type: "regular", width: 512, height: 512, is_animated: false, is_video: false } } });
+      world.fake.injectUpdate({
+        message: {
+          message_id: question.messageId + 100 + sticker,
+          from,
+          chat,
+          date: Math.floor(Date.now() / 1000),
+          sticker: {
+            file_id: `sticker-${sticker}`,
+            file_unique_id: `s${sticker}`,
+            type: "regular",
+            width: 512,
+            height: 512,
+            is_animated: false,
+            is_video: false,
+          },
+        },
+      });
       // The rest of the bot answers it as any message it has no use for.
       expect((await user.nextMessage()).text).toContain("didn't understand");
       await world.settled();
-      const open = world.fake.messages(id).filter((message) => message.from === "bot" && message.text?.includes("?") === true).at(-1)!;
+      const open = world.fake
+        .messages(id)
+        .filter((message) => message.from === "bot" && message.text?.includes("?") === true)
+        .at(-1)!;
       world.fake.injectUpdate({
-        callback_query: { id: `forged-answer-${sticker}`, from, chat_instance: "1", data: "a:made-up", message: { message_id: open.messageId, from: { id: 123456789, is_bot: true, first_name: "Bot" }, chat, date: open.date, text: open.text, reply_markup: open.replyMarkup } },
+        callback_query: {
+          id: `forged-answer-${sticker}`,
+          from,
+          chat_instance: "1",
+          data: "a:made-up",
+          message: {
+            message_id: open.messageId,
+            from: { id: 123456789, is_bot: true, first_name: "Bot" },
+            chat,
+            date: open.date,
+            text: open.text,
+            reply_markup: open.replyMarkup,
+          },
+        },
       });
       // Told that the button is not the open question's (the question is not closed).
-      expect(await callbackAnswerText(world, `forged-answer-${sticker}`)).toBe("This button does not answer the open question. Use the buttons under the last question, or type your answer.");
+      expect(await callbackAnswerText(world, `forged-answer-${sticker}`)).toBe(
+        "This button does not answer the open question. Use the buttons under the last question, or type your answer.",
+      );
       await world.settled();
       return open;
     }
@@ -82,9 +116,24 @@ describe("a guided flow is given only the updates that can answer it", () => {
     await user.nextMessage();
     await world.settled();
     world.fake.injectUpdate({
-      callback_query: { id: "closed-answer", from, chat_instance: "1", data: "a:made-up", message: { message_id: open.messageId, from: { id: 123456789, is_bot: true, first_name: "Bot" }, chat, date: open.date, text: open.text, reply_markup: open.replyMarkup } },
+      callback_query: {
+        id: "closed-answer",
+        from,
+        chat_instance: "1",
+        data: "a:made-up",
+        message: {
+          message_id: open.messageId,
+          from: { id: 123456789, is_bot: true, first_name: "Bot" },
+          chat,
+          date: open.date,
+          text: open.text,
+          reply_markup: open.replyMarkup,
+        },
+      },
     });
-    expect(await callbackAnswerText(world, "closed-answer")).toBe("This question is closed. Start again from the command.");
+    expect(await callbackAnswerText(world, "closed-answer")).toBe(
+      "This question is closed. Start again from the command.",
+    );
   });
   it("a refused answer to the first question is explained; the question stays open at its step, inside the flow now", async () => {
     const user = world.user(4102);
@@ -96,7 +145,9 @@ describe("a guided flow is given only the updates that can answer it", () => {
     expect(refused.text).not.toContain("How much Energy");
     // The flow was entered (its state replaced the first question) and waits at the same step.
     expect(await openStep(world, 4102)).toBe("quote/volume");
-    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 4102).execute()).toHaveLength(0);
+    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 4102).execute()).toHaveLength(
+      0,
+    );
     user.send("65k");
     expect((await user.nextMessage()).text).toContain("For how long");
     expect(await openStep(world, 4102)).toBe("quote/duration");

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, buttonLabels, cardOutcome, linkKey, manageWorld, nextBotText, openStep, type World } from "../kit/world";
+import {
+  ADDRESS_A,
+  buttonLabels,
+  cardOutcome,
+  linkKey,
+  manageWorld,
+  nextBotText,
+  openStep,
+  type World,
+} from "../kit/world";
 import { FLOW_VERSION } from "#src/db/repos/flows";
 
 type User = ReturnType<World["user"]>;
@@ -121,10 +130,18 @@ describe("guided flows survive restarts, replicas and deploys", () => {
     expect((await user.nextMessage()).text).toContain("Which address");
     expect(await stepOf(905)).toBe("buy/address");
     // What a deploy that changed the flow's code leaves behind: a state of the previous version.
-    const row = await world.app.db.selectFrom("conversations").select("state").where("chat_id", "=", 905).executeTakeFirstOrThrow();
+    const row = await world.app.db
+      .selectFrom("conversations")
+      .select("state")
+      .where("chat_id", "=", 905)
+      .executeTakeFirstOrThrow();
     const state = JSON.parse(row.state) as { version: [number, number | string] };
     state.version[1] = FLOW_VERSION - 1;
-    await world.app.db.updateTable("conversations").set({ state: JSON.stringify(state) }).where("chat_id", "=", 905).execute();
+    await world.app.db
+      .updateTable("conversations")
+      .set({ state: JSON.stringify(state) })
+      .where("chat_id", "=", 905)
+      .execute();
     await world.restart();
 
     user.send(ADDRESS_A);
@@ -144,7 +161,11 @@ describe("guided flows survive restarts, replicas and deploys", () => {
     expect(await stepOf(908)).toBe("buy/address");
     await world.restart();
     expect(await stepOf(908)).toBe("buy/address");
-    await world.app.db.updateTable("flows").set({ version: FLOW_VERSION - 1 }).where("telegram_id", "=", 908).execute();
+    await world.app.db
+      .updateTable("flows")
+      .set({ version: FLOW_VERSION - 1 })
+      .where("telegram_id", "=", 908)
+      .execute();
     await world.restart();
 
     user.send(ADDRESS_A);
@@ -166,7 +187,14 @@ describe("guided flows survive restarts, replicas and deploys", () => {
     // What the step machines of the previous release left in `flows` for a user mid-/buy.
     await world.app.db
       .insertInto("flows")
-      .values({ telegram_id: 907, flow: "buy", step: "address", data: JSON.stringify({ resource: "energy", volume: "65000", duration: "1h" }), version: FLOW_VERSION, updated_at: Date.now() })
+      .values({
+        telegram_id: 907,
+        flow: "buy",
+        step: "address",
+        data: JSON.stringify({ resource: "energy", volume: "65000", duration: "1h" }),
+        version: FLOW_VERSION,
+        updated_at: Date.now(),
+      })
       .execute();
     user.send(ADDRESS_A);
     await expectBuyExpired(user, 907, accountId);
@@ -178,7 +206,13 @@ describe("guided flows survive restarts, replicas and deploys", () => {
     expect((await user.nextMessage()).text).toContain("Which resource");
     // Past the options' one-minute cache, so the answer's check asks the marketplace again.
     world.shiftAppClock(61_000);
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/orders/options", status: 503, body: { title: "Service Unavailable", status: 503 }, times: 40 });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/orders/options",
+      status: 503,
+      body: { title: "Service Unavailable", status: 503 },
+      times: 40,
+    });
     user.send("energy");
     const failed = await user.nextMessage({ timeoutMs: 40_000 });
     expect(failed.text).toContain("The marketplace is not answering right now");

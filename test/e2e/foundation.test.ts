@@ -11,7 +11,12 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     en.send("/start");
     const english = await en.nextMessage();
     expect(english.text).toContain("Welcome");
-    expect(english.replyMarkup?.inline_keyboard.flat().map((b) => b.text).join(" ")).toContain("Quote");
+    expect(
+      english.replyMarkup?.inline_keyboard
+        .flat()
+        .map((b) => b.text)
+        .join(" "),
+    ).toContain("Quote");
 
     const ru = world.user(102, { languageCode: "ru" });
     ru.send("/start");
@@ -26,7 +31,8 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     const user = world.user(104);
     const sent = world.fake.sendText(user.user, "/start", { chat: "group", groupId: -100500 });
     const deadline = Date.now() + 5000;
-    while (world.fake.messages(sent.chatId).filter((m) => m.from === "bot").length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (world.fake.messages(sent.chatId).filter((m) => m.from === "bot").length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const replies = world.fake.messages(sent.chatId).filter((m) => m.from === "bot");
     expect(replies).toHaveLength(1);
     expect(replies[0]!.text).toContain("private chats");
@@ -35,7 +41,9 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     world.fake.sendText(world.user(106).user, "hello", { chat: "group", groupId: -100500 });
     await new Promise((r) => setTimeout(r, 600));
     expect(world.fake.messages(sent.chatId).filter((m) => m.from === "bot")).toHaveLength(1);
-    expect(world.fake.calls.filter((c) => Number(c.params.chat_id) === sent.chatId).map((c) => c.method)).toEqual(["sendMessage"]);
+    expect(world.fake.calls.filter((c) => Number(c.params.chat_id) === sent.chatId).map((c) => c.method)).toEqual([
+      "sendMessage",
+    ]);
   });
 
   it("gives an unknown command a helpful answer", async () => {
@@ -50,7 +58,8 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     const user = world.user(106);
     user.send("/help");
     const reply = await user.nextMessage();
-    for (const command of ["/connect", "/quote", "/buy", "/rules", "/wallet", "/topup", "/webhook", "/cancel"]) expect(reply.text).toContain(command);
+    for (const command of ["/connect", "/quote", "/buy", "/rules", "/wallet", "/topup", "/webhook", "/cancel"])
+      expect(reply.text).toContain(command);
     const deadline = Date.now() + 5000;
     while (world.fake.commands("zh").length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(world.fake.commands("ru").map((c) => c.command)).toContain("buy");
@@ -79,9 +88,12 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/pricing/quote", times: 1, delayMs: 800 });
     user.send("/quote energy 65k 1h");
     const deadline = Date.now() + 5_000;
-    while (!world.sandboxRequests.some((request) => request.endsWith("/api/v1/pricing/quote")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (!world.sandboxRequests.some((request) => request.endsWith("/api/v1/pricing/quote")) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     await world.app.stop();
-    const replies = world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === 107);
+    const replies = world.fake.calls.filter(
+      (call) => call.method === "sendMessage" && Number(call.params.chat_id) === 107,
+    );
     expect(replies).toHaveLength(1);
     expect(String(replies[0]!.params.text)).toContain("65,000");
     expect(world.logs()).not.toContain("driver has already been destroyed");
@@ -111,7 +123,18 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
     user.send("/help");
     await user.nextMessage();
     const metrics = await (await fetch(`${world.app.url}/metrics`)).text();
-    const families = ["bot_updates_handled_total", "marketplace_api_calls_total", "telegram_api_calls_total", "http_requests_total", "alerts_total", "process_resident_memory_bytes", "nodejs_heap_size_used_bytes", "process_cpu_seconds_total", "process_uptime_seconds", "replica_info"];
+    const families = [
+      "bot_updates_handled_total",
+      "marketplace_api_calls_total",
+      "telegram_api_calls_total",
+      "http_requests_total",
+      "alerts_total",
+      "process_resident_memory_bytes",
+      "nodejs_heap_size_used_bytes",
+      "process_cpu_seconds_total",
+      "process_uptime_seconds",
+      "replica_info",
+    ];
     for (const family of families) expect(metrics).toMatch(new RegExp(`^# TYPE ${family} (counter|gauge)$`, "m"));
     expect(metrics).toMatch(/^telegram_api_calls_total\{method="sendMessage",outcome="ok"\} [1-9]/m);
     expect(metrics).toMatch(/^telegram_api_calls_total\{method="getUpdates",outcome="ok"\} [1-9]/m);
@@ -172,7 +195,11 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
 
   it("refuses a POST body over 1 MiB, declared or chunked, with 413 before any handler runs", async () => {
     const big = JSON.stringify({ update_id: 1, pad: "x".repeat(1024 * 1024) });
-    const declared = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json" }, body: big });
+    const declared = await fetch(`${world.app.url}/telegram`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: big,
+    });
     expect(declared.status).toBe(413);
     expect(await declared.json()).toEqual({ error: "body too large" });
     // Streamed without a Content-Length (Transfer-Encoding: chunked): counted while it arrives.
@@ -184,7 +211,12 @@ describe("foundation: a user talks to the bot through the fake Bot API", () => {
         else controller.enqueue(new TextEncoder().encode(next));
       },
     });
-    const chunked = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    const chunked = await fetch(`${world.app.url}/telegram`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
     expect(chunked.status).toBe(413);
     expect(world.fake.calls.filter((c) => c.method === "sendMessage")).toHaveLength(0);
   });
@@ -201,21 +233,53 @@ describe("webhook mode", () => {
     expect(world.fake.webhook?.url).toBe("https://bot.example.com/telegram");
     const secret = telegramWebhookSecret(world.env.SECRET_KEY!);
     expect(world.fake.webhook?.secretToken).toBe(secret);
-    const update = { update_id: 1, message: { message_id: 1, date: 0, chat: { id: 109, type: "private", first_name: "W" }, from: { id: 109, is_bot: false, first_name: "W", language_code: "en" }, text: "/help", entities: [{ type: "bot_command", offset: 0, length: 5 }] } };
-    const refused = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "wrong" }, body: JSON.stringify(update) });
+    const update = {
+      update_id: 1,
+      message: {
+        message_id: 1,
+        date: 0,
+        chat: { id: 109, type: "private", first_name: "W" },
+        from: { id: 109, is_bot: false, first_name: "W", language_code: "en" },
+        text: "/help",
+        entities: [{ type: "bot_command", offset: 0, length: 5 }],
+      },
+    };
+    const refused = await fetch(`${world.app.url}/telegram`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "wrong" },
+      body: JSON.stringify(update),
+    });
     expect(refused.status).toBe(401);
-    const missing = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(update) });
+    const missing = await fetch(`${world.app.url}/telegram`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(update),
+    });
     expect(missing.status).toBe(401);
     expect(world.fake.calls.filter((c) => c.method === "sendMessage")).toHaveLength(0);
     // With the secret, bodies that are no Telegram update as the bot reads one: 400, nothing handled.
-    for (const body of [{ update_id: 11, message: {} }, { update_id: 12, message: { message_id: 1, date: 0, chat: {} } }, { update_id: 13, callback_query: { id: 5 } }, { update_id: "14" }, [update]]) {
-      const bad = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(body) });
+    for (const body of [
+      { update_id: 11, message: {} },
+      { update_id: 12, message: { message_id: 1, date: 0, chat: {} } },
+      { update_id: 13, callback_query: { id: 5 } },
+      { update_id: "14" },
+      [update],
+    ]) {
+      const bad = await fetch(`${world.app.url}/telegram`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
+        body: JSON.stringify(body),
+      });
       expect(bad.status).toBe(400);
     }
     expect(world.fake.calls.filter((c) => c.method === "sendMessage")).toHaveLength(0);
     // the fake must know the chat before the bot can answer in it
     world.fake.sendText({ id: 109, firstName: "W", languageCode: "en" }, "hello");
-    const accepted = await fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(update) });
+    const accepted = await fetch(`${world.app.url}/telegram`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
+      body: JSON.stringify(update),
+    });
     expect(accepted.status).toBe(200);
     const sent = world.fake.calls.filter((c) => c.method === "sendMessage");
     expect(sent.length).toBe(1);
@@ -230,24 +294,47 @@ describe("webhook mode", () => {
     const updates = chats.flatMap((id, c) =>
       Array.from({ length: 5 }, (_, i) => {
         const text = `/step${i}`;
-        return { update_id: 1_000 + c * 10 + i, message: { message_id: 100 + i, date: 0, chat: { id, type: "private", first_name: "W" }, from: { id, is_bot: false, first_name: "W", language_code: "en" }, text, entities: [{ type: "bot_command", offset: 0, length: text.length }] } };
+        return {
+          update_id: 1_000 + c * 10 + i,
+          message: {
+            message_id: 100 + i,
+            date: 0,
+            chat: { id, type: "private", first_name: "W" },
+            from: { id, is_bot: false, first_name: "W", language_code: "en" },
+            text,
+            entities: [{ type: "bot_command", offset: 0, length: text.length }],
+          },
+        };
       }),
     );
-    const post = (update: unknown) => fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(update) });
+    const post = (update: unknown) =>
+      fetch(`${world.app.url}/telegram`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
+        body: JSON.stringify(update),
+      });
     // The three chats at once, each chat's updates one after another as Telegram sends them; then a
     // redelivery of one already handled (Telegram retries when an answer was late).
-    const answers = await Promise.all(chats.map(async (_, c) => {
-      const statuses = [];
-      for (const update of updates.slice(c * 5, c * 5 + 5)) statuses.push((await post(update)).status);
-      return statuses;
-    }));
+    const answers = await Promise.all(
+      chats.map(async (_, c) => {
+        const statuses = [];
+        for (const update of updates.slice(c * 5, c * 5 + 5)) statuses.push((await post(update)).status);
+        return statuses;
+      }),
+    );
     expect(answers.flat()).toEqual(Array.from({ length: 15 }, () => 200));
     expect((await post(updates[7])).status).toBe(200);
     for (const id of chats) {
-      const replies = world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === id).map((call) => /\/(step\d)/.exec(String(call.params.text))?.[1]);
+      const replies = world.fake.calls
+        .filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === id)
+        .map((call) => /\/(step\d)/.exec(String(call.params.text))?.[1]);
       expect(replies).toEqual(["step0", "step1", "step2", "step3", "step4"]);
     }
-    const turns = await world.app.db.selectFrom("telegram_updates").select(["update_id", "done"]).orderBy("update_id").execute();
+    const turns = await world.app.db
+      .selectFrom("telegram_updates")
+      .select(["update_id", "done"])
+      .orderBy("update_id")
+      .execute();
     expect(turns).toEqual(updates.map((update) => ({ update_id: update.update_id, done: 1 })));
   });
 });

@@ -33,19 +33,34 @@ describe("group copies carry no balance figures", () => {
     expect(pausedCopy.text).toContain("not enough balance");
     expect(pausedCopy.text).not.toMatch(MONEY);
 
-    const depositCopy = await waitFor(() => botMessages(group.id).find((message) => message.text?.includes("Deposit credited")));
+    const depositCopy = await waitFor(() =>
+      botMessages(group.id).find((message) => message.text?.includes("Deposit credited")),
+    );
     expect(depositCopy.text).not.toMatch(/125/);
     expect(depositCopy.text).toContain("owner's private chat");
 
     const order = { resource: "energy", volume: "65000", totalTrx: "4.6475", targetAddress: ADDRESS_A };
-    await who.post({ event: "order.filled", data: { id: "45510000-0000-4000-8000-000000000001", status: "Filled", ...order } });
-    await who.post({ event: "order.failed", data: { id: "45510000-0000-4000-8000-000000000002", status: "Failed", ...order } });
-    await waitFor(() => botMessages(group.id).filter((message) => message.text?.includes("Order 45510000")).length === 2);
+    await who.post({
+      event: "order.filled",
+      data: { id: "45510000-0000-4000-8000-000000000001", status: "Filled", ...order },
+    });
+    await who.post({
+      event: "order.failed",
+      data: { id: "45510000-0000-4000-8000-000000000002", status: "Failed", ...order },
+    });
+    await waitFor(
+      () => botMessages(group.id).filter((message) => message.text?.includes("Order 45510000")).length === 2,
+    );
     for (const copy of botMessages(group.id).filter((message) => message.text?.includes("Order 45510000"))) {
       expect(copy.text).not.toContain("4.6475");
       expect(copy.text).not.toMatch(MONEY);
     }
     expect(botMessages(group.id).some((message) => message.text?.includes("65,000"))).toBe(true);
-    await waitFor(() => botMessages(4551).filter((message) => message.text?.includes("Order 45510000") && message.text.includes("4.6475")).length === 2);
+    await waitFor(
+      () =>
+        botMessages(4551).filter(
+          (message) => message.text?.includes("Order 45510000") && message.text.includes("4.6475"),
+        ).length === 2,
+    );
   });
 });

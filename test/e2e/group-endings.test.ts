@@ -3,7 +3,10 @@ import { ADDRESS_A, manageWorld, type World } from "../kit/world";
 import { botTexts, linkedUser, outboxSwept, waitFor } from "../kit/push-helpers";
 import { groupLinkOf, groupTexts, linkGroup, teamGroup } from "../kit/group-helpers";
 
-const filled = (id: string) => ({ event: "order.filled", data: { id, status: "Filled", resource: "energy", volume: "65000", totalTrx: "4.6475", targetAddress: ADDRESS_A } });
+const filled = (id: string) => ({
+  event: "order.filled",
+  data: { id, status: "Filled", resource: "energy", volume: "65000", totalTrx: "4.6475", targetAddress: ADDRESS_A },
+});
 
 /**
  * Team alerts, ended: the bot removed from the group, the owner no longer an admin, a 403 from the
@@ -14,7 +17,8 @@ describe("team alerts: when a group can no longer receive", () => {
   let world: World;
   manageWorld((started) => (world = started));
 
-  const groupRows = (chatId: number) => world.app.db.selectFrom("outbox").selectAll().where("chat_id", "=", chatId).orderBy("id").execute();
+  const groupRows = (chatId: number) =>
+    world.app.db.selectFrom("outbox").selectAll().where("chat_id", "=", chatId).orderBy("id").execute();
   const told = (chatId: number, part: string) => botTexts(world, chatId).filter((text) => text.includes(part));
 
   it("the bot removed from the group (my_chat_member): every link into it ends, each owner is told once, nothing more goes there", async () => {
@@ -24,7 +28,11 @@ describe("team alerts: when a group can no longer receive", () => {
     await linkGroup(world, a.user, group);
     await linkGroup(world, b.user, group);
     world.fake.removeBotFromGroup(group.id, a.user.user, "kicked");
-    await waitFor(() => told(4521, "I was removed from Night shift").length === 1 && told(4522, "I was removed from Night shift").length === 1);
+    await waitFor(
+      () =>
+        told(4521, "I was removed from Night shift").length === 1 &&
+        told(4522, "I was removed from Night shift").length === 1,
+    );
     expect(await groupLinkOf(world, 4521)).toBeUndefined();
     expect(await groupLinkOf(world, 4522)).toBeUndefined();
     await a.post(filled("45210000-0000-4000-8000-000000000001"));
@@ -93,11 +101,15 @@ describe("team alerts: when a group can no longer receive", () => {
     await b.post(filled("45280000-0000-4000-8000-000000000002"));
     await waitFor(() => told(4528, "Telegram no longer lets me write to Quiet desk").length === 1);
     await outboxSwept(world);
-    const refused = world.fake.calls.filter((call) => call.method === "sendMessage" && call.params.chat_id === second.id && !call.ok);
+    const refused = world.fake.calls.filter(
+      (call) => call.method === "sendMessage" && call.params.chat_id === second.id && !call.ok,
+    );
     expect(refused.map((call) => call.errorCode)).toEqual([400]);
     expect((await groupRows(second.id)).map((row) => row.status).sort()).toEqual(["dropped", "sent"]);
     expect(await groupLinkOf(world, 4528)).toBeUndefined();
-    expect([told(4527, "no longer lets me"), told(4528, "no longer lets me")].map((texts) => texts.length)).toEqual([1, 1]);
+    expect([told(4527, "no longer lets me"), told(4528, "no longer lets me")].map((texts) => texts.length)).toEqual([
+      1, 1,
+    ]);
   });
 
   it("a group become a supergroup is followed: by its service message, and by Telegram's 400 with migrate_to_chat_id", async () => {
@@ -113,7 +125,11 @@ describe("team alerts: when a group can no longer receive", () => {
     const other = await linkedUser(world, 4526);
     const second = teamGroup(world, [other.user]);
     await linkGroup(world, other.user, second);
-    const moved = world.fake.createGroup({ type: "supergroup", title: "Moved", members: [{ user: other.user.user, status: "creator" }] });
+    const moved = world.fake.createGroup({
+      type: "supergroup",
+      title: "Moved",
+      members: [{ user: other.user.user, status: "creator" }],
+    });
     world.fake.group(second.id)!.migratedTo = moved.id;
     await other.post(filled("45260000-0000-4000-8000-000000000001"));
     await waitFor(() => groupTexts(world, moved.id).some((text) => text.includes("Order 45260000")));

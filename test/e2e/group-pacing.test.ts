@@ -3,8 +3,12 @@ import { ADDRESS_A, manageWorld, type World } from "../kit/world";
 import { linkedUser, outboxSwept, waitFor } from "../kit/push-helpers";
 import { linkGroup, teamGroup } from "../kit/group-helpers";
 
-const filled = (id: string) => ({ event: "order.filled", data: { id, status: "Filled", resource: "energy", volume: "65000", totalTrx: "4.6475", targetAddress: ADDRESS_A } });
-const orderId = (owner: number, n: number) => `${String(owner).padStart(8, "0")}-0000-4000-8000-${String(n).padStart(12, "0")}`;
+const filled = (id: string) => ({
+  event: "order.filled",
+  data: { id, status: "Filled", resource: "energy", volume: "65000", totalTrx: "4.6475", targetAddress: ADDRESS_A },
+});
+const orderId = (owner: number, n: number) =>
+  `${String(owner).padStart(8, "0")}-0000-4000-8000-${String(n).padStart(12, "0")}`;
 
 /**
  * Team alerts, paced: a burst of 100 order.filled webhooks whose copies go to 5 groups (20 each,
@@ -48,7 +52,15 @@ describe("team alerts: groups paced at 20 messages a minute", () => {
         const id = orderId(4690, 1);
         const sent = now();
         await bystander.post(filled(id));
-        const arrived = await waitFor(() => world.fake.calls.find((call) => call.method === "sendMessage" && call.ok && call.params.chat_id === 4690 && String(call.params.text).includes(id.slice(0, 8))));
+        const arrived = await waitFor(() =>
+          world.fake.calls.find(
+            (call) =>
+              call.method === "sendMessage" &&
+              call.ok &&
+              call.params.chat_id === 4690 &&
+              String(call.params.text).includes(id.slice(0, 8)),
+          ),
+        );
         // Behind 100 group copies and their own pace, one private alert still leaves at once.
         expect(arrived.at - sent).toBeLessThan(2_000);
       }
@@ -59,7 +71,9 @@ describe("team alerts: groups paced at 20 messages a minute", () => {
     expect(sends.filter((call) => call.throttled || call.errorCode === 429)).toEqual([]);
     const latencies: number[] = [];
     for (const group of groups) {
-      const arrivals = sends.filter((call) => call.ok && call.params.chat_id === group.id && String(call.params.text).includes("filled"));
+      const arrivals = sends.filter(
+        (call) => call.ok && call.params.chat_id === group.id && String(call.params.text).includes("filled"),
+      );
       expect(arrivals).toHaveLength(20);
       const times = arrivals.map((call) => call.at);
       for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(3_000);
@@ -73,6 +87,8 @@ describe("team alerts: groups paced at 20 messages a minute", () => {
       }
     }
     latencies.sort((x, y) => x - y);
-    console.info(`group alerts after the burst's first webhook (app clock): median ${Math.round(latencies[50]! / 100) / 10} s, max ${Math.round(latencies.at(-1)! / 100) / 10} s over ${latencies.length} alerts in 5 groups`);
+    console.info(
+      `group alerts after the burst's first webhook (app clock): median ${Math.round(latencies[50]! / 100) / 10} s, max ${Math.round(latencies.at(-1)! / 100) / 10} s over ${latencies.length} alerts in 5 groups`,
+    );
   }, 120_000);
 });

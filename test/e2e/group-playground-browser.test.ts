@@ -5,7 +5,11 @@ const OUT = "test-output/playground-group";
 
 /** Team alerts offline in the playground's page: the Team group panel, the chat picker, the group as a chat. */
 describe("the playground's team group in a browser", () => {
-  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 1200, height: 800 }, app: { perChatMinTimeMs: 0 } });
+  const playground = usePlaygroundPage({
+    out: OUT,
+    viewport: { width: 1200, height: 800 },
+    app: { perChatMinTimeMs: 0 },
+  });
 
   it("makes a group with the simulated users, picks it through the chat picker and shows it as a chat", async () => {
     const { page } = playground;
@@ -15,7 +19,10 @@ describe("the playground's team group in a browser", () => {
     await expect.poll(() => page.locator("#chat-sub").textContent()).toContain("id 2001");
     const key = (await page.locator("#demo-key").textContent())!;
     await page.click("#connect-key");
-    await page.locator(".msg.bot", { hasText: key.slice(-4) }).first().waitFor();
+    await page
+      .locator(".msg.bot", { hasText: key.slice(-4) })
+      .first()
+      .waitFor();
 
     await page.click("#create-group");
     await expect.poll(() => page.locator("#chat-select option").count()).toBe(2);

@@ -20,7 +20,10 @@ describe("the playground's team group", () => {
   });
 
   it("creates a group with the simulated users, offers the chat picker, links the pick and shows the group as a chat", async () => {
-    app = await startApp({ env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" }, perChatMinTimeMs: 0 });
+    app = await startApp({
+      env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" },
+      perChatMinTimeMs: 0,
+    });
     const base = `${app.url}/play/api`;
     const headers = { "content-type": "application/json", origin: new URL(app.url).origin };
     const post = async (path: string, body: object) => {
@@ -39,23 +42,39 @@ describe("the playground's team group", () => {
       throw new Error(`timed out waiting for ${what}`);
     };
 
-    const { group } = (await post("/groups", {})) as { group: { id: number; title: string; members: Array<{ id: number; status: string }>; botStatus: string } };
+    const { group } = (await post("/groups", {})) as {
+      group: { id: number; title: string; members: Array<{ id: number; status: string }>; botStatus: string };
+    };
     expect(group.id).toBeLessThan(0);
     expect(group.botStatus).toBe("member");
     expect(group.members.map((member) => member.status)).toEqual(["creator", "administrator", "administrator"]);
-    expect(((await get<{ groups: unknown[] }>("/groups")).groups)).toHaveLength(1);
+    expect((await get<{ groups: unknown[] }>("/groups")).groups).toHaveLength(1);
 
     const alice = group.members[0]!.id;
     const config = await get<{ demo: { apiKey: string } }>("/config");
     await post("/send", { userId: alice, text: `/connect ${config.demo.apiKey}`, waitMs: 3000 });
     await post("/send", { userId: alice, text: "/group", waitMs: 3000 });
-    const { keyboard } = await get<{ keyboard: { buttons: Array<{ text: string; request_chat?: unknown }> } | null }>(`/reply-keyboard?userId=${alice}`);
+    const { keyboard } = await get<{ keyboard: { buttons: Array<{ text: string; request_chat?: unknown }> } | null }>(
+      `/reply-keyboard?userId=${alice}`,
+    );
     expect(keyboard?.buttons.find((button) => button.request_chat)?.text).toBe("Choose a group");
     await post("/share-chat", { userId: alice, groupId: group.id });
-    await waitFor(async () => (await get<{ messages: MessageView[] }>(`/chat?userId=${alice}`)).messages.find((message) => message.from === "bot" && message.text?.includes(`copied to ${group.title}`)), "the group's card");
+    await waitFor(
+      async () =>
+        (await get<{ messages: MessageView[] }>(`/chat?userId=${alice}`)).messages.find(
+          (message) => message.from === "bot" && message.text?.includes(`copied to ${group.title}`),
+        ),
+      "the group's card",
+    );
 
     await post("/send", { userId: alice, groupId: group.id, text: "/group" });
-    const listed = await waitFor(async () => (await get<{ messages: MessageView[] }>(`/group-chat?groupId=${group.id}`)).messages.find((message) => message.from === "bot" && message.text?.includes("Alerts of these members come here")), "the group's answer");
+    const listed = await waitFor(
+      async () =>
+        (await get<{ messages: MessageView[] }>(`/group-chat?groupId=${group.id}`)).messages.find(
+          (message) => message.from === "bot" && message.text?.includes("Alerts of these members come here"),
+        ),
+      "the group's answer",
+    );
     expect(listed.text).toContain("Alice");
     expect((await fetch(`${base}/group-chat?groupId=12`)).status).toBe(400);
   });

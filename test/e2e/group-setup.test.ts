@@ -21,8 +21,12 @@ describe("team alerts: setting up /group", () => {
     const intro = await nextBotText(user, (text) => text.includes("Team alerts"));
     expect(intro.text).toContain("Add to a group");
     expect(await nextBotText(user, (text) => text.includes("pick the group"))).toBeDefined();
-    const send = world.fake.calls.filter((call) => call.method === "sendMessage" && call.params.chat_id === 4501).at(-1)!;
-    const markup = (typeof send.params.reply_markup === "string" ? JSON.parse(send.params.reply_markup) : send.params.reply_markup) as { keyboard: Array<Array<{ text: string; request_chat: Record<string, unknown> }>> };
+    const send = world.fake.calls
+      .filter((call) => call.method === "sendMessage" && call.params.chat_id === 4501)
+      .at(-1)!;
+    const markup = (
+      typeof send.params.reply_markup === "string" ? JSON.parse(send.params.reply_markup) : send.params.reply_markup
+    ) as { keyboard: Array<Array<{ text: string; request_chat: Record<string, unknown> }>> };
     const button = markup.keyboard[0]![0]!;
     expect(button.text).toBe("Choose a group");
     expect(button.request_chat).toMatchObject({ chat_is_channel: false, bot_is_member: true, request_title: true });
@@ -32,8 +36,19 @@ describe("team alerts: setting up /group", () => {
     const linked = await nextBotText(user, (text) => text.includes("Linked"));
     expect(linked.text).toContain("Ops <team>");
     const card = await nextBotText(user, (text) => text.includes("copied to"));
-    expect(buttonLabels(card)).toEqual(["✅ Order filled", "✅ Order failed", "✅ Rule paused", "✅ Price watch", "✅ Other notifications", "Choose a group", "Stop group alerts", "➕ Add to a group"]);
-    const checks = world.fake.calls.filter((call) => call.method === "getChatMember" && call.params.chat_id === group.id);
+    expect(buttonLabels(card)).toEqual([
+      "✅ Order filled",
+      "✅ Order failed",
+      "✅ Rule paused",
+      "✅ Price watch",
+      "✅ Other notifications",
+      "Choose a group",
+      "Stop group alerts",
+      "➕ Add to a group",
+    ]);
+    const checks = world.fake.calls.filter(
+      (call) => call.method === "getChatMember" && call.params.chat_id === group.id,
+    );
     expect(checks.map((call) => Number(call.params.user_id))).toEqual([123456789, 4501]);
     const link = await groupLinkOf(world, 4501);
     expect(Number(link?.group_chat_id)).toBe(group.id);
@@ -42,7 +57,8 @@ describe("team alerts: setting up /group", () => {
 
   it("/group is in the command menu and in /help, in every language", async () => {
     await waitForCommands();
-    for (const language of ["en", "ru", "zh"]) expect(world.fake.commands(language).map((command) => command.command)).toContain("group");
+    for (const language of ["en", "ru", "zh"])
+      expect(world.fake.commands(language).map((command) => command.command)).toContain("group");
     const user = world.user(4509);
     user.send("/help");
     const help = await nextBotText(user, (text) => text.includes("/group"));
@@ -119,7 +135,8 @@ describe("team alerts: setting up /group", () => {
     expect(list).toContain("User4506");
     expect(list).toContain("Bo<b>");
     // The same member again within half a minute: not answered (each answer takes one of the group's turns); later, answered.
-    const answers = () => groupTexts(world, group.id).filter((text) => text.includes("Alerts of these members come here")).length;
+    const answers = () =>
+      groupTexts(world, group.id).filter((text) => text.includes("Alerts of these members come here")).length;
     world.fake.sendText(b.user, "/group", { groupId: group.id });
     await world.settled();
     expect(answers()).toBe(1);
@@ -160,7 +177,15 @@ describe("team alerts: setting up /group", () => {
     const name = (index: number) => `${String(index).padStart(2, "0")} & ${"N".repeat(59)}`;
     await world.app.db
       .insertInto("group_links")
-      .values(Array.from({ length: 80 }, (_, index) => ({ telegram_id: 9_450_000 + index, group_chat_id: group.id, group_title: "Ops team", owner_name: name(index), linked_at: 1_000 + index })))
+      .values(
+        Array.from({ length: 80 }, (_, index) => ({
+          telegram_id: 9_450_000 + index,
+          group_chat_id: group.id,
+          group_title: "Ops team",
+          owner_name: name(index),
+          linked_at: 1_000 + index,
+        })),
+      )
       .execute();
     world.fake.sendText(a.user, "/group", { groupId: group.id });
     const list = await waitForGroupText(group.id, "Alerts of these members come here");
@@ -176,23 +201,43 @@ describe("team alerts: setting up /group", () => {
     const group = teamGroup(world, [user]);
     const forged = (chat: { id: number; type: string; title?: string }, data: string) => {
       const id = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
-      world.fake.injectUpdate({ callback_query: { id, from: { id: 4508, is_bot: false, first_name: "User4508", language_code: "en" }, chat_instance: "1", data, message: { message_id: 1, date: 1, chat, from: { id: 123456789, is_bot: true, first_name: "Bot" }, text: "x" } } });
+      world.fake.injectUpdate({
+        callback_query: {
+          id,
+          from: { id: 4508, is_bot: false, first_name: "User4508", language_code: "en" },
+          chat_instance: "1",
+          data,
+          message: {
+            message_id: 1,
+            date: 1,
+            chat,
+            from: { id: 123456789, is_bot: true, first_name: "Bot" },
+            text: "x",
+          },
+        },
+      });
       return id;
     };
     const inGroup = { id: group.id, type: "group", title: group.title };
     const inPrivate = { id: 4508, type: "private", first_name: "User4508" };
-    for (const data of ["gp:r:__proto__x", "gp:p:constructo"]) expect(await callbackAnswerText(world, forged(inGroup, data))).toBe("This button is no longer valid.");
+    for (const data of ["gp:r:__proto__x", "gp:p:constructo"])
+      expect(await callbackAnswerText(world, forged(inGroup, data))).toBe("This button is no longer valid.");
     // Not even the shape of a reference: answered without a word, as any other press in a group.
     expect(await callbackAnswerText(world, forged(inGroup, "gp:r:toString"))).toBe("");
-    expect(await callbackAnswerText(world, forged(inPrivate, "gl:t:__proto__"))).toBe("This button is no longer valid.");
-    expect(await callbackAnswerText(world, forged(inPrivate, "gl:t:filled"))).toBe("No group is linked. Send /group to choose one.");
+    expect(await callbackAnswerText(world, forged(inPrivate, "gl:t:__proto__"))).toBe(
+      "This button is no longer valid.",
+    );
+    expect(await callbackAnswerText(world, forged(inPrivate, "gl:t:filled"))).toBe(
+      "No group is linked. Send /group to choose one.",
+    );
     await world.settled();
     expect(await groupLinkOf(world, 4508)).toBeUndefined();
     expect(world.logs()).not.toContain("update handler failed");
   });
 
   async function waitForCommands() {
-    for (let i = 0; i < 200 && world.fake.commands("zh").length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (let i = 0; i < 200 && world.fake.commands("zh").length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
   }
 
   async function linkedUserFor(user: ReturnType<World["user"]>) {
@@ -209,5 +254,4 @@ describe("team alerts: setting up /group", () => {
     }
     throw new Error(`no "${part}" in group ${chatId}: ${JSON.stringify(groupTexts(world, chatId))}`);
   }
-
 });

@@ -10,10 +10,20 @@ describe("help that teaches", () => {
     const user = world.user(7401);
     user.send("/help");
     const help = await user.nextMessage();
-    for (const example of ["/quote energy 65k 1h", "/buy energy 65k 1h T…", "/watch energy 65k 1h 2.5", "/refill T… 30k 65k 1h", "/renewal T… 65k", "/connect <API key>"]) expect(help.text).toContain(example);
+    for (const example of [
+      "/quote energy 65k 1h",
+      "/buy energy 65k 1h T…",
+      "/watch energy 65k 1h 2.5",
+      "/refill T… 30k 65k 1h",
+      "/renewal T… 65k",
+      "/connect <API key>",
+    ])
+      expect(help.text).toContain(example);
     expect(help.text).toContain("Arguments are optional");
     // The command itself stays outside the code span (tappable as a command); only its example is code.
-    const codeSpans = (help.entities ?? []).filter((entity) => entity.type === "code").map((entity) => help.text!.slice(entity.offset, entity.offset + entity.length));
+    const codeSpans = (help.entities ?? [])
+      .filter((entity) => entity.type === "code")
+      .map((entity) => help.text!.slice(entity.offset, entity.offset + entity.length));
     expect(codeSpans).toEqual(expect.arrayContaining(["energy 65k 1h", "energy 65k 1h T…", "<API key>"]));
     expect(codeSpans.some((span) => span.startsWith("/"))).toBe(false);
     expect(help.text!.length).toBeLessThanOrEqual(4096);

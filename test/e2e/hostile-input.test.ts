@@ -1,13 +1,27 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { ADDRESS_A, ADDRESS_B, ADDRESS_C, callbackAnswerText, linkKey, manageWorld, openStep, type World } from "../kit/world";
+import {
+  ADDRESS_A,
+  ADDRESS_B,
+  ADDRESS_C,
+  callbackAnswerText,
+  linkKey,
+  manageWorld,
+  openStep,
+  type World,
+} from "../kit/world";
 import { touchAddress } from "#src/db/repos/addresses";
 import type { ChatMessage } from "#src/telegram-fake/index";
 
 /** The English `error-generic`: what a handler that threw leaves the user with. */
 const GENERIC_ERROR = "Something went wrong on our side";
 /** The "no longer valid" toasts: button-expired, card-expired (confirmation buttons), flow-closed and flow-not-this-question (answer buttons). */
-const NO_LONGER_VALID = ["This button is no longer valid.", "This confirmation is no longer valid.", "This question is closed. Start again from the command.", "This button does not answer the open question. Use the buttons under the last question, or type your answer."];
+const NO_LONGER_VALID = [
+  "This button is no longer valid.",
+  "This confirmation is no longer valid.",
+  "This question is closed. Start again from the command.",
+  "This button does not answer the open question. Use the buttons under the last question, or type your answer.",
+];
 
 const PROTOTYPE_NAMES = ["toString", "constructor", "__proto__", "hasOwnProperty", "valueOf", "prototype"];
 const PIECES = [
@@ -41,7 +55,10 @@ const FIXED = [
   "   ",
   "\t \u00A0\u2003",
 ];
-const hostileText = fc.oneof(fc.constantFrom(...FIXED), fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 8 }).map((pieces) => pieces.join("")));
+const hostileText = fc.oneof(
+  fc.constantFrom(...FIXED),
+  fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 8 }).map((pieces) => pieces.join("")),
+);
 /** Tried first at every step, whatever the random runs pick: the inputs that once reached a built-in. */
 const ALWAYS = ["@toString", "@constructor", "@__proto__", "<b>&</b>".repeat(512)].map((text) => [text] as [string]);
 const RUNS = 10;
@@ -56,17 +73,95 @@ function callbackData(text: string): string {
 /** The menus (@grammyjs/menu): data `<menu>/<row>/<column>/<payload>/<fingerprint>`. */
 const MENUS = ["rl", "ru", "rc", "rd", "tx", "st"];
 /** Every callback-data prefix the bot reads, each with a payload of the shape it expects where it has one. */
-const PREFIXES = ["a:", "qb:", "qb:e:1:", "w:tx", "w:r", "tx:p:", "tx:p:1:a:", "dc:y", "dc:n", "st:l:", "st:a:", "wh:rot", "cf:", "cx:", "rf:", "ar:", "or:p:", "or:o:", "or:s", "n:p:", "n:r:", "n:a:", "rl:l:", "rl:b", "rl:o:", "rl:c:", "rl:p:", "rl:r:", "rl:C:", "rl:d:", "m:", "ad:x:", "ad:l:", "ba:", "wl:y:", "wl:n:", "gp:r:", "gp:p:", "gl:t:", "gl:c", "gl:x", ...MENUS.flatMap((menu) => [`${menu}/`, `${menu}/0/0/`])];
+const PREFIXES = [
+  "a:",
+  "qb:",
+  "qb:e:1:",
+  "w:tx",
+  "w:r",
+  "tx:p:",
+  "tx:p:1:a:",
+  "dc:y",
+  "dc:n",
+  "st:l:",
+  "st:a:",
+  "wh:rot",
+  "cf:",
+  "cx:",
+  "rf:",
+  "ar:",
+  "or:p:",
+  "or:o:",
+  "or:s",
+  "n:p:",
+  "n:r:",
+  "n:a:",
+  "rl:l:",
+  "rl:b",
+  "rl:o:",
+  "rl:c:",
+  "rl:p:",
+  "rl:r:",
+  "rl:C:",
+  "rl:d:",
+  "m:",
+  "ad:x:",
+  "ad:l:",
+  "ba:",
+  "wl:y:",
+  "wl:n:",
+  "gp:r:",
+  "gp:p:",
+  "gl:t:",
+  "gl:c",
+  "gl:x",
+  ...MENUS.flatMap((menu) => [`${menu}/`, `${menu}/0/0/`]),
+];
 /** Ten characters of the short-reference alphabet, so the data reaches the handler and its lookup. */
 const REFERENCE_SHAPED = ["__proto__x", "constructo", "toString__"];
 const CRAFTED = [
-  ...PREFIXES.flatMap((prefix) => ["toString", "__proto__", "@constructor", "<b>&</b>", "🔥\u202E\u200B"].map((payload) => `${prefix}${payload}`)),
-  ...["cf:", "cx:", "rf:", "ar:", "ad:x:", "ad:l:", "ba:", "gp:r:", "gp:p:", "rl:o:", "rl:c:", "rl:p:", "rl:r:", "rl:C:", "rl:d:"].flatMap((prefix) => REFERENCE_SHAPED.map((ref) => `${prefix}${ref}`)),
-  ...REFERENCE_SHAPED.flatMap((ref) => [`or:o:${ref}:1`, `n:r:${ref}:1`, `tx:p:1:a:${ref}`, `rl:o:${ref}:1`, `rl:d:${ref}:2`]),
-  ...["constructor", "prototype", "tostring", "valueof", "hasownproperty"].flatMap((name) => [`m:${name}`, `st:l:${name}`, `st:a:${name}`]),
+  ...PREFIXES.flatMap((prefix) =>
+    ["toString", "__proto__", "@constructor", "<b>&</b>", "🔥\u202E\u200B"].map((payload) => `${prefix}${payload}`),
+  ),
+  ...[
+    "cf:",
+    "cx:",
+    "rf:",
+    "ar:",
+    "ad:x:",
+    "ad:l:",
+    "ba:",
+    "gp:r:",
+    "gp:p:",
+    "rl:o:",
+    "rl:c:",
+    "rl:p:",
+    "rl:r:",
+    "rl:C:",
+    "rl:d:",
+  ].flatMap((prefix) => REFERENCE_SHAPED.map((ref) => `${prefix}${ref}`)),
+  ...REFERENCE_SHAPED.flatMap((ref) => [
+    `or:o:${ref}:1`,
+    `n:r:${ref}:1`,
+    `tx:p:1:a:${ref}`,
+    `rl:o:${ref}:1`,
+    `rl:d:${ref}:2`,
+  ]),
+  ...["constructor", "prototype", "tostring", "valueof", "hasownproperty"].flatMap((name) => [
+    `m:${name}`,
+    `st:l:${name}`,
+    `st:a:${name}`,
+  ]),
   ...["toString", "valueOf", "proto"].map((name) => `qb:e:65000:${name}`),
   // Well-formed menu data that no message of the chat carries: a press on it must act on nothing.
-  ...MENUS.flatMap((menu) => REFERENCE_SHAPED.flatMap((ref) => [`${menu}/0/0/${ref}.1/f\u0001\u0002`, `${menu}/1/0/${ref}.0.t/fabc`, `${menu}/0/0/1.a.-/h\u00ff`, `${menu}/-1/0/${ref}.1/fx`])),
+  ...MENUS.flatMap((menu) =>
+    REFERENCE_SHAPED.flatMap((ref) => [
+      `${menu}/0/0/${ref}.1/f\u0001\u0002`,
+      `${menu}/1/0/${ref}.0.t/fabc`,
+      `${menu}/0/0/1.a.-/h\u00ff`,
+      `${menu}/-1/0/${ref}.1/fx`,
+    ]),
+  ),
 ].map(callbackData);
 
 // The bot allows a user 20 updates in 10 s of its clock. Its clock runs SCALE times faster here,
@@ -91,7 +186,8 @@ describe("hostile text at every step gets an explanation, never the generic erro
     await pace();
     await linkKey(world, user, apiKey);
     const now = Date.now();
-    for (const [index, address] of [ADDRESS_A, ADDRESS_B, ADDRESS_C].entries()) await touchAddress(world.app.db, id, address, now - index * 1_000);
+    for (const [index, address] of [ADDRESS_A, ADDRESS_B, ADDRESS_C].entries())
+      await touchAddress(world.app.db, id, address, now - index * 1_000);
     return {
       user,
       async send(text: string): Promise<ChatMessage> {
@@ -135,9 +231,12 @@ describe("hostile text at every step gets an explanation, never the generic erro
   const ADDRESS_BAD = /not a TRON address|wrong checksum/;
 
   const send = (text: string, words: string) => async (user: Hostile) => expectQuestion(await user.send(text), words);
-  const steps = (...parts: Array<[kind: "send" | "press", value: string, words: string]>) => async (user: Hostile) => {
-    for (const [kind, value, words] of parts) expectQuestion(kind === "send" ? await user.send(value) : await user.press(value), words);
-  };
+  const steps =
+    (...parts: Array<[kind: "send" | "press", value: string, words: string]>) =>
+    async (user: Hostile) => {
+      for (const [kind, value, words] of parts)
+        expectQuestion(kind === "send" ? await user.send(value) : await user.press(value), words);
+    };
 
   async function drive(user: Hostile, step: Step): Promise<void> {
     const id = user.user.user.id;
@@ -152,7 +251,10 @@ describe("hostile text at every step gets an explanation, never the generic erro
         expect(reply.text, `${step.name}: ${JSON.stringify(text.slice(0, 60))}`).not.toContain(GENERIC_ERROR);
         expect(reply.text, `${step.name}: ${JSON.stringify(text.slice(0, 60))}`).toMatch(step.answers);
         if (step.at?.endsWith("/address") && ADDRESS_BAD.test(reply.text ?? "")) {
-          expect(world.sandboxRequests.slice(requestsBefore), `${step.name}: a refused address is refused before any call`).toEqual([]);
+          expect(
+            world.sandboxRequests.slice(requestsBefore),
+            `${step.name}: a refused address is refused before any call`,
+          ).toEqual([]);
         }
         if (step.followedBy?.test(reply.text ?? "")) await user.user.nextMessage({ timeoutMs: 8000 });
       }),
@@ -167,15 +269,62 @@ describe("hostile text at every step gets an explanation, never the generic erro
   it("quote and buy: every guided step and the one-line commands", async () => {
     const user = await hostileUser(1001);
     const quoteSteps: Step[] = [
-      { name: "quote resource", at: "quote/resource", reach: send("/quote", "Which resource"), answers: /Please choose energy or bandwidth/ },
-      { name: "quote volume", at: "quote/volume", reach: send("/quote energy", "How much Energy"), answers: VOLUME_BAD },
-      { name: "quote duration", at: "quote/duration", reach: send("/quote energy 65k", "For how long"), answers: /Please choose one of these durations/ },
-      { name: "buy resource", at: "buy/resource", reach: send("/buy", "Which resource"), answers: /Please choose energy or bandwidth/ },
-      { name: "buy volume", at: "buy/volume", reach: send("/buy bandwidth", "How much Bandwidth"), answers: VOLUME_BAD },
-      { name: "buy duration", at: "buy/duration", reach: send("/buy energy 65k", "For how long"), answers: /Please choose one of these durations/ },
-      { name: "buy address", at: "buy/address", reach: send("/buy energy 65k 1h", "Which address"), answers: ADDRESS_BAD },
-      { name: "/quote one line", at: null, reach: async () => undefined, message: (text) => `/quote ${text}`, answers: /could not read “|Which resource/ },
-      { name: "/buy one line", at: null, reach: async () => undefined, message: (text) => `/buy ${text}`, answers: /could not read “|Which resource/ },
+      {
+        name: "quote resource",
+        at: "quote/resource",
+        reach: send("/quote", "Which resource"),
+        answers: /Please choose energy or bandwidth/,
+      },
+      {
+        name: "quote volume",
+        at: "quote/volume",
+        reach: send("/quote energy", "How much Energy"),
+        answers: VOLUME_BAD,
+      },
+      {
+        name: "quote duration",
+        at: "quote/duration",
+        reach: send("/quote energy 65k", "For how long"),
+        answers: /Please choose one of these durations/,
+      },
+      {
+        name: "buy resource",
+        at: "buy/resource",
+        reach: send("/buy", "Which resource"),
+        answers: /Please choose energy or bandwidth/,
+      },
+      {
+        name: "buy volume",
+        at: "buy/volume",
+        reach: send("/buy bandwidth", "How much Bandwidth"),
+        answers: VOLUME_BAD,
+      },
+      {
+        name: "buy duration",
+        at: "buy/duration",
+        reach: send("/buy energy 65k", "For how long"),
+        answers: /Please choose one of these durations/,
+      },
+      {
+        name: "buy address",
+        at: "buy/address",
+        reach: send("/buy energy 65k 1h", "Which address"),
+        answers: ADDRESS_BAD,
+      },
+      {
+        name: "/quote one line",
+        at: null,
+        reach: async () => undefined,
+        message: (text) => `/quote ${text}`,
+        answers: /could not read “|Which resource/,
+      },
+      {
+        name: "/buy one line",
+        at: null,
+        reach: async () => undefined,
+        message: (text) => `/buy ${text}`,
+        answers: /could not read “|Which resource/,
+      },
     ];
     for (const step of quoteSteps) await drive(user, step);
     expectNoGenericError(user);
@@ -186,24 +335,85 @@ describe("hostile text at every step gets an explanation, never the generic erro
     const newRule = (kind: string, ...rest: Array<[kind: "send" | "press", value: string, words: string]>) =>
       steps(["send", "/newrule", "Which kind of rule"], ["press", kind, "Which address should the rule"], ...rest);
     const ruleSteps: Step[] = [
-      { name: "rule kind", at: "rule/kind", reach: send("/newrule", "Which kind of rule"), answers: /choose one of the kinds/ },
+      {
+        name: "rule kind",
+        at: "rule/kind",
+        reach: send("/newrule", "Which kind of rule"),
+        answers: /choose one of the kinds/,
+      },
       { name: "refill address", at: "rule/address", reach: newRule("Auto-refill"), answers: ADDRESS_BAD },
-      { name: "refill minimal", at: "rule/minimal", reach: newRule("Auto-refill", ["send", ADDRESS_A, "falls below"]), answers: /threshold must be/ },
-      { name: "refill volume", at: "rule/volume", reach: newRule("Auto-refill", ["send", ADDRESS_A, "falls below"], ["send", "30k", "per delivery"]), answers: VOLUME_BAD },
-      { name: "refill duration", at: "rule/duration", reach: newRule("Auto-refill", ["send", ADDRESS_A, "falls below"], ["send", "30k", "per delivery"], ["press", "65,000", "For how long"]), answers: /Please choose one of these durations/ },
+      {
+        name: "refill minimal",
+        at: "rule/minimal",
+        reach: newRule("Auto-refill", ["send", ADDRESS_A, "falls below"]),
+        answers: /threshold must be/,
+      },
+      {
+        name: "refill volume",
+        at: "rule/volume",
+        reach: newRule("Auto-refill", ["send", ADDRESS_A, "falls below"], ["send", "30k", "per delivery"]),
+        answers: VOLUME_BAD,
+      },
+      {
+        name: "refill duration",
+        at: "rule/duration",
+        reach: newRule(
+          "Auto-refill",
+          ["send", ADDRESS_A, "falls below"],
+          ["send", "30k", "per delivery"],
+          ["press", "65,000", "For how long"],
+        ),
+        answers: /Please choose one of these durations/,
+      },
       {
         name: "refill auto-resume",
         at: "rule/autoResume",
-        reach: newRule("Auto-refill", ["send", ADDRESS_A, "falls below"], ["send", "30k", "per delivery"], ["press", "65,000", "For how long"], ["press", "1h", "resume by itself"]),
+        reach: newRule(
+          "Auto-refill",
+          ["send", ADDRESS_A, "falls below"],
+          ["send", "30k", "per delivery"],
+          ["press", "65,000", "For how long"],
+          ["press", "1h", "resume by itself"],
+        ),
         answers: /answer Yes or No/,
       },
       { name: "renewal address", at: "rule/address", reach: newRule("Auto-renewal"), answers: ADDRESS_BAD },
-      { name: "renewal volume", at: "rule/volume", reach: newRule("Auto-renewal", ["send", ADDRESS_B, "renewed each day"]), answers: VOLUME_BAD },
-      { name: "renewal auto-resume", at: "rule/autoResume", reach: newRule("Auto-renewal", ["send", ADDRESS_B, "renewed each day"], ["press", "131,000", "resume by itself"]), answers: /answer Yes or No/ },
+      {
+        name: "renewal volume",
+        at: "rule/volume",
+        reach: newRule("Auto-renewal", ["send", ADDRESS_B, "renewed each day"]),
+        answers: VOLUME_BAD,
+      },
+      {
+        name: "renewal auto-resume",
+        at: "rule/autoResume",
+        reach: newRule(
+          "Auto-renewal",
+          ["send", ADDRESS_B, "renewed each day"],
+          ["press", "131,000", "resume by itself"],
+        ),
+        answers: /answer Yes or No/,
+      },
       { name: "smart address", at: "rule/address", reach: newRule("Smart mode"), answers: ADDRESS_BAD },
-      { name: "smart auto-resume", at: "rule/autoResume", reach: newRule("Smart mode", ["send", ADDRESS_C, "resume by itself"]), answers: /answer Yes or No/ },
-      { name: "/refill address step", at: "rule/address", reach: send("/refill", "Which address should the rule"), answers: ADDRESS_BAD },
-      ...["refill", "renewal", "smart"].map((kind): Step => ({ name: `/${kind} one line`, at: null, reach: async () => undefined, message: (text) => `/${kind} ${text}`, answers: /could not read “|Which address should the rule/ })),
+      {
+        name: "smart auto-resume",
+        at: "rule/autoResume",
+        reach: newRule("Smart mode", ["send", ADDRESS_C, "resume by itself"]),
+        answers: /answer Yes or No/,
+      },
+      {
+        name: "/refill address step",
+        at: "rule/address",
+        reach: send("/refill", "Which address should the rule"),
+        answers: ADDRESS_BAD,
+      },
+      ...["refill", "renewal", "smart"].map((kind): Step => ({
+        name: `/${kind} one line`,
+        at: null,
+        reach: async () => undefined,
+        message: (text) => `/${kind} ${text}`,
+        answers: /could not read “|Which address should the rule/,
+      })),
     ];
     for (const step of ruleSteps) await drive(user, step);
     expectNoGenericError(user);
@@ -215,7 +425,13 @@ describe("hostile text at every step gets an explanation, never the generic erro
       expectQuestion(await hostile.send("/addresses"), "Your addresses");
       expectQuestion(await hostile.press(/✏️/), "Send a label for");
     };
-    await drive(user, { name: "address label", at: "address-label/label", reach: label, answers: /Label saved|Label removed|1 to 32 characters/, followedBy: /Label saved|Label removed/ });
+    await drive(user, {
+      name: "address label",
+      at: "address-label/label",
+      reach: label,
+      answers: /Label saved|Label removed|1 to 32 characters/,
+      followedBy: /Label saved|Label removed/,
+    });
     // With no question open (a /cancel first), text next to the settings card is not understood, and says so.
     const settings = steps(["send", "/cancel", "ancel"], ["send", "/settings", "Settings"]);
     await drive(user, { name: "text after /settings", at: null, reach: settings, answers: /didn't understand/ });
@@ -237,7 +453,14 @@ describe("hostile text at every step gets an explanation, never the generic erro
           id,
           from: { id: userId, is_bot: false, first_name: firstName, language_code: "en" },
           // Telegram sends the pressed message as it is, keyboard included.
-          message: { message_id: question.messageId, from: { id: 123456789, is_bot: true, first_name: "Energy Sandbox" }, chat: { id: userId, type: "private", first_name: firstName }, date: question.date, text: question.text, reply_markup: question.replyMarkup },
+          message: {
+            message_id: question.messageId,
+            from: { id: 123456789, is_bot: true, first_name: "Energy Sandbox" },
+            chat: { id: userId, type: "private", first_name: firstName },
+            date: question.date,
+            text: question.text,
+            reply_markup: question.replyMarkup,
+          },
           chat_instance: "1",
           data,
         },
@@ -245,9 +468,16 @@ describe("hostile text at every step gets an explanation, never the generic erro
       return callbackAnswerText(world, id);
     };
     const chatId = () => user.user.user.id;
-    const chatCalls = () => world.fake.calls.filter((call) => call.method !== "answerCallbackQuery" && call.method !== "getUpdates" && Number(call.params.chat_id) === chatId()).length;
+    const chatCalls = () =>
+      world.fake.calls.filter(
+        (call) =>
+          call.method !== "answerCallbackQuery" &&
+          call.method !== "getUpdates" &&
+          Number(call.params.chat_id) === chatId(),
+      ).length;
     const callsBefore = chatCalls();
-    for (const data of CRAFTED) expect(NO_LONGER_VALID, `${JSON.stringify(data)} was answered`).toContain(await press(data));
+    for (const data of CRAFTED)
+      expect(NO_LONGER_VALID, `${JSON.stringify(data)} was answered`).toContain(await press(data));
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...PREFIXES), hostileText, async (prefix, text) => {
         const data = callbackData(`${prefix}${text}`);

@@ -5,7 +5,11 @@ import { ADDRESS_A, buttonLabels, linkKey, manageWorld, startWorld, type World }
 
 /** The bot's answer to an inline query, once it gave one. */
 async function answerTo(fake: FakeTelegram, inlineQueryId: string, timeoutMs = 8000): Promise<InlineAnswer> {
-  for (const started = Date.now(); Date.now() - started < timeoutMs; await new Promise((resolve) => setTimeout(resolve, 20))) {
+  for (
+    const started = Date.now();
+    Date.now() - started < timeoutMs;
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  ) {
     const answer = fake.inlineAnswer(inlineQueryId);
     if (answer) return answer;
   }
@@ -39,13 +43,20 @@ describe("inline mode: live quotes in any chat, with a link into the bot", () =>
     // Only the public quote: an inline answer may be seen by anyone in the chat.
     expect(world.sandboxRequests).toEqual(["GET /api/v1/pricing/quote"]);
 
-    const bandwidth = await answerTo(world.fake, world.fake.sendInlineQuery(user.user, "bandwidth 5k 1d").inlineQueryId);
+    const bandwidth = await answerTo(
+      world.fake,
+      world.fake.sendInlineQuery(user.user, "bandwidth 5k 1d").inlineQueryId,
+    );
     expect(bandwidth.results.map((each) => each.title)).toEqual(["5,000 Bandwidth for 1d: 4.5 TRX"]);
 
     // A volume alone: one result per duration; the price cache spares the marketplace a second 1h quote.
     world.sandboxRequests.length = 0;
     const perDuration = await answerTo(world.fake, world.fake.sendInlineQuery(user.user, "65k").inlineQueryId);
-    expect(perDuration.results.map((each) => each.title)).toEqual(["65,000 Energy for 15m: 3.575 TRX", "65,000 Energy for 1h: 4.225 TRX", "65,000 Energy for 1d: 5.525 TRX"]);
+    expect(perDuration.results.map((each) => each.title)).toEqual([
+      "65,000 Energy for 15m: 3.575 TRX",
+      "65,000 Energy for 1h: 4.225 TRX",
+      "65,000 Energy for 1d: 5.525 TRX",
+    ]);
     expect(world.sandboxRequests).toHaveLength(2);
 
     const presets = await answerTo(world.fake, world.fake.sendInlineQuery(user.user, "").inlineQueryId);
@@ -101,22 +112,47 @@ describe("inline mode: live quotes in any chat, with a link into the bot", () =>
 });
 
 describe("the fake Telegram's inline queries keep Telegram's rules", () => {
-  const result = (id: string) => ({ type: "article" as const, id, title: `Result ${id}`, input_message_content: { message_text: `<b>${id}</b>`, parse_mode: "HTML" as const } });
+  const result = (id: string) => ({
+    type: "article" as const,
+    id,
+    title: `Result ${id}`,
+    input_message_content: { message_text: `<b>${id}</b>`, parse_mode: "HTML" as const },
+  });
 
   it("refuses more than 50 results, duplicate or overlong ids, bad messages and a second answer", async () => {
     const { fake, bot } = await fakeWorld();
     const ask = () => fake.sendInlineQuery(ALICE, "65k").inlineQueryId;
     const many = Array.from({ length: 51 }, (_, index) => result(String(index)));
     expect((await apiError(bot.api.answerInlineQuery(ask(), many))).description).toBe("Bad Request: RESULTS_TOO_MUCH");
-    expect((await apiError(bot.api.answerInlineQuery(ask(), [result("a"), result("a")]))).description).toBe("Bad Request: RESULT_ID_DUPLICATE");
-    expect((await apiError(bot.api.answerInlineQuery(ask(), [result("x".repeat(65))]))).description).toBe("Bad Request: RESULT_ID_INVALID");
-    expect((await apiError(bot.api.answerInlineQuery(ask(), [{ ...result("b"), input_message_content: { message_text: "<b>x", parse_mode: "HTML" } }]))).description).toMatch(/can't parse entities/);
-    expect((await apiError(bot.api.answerInlineQuery(ask(), [result("c")], { button: { text: "Open", start_parameter: "buy energy" } }))).description).toBe("Bad Request: START_PARAM_INVALID");
+    expect((await apiError(bot.api.answerInlineQuery(ask(), [result("a"), result("a")]))).description).toBe(
+      "Bad Request: RESULT_ID_DUPLICATE",
+    );
+    expect((await apiError(bot.api.answerInlineQuery(ask(), [result("x".repeat(65))]))).description).toBe(
+      "Bad Request: RESULT_ID_INVALID",
+    );
+    expect(
+      (
+        await apiError(
+          bot.api.answerInlineQuery(ask(), [
+            { ...result("b"), input_message_content: { message_text: "<b>x", parse_mode: "HTML" } },
+          ]),
+        )
+      ).description,
+    ).toMatch(/can't parse entities/);
+    expect(
+      (
+        await apiError(
+          bot.api.answerInlineQuery(ask(), [result("c")], { button: { text: "Open", start_parameter: "buy energy" } }),
+        )
+      ).description,
+    ).toBe("Bad Request: START_PARAM_INVALID");
     const id = ask();
     expect(await bot.api.answerInlineQuery(id, many.slice(0, 50), { cache_time: 5 })).toBe(true);
     expect(fake.inlineAnswer(id)?.results).toHaveLength(50);
     expect(fake.inlineAnswer(id)?.cacheTime).toBe(5);
-    expect((await apiError(bot.api.answerInlineQuery(id, [result("d")]))).description).toBe("Bad Request: query is too old and response timeout expired or query ID is invalid");
+    expect((await apiError(bot.api.answerInlineQuery(id, [result("d")]))).description).toBe(
+      "Bad Request: query is too old and response timeout expired or query ID is invalid",
+    );
   });
 
   it("refuses an answer later than 10 s after the query", async () => {
@@ -124,7 +160,9 @@ describe("the fake Telegram's inline queries keep Telegram's rules", () => {
     const { fake, bot } = await fakeWorld({ now: () => clock });
     const { inlineQueryId } = fake.sendInlineQuery(ALICE, "65k 1h");
     clock += 10_001;
-    expect((await apiError(bot.api.answerInlineQuery(inlineQueryId, [result("a")]))).description).toBe("Bad Request: query is too old and response timeout expired or query ID is invalid");
+    expect((await apiError(bot.api.answerInlineQuery(inlineQueryId, [result("a")]))).description).toBe(
+      "Bad Request: query is too old and response timeout expired or query ID is invalid",
+    );
   });
 });
 

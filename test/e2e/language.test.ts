@@ -15,7 +15,8 @@ describe("the language chosen in /settings", () => {
 
   const described = (language: string, command: string) => world.app.deps.i18n.t(language, `command-${command}`);
   const menuOf = (chatId: number, appLanguage: string) => world.fake.commandMenu(chatId, appLanguage);
-  const buyEntry = (chatId: number, appLanguage: string) => menuOf(chatId, appLanguage).find((entry) => entry.command === "buy")?.description;
+  const buyEntry = (chatId: number, appLanguage: string) =>
+    menuOf(chatId, appLanguage).find((entry) => entry.command === "buy")?.description;
 
   it("gives that chat the command menu in the chosen language, whatever the Telegram app's language; other chats keep theirs", async () => {
     const user = world.user(5101, { languageCode: "en" });
@@ -23,7 +24,9 @@ describe("the language chosen in /settings", () => {
     other.send("/start");
     await other.nextMessage();
     // The menus per app language are registered at start.
-    await waitFor(() => buyEntry(5101, "en") === described("en", "buy") && buyEntry(5101, "ru") === described("ru", "buy"));
+    await waitFor(
+      () => buyEntry(5101, "en") === described("en", "buy") && buyEntry(5101, "ru") === described("ru", "buy"),
+    );
 
     user.send("/settings");
     await user.nextMessage();
@@ -46,14 +49,31 @@ describe("the language chosen in /settings", () => {
     user.send("/start");
     await user.nextMessage();
     // As a user who chose Russian before this version: the language stored, no chat menu recorded.
-    await world.app.db.updateTable("users").set({ language: "ru", menu_language: null }).where("telegram_id", "=", 5111).execute();
-    const setsFor = (chatId: number) => world.fake.calls.filter((call) => call.method === "setMyCommands" && (call.params.scope as { chat_id?: number } | undefined)?.chat_id === chatId).length;
+    await world.app.db
+      .updateTable("users")
+      .set({ language: "ru", menu_language: null })
+      .where("telegram_id", "=", 5111)
+      .execute();
+    const setsFor = (chatId: number) =>
+      world.fake.calls.filter(
+        (call) =>
+          call.method === "setMyCommands" &&
+          (call.params.scope as { chat_id?: number } | undefined)?.chat_id === chatId,
+      ).length;
     expect(setsFor(5111)).toBe(0);
     user.send("/help");
     await user.nextMessage();
     expect(buyEntry(5111, "en")).toBe(described("ru", "buy"));
     expect(buyEntry(5111, "zh")).toBe(described("ru", "buy"));
-    expect((await world.app.db.selectFrom("users").select("menu_language").where("telegram_id", "=", 5111).executeTakeFirstOrThrow()).menu_language).toBe("ru");
+    expect(
+      (
+        await world.app.db
+          .selectFrom("users")
+          .select("menu_language")
+          .where("telegram_id", "=", 5111)
+          .executeTakeFirstOrThrow()
+      ).menu_language,
+    ).toBe("ru");
     user.send("/help");
     await user.nextMessage();
     expect(setsFor(5111)).toBe(1);
@@ -62,7 +82,11 @@ describe("the language chosen in /settings", () => {
     const refused = world.user(5112, { languageCode: "en" });
     refused.send("/start");
     await refused.nextMessage();
-    await world.app.db.updateTable("users").set({ language: "zh", menu_language: null }).where("telegram_id", "=", 5112).execute();
+    await world.app.db
+      .updateTable("users")
+      .set({ language: "zh", menu_language: null })
+      .where("telegram_id", "=", 5112)
+      .execute();
     world.telegram.failing.set("setmycommands", 400);
     refused.send("/help");
     expect((await refused.nextMessage()).text).toContain("/buy");
@@ -71,7 +95,15 @@ describe("the language chosen in /settings", () => {
     world.telegram.failing.clear();
     expect(world.telegram.failedBodies.filter((body) => body.includes('"chat_id":5112'))).toHaveLength(1);
     expect(setsFor(5112)).toBe(0);
-    expect((await world.app.db.selectFrom("users").select("menu_language").where("telegram_id", "=", 5112).executeTakeFirstOrThrow()).menu_language).toBeNull();
+    expect(
+      (
+        await world.app.db
+          .selectFrom("users")
+          .select("menu_language")
+          .where("telegram_id", "=", 5112)
+          .executeTakeFirstOrThrow()
+      ).menu_language,
+    ).toBeNull();
   });
 
   it("writes numbers as the user's language does, exactly: ru 1 090,705 TRX, zh and en 1,090.705 TRX", async () => {
@@ -110,7 +142,19 @@ describe("the language chosen in /settings", () => {
     await pushed.user.nextMessage();
     pushed.user.press(/Русский/);
     await pushed.user.nextBotEvent();
-    const answer = await pushed.post({ event: "order.filled", data: { order: { id: "abcdef12-0000-4000-8000-000000000001", resource: "energy", volume: 1090000, targetAddress: ADDRESS_A, totalTrx: "1090.705", status: "Filled" } } });
+    const answer = await pushed.post({
+      event: "order.filled",
+      data: {
+        order: {
+          id: "abcdef12-0000-4000-8000-000000000001",
+          resource: "energy",
+          volume: 1090000,
+          targetAddress: ADDRESS_A,
+          totalTrx: "1090.705",
+          status: "Filled",
+        },
+      },
+    });
     expect(answer.status).toBe(200);
     const alert = await pushed.user.nextMessage({ timeoutMs: 10_000 });
     expect(alert.text).toContain(`1${NBSP}090${NBSP}000`);
@@ -128,12 +172,18 @@ describe("the language of a user who chose none: their Telegram app's", () => {
     await linkKey(world, user, apiKey);
     user.send("/help");
     expect((await user.nextMessage()).text).toMatch(/[а-яА-Я]/);
-    const client = world.app.deps.marketplace(() => world.sandbox.control.createKey({ accountId, scope: "purchase" }).apiKey);
+    const client = world.app.deps.marketplace(
+      () => world.sandbox.control.createKey({ accountId, scope: "purchase" }).apiKey,
+    );
     const pauseAlert = async (ruleId: string) => {
       world.sandbox.control.setBalance({ accountId, trx: "0" });
       world.sandbox.control.fireRule({ ruleId });
       await world.app.push.pollNow();
-      return waitFor(() => world.fake.messages(7008).find((message) => message.from === "bot" && message.text?.includes(ruleId.slice(0, 8))));
+      return waitFor(() =>
+        world.fake
+          .messages(7008)
+          .find((message) => message.from === "bot" && message.text?.includes(ruleId.slice(0, 8))),
+      );
     };
     const first = await client.createSmart({ targetAddress: ADDRESS_A });
     expect((await pauseAlert(first.id)).text).toMatch(/[а-яА-Я]/);
@@ -161,10 +211,22 @@ describe("the language of a user who chose none, in alerts from a webhook", () =
     const response = await fetch(`${world.app.url}/webhooks/marketplace/${token}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ event: "order.filled", data: { id: "abcdef12-0000-4000-8000-000000000001", resource: "energy", volume: "65000", targetAddress: ADDRESS_A, totalTrx: "4.5", status: "Filled" } }),
+      body: JSON.stringify({
+        event: "order.filled",
+        data: {
+          id: "abcdef12-0000-4000-8000-000000000001",
+          resource: "energy",
+          volume: "65000",
+          targetAddress: ADDRESS_A,
+          totalTrx: "4.5",
+          status: "Filled",
+        },
+      }),
     });
     expect(response.status).toBe(200);
-    const alert = await waitFor(() => world.fake.messages(7702).find((message) => message.from === "bot" && message.text?.includes("abcdef12")));
+    const alert = await waitFor(() =>
+      world.fake.messages(7702).find((message) => message.from === "bot" && message.text?.includes("abcdef12")),
+    );
     expect(alert.text).toContain(visibleText(world.app.deps.i18n.t("zh", "alert-filled-hint")).slice(0, 10));
     expect(alert.text).not.toContain(visibleText(world.app.deps.i18n.t("en", "alert-filled-hint")).slice(0, 10));
   });
@@ -172,14 +234,26 @@ describe("the language of a user who chose none, in alerts from a webhook", () =
 
 describe("the playground's command menu", () => {
   it("is the one Telegram would show the chat: the /settings language over the top bar's app language", async () => {
-    const app = await startApp({ env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" }, perChatMinTimeMs: 0 });
+    const app = await startApp({
+      env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" },
+      perChatMinTimeMs: 0,
+    });
     try {
       const base = `${app.url}/play/api`;
       const headers = { "content-type": "application/json", origin: new URL(app.url).origin };
-      const post = (path: string, body: object) => fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) }).then((response) => response.json() as Promise<Record<string, unknown>>);
-      const menu = async (userId: number, lang: string) => ((await (await fetch(`${base}/commands?userId=${userId}&lang=${lang}`)).json()) as { commands: Array<{ command: string; description: string }> }).commands;
+      const post = (path: string, body: object) =>
+        fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body) }).then(
+          (response) => response.json() as Promise<Record<string, unknown>>,
+        );
+      const menu = async (userId: number, lang: string) =>
+        (
+          (await (await fetch(`${base}/commands?userId=${userId}&lang=${lang}`)).json()) as {
+            commands: Array<{ command: string; description: string }>;
+          }
+        ).commands;
       const buyIn = (language: string) => app.deps.i18n.t(language, "command-buy");
-      const buyOf = async (userId: number, lang: string) => (await menu(userId, lang)).find((entry) => entry.command === "buy")?.description;
+      const buyOf = async (userId: number, lang: string) =>
+        (await menu(userId, lang)).find((entry) => entry.command === "buy")?.description;
       // Alice (1001) has an English app: the English menu until she chooses otherwise.
       await post("/send", { userId: 1001, text: "/settings", waitMs: 5000 });
       await waitFor(async () => (await buyOf(1001, "en")) === buyIn("en"));

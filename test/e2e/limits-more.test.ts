@@ -13,15 +13,29 @@ import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from
 import { closeServer, startBalancer, waitUntil, type Replica } from "../scale/replica-kit";
 
 /** A POST to `url` whose connection comes from `localAddress` (any 127.x.y.z reaches loopback). */
-function postFrom(localAddress: string, url: string, body: unknown = { event: "ping" }): Promise<{ status: number; retryAfter: string | undefined }> {
+function postFrom(
+  localAddress: string,
+  url: string,
+  body: unknown = { event: "ping" },
+): Promise<{ status: number; retryAfter: string | undefined }> {
   const target = new URL(url);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: target.hostname, port: target.port, path: target.pathname, method: "POST", localAddress, agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        localAddress,
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      },
       (res) => {
         res.resume();
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] as string | undefined }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] as string | undefined }),
+        );
       },
     );
     req.on("error", reject);
@@ -35,7 +49,16 @@ describe("requests for unknown marketplace webhook tokens are limited per client
   let world: World;
   manageWorld((started) => (world = started));
 
-  const ORDER = { id: "5c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f", resource: "energy", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", volume: "65000", duration: "1h", totalTrx: "4.6475", status: "Filled", txId: "c".repeat(64) };
+  const ORDER = {
+    id: "5c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+    resource: "energy",
+    targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+    volume: "65000",
+    duration: "1h",
+    totalTrx: "4.6475",
+    status: "Filled",
+    txId: "c".repeat(64),
+  };
 
   it("a flood from one address gets 429 after 30 unknown tokens, another address still gets 404, and a known token from the flooding address is refused alike (served from another)", async () => {
     const who = await linkedUser(world, 731);
@@ -84,7 +107,9 @@ describe.skipIf(!TEST_DATABASE_URL)(replicasName, () => {
     database = await createPostgresTestDatabase("bot_flood");
     const sandbox = createSandbox({ now: () => new Date(), settleDelayMs: 0 });
     sandboxServer = await new Promise((resolve) => {
-      const started = serve({ fetch: sandbox.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started as Server));
+      const started = serve({ fetch: sandbox.app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
+        resolve(started as Server),
+      );
     });
     telegram = await startFakeTelegram({ token: BOT_TOKEN });
     balancer = await startBalancer(() => backends);
@@ -114,7 +139,11 @@ describe.skipIf(!TEST_DATABASE_URL)(replicasName, () => {
       backends.push({ id, port: Number(new URL(app.url).port), url: app.url, alive: true } as Replica);
     }
     // Each replica registered the public https URL; point the fake Telegram at the balancer instead.
-    const answer = await fetch(`${telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: `${balancer.url}/telegram`, secret_token: telegramWebhookSecret(secretKey) }) });
+    const answer = await fetch(`${telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: `${balancer.url}/telegram`, secret_token: telegramWebhookSecret(secretKey) }),
+    });
     expect(answer.ok).toBe(true);
   }, 60_000);
 
@@ -132,9 +161,16 @@ describe.skipIf(!TEST_DATABASE_URL)(replicasName, () => {
     const isWarning = (text: string) => text.includes("too fast");
     const sent = Array.from({ length: 25 }, () => user.send("/help"));
     const ids = new Set(sent.map((update) => update.updateId));
-    const routed = () => balancer.routed.filter((route) => route.path === "/telegram" && ids.has((JSON.parse(route.body) as { update_id: number }).update_id));
+    const routed = () =>
+      balancer.routed.filter(
+        (route) => route.path === "/telegram" && ids.has((JSON.parse(route.body) as { update_id: number }).update_id),
+      );
     // A replica answers Telegram once it has handled the update, so every reply is out by then.
-    await waitUntil(() => new Set(routed().map((route) => route.body)).size === 25, 30_000, () => `the burst to be handled (${routed().length} answered)`);
+    await waitUntil(
+      () => new Set(routed().map((route) => route.body)).size === 25,
+      30_000,
+      () => `the burst to be handled (${routed().length} answered)`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     // Both replicas took part, so a limit kept in each one's memory would have let all 25 through.

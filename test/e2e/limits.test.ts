@@ -41,7 +41,19 @@ describe("webhook dedupe keys are kept 4 days (senders retry for up to 3)", () =
   let world: World;
   manageWorld((started) => (world = started));
 
-  const ORDER = { id: "7d3e1a52-8f0e-4d7b-9c1a-3e2f4a5b6c7d", resource: "energy", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", volume: "65000", duration: "1h", priceTrx: "4.6475", activationTrx: "0", totalTrx: "4.6475", status: "Filled", txId: "b".repeat(64), createdAt: "2026-11-22T05:00:00Z" };
+  const ORDER = {
+    id: "7d3e1a52-8f0e-4d7b-9c1a-3e2f4a5b6c7d",
+    resource: "energy",
+    targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+    volume: "65000",
+    duration: "1h",
+    priceTrx: "4.6475",
+    activationTrx: "0",
+    totalTrx: "4.6475",
+    status: "Filled",
+    txId: "b".repeat(64),
+    createdAt: "2026-11-22T05:00:00Z",
+  };
   const alertsFor = (chatId: number) => botTexts(world, chatId).filter((text) => text.includes("7d3e1a52"));
 
   it("drops a duplicate after a prune at 3.9 days, keeps the key at exactly 4 days, and forgets it only after", async () => {
@@ -57,7 +69,8 @@ describe("webhook dedupe keys are kept 4 days (senders retry for up to 3)", () =
     const [stored] = await world.app.db.selectFrom("webhook_events").select(["dedupe_key", "received_at"]).execute();
     expect(stored?.dedupe_key).toContain(ORDER.id);
     const receivedAt = Number(stored!.received_at);
-    const keyKept = async () => (await world.app.db.selectFrom("webhook_events").select("dedupe_key").execute()).length === 1;
+    const keyKept = async () =>
+      (await world.app.db.selectFrom("webhook_events").select("dedupe_key").execute()).length === 1;
 
     // The cron prune runs with the app's clock; here the same function runs at chosen moments.
     await pruneWebhookEvents(world.app.db, receivedAt + 3.9 * DAY);

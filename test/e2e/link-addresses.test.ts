@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, ADDRESS_B, ADDRESS_C, buttonLabels, linkKey, manageWorld, nextBotText, type World } from "../kit/world";
+import {
+  ADDRESS_A,
+  ADDRESS_B,
+  ADDRESS_C,
+  buttonLabels,
+  linkKey,
+  manageWorld,
+  nextBotText,
+  type World,
+} from "../kit/world";
 
 const BOT = "https://t.me/sandbox_energy_bot";
 const NOTE = "from a link: check this address";
@@ -13,7 +22,12 @@ describe("addresses that come from a deep link", () => {
   let world: World;
   manageWorld((started) => (world = started));
 
-  const watchesOf = (id: number) => world.app.db.selectFrom("price_watches").select(["address", "threshold_sun"]).where("telegram_id", "=", id).execute();
+  const watchesOf = (id: number) =>
+    world.app.db
+      .selectFrom("price_watches")
+      .select(["address", "threshold_sun"])
+      .where("telegram_id", "=", id)
+      .execute();
 
   async function linked(id: number) {
     const user = world.user(id);
@@ -30,7 +44,10 @@ describe("addresses that come from a deep link", () => {
     expect(buttonLabels(card)).toContain("✅ Confirm");
 
     // The note stays on the card's fresh preview (it is kept with the card).
-    await world.app.db.updateTable("pending_actions").set({ created_at: Date.now() - 6 * 60_000 }).execute();
+    await world.app.db
+      .updateTable("pending_actions")
+      .set({ created_at: Date.now() - 6 * 60_000 })
+      .execute();
     user.press("✅ Confirm");
     await nextBotText(user, (text) => text.includes("5 minutes"));
     user.press(/Refresh/);
@@ -61,7 +78,16 @@ describe("addresses that come from a deep link", () => {
     const user = world.user(7403);
     world.fake.openDeepLink(user.user, `${BOT}?start=watch_energy_65k_1h_2p5_${ADDRESS_B}`);
     const question = await user.nextMessage();
-    for (const part of ["A link asks to save this price watch", "65,000", "1h", "at most 2.5 TRX", ADDRESS_B, NOTE, "Nothing is saved until you tap Confirm"]) expect(question.text).toContain(part);
+    for (const part of [
+      "A link asks to save this price watch",
+      "65,000",
+      "1h",
+      "at most 2.5 TRX",
+      ADDRESS_B,
+      NOTE,
+      "Nothing is saved until you tap Confirm",
+    ])
+      expect(question.text).toContain(part);
     expect(buttonLabels(question)).toEqual(["✅ Confirm", "✖️ Cancel"]);
     await world.settled();
     expect(await watchesOf(7403)).toEqual([]);
@@ -81,7 +107,12 @@ describe("addresses that come from a deep link", () => {
     const card = await nextBotText(user, (text) => text.includes("Price watch"));
     expect(card.text).toContain(ADDRESS_B);
     expect(card.text).toContain("at most 2.5 TRX");
-    expect(world.fake.messages(7403).find((message) => message.messageId === again.messageId)?.replyMarkup?.inline_keyboard.flat() ?? []).toEqual([]);
+    expect(
+      world.fake
+        .messages(7403)
+        .find((message) => message.messageId === again.messageId)
+        ?.replyMarkup?.inline_keyboard.flat() ?? [],
+    ).toEqual([]);
     const saved = await watchesOf(7403);
     expect(saved).toHaveLength(1);
     expect(saved[0]!.address).toBe(ADDRESS_B);

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { buttonLabels, callbackAnswerText, linkKey, manageWorld, openStep, type World } from "../kit/world";
 import type { ChatMessage } from "#src/telegram-fake/index";
 
-const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+const labels = (message: ChatMessage) =>
+  (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 
 describe("the main menu of /start", () => {
   let world: World;
@@ -12,8 +13,24 @@ describe("the main menu of /start", () => {
     const user = world.user(9301);
     user.send("/start");
     const welcome = await user.nextMessage();
-    for (const word of ["Quote", "Buy", "Orders", "Rules", "Wallet", "Top up", "Watches", "Stats", "Notifications", "Settings", "Webhook", "Connect a key"]) {
-      expect(labels(welcome).some((label) => label.includes(word)), word).toBe(true);
+    for (const word of [
+      "Quote",
+      "Buy",
+      "Orders",
+      "Rules",
+      "Wallet",
+      "Top up",
+      "Watches",
+      "Stats",
+      "Notifications",
+      "Settings",
+      "Webhook",
+      "Connect a key",
+    ]) {
+      expect(
+        labels(welcome).some((label) => label.includes(word)),
+        word,
+      ).toBe(true);
     }
     // Every row fits a phone: at most two buttons.
     expect(Math.max(...welcome.replyMarkup!.inline_keyboard.map((row) => row.length))).toBeLessThanOrEqual(2);
@@ -68,18 +85,40 @@ describe("the main menu of /start", () => {
     const newer = await user.nextMessage();
     expect(newer.text).toContain("Which resource");
     expect(await openStep(world, 9302)).toBe("quote/resource");
-    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 9302).execute()).toHaveLength(1);
+    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 9302).execute()).toHaveLength(
+      1,
+    );
     // The replaced question lost its buttons; a press racing that removal still answers nothing.
     await world.settled();
-    expect(buttonLabels(world.fake.messages(older.chatId).find((message) => message.messageId === older.messageId)!)).toEqual([]);
+    expect(
+      buttonLabels(world.fake.messages(older.chatId).find((message) => message.messageId === older.messageId)!),
+    ).toEqual([]);
     const energyData = (older.replyMarkup?.inline_keyboard ?? []).flat().find((button) => button.text === "Energy");
     expect(energyData && "callback_data" in energyData).toBe(true);
     const chat = { id: older.chatId, type: "private" as const, first_name: "User9302" };
-    world.fake.injectUpdate({ callback_query: { id: "raced-9302", from: { id: 9302, is_bot: false, first_name: "User9302", language_code: "en" }, chat_instance: "1", data: (energyData as { callback_data: string }).callback_data, message: { message_id: older.messageId, from: { id: 123456789, is_bot: true, first_name: "Bot" }, chat, date: older.date, text: older.text } } });
-    expect(await callbackAnswerText(world, "raced-9302")).toBe("This button does not answer the open question. Use the buttons under the last question, or type your answer.");
+    world.fake.injectUpdate({
+      callback_query: {
+        id: "raced-9302",
+        from: { id: 9302, is_bot: false, first_name: "User9302", language_code: "en" },
+        chat_instance: "1",
+        data: (energyData as { callback_data: string }).callback_data,
+        message: {
+          message_id: older.messageId,
+          from: { id: 123456789, is_bot: true, first_name: "Bot" },
+          chat,
+          date: older.date,
+          text: older.text,
+        },
+      },
+    });
+    expect(await callbackAnswerText(world, "raced-9302")).toBe(
+      "This button does not answer the open question. Use the buttons under the last question, or type your answer.",
+    );
     world.fake.pressButtonByLabel(user.user, "Energy", { messageId: newer.messageId });
     expect((await user.nextMessage()).text).toContain("How much Energy");
     expect(await openStep(world, 9302)).toBe("quote/volume");
-    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 9302).execute()).toHaveLength(0);
+    expect(await world.app.db.selectFrom("flows").selectAll().where("telegram_id", "=", 9302).execute()).toHaveLength(
+      0,
+    );
   });
 });

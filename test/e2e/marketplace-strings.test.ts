@@ -26,7 +26,11 @@ describe("strings from the marketplace are shown literally, never as markup", ()
     const headers: Record<string, string> = { "X-Api-Key": apiKey };
     if (body) headers["Content-Type"] = "application/json";
     if (method === "POST" && path === "/api/v1/orders") headers["Idempotency-Key"] = `strings-${Math.random()}`;
-    const response = await world.sandbox.app.request(path, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await world.sandbox.app.request(path, {
+      method,
+      headers,
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     expect(response.status).toBeLessThan(300);
     return response.json();
   }
@@ -53,12 +57,21 @@ describe("strings from the marketplace are shown literally, never as markup", ()
 
   it("/rules, a rule card and its Deliveries show an unknown rule type, status, duration and pause reason as text", async () => {
     const { apiKey, user } = await linked(9101);
-    const odd = (await marketplace(apiKey, "POST", "/api/v1/automations/renewal", { targetAddress: ADDRESS_A, volume: 65000 })) as { id: string };
+    const odd = (await marketplace(apiKey, "POST", "/api/v1/automations/renewal", {
+      targetAddress: ADDRESS_A,
+      volume: 65000,
+    })) as { id: string };
     await marketplace(apiKey, "POST", "/api/v1/automations/renewal", { targetAddress: ADDRESS_B, volume: 65000 });
     expect(world.sandbox.control.fireRule({ ruleId: odd.id }).fired).toBe(true);
-    await serveAltered<Array<Record<string, unknown>>>(apiKey, `/api/v1/automations/${odd.id}/fires`, (firings) => firings.map((firing) => ({ ...firing, duration: HOSTILE })));
+    await serveAltered<Array<Record<string, unknown>>>(apiKey, `/api/v1/automations/${odd.id}/fires`, (firings) =>
+      firings.map((firing) => ({ ...firing, duration: HOSTILE })),
+    );
     await serveAltered<Array<Record<string, unknown>>>(apiKey, "/api/v1/automations", (rules) =>
-      rules.map((rule) => (rule.id === odd.id ? { ...rule, type: HOSTILE, status: HOSTILE, duration: HOSTILE } : { ...rule, status: "paused", pauseReason: HOSTILE })),
+      rules.map((rule) =>
+        rule.id === odd.id
+          ? { ...rule, type: HOSTILE, status: HOSTILE, duration: HOSTILE }
+          : { ...rule, status: "paused", pauseReason: HOSTILE },
+      ),
     );
 
     user.send("/rules");
@@ -110,11 +123,15 @@ describe("strings from the marketplace are shown literally, never as markup", ()
 
   it("/topup shows the network and the minimum's currency as text, in the message and the QR code's caption", async () => {
     const { apiKey, user } = await linked(9103);
-    await serveAltered<{ minimums: Array<Record<string, unknown>> }>(apiKey, "/api/v1/wallet/deposit-address", (deposit) => ({
-      ...deposit,
-      network: HOSTILE,
-      minimums: deposit.minimums.map((minimum) => ({ ...minimum, currency: HOSTILE })),
-    }));
+    await serveAltered<{ minimums: Array<Record<string, unknown>> }>(
+      apiKey,
+      "/api/v1/wallet/deposit-address",
+      (deposit) => ({
+        ...deposit,
+        network: HOSTILE,
+        minimums: deposit.minimums.map((minimum) => ({ ...minimum, currency: HOSTILE })),
+      }),
+    );
 
     user.send("/topup");
     const message = await user.nextMessage();
@@ -127,14 +144,25 @@ describe("strings from the marketplace are shown literally, never as markup", ()
 
   it("/notifications shows a notification's title and body as text; a refusal shows the marketplace's detail as text", async () => {
     const { accountId, user } = await linked(9104);
-    world.sandbox.control.addNotification({ accountId, type: HOSTILE, level: HOSTILE, title: `${HOSTILE} title`, body: `${HOSTILE} body` });
+    world.sandbox.control.addNotification({
+      accountId,
+      type: HOSTILE,
+      level: HOSTILE,
+      title: `${HOSTILE} title`,
+      body: `${HOSTILE} body`,
+    });
 
     user.send("/notifications");
     const list = await user.nextMessage();
     expect(list.text).toContain(`1. ${HOSTILE} title`);
     expect(list.text).toContain(`${HOSTILE} body`);
 
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/notifications", status: 422, body: { type: "about:blank", title: HOSTILE, status: 422, detail: `${HOSTILE} detail` } });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/notifications",
+      status: 422,
+      body: { type: "about:blank", title: HOSTILE, status: 422, detail: `${HOSTILE} detail` },
+    });
     user.send("/notifications");
     const refused = await user.nextMessage();
     expect(refused.text).toContain(`refused the request: ${HOSTILE} detail`);
@@ -143,10 +171,23 @@ describe("strings from the marketplace are shown literally, never as markup", ()
 
   it("/orders and an order's card show the status, resource and duration as text", async () => {
     const { apiKey, user } = await linked(9105);
-    const order = (await marketplace(apiKey, "POST", "/api/v1/orders", { resource: "energy", volume: 65000, duration: "1h", targetAddress: ADDRESS_A })) as { id: string };
-    const hostileOrder = (value: Record<string, unknown>) => ({ ...value, status: HOSTILE, resource: HOSTILE, duration: HOSTILE });
+    const order = (await marketplace(apiKey, "POST", "/api/v1/orders", {
+      resource: "energy",
+      volume: 65000,
+      duration: "1h",
+      targetAddress: ADDRESS_A,
+    })) as { id: string };
+    const hostileOrder = (value: Record<string, unknown>) => ({
+      ...value,
+      status: HOSTILE,
+      resource: HOSTILE,
+      duration: HOSTILE,
+    });
     await serveAltered<Record<string, unknown>>(apiKey, `/api/v1/orders/${order.id}`, hostileOrder);
-    await serveAltered<{ items: Array<Record<string, unknown>> }>(apiKey, "/api/v1/orders", (page) => ({ ...page, items: page.items.map(hostileOrder) }));
+    await serveAltered<{ items: Array<Record<string, unknown>> }>(apiKey, "/api/v1/orders", (page) => ({
+      ...page,
+      items: page.items.map(hostileOrder),
+    }));
 
     user.send("/orders");
     const list = await user.nextMessage();
@@ -162,20 +203,39 @@ describe("strings from the marketplace are shown literally, never as markup", ()
 
   it("pushed alerts show an unknown notification, a pause notification and a webhook's order as text", async () => {
     const who = await linkedUser(world, 9106);
-    const alerts = () => world.fake.messages(9106).filter((message) => message.from === "bot" && message.text?.includes(HOSTILE));
+    const alerts = () =>
+      world.fake.messages(9106).filter((message) => message.from === "bot" && message.text?.includes(HOSTILE));
 
-    world.sandbox.control.addNotification({ accountId: who.accountId, type: HOSTILE, title: `${HOSTILE} news`, body: `${HOSTILE} more` });
+    world.sandbox.control.addNotification({
+      accountId: who.accountId,
+      type: HOSTILE,
+      title: `${HOSTILE} news`,
+      body: `${HOSTILE} more`,
+    });
     await world.app.push.pollNow();
     const news = await waitFor(() => alerts().find((message) => message.text!.includes("news")));
     expect(news.text).toBe(`${HOSTILE} news\n${HOSTILE} more`);
 
-    world.sandbox.control.addNotification({ accountId: who.accountId, type: "automation.paused", title: "Automation paused", body: `${HOSTILE} reason` });
+    world.sandbox.control.addNotification({
+      accountId: who.accountId,
+      type: "automation.paused",
+      title: "Automation paused",
+      body: `${HOSTILE} reason`,
+    });
     await world.app.push.pollNow();
     const paused = await waitFor(() => alerts().find((message) => message.text!.includes("reason")));
     expect(paused.text).toContain(`Automation paused: ${HOSTILE} reason`);
 
-    const order = (await marketplace(who.apiKey, "POST", "/api/v1/orders", { resource: "energy", volume: 65000, duration: "1h", targetAddress: ADDRESS_A })) as Record<string, unknown>;
-    expect((await who.post({ event: "order.filled", data: { order: { ...order, status: "Filled", resource: HOSTILE } } })).status).toBe(200);
+    const order = (await marketplace(who.apiKey, "POST", "/api/v1/orders", {
+      resource: "energy",
+      volume: 65000,
+      duration: "1h",
+      targetAddress: ADDRESS_A,
+    })) as Record<string, unknown>;
+    expect(
+      (await who.post({ event: "order.filled", data: { order: { ...order, status: "Filled", resource: HOSTILE } } }))
+        .status,
+    ).toBe(200);
     const filled = await waitFor(() => alerts().find((message) => message.text!.includes("filled")));
     expect(filled.text).toContain(`Delivered 65,000 ${HOSTILE}`);
     expectAllLiteral(9106);

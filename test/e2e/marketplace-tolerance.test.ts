@@ -35,7 +35,13 @@ describe("the marketplace's answers the spec allows", () => {
 
   it("a 502 on a read or on creating a rule is the marketplace not answering, never an order refunded", async () => {
     const { user } = await linked(8003);
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/wallet/balance", status: 502, rawBody: "<html>Bad Gateway</html>", times: 20 });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/wallet/balance",
+      status: 502,
+      rawBody: "<html>Bad Gateway</html>",
+      times: 20,
+    });
     user.send("/wallet");
     const wallet = await user.nextMessage();
     expect(wallet.text).toContain("not answering");
@@ -44,7 +50,12 @@ describe("the marketplace's answers the spec allows", () => {
 
     user.send(`/refill ${ADDRESS_A} 30k 65k 1h`);
     await user.nextMessage();
-    world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/automations", status: 502, rawBody: "Bad Gateway" });
+    world.sandbox.control.injectFault({
+      method: "POST",
+      pathPrefix: "/api/v1/automations",
+      status: 502,
+      rawBody: "Bad Gateway",
+    });
     user.press("✅ Confirm");
     expect((await cardOutcome(user)).text).not.toContain("refunded");
   });
@@ -52,7 +63,13 @@ describe("the marketplace's answers the spec allows", () => {
   it("a balance without usdtTrc20 links the key and shows the TRX, the USDT as unknown", async () => {
     const { apiKey } = world.newAccount();
     const user = world.user(8004);
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/wallet/balance", status: 200, body: { trx: "12.5" }, times: 20 });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/wallet/balance",
+      status: 200,
+      body: { trx: "12.5" },
+      times: 20,
+    });
     expect((await linkKey(world, user, apiKey)).text).toMatch(/linked/i);
     user.send("/wallet");
     const wallet = await user.nextMessage();
@@ -62,8 +79,20 @@ describe("the marketplace's answers the spec allows", () => {
 
   it("an order preview with only its price, and no balance anywhere: the card shows the price and offers Confirm", async () => {
     const { user } = await linked(8005);
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/orders/preview", status: 200, body: { priceTrx: "4.5" }, times: 20 });
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/wallet/balance", status: 200, body: {}, times: 20 });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/orders/preview",
+      status: 200,
+      body: { priceTrx: "4.5" },
+      times: 20,
+    });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/wallet/balance",
+      status: 200,
+      body: {},
+      times: 20,
+    });
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
     expect(card.text).toContain("Price: 4.5 TRX (commission —)");
@@ -73,8 +102,22 @@ describe("the marketplace's answers the spec allows", () => {
 
   it("a ledger amount written with a plus sign is read as the amount", async () => {
     const { user } = await linked(8007);
-    const entry = { id: "6f1c6f8e-2b7e-4c1b-9a4e-0a1b2c3d4e5f", type: "Deposit", currency: "TRX", amount: "+5", txId: null, status: "Completed", createdAt: new Date().toISOString() };
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/wallet/transactions", status: 200, body: { items: [entry], page: 1, pageSize: 10, total: 1 }, times: 20 });
+    const entry = {
+      id: "6f1c6f8e-2b7e-4c1b-9a4e-0a1b2c3d4e5f",
+      type: "Deposit",
+      currency: "TRX",
+      amount: "+5",
+      txId: null,
+      status: "Completed",
+      createdAt: new Date().toISOString(),
+    };
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/wallet/transactions",
+      status: 200,
+      body: { items: [entry], page: 1, pageSize: 10, total: 1 },
+      times: 20,
+    });
     user.send("/transactions");
     const list = await user.nextMessage();
     expect(list.text).toContain("+5");
@@ -83,8 +126,20 @@ describe("the marketplace's answers the spec allows", () => {
 
   it("a rule's preview with only its price, and no balance: the card shows the cost and offers Confirm, which creates the rule", async () => {
     const { accountId, user } = await linked(8006);
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/automations/preview", status: 200, body: { priceTrx: "4.5" }, times: 20 });
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/wallet/balance", status: 200, body: {}, times: 20 });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/automations/preview",
+      status: 200,
+      body: { priceTrx: "4.5" },
+      times: 20,
+    });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/wallet/balance",
+      status: 200,
+      body: {},
+      times: 20,
+    });
     user.send(`/renewal ${ADDRESS_A} 65k`);
     const card = await user.nextMessage();
     expect(card.text).toContain("(commission —)");

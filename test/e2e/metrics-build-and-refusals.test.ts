@@ -16,8 +16,17 @@ afterEach(async () => {
 });
 
 /** A request to the app's own server as if its TCP peer were `remoteAddress` (as test/e2e/metrics-access.test.ts does). */
-function requestFrom(started: World, remoteAddress: string, path: string, headers: Record<string, string> = {}): Promise<Response> {
-  return Promise.resolve(started.app.http.fetch(new Request(`http://bot.internal${path}`, { headers }), { incoming: { socket: { remoteAddress } } }));
+function requestFrom(
+  started: World,
+  remoteAddress: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return Promise.resolve(
+    started.app.http.fetch(new Request(`http://bot.internal${path}`, { headers }), {
+      incoming: { socket: { remoteAddress } },
+    }),
+  );
 }
 
 function buildInfoLine(text: string): string | undefined {
@@ -52,10 +61,16 @@ describe("GET /metrics/refusals: why a scraper reads nothing", () => {
   it("counts a wrong or missing token as metrics_unauthorized, to anyone, and shows nothing else", async () => {
     world = await startWorld({ env: { METRICS_TOKEN } });
     const started = world;
-    expect(await refusals(started, "10.0.0.5")).toContain('metrics_scrapes_refused_total{reason="metrics_unauthorized"} 0');
-    expect((await requestFrom(started, "10.0.0.5", "/metrics", { authorization: "Bearer not-the-token-0123456789" })).status).toBe(401);
+    expect(await refusals(started, "10.0.0.5")).toContain(
+      'metrics_scrapes_refused_total{reason="metrics_unauthorized"} 0',
+    );
+    expect(
+      (await requestFrom(started, "10.0.0.5", "/metrics", { authorization: "Bearer not-the-token-0123456789" })).status,
+    ).toBe(401);
     expect((await requestFrom(started, "10.0.0.5", "/metrics")).status).toBe(401);
-    expect((await requestFrom(started, "10.0.0.5", "/metrics", { authorization: `Bearer ${METRICS_TOKEN}` })).status).toBe(200);
+    expect(
+      (await requestFrom(started, "10.0.0.5", "/metrics", { authorization: `Bearer ${METRICS_TOKEN}` })).status,
+    ).toBe(200);
     const text = await refusals(started, "203.0.113.9");
     expect(text).toContain('metrics_scrapes_refused_total{reason="metrics_unauthorized"} 2');
     expect(text).toContain('metrics_scrapes_refused_total{reason="metrics_forbidden"} 0');
@@ -68,7 +83,10 @@ describe("GET /metrics/refusals: why a scraper reads nothing", () => {
   it("counts scrapes refused because METRICS_TOKEN is unset as metrics_forbidden", async () => {
     world = await startWorld();
     const started = world;
-    expect((await requestFrom(started, "10.0.0.5", "/metrics", { authorization: "Bearer whatever-it-is-0123456789" })).status).toBe(403);
+    expect(
+      (await requestFrom(started, "10.0.0.5", "/metrics", { authorization: "Bearer whatever-it-is-0123456789" }))
+        .status,
+    ).toBe(403);
     const text = await refusals(started, "10.0.0.5");
     expect(text).toContain('metrics_scrapes_refused_total{reason="metrics_forbidden"} 1');
     expect(text).toContain('metrics_scrapes_refused_total{reason="metrics_unauthorized"} 0');

@@ -6,8 +6,16 @@ import { parseStartPayload } from "#src/input/deep-link";
 import { editsOf, PUBLIC_URL, ruleInChat } from "../kit/miniapp";
 
 /** Init data for a user as Telegram signs it (with this bot's token unless another is given). */
-function initDataFor(world: World, id: number, options: { token?: string; ageMs?: number; languageCode?: string } = {}): string {
-  return signInitData({ id, firstName: `User${id}`, languageCode: options.languageCode ?? "en" }, options.token ?? BOT_TOKEN, new Date(world.app.deps.now() - (options.ageMs ?? 0)));
+function initDataFor(
+  world: World,
+  id: number,
+  options: { token?: string; ageMs?: number; languageCode?: string } = {},
+): string {
+  return signInitData(
+    { id, firstName: `User${id}`, languageCode: options.languageCode ?? "en" },
+    options.token ?? BOT_TOKEN,
+    new Date(world.app.deps.now() - (options.ageMs ?? 0)),
+  );
 }
 
 function request(world: World, path: string, initData: string | null, method = "GET"): Promise<Response> {
@@ -29,7 +37,6 @@ async function dashboard(world: World, initData: string) {
     };
   };
 }
-
 
 describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
   let world: World;
@@ -53,7 +60,10 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     const editsBefore = editsOf(world, 4601, card.messageId).length;
     const paused = await request(world, `/app/api/rules/${rule.id}/pause`, initData, "POST");
     expect(paused.status).toBe(200);
-    expect(await paused.json()).toMatchObject({ message: "Paused.", rule: { id: rule.id, status: "paused", canResume: true } });
+    expect(await paused.json()).toMatchObject({
+      message: "Paused.",
+      rule: { id: rule.id, status: "paused", canResume: true },
+    });
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("paused");
     // The chat's open card of that rule now shows it paused, with Resume.
     const pauseEdits = editsOf(world, 4601, card.messageId);
@@ -71,9 +81,16 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("active");
     const resumeEdits = editsOf(world, 4601, card.messageId);
     expect(resumeEdits.length).toBe(editsBefore + 2);
-    expect(buttonLabels(world.fake.messages(4601).find((message) => message.messageId === card.messageId)!)).toContain("⏸ Pause");
+    expect(buttonLabels(world.fake.messages(4601).find((message) => message.messageId === card.messageId)!)).toContain(
+      "⏸ Pause",
+    );
     // No answer to a callback query the dashboard made on the user's behalf ever reached Telegram.
-    expect(world.fake.calls.filter((call) => call.method === "answerCallbackQuery" && String(call.params.callback_query_id).startsWith("dashboard:"))).toHaveLength(0);
+    expect(
+      world.fake.calls.filter(
+        (call) =>
+          call.method === "answerCallbackQuery" && String(call.params.callback_query_id).startsWith("dashboard:"),
+      ),
+    ).toHaveLength(0);
   });
 
   it("the card's redraws are not the user's own updates: many Pause and Resume taps leave the chat's flood limit alone", async () => {
@@ -112,7 +129,9 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
   it("a key the marketplace refuses is marked broken, as the chat marks it, and the dashboard says to link a new one", async () => {
     const { apiKey } = await linkedUser(world, 4625);
     world.sandbox.control.revokeKey({ apiKey });
-    const refused = (await (await request(world, "/app/api/dashboard", initDataFor(world, 4625))).json()) as { sections: { balances: { error: string } } };
+    const refused = (await (await request(world, "/app/api/dashboard", initDataFor(world, 4625))).json()) as {
+      sections: { balances: { error: string } };
+    };
     expect(refused.sections.balances.error).toContain("refused your API key");
     const after = await dashboard(world, initDataFor(world, 4625));
     expect(after.key.state).toBe("broken");
@@ -128,7 +147,12 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
 
     const pauser = await linkedUser(world, 4627);
     world.sandbox.control.revokeKey({ apiKey: pauser.apiKey });
-    const paused = await request(world, "/app/api/rules/00000000-0000-4000-8000-000000000001/pause", initDataFor(world, 4627), "POST");
+    const paused = await request(
+      world,
+      "/app/api/rules/00000000-0000-4000-8000-000000000001/pause",
+      initDataFor(world, 4627),
+      "POST",
+    );
     expect(paused.status).toBe(502);
     expect((await dashboard(world, initDataFor(world, 4627))).key.state).toBe("broken");
   });
@@ -147,7 +171,11 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     ];
     const sandboxCalls = world.sandboxRequests.length;
     for (const [what, initData] of refused) {
-      for (const [path, method] of [["/app/api/dashboard", "GET"], ["/app/api/spending?days=7", "GET"], ["/app/api/rules/r1/pause", "POST"]] as const) {
+      for (const [path, method] of [
+        ["/app/api/dashboard", "GET"],
+        ["/app/api/spending?days=7", "GET"],
+        ["/app/api/rules/r1/pause", "POST"],
+      ] as const) {
         const response = await request(world, path, initData, method);
         expect(response.status, `${what} ${path}`).toBe(401);
         expect(await response.json()).toMatchObject({ error: "unauthorized" });
@@ -155,23 +183,38 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     }
     expect(world.sandboxRequests.length).toBe(sandboxCalls);
     // Plain "Bearer" or a cookie is no way in either.
-    expect((await world.app.http.request("/app/api/dashboard", { headers: { authorization: `Bearer ${good}`, cookie: `tma=${good}` } })).status).toBe(401);
+    expect(
+      (
+        await world.app.http.request("/app/api/dashboard", {
+          headers: { authorization: `Bearer ${good}`, cookie: `tma=${good}` },
+        })
+      ).status,
+    ).toBe(401);
     // 59 minutes old is still good.
-    expect((await request(world, "/app/api/dashboard", initDataFor(world, 4621, { ageMs: 59 * 60_000 }))).status).toBe(200);
+    expect((await request(world, "/app/api/dashboard", initDataFor(world, 4621, { ageMs: 59 * 60_000 }))).status).toBe(
+      200,
+    );
   });
 
   it("serves spending for 7 or 30 days, and the user's language", async () => {
     const { accountId } = await linkedUser(world, 4631, { trx: "500", usdt: "0" });
     world.sandbox.control.fillHistory({ accountId, days: 30 });
-    const seven = (await (await request(world, "/app/api/spending?days=7", initDataFor(world, 4631))).json()) as { perDay: Array<{ trx: string }>; lines: string[] };
+    const seven = (await (await request(world, "/app/api/spending?days=7", initDataFor(world, 4631))).json()) as {
+      perDay: Array<{ trx: string }>;
+      lines: string[];
+    };
     expect(seven.perDay).toHaveLength(7);
     expect(seven.lines[0]).toMatch(/Spent/);
-    const thirty = (await (await request(world, "/app/api/spending?days=30", initDataFor(world, 4631))).json()) as { perDay: Array<{ trx: string }> };
+    const thirty = (await (await request(world, "/app/api/spending?days=30", initDataFor(world, 4631))).json()) as {
+      perDay: Array<{ trx: string }>;
+    };
     expect(thirty.perDay).toHaveLength(30);
     expect(thirty.perDay.some((day) => Number(day.trx) > 0)).toBe(true);
     expect((await request(world, "/app/api/spending?days=5", initDataFor(world, 4631))).status).toBe(400);
     // The dashboard never spends: Buy again is a link back into the chat's /buy card, as deep-link.ts reads it.
-    const orders = (await dashboard(world, initDataFor(world, 4631))).sections.orders.items as Array<{ buyAgain: string | null }>;
+    const orders = (await dashboard(world, initDataFor(world, 4631))).sections.orders.items as Array<{
+      buyAgain: string | null;
+    }>;
     expect(orders.length).toBeGreaterThan(0);
     const link = new URL(orders.find((order) => order.buyAgain)!.buyAgain!);
     expect(`${link.origin}${link.pathname}`).toBe(`https://t.me/${world.app.bot.botInfo.username}`);
@@ -186,14 +229,21 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     const user = world.user(4641);
     user.send("/dashboard");
     const reply = await user.nextMessage();
-    const button = reply.replyMarkup!.inline_keyboard.flat().find((candidate) => candidate.text === "Dashboard") as { web_app?: { url: string } } | undefined;
+    const button = reply.replyMarkup!.inline_keyboard.flat().find((candidate) => candidate.text === "Dashboard") as
+      { web_app?: { url: string } } | undefined;
     expect(button?.web_app?.url).toBe(`${PUBLIC_URL}/app`);
     user.send("/start");
     const start = await user.nextMessage();
-    const startButton = start.replyMarkup!.inline_keyboard.flat().find((candidate) => candidate.text === "Dashboard") as { web_app?: { url: string } } | undefined;
+    const startButton = start
+      .replyMarkup!.inline_keyboard.flat()
+      .find((candidate) => candidate.text === "Dashboard") as { web_app?: { url: string } } | undefined;
     expect(startButton?.web_app?.url).toBe(`${PUBLIC_URL}/app`);
-    await expect.poll(() => world.fake.calls.filter((call) => call.ok && call.method === "setChatMenuButton").length).toBe(1);
-    const menu = (await (await fetch(`${world.telegram.apiRoot}/bot${BOT_TOKEN}/getChatMenuButton`, { method: "POST" })).json()) as { result: { type: string; text: string; web_app: { url: string } } };
+    await expect
+      .poll(() => world.fake.calls.filter((call) => call.ok && call.method === "setChatMenuButton").length)
+      .toBe(1);
+    const menu = (await (
+      await fetch(`${world.telegram.apiRoot}/bot${BOT_TOKEN}/getChatMenuButton`, { method: "POST" })
+    ).json()) as { result: { type: string; text: string; web_app: { url: string } } };
     expect(menu.result).toEqual({ type: "web_app", text: "Dashboard", web_app: { url: `${PUBLIC_URL}/app` } });
     // The page itself, served from this server with nothing from anywhere else.
     const page = await world.app.http.request("/app");
@@ -204,7 +254,11 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
     // Its script by version: kept until the next build, gzipped for a client that takes it, the same bytes either way.
     const plain = await world.app.http.request(src!);
     const zipped = await world.app.http.request(src!, { headers: { "accept-encoding": "gzip, deflate, br" } });
-    expect([plain.headers.get("cache-control"), plain.headers.get("content-encoding"), zipped.headers.get("content-encoding")]).toEqual(["public, max-age=31536000, immutable", null, "gzip"]);
+    expect([
+      plain.headers.get("cache-control"),
+      plain.headers.get("content-encoding"),
+      zipped.headers.get("content-encoding"),
+    ]).toEqual(["public, max-age=31536000, immutable", null, "gzip"]);
     const [plainBytes, zippedBytes] = [Buffer.from(await plain.arrayBuffer()), Buffer.from(await zipped.arrayBuffer())];
     expect(zippedBytes.length).toBeLessThan(plainBytes.length / 2);
     expect(gunzipSync(zippedBytes).equals(plainBytes)).toBe(true);
@@ -271,18 +325,28 @@ describe("the dashboard's redraw of a card when the marketplace fails it", () =>
     const initData = initDataFor(world, 4671);
     const [rule] = (await dashboard(world, initData)).sections.rules.items;
     await world.settled();
-    const sentBefore = world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === 4671).length;
+    const sentBefore = world.fake.calls.filter(
+      (call) => call.method === "sendMessage" && Number(call.params.chat_id) === 4671,
+    ).length;
     // The pause is held long enough for the redraw's read to be refused once the pause went through.
     world.sandbox.control.injectFault({ method: "POST", pathPrefix: `/automations/${rule!.id}/pause`, delayMs: 300 });
     const paused = request(world, `/app/api/rules/${rule!.id}/pause`, initData, "POST");
-    await expect.poll(() => world.sandboxRequests.some((line) => line.startsWith("POST") && line.endsWith("/pause"))).toBe(true);
+    await expect
+      .poll(() => world.sandboxRequests.some((line) => line.startsWith("POST") && line.endsWith("/pause")))
+      .toBe(true);
     world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/automations", status: 503, times: 10 });
     expect((await paused).status).toBe(200);
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("paused");
     await world.settled();
-    expect(world.sandboxRequests.filter((line) => line.startsWith("GET") && line.endsWith("/automations")).length).toBeGreaterThan(0);
-    expect(world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === 4671).length).toBe(sentBefore);
+    expect(
+      world.sandboxRequests.filter((line) => line.startsWith("GET") && line.endsWith("/automations")).length,
+    ).toBeGreaterThan(0);
+    expect(
+      world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === 4671).length,
+    ).toBe(sentBefore);
     // The card is as it was; its next tap draws the rule as it is now.
-    expect(buttonLabels(world.fake.messages(4671).find((message) => message.messageId === card.messageId)!)).toContain("⏸ Pause");
+    expect(buttonLabels(world.fake.messages(4671).find((message) => message.messageId === card.messageId)!)).toContain(
+      "⏸ Pause",
+    );
   });
 });

@@ -4,9 +4,11 @@ import { signInitData } from "#src/miniapp/index";
 import { SIGNER_LIMIT } from "#src/miniapp/bounds";
 import { editsOf, PUBLIC_URL, ruleInChat } from "../kit/miniapp";
 
-const initDataFor = (world: World, id: number) => signInitData({ id, firstName: `User${id}`, languageCode: "en" }, BOT_TOKEN, new Date(world.app.deps.now()));
+const initDataFor = (world: World, id: number) =>
+  signInitData({ id, firstName: `User${id}`, languageCode: "en" }, BOT_TOKEN, new Date(world.app.deps.now()));
 
-const request = (world: World, path: string, initData: string, method = "GET") => Promise.resolve(world.app.http.request(path, { method, headers: { authorization: `tma ${initData}` } }));
+const request = (world: World, path: string, initData: string, method = "GET") =>
+  Promise.resolve(world.app.http.request(path, { method, headers: { authorization: `tma ${initData}` } }));
 
 /** The marketplace calls `act` made (every HTTP request the sandbox received meanwhile). */
 async function callsDuring(world: World, act: () => Promise<unknown>): Promise<string[]> {
@@ -16,7 +18,9 @@ async function callsDuring(world: World, act: () => Promise<unknown>): Promise<s
 }
 
 const ruleIdOf = async (world: World, initData: string) => {
-  const body = (await (await request(world, "/app/api/dashboard", initData)).json()) as { sections: { rules: { items: Array<{ id: string }> } } };
+  const body = (await (await request(world, "/app/api/dashboard", initData)).json()) as {
+    sections: { rules: { items: Array<{ id: string }> } };
+  };
   return body.sections.rules.items[0]!.id;
 };
 
@@ -28,7 +32,8 @@ describe("the dashboard API's bounds", () => {
     await linkedUser(world, 4701);
     await linkedUser(world, 4702);
     const mine = initDataFor(world, 4701);
-    for (let i = 0; i < SIGNER_LIMIT.limit; i++) expect((await request(world, "/app/api/spending?days=7", mine)).status).toBe(200);
+    for (let i = 0; i < SIGNER_LIMIT.limit; i++)
+      expect((await request(world, "/app/api/spending?days=7", mine)).status).toBe(200);
     const calls = await callsDuring(world, async () => {
       const refused = await request(world, "/app/api/dashboard", mine);
       expect(refused.status).toBe(429);
@@ -50,13 +55,25 @@ describe("the dashboard API's bounds", () => {
     await linkedUser(world, 4712);
     const single = await callsDuring(world, () => request(world, "/app/api/dashboard", initDataFor(world, 4712)));
     const mine = initDataFor(world, 4711);
-    const burst = await callsDuring(world, () => Promise.all(Array.from({ length: 20 }, () => request(world, "/app/api/dashboard", mine).then((answer) => expect(answer.status).toBe(200)))));
+    const burst = await callsDuring(world, () =>
+      Promise.all(
+        Array.from({ length: 20 }, () =>
+          request(world, "/app/api/dashboard", mine).then((answer) => expect(answer.status).toBe(200)),
+        ),
+      ),
+    );
     expect(burst.length).toBe(single.length);
 
     await linkedUser(world, 4713);
     await linkedUser(world, 4714);
     const cold = await callsDuring(world, () => request(world, "/app/api/spending?days=30", initDataFor(world, 4714)));
-    const coldBurst = await callsDuring(world, () => Promise.all(Array.from({ length: 10 }, (_, i) => request(world, `/app/api/spending?days=${i % 2 ? 7 : 30}`, initDataFor(world, 4713)))));
+    const coldBurst = await callsDuring(world, () =>
+      Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          request(world, `/app/api/spending?days=${i % 2 ? 7 : 30}`, initDataFor(world, 4713)),
+        ),
+      ),
+    );
     expect(coldBurst.length).toBe(cold.length);
   });
 
@@ -68,7 +85,11 @@ describe("the dashboard API's bounds", () => {
     const editsBefore = editsOf(world, 4721, card.messageId).length;
     let statuses: number[] = [];
     const calls = await callsDuring(world, async () => {
-      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => request(world, `/app/api/rules/${ruleId}/${i % 2 ? "resume" : "pause"}`, initData, "POST")));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          request(world, `/app/api/rules/${ruleId}/${i % 2 ? "resume" : "pause"}`, initData, "POST"),
+        ),
+      );
       statuses = answers.map((answer) => answer.status);
     });
     expect(calls.filter((call) => call.startsWith("POST "))).toHaveLength(1);
@@ -88,7 +109,12 @@ describe("the dashboard API's bounds", () => {
     await ruleIdOf(world, initData);
     const calls = await callsDuring(world, async () => {
       for (let i = 0; i < 10; i++) {
-        const answer = await request(world, `/app/api/rules/00000000-0000-4000-8000-00000000000${i}/pause`, initData, "POST");
+        const answer = await request(
+          world,
+          `/app/api/rules/00000000-0000-4000-8000-00000000000${i}/pause`,
+          initData,
+          "POST",
+        );
         expect(answer.status).toBe(404);
         expect(((await answer.json()) as { message: string }).message).toContain("no longer exists");
       }
@@ -102,7 +128,14 @@ describe("a redraw Telegram calls 'message is not modified'", () => {
   manageWorld((started) => (world = started), { env: { PUBLIC_URL }, allowRejectedCalls: true });
 
   const storedText = async (chatId: number, messageId: number) =>
-    (await world.app.db.selectFrom("open_rule_cards").select("text").where("chat_id", "=", chatId).where("message_id", "=", messageId).executeTakeFirst())?.text;
+    (
+      await world.app.db
+        .selectFrom("open_rule_cards")
+        .select("text")
+        .where("chat_id", "=", chatId)
+        .where("message_id", "=", messageId)
+        .executeTakeFirst()
+    )?.text;
 
   it("is counted as done: the card is recorded as showing what was sent", async () => {
     const { apiKey, user } = await linkedUser(world, 4741);
@@ -113,11 +146,25 @@ describe("a redraw Telegram calls 'message is not modified'", () => {
     const pausedText = await storedText(4741, card.messageId);
     expect(pausedText).toContain("paused");
     // The record is behind the chat (another replica's write lost), and the rule is resumed elsewhere.
-    await world.app.db.updateTable("open_rule_cards").set({ text: card.text ?? "" }).where("chat_id", "=", 4741).where("message_id", "=", card.messageId).execute();
-    expect((await fetch(`${world.marketplaceUrl}/api/v1/automations/${ruleId}/resume`, { method: "POST", headers: { "x-api-key": apiKey } })).status).toBe(200);
+    await world.app.db
+      .updateTable("open_rule_cards")
+      .set({ text: card.text ?? "" })
+      .where("chat_id", "=", 4741)
+      .where("message_id", "=", card.messageId)
+      .execute();
+    expect(
+      (
+        await fetch(`${world.marketplaceUrl}/api/v1/automations/${ruleId}/resume`, {
+          method: "POST",
+          headers: { "x-api-key": apiKey },
+        })
+      ).status,
+    ).toBe(200);
 
     expect((await request(world, `/app/api/rules/${ruleId}/pause`, initData, "POST")).status).toBe(200);
-    const refused = world.fake.calls.filter((call) => !call.ok && call.method === "editMessageText" && Number(call.params.message_id) === card.messageId);
+    const refused = world.fake.calls.filter(
+      (call) => !call.ok && call.method === "editMessageText" && Number(call.params.message_id) === card.messageId,
+    );
     expect(refused.map((call) => call.description)).toEqual([expect.stringContaining("message is not modified")]);
     expect(await storedText(4741, card.messageId)).toBe(pausedText);
   });

@@ -7,12 +7,25 @@ const OUT = "test-output/miniapp";
 const ADDRESS = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
 
 describe("the dashboard Mini App in a browser", () => {
-  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 1400, height: 900 }, app: { perChatMinTimeMs: 0 } });
+  const playground = usePlaygroundPage({
+    out: OUT,
+    viewport: { width: 1400, height: 900 },
+    app: { perChatMinTimeMs: 0 },
+  });
   const { pageErrors } = playground;
 
   /** The playground's JSON interface, as the page itself calls it. */
   async function play(path: string, body?: unknown): Promise<unknown> {
-    const response = await fetch(`${playground.app.url}${path}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json", origin: playground.app.url }, body: JSON.stringify(body) });
+    const response = await fetch(
+      `${playground.app.url}${path}`,
+      body === undefined
+        ? {}
+        : {
+            method: "POST",
+            headers: { "content-type": "application/json", origin: playground.app.url },
+            body: JSON.stringify(body),
+          },
+    );
     expect(response.ok, path).toBe(true);
     return response.json();
   }
@@ -23,7 +36,10 @@ describe("the dashboard Mini App in a browser", () => {
     await expect.poll(() => page.locator("#conn.live").count()).toBe(1);
     const key = (await page.locator("#demo-key").textContent())!;
     await page.click("#connect-key");
-    await page.locator(".msg.bot", { hasText: key.slice(-4) }).first().waitFor();
+    await page
+      .locator(".msg.bot", { hasText: key.slice(-4) })
+      .first()
+      .waitFor();
     await page.click("#panel-history");
     await play("/play/api/send", { userId: 1001, text: `/refill ${ADDRESS} 30k 65k 1h`, waitMs: 3000 });
     const confirm = page.locator(".msg.bot .kb", { hasText: "Confirm" }).last();
@@ -52,14 +68,29 @@ describe("the dashboard Mini App in a browser", () => {
     await expect(rule.locator(".state").textContent()).resolves.toContain("active");
 
     // Drawn: the page tells the client so and asks for its viewport, which the playground answers with the frame's height.
-    await expect.poll(posted).toEqual(expect.arrayContaining([{ eventType: "web_app_ready" }, { eventType: "web_app_expand" }, { eventType: "web_app_request_viewport" }]));
+    await expect
+      .poll(posted)
+      .toEqual(
+        expect.arrayContaining([
+          { eventType: "web_app_ready" },
+          { eventType: "web_app_expand" },
+          { eventType: "web_app_request_viewport" },
+        ]),
+      );
     const frameHeight = await page.locator("#dashboard-frame").evaluate((element) => element.clientHeight);
-    const viewportHeight = () => frame.locator("body").evaluate(() => document.documentElement.style.getPropertyValue("--tg-viewport-height"));
+    const viewportHeight = () =>
+      frame.locator("body").evaluate(() => document.documentElement.style.getPropertyValue("--tg-viewport-height"));
     await expect.poll(viewportHeight).toBe(`${frameHeight}px`);
     // A viewport_changed from the parent frame (the sheet dragged) resizes the page.
     await page.evaluate(() => {
       const target = (document.getElementById("dashboard-frame") as HTMLIFrameElement).contentWindow!;
-      target.postMessage(JSON.stringify({ eventType: "viewport_changed", eventData: { height: 432, width: 390, is_expanded: false, is_state_stable: true } }), window.location.origin);
+      target.postMessage(
+        JSON.stringify({
+          eventType: "viewport_changed",
+          eventData: { height: 432, width: 390, is_expanded: false, is_state_stable: true },
+        }),
+        window.location.origin,
+      );
     });
     await expect.poll(viewportHeight).toBe("432px");
     await expect(frame.locator("body").evaluate((body) => getComputedStyle(body).minHeight)).resolves.toBe("432px");
@@ -68,7 +99,10 @@ describe("the dashboard Mini App in a browser", () => {
     await rule.locator("button", { hasText: "Resume" }).waitFor();
     await expect(rule.locator(".state").textContent()).resolves.toContain("paused");
     // The tap reached the parent frame as a haptic event of the protocol.
-    expect(await posted()).toContainEqual({ eventType: "web_app_trigger_haptic_feedback", eventData: { type: "impact", impact_style: "medium" } });
+    expect(await posted()).toContainEqual({
+      eventType: "web_app_trigger_haptic_feedback",
+      eventData: { type: "impact", impact_style: "medium" },
+    });
     // The chat's card, edited live by the bot: now paused, with Resume.
     const card = page.locator(".msg.bot", { hasText: short }).last();
     await card.locator(".kb", { hasText: "Resume" }).waitFor();
@@ -89,12 +123,17 @@ describe("the dashboard Mini App in a browser", () => {
     await card.locator(".kb", { hasText: "Pause" }).waitFor();
     await expect(card.textContent()).resolves.toContain("active");
     // In the playground, /dashboard points at the panel.
-    const answer = (await play("/play/api/send", { userId: 1001, text: "/dashboard", waitMs: 2000 })) as { replies?: Array<{ message?: { text?: string } }> };
+    const answer = (await play("/play/api/send", { userId: 1001, text: "/dashboard", waitMs: 2000 })) as {
+      replies?: Array<{ message?: { text?: string } }>;
+    };
     expect(answer.replies?.map((reply) => reply.message?.text ?? "").join("\n")).toContain("Open the dashboard");
 
     // Buy again and Buy are links back into the chat: a confirmation card, nothing spent.
     await frame.locator("#buy").click();
-    await page.locator(".msg.bot", { hasText: /Which resource|resource/ }).last().waitFor();
+    await page
+      .locator(".msg.bot", { hasText: /Which resource|resource/ })
+      .last()
+      .waitFor();
     expect(pageErrors).toEqual([]);
   });
 
@@ -127,7 +166,9 @@ describe("the dashboard Mini App in a browser", () => {
 
     // Tampered: another user's id under the first one's signature.
     const good = launchPath(user, token, new Date(), "light");
-    await open(`${good.replace(encodeURIComponent(encodeURIComponent('"id":1001')), encodeURIComponent(encodeURIComponent('"id":1002')))}`);
+    await open(
+      `${good.replace(encodeURIComponent(encodeURIComponent('"id":1001')), encodeURIComponent(encodeURIComponent('"id":1002')))}`,
+    );
     await expect(page.locator("#notice").textContent()).resolves.toContain("could not prove who you are");
     // Expired: signed two hours ago.
     await open(launchPath(user, token, new Date(Date.now() - 2 * 3_600_000), "light"));

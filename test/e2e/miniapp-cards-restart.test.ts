@@ -4,13 +4,17 @@ import { signInitData } from "#src/miniapp/index";
 import type { App } from "#src/app";
 import { editsOf, PUBLIC_URL, ruleInChat } from "../kit/miniapp";
 
-
-const shownNow = (world: World, chatId: number, messageId: number) => world.fake.messages(chatId).find((message) => message.messageId === messageId)!;
+const shownNow = (world: World, chatId: number, messageId: number) =>
+  world.fake.messages(chatId).find((message) => message.messageId === messageId)!;
 
 /** Pause or Resume of the signer's only rule on the dashboard, served by `app`. */
 async function dashboardAction(world: World, app: App, id: number, action: "pause" | "resume"): Promise<void> {
-  const headers = { authorization: `tma ${signInitData({ id, firstName: `User${id}`, languageCode: "en" }, BOT_TOKEN, new Date(app.deps.now()))}` };
-  const shown = (await (await app.http.request("/app/api/dashboard", { headers })).json()) as { sections: { rules: { items: Array<{ id: string }> } } };
+  const headers = {
+    authorization: `tma ${signInitData({ id, firstName: `User${id}`, languageCode: "en" }, BOT_TOKEN, new Date(app.deps.now()))}`,
+  };
+  const shown = (await (await app.http.request("/app/api/dashboard", { headers })).json()) as {
+    sections: { rules: { items: Array<{ id: string }> } };
+  };
   const [rule] = shown.sections.rules.items;
   const response = await app.http.request(`/app/api/rules/${rule!.id}/${action}`, { method: "POST", headers });
   expect(response.status).toBe(200);
@@ -38,7 +42,12 @@ describe("the chat's rule card follows the dashboard across restarts and replica
     expect(edits.length).toBe(before + 1);
     expect(String(edits.at(-1)!.params.text)).toContain("paused");
     expect(buttonLabels(shownNow(world, 4701, card.messageId))).toContain("▶️ Resume");
-    expect(world.fake.calls.filter((call) => call.method === "answerCallbackQuery" && String(call.params.callback_query_id).startsWith("dashboard:"))).toHaveLength(0);
+    expect(
+      world.fake.calls.filter(
+        (call) =>
+          call.method === "answerCallbackQuery" && String(call.params.callback_query_id).startsWith("dashboard:"),
+      ),
+    ).toHaveLength(0);
   });
 
   it("the dashboard's request on another replica redraws the card the first one drew", async () => {

@@ -8,7 +8,8 @@ import { MAX_POLL_PAGES } from "#src/push/poller-deps";
  * one holds a notification it has already seen, so none is lost, and none is relayed twice.
  */
 
-const noteNumbers = (texts: string[]) => texts.flatMap((text) => [...text.matchAll(/Note (\d+)\b/g)].map((match) => Number(match[1])));
+const noteNumbers = (texts: string[]) =>
+  texts.flatMap((text) => [...text.matchAll(/Note (\d+)\b/g)].map((match) => Number(match[1])));
 
 async function counter(world: World, name: string): Promise<number> {
   const text = await (await fetch(`${world.app.url}/metrics`)).text();
@@ -48,7 +49,11 @@ describe("notifications past the newest page", () => {
     // the second page then holds the last 5 new ones, the newest seen one and 14 older ones.
     const newest = world.sandbox.control.listNotifications(accountId)[0] as { id: string; title: string };
     expect(newest.title).toBe("Note 48");
-    await world.app.db.deleteFrom("seen_notifications").where("telegram_id", "=", 5401).where("notification_id", "!=", newest.id).execute();
+    await world.app.db
+      .deleteFrom("seen_notifications")
+      .where("telegram_id", "=", 5401)
+      .where("notification_id", "!=", newest.id)
+      .execute();
     await world.app.db.deleteFrom("outbox").where("telegram_id", "=", 5401).execute();
     raise(accountId, 49, 25);
     await world.app.push.pollNow();
@@ -65,7 +70,9 @@ describe("notifications past the newest page", () => {
     const queued = (await outboxOf(world, 5402)).filter((row) => row.dedupe_key.startsWith("notification:"));
     expect(queued).toHaveLength(MAX_POLL_PAGES * 20);
     // The newest 200, oldest first.
-    expect(queued.sort((a, b) => a.id - b.id).map((row) => noteNumbers([row.payload])[0])).toEqual(Array.from({ length: 200 }, (_, i) => i + 31));
+    expect(queued.sort((a, b) => a.id - b.id).map((row) => noteNumbers([row.payload])[0])).toEqual(
+      Array.from({ length: 200 }, (_, i) => i + 31),
+    );
     expect(await counter(world, "notification_poll_page_limit_total")).toBe(1);
     expect(world.logs()).toContain(`no notification already seen in the newest ${MAX_POLL_PAGES} pages`);
     // The next poll finds the newest page seen: nothing more is read or queued.

@@ -22,11 +22,13 @@ describe("/notifications", () => {
     return { ...account, user };
   }
 
-  const unreadInSandbox = (accountId: string) => world.sandbox.control.listNotifications(accountId).filter((n) => !n.read).length;
+  const unreadInSandbox = (accountId: string) =>
+    world.sandbox.control.listNotifications(accountId).filter((n) => !n.read).length;
 
   it("pages by 20 newest first with the unread count; Mark read and Mark all read edit in place and reach the sandbox", async () => {
     const { accountId, user } = await linkedUser(401);
-    for (let i = 1; i <= 25; i += 1) world.sandbox.control.addNotification({ accountId, title: `Note ${i}`, body: `Body of note ${i}` });
+    for (let i = 1; i <= 25; i += 1)
+      world.sandbox.control.addNotification({ accountId, title: `Note ${i}`, body: `Body of note ${i}` });
     expect(unreadInSandbox(accountId)).toBe(25);
 
     user.send("/notifications");
@@ -84,7 +86,12 @@ describe("/notifications", () => {
     const hostile = "<b>&</b><script>";
     const long = "x".repeat(4990) + " & <end>";
     world.sandbox.control.addNotification({ accountId, title: hostile, body: long, link: "javascript:alert(1)" });
-    world.sandbox.control.addNotification({ accountId, title: "With a link", body: "Tap it", link: "https://example.com/path?a=1&b=\"2\"" });
+    world.sandbox.control.addNotification({
+      accountId,
+      title: "With a link",
+      body: "Tap it",
+      link: 'https://example.com/path?a=1&b="2"',
+    });
 
     user.send("/notifications");
     const shown = await user.nextMessage();
@@ -99,7 +106,12 @@ describe("/notifications", () => {
 
     // a full page of hostile, long notifications still fits and is accepted
     for (let i = 0; i < 20; i += 1) {
-      world.sandbox.control.addNotification({ accountId, title: `${hostile} ${"&".repeat(300)} ${i}`, body: `${"<&>".repeat(1700)} ${i}`, link: `https://example.com/${i}` });
+      world.sandbox.control.addNotification({
+        accountId,
+        title: `${hostile} ${"&".repeat(300)} ${i}`,
+        body: `${"<&>".repeat(1700)} ${i}`,
+        link: `https://example.com/${i}`,
+      });
     }
     user.press(/Refresh/);
     const full = await user.nextBotEvent();
@@ -116,7 +128,8 @@ describe("/notifications", () => {
 
   it("Mark read and Mark all read that the marketplace fails are explained; nothing is marked and the key is not taken for broken", async () => {
     const { accountId, user } = await linkedUser(404);
-    for (let i = 1; i <= 3; i += 1) world.sandbox.control.addNotification({ accountId, title: `Note ${i}`, body: `Body ${i}` });
+    for (let i = 1; i <= 3; i += 1)
+      world.sandbox.control.addNotification({ accountId, title: `Note ${i}`, body: `Body ${i}` });
     user.send("/notifications");
     await user.nextMessage();
 
@@ -127,7 +140,13 @@ describe("/notifications", () => {
     world.sandbox.control.clearFaults();
 
     // A 403 on a write is about that write (scope, limits), never a key that lost access.
-    world.sandbox.control.injectFault({ method: "POST", pathPrefix: "/api/v1/notifications/read-all", status: 403, body: { type: "about:blank", title: "Forbidden", status: 403, detail: "this key may not write", instance: null }, times: 1 });
+    world.sandbox.control.injectFault({
+      method: "POST",
+      pathPrefix: "/api/v1/notifications/read-all",
+      status: 403,
+      body: { type: "about:blank", title: "Forbidden", status: 403, detail: "this key may not write", instance: null },
+      times: 1,
+    });
     user.press(/Mark all read/);
     const refused = await user.nextMessage();
     expect(refused.text).toContain("The marketplace did not allow this with your API key: this key may not write");

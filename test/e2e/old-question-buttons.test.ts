@@ -18,8 +18,18 @@ function dataOf(message: ChatMessage, label: string): string {
  */
 async function expectButtonsRemoved(world: World, question: ChatMessage): Promise<void> {
   await world.settled();
-  const edits = world.fake.calls.filter((call) => ["editMessageReplyMarkup", "editMessageText"].includes(call.method) && Number(call.params.chat_id) === question.chatId && Number(call.params.message_id) === question.messageId);
-  expect(edits.map((call) => ({ ok: call.ok, keyboard: (call.params.reply_markup as { inline_keyboard?: unknown[] } | undefined)?.inline_keyboard ?? [] }))).toEqual([{ ok: true, keyboard: [] }]);
+  const edits = world.fake.calls.filter(
+    (call) =>
+      ["editMessageReplyMarkup", "editMessageText"].includes(call.method) &&
+      Number(call.params.chat_id) === question.chatId &&
+      Number(call.params.message_id) === question.messageId,
+  );
+  expect(
+    edits.map((call) => ({
+      ok: call.ok,
+      keyboard: (call.params.reply_markup as { inline_keyboard?: unknown[] } | undefined)?.inline_keyboard ?? [],
+    })),
+  ).toEqual([{ ok: true, keyboard: [] }]);
   const now = world.fake.messages(question.chatId).find((message) => message.messageId === question.messageId)!;
   expect(buttonLabels(now)).toEqual([]);
 }
@@ -29,7 +39,20 @@ function staleClientPress(world: World, userId: number, question: ChatMessage, l
   const now = world.fake.messages(question.chatId).find((message) => message.messageId === question.messageId)!;
   const chat = { id: question.chatId, type: "private" as const, first_name: `User${userId}` };
   world.fake.injectUpdate({
-    callback_query: { id, from: { id: userId, is_bot: false, first_name: `User${userId}`, language_code: "en" }, chat_instance: "1", data: dataOf(question, label), message: { message_id: now.messageId, from: { id: 123456789, is_bot: true, first_name: "Bot" }, chat, date: now.date, text: now.text, ...(now.replyMarkup ? { reply_markup: now.replyMarkup } : {}) } },
+    callback_query: {
+      id,
+      from: { id: userId, is_bot: false, first_name: `User${userId}`, language_code: "en" },
+      chat_instance: "1",
+      data: dataOf(question, label),
+      message: {
+        message_id: now.messageId,
+        from: { id: 123456789, is_bot: true, first_name: "Bot" },
+        chat,
+        date: now.date,
+        text: now.text,
+        ...(now.replyMarkup ? { reply_markup: now.replyMarkup } : {}),
+      },
+    },
   });
 }
 

@@ -58,7 +58,8 @@ describe("order input: grouped volumes, bounds per resource, a public quote with
     expect((await user.nextMessage()).text).toContain("Which address");
     user.send(ADDRESS_A);
     const card = await user.nextMessage();
-    for (const word of ["Confirm your order", "Resource: Bandwidth", "Volume: 500,000", ADDRESS_A]) expect(card.text).toContain(word);
+    for (const word of ["Confirm your order", "Resource: Bandwidth", "Volume: 500,000", ADDRESS_A])
+      expect(card.text).toContain(word);
     expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
   });
 

@@ -20,7 +20,10 @@ describe("/orders: pages, an order card, stats", () => {
       if (i === 7) world.sandbox.control.failNextOrder({ accountId, mode: "async" });
       if (i === 11) world.sandbox.control.markUnactivated({ address: ADDRESS_B });
       const resource = i === 3 ? "bandwidth" : "energy";
-      await client.createOrder({ resource, targetAddress: i === 11 ? ADDRESS_B : ADDRESS_A, volume: 65000 + i * 1000, duration: "1h" }, `order-${i}`);
+      await client.createOrder(
+        { resource, targetAddress: i === 11 ? ADDRESS_B : ADDRESS_A, volume: 65000 + i * 1000, duration: "1h" },
+        `order-${i}`,
+      );
       world.advance(1000);
     }
     world.sandbox.control.settleNow({ accountId });
@@ -108,7 +111,9 @@ describe("/orders: pages, an order card, stats", () => {
     const response = await fetch(`${world.marketplaceUrl}/api/v1/orders/stats`, { headers: { "X-Api-Key": apiKey } });
     const stats = (await response.json()) as { totalOrders: number; energyDeliveredThisMonth: number | string };
     // one bandwidth order and one failed order do not count as energy delivered
-    const energy = Array.from({ length: 12 }, (_, i) => 65000 + i * 1000).filter((_, i) => i !== 3 && i !== 7).reduce((sum, volume) => sum + volume, 0);
+    const energy = Array.from({ length: 12 }, (_, i) => 65000 + i * 1000)
+      .filter((_, i) => i !== 3 && i !== 7)
+      .reduce((sum, volume) => sum + volume, 0);
     expect(stats).toMatchObject({ totalOrders: 12 });
     expect(Number(stats.energyDeliveredThisMonth)).toBe(energy);
 

@@ -38,19 +38,29 @@ describe("a brisk session in the playground", () => {
     const confirm = playground.page.locator(".msg.bot .kb", { hasText: "Confirm" }).last();
     await confirm.waitFor();
     await confirm.click();
-    await bot(/Order placed/).first().waitFor();
+    await bot(/Order placed/)
+      .first()
+      .waitFor();
     // Settle and ask for the deposit address at once: the alert and the QR photo race for the chat.
     await playground.page.click("#panel-settle");
     await type("/topup");
-    await bot(/Order [0-9a-f]{8}\S* filled/).first().waitFor({ timeout: 20_000 });
+    await bot(/Order [0-9a-f]{8}\S* filled/)
+      .first()
+      .waitFor({ timeout: 20_000 });
     const qr = playground.page.locator(".msg.bot img.photo").last();
     await qr.waitFor({ timeout: 20_000 });
     await playground.page.screenshot({ path: `${OUT}/session.png` });
 
     // What the fake Telegram answered: every call of the session accepted, none throttled.
-    const session = fake.calls.filter((call) => call.seq > firstCall && (call.chatId ?? Number(call.params.chat_id)) === chatId);
-    expect(session.filter((call) => call.method === "sendMessage" || call.method === "sendPhoto").length).toBeGreaterThanOrEqual(7);
-    expect(session.filter((call) => !call.ok).map((call) => `${call.method}: ${call.errorCode} ${call.description}`)).toEqual([]);
+    const session = fake.calls.filter(
+      (call) => call.seq > firstCall && (call.chatId ?? Number(call.params.chat_id)) === chatId,
+    );
+    expect(
+      session.filter((call) => call.method === "sendMessage" || call.method === "sendPhoto").length,
+    ).toBeGreaterThanOrEqual(7);
+    expect(
+      session.filter((call) => !call.ok).map((call) => `${call.method}: ${call.errorCode} ${call.description}`),
+    ).toEqual([]);
     // What the page shows: no red line in the call log, no red bubble in the chat.
     expect(await playground.page.locator("#calls li.error").count()).toBe(0);
     expect(await playground.page.locator(".msg.rejected").count()).toBe(0);

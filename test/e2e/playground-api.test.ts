@@ -25,7 +25,13 @@ interface MessageView {
 }
 
 function playgroundEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent", ...extra };
+  return {
+    DATABASE_URL: ":memory:",
+    PORT: "0",
+    SECRET_KEY: randomBytes(32).toString("base64"),
+    LOG_LEVEL: "silent",
+    ...extra,
+  };
 }
 
 /** What a browser sends with the page's POSTs: the content type and the playground's own origin. */
@@ -90,7 +96,11 @@ async function readEvents(url: string, headers: Record<string, string>, count: n
 function playClient(app: App, userId: number) {
   const base = `${app.url}/play/api`;
   const request = async (path: string, body: object) => {
-    const response = await fetch(`${base}${path}`, { method: "POST", headers: pageHeaders(app), body: JSON.stringify(body) });
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: pageHeaders(app),
+      body: JSON.stringify(body),
+    });
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
   const post = async (path: string, body: object) => {
@@ -98,7 +108,8 @@ function playClient(app: App, userId: number) {
     if (status !== 200) throw new Error(`${path} → ${status} ${JSON.stringify(json)}`);
     return json;
   };
-  const chat = async () => ((await (await fetch(`${base}/chat?userId=${userId}`)).json()) as { messages: MessageView[] }).messages;
+  const chat = async () =>
+    ((await (await fetch(`${base}/chat?userId=${userId}`)).json()) as { messages: MessageView[] }).messages;
   const botMessages = async () => (await chat()).filter((m) => m.from === "bot" && !m.deleted);
   const lastId = async () => (await chat()).at(-1)?.messageId ?? 0;
   return {
@@ -109,10 +120,17 @@ function playClient(app: App, userId: number) {
     lastId,
     say: (text: string) => post("/send", { userId, text }),
     /** The first bot message after `after` that passes `test`, waiting for it. */
-    newBotMessage: (after: number, test: (m: MessageView) => boolean, what: string) => waitFor(async () => (await botMessages()).find((m) => m.messageId > after && test(m)), what),
+    newBotMessage: (after: number, test: (m: MessageView) => boolean, what: string) =>
+      waitFor(async () => (await botMessages()).find((m) => m.messageId > after && test(m)), what),
     /** Presses the button whose label matches on the newest bot message that has one. */
     async press(label: RegExp, what: string) {
-      const message = await waitFor(async () => (await botMessages()).reverse().find((m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => label.test(b.text))), what);
+      const message = await waitFor(
+        async () =>
+          (await botMessages())
+            .reverse()
+            .find((m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => label.test(b.text))),
+        what,
+      );
       const button = message.replyMarkup!.inline_keyboard.flat().find((b) => label.test(b.text))!;
       await post("/press", { userId, messageId: message.messageId, callbackData: button.callback_data });
       return message;
@@ -139,12 +157,22 @@ describe("the local playground's JSON and SSE interface", () => {
 
     const base = `${app.url}/play/api`;
     const post = async (path: string, body: object) => {
-      const response = await fetch(`${base}${path}`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify(body) });
+      const response = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: pageHeaders(app!),
+        body: JSON.stringify(body),
+      });
       const json = (await response.json()) as Record<string, unknown>;
       if (!response.ok) throw new Error(`${path} → ${response.status} ${JSON.stringify(json)}`);
       return json;
     };
-    const chat = async () => ((await (await fetch(`${base}/chat?userId=${USER}`)).json()) as { messages: MessageView[]; rejections: unknown[] }).messages;
+    const chat = async () =>
+      (
+        (await (await fetch(`${base}/chat?userId=${USER}`)).json()) as {
+          messages: MessageView[];
+          rejections: unknown[];
+        }
+      ).messages;
     const botMessages = async () => (await chat()).filter((m) => m.from === "bot" && !m.deleted);
     const newBotMessage = async (after: number, test: (m: MessageView) => boolean, what: string) =>
       waitFor(async () => (await botMessages()).find((m) => m.messageId > after && test(m)), what);
@@ -165,7 +193,13 @@ describe("the local playground's JSON and SSE interface", () => {
     expect(demoKey).toBe(app.sandbox!.demoApiKey);
 
     // /start with waitMs answers with the bot's replies.
-    const started = (await post("/send", { userId: USER, text: "/start", languageCode: "en", firstName: "Pat", waitMs: 5000 })) as { replies: Array<{ kind: string; message: MessageView }> };
+    const started = (await post("/send", {
+      userId: USER,
+      text: "/start",
+      languageCode: "en",
+      firstName: "Pat",
+      waitMs: 5000,
+    })) as { replies: Array<{ kind: string; message: MessageView }> };
     const welcome = started.replies.find((r) => r.kind === "message")!.message;
     expect(welcome.text).toContain("Pat");
     expect(welcome.text).toContain("sandbox");
@@ -174,7 +208,10 @@ describe("the local playground's JSON and SSE interface", () => {
     // A main-menu button.
     let mark = await lastId();
     await post("/press", { userId: USER, label: "💱 Quote" });
-    await waitFor(async () => (await chat()).some((m) => m.messageId > mark || m.edited), "an answer to the Quote button");
+    await waitFor(
+      async () => (await chat()).some((m) => m.messageId > mark || m.edited),
+      "an answer to the Quote button",
+    );
 
     mark = await lastId();
     await post("/send", { userId: USER, text: "/quote energy 65k 1h" });
@@ -190,15 +227,26 @@ describe("the local playground's JSON and SSE interface", () => {
 
     mark = await lastId();
     await post("/send", { userId: USER, text: `/buy energy 65000 1h ${ADDRESS}` });
-    const preview = await newBotMessage(mark, (m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => /Confirm/.test(b.text)), "the order preview");
+    const preview = await newBotMessage(
+      mark,
+      (m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => /Confirm/.test(b.text)),
+      "the order preview",
+    );
     const confirm = preview.replyMarkup!.inline_keyboard.flat().find((b) => /Confirm/.test(b.text))!;
     await post("/press", { userId: USER, messageId: preview.messageId, callbackData: confirm.callback_data });
-    await waitFor(async () => app!.sandbox!.sandbox.control.listOrders(app!.sandbox!.sandbox.demo.accountId).length === 1, "the order");
+    await waitFor(
+      async () => app!.sandbox!.sandbox.control.listOrders(app!.sandbox!.sandbox.demo.accountId).length === 1,
+      "the order",
+    );
 
     mark = await lastId();
     const settled = (await post("/sandbox/settle", {})) as { result: { settled: Array<{ status: string }> } };
     expect(settled.result.settled.map((o) => o.status)).toEqual(["Filled"]);
-    const alert = await newBotMessage(mark, (m) => /Order [0-9a-f]{8}\S* filled/.test(m.text ?? ""), "the filled alert");
+    const alert = await newBotMessage(
+      mark,
+      (m) => /Order [0-9a-f]{8}\S* filled/.test(m.text ?? ""),
+      "the filled alert",
+    );
     expect(alert.text).toContain(ADDRESS);
     expect(alert.text).toContain("65,000");
 
@@ -208,14 +256,19 @@ describe("the local playground's JSON and SSE interface", () => {
     expect(photo.photo!.src).toMatch(/^\/play\/api\/photo\//);
     const image = await fetch(`${app.url}${photo.photo!.src}`);
     expect(image.headers.get("content-type")).toBe("image/png");
-    expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString()).toBe("PNG");
+    expect(
+      Buffer.from(await image.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe("PNG");
 
     // The transcript and the call log.
     const transcript = await (await fetch(`${base}/transcript?userId=${USER}`)).text();
     expect(transcript).toContain("You #1");
     expect(transcript).toContain("[photo");
     expect(transcript).toContain("(deleted)");
-    const calls = ((await (await fetch(`${base}/calls`)).json()) as { calls: Array<{ method: string; ok: boolean }> }).calls;
+    const calls = ((await (await fetch(`${base}/calls`)).json()) as { calls: Array<{ method: string; ok: boolean }> })
+      .calls;
     expect(calls.some((c) => c.method === "sendPhoto" && c.ok)).toBe(true);
     expect(calls.some((c) => c.method === "deleteMessage" && c.ok)).toBe(true);
     expect(calls.some((c) => c.method === "getUpdates")).toBe(false);
@@ -223,22 +276,44 @@ describe("the local playground's JSON and SSE interface", () => {
 
     // A call Telegram refuses is kept for the chat, with Telegram's description.
     const { apiRoot, token } = app.playground!;
-    const refused = await fetch(`${apiRoot}/bot${token}/sendMessage`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ chat_id: USER, text: "<b>oops", parse_mode: "HTML" }) });
+    const refused = await fetch(`${apiRoot}/bot${token}/sendMessage`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ chat_id: USER, text: "<b>oops", parse_mode: "HTML" }),
+    });
     expect(refused.status).toBe(400);
-    const { rejections } = (await (await fetch(`${base}/chat?userId=${USER}`)).json()) as { rejections: Array<{ method: string; description: string }> };
-    expect(rejections).toEqual([expect.objectContaining({ method: "sendMessage", description: expect.stringContaining("can't parse entities") })]);
+    const { rejections } = (await (await fetch(`${base}/chat?userId=${USER}`)).json()) as {
+      rejections: Array<{ method: string; description: string }>;
+    };
+    expect(rejections).toEqual([
+      expect.objectContaining({ method: "sendMessage", description: expect.stringContaining("can't parse entities") }),
+    ]);
     // A refused callback answer names no chat: it is shown in the chat of the press it answers.
     const answered = app.playground!.fake.callbackAnswers.at(-1)!.callbackQueryId;
-    const twice = await fetch(`${apiRoot}/bot${token}/answerCallbackQuery`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ callback_query_id: answered }) });
+    const twice = await fetch(`${apiRoot}/bot${token}/answerCallbackQuery`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ callback_query_id: answered }),
+    });
     expect(twice.status).toBe(400);
-    const after = (await (await fetch(`${base}/chat?userId=${USER}`)).json()) as { rejections: Array<{ method: string; description: string }> };
+    const after = (await (await fetch(`${base}/chat?userId=${USER}`)).json()) as {
+      rejections: Array<{ method: string; description: string }>;
+    };
     expect(after.rejections.map((r) => r.method)).toEqual(["sendMessage", "answerCallbackQuery"]);
     expect(after.rejections[1]!.description).toContain("query ID is invalid");
 
     // Sandbox panel: bad input is refused.
-    const bad = await fetch(`${base}/sandbox/fire-rule`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify({ ruleId: "nope" }) });
+    const bad = await fetch(`${base}/sandbox/fire-rule`, {
+      method: "POST",
+      headers: pageHeaders(app!),
+      body: JSON.stringify({ ruleId: "nope" }),
+    });
     expect(bad.status).toBe(404);
-    const noWebhook = await fetch(`${base}/sandbox/webhook`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify({ userId: USER }) });
+    const noWebhook = await fetch(`${base}/sandbox/webhook`, {
+      method: "POST",
+      headers: pageHeaders(app!),
+      body: JSON.stringify({ userId: USER }),
+    });
     expect(noWebhook.status).toBe(409);
   });
 
@@ -246,36 +321,66 @@ describe("the local playground's JSON and SSE interface", () => {
     app = await startApp({ env: playgroundEnv({ PUBLIC_URL: "https://playground.invalid" }), perChatMinTimeMs: 0 });
     const base = `${app.url}/play/api`;
     const post = async (path: string, body: object) => {
-      const response = await fetch(`${base}${path}`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify(body) });
+      const response = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: pageHeaders(app!),
+        body: JSON.stringify(body),
+      });
       return { status: response.status, json: (await response.json()) as Record<string, unknown> };
     };
-    const say = async (text: string) => (await post("/send", { userId: 5150, text, waitMs: 5000 })).json as { replies: Array<{ kind: string; message: MessageView }> };
-    const texts = async () => ((await (await fetch(`${base}/chat?userId=5150`)).json()) as { messages: MessageView[] }).messages.filter((m) => m.from === "bot").map((m) => m.text ?? "");
+    const say = async (text: string) =>
+      (await post("/send", { userId: 5150, text, waitMs: 5000 })).json as {
+        replies: Array<{ kind: string; message: MessageView }>;
+      };
+    const texts = async () =>
+      ((await (await fetch(`${base}/chat?userId=5150`)).json()) as { messages: MessageView[] }).messages
+        .filter((m) => m.from === "bot")
+        .map((m) => m.text ?? "");
 
     await say(`/connect ${app.sandbox!.demoApiKey}`);
     const shown = await say("/webhook");
-    expect(shown.replies.map((r) => r.message?.text ?? "").join("\n")).toContain("https://playground.invalid/webhooks/marketplace/");
+    expect(shown.replies.map((r) => r.message?.text ?? "").join("\n")).toContain(
+      "https://playground.invalid/webhooks/marketplace/",
+    );
     const registered = await post("/sandbox/webhook", { userId: 5150 });
     expect(registered.status).toBe(200);
-    expect((registered.json.result as { webhookUrl: string }).webhookUrl).toMatch(new RegExp(`^${app.url}/webhooks/marketplace/[A-Za-z0-9_-]+$`));
+    expect((registered.json.result as { webhookUrl: string }).webhookUrl).toMatch(
+      new RegExp(`^${app.url}/webhooks/marketplace/[A-Za-z0-9_-]+$`),
+    );
 
     expect((await post("/sandbox/fail-next", { mode: "async" })).status).toBe(200);
-    const preview = (await say(`/buy energy 65000 1h ${ADDRESS}`)).replies.map((r) => r.message).find((m) => m?.replyMarkup)!;
+    const preview = (await say(`/buy energy 65000 1h ${ADDRESS}`)).replies
+      .map((r) => r.message)
+      .find((m) => m?.replyMarkup)!;
     const confirm = preview.replyMarkup!.inline_keyboard.flat().find((b) => /Confirm/.test(b.text))!;
-    await post("/press", { userId: 5150, messageId: preview.messageId, callbackData: confirm.callback_data, waitMs: 3000 });
+    await post("/press", {
+      userId: 5150,
+      messageId: preview.messageId,
+      callbackData: confirm.callback_data,
+      waitMs: 3000,
+    });
     const settled = await post("/sandbox/settle", {});
-    expect((settled.json.result as { settled: Array<{ status: string }> }).settled.map((o) => o.status)).toEqual(["Failed"]);
+    expect((settled.json.result as { settled: Array<{ status: string }> }).settled.map((o) => o.status)).toEqual([
+      "Failed",
+    ]);
     // The sandbox posted order.failed to the bot's webhook route, which stored it before acknowledging.
     const stored = await app.db.selectFrom("webhook_events").selectAll().execute();
     expect(stored.length).toBeGreaterThan(0);
-    await waitFor(async () => (await texts()).find((t) => /Order [0-9a-f]{8}\S* failed/.test(t) && /refunded/.test(t)), "the failed alert");
+    await waitFor(
+      async () => (await texts()).find((t) => /Order [0-9a-f]{8}\S* failed/.test(t) && /refunded/.test(t)),
+      "the failed alert",
+    );
   });
 
   it("resumes the event stream from Last-Event-ID and refuses cross-site or non-JSON posts", async () => {
     app = await startApp({ env: playgroundEnv(), perChatMinTimeMs: 0 });
     const base = `${app.url}/play/api`;
     const send = (text: string) =>
-      fetch(`${base}/send`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify({ userId: 77, text, waitMs: 3000 }) });
+      fetch(`${base}/send`, {
+        method: "POST",
+        headers: pageHeaders(app!),
+        body: JSON.stringify({ userId: 77, text, waitMs: 3000 }),
+      });
     await send("/help");
     const all = await readEvents(`${base}/events?since=0&userId=77`, {}, 2);
     expect(all.length).toBe(2);
@@ -295,9 +400,17 @@ describe("the local playground's JSON and SSE interface", () => {
     const [next] = await live;
     expect(next!.data.kind).toBe("user_message");
 
-    const text = await fetch(`${base}/send`, { method: "POST", headers: pageHeaders(app!, "text/plain"), body: JSON.stringify({ userId: 77, text: "/start" }) });
+    const text = await fetch(`${base}/send`, {
+      method: "POST",
+      headers: pageHeaders(app!, "text/plain"),
+      body: JSON.stringify({ userId: 77, text: "/start" }),
+    });
     expect(text.status).toBe(415);
-    const cross = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json", origin: "https://evil.example" }, body: JSON.stringify({ userId: 77, text: "/start" }) });
+    const cross = await fetch(`${base}/send`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "https://evil.example" },
+      body: JSON.stringify({ userId: 77, text: "/start" }),
+    });
     expect(cross.status).toBe(403);
     // A DNS-rebinding page reaches the port under its own domain name (fetch cannot forge Host).
     expect(await statusWithHost(app.url, "evil.example")).toBe(403);
@@ -306,18 +419,33 @@ describe("the local playground's JSON and SSE interface", () => {
     expect(await statusWithHost(app.url, `10.0.0.7:${port}`)).toBe(403);
     expect(await statusWithHost(app.url, `localhost:${port}`)).toBe(200);
     // Every POST names its origin, and it must be this page's.
-    const noOrigin = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ userId: 77, text: "/start" }) });
+    const noOrigin = await fetch(`${base}/send`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ userId: 77, text: "/start" }),
+    });
     expect(noOrigin.status).toBe(403);
     expect(((await noOrigin.json()) as { error: string }).error).toContain("Origin");
-    const otherPort = await fetch(`${base}/send`, { method: "POST", headers: { "content-type": "application/json", origin: "http://127.0.0.1:1" }, body: JSON.stringify({ userId: 77, text: "/start" }) });
+    const otherPort = await fetch(`${base}/send`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "http://127.0.0.1:1" },
+      body: JSON.stringify({ userId: 77, text: "/start" }),
+    });
     expect(otherPort.status).toBe(403);
-    const badUser = await fetch(`${base}/send`, { method: "POST", headers: pageHeaders(app!), body: JSON.stringify({ userId: "x", text: "hi" }) });
+    const badUser = await fetch(`${base}/send`, {
+      method: "POST",
+      headers: pageHeaders(app!),
+      body: JSON.stringify({ userId: "x", text: "hi" }),
+    });
     expect(badUser.status).toBe(400);
   });
 
   it("does not exist when BOT_TOKEN is set", async () => {
     telegram = await startFakeTelegram({ token: BOT_TOKEN });
-    app = await startApp({ env: playgroundEnv({ BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot }), perChatMinTimeMs: 0 });
+    app = await startApp({
+      env: playgroundEnv({ BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot }),
+      perChatMinTimeMs: 0,
+    });
     expect(app.playground).toBeNull();
     expect((await fetch(`${app.url}/play`)).status).toBe(404);
     expect((await fetch(`${app.url}/play/api/config`)).status).toBe(404);
@@ -325,13 +453,27 @@ describe("the local playground's JSON and SSE interface", () => {
   });
 
   it("is refused on a non-loopback HOST unless PLAYGROUND_PUBLIC=true; then answers under its IP addresses and loopback names only", async () => {
-    const refused = await startApp({ env: playgroundEnv({ HOST: "0.0.0.0" }), perChatMinTimeMs: 0 }).catch((error: unknown) => error);
+    const refused = await startApp({ env: playgroundEnv({ HOST: "0.0.0.0" }), perChatMinTimeMs: 0 }).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(ConfigError);
     const [problem, ...others] = (refused as ConfigError).problems;
     expect(others).toEqual([]);
     expect(problem).toMatch(/^PLAYGROUND_PUBLIC: HOST=0\.0\.0\.0 is not a loopback address/);
-    for (const words of ["dangerous", "acts as any simulated user", "demo API key", "HOST=127.0.0.1", "BOT_TOKEN", "set PLAYGROUND_PUBLIC=true"]) expect(problem).toContain(words);
-    expect((await startApp({ env: playgroundEnv({ HOST: "0.0.0.0", PLAYGROUND_PUBLIC: "yes" }), perChatMinTimeMs: 0 }).catch((error: unknown) => error)) as ConfigError).toMatchObject({ problems: ["PLAYGROUND_PUBLIC: expected true or false"] });
+    for (const words of [
+      "dangerous",
+      "acts as any simulated user",
+      "demo API key",
+      "HOST=127.0.0.1",
+      "BOT_TOKEN",
+      "set PLAYGROUND_PUBLIC=true",
+    ])
+      expect(problem).toContain(words);
+    expect(
+      (await startApp({ env: playgroundEnv({ HOST: "0.0.0.0", PLAYGROUND_PUBLIC: "yes" }), perChatMinTimeMs: 0 }).catch(
+        (error: unknown) => error,
+      )) as ConfigError,
+    ).toMatchObject({ problems: ["PLAYGROUND_PUBLIC: expected true or false"] });
 
     app = await startApp({ env: playgroundEnv({ HOST: "0.0.0.0", PLAYGROUND_PUBLIC: "true" }), perChatMinTimeMs: 0 });
     expect(app.playground).not.toBeNull();
@@ -339,7 +481,11 @@ describe("the local playground's JSON and SSE interface", () => {
     expect(await statusWithHost(app.url, `127.0.0.1:${port}`)).toBe(200);
     expect(await statusWithHost(app.url, `192.0.2.10:${port}`)).toBe(200);
     expect(await statusWithHost(app.url, `evil.example:${port}`)).toBe(403);
-    const sent = await fetch(`${app.url}/play/api/send`, { method: "POST", headers: pageHeaders(app), body: JSON.stringify({ userId: 88, text: "/help" }) });
+    const sent = await fetch(`${app.url}/play/api/send`, {
+      method: "POST",
+      headers: pageHeaders(app),
+      body: JSON.stringify({ userId: 88, text: "/help" }),
+    });
     expect(sent.status).toBe(200);
   });
 
@@ -355,7 +501,9 @@ describe("the local playground's JSON and SSE interface", () => {
     await user.newBotMessage(mark, (m) => texts(m).includes(app!.sandbox!.demoApiKey.slice(-4)), "the linked reply");
 
     mark = await user.lastId();
-    const deposit = (await user.post("/sandbox/deposit", { amount: "25", currency: "TRX" })) as { result: { balance: { trx: string } } };
+    const deposit = (await user.post("/sandbox/deposit", { amount: "25", currency: "TRX" })) as {
+      result: { balance: { trx: string } };
+    };
     expect(deposit.result.balance.trx).toBe("1025");
     const credited = await user.newBotMessage(mark, (m) => /credited/i.test(texts(m)), "the deposit alert");
     expect(texts(credited)).toContain("25 TRX");
@@ -371,36 +519,68 @@ describe("the local playground's JSON and SSE interface", () => {
       await user.say(`/refill ${address} 30k 65k 1h`);
       await user.newBotMessage(mark, (m) => texts(m).includes("Confirm the new rule"), "the rule preview");
       await user.press(/Confirm/, "the Confirm button");
-      await waitFor(async () => sandbox.control.listRules(accountId).some((rule) => rule.targetAddress === address), "the rule");
+      await waitFor(
+        async () => sandbox.control.listRules(accountId).some((rule) => rule.targetAddress === address),
+        "the rule",
+      );
     }
-    const ruleFor = (address: string) => sandbox.control.listRules(accountId).find((rule) => rule.targetAddress === address)!;
+    const ruleFor = (address: string) =>
+      sandbox.control.listRules(accountId).find((rule) => rule.targetAddress === address)!;
 
     mark = await user.lastId();
-    const paused = (await user.post("/sandbox/pause-rule", { ruleId: ruleFor(ADDRESS).id })) as { result: { rule: { status: string; pauseReason: string } } };
+    const paused = (await user.post("/sandbox/pause-rule", { ruleId: ruleFor(ADDRESS).id })) as {
+      result: { rule: { status: string; pauseReason: string } };
+    };
     expect(paused.result.rule).toMatchObject({ status: "paused", pauseReason: "System" });
-    const pauseAlert = await user.newBotMessage(mark, (m) => texts(m).includes(`Rule ${ruleFor(ADDRESS).id.slice(0, 8)}`) && /paused/.test(texts(m)), "the pause alert");
-    expect(pauseAlert.replyMarkup!.inline_keyboard.flat().map((b) => b.text).join(" ")).toMatch(/Top up.*Resume|Resume.*Top up/);
+    const pauseAlert = await user.newBotMessage(
+      mark,
+      (m) => texts(m).includes(`Rule ${ruleFor(ADDRESS).id.slice(0, 8)}`) && /paused/.test(texts(m)),
+      "the pause alert",
+    );
+    expect(
+      pauseAlert
+        .replyMarkup!.inline_keyboard.flat()
+        .map((b) => b.text)
+        .join(" "),
+    ).toMatch(/Top up.*Resume|Resume.*Top up/);
 
     // fire-rule on a funded account charges one firing and tells nobody; on an empty one it pauses the rule, which is an alert.
     const before = await user.lastId();
-    const fired = (await user.post("/sandbox/fire-rule", { ruleId: ruleFor(OTHER_ADDRESS).id })) as { result: { fired: boolean } };
+    const fired = (await user.post("/sandbox/fire-rule", { ruleId: ruleFor(OTHER_ADDRESS).id })) as {
+      result: { fired: boolean };
+    };
     expect(fired.result.fired).toBe(true);
     expect(sandbox.control.ledger(accountId).some((entry) => entry.type === "AutomationCharge")).toBe(true);
     sandbox.control.setBalance({ accountId, trx: "0" });
-    const unfunded = (await user.post("/sandbox/fire-rule", { ruleId: ruleFor(OTHER_ADDRESS).id })) as { result: { fired: boolean; reason: string } };
+    const unfunded = (await user.post("/sandbox/fire-rule", { ruleId: ruleFor(OTHER_ADDRESS).id })) as {
+      result: { fired: boolean; reason: string };
+    };
     expect(unfunded.result).toMatchObject({ fired: false, reason: "insufficient_balance" });
-    const firePause = await user.newBotMessage(before, (m) => texts(m).includes(`Rule ${ruleFor(OTHER_ADDRESS).id.slice(0, 8)}`), "the pause alert of the fired rule");
+    const firePause = await user.newBotMessage(
+      before,
+      (m) => texts(m).includes(`Rule ${ruleFor(OTHER_ADDRESS).id.slice(0, 8)}`),
+      "the pause alert of the fired rule",
+    );
     expect(texts(firePause)).toMatch(/paused/);
     // Nothing was said about the funded firing.
     expect((await user.botMessages()).filter((m) => m.messageId > before).map(texts)).toEqual([texts(firePause)]);
 
     sandbox.control.setBalance({ accountId, trx: "1000" });
-    expect(((await user.post("/sandbox/fail-next", { mode: "sync" })) as { result: { armed: string } }).result.armed).toBe("sync");
+    expect(
+      ((await user.post("/sandbox/fail-next", { mode: "sync" })) as { result: { armed: string } }).result.armed,
+    ).toBe("sync");
     mark = await user.lastId();
     await user.say(`/buy energy 65000 1h ${ADDRESS}`);
-    await user.newBotMessage(mark, (m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => /Confirm/.test(b.text)), "the order preview");
+    await user.newBotMessage(
+      mark,
+      (m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => /Confirm/.test(b.text)),
+      "the order preview",
+    );
     await user.press(/Confirm/, "the Confirm button");
-    const failed = await waitFor(async () => (await user.botMessages()).find((m) => m.messageId > mark && /provider failed/.test(texts(m))), "the 502 text");
+    const failed = await waitFor(
+      async () => (await user.botMessages()).find((m) => m.messageId > mark && /provider failed/.test(texts(m))),
+      "the 502 text",
+    );
     expect(texts(failed)).toContain("refunded");
     expect(sandbox.control.listOrders(accountId)).toEqual([]);
   });
@@ -417,10 +597,18 @@ describe("the local playground's JSON and SSE interface", () => {
 
     let mark = await user.lastId();
     await user.say(`/connect ${app.sandbox!.demoApiKey}`);
-    await user.newBotMessage(mark, (m) => (m.text ?? "").includes(app!.sandbox!.demoApiKey.slice(-4)), "the linked reply");
+    await user.newBotMessage(
+      mark,
+      (m) => (m.text ?? "").includes(app!.sandbox!.demoApiKey.slice(-4)),
+      "the linked reply",
+    );
     mark = await user.lastId();
     await user.say(`/buy energy 65000 1h ${ADDRESS}`);
-    await user.newBotMessage(mark, (m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => /Confirm/.test(b.text)), "the order preview");
+    await user.newBotMessage(
+      mark,
+      (m) => (m.replyMarkup?.inline_keyboard.flat() ?? []).some((b) => /Confirm/.test(b.text)),
+      "the order preview",
+    );
     await user.press(/Confirm/, "the Confirm button");
     const order = await waitFor(async () => sandbox.control.listOrders(accountId)[0], "the order");
 
@@ -435,8 +623,16 @@ describe("the local playground's JSON and SSE interface", () => {
     expect(stranger.status).toBe(409);
     expect(stranger.json.error).toContain("no linked key");
     mark = await user.lastId();
-    const sent = (await user.post("/sandbox/send-webhook", { userId: 7070 })) as { result: { orderId: string; event: string; eventId: string; delivered: boolean; tokenIssued: boolean } };
-    expect(sent.result).toEqual({ orderId: order.id, event: "order.filled", eventId: expect.any(String), delivered: true, tokenIssued: true });
+    const sent = (await user.post("/sandbox/send-webhook", { userId: 7070 })) as {
+      result: { orderId: string; event: string; eventId: string; delivered: boolean; tokenIssued: boolean };
+    };
+    expect(sent.result).toEqual({
+      orderId: order.id,
+      event: "order.filled",
+      eventId: expect.any(String),
+      delivered: true,
+      tokenIssued: true,
+    });
     // The receiver stored the sandbox's event (its delivery id) for this user before acknowledging it.
     const stored = await app.db.selectFrom("webhook_events").select("dedupe_key").execute();
     expect(stored).toEqual([{ dedupe_key: `7070:event:${sent.result.eventId}` }]);
@@ -445,7 +641,9 @@ describe("the local playground's JSON and SSE interface", () => {
     const alert = await user.newBotMessage(mark, (m) => filled.test(m.text ?? ""), "the filled alert");
     expect(alert.text).toContain(order.id.slice(0, 8));
     // Sending again reuses the token the panel issued; the event is a duplicate, so still one alert.
-    const again = (await user.post("/sandbox/send-webhook", { userId: 7070, orderId: order.id })) as { result: { tokenIssued: boolean } };
+    const again = (await user.post("/sandbox/send-webhook", { userId: 7070, orderId: order.id })) as {
+      result: { tokenIssued: boolean };
+    };
     expect(again.result.tokenIssued).toBe(false);
     await app.push.checkOrdersNow();
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -458,7 +656,10 @@ describe("the local playground's JSON and SSE interface", () => {
       const started = serve({ fetch: external.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
     });
     try {
-      app = await startApp({ env: playgroundEnv({ MARKETPLACE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }), perChatMinTimeMs: 0 });
+      app = await startApp({
+        env: playgroundEnv({ MARKETPLACE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+        perChatMinTimeMs: 0,
+      });
       expect(app.sandbox).toBeNull();
       const user = playClient(app, 9090);
       expect((await fetch(`${app.url}/play`)).status).toBe(200);

@@ -46,7 +46,10 @@ describe("the local playground in a browser", () => {
     const key = (await playground.page.locator("#demo-key").textContent())!;
     expect(key.length).toBeGreaterThan(20);
     await playground.page.click("#connect-key");
-    await playground.page.locator(".msg.bot", { hasText: key.slice(-4) }).first().waitFor();
+    await playground.page
+      .locator(".msg.bot", { hasText: key.slice(-4) })
+      .first()
+      .waitFor();
     await expect.poll(() => playground.page.locator(".msg.user", { hasText: key }).count()).toBe(0);
 
     await send(`/buy energy 65000 1h ${ADDRESS}`);
@@ -69,7 +72,8 @@ describe("the local playground in a browser", () => {
     await waitForToast(playground.page, "receiver accepted order.filled");
     expect(await alert.count()).toBe(1);
     // Paced as `npm start` paces a chat: Telegram refused none of the story's messages with a 429 (the call log shows no red line).
-    const calls = (await (await fetch(`${playground.app.url}/play/api/calls`)).json()) as { calls?: Array<{ method: string; errorCode?: number }> } | Array<{ method: string; errorCode?: number }>;
+    const calls = (await (await fetch(`${playground.app.url}/play/api/calls`)).json()) as
+      { calls?: Array<{ method: string; errorCode?: number }> } | Array<{ method: string; errorCode?: number }>;
     const list = Array.isArray(calls) ? calls : (calls.calls ?? []);
     expect(list.length).toBeGreaterThan(10);
     expect(list.filter((call) => call.errorCode === 429)).toEqual([]);
@@ -94,7 +98,11 @@ describe("the local playground in a browser", () => {
 
     // A call Telegram refuses shows in the chat as a red bubble with Telegram's description.
     const { apiRoot, token } = playground.app.playground!;
-    await fetch(`${apiRoot}/bot${token}/sendMessage`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ chat_id: 2001, text: "<b>oops", parse_mode: "HTML" }) });
+    await fetch(`${apiRoot}/bot${token}/sendMessage`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ chat_id: 2001, text: "<b>oops", parse_mode: "HTML" }),
+    });
     await playground.page.locator(".msg.rejected", { hasText: "can't parse entities" }).waitFor();
     await playground.page.screenshot({ path: `${OUT}/4-rejected.png` });
 
@@ -159,7 +167,9 @@ describe("the local playground in a browser", () => {
     );
     await playground.page.reload();
     await playground.page.locator("#add-user").click();
-    await expect.poll(() => playground.page.locator("#chat-sub").textContent()).toMatch(new RegExp(`you are .* id (?!${firstId}\\b)\\d+`));
+    await expect
+      .poll(() => playground.page.locator("#chat-sub").textContent())
+      .toMatch(new RegExp(`you are .* id (?!${firstId}\\b)\\d+`));
     const added = (await playground.page.locator("#chat-sub").textContent())!;
     release();
     // The held answer is in; a chat drawn from it would name the first user again.

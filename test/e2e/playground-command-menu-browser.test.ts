@@ -9,10 +9,17 @@ const OUT = "test-output/command-menu";
  * earlier prefix must not turn "/watches" into "/watch".
  */
 describe("the playground's command menu in a browser", () => {
-  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 1280, height: 800 }, app: { perChatMinTimeMs: 0 } });
+  const playground = usePlaygroundPage({
+    out: OUT,
+    viewport: { width: 1280, height: 800 },
+    app: { perChatMinTimeMs: 0 },
+  });
 
   const sentTexts = () => playground.page.locator(".msg.user").allTextContents();
-  const menuItems = () => playground.page.locator("#command-menu button").evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.command));
+  const menuItems = () =>
+    playground.page
+      .locator("#command-menu button")
+      .evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.command));
 
   it("Enter sends the text typed while the menu still shows an earlier prefix's list", async () => {
     await playground.page.goto(`${playground.app.url}/play`);

@@ -9,7 +9,11 @@ const FAMILY = "Noto Color Emoji";
  * text only): the page brings its own, served by the playground, in the subsets it needs.
  */
 describe("the playground's emoji in a browser", () => {
-  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 1000, height: 700 }, app: { perChatMinTimeMs: 0 } });
+  const playground = usePlaygroundPage({
+    out: OUT,
+    viewport: { width: 1000, height: 700 },
+    app: { perChatMinTimeMs: 0 },
+  });
   const { pageErrors } = playground;
 
   it("loads Noto Color Emoji from its own origin once the chat shows emoji, and draws them in colour", async () => {
@@ -30,11 +34,15 @@ describe("the playground's emoji in a browser", () => {
     const loadedFaces = () =>
       playground.page.evaluate((family) => {
         let loaded = 0;
-        document.fonts.forEach((face) => (loaded += face.family.replace(/["']/g, "") === family && face.status === "loaded" ? 1 : 0));
+        document.fonts.forEach(
+          (face) => (loaded += face.family.replace(/["']/g, "") === family && face.status === "loaded" ? 1 : 0),
+        );
         return loaded;
       }, FAMILY);
     await expect.poll(loadedFaces).toBe(1);
-    expect(requested.filter((url) => url.includes("/play/fonts/"))).toEqual([`${origin}/play/fonts/noto-color-emoji.woff`]);
+    expect(requested.filter((url) => url.includes("/play/fonts/"))).toEqual([
+      `${origin}/play/fonts/noto-color-emoji.woff`,
+    ]);
     // Nothing from another origin: the page, its script, style, fonts and API calls are all the playground's.
     expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("data:"))).toEqual([]);
 
@@ -45,7 +53,11 @@ describe("the playground's emoji in a browser", () => {
       const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node; node = walker.nextNode()) {
         const element = node.parentElement!;
-        if (/\p{Extended_Pictographic}/u.test(node.textContent ?? "") && !getComputedStyle(element).fontFamily.includes(family)) missing.push(`${element.tagName}.${element.className}: ${node.textContent!.slice(0, 30)}`);
+        if (
+          /\p{Extended_Pictographic}/u.test(node.textContent ?? "") &&
+          !getComputedStyle(element).fontFamily.includes(family)
+        )
+          missing.push(`${element.tagName}.${element.className}: ${node.textContent!.slice(0, 30)}`);
       }
       return missing;
     }, FAMILY);
@@ -83,13 +95,17 @@ describe("the playground's emoji in a browser", () => {
     // Emoji only: the regional indicators of flags, and never a letter.
     expect(rule).toMatch(/unicode-range: [^;]*U\+1f1e6-1f1ff/);
     expect(rule).not.toMatch(/U\+(?:41|61)[-,;]/);
-    expect([...rule.matchAll(/url\(([^)]+)\)/g)].map((match) => match[1])).toEqual(["/play/fonts/noto-color-emoji.woff"]);
+    expect([...rule.matchAll(/url\(([^)]+)\)/g)].map((match) => match[1])).toEqual([
+      "/play/fonts/noto-color-emoji.woff",
+    ]);
     const font = await fetch(`${playground.app.url}/play/fonts/noto-color-emoji.woff`);
     expect(font.status).toBe(200);
     expect(font.headers.get("content-type")).toBe("font/woff");
     const bytes = Buffer.from(await font.arrayBuffer());
     expect(bytes.subarray(0, 4).toString("latin1")).toBe("wOFF");
-    const tags = Array.from({ length: bytes.readUInt16BE(12) }, (_, index) => bytes.toString("latin1", 44 + index * 20, 48 + index * 20));
+    const tags = Array.from({ length: bytes.readUInt16BE(12) }, (_, index) =>
+      bytes.toString("latin1", 44 + index * 20, 48 + index * 20),
+    );
     expect(tags).toEqual(expect.arrayContaining(["COLR", "CPAL", "cmap", "glyf"]));
     expect(tags).not.toContain("SVG ");
     expect(bytes.readUInt32BE(8)).toBe(bytes.length);

@@ -5,7 +5,11 @@ const OUT = "test-output/first-screen";
 
 /** The playground's chat as a newcomer first sees it, on a phone-sized screen. */
 describe("the playground's first screen in a browser, at phone width", () => {
-  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 390, height: 844 }, app: { perChatMinTimeMs: 0 } });
+  const playground = usePlaygroundPage({
+    out: OUT,
+    viewport: { width: 390, height: 844 },
+    app: { perChatMinTimeMs: 0 },
+  });
   const { pageErrors } = playground;
 
   const send = async (text: string) => {
@@ -14,10 +18,11 @@ describe("the playground's first screen in a browser, at phone width", () => {
     await playground.page.keyboard.press("Enter");
     await playground.page.waitForFunction((n) => document.querySelectorAll(".msg.bot").length > n, before);
   };
-  const distanceFromNewest = () => playground.page.evaluate(() => {
-    const list = document.getElementById("messages")!;
-    return list.scrollHeight - list.scrollTop - list.clientHeight;
-  });
+  const distanceFromNewest = () =>
+    playground.page.evaluate(() => {
+      const list = document.getElementById("messages")!;
+      return list.scrollHeight - list.scrollTop - list.clientHeight;
+    });
 
   it("a new chat offers Telegram's START button and says what the bot does; START sends /start", async () => {
     await playground.page.goto(`${playground.app.url}/play`);
@@ -50,7 +55,9 @@ describe("the playground's first screen in a browser, at phone width", () => {
     await playground.page.locator(".msg.bot", { hasText: "65,000" }).first().waitFor({ timeout: 15_000 });
     await typing.waitFor({ state: "hidden" });
     expect(await playground.page.locator("#chat-sub").isVisible()).toBe(true);
-    const actions = playground.app.playground!.fake.calls.filter((call) => call.method === "sendChatAction" && call.ok && Number(call.params.chat_id) === 2001);
+    const actions = playground.app.playground!.fake.calls.filter(
+      (call) => call.method === "sendChatAction" && call.ok && Number(call.params.chat_id) === 2001,
+    );
     expect(actions.map((call) => call.params.action)).toContain("typing");
   });
 
@@ -62,7 +69,10 @@ describe("the playground's first screen in a browser, at phone width", () => {
       await held;
       await route.continue();
     });
-    const helps = () => playground.app.playground!.fake.calls.filter((call) => call.method === "sendMessage" && call.ok && String(call.params.text).includes("<b>Commands</b>")).length;
+    const helps = () =>
+      playground.app.playground!.fake.calls.filter(
+        (call) => call.method === "sendMessage" && call.ok && String(call.params.text).includes("<b>Commands</b>"),
+      ).length;
     const helpsBefore = helps();
     await playground.page.reload();
     await playground.page.locator(".msg.bot").last().waitFor();

@@ -14,7 +14,11 @@ const MINUTE = 60_000;
  * one it counts, and each one's figures are exactly the sandbox's records in the window it states.
  */
 describe("the history the panel fills and /stats, each with its window", () => {
-  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 1200, height: 800 }, app: { perChatMinTimeMs: 0 } });
+  const playground = usePlaygroundPage({
+    out: OUT,
+    viewport: { width: 1200, height: 800 },
+    app: { perChatMinTimeMs: 0 },
+  });
   const { pageErrors } = playground;
 
   const send = async (text: string) => {
@@ -34,17 +38,27 @@ describe("the history the panel fills and /stats, each with its window", () => {
 
     await page.click("#panel-history");
     const summary = await waitForToast(page, "rule firings from");
-    const said = /Added (\d+) orders and (\d+) rule firings from (\d{4}-\d\d-\d\d \d\d:\d\d) UTC to (\d{4}-\d\d-\d\d \d\d:\d\d) UTC \(([\d,.]+) TRX\)/.exec(summary);
+    const said =
+      /Added (\d+) orders and (\d+) rule firings from (\d{4}-\d\d-\d\d \d\d:\d\d) UTC to (\d{4}-\d\d-\d\d \d\d:\d\d) UTC \(([\d,.]+) TRX\)/.exec(
+        summary,
+      );
     expect(said, summary).not.toBeNull();
     const [, orders, firings, fromText, toText, trx] = said!;
-    const filled = { from: Date.parse(`${fromText!.replace(" ", "T")}:00Z`), to: Date.parse(`${toText!.replace(" ", "T")}:00Z`) };
+    const filled = {
+      from: Date.parse(`${fromText!.replace(" ", "T")}:00Z`),
+      to: Date.parse(`${toText!.replace(" ", "T")}:00Z`),
+    };
     // 30 days back from the press, to the press (the summary writes whole minutes).
     expect(filled.to).toBeLessThanOrEqual(Date.now());
     expect(Date.now() - filled.to).toBeLessThan(2 * MINUTE);
     expect(filled.to - filled.from).toBe(30 * 86_400_000);
     const inFilled = await expectedFigures(sandbox, accountId, { from: filled.from, to: filled.to + MINUTE });
     expect(inFilled.orders.placed).toBeGreaterThan(10);
-    expect({ orders: Number(orders), firings: Number(firings), spent: trxToSun(trx!.replace(/,/g, "")) }).toEqual({ orders: inFilled.orders.placed, firings: inFilled.firings, spent: inFilled.spent });
+    expect({ orders: Number(orders), firings: Number(firings), spent: trxToSun(trx!.replace(/,/g, "")) }).toEqual({
+      orders: inFilled.orders.placed,
+      firings: inFilled.firings,
+      spent: inFilled.spent,
+    });
 
     await send("/stats");
     const chart = page.locator(".msg.bot", { hasText: "Spending, last 7 days" }).last();
@@ -55,7 +69,8 @@ describe("the history the panel fills and /stats, each with its window", () => {
     const window = lastDays("UTC", 30, Date.now());
     expect(caption).toContain(`${dayText("en", window.days[0]!)} – ${dayText("en", window.days.at(-1)!)} (UTC)`);
     const inStats = await expectedFigures(sandbox, accountId, window);
-    for (const line of [inStats.lines.orders, inStats.lines.firings, inStats.lines.spent]) expect(caption).toContain(line);
+    for (const line of [inStats.lines.orders, inStats.lines.firings, inStats.lines.spent])
+      expect(caption).toContain(line);
     // The whole days /stats counts begin after the panel's window does (and end with it): no more than it added.
     expect(window.from).toBeGreaterThanOrEqual(filled.from);
     expect(inStats.orders.placed).toBeLessThanOrEqual(Number(orders));

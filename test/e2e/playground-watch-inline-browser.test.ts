@@ -22,7 +22,11 @@ function shownRate(text: string | null): number {
 
 /** The price watch and inline mode of the playground, as a user drives them in a browser. */
 describe("the playground's price slider fires a price watch, and its inline box sends live quotes", () => {
-  const playground = usePlaygroundPage({ out: OUT, viewport: { width: 1200, height: 900 }, app: { perChatMinTimeMs: 0 } });
+  const playground = usePlaygroundPage({
+    out: OUT,
+    viewport: { width: 1200, height: 900 },
+    app: { perChatMinTimeMs: 0 },
+  });
   const { pageErrors } = playground;
 
   const send = async (text: string) => {
@@ -47,7 +51,12 @@ describe("the playground's price slider fires a price watch, and its inline box 
     const box = (await slider.boundingBox())!;
     const { min, max, current, inset } = await slider.evaluate((input: HTMLInputElement) => {
       const style = getComputedStyle(input);
-      return { min: Number(input.min), max: Number(input.max), current: Number(input.value), inset: parseFloat(style.paddingLeft) + parseFloat(style.borderLeftWidth) };
+      return {
+        min: Number(input.min),
+        max: Number(input.max),
+        current: Number(input.value),
+        inset: parseFloat(style.paddingLeft) + parseFloat(style.borderLeftWidth),
+      };
     });
     // Chromium's default thumb is 16 px wide: its centre runs from inset + 8 px to width - inset - 8 px.
     const xOf = (v: number) => box.x + inset + 8 + ((v - min) / (max - min)) * (box.width - 2 * inset - 16);
@@ -97,20 +106,35 @@ describe("the playground's price slider fires a price watch, and its inline box 
     expect(yAfter).toBe(yBefore);
     expect(landed).toBeLessThan(thresholdRate);
     expect(landed).toBeGreaterThanOrEqual(1);
-    await expect.poll(() => page.locator("#price-value").textContent(), WAIT).toBe(`${landed} sun/unit (not applied yet; now ${rate})`);
-    await expect.poll(() => page.locator("#panel-price").textContent(), WAIT).toBe(`Simulate: set the price to ${landed} sun/unit`);
+    await expect
+      .poll(() => page.locator("#price-value").textContent(), WAIT)
+      .toBe(`${landed} sun/unit (not applied yet; now ${rate})`);
+    await expect
+      .poll(() => page.locator("#panel-price").textContent(), WAIT)
+      .toBe(`Simulate: set the price to ${landed} sun/unit`);
     // Nothing was applied on release: the sandbox's rate is unchanged and no alert came, even after a
     // panel refresh (which must not put the slider back either).
-    expect(playground.app.sandbox!.sandbox.control.getPrices().find((price) => price.resource === "energy" && price.duration === "1h")?.sunPerUnit).toBe(rate);
-    const refreshed = page.waitForResponse((response) => response.url().endsWith("/play/api/sandbox") && response.request().method() === "GET", WAIT);
+    expect(
+      playground.app
+        .sandbox!.sandbox.control.getPrices()
+        .find((price) => price.resource === "energy" && price.duration === "1h")?.sunPerUnit,
+    ).toBe(rate);
+    const refreshed = page.waitForResponse(
+      (response) => response.url().endsWith("/play/api/sandbox") && response.request().method() === "GET",
+      WAIT,
+    );
     await send("/help"); // a bot message makes the panel read the sandbox's state again
     await refreshed;
-    await expect.poll(() => page.locator("#price-value").textContent(), WAIT).toBe(`${landed} sun/unit (not applied yet; now ${rate})`);
+    await expect
+      .poll(() => page.locator("#price-value").textContent(), WAIT)
+      .toBe(`${landed} sun/unit (not applied yet; now ${rate})`);
     expect(await reached.count()).toBe(0);
     await page.click("#panel-price");
     await waitForToast(page, `energy 1h: ${landed} sun per unit · price watches: 1 checked, 1 alert(s)`, WAIT.timeout);
     await expect.poll(() => page.locator("#price-value").textContent(), WAIT).toBe(`${landed} sun/unit (set)`);
-    await expect.poll(() => page.locator("#produces-price").textContent(), WAIT).toContain(`→ ${landed} sun per unit for energy 1h`);
+    await expect
+      .poll(() => page.locator("#produces-price").textContent(), WAIT)
+      .toContain(`→ ${landed} sun per unit for energy 1h`);
 
     const alert = reached.last();
     await alert.waitFor(WAIT);
@@ -143,10 +167,14 @@ describe("the playground's price slider fires a price watch, and its inline box 
     const resultButtons = results.locator("button");
     await page.fill("#inline-query", "65k");
     await expect.poll(() => resultButtons.count(), WAIT).toBe(3);
-    await expect.poll(() => resultButtons.locator("b").allTextContents(), WAIT).toEqual(
-      (["15m", "1h", "1d"] as const).map((duration) => `65,000 Energy for ${duration}: ${trxFor(rates[duration])}`),
+    await expect
+      .poll(() => resultButtons.locator("b").allTextContents(), WAIT)
+      .toEqual(
+        (["15m", "1h", "1d"] as const).map((duration) => `65,000 Energy for ${duration}: ${trxFor(rates[duration])}`),
+      );
+    expect(await results.locator(".desc").allTextContents()).toEqual(
+      (["15m", "1h", "1d"] as const).map((duration) => `${rates[duration]} sun per unit · live public price`),
     );
-    expect(await results.locator(".desc").allTextContents()).toEqual((["15m", "1h", "1d"] as const).map((duration) => `${rates[duration]} sun per unit · live public price`));
     await expect(results.locator(".empty").last().textContent()).resolves.toMatch(/cache_time \d+ s · 3 result\(s\)/);
     await page.screenshot({ path: `${OUT}/2-inline-results.png` });
 
@@ -176,7 +204,10 @@ describe("the playground's price slider fires a price watch, and its inline box 
     // Telegram would (/start with the rent), and the bot asks where to deliver 65,000 energy for 1h.
     const key = (await page.locator("#demo-key").textContent())!;
     await page.click("#connect-key");
-    await page.locator(".msg.bot", { hasText: key.slice(-4) }).first().waitFor(WAIT);
+    await page
+      .locator(".msg.bot", { hasText: key.slice(-4) })
+      .first()
+      .waitFor(WAIT);
     const botBefore = await page.locator(".msg.bot").count();
     await buyInBot.click();
     await expect.poll(() => page.locator(".msg.user").last().textContent(), WAIT).toContain("/start buy_energy_65k_1h");

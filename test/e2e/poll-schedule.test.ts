@@ -10,7 +10,8 @@ import { botTexts, linkedUser, outboxOf, pause, waitFor } from "../kit/push-help
 
 const MINUTE = 60_000;
 
-const stateOf = (world: World, id: number) => world.app.db.selectFrom("poll_state").selectAll().where("telegram_id", "=", id).executeTakeFirstOrThrow();
+const stateOf = (world: World, id: number) =>
+  world.app.db.selectFrom("poll_state").selectAll().where("telegram_id", "=", id).executeTakeFirstOrThrow();
 
 /** Runs one tick; true when it polled the user (their last cycle moved). */
 async function tickPolls(world: World, id: number): Promise<boolean> {
@@ -23,7 +24,8 @@ async function tickPolls(world: World, id: number): Promise<boolean> {
 async function scheduleMetrics(world: World): Promise<Record<string, number>> {
   const text = await (await fetch(`${world.app.url}/metrics`)).text();
   const series: Record<string, number> = {};
-  for (const match of text.matchAll(/^poll_schedule_users\{schedule="(\w+)",reason="(\w+)"\} (\d+)$/gm)) series[`${match[1]}/${match[2]}`] = Number(match[3]);
+  for (const match of text.matchAll(/^poll_schedule_users\{schedule="(\w+)",reason="(\w+)"\} (\d+)$/gm))
+    series[`${match[1]}/${match[2]}`] = Number(match[3]);
   return series;
 }
 
@@ -35,10 +37,19 @@ describe("the poll schedule", () => {
     const idle = await linkedUser(world, 5101);
     const other = await linkedUser(world, 5102);
     expect((await stateOf(world, 5101)).motion).toBeNull();
-    expect(await scheduleMetrics(world)).toEqual({ "idle/none": 2, "fast/rule": 0, "fast/order": 0, "fast/deposit": 0 });
+    expect(await scheduleMetrics(world)).toEqual({
+      "idle/none": 2,
+      "fast/rule": 0,
+      "fast/order": 0,
+      "fast/deposit": 0,
+    });
 
     // Nothing in motion: a tick does not poll them, so a new notification waits.
-    world.sandbox.control.addNotification({ accountId: idle.accountId, title: "Maintenance tonight", body: "03:00 UTC" });
+    world.sandbox.control.addNotification({
+      accountId: idle.accountId,
+      title: "Maintenance tonight",
+      body: "03:00 UTC",
+    });
     expect(await tickPolls(world, 5101)).toBe(false);
     await pause(300);
     expect(botTexts(world, 5101).some((text) => text.includes("Maintenance tonight"))).toBe(false);
@@ -93,7 +104,17 @@ describe("the poll schedule", () => {
   it("a webhook for one of their orders moves the user to every tick", async () => {
     const user = await linkedUser(world, 5104);
     expect(await tickPolls(world, 5104)).toBe(false);
-    const response = await user.post({ event: "order.filled", data: { id: "51040000-0000-4000-8000-000000000001", status: "Filled", resource: "energy", volume: 65000, targetAddress: ADDRESS_A, totalTrx: "4.6" } });
+    const response = await user.post({
+      event: "order.filled",
+      data: {
+        id: "51040000-0000-4000-8000-000000000001",
+        status: "Filled",
+        resource: "energy",
+        volume: 65000,
+        targetAddress: ADDRESS_A,
+        totalTrx: "4.6",
+      },
+    });
     expect(response.status).toBe(200);
     expect((await stateOf(world, 5104)).motion).toBe("order");
     expect(await tickPolls(world, 5104)).toBe(true);
@@ -128,12 +149,18 @@ describe("an active rule keeps the auto-pause alert prompt, even with POLL_IDLE_
       world.shiftAppClock(30_000);
       expect(await tickPolls(world, 5201)).toBe(true);
     }
-    world.sandbox.control.addNotification({ accountId: bystander.accountId, title: "Scheduled maintenance", body: "03:00 UTC" });
+    world.sandbox.control.addNotification({
+      accountId: bystander.accountId,
+      title: "Scheduled maintenance",
+      body: "03:00 UTC",
+    });
     world.sandbox.control.setBalance({ accountId: owner.accountId, trx: "0" });
     world.sandbox.control.fireRule({ ruleId: rule!.id });
     world.shiftAppClock(30_000);
     expect(await tickPolls(world, 5201)).toBe(true);
-    const alert = await waitFor(() => world.fake.messages(5201).find((message) => message.from === "bot" && message.text?.includes("paused")));
+    const alert = await waitFor(() =>
+      world.fake.messages(5201).find((message) => message.from === "bot" && message.text?.includes("paused")),
+    );
     expect(alert.text).toContain(rule!.id.slice(0, 8));
     expect((await outboxOf(world, 5201)).filter((row) => row.dedupe_key.startsWith("notification:"))).toHaveLength(1);
     await pause(300);
@@ -147,7 +174,12 @@ describe("an active rule keeps the auto-pause alert prompt, even with POLL_IDLE_
     // Topped up, Resume on the alert: polled on every tick again, at once.
     world.sandbox.control.creditDeposit({ accountId: owner.accountId, currency: "TRX", amount: "500" });
     owner.user.press(/Resume/);
-    await waitFor(() => world.sandbox.control.listRules(owner.accountId).find((candidate: { id: string; status: string }) => candidate.id === rule!.id)?.status === "active");
+    await waitFor(
+      () =>
+        world.sandbox.control
+          .listRules(owner.accountId)
+          .find((candidate: { id: string; status: string }) => candidate.id === rule!.id)?.status === "active",
+    );
     await waitFor(async () => (await stateOf(world, 5201)).motion === "rule");
     expect(await tickPolls(world, 5201)).toBe(true);
   });
@@ -158,7 +190,16 @@ describe("an active rule keeps the auto-pause alert prompt, even with POLL_IDLE_
     const user = world.user(5203);
     user.send(`/connect ${account.apiKey}`);
     await user.nextMessage();
-    await waitFor(async () => (await world.app.db.selectFrom("poll_state").select("motion").where("telegram_id", "=", 5203).executeTakeFirst())?.motion === "rule");
+    await waitFor(
+      async () =>
+        (
+          await world.app.db
+            .selectFrom("poll_state")
+            .select("motion")
+            .where("telegram_id", "=", 5203)
+            .executeTakeFirst()
+        )?.motion === "rule",
+    );
     expect(await tickPolls(world, 5203)).toBe(true);
   });
 
@@ -190,10 +231,17 @@ describe("the auto-pause alert on the app's own cron ticks (every second), POLL_
     // The cron ticks poll the rule's owner from now on.
     const polled = Number((await stateOf(world, 5301)).last_cycle);
     await waitFor(async () => Number((await stateOf(world, 5301)).last_cycle) > polled);
-    world.sandbox.control.addNotification({ accountId: bystander.accountId, title: "Scheduled maintenance", body: "03:00 UTC" });
+    world.sandbox.control.addNotification({
+      accountId: bystander.accountId,
+      title: "Scheduled maintenance",
+      body: "03:00 UTC",
+    });
     world.sandbox.control.setBalance({ accountId: owner.accountId, trx: "0" });
     world.sandbox.control.fireRule({ ruleId: rule!.id });
-    const alert = await waitFor(() => world.fake.messages(5301).find((message) => message.from === "bot" && message.text?.includes("paused")), 6000);
+    const alert = await waitFor(
+      () => world.fake.messages(5301).find((message) => message.from === "bot" && message.text?.includes("paused")),
+      6000,
+    );
     expect(alert.text).toContain(rule!.id.slice(0, 8));
     expect(botTexts(world, 5302).some((text) => text.includes("Scheduled maintenance"))).toBe(false);
     expect(Number((await stateOf(world, 5302)).last_cycle)).toBe(0);

@@ -17,7 +17,10 @@ beforeAll(() => {
 }, 60_000);
 
 function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.mjs"], { env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.mjs"], {
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -52,28 +55,51 @@ describe("npm start as a process", () => {
   it.each([
     ["on a terminal, readable lines", undefined, false],
     ["on a terminal with LOG_FORMAT=json, JSON lines", "json", true],
-  ] as const)("logs %s", async (_, format, json) => {
-    telegram = await startFakeTelegram({ token: TOKEN });
-    const dir = tempDir("bot-tty-");
-    const env = { PATH: process.env.PATH ?? "", BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(dir, "bot.db")}`, PORT: "0", HOST: "127.0.0.1", ...(format ? { LOG_FORMAT: format } : {}) };
-    // script(1) gives the bot a terminal as its stdout, as a person running npm start has.
-    const child = spawn("script", ["-qfec", `${process.execPath} dist/main.mjs`, "/dev/null"], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (chunk) => (out += chunk));
-    try {
-      await until(() => out.includes("long polling started"), 20_000);
-    } finally {
-      child.kill("SIGKILL");
-    }
-    expect(out.includes('{"level":30')).toBe(json);
-    if (!json) expect(out).toMatch(/INFO.*long polling started/);
-  }, 30_000);
+  ] as const)(
+    "logs %s",
+    async (_, format, json) => {
+      telegram = await startFakeTelegram({ token: TOKEN });
+      const dir = tempDir("bot-tty-");
+      const env = {
+        PATH: process.env.PATH ?? "",
+        BOT_TOKEN: TOKEN,
+        TELEGRAM_API_ROOT: telegram.apiRoot,
+        DATABASE_URL: `file:${join(dir, "bot.db")}`,
+        PORT: "0",
+        HOST: "127.0.0.1",
+        ...(format ? { LOG_FORMAT: format } : {}),
+      };
+      // script(1) gives the bot a terminal as its stdout, as a person running npm start has.
+      const child = spawn("script", ["-qfec", `${process.execPath} dist/main.mjs`, "/dev/null"], {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout.on("data", (chunk) => (out += chunk));
+      try {
+        await until(() => out.includes("long polling started"), 20_000);
+      } finally {
+        child.kill("SIGKILL");
+      }
+      expect(out.includes('{"level":30')).toBe(json);
+      if (!json) expect(out).toMatch(/INFO.*long polling started/);
+    },
+    30_000,
+  );
 
   it("the playground's start on a terminal: the box and what a person acts on; leases, replicas and polling only at debug", async () => {
     const start = async (level?: string) => {
       // A database of its own each time: the lease a killed start held would stand until it ran out.
-      const env = { PATH: process.env.PATH ?? "", DATABASE_URL: `file:${join(tempDir("bot-play-tty-"), "bot.db")}`, PORT: "0", ...(level ? { LOG_LEVEL: level } : {}) };
-      const child = spawn("script", ["-qfec", `${process.execPath} dist/main.mjs`, "/dev/null"], { env, stdio: ["ignore", "pipe", "pipe"] });
+      const env = {
+        PATH: process.env.PATH ?? "",
+        DATABASE_URL: `file:${join(tempDir("bot-play-tty-"), "bot.db")}`,
+        PORT: "0",
+        ...(level ? { LOG_LEVEL: level } : {}),
+      };
+      const child = spawn("script", ["-qfec", `${process.execPath} dist/main.mjs`, "/dev/null"], {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let out = "";
       child.stdout.on("data", (chunk) => (out += chunk));
       try {
@@ -89,10 +115,15 @@ describe("npm start as a process", () => {
     expect(out).toMatch(/│ Open http:\/\/127\.0\.0\.1:\d+\/play/);
     expect(out).toContain("│ Demo API key: sk_sandbox_");
     const infoLines = out.split("\n").filter((line) => /^\[[\d:.]+\] (INFO|WARN|ERROR)/.test(line));
-    expect(infoLines.filter((line) => /lease|replica|leads|polling|playground ready|embedded sandbox marketplace/i.test(line))).toEqual([]);
+    expect(
+      infoLines.filter((line) =>
+        /lease|replica|leads|polling|playground ready|embedded sandbox marketplace/i.test(line),
+      ),
+    ).toEqual([]);
     // Moved to debug, not gone: an operator who asks for it still reads them.
     const debug = await start("debug");
-    for (const line of ["took the lease: this replica leads", "long polling started", "local playground ready"]) expect(debug).toMatch(new RegExp(`DEBUG: ${line}`));
+    for (const line of ["took the lease: this replica leads", "long polling started", "local playground ready"])
+      expect(debug).toMatch(new RegExp(`DEBUG: ${line}`));
   }, 60_000);
 
   it("refuses bad configuration with one line per problem, exit code 2, no stack trace and no secret", async () => {
@@ -101,7 +132,8 @@ describe("npm start as a process", () => {
     const code = await proc.exited;
     expect(code).toBe(2);
     const lines = proc.err().trim().split("\n");
-    for (const name of ["BOT_TOKEN", "SECRET_KEY", "PORT", "BOT_MODE"]) expect(lines.some((line) => line.trim().startsWith(`${name}:`))).toBe(true);
+    for (const name of ["BOT_TOKEN", "SECRET_KEY", "PORT", "BOT_MODE"])
+      expect(lines.some((line) => line.trim().startsWith(`${name}:`))).toBe(true);
     expect(proc.err()).not.toContain(secret);
     expect(proc.err()).not.toContain("malformed");
     expect(proc.err()).not.toMatch(/\bat .*\.ts:\d+/);
@@ -110,7 +142,13 @@ describe("npm start as a process", () => {
   it("starts with BOT_TOKEN on the embedded sandbox, says which marketplace, generates SECRET_KEY (0600) and stops cleanly on SIGTERM", async () => {
     telegram = await startFakeTelegram({ token: TOKEN });
     const dir = tempDir("bot-proc-");
-    const proc = run({ BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(dir, "bot.db")}`, PORT: "0", HOST: "127.0.0.1" });
+    const proc = run({
+      BOT_TOKEN: TOKEN,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      DATABASE_URL: `file:${join(dir, "bot.db")}`,
+      PORT: "0",
+      HOST: "127.0.0.1",
+    });
     await until(() => proc.out().includes("long polling started"), 20_000);
     expect(proc.out()).toContain("embedded sandbox");
     expect(proc.out()).toContain("SECRET_KEY is not set");
@@ -131,8 +169,18 @@ describe("npm start as a process", () => {
     // A preload that writes, as the process exits, every CommonJS module it loaded (pg and qrcode are CommonJS).
     const probe = join(dir, "loaded-probe.cjs");
     const loaded = join(dir, "loaded.txt");
-    writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, Object.keys(require.cache).join("\\n")));\n`);
-    const proc = run({ BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(dir, "bot.db")}`, PORT: "0", HOST: "127.0.0.1", NODE_OPTIONS: `--require ${probe}` });
+    writeFileSync(
+      probe,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, Object.keys(require.cache).join("\\n")));\n`,
+    );
+    const proc = run({
+      BOT_TOKEN: TOKEN,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      DATABASE_URL: `file:${join(dir, "bot.db")}`,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      NODE_OPTIONS: `--require ${probe}`,
+    });
     await until(() => proc.out().includes("long polling started"), 20_000);
     proc.child.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
@@ -154,8 +202,15 @@ describe("npm start as a process", () => {
     const demoKey = /Demo API key: (\S+)/.exec(first.out())?.[1];
     expect(demoKey).toMatch(/^sk_sandbox_/);
     // The box says it all: the structured log does not repeat it at info, and never holds the key.
-    const logged = first.out().split("\n").filter((line) => line.startsWith("{"));
-    expect(logged.filter((line) => (JSON.parse(line) as { level: number }).level >= 30 && line.includes("local playground ready"))).toEqual([]);
+    const logged = first
+      .out()
+      .split("\n")
+      .filter((line) => line.startsWith("{"));
+    expect(
+      logged.filter(
+        (line) => (JSON.parse(line) as { level: number }).level >= 30 && line.includes("local playground ready"),
+      ),
+    ).toEqual([]);
     expect(logged.filter((line) => line.includes(demoKey!))).toEqual([]);
     expect(first.out()).not.toMatch(/"level":40.*non-loopback/);
     const page = await fetch(url);
@@ -167,10 +222,16 @@ describe("npm start as a process", () => {
 
     let api = new URL("/play/api/send", url).href;
     const say = async (text: string) => {
-      const response = await fetch(api, { method: "POST", headers: { "content-type": "application/json", origin: new URL(api).origin }, body: JSON.stringify({ userId: 31337, text, waitMs: 4000 }) });
+      const response = await fetch(api, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: new URL(api).origin },
+        body: JSON.stringify({ userId: 31337, text, waitMs: 4000 }),
+      });
       expect(response.status).toBe(200);
       const { replies } = (await response.json()) as { replies: Array<{ kind: string; message?: { text?: string } }> };
-      return replies.flatMap((reply) => (reply.kind === "message" && reply.message?.text ? [reply.message.text] : [])).join("\n");
+      return replies
+        .flatMap((reply) => (reply.kind === "message" && reply.message?.text ? [reply.message.text] : []))
+        .join("\n");
     };
     expect(await say(`/connect ${demoKey}`)).toContain(demoKey!.slice(-4));
     const stateFile = join(dir, "sandbox-state.json");
@@ -196,7 +257,10 @@ describe("npm start as a process", () => {
     const proc = run({ DATABASE_URL: `file:${join(dir, "bot.db")}`, HOST: "0.0.0.0", PORT: "0" });
     expect(await proc.exited).toBe(2);
     expect(proc.err()).toContain("Cannot start: the configuration has problems.");
-    const line = proc.err().split("\n").find((candidate) => candidate.trim().startsWith("PLAYGROUND_PUBLIC:"));
+    const line = proc
+      .err()
+      .split("\n")
+      .find((candidate) => candidate.trim().startsWith("PLAYGROUND_PUBLIC:"));
     expect(line).toContain("HOST=0.0.0.0 is not a loopback address");
     expect(line).toContain("anyone who can reach the port acts as any simulated user");
     expect(line).toContain("set PLAYGROUND_PUBLIC=true");
@@ -206,11 +270,20 @@ describe("npm start as a process", () => {
   }, 30_000);
 
   it("with PLAYGROUND_PUBLIC=true, warns loudly, on the console and in the log, when the playground listens on a non-loopback HOST", async () => {
-    const proc = run({ DATABASE_URL: ":memory:", PORT: "0", HOST: "0.0.0.0", PLAYGROUND_PUBLIC: "true", SECRET_KEY: randomBytes(32).toString("base64") });
+    const proc = run({
+      DATABASE_URL: ":memory:",
+      PORT: "0",
+      HOST: "0.0.0.0",
+      PLAYGROUND_PUBLIC: "true",
+      SECRET_KEY: randomBytes(32).toString("base64"),
+    });
     const url = await playgroundUrl(proc);
     expect(new URL(url).hostname).toBe("127.0.0.1");
     expect(proc.out()).toContain("│ WARNING: HOST=0.0.0.0 is not a loopback address and PLAYGROUND_PUBLIC=true");
-    const warning = proc.out().split("\n").find((line) => line.includes("non-loopback address"));
+    const warning = proc
+      .out()
+      .split("\n")
+      .find((line) => line.includes("non-loopback address"));
     expect(JSON.parse(warning!)).toMatchObject({ level: 40, host: "0.0.0.0" });
     proc.child.kill("SIGTERM");
     expect(await proc.exited).toBe(0);

@@ -37,12 +37,18 @@ function installed(tool: string): string | null {
 
 const missing = ["promtool", "prometheus"].filter((tool) => !installed(tool));
 // Outside CI a machine without Prometheus skips, and says why; CI installs it, so there the test runs and fails.
-const skipReason = missing.length > 0 && process.env.CI !== "true" ? ` (skipped: ${missing.join(" and ")} not installed; apt-get install prometheus)` : "";
+const skipReason =
+  missing.length > 0 && process.env.CI !== "true"
+    ? ` (skipped: ${missing.join(" and ")} not installed; apt-get install prometheus)`
+    : "";
 const maybe = skipReason ? it.skip : it;
 
 function tool(name: string): string {
   const path = installed(name);
-  if (!path) throw new Error(`${name} is not installed: apt-get install prometheus (Debian's package brings prometheus and promtool)`);
+  if (!path)
+    throw new Error(
+      `${name} is not installed: apt-get install prometheus (Debian's package brings prometheus and promtool)`,
+    );
   return path;
 }
 
@@ -50,13 +56,25 @@ interface Rule {
   alert: string;
   expr: string;
 }
-const rules = (parseYamlSubset(readFileSync(join(DEPLOY, "alerts.yml"), "utf8")) as unknown as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((group) => group.rules);
-const dashboard = JSON.parse(readFileSync("deploy/grafana/dashboard.json", "utf8")) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
-const panelQueries = dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ title: panel.title, expr: target.expr })));
+const rules = (
+  parseYamlSubset(readFileSync(join(DEPLOY, "alerts.yml"), "utf8")) as unknown as { groups: Array<{ rules: Rule[] }> }
+).groups.flatMap((group) => group.rules);
+const dashboard = JSON.parse(readFileSync("deploy/grafana/dashboard.json", "utf8")) as {
+  panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+};
+const panelQueries = dashboard.panels.flatMap((panel) =>
+  panel.targets.map((target) => ({ title: panel.title, expr: target.expr })),
+);
 
 /** The selectors an expression holds, each as the metric and its job (every selector in the shipped files names its job). */
 function selectedSeries(expr: string): string[] {
-  return [...new Set([...expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{job="([^"]+)"/g)].map((match) => `${match[1]!}{job="${match[2]!}"}`))];
+  return [
+    ...new Set(
+      [...expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{job="([^"]+)"/g)].map(
+        (match) => `${match[1]!}{job="${match[2]!}"}`,
+      ),
+    ),
+  ];
 }
 
 /** Metrics only webhook mode exports (getWebhookInfo's view); this bot polls, and test/e2e/webhook-info.test.ts reads them. */
@@ -109,7 +127,11 @@ interface RunningPrometheus {
  */
 async function startPrometheus(target: string, token: string): Promise<RunningPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), "prometheus-live-"));
-  const jobs = (parseYamlSubset(readFileSync(join(DEPLOY, "prometheus.yml"), "utf8")) as unknown as { scrape_configs: Array<{ job_name: string; metrics_path: string; authorization?: { type: string } }> }).scrape_configs;
+  const jobs = (
+    parseYamlSubset(readFileSync(join(DEPLOY, "prometheus.yml"), "utf8")) as unknown as {
+      scrape_configs: Array<{ job_name: string; metrics_path: string; authorization?: { type: string } }>;
+    }
+  ).scrape_configs;
   const [shipped, refusals] = [jobs[0]!, jobs[1]!];
   expect(shipped.job_name).toBe(JOB);
   expect(refusals.authorization).toBeUndefined();
@@ -130,7 +152,16 @@ async function startPrometheus(target: string, token: string): Promise<RunningPr
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let output = "";
-  const prometheus: ChildProcess = spawn(tool("prometheus"), [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"], { stdio: ["ignore", "pipe", "pipe"] });
+  const prometheus: ChildProcess = spawn(
+    tool("prometheus"),
+    [
+      `--config.file=${join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${join(dir, "data")}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--log.level=warn",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   prometheus.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   prometheus.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const stop = async () => {
@@ -179,7 +210,8 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
     }
     // Each alert has a unit test that sees it fire.
     const tests = TEST_FILES.map((file) => readFileSync(join(DEPLOY, file), "utf8")).join("\n");
-    for (const rule of rules) expect(tests, rule.alert).toMatch(new RegExp(`alertname: ${rule.alert}\\n\\s+exp_alerts:\\n\\s+- exp_labels`));
+    for (const rule of rules)
+      expect(tests, rule.alert).toMatch(new RegExp(`alertname: ${rule.alert}\\n\\s+exp_alerts:\\n\\s+- exp_labels`));
   });
 
   maybe(
@@ -201,9 +233,21 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
         const { user } = await linkedUser(world, 4402);
         user.send("/help");
         await user.nextMessage();
-        await fetch(`${world.app.url}/webhooks/marketplace/not-a-token`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        await fetch(`${world.app.url}/webhooks/marketplace/not-a-token`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
 
-        expect(await waitUntil(async () => (await query(base, `up{job="${JOB}"}`)).data?.result.length === 1 && hasData(await query(base, `sum(rate(bot_updates_handled_total{job="${JOB}"}[5m]))`)), 15_000), `no scrape of the bot:\n${output()}`).toBe(true);
+        expect(
+          await waitUntil(
+            async () =>
+              (await query(base, `up{job="${JOB}"}`)).data?.result.length === 1 &&
+              hasData(await query(base, `sum(rate(bot_updates_handled_total{job="${JOB}"}[5m]))`)),
+            15_000,
+          ),
+          `no scrape of the bot:\n${output()}`,
+        ).toBe(true);
         // Every panel's query has data once a few scrapes came after the traffic (or the time is up).
         await waitUntil(async () => {
           for (const { expr } of panelQueries) if (!hasData(await query(base, expr))) return false;
@@ -211,7 +255,10 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
         }, 10_000);
 
         const up = await query(base, `up{job="${JOB}"}`);
-        expect((up.data!.result[0] as { value: [number, string] }).value[1], "the scrape succeeds with the bearer token").toBe("1");
+        expect(
+          (up.data!.result[0] as { value: [number, string] }).value[1],
+          "the scrape succeeds with the bearer token",
+        ).toBe("1");
 
         const problems: string[] = [];
         for (const { title, expr } of panelQueries) {
@@ -223,17 +270,21 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
           const answer = await query(base, rule.expr);
           if (answer.status !== "success") problems.push(`rule ${rule.alert}: does not parse: ${answer.error}`);
           // A healthy bot fires none: the condition is empty, so its series are asked for instead.
-          else if (hasData(answer)) problems.push(`rule ${rule.alert}: fires on a healthy bot: ${JSON.stringify(answer.data!.result)}`);
+          else if (hasData(answer))
+            problems.push(`rule ${rule.alert}: fires on a healthy bot: ${JSON.stringify(answer.data!.result)}`);
           for (const series of selectedSeries(rule.expr)) {
             if (WEBHOOK_MODE_ONLY.some((metric) => series.startsWith(`${metric}{`))) continue;
             if (!hasData(await query(base, series))) problems.push(`rule ${rule.alert}: no series ${series}`);
           }
         }
         // Prometheus evaluated every rule without an error.
-        const loaded = (await (await fetch(`${base}/api/v1/rules`)).json()) as { data: { groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string }> }> } };
+        const loaded = (await (await fetch(`${base}/api/v1/rules`)).json()) as {
+          data: { groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string }> }> };
+        };
         const evaluated = loaded.data.groups.flatMap((group) => group.rules);
         expect(evaluated.map((rule) => rule.name).sort()).toEqual(rules.map((rule) => rule.alert).sort());
-        for (const rule of evaluated) if (rule.health !== "ok") problems.push(`rule ${rule.name}: health ${rule.health} ${rule.lastError ?? ""}`);
+        for (const rule of evaluated)
+          if (rule.health !== "ok") problems.push(`rule ${rule.name}: health ${rule.health} ${rule.lastError ?? ""}`);
         expect(problems).toEqual([]);
       } finally {
         await prometheus?.stop();
@@ -244,7 +295,8 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
   );
 
   // Loopback needs no token, so Prometheus scrapes the bot on this machine's network address.
-  const refusedSkip = skipReason || (NON_LOOPBACK ? "" : " (skipped: this machine has no network address besides loopback)");
+  const refusedSkip =
+    skipReason || (NON_LOOPBACK ? "" : " (skipped: this machine has no network address besides loopback)");
   (refusedSkip ? it.skip : it)(
     `names the token when the bot refuses Prometheus's scrapes: BotMetricsTokenRefused's condition holds, for that replica and reason${refusedSkip}`,
     async () => {
@@ -257,10 +309,18 @@ describe("monitoring: Prometheus with the shipped rules, scraping a running bot"
         prometheus = await startPrometheus(target, randomBytes(24).toString("hex"));
         const { base } = prometheus;
         const rule = rules.find((each) => each.alert === "BotMetricsTokenRefused")!;
-        const firing = async () => (await query(base, rule.expr)).data?.result as Array<{ metric: Record<string, string> }> | undefined;
-        expect(await waitUntil(async () => ((await firing())?.length ?? 0) > 0, 15_000), `the condition never held:\n${prometheus.output()}`).toBe(true);
-        expect((await firing())!.map((each) => each.metric)).toEqual([{ instance: target, reason: "metrics_unauthorized" }]);
-        expect((await query(base, `up{job="${JOB}"}`)).data?.result).toMatchObject([{ value: [expect.anything(), "0"] }]);
+        const firing = async () =>
+          (await query(base, rule.expr)).data?.result as Array<{ metric: Record<string, string> }> | undefined;
+        expect(
+          await waitUntil(async () => ((await firing())?.length ?? 0) > 0, 15_000),
+          `the condition never held:\n${prometheus.output()}`,
+        ).toBe(true);
+        expect((await firing())!.map((each) => each.metric)).toEqual([
+          { instance: target, reason: "metrics_unauthorized" },
+        ]);
+        expect((await query(base, `up{job="${JOB}"}`)).data?.result).toMatchObject([
+          { value: [expect.anything(), "0"] },
+        ]);
       } finally {
         await prometheus?.stop();
         await world?.stop();

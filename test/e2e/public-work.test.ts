@@ -9,7 +9,11 @@ import { linkedUser, manageWorld, type World } from "../kit/world";
 
 /** The bot's answer to an inline query, once it gave one. */
 async function answerTo(fake: FakeTelegram, inlineQueryId: string, timeoutMs = 15_000): Promise<InlineAnswer> {
-  for (const started = Date.now(); Date.now() - started < timeoutMs; await new Promise((resolve) => setTimeout(resolve, 20))) {
+  for (
+    const started = Date.now();
+    Date.now() - started < timeoutMs;
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  ) {
     const answer = fake.inlineAnswer(inlineQueryId);
     if (answer) return answer;
   }
@@ -18,7 +22,8 @@ async function answerTo(fake: FakeTelegram, inlineQueryId: string, timeoutMs = 1
 
 const QUOTE = "GET /api/v1/pricing/quote";
 const quoteCalls = (world: World) => world.sandboxRequests.filter((request) => request === QUOTE).length;
-const marketplaceCalls = (world: World, since: number) => world.sandboxRequests.slice(since).filter((request) => request.includes("/api/v1/"));
+const marketplaceCalls = (world: World, since: number) =>
+  world.sandboxRequests.slice(since).filter((request) => request.includes("/api/v1/"));
 
 /** The value /metrics shows for one bound of public work (0 before it first bites). */
 async function limited(world: World, limit: string): Promise<number> {
@@ -34,12 +39,17 @@ describe("public work is bounded: inline queries, quotes, watches and /stats", (
   it("forty inline queries 65001…65040 from one user: the flood limit answers past it with 'slow down', and the rest share one quote", async () => {
     const user = world.user(6201);
     world.sandboxRequests.length = 0;
-    const ids = Array.from({ length: 40 }, (_, index) => world.fake.sendInlineQuery(user.user, `${65_001 + index} 1h`).inlineQueryId);
+    const ids = Array.from(
+      { length: 40 },
+      (_, index) => world.fake.sendInlineQuery(user.user, `${65_001 + index} 1h`).inlineQueryId,
+    );
     const answers = await Promise.all(ids.map((id) => answerTo(world.fake, id)));
     const priced = answers.filter((answer) => answer.results.length > 0);
     expect(priced).toHaveLength(FLOOD_MAX_UPDATES);
     // The volume the answer shows is the one quoted and cached: all forty are the same rent.
-    expect(new Set(priced.map((answer) => answer.results[0]!.title))).toEqual(new Set(["65,100 Energy for 1h: 4.2315 TRX"]));
+    expect(new Set(priced.map((answer) => answer.results[0]!.title))).toEqual(
+      new Set(["65,100 Energy for 1h: 4.2315 TRX"]),
+    );
     const slowed = answers.filter((answer) => answer.results.length === 0);
     expect(slowed).toHaveLength(40 - FLOOD_MAX_UPDATES);
     expect(slowed.every((answer) => answer.button?.text === "Too many requests: wait a few seconds")).toBe(true);
@@ -98,16 +108,36 @@ describe("public work is bounded: inline queries, quotes, watches and /stats", (
     const now = Date.now();
     // Throwaway accounts, ten watches each (the most one user may have), every one on another rent.
     for (let index = 0; index < total; index++) {
-      const watch = { id: `w${index}`, telegramId: 6300 + Math.floor(index / 10), resource: "energy", volume: String(65_000 + index * 1_000), duration: "1h", address: null, thresholdSun: 1n, lastPriceSun: null };
+      const watch = {
+        id: `w${index}`,
+        telegramId: 6300 + Math.floor(index / 10),
+        resource: "energy",
+        volume: String(65_000 + index * 1_000),
+        duration: "1h",
+        address: null,
+        thresholdSun: 1n,
+        lastPriceSun: null,
+      };
       expect(await createWatch(world.app.db, watch, now)).toBe(true);
     }
-    const unchecked = async () => (await world.app.db.selectFrom("price_watches").select("id").where("last_checked_at", "is", null).execute()).map((row) => row.id);
+    const unchecked = async () =>
+      (await world.app.db.selectFrom("price_watches").select("id").where("last_checked_at", "is", null).execute()).map(
+        (row) => row.id,
+      );
     world.sandboxRequests.length = 0;
-    expect(await world.app.push.checkPriceWatches()).toMatchObject({ targets: total, quoted: MAX_WATCH_RENTS_PER_TICK, deferred: 10 });
+    expect(await world.app.push.checkPriceWatches()).toMatchObject({
+      targets: total,
+      quoted: MAX_WATCH_RENTS_PER_TICK,
+      deferred: 10,
+    });
     expect(quoteCalls(world)).toBe(MAX_WATCH_RENTS_PER_TICK);
     expect(await unchecked()).toHaveLength(10);
 
-    expect(await world.app.push.checkPriceWatches()).toMatchObject({ targets: total, quoted: MAX_WATCH_RENTS_PER_TICK, deferred: 10 });
+    expect(await world.app.push.checkPriceWatches()).toMatchObject({
+      targets: total,
+      quoted: MAX_WATCH_RENTS_PER_TICK,
+      deferred: 10,
+    });
     expect(quoteCalls(world)).toBe(2 * MAX_WATCH_RENTS_PER_TICK);
     expect(await unchecked()).toEqual([]);
     expect(await limited(world, "watch_rents_deferred")).toBe(20);
@@ -116,7 +146,16 @@ describe("public work is bounded: inline queries, quotes, watches and /stats", (
   it("rents whose quote fails are tried after the others on the next tick, so they never hold the rest back", async () => {
     const total = MAX_WATCH_RENTS_PER_TICK + 10;
     for (let index = 0; index < total; index++) {
-      const watch = { id: `f${index}`, telegramId: 6400 + Math.floor(index / 10), resource: "energy", volume: String(70_000 + index * 1_000), duration: "1d", address: null, thresholdSun: 1n, lastPriceSun: null };
+      const watch = {
+        id: `f${index}`,
+        telegramId: 6400 + Math.floor(index / 10),
+        resource: "energy",
+        volume: String(70_000 + index * 1_000),
+        duration: "1d",
+        address: null,
+        thresholdSun: 1n,
+        lastPriceSun: null,
+      };
       await createWatch(world.app.db, watch, Date.now());
     }
     // The first tick's quotes are all refused (a 400 is never retried).
@@ -130,7 +169,11 @@ describe("public work is bounded: inline queries, quotes, watches and /stats", (
     expect(failed).toHaveLength(MAX_WATCH_RENTS_PER_TICK);
 
     expect(await world.app.push.checkPriceWatches()).toMatchObject({ quoted: MAX_WATCH_RENTS_PER_TICK, deferred: 10 });
-    const unchecked = await world.app.db.selectFrom("price_watches").select("volume").where("last_checked_at", "is", null).execute();
+    const unchecked = await world.app.db
+      .selectFrom("price_watches")
+      .select("volume")
+      .where("last_checked_at", "is", null)
+      .execute();
     // The ten never tried were checked; what is left is ten of the first tick's failures.
     expect(unchecked).toHaveLength(10);
     for (const { volume } of unchecked) expect(failed).toContain(volume);

@@ -15,7 +15,9 @@ import { removeDatabaseDir } from "../kit/temp-dir";
 
 const TOKEN = "123456789:AAEexampleexampleexampleexample0000";
 const USER_ID = 4242;
-const ORDER_IDS = ["a1a1a1a1", "b2b2b2b2", "c3c3c3c3", "d4d4d4d4"].map((prefix) => `${prefix}-8f0e-4d7b-9c1a-3e2f4a5b6c7d`);
+const ORDER_IDS = ["a1a1a1a1", "b2b2b2b2", "c3c3c3c3", "d4d4d4d4"].map(
+  (prefix) => `${prefix}-8f0e-4d7b-9c1a-3e2f4a5b6c7d`,
+);
 
 // What `npm start` runs: the bundle, on plain Node, so SIGKILL hits the real process.
 beforeAll(() => {
@@ -23,11 +25,16 @@ beforeAll(() => {
 }, 60_000);
 
 function runBot(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.mjs"], { env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.mjs"], {
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
   child.stderr.on("data", (chunk) => (stdout += chunk));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on("exit", (code, signal) => resolve(signal ?? code)),
+  );
   return { child, exited, out: () => stdout };
 }
 
@@ -39,9 +46,13 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000) {
   }
 }
 
-async function listen(fetch: (request: Request) => Response | Promise<Response>): Promise<{ server: Server; url: string }> {
+async function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+): Promise<{ server: Server; url: string }> {
   return new Promise((resolve) => {
-    const server = serve({ fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) => resolve({ server: server as Server, url: `http://127.0.0.1:${info.port}` }));
+    const server = serve({ fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+      resolve({ server: server as Server, url: `http://127.0.0.1:${info.port}` }),
+    );
   });
 }
 
@@ -57,7 +68,8 @@ async function startSwitchableTelegram() {
     const method = /\/bot[^/]+\/([A-Za-z]+)$/.exec(new URL(request.url).pathname)?.[1];
     if (state.down && method === "sendMessage") {
       state.refused += 1;
-      if (state.refused === 1) return Response.json({ ok: false, error_code: 500, description: "Internal Server Error" }, { status: 500 });
+      if (state.refused === 1)
+        return Response.json({ ok: false, error_code: 500, description: "Internal Server Error" }, { status: 500 });
       state.hanging += 1;
       return new Promise<Response>(() => undefined);
     }
@@ -120,19 +132,40 @@ describe("a crash of the bot with alerts queued (SQLite)", () => {
     expect(path).toBeDefined();
     const deliver = async (orderId: string, index: number) => {
       const event = index % 2 === 0 ? "order.filled" : "order.failed";
-      const order = { id: orderId, resource: "energy", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", volume: "65000", duration: "1h", priceTrx: "4.6475", activationTrx: "0", totalTrx: "4.6475", status: event === "order.filled" ? "Filled" : "Failed", txId: null, createdAt: "2026-11-22T05:00:00Z" };
-      const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ event, data: order }) });
+      const order = {
+        id: orderId,
+        resource: "energy",
+        targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+        volume: "65000",
+        duration: "1h",
+        priceTrx: "4.6475",
+        activationTrx: "0",
+        totalTrx: "4.6475",
+        status: event === "order.filled" ? "Filled" : "Failed",
+        txId: null,
+        createdAt: "2026-11-22T05:00:00Z",
+      };
+      const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ event, data: order }),
+      });
       expect(response.status).toBe(200);
       return (await response.json()) as { ok: boolean; duplicate?: boolean };
     };
 
     telegram.state.down = true;
-    for (const [index, orderId] of ORDER_IDS.entries()) expect(await deliver(orderId, index)).toEqual({ ok: true, duplicate: false });
+    for (const [index, orderId] of ORDER_IDS.entries())
+      expect(await deliver(orderId, index)).toEqual({ ok: true, duplicate: false });
     // The crash must find one alert refused (retry scheduled) and one in flight (leased).
     await until(() => telegram.state.refused >= 1 && telegram.state.hanging >= 1, "a refused and a hanging alert send");
     first.child.kill("SIGKILL");
     expect(await first.exited).toBe("SIGKILL");
-    const alertTexts = () => telegram.fake.messages(USER_ID).filter((m) => m.from === "bot" && /Order /.test(m.text ?? "")).map((m) => m.text ?? "");
+    const alertTexts = () =>
+      telegram.fake
+        .messages(USER_ID)
+        .filter((m) => m.from === "bot" && /Order /.test(m.text ?? ""))
+        .map((m) => m.text ?? "");
     expect(alertTexts()).toEqual([]);
 
     telegram.state.down = false;
@@ -141,7 +174,8 @@ describe("a crash of the bot with alerts queued (SQLite)", () => {
     await until(() => second.out().includes("long polling started"), "the restart");
     await until(() => alertTexts().length >= ORDER_IDS.length, "every alert after the restart", 30_000);
     // Senders retry: the same events again are acknowledged as duplicates and queue nothing.
-    for (const [index, orderId] of ORDER_IDS.entries()) expect(await deliver(orderId, index)).toEqual({ ok: true, duplicate: true });
+    for (const [index, orderId] of ORDER_IDS.entries())
+      expect(await deliver(orderId, index)).toEqual({ ok: true, duplicate: true });
     // Past another lease period, nothing more arrives.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const alerts = alertTexts();

@@ -9,7 +9,8 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
   let world: World;
   manageWorld((started) => (world = started));
 
-  const settlementAlerts = (chatId: number, orderId: string) => botTexts(world, chatId).filter((t) => t.includes(`Order ${orderId.slice(0, 8)}`) && /filled|failed/.test(t));
+  const settlementAlerts = (chatId: number, orderId: string) =>
+    botTexts(world, chatId).filter((t) => t.includes(`Order ${orderId.slice(0, 8)}`) && /filled|failed/.test(t));
 
   it("the sandbox's own webhooks for one filled and one failed order give exactly one alert each", async () => {
     const who = await linkedUser(world, 501);
@@ -46,7 +47,11 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
         const chunks: Buffer[] = [];
         request.on("data", (chunk: Buffer) => chunks.push(chunk));
         request.on("end", () => {
-          void fetch(who.webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) }).then(async (answer) => {
+          void fetch(who.webhookUrl, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: Buffer.concat(chunks),
+          }).then(async (answer) => {
             seen.push(answer.status);
             await answer.arrayBuffer();
             response.writeHead(seen.length === 1 ? 502 : answer.status).end();
@@ -54,7 +59,10 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
         });
       });
       await new Promise<void>((resolve) => proxy!.listen(0, "127.0.0.1", resolve));
-      world.sandbox.control.setWebhookUrl({ accountId: who.accountId, url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/hook` });
+      world.sandbox.control.setWebhookUrl({
+        accountId: who.accountId,
+        url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/hook`,
+      });
       const orderId = await buyThroughBot(world, who);
       world.sandbox.control.settleNow({ accountId: who.accountId });
       await world.sandbox.tick();
@@ -91,7 +99,12 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     const who = await linkedUser(world, 504);
     const orderId = await buyThroughBot(world, who);
     // A settlement notification whose order still reads Created is not relayed yet.
-    world.sandbox.control.addNotification({ accountId: who.accountId, type: "order.filled", title: "Order filled", body: `Order ${orderId}: delivered.` });
+    world.sandbox.control.addNotification({
+      accountId: who.accountId,
+      type: "order.filled",
+      title: "Order filled",
+      body: `Order ${orderId}: delivered.`,
+    });
     await world.app.push.pollNow();
     await outboxSwept(world, 504);
     expect(botTexts(world, 504).some((t) => t.includes("Order filled") || t.includes("filled."))).toBe(false);
@@ -151,15 +164,26 @@ describe("pushed alerts: one event, one alert, whichever way it came", () => {
     expect(told).toHaveLength(1);
     expect(told[0]).toContain(who.apiKey.slice(-4));
     expect(told[0]).toContain("/connect");
-    const credential = await world.app.db.selectFrom("credentials").selectAll().where("telegram_id", "=", 507).executeTakeFirstOrThrow();
+    const credential = await world.app.db
+      .selectFrom("credentials")
+      .selectAll()
+      .where("telegram_id", "=", 507)
+      .executeTakeFirstOrThrow();
     expect(credential.broken_at).not.toBeNull();
   });
 
   it("a System pause whose rule cannot be matched names no empty id: the reason, a /rules hint and Top up", async () => {
     const who = await linkedUser(world, 508);
-    world.sandbox.control.addNotification({ accountId: who.accountId, type: "automation.paused", title: "Automation paused", body: "A rule was paused: the balance cannot cover the next delivery." });
+    world.sandbox.control.addNotification({
+      accountId: who.accountId,
+      type: "automation.paused",
+      title: "Automation paused",
+      body: "A rule was paused: the balance cannot cover the next delivery.",
+    });
     await world.app.push.pollNow();
-    const alert = await waitFor(() => world.fake.messages(508).find((m) => m.from === "bot" && m.text?.includes("paused")));
+    const alert = await waitFor(() =>
+      world.fake.messages(508).find((m) => m.from === "bot" && m.text?.includes("paused")),
+    );
     expect(alert.html).not.toContain("<code></code>");
     expect(alert.text).toContain("One of your rules was paused");
     // The reason once, in the bot's words (this text names no figures).

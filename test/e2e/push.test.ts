@@ -6,7 +6,19 @@ import { parseConfig } from "#src/config";
 import { outboxOf, outboxSwept, waitFor } from "../kit/push-helpers";
 
 const ORDER_ID = "5b1c7a52-8f0e-4d7b-9c1a-3e2f4a5b6c7d";
-const order = { id: ORDER_ID, resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h", priceTrx: "4.6475", activationTrx: "0", totalTrx: "4.6475", status: "Filled", txId: "a".repeat(64), createdAt: "2026-11-22T05:00:00Z" };
+const order = {
+  id: ORDER_ID,
+  resource: "energy",
+  targetAddress: ADDRESS_A,
+  volume: "65000",
+  duration: "1h",
+  priceTrx: "4.6475",
+  activationTrx: "0",
+  totalTrx: "4.6475",
+  status: "Filled",
+  txId: "a".repeat(64),
+  createdAt: "2026-11-22T05:00:00Z",
+};
 
 describe("pushed alerts", () => {
   let world: World;
@@ -15,7 +27,11 @@ describe("pushed alerts", () => {
     await world.stop();
   });
 
-  const botTexts = (chatId: number) => world.fake.messages(chatId).filter((m) => m.from === "bot").map((m) => m.text ?? "");
+  const botTexts = (chatId: number) =>
+    world.fake
+      .messages(chatId)
+      .filter((m) => m.from === "bot")
+      .map((m) => m.text ?? "");
 
   async function linkedUserWithToken(id: number) {
     const user = world.user(id);
@@ -23,7 +39,11 @@ describe("pushed alerts", () => {
     await linkKey(world, user, account.apiKey);
     const token = await rotateWebhookToken(world.app.db, id, Date.now());
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${world.app.url}/webhooks/marketplace/${token}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+      fetch(`${world.app.url}/webhooks/marketplace/${token}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
     return { user, token, post, ...account };
   }
 
@@ -67,9 +87,13 @@ describe("pushed alerts", () => {
   it("answers 404, 400, 413 and 422 as the contract says", async () => {
     world = await startWorld();
     const { post, token } = await linkedUserWithToken(402);
-    expect((await fetch(`${world.app.url}/webhooks/marketplace/${"x".repeat(43)}`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect(
+      (await fetch(`${world.app.url}/webhooks/marketplace/${"x".repeat(43)}`, { method: "POST", body: "{}" })).status,
+    ).toBe(404);
     expect((await post("{not json")).status).toBe(400);
-    expect((await post({ event: "order.filled", data: { id: ORDER_ID, pad: "x".repeat(70 * 1024) } })).status).toBe(413);
+    expect((await post({ event: "order.filled", data: { id: ORDER_ID, pad: "x".repeat(70 * 1024) } })).status).toBe(
+      413,
+    );
     expect((await post({ hello: "world" })).status).toBe(422);
     expect((await post({ event: "order.filled" })).status).toBe(422);
     expect((await post({ event: "automation.created", data: { id: "r1", status: "active" } })).status).toBe(200);
@@ -87,7 +111,9 @@ describe("pushed alerts", () => {
     world = await startWorld({ env: { MARKETPLACE_WEBHOOK_SECRET: "shh-shared-secret" } });
     const { post } = await linkedUserWithToken(403);
     // Four different orders: an alert queued after a refusal cannot hide behind the signed one's dedupe.
-    const [bad, unsigned, borrowed, good] = ["31111111", "32222222", "33333333", "34444444"].map((prefix) => filledBody(`${prefix}-0000-4000-8000-000000000001`));
+    const [bad, unsigned, borrowed, good] = ["31111111", "32222222", "33333333", "34444444"].map((prefix) =>
+      filledBody(`${prefix}-0000-4000-8000-000000000001`),
+    );
     expect((await post(bad!, { "x-signature": "sha256=deadbeef" })).status).toBe(401);
     expect((await post(unsigned!)).status).toBe(401);
     // A genuine signature, of another body.
@@ -98,7 +124,9 @@ describe("pushed alerts", () => {
     await outboxSwept(world, 403);
     expect(signatureAlerts(403)).toHaveLength(1);
     expect(signatureAlerts(403)[0]).toContain("Order 34444444 filled");
-    expect((await outboxOf(world, 403)).map((row) => row.dedupe_key)).toEqual(["order:34444444-0000-4000-8000-000000000001:filled"]);
+    expect((await outboxOf(world, 403)).map((row) => row.dedupe_key)).toEqual([
+      "order:34444444-0000-4000-8000-000000000001:filled",
+    ]);
   });
 
   it("MARKETPLACE_WEBHOOK_SIGNATURE_HEADER names the header the signature is read from (x-signature when unset or blank)", async () => {
@@ -106,17 +134,30 @@ describe("pushed alerts", () => {
     expect(unset.ok && unset.config.MARKETPLACE_WEBHOOK_SIGNATURE_HEADER).toBe("x-signature");
     const blank = parseConfig({ MARKETPLACE_WEBHOOK_SIGNATURE_HEADER: "  " });
     expect(blank.ok && blank.config.MARKETPLACE_WEBHOOK_SIGNATURE_HEADER).toBe("x-signature");
-    world = await startWorld({ env: { MARKETPLACE_WEBHOOK_SECRET: "shh-shared-secret", MARKETPLACE_WEBHOOK_SIGNATURE_HEADER: "X-Hub-Signature-256" } });
+    world = await startWorld({
+      env: {
+        MARKETPLACE_WEBHOOK_SECRET: "shh-shared-secret",
+        MARKETPLACE_WEBHOOK_SIGNATURE_HEADER: "X-Hub-Signature-256",
+      },
+    });
     const { post } = await linkedUserWithToken(410);
-    const [inDefaultHeader, inNamedHeader] = ["35555555", "36666666"].map((prefix) => filledBody(`${prefix}-0000-4000-8000-000000000001`));
+    const [inDefaultHeader, inNamedHeader] = ["35555555", "36666666"].map((prefix) =>
+      filledBody(`${prefix}-0000-4000-8000-000000000001`),
+    );
     // A right signature in the default header is no signature when another header is named.
-    expect((await post(inDefaultHeader!, { "x-signature": signed("shh-shared-secret", inDefaultHeader!) })).status).toBe(401);
-    expect((await post(inNamedHeader!, { "x-hub-signature-256": signed("shh-shared-secret", inNamedHeader!) })).status).toBe(200);
+    expect(
+      (await post(inDefaultHeader!, { "x-signature": signed("shh-shared-secret", inDefaultHeader!) })).status,
+    ).toBe(401);
+    expect(
+      (await post(inNamedHeader!, { "x-hub-signature-256": signed("shh-shared-secret", inNamedHeader!) })).status,
+    ).toBe(200);
     await waitFor(() => signatureAlerts(410).length > 0);
     await outboxSwept(world, 410);
     expect(signatureAlerts(410)).toHaveLength(1);
     expect(signatureAlerts(410)[0]).toContain("Order 36666666 filled");
-    expect((await outboxOf(world, 410)).map((row) => row.dedupe_key)).toEqual(["order:36666666-0000-4000-8000-000000000001:filled"]);
+    expect((await outboxOf(world, 410)).map((row) => row.dedupe_key)).toEqual([
+      "order:36666666-0000-4000-8000-000000000001:filled",
+    ]);
   });
 
   it("delivers alerts once each after Telegram was down, and after a restart with alerts queued", async () => {
@@ -124,7 +165,10 @@ describe("pushed alerts", () => {
     const { post } = await linkedUserWithToken(404);
     // The sender tries while Telegram is down (a failed attempt recorded, with how it failed), not
     // merely queues: a chat's alerts go out in order, so the second waits behind the first.
-    const failedWith = async (error: (lastError: string) => boolean) => (await outboxOf(world, 404)).some((row) => row.status === "queued" && row.attempts >= 1 && error(row.last_error ?? ""));
+    const failedWith = async (error: (lastError: string) => boolean) =>
+      (await outboxOf(world, 404)).some(
+        (row) => row.status === "queued" && row.attempts >= 1 && error(row.last_error ?? ""),
+      );
     world.fake.setDown("5xx");
     await post({ event: "order.filled", data: { ...order, id: "11111111-0000-4000-8000-000000000001" } });
     await waitFor(() => failedWith((error) => error !== "" && error !== "network error"));
@@ -148,16 +192,39 @@ describe("pushed alerts", () => {
     const chats = Array.from({ length: 150 }, (_, i) => 6000 + i);
     for (const chatId of chats) world.fake.sendText({ id: chatId, firstName: "U", languageCode: "en" }, "hi");
     const now = Date.now();
-    const rows = chats.map((chatId) => ({ telegram_id: chatId, chat_id: chatId, dedupe_key: "backlog", payload: JSON.stringify({ method: "sendMessage", params: { text: `backlog ${chatId}` } }), status: "queued", attempts: 0, next_attempt_at: now, last_error: null, lease_owner: null, lease_until: null, created_at: now, sent_at: null }));
+    const rows = chats.map((chatId) => ({
+      telegram_id: chatId,
+      chat_id: chatId,
+      dedupe_key: "backlog",
+      payload: JSON.stringify({ method: "sendMessage", params: { text: `backlog ${chatId}` } }),
+      status: "queued",
+      attempts: 0,
+      next_attempt_at: now,
+      last_error: null,
+      lease_owner: null,
+      lease_until: null,
+      created_at: now,
+      sent_at: null,
+    }));
     await world.app.db.insertInto("outbox").values(rows).execute();
     world.app.push.sender.wake();
     // The backlog is draining at the budget's full rate when the users write.
-    await waitFor(() => world.fake.calls.filter((c) => c.method === "sendMessage" && c.ok && /backlog/.test(String(c.params.text))).length >= 40, 20_000);
+    await waitFor(
+      () =>
+        world.fake.calls.filter((c) => c.method === "sendMessage" && c.ok && /backlog/.test(String(c.params.text)))
+          .length >= 40,
+      20_000,
+    );
     const askers = Array.from({ length: 20 }, (_, i) => 6500 + i);
     const before = world.fake.calls.length;
     for (const id of askers) world.fake.sendText({ id, firstName: "Asker", languageCode: "en" }, "/help");
     await waitFor(() => askers.every((id) => botTexts(id).some((t) => t.includes("/connect"))), 20_000);
-    await waitFor(() => world.fake.calls.filter((c) => c.method === "sendMessage" && c.ok && /backlog/.test(String(c.params.text))).length >= 150, 30_000);
+    await waitFor(
+      () =>
+        world.fake.calls.filter((c) => c.method === "sendMessage" && c.ok && /backlog/.test(String(c.params.text)))
+          .length >= 150,
+      30_000,
+    );
     const sends = world.fake.calls.slice(before).filter((c) => c.method === "sendMessage");
     expect(sends.filter((c) => c.throttled)).toHaveLength(0);
     expect(sends.filter((c) => askers.includes(Number(c.params.chat_id))).length).toBeGreaterThanOrEqual(20);
@@ -176,27 +243,66 @@ describe("pushed alerts", () => {
     for (const chatId of chats) world.fake.sendText({ id: chatId, firstName: "U", languageCode: "en" }, "hi");
     const now = Date.now();
     const rows = [];
-    for (let i = 0; i < 50; i++) rows.push({ telegram_id: 4050, chat_id: 4050, dedupe_key: `burst:${i}`, payload: JSON.stringify({ method: "sendMessage", params: { text: `burst ${i}` } }), status: "queued", attempts: 0, next_attempt_at: now, last_error: null, lease_owner: null, lease_until: null, created_at: now, sent_at: null });
+    for (let i = 0; i < 50; i++)
+      rows.push({
+        telegram_id: 4050,
+        chat_id: 4050,
+        dedupe_key: `burst:${i}`,
+        payload: JSON.stringify({ method: "sendMessage", params: { text: `burst ${i}` } }),
+        status: "queued",
+        attempts: 0,
+        next_attempt_at: now,
+        last_error: null,
+        lease_owner: null,
+        lease_until: null,
+        created_at: now,
+        sent_at: null,
+      });
     world.fake.sendText({ id: 4050, firstName: "Burst", languageCode: "en" }, "hi");
     // The test kit does not pace the bot's replies (tests count a chat's calls without waiting), so
     // the replies to "hi" are out, and their chats' allowance is back, before the drain: otherwise
     // a reply could take one of the burst's three.
     await waitFor(() => [4050, ...chats].every((id) => botTexts(id).length > 0), 30_000);
     world.shiftAppClock(5_000);
-    for (const chatId of chats) for (let i = 0; i < 2; i++) rows.push({ telegram_id: chatId, chat_id: chatId, dedupe_key: `spread:${i}`, payload: JSON.stringify({ method: "sendMessage", params: { text: `spread ${chatId} ${i}` } }), status: "queued", attempts: 0, next_attempt_at: now, last_error: null, lease_owner: null, lease_until: null, created_at: now, sent_at: null });
+    for (const chatId of chats)
+      for (let i = 0; i < 2; i++)
+        rows.push({
+          telegram_id: chatId,
+          chat_id: chatId,
+          dedupe_key: `spread:${i}`,
+          payload: JSON.stringify({ method: "sendMessage", params: { text: `spread ${chatId} ${i}` } }),
+          status: "queued",
+          attempts: 0,
+          next_attempt_at: now,
+          last_error: null,
+          lease_owner: null,
+          lease_until: null,
+          created_at: now,
+          sent_at: null,
+        });
     await world.app.db.insertInto("outbox").values(rows).execute();
     world.app.push.sender.wake();
-    await waitFor(() => world.fake.calls.filter((c) => c.method === "sendMessage" && c.ok && /burst|spread/.test(String(c.params.text))).length >= 250, 60_000);
-    const sends = world.fake.calls.filter((c) => c.method === "sendMessage" && /burst|spread/.test(String(c.params.text)));
+    await waitFor(
+      () =>
+        world.fake.calls.filter((c) => c.method === "sendMessage" && c.ok && /burst|spread/.test(String(c.params.text)))
+          .length >= 250,
+      60_000,
+    );
+    const sends = world.fake.calls.filter(
+      (c) => c.method === "sendMessage" && /burst|spread/.test(String(c.params.text)),
+    );
     expect(sends.filter((c) => c.throttled)).toHaveLength(0);
     expect(sends.filter((c) => c.ok)).toHaveLength(250);
     // order kept in the burst chat
-    const burst = sends.filter((c) => Number(c.params.chat_id) === 4050).map((c) => Number(String(c.params.text).split(" ")[1]));
+    const burst = sends
+      .filter((c) => Number(c.params.chat_id) === 4050)
+      .map((c) => Number(String(c.params.text).split(" ")[1]));
     expect(burst).toEqual([...burst].sort((a, b) => a - b));
     // per chat: Telegram's short burst (3), then no more than 1 message per second sustained: no 4
     // within a second (virtual clock; a little network jitter allowed)
     const byChat = new Map<number, number[]>();
-    for (const call of sends) byChat.set(Number(call.params.chat_id), [...(byChat.get(Number(call.params.chat_id)) ?? []), call.at]);
+    for (const call of sends)
+      byChat.set(Number(call.params.chat_id), [...(byChat.get(Number(call.params.chat_id)) ?? []), call.at]);
     for (const times of byChat.values()) {
       for (let i = 0; i + 3 < times.length; i++) expect(times[i + 3]! - times[i]!).toBeGreaterThanOrEqual(900);
       if (times.length > 4) expect((times.length - 3) / ((times.at(-1)! - times[2]!) / 1000)).toBeLessThanOrEqual(1.0);
@@ -215,7 +321,11 @@ describe("pushed alerts", () => {
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     await user.nextMessage();
     user.press("✅ Confirm");
-    await waitFor(() => botTexts(406).some((t) => t.includes("Order placed")) || world.fake.messages(406).some((m) => m.text?.includes("Order placed")));
+    await waitFor(
+      () =>
+        botTexts(406).some((t) => t.includes("Order placed")) ||
+        world.fake.messages(406).some((m) => m.text?.includes("Order placed")),
+    );
     world.sandbox.control.settleNow({ accountId });
     world.advance(60_000);
     await world.app.db.updateTable("followed_orders").set({ next_check_at: 0 }).execute();
@@ -234,7 +344,11 @@ describe("pushed alerts", () => {
     const { accountId, apiKey } = world.newAccount();
     world.sandbox.control.addNotification({ accountId, title: "Before", body: "existing" });
     await linkKey(world, user, apiKey);
-    world.sandbox.control.addNotification({ accountId, title: "Maintenance <soon> & more", body: "The provider restarts at 03:00 UTC" });
+    world.sandbox.control.addNotification({
+      accountId,
+      title: "Maintenance <soon> & more",
+      body: "The provider restarts at 03:00 UTC",
+    });
     await world.app.push.pollNow();
     await world.app.push.pollNow();
     await waitFor(() => botTexts(407).some((t) => t.includes("Maintenance")));
@@ -260,7 +374,12 @@ describe("pushed alerts", () => {
     expect(user?.active).toBe(0);
     await post({ event: "order.filled", data: { ...order, id: "22222222-0000-4000-8000-000000000002" } });
     await outboxSwept(world, 408);
-    const queued = await world.app.db.selectFrom("outbox").selectAll().where("telegram_id", "=", 408).where("status", "=", "queued").execute();
+    const queued = await world.app.db
+      .selectFrom("outbox")
+      .selectAll()
+      .where("telegram_id", "=", 408)
+      .where("status", "=", "queued")
+      .execute();
     expect(queued).toHaveLength(0);
   });
 
@@ -274,13 +393,22 @@ describe("pushed alerts", () => {
     world.sandbox.control.setBalance({ accountId, trx: "0" });
     world.sandbox.control.fireRule({ ruleId: rule.id });
     await world.app.push.pollNow();
-    const alert = await waitFor(() => world.fake.messages(409).find((m) => m.from === "bot" && m.text?.includes("paused")));
+    const alert = await waitFor(() =>
+      world.fake.messages(409).find((m) => m.from === "bot" && m.text?.includes("paused")),
+    );
     expect(alert.text).toContain(rule.id.slice(0, 8));
-    const labels = alert.replyMarkup!.inline_keyboard.flat().map((b) => b.text).join();
+    const labels = alert
+      .replyMarkup!.inline_keyboard.flat()
+      .map((b) => b.text)
+      .join();
     expect(labels).toContain("Top up");
     expect(labels).toContain("Resume");
     world.sandbox.control.creditDeposit({ accountId, currency: "TRX", amount: "500" });
     user.press(/Resume/);
-    await waitFor(() => world.sandbox.control.listRules(accountId).find((r: { id: string; status: string }) => r.id === rule.id)?.status === "active");
+    await waitFor(
+      () =>
+        world.sandbox.control.listRules(accountId).find((r: { id: string; status: string }) => r.id === rule.id)
+          ?.status === "active",
+    );
   });
 });

@@ -17,7 +17,10 @@ const TOKEN = "987654321:AAEwalkwalkwalkwalkwalkwalkwalkwalk00";
 const ADDRESS = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
 
 function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.mjs"], { env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.mjs"], {
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout.on("data", (chunk) => (out += chunk));
   child.stderr.on("data", (chunk) => (out += chunk));
@@ -54,7 +57,13 @@ describe("from a @BotFather token to a first /quote (README: Deploying for real)
   };
 
   it("BOT_TOKEN alone: real Telegram (here the fake) on the sandbox; the log's demo key links; /quote, /connect and /buy answer", async () => {
-    const bot = start({ BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(dataDir(), "bot.db")}`, PORT: "0", HOST: "127.0.0.1" });
+    const bot = start({
+      BOT_TOKEN: TOKEN,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      DATABASE_URL: `file:${join(dataDir(), "bot.db")}`,
+      PORT: "0",
+      HOST: "127.0.0.1",
+    });
     try {
       await until(() => bot.out().includes("long polling started"), 30_000);
       const demoKey = await until(() => /Demo API key: (\S+)/.exec(bot.out())?.[1], 5_000);

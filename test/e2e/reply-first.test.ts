@@ -3,7 +3,9 @@ import { manageWorld, type World } from "../kit/world";
 
 /** The calls that reached the fake Telegram for `chatId` after call number `afterSeq`, typing and press answers left out. */
 function chatCallsAfter(world: World, chatId: number, afterSeq: number) {
-  return world.fake.calls.filter((call) => call.seq > afterSeq && Number(call.params.chat_id) === chatId && call.method !== "sendChatAction");
+  return world.fake.calls.filter(
+    (call) => call.seq > afterSeq && Number(call.params.chat_id) === chatId && call.method !== "sendChatAction",
+  );
 }
 
 /**

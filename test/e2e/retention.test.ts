@@ -14,16 +14,35 @@ describe("retention in the running bot", () => {
     const account = world.newAccount();
     const notes: string[] = [];
     for (let i = 1; i <= 20; i++) {
-      notes.push(world.sandbox.control.addNotification({ accountId: account.accountId, title: `Maintenance ${i}`, body: "The provider restarts at 03:00 UTC" }).id);
+      notes.push(
+        world.sandbox.control.addNotification({
+          accountId: account.accountId,
+          title: `Maintenance ${i}`,
+          body: "The provider restarts at 03:00 UTC",
+        }).id,
+      );
       world.advance(1_000);
     }
     await linkKey(world, user, account.apiKey);
-    const seenIds = async () => (await world.app.db.selectFrom("seen_notifications").select("notification_id").where("telegram_id", "=", 741).execute()).map((row) => row.notification_id);
+    const seenIds = async () =>
+      (
+        await world.app.db
+          .selectFrom("seen_notifications")
+          .select("notification_id")
+          .where("telegram_id", "=", 741)
+          .execute()
+      ).map((row) => row.notification_id);
     // Linking recorded the first page (all 20) as seen, without alerting any.
     await waitFor(async () => (await seenIds()).length === 20);
 
     // Seen long ago: the oldest 5 days, the next 3 days, the rest 5 days (still on the first page).
-    const age = (id: string, ms: number) => world.app.db.updateTable("seen_notifications").set((eb) => ({ seen_at: eb("seen_at", "-", ms) })).where("telegram_id", "=", 741).where("notification_id", "=", id).execute();
+    const age = (id: string, ms: number) =>
+      world.app.db
+        .updateTable("seen_notifications")
+        .set((eb) => ({ seen_at: eb("seen_at", "-", ms) }))
+        .where("telegram_id", "=", 741)
+        .where("notification_id", "=", id)
+        .execute();
     for (const [index, id] of notes.entries()) await age(id, index === 1 ? 3 * DAY : 5 * DAY);
 
     // Nothing new: the page did not move, nothing is forgotten, nothing alerted.
@@ -33,7 +52,11 @@ describe("retention in the running bot", () => {
     // Two new ones push the two oldest off the first page.
     for (const i of [1, 2]) {
       world.advance(1_000);
-      world.sandbox.control.addNotification({ accountId: account.accountId, title: `Fresh ${i}`, body: "A new announcement" });
+      world.sandbox.control.addNotification({
+        accountId: account.accountId,
+        title: `Fresh ${i}`,
+        body: "A new announcement",
+      });
     }
     await world.app.push.pollNow();
     await waitFor(() => botTexts(world, 741).filter((text) => text.includes("Fresh")).length === 2);
@@ -57,11 +80,16 @@ describe("retention in the running bot", () => {
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
     expect(card.text).toContain("TRX");
-    const cards = () => world.app.db.selectFrom("pending_actions").select(["id", "updated_at"]).where("telegram_id", "=", 742).execute();
+    const cards = () =>
+      world.app.db.selectFrom("pending_actions").select(["id", "updated_at"]).where("telegram_id", "=", 742).execute();
     const [row] = await cards();
     // The card was shown 30 days and a minute ago and never pressed since.
     const shown = Date.now() - 30 * DAY - 60_000;
-    await world.app.db.updateTable("pending_actions").set({ created_at: shown, updated_at: shown }).where("id", "=", row!.id).execute();
+    await world.app.db
+      .updateTable("pending_actions")
+      .set({ created_at: shown, updated_at: shown })
+      .where("id", "=", row!.id)
+      .execute();
 
     // Another replica is running retention: this one does nothing.
     expect(await tryLease(world.app.db, "cron:retention", "another-replica", Date.now(), 60_000)).toBe(true);

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, manageWorld, type World, nextBotText, cardOutcome, buttonLabels } from "../kit/world";
+import {
+  ADDRESS_A,
+  ADDRESS_B,
+  ADDRESS_C,
+  linkKey,
+  manageWorld,
+  type World,
+  nextBotText,
+  cardOutcome,
+  buttonLabels,
+} from "../kit/world";
 
 /** A TRON address anywhere in a string (base58, T and 33 more characters). */
 const TRON_ADDRESS = /T[1-9A-HJ-NP-Za-km-z]{33}/;
@@ -8,7 +18,10 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
   let world: World;
   manageWorld((started) => (world = started));
 
-  async function linked(id: number, options: { balance?: { trx: string; usdt: string }; scope?: "read" | "purchase" } = {}) {
+  async function linked(
+    id: number,
+    options: { balance?: { trx: string; usdt: string }; scope?: "read" | "purchase" } = {},
+  ) {
     const { accountId, apiKey } = world.newAccount(options.balance, options.scope ?? "purchase");
     const user = world.user(id);
     await linkKey(world, user, apiKey);
@@ -19,10 +32,16 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
   function callbackDataSent(chatId: number): string[] {
     const data: string[] = [];
     for (const call of world.fake.calls) {
-      if (!["sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto"].includes(call.method) || Number(call.params.chat_id) !== chatId) continue;
+      if (
+        !["sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto"].includes(call.method) ||
+        Number(call.params.chat_id) !== chatId
+      )
+        continue;
       const raw = call.params.reply_markup;
-      const markup = (typeof raw === "string" ? JSON.parse(raw) : raw) as { inline_keyboard?: Array<Array<{ callback_data?: string }>> } | undefined;
-      for (const button of markup?.inline_keyboard?.flat() ?? []) if (button.callback_data !== undefined) data.push(button.callback_data);
+      const markup = (typeof raw === "string" ? JSON.parse(raw) : raw) as
+        { inline_keyboard?: Array<Array<{ callback_data?: string }>> } | undefined;
+      for (const button of markup?.inline_keyboard?.flat() ?? [])
+        if (button.callback_data !== undefined) data.push(button.callback_data);
     }
     return data;
   }
@@ -43,14 +62,28 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     expect((await user.nextMessage()).text).toContain("resume by itself");
     user.press("Yes");
     const card = await user.nextMessage();
-    for (const word of ["Auto-renewal", ADDRESS_B, "131,000", "Duration: 1d", "estimate", "once a day", "Auto-resume after a top-up: Yes"]) expect(card.text).toContain(word);
+    for (const word of [
+      "Auto-renewal",
+      ADDRESS_B,
+      "131,000",
+      "Duration: 1d",
+      "estimate",
+      "once a day",
+      "Auto-resume after a top-up: Yes",
+    ])
+      expect(card.text).toContain(word);
     // The options list a day, so the estimate needs no "priced for" caveat.
     expect(card.text).not.toContain("priced for");
     user.press("✅ Confirm");
     const created = await nextBotText(user, (text) => text.includes("Rule created"));
     const rules = world.sandbox.control.listRules(accountId);
     expect(rules).toHaveLength(1);
-    expect(rules[0]).toMatchObject({ type: "auto-renewal", targetAddress: ADDRESS_B, autoResume: true, status: "active" });
+    expect(rules[0]).toMatchObject({
+      type: "auto-renewal",
+      targetAddress: ADDRESS_B,
+      autoResume: true,
+      status: "active",
+    });
     expect(Number(rules[0]!.volume)).toBe(131000);
     expect(created.text).toContain(rules[0]!.id.slice(0, 8));
   });
@@ -64,7 +97,13 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
       method: "POST",
       pathPrefix: "/api/v1/automations",
       status: 403,
-      body: { type: "about:blank", title: "Forbidden", status: 403, code: "api_key.spend_limit_exceeded", detail: "the daily spend limit of this key is reached" },
+      body: {
+        type: "about:blank",
+        title: "Forbidden",
+        status: 403,
+        code: "api_key.spend_limit_exceeded",
+        detail: "the daily spend limit of this key is reached",
+      },
     });
     user.press("✅ Confirm");
     const refused = await cardOutcome(user);
@@ -175,10 +214,21 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     const { accountId, apiKey, user } = await linked(707);
     user.send(`/renewal ${ADDRESS_A} 100k`);
     const card = await user.nextMessage();
-    for (const word of ["Auto-renewal", ADDRESS_A, "100,000", "estimate", "priced for 1h", "Auto-resume after a top-up: No"]) expect(card.text).toContain(word);
+    for (const word of [
+      "Auto-renewal",
+      ADDRESS_A,
+      "100,000",
+      "estimate",
+      "priced for 1h",
+      "Auto-resume after a top-up: No",
+    ])
+      expect(card.text).toContain(word);
     expect(buttonLabels(card)).toContain("✅ Confirm");
     // The figure is the marketplace's own preview of a 1h refill of that volume.
-    const response = await fetch(`${world.marketplaceUrl}/api/v1/automations/preview?type=refill&volume=100000&duration=1h`, { headers: { "X-Api-Key": apiKey } });
+    const response = await fetch(
+      `${world.marketplaceUrl}/api/v1/automations/preview?type=refill&volume=100000&duration=1h`,
+      { headers: { "X-Api-Key": apiKey } },
+    );
     expect(response.status).toBe(200);
     const preview = (await response.json()) as { priceTrx: string };
     expect(card.text).toContain(`(estimate): ${preview.priceTrx} TRX`);
@@ -202,10 +252,16 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     world.sandbox.control.setBalance({ accountId, trx: "0" });
     expect(world.sandbox.control.fireRule({ ruleId: rule.id }).fired).toBe(false);
     await world.app.push.pollNow();
-    const alert = await nextBotText(user, (text) => text.includes("paused") && text.includes(rule.id.slice(0, 8)), 10_000);
+    const alert = await nextBotText(
+      user,
+      (text) => text.includes("paused") && text.includes(rule.id.slice(0, 8)),
+      10_000,
+    );
     expect(buttonLabels(alert)).toContain("💳 Top up");
 
-    const response = await fetch(`${world.marketplaceUrl}/api/v1/wallet/deposit-address`, { headers: { "X-Api-Key": apiKey } });
+    const response = await fetch(`${world.marketplaceUrl}/api/v1/wallet/deposit-address`, {
+      headers: { "X-Api-Key": apiKey },
+    });
     const deposit = (await response.json()) as { network: string; address: string };
     const photosBefore = world.fake.calls.filter((call) => call.method === "sendPhoto").length;
     user.press("💳 Top up");
@@ -218,7 +274,9 @@ describe("creating rules: guided renewal, refusals on Confirm, address buttons, 
     expect(photo.caption).toContain(deposit.address);
     expect(world.fake.calls.filter((call) => call.method === "sendPhoto").length).toBe(photosBefore + 1);
     // The alert itself is left as it was, its Resume still there.
-    expect(buttonLabels(world.fake.messages(user.user.id).find((message) => message.messageId === alert.messageId)!)).toContain("▶️ Resume");
+    expect(
+      buttonLabels(world.fake.messages(user.user.id).find((message) => message.messageId === alert.messageId)!),
+    ).toContain("▶️ Resume");
     expect(world.sandbox.control.listRules(accountId)[0]!.status).toBe("paused");
   });
 });

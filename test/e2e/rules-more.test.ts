@@ -4,14 +4,21 @@ import type { ChatMessage } from "#src/telegram-fake/index";
 
 type User = ReturnType<World["user"]>;
 
-const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
-const callbacks = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.callback_data ?? "");
+const labels = (message: ChatMessage) =>
+  (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+const callbacks = (message: ChatMessage) =>
+  (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.callback_data ?? "");
 
 /** The next new message or edit in the user's chat whose text passes `check`, with which of the two it was. */
-async function until(user: User, check: (text: string) => boolean, timeoutMs = 8000): Promise<ChatMessage & { edited: boolean }> {
+async function until(
+  user: User,
+  check: (text: string) => boolean,
+  timeoutMs = 8000,
+): Promise<ChatMessage & { edited: boolean }> {
   for (;;) {
     const event = await user.nextBotEvent({ timeoutMs });
-    if (event.kind !== "delete" && check(event.message.text ?? "")) return { ...event.message, edited: event.kind === "edit" };
+    if (event.kind !== "delete" && check(event.message.text ?? ""))
+      return { ...event.message, edited: event.kind === "edit" };
   }
 }
 
@@ -20,9 +27,17 @@ describe("the rule view: errors, bounds, edits in place and Back", () => {
   manageWorld((started) => (world = started));
 
   /** Creates a rule through the marketplace API, as the dashboard or another client would. */
-  async function createRule(apiKey: string, path: "smart" | "refill", body: Record<string, unknown>): Promise<{ id: string }> {
+  async function createRule(
+    apiKey: string,
+    path: "smart" | "refill",
+    body: Record<string, unknown>,
+  ): Promise<{ id: string }> {
     const url = `${world.marketplaceUrl}/api/v1/automations${path === "smart" ? "/smart" : ""}`;
-    const response = await fetch(url, { method: "POST", headers: { "X-Api-Key": apiKey, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "X-Api-Key": apiKey, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(response.status).toBe(200);
     return (await response.json()) as { id: string };
   }
@@ -62,7 +77,12 @@ describe("the rule view: errors, bounds, edits in place and Back", () => {
 
   it("a 404 on Pause: the message says the rule no longer exists and shows the refreshed list without it", async () => {
     const { accountId, apiKey } = world.newAccount();
-    const kept = await createRule(apiKey, "refill", { targetAddress: ADDRESS_B, minimal: 30000, volume: 65000, duration: "1h" });
+    const kept = await createRule(apiKey, "refill", {
+      targetAddress: ADDRESS_B,
+      minimal: 30000,
+      volume: 65000,
+      duration: "1h",
+    });
     world.advance(1000);
     const removed = await createRule(apiKey, "smart", { targetAddress: ADDRESS_A });
     const user = world.user(602);
@@ -70,7 +90,12 @@ describe("the rule view: errors, bounds, edits in place and Back", () => {
     const card = await openRule(user, /Smart mode/);
 
     // The marketplace removed the rule between the list read and the action.
-    world.sandbox.control.injectFault({ method: "POST", pathPrefix: `/api/v1/automations/${removed.id}/pause`, status: 404, body: { title: "Not Found", status: 404, detail: "no such automation" } });
+    world.sandbox.control.injectFault({
+      method: "POST",
+      pathPrefix: `/api/v1/automations/${removed.id}/pause`,
+      status: 404,
+      body: { title: "Not Found", status: 404, detail: "no such automation" },
+    });
     const press = user.press("⏸ Pause");
     const list = await until(user, (text) => text.includes("Your automation rules"));
     expect(list.edited).toBe(true);
@@ -165,18 +190,30 @@ describe("the rule view: errors, bounds, edits in place and Back", () => {
 
   it("a System-paused rule with auto-resume says it resumes by itself after a top-up", async () => {
     const { accountId, apiKey } = world.newAccount();
-    const rule = await createRule(apiKey, "refill", { targetAddress: ADDRESS_A, minimal: 30000, volume: 65000, duration: "1h", autoResume: true });
+    const rule = await createRule(apiKey, "refill", {
+      targetAddress: ADDRESS_A,
+      minimal: 30000,
+      volume: 65000,
+      duration: "1h",
+      autoResume: true,
+    });
     world.sandbox.control.systemPauseRule({ ruleId: rule.id });
     const user = world.user(606);
     await linkKey(world, user, apiKey);
     const card = await openRule(user, /Auto-refill/);
-    expect(card.text).toContain("Pause reason: the marketplace paused it, because the TRX balance could not cover the next delivery.");
+    expect(card.text).toContain(
+      "Pause reason: the marketplace paused it, because the TRX balance could not cover the next delivery.",
+    );
     expect(card.text).not.toMatch(/\bSystem\b|\bUser\b/);
     expect(card.text).toContain("It resumes by itself after a top-up.");
     expect(card.text).not.toContain("does not resume by itself");
     expect(card.text).toContain("Auto-resume after a top-up: Yes");
     expect(labels(card)).toContain("▶️ Resume");
-    expect(world.sandbox.control.listRules(accountId)[0]).toMatchObject({ status: "paused", pauseReason: "System", autoResume: true });
+    expect(world.sandbox.control.listRules(accountId)[0]).toMatchObject({
+      status: "paused",
+      pauseReason: "System",
+      autoResume: true,
+    });
   });
 
   it("Back returns to the list page the rule was opened from, also after an action and Deliveries", async () => {

@@ -45,9 +45,19 @@ describe("rules: a threshold beyond int64, and long strings from the marketplace
 
   it("a rule whose type, status or pause reason runs to 5,000 characters: its card is cut to fit one message", async () => {
     const { apiKey, user } = await linked(9403);
-    const response = await fetch(`${world.marketplaceUrl}/api/v1/automations/smart`, { method: "POST", headers: { "X-Api-Key": apiKey, "Content-Type": "application/json" }, body: JSON.stringify({ targetAddress: ADDRESS_B }) });
+    const response = await fetch(`${world.marketplaceUrl}/api/v1/automations/smart`, {
+      method: "POST",
+      headers: { "X-Api-Key": apiKey, "Content-Type": "application/json" },
+      body: JSON.stringify({ targetAddress: ADDRESS_B }),
+    });
     const rule = (await response.json()) as Record<string, unknown>;
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/automations", status: 200, body: [{ ...rule, type: "x".repeat(5000), status: "s".repeat(5000), pauseReason: "r".repeat(5000) }], times: 20 });
+    world.sandbox.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/automations",
+      status: 200,
+      body: [{ ...rule, type: "x".repeat(5000), status: "s".repeat(5000), pauseReason: "r".repeat(5000) }],
+      times: 20,
+    });
     user.send("/rules");
     await user.nextMessage();
     user.press(/xxx/);

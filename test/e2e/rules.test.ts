@@ -1,10 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { ADDRESS_A, ADDRESS_B, ADDRESS_C, linkKey, type World, manageWorld, callbackAnswerText, nextBotText, buttonLabels } from "../kit/world";
+import {
+  ADDRESS_A,
+  ADDRESS_B,
+  ADDRESS_C,
+  linkKey,
+  type World,
+  manageWorld,
+  callbackAnswerText,
+  nextBotText,
+  buttonLabels,
+} from "../kit/world";
 import type { ChatMessage } from "#src/telegram-fake/index";
 
 type User = ReturnType<World["user"]>;
 
-const callbacks = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.callback_data ?? "");
+const callbacks = (message: ChatMessage) =>
+  (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.callback_data ?? "");
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -12,7 +23,10 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
   let world: World;
   manageWorld((started) => (world = started));
 
-  async function linked(id: number, balance = { trx: "1000", usdt: "50" }): Promise<{ accountId: string; apiKey: string; user: User }> {
+  async function linked(
+    id: number,
+    balance = { trx: "1000", usdt: "50" },
+  ): Promise<{ accountId: string; apiKey: string; user: User }> {
     const { accountId, apiKey } = world.newAccount(balance);
     const user = world.user(id);
     await linkKey(world, user, apiKey);
@@ -39,19 +53,39 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const { accountId, user } = await linked(501);
     user.send(`/refill ${ADDRESS_A} 30k 65k 1h`);
     const card = await user.nextMessage();
-    for (const word of ["Confirm the new rule", "Auto-refill", ADDRESS_A, "30,000", "65,000", "1h", "Cost of one firing", "TRX", "charged to your TRX balance", "falls below 30,000", "Auto-resume after a top-up: No"]) {
+    for (const word of [
+      "Confirm the new rule",
+      "Auto-refill",
+      ADDRESS_A,
+      "30,000",
+      "65,000",
+      "1h",
+      "Cost of one firing",
+      "TRX",
+      "charged to your TRX balance",
+      "falls below 30,000",
+      "Auto-resume after a top-up: No",
+    ]) {
       expect(card.text).toContain(word);
     }
     expect(buttonLabels(card)).toContain("✅ Confirm");
     const ruleCard = await confirm(user);
     expect(ruleCard.text).toContain(ADDRESS_A);
     expect(ruleCard.text).toContain("active");
-    expect(buttonLabels(ruleCard)).toEqual(expect.arrayContaining(["⏸ Pause", "🗑 Cancel rule", "📋 Deliveries", "⬅️ Back"]));
+    expect(buttonLabels(ruleCard)).toEqual(
+      expect.arrayContaining(["⏸ Pause", "🗑 Cancel rule", "📋 Deliveries", "⬅️ Back"]),
+    );
     expect(buttonLabels(ruleCard)).not.toContain("▶️ Resume");
     for (const data of callbacks(ruleCard)) expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
     const rules = world.sandbox.control.listRules(accountId);
     expect(rules).toHaveLength(1);
-    expect(rules[0]).toMatchObject({ type: "auto-refill", targetAddress: ADDRESS_A, duration: "1h", autoResume: false, status: "active" });
+    expect(rules[0]).toMatchObject({
+      type: "auto-refill",
+      targetAddress: ADDRESS_A,
+      duration: "1h",
+      autoResume: false,
+      status: "active",
+    });
     expect(Number(rules[0]!.minimal)).toBe(30000);
     expect(Number(rules[0]!.volume)).toBe(65000);
   });
@@ -75,7 +109,8 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     expect((await user.nextMessage()).text).toContain("resume by itself");
     user.press("Yes");
     const card = await user.nextMessage();
-    for (const word of ["Auto-refill", ADDRESS_B, "50,000", "131,000", "1d", "Auto-resume after a top-up: Yes"]) expect(card.text).toContain(word);
+    for (const word of ["Auto-refill", ADDRESS_B, "50,000", "131,000", "1d", "Auto-resume after a top-up: Yes"])
+      expect(card.text).toContain(word);
     await confirm(user);
     const [rule] = world.sandbox.control.listRules(accountId);
     expect(rule).toMatchObject({ type: "auto-refill", targetAddress: ADDRESS_B, duration: "1d", autoResume: true });
@@ -86,7 +121,8 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const { accountId, user } = await linked(503);
     user.send(`/renewal ${ADDRESS_A} 100k`);
     const card = await user.nextMessage();
-    for (const word of ["Auto-renewal", ADDRESS_A, "100,000", "estimate", "once a day", "charged to your TRX balance"]) expect(card.text).toContain(word);
+    for (const word of ["Auto-renewal", ADDRESS_A, "100,000", "estimate", "once a day", "charged to your TRX balance"])
+      expect(card.text).toContain(word);
     await confirm(user);
 
     user.send("/renewal");
@@ -116,7 +152,8 @@ describe("automation rules: /rules, the rule card, and creating rules", () => {
     const { accountId, user } = await linked(504);
     user.send(`/smart ${ADDRESS_C}`);
     const card = await user.nextMessage();
-    for (const word of ["Smart mode", ADDRESS_C, "131,000", "Cost of one firing", "provider decides"]) expect(card.text).toContain(word);
+    for (const word of ["Smart mode", ADDRESS_C, "131,000", "Cost of one firing", "provider decides"])
+      expect(card.text).toContain(word);
     const ruleCard = await confirm(user);
     expect(ruleCard.text).toContain("Smart mode");
 

@@ -24,7 +24,15 @@ beforeAll(() => {
 async function start(env: Record<string, string>): Promise<{ code: number | null; output: string; elapsedMs: number }> {
   const started = Date.now();
   const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.mjs"], {
-    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", SECRET_KEY: randomBytes(32).toString("base64"), MARKETPLACE_URL: "http://127.0.0.1:9", PORT: "0", HOST: "127.0.0.1", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      NODE_ENV: "production",
+      SECRET_KEY: randomBytes(32).toString("base64"),
+      MARKETPLACE_URL: "http://127.0.0.1:9",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -69,43 +77,88 @@ describe("start-up failures speak plainly", () => {
     blocker = held;
     await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
     const port = (held.address() as { port: number }).port;
-    const result = await start({ BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(tempDir(), "bot.db")}`, PORT: String(port) });
-    expectOnePlainLine(result, "PORT", new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*set PORT to a free port`));
+    const result = await start({
+      BOT_TOKEN: TOKEN,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      DATABASE_URL: `file:${join(tempDir(), "bot.db")}`,
+      PORT: String(port),
+    });
+    expectOnePlainLine(
+      result,
+      "PORT",
+      new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*set PORT to a free port`),
+    );
   }, 30_000);
 
   it("a token Telegram refuses (getMe 401) names BOT_TOKEN and says where to get the current one", async () => {
     telegram = await startFakeTelegram({ token: "987654321:AAEotherotherotherotherotherother0000" });
-    const result = await start({ BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: telegram.apiRoot, DATABASE_URL: `file:${join(tempDir(), "bot.db")}` });
+    const result = await start({
+      BOT_TOKEN: TOKEN,
+      TELEGRAM_API_ROOT: telegram.apiRoot,
+      DATABASE_URL: `file:${join(tempDir(), "bot.db")}`,
+    });
     expectOnePlainLine(result, "BOT_TOKEN", /Telegram refuses this token \(401: Unauthorized\).*@BotFather/);
   }, 30_000);
 
   it.each([
     ["a file stands where the data folder should be", true],
     ["… with SECRET_KEY set (the database itself makes the folder)", false],
-  ])("a data path that cannot be created names DATABASE_URL: %s", async (_, withoutKey) => {
-    const dir = tempDir();
-    writeFileSync(join(dir, "not-a-folder"), "");
-    const result = await start({ BOT_TOKEN: TOKEN, DATABASE_URL: `file:${join(dir, "not-a-folder", "data", "bot.db")}`, ...(withoutKey ? { SECRET_KEY: "" } : {}) });
-    expectOnePlainLine(result, "DATABASE_URL", /the data folder .*not-a-folder.* cannot be created or written \(a file is in the way\)/);
-  }, 30_000);
+  ])(
+    "a data path that cannot be created names DATABASE_URL: %s",
+    async (_, withoutKey) => {
+      const dir = tempDir();
+      writeFileSync(join(dir, "not-a-folder"), "");
+      const result = await start({
+        BOT_TOKEN: TOKEN,
+        DATABASE_URL: `file:${join(dir, "not-a-folder", "data", "bot.db")}`,
+        ...(withoutKey ? { SECRET_KEY: "" } : {}),
+      });
+      expectOnePlainLine(
+        result,
+        "DATABASE_URL",
+        /the data folder .*not-a-folder.* cannot be created or written \(a file is in the way\)/,
+      );
+    },
+    30_000,
+  );
 
   it.each([
-    ["refusing (nothing listens)", `postgres://bot:${PASSWORD}@127.0.0.1:1/bot`, /PostgreSQL server at 127\.0\.0\.1:1 refused the connection/],
-    ["unresolvable", `postgres://bot:${PASSWORD}@no-such-host.invalid/bot`, /PostgreSQL server at no-such-host\.invalid:5432 has a host name that (does not|could not be) resolve/],
-  ])("a PostgreSQL server %s names DATABASE_URL, never its password", async (_, url, says) => {
-    const result = await start({ BOT_TOKEN: TOKEN, DATABASE_URL: url });
-    expectOnePlainLine(result, "DATABASE_URL", says);
-  }, 30_000);
+    [
+      "refusing (nothing listens)",
+      `postgres://bot:${PASSWORD}@127.0.0.1:1/bot`,
+      /PostgreSQL server at 127\.0\.0\.1:1 refused the connection/,
+    ],
+    [
+      "unresolvable",
+      `postgres://bot:${PASSWORD}@no-such-host.invalid/bot`,
+      /PostgreSQL server at no-such-host\.invalid:5432 has a host name that (does not|could not be) resolve/,
+    ],
+  ])(
+    "a PostgreSQL server %s names DATABASE_URL, never its password",
+    async (_, url, says) => {
+      const result = await start({ BOT_TOKEN: TOKEN, DATABASE_URL: url });
+      expectOnePlainLine(result, "DATABASE_URL", says);
+    },
+    30_000,
+  );
 
-  it.skipIf(!TEST_DATABASE_URL)("a PostgreSQL server that has no such database names DATABASE_URL", async () => {
-    const url = new URL(TEST_DATABASE_URL!);
-    url.pathname = "/no_such_database_here";
-    const result = await start({ BOT_TOKEN: TOKEN, DATABASE_URL: url.href });
-    expectOnePlainLine(result, "DATABASE_URL", /has no database of that name/);
-  }, 30_000);
+  it.skipIf(!TEST_DATABASE_URL)(
+    "a PostgreSQL server that has no such database names DATABASE_URL",
+    async () => {
+      const url = new URL(TEST_DATABASE_URL!);
+      url.pathname = "/no_such_database_here";
+      const result = await start({ BOT_TOKEN: TOKEN, DATABASE_URL: url.href });
+      expectOnePlainLine(result, "DATABASE_URL", /has no database of that name/);
+    },
+    30_000,
+  );
 
   it("LOG_LEVEL=debug also prints the original error, stack and all", async () => {
-    const result = await start({ BOT_TOKEN: TOKEN, DATABASE_URL: `postgres://bot:${PASSWORD}@127.0.0.1:1/bot`, LOG_LEVEL: "debug" });
+    const result = await start({
+      BOT_TOKEN: TOKEN,
+      DATABASE_URL: `postgres://bot:${PASSWORD}@127.0.0.1:1/bot`,
+      LOG_LEVEL: "debug",
+    });
     expect(result.code).toBe(2);
     expect(result.output).toMatch(/Cannot start: DATABASE_URL: /);
     expect(result.output).toMatch(/ECONNREFUSED[\s\S]*\n\s+at /);
@@ -117,7 +170,15 @@ describe("start-up failures speak plainly", () => {
     blocker = silent;
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const child = spawn(process.execPath, ["dist/main.mjs"], {
-      env: { PATH: process.env.PATH ?? "", BOT_TOKEN: TOKEN, TELEGRAM_API_ROOT: `http://127.0.0.1:${(silent.address() as { port: number }).port}`, DATABASE_URL: `file:${join(tempDir(), "bot.db")}`, PORT: "0", HOST: "127.0.0.1", MARKETPLACE_URL: "http://127.0.0.1:9" },
+      env: {
+        PATH: process.env.PATH ?? "",
+        BOT_TOKEN: TOKEN,
+        TELEGRAM_API_ROOT: `http://127.0.0.1:${(silent.address() as { port: number }).port}`,
+        DATABASE_URL: `file:${join(tempDir(), "bot.db")}`,
+        PORT: "0",
+        HOST: "127.0.0.1",
+        MARKETPLACE_URL: "http://127.0.0.1:9",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

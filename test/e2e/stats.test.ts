@@ -20,7 +20,8 @@ function decodePng(message: ChatMessage): PNG {
   return PNG.sync.read(bytes);
 }
 
-const labels = (message: ChatMessage) => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+const labels = (message: ChatMessage) =>
+  (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 
 describe("/stats", () => {
   let world: World;
@@ -65,8 +66,12 @@ describe("/stats", () => {
     for (const line of Object.values(week.lines)) expect(caption).toContain(line);
     // the saving says how it is estimated, and the marketplace's own order stats are shown as stated
     expect(caption).toContain("burn cost (210 sun a unit, from an order preview now)");
-    const stats = (await (await fetch(`${world.marketplaceUrl}/api/v1/orders/stats`, { headers: { "X-Api-Key": apiKey } })).json()) as { totalOrders: number; energyDeliveredThisMonth: number };
-    expect(caption).toContain(`The marketplace's own figures for your key: ${groupThousands(stats.totalOrders)} ${Number(stats.totalOrders) === 1 ? "order" : "orders"} in all · ${groupThousands(stats.energyDeliveredThisMonth)} energy delivered this calendar month`);
+    const stats = (await (
+      await fetch(`${world.marketplaceUrl}/api/v1/orders/stats`, { headers: { "X-Api-Key": apiKey } })
+    ).json()) as { totalOrders: number; energyDeliveredThisMonth: number };
+    expect(caption).toContain(
+      `The marketplace's own figures for your key: ${groupThousands(stats.totalOrders)} ${Number(stats.totalOrders) === 1 ? "order" : "orders"} in all · ${groupThousands(stats.energyDeliveredThisMonth)} energy delivered this calendar month`,
+    );
     expect(caption).not.toContain("Partial");
     expect(labels(chart)).toEqual(["✅ 7 days", "30 days"]);
 
@@ -152,7 +157,9 @@ describe("/stats", () => {
     const down = await user.nextMessage({ timeoutMs: 15_000 });
     expect(down.text).toContain("not answering");
     expect(down.photo).toBeUndefined();
-    expect(world.fake.calls.some((call) => call.method === "sendPhoto" && Number(call.params.chat_id) === 7105)).toBe(false);
+    expect(world.fake.calls.some((call) => call.method === "sendPhoto" && Number(call.params.chat_id) === 7105)).toBe(
+      false,
+    );
 
     world.sandbox.control.clearFaults();
     user.send("/stats");
@@ -179,7 +186,10 @@ describe("/stats in the local playground", () => {
   });
 
   it("the panel fills a month of history in one press, and the chat shows the chart, switched in place to 30 days", async () => {
-    app = await startApp({ env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" }, perChatMinTimeMs: 0 });
+    app = await startApp({
+      env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" },
+      perChatMinTimeMs: 0,
+    });
     const base = `${app.url}/play/api`;
     const headers = { "content-type": "application/json", origin: new URL(app.url).origin };
     const post = async (path: string, body: object) => {
@@ -187,9 +197,19 @@ describe("/stats in the local playground", () => {
       expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
       return (await response.json()) as Record<string, unknown>;
     };
-    type View = { messageId: number; from: string; deleted: boolean; caption?: string; photo?: { src: string | null; width?: number; height?: number }; replyMarkup?: { inline_keyboard: Array<Array<{ text: string; callback_data?: string }>> } };
+    type View = {
+      messageId: number;
+      from: string;
+      deleted: boolean;
+      caption?: string;
+      photo?: { src: string | null; width?: number; height?: number };
+      replyMarkup?: { inline_keyboard: Array<Array<{ text: string; callback_data?: string }>> };
+    };
     const userId = 515151;
-    const botMessages = async () => ((await (await fetch(`${base}/chat?userId=${userId}`)).json()) as { messages: View[] }).messages.filter((m) => m.from === "bot" && !m.deleted);
+    const botMessages = async () =>
+      ((await (await fetch(`${base}/chat?userId=${userId}`)).json()) as { messages: View[] }).messages.filter(
+        (m) => m.from === "bot" && !m.deleted,
+      );
     const waitFor = async <T>(read: () => Promise<T | undefined>, what: string): Promise<T> => {
       for (let i = 0; i < 300; i++) {
         const value = await read();
@@ -202,11 +222,16 @@ describe("/stats in the local playground", () => {
     const config = (await (await fetch(`${base}/config`)).json()) as { demo: { apiKey: string } };
     await post("/send", { userId, text: `/connect ${config.demo.apiKey}` });
     await waitFor(async () => (await botMessages()).find((m) => /linked/i.test(JSON.stringify(m))), "the key linked");
-    const filled = (await post("/sandbox/fill-history", { days: 30 })) as { result: { orders: number; firings: number } };
+    const filled = (await post("/sandbox/fill-history", { days: 30 })) as {
+      result: { orders: number; firings: number };
+    };
     expect(filled.result.firings).toBeGreaterThan(30);
 
     await post("/send", { userId, text: "/stats" });
-    const chart = await waitFor(async () => (await botMessages()).find((m) => m.photo?.src && m.caption?.includes("last 7 days")), "the chart");
+    const chart = await waitFor(
+      async () => (await botMessages()).find((m) => m.photo?.src && m.caption?.includes("last 7 days")),
+      "the chart",
+    );
     expect({ width: chart.photo!.width, height: chart.photo!.height }).toEqual(CHART_PIXELS);
     const image = await fetch(`${app.url}${chart.photo!.src}`);
     expect(image.headers.get("content-type")).toBe("image/png");
@@ -214,7 +239,11 @@ describe("/stats in the local playground", () => {
 
     const button = chart.replyMarkup!.inline_keyboard.flat().find((b) => b.text === "30 days")!;
     await post("/press", { userId, messageId: chart.messageId, callbackData: button.callback_data });
-    const switched = await waitFor(async () => (await botMessages()).find((m) => m.messageId === chart.messageId && m.caption?.includes("last 30 days")), "the 30-day chart");
+    const switched = await waitFor(
+      async () =>
+        (await botMessages()).find((m) => m.messageId === chart.messageId && m.caption?.includes("last 30 days")),
+      "the 30-day chart",
+    );
     // the same message, a new picture at a new address (a browser's cached copy is not shown)
     expect(switched.photo!.src).not.toBe(chart.photo!.src);
   });

@@ -25,10 +25,18 @@ describe("a confirmation card a crash left on 'processing…'", () => {
     await linkKey(world, user, apiKey);
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
-    const row = await world.app.db.selectFrom("pending_actions").select(["id", "idempotency_key"]).where("telegram_id", "=", userId).executeTakeFirstOrThrow();
+    const row = await world.app.db
+      .selectFrom("pending_actions")
+      .select(["id", "idempotency_key"])
+      .where("telegram_id", "=", userId)
+      .executeTakeFirstOrThrow();
     await world.app.bot.api.editMessageText(userId, card.messageId, "⏳ Processing…");
     await user.nextBotEvent();
-    await world.app.db.updateTable("pending_actions").set({ state: "processing", updated_at: Date.now() - ageMs }).where("id", "=", row.id).execute();
+    await world.app.db
+      .updateTable("pending_actions")
+      .set({ state: "processing", updated_at: Date.now() - ageMs })
+      .where("id", "=", row.id)
+      .execute();
     return { accountId, apiKey, user, card, row };
   }
 
@@ -44,7 +52,11 @@ describe("a confirmation card a crash left on 'processing…'", () => {
     expect(event.message.messageId).toBe(card.messageId);
     expect(event.message.text).toContain("could not confirm");
     expect(buttonLabels(event.message)).toEqual(["✅ Confirm", "✖️ Cancel"]);
-    const state = await world.app.db.selectFrom("pending_actions").select(["state", "result", "idempotency_key"]).where("id", "=", row.id).executeTakeFirstOrThrow();
+    const state = await world.app.db
+      .selectFrom("pending_actions")
+      .select(["state", "result", "idempotency_key"])
+      .where("id", "=", row.id)
+      .executeTakeFirstOrThrow();
     expect(state.state).toBe("pending");
     expect(state.idempotency_key).toBe(row.idempotency_key);
     expect(state.result).not.toBeNull();
@@ -58,7 +70,10 @@ describe("a confirmation card a crash left on 'processing…'", () => {
     const { accountId, apiKey, user, row } = await stuckCard(902, STUCK_CARD_MS + 1_000);
     // The crash came after the marketplace accepted the order under the card's key.
     const client = createMarketplaceClient({ baseUrl: world.marketplaceUrl, apiKey: () => apiKey, timeoutMs: 5_000 });
-    const placed = await client.createOrder({ resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h" }, row.idempotency_key);
+    const placed = await client.createOrder(
+      { resource: "energy", targetAddress: ADDRESS_A, volume: "65000", duration: "1h" },
+      row.idempotency_key,
+    );
     const balanceAfterOrder = (await client.balance()).trx;
 
     await world.app.push.releaseStuckCards();
@@ -72,7 +87,11 @@ describe("a confirmation card a crash left on 'processing…'", () => {
   it("a card processing for less than the stuck window is left alone (a slow call on a live replica)", async () => {
     const { card } = await stuckCard(903, STUCK_CARD_MS - 2_000);
     expect(await world.app.push.releaseStuckCards()).toBe(0);
-    const row = await world.app.db.selectFrom("pending_actions").select("state").where("telegram_id", "=", 903).executeTakeFirstOrThrow();
+    const row = await world.app.db
+      .selectFrom("pending_actions")
+      .select("state")
+      .where("telegram_id", "=", 903)
+      .executeTakeFirstOrThrow();
     expect(row.state).toBe("processing");
     const message = world.fake.messages(903).find((candidate) => candidate.messageId === card.messageId);
     expect(message?.text).toContain("Processing");

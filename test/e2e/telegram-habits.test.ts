@@ -32,9 +32,13 @@ describe("Telegram's habits", () => {
     const api = world.app.bot.api;
     const groups = { type: "all_group_chats" } as const;
     await waitFor(() => world.fake.calls.filter((call) => call.ok && call.method === "setMyCommands").length >= 6);
-    expect(await api.getMyCommands({ scope: groups })).toEqual([{ command: "group", description: tr("en", "command-group-here") }]);
+    expect(await api.getMyCommands({ scope: groups })).toEqual([
+      { command: "group", description: tr("en", "command-group-here") },
+    ]);
     for (const language of ["en", "ru", "zh"] as const) {
-      expect(await api.getMyCommands({ scope: groups, language_code: language })).toEqual([{ command: "group", description: tr(language, "command-group-here") }]);
+      expect(await api.getMyCommands({ scope: groups, language_code: language })).toEqual([
+        { command: "group", description: tr(language, "command-group-here") },
+      ]);
       expect((await api.getMyCommands({ language_code: language })).map((entry) => entry.command)).toContain("buy");
     }
     expect(tr("ru", "command-group-here")).not.toBe(tr("en", "command-group-here"));
@@ -45,7 +49,11 @@ describe("Telegram's habits", () => {
     const russian = world.user(5711, { languageCode: "ru" });
     russian.send("/start");
     await russian.nextMessage();
-    expect(await api.getChatMenuButton({ chat_id: 5711 })).toEqual({ type: "web_app", text: tr("ru", "menu-button"), web_app: { url: `${PUBLIC_URL}/app` } });
+    expect(await api.getChatMenuButton({ chat_id: 5711 })).toEqual({
+      type: "web_app",
+      text: tr("ru", "menu-button"),
+      web_app: { url: `${PUBLIC_URL}/app` },
+    });
     expect(tr("ru", "menu-button")).not.toBe(tr("en", "menu-button"));
 
     const english = world.user(5712, { languageCode: "en" });
@@ -58,7 +66,10 @@ describe("Telegram's habits", () => {
     english.send("/settings");
     await english.nextMessage();
     english.press(/中文/);
-    await waitFor(async () => ((await api.getChatMenuButton({ chat_id: 5712 })) as { text?: string }).text === tr("zh", "menu-button"));
+    await waitFor(
+      async () =>
+        ((await api.getChatMenuButton({ chat_id: 5712 })) as { text?: string }).text === tr("zh", "menu-button"),
+    );
   });
 
   it("/group offers Add to a group (Telegram's startgroup link asking to post) before the picker, and on the linked group's card", async () => {

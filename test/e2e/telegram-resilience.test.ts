@@ -12,8 +12,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Telegram's JSON for a private-chat text message (webhook mode: tests post updates themselves). */
 function textUpdate(updateId: number, chatId: number, text: string) {
-  const entities = text.startsWith("/") ? [{ type: "bot_command", offset: 0, length: text.split(" ")[0]!.length }] : undefined;
-  return { update_id: updateId, message: { message_id: updateId, date: 0, chat: { id: chatId, type: "private", first_name: "W" }, from: { id: chatId, is_bot: false, first_name: "W", language_code: "en" }, text, entities } };
+  const entities = text.startsWith("/")
+    ? [{ type: "bot_command", offset: 0, length: text.split(" ")[0]!.length }]
+    : undefined;
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: 0,
+      chat: { id: chatId, type: "private", first_name: "W" },
+      from: { id: chatId, is_bot: false, first_name: "W", language_code: "en" },
+      text,
+      entities,
+    },
+  };
 }
 
 describe("long polling", () => {
@@ -28,15 +40,19 @@ describe("long polling", () => {
     world = await startWorld({ telegramTimeouts: { requestSeconds: 2 } });
     const pollsSoFar = () => world.fake.calls.filter((call) => call.method === "getUpdates").length;
     // Several idle poll periods go by (each ends after 1 s with nothing).
-    for (const deadline = Date.now() + 15_000; pollsSoFar() < 4 && Date.now() < deadline; ) await sleep(50);
+    for (const deadline = Date.now() + 15_000; pollsSoFar() < 4 && Date.now() < deadline;) await sleep(50);
     const user = world.user(501);
     const pollsBefore = pollsSoFar();
     user.send("/help");
     const reply = await user.nextMessage({ timeoutMs: 5_000 });
     expect(reply.text).toContain("/connect");
     // "At once" counted in polls, not in time: the poll open when /help came (or the next) brought it.
-    const replyAt = world.fake.calls.findIndex((call) => call.method === "sendMessage" && Number(call.params.chat_id) === 501);
-    expect(world.fake.calls.slice(0, replyAt).filter((call) => call.method === "getUpdates").length - pollsBefore).toBeLessThanOrEqual(2);
+    const replyAt = world.fake.calls.findIndex(
+      (call) => call.method === "sendMessage" && Number(call.params.chat_id) === 501,
+    );
+    expect(
+      world.fake.calls.slice(0, replyAt).filter((call) => call.method === "getUpdates").length - pollsBefore,
+    ).toBeLessThanOrEqual(2);
     const polls = world.fake.calls.filter((call) => call.method === "getUpdates");
     expect(polls.length).toBeGreaterThanOrEqual(4);
     expect(polls.every((call) => call.ok && Number(call.params.timeout) === 1)).toBe(true);
@@ -63,9 +79,17 @@ describe("webhook mode under failure and shutdown", () => {
   const start = async () => {
     world = await startWorld({ env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" } });
     const secret = telegramWebhookSecret(world.env.SECRET_KEY!);
-    post = (update) => fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(update) });
+    post = (update) =>
+      fetch(`${world.app.url}/telegram`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
+        body: JSON.stringify(update),
+      });
   };
-  const sentTo = (chatId: number) => world.fake.calls.filter((call) => call.method === "sendMessage" && Number(call.params.chat_id) === chatId && call.ok);
+  const sentTo = (chatId: number) =>
+    world.fake.calls.filter(
+      (call) => call.method === "sendMessage" && Number(call.params.chat_id) === chatId && call.ok,
+    );
   afterEach(async () => {
     await world.stop();
   });
@@ -84,7 +108,11 @@ describe("webhook mode under failure and shutdown", () => {
     expect((await post(update)).status).toBe(200);
     expect(sentTo(601)).toHaveLength(1);
     expect(String(sentTo(601)[0]!.params.text)).toContain("/connect");
-    const turn = await world.app.db.selectFrom("telegram_updates").select("done").where("update_id", "=", 7_001).executeTakeFirst();
+    const turn = await world.app.db
+      .selectFrom("telegram_updates")
+      .select("done")
+      .where("update_id", "=", 7_001)
+      .executeTakeFirst();
     expect(turn).toEqual({ done: 1 });
   });
 
@@ -106,7 +134,11 @@ describe("webhook mode under failure and shutdown", () => {
     world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/pricing", delayMs: 1_500, times: 5 });
     const answer = post(textUpdate(7_003, 603, "/quote energy 65k 1h"));
     // The update is being handled: its quote is waiting on the slow marketplace.
-    for (const deadline = Date.now() + 5_000; !world.sandboxRequests.some((request) => request.includes("/api/v1/pricing")) && Date.now() < deadline; ) await sleep(10);
+    for (
+      const deadline = Date.now() + 5_000;
+      !world.sandboxRequests.some((request) => request.includes("/api/v1/pricing")) && Date.now() < deadline;
+    )
+      await sleep(10);
     expect(world.sandboxInFlight()).toBeGreaterThan(0);
     await world.app.stop();
     // Stopped only once the update had answered.
@@ -126,7 +158,11 @@ describe("POST /telegram before the bot is initialised", () => {
     });
     const app = new Hono<ServerEnv>();
     registerTelegramWebhook(bot, "s3cret", createLogger({ level: "silent" })).register(app);
-    const answer = await app.request("/telegram", { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "s3cret" }, body: JSON.stringify(textUpdate(1, 1, "/help")) });
+    const answer = await app.request("/telegram", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "s3cret" },
+      body: JSON.stringify(textUpdate(1, 1, "/help")),
+    });
     expect(answer.status).toBe(503);
     expect(handled).toBe(0);
   });

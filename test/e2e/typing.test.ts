@@ -17,7 +17,12 @@ describe("typing while slow, one update of a chat at a time", () => {
     user.send("/quote energy 65k 1h");
     for (let reply = 0; reply < 3; reply++) expect((await user.nextMessage()).text).toContain("65,000");
     const calls = world.fake.calls
-      .filter((call) => call.ok && Number(call.params.chat_id) === 7301 && (call.method === "sendChatAction" || call.method === "sendMessage"))
+      .filter(
+        (call) =>
+          call.ok &&
+          Number(call.params.chat_id) === 7301 &&
+          (call.method === "sendChatAction" || call.method === "sendMessage"),
+      )
       .sort((a, b) => a.seq - b.seq)
       .map((call) => (call.method === "sendChatAction" ? String(call.params.action) : "price"));
     // Each update said "typing…" once its own quote was slow, never while it waited for its turn.
@@ -36,7 +41,9 @@ describe("typing while slow, said again every everyMs", () => {
     user.send("/quote energy 65k 1h");
     expect((await user.nextMessage()).text).toContain("65,000");
     const elapsed = Date.now() - sentAt;
-    const typings = world.fake.calls.filter((call) => call.ok && call.method === "sendChatAction" && Number(call.params.chat_id) === 7302);
+    const typings = world.fake.calls.filter(
+      (call) => call.ok && call.method === "sendChatAction" && Number(call.params.chat_id) === 7302,
+    );
     // At 100 ms, then every 400 ms while the quote runs: at least twice in its second, and never
     // more than the time allows (a chat action restarting the quiet spell said it every 100 ms).
     expect(typings.length).toBeGreaterThanOrEqual(2);

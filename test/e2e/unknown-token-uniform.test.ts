@@ -11,16 +11,35 @@ interface Answer {
 }
 
 /** A POST to `url` whose connection comes from `localAddress` (any 127.x.y.z reaches loopback). */
-function postFrom(localAddress: string, url: string, body: unknown = { event: "ping" }, headers: Record<string, string> = {}): Promise<Answer> {
+function postFrom(
+  localAddress: string,
+  url: string,
+  body: unknown = { event: "ping" },
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const target = new URL(url);
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: target.hostname, port: target.port, path: target.pathname, method: "POST", localAddress, agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        localAddress,
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers },
+      },
       (res) => {
         let text = "";
         res.on("data", (chunk) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] as string | undefined, body: text }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: res.headers["retry-after"] as string | undefined,
+            body: text,
+          }),
+        );
       },
     );
     req.on("error", reject);
@@ -35,7 +54,9 @@ const unknownToken = () => randomBytes(24).toString("base64url");
  * `act` runs, by wrapping the query executor every Kysely instance of the app shares.
  */
 async function tokenReadsDuring(world: World, act: () => Promise<void>): Promise<number> {
-  const prototype = Object.getPrototypeOf(world.app.db.getExecutor()) as { executeQuery: (...args: unknown[]) => Promise<unknown> };
+  const prototype = Object.getPrototypeOf(world.app.db.getExecutor()) as {
+    executeQuery: (...args: unknown[]) => Promise<unknown>;
+  };
   const original = prototype.executeQuery;
   let reads = 0;
   prototype.executeQuery = function (this: unknown, ...args: unknown[]) {
@@ -53,10 +74,23 @@ async function tokenReadsDuring(world: World, act: () => Promise<void>): Promise
 
 const refusedCount = async (world: World) => {
   const text = await (await fetch(`${world.app.url}/metrics`)).text();
-  return Number(/^http_requests_refused_total\{route="\/webhooks\/marketplace\/:token",reason="unknown_token_limit"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  return Number(
+    /^http_requests_refused_total\{route="\/webhooks\/marketplace\/:token",reason="unknown_token_limit"\} (\d+)$/m.exec(
+      text,
+    )?.[1] ?? 0,
+  );
 };
 
-const ORDER = { id: "7a1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f", resource: "energy", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", volume: "65000", duration: "1h", totalTrx: "4.6475", status: "Filled", txId: "d".repeat(64) };
+const ORDER = {
+  id: "7a1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+  resource: "energy",
+  targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+  volume: "65000",
+  duration: "1h",
+  totalTrx: "4.6475",
+  status: "Filled",
+  txId: "d".repeat(64),
+};
 
 describe("past the unknown-token limit every token is answered alike, without a database read", () => {
   let world: World;
@@ -98,7 +132,8 @@ describe("past the unknown-token limit every token is answered alike, without a 
 });
 
 const SECRET = "mws-limit-secret-5c0e9a13";
-const sign = (body: unknown) => `sha256=${createHmac("sha256", SECRET).update(JSON.stringify(body), "utf8").digest("hex")}`;
+const sign = (body: unknown) =>
+  `sha256=${createHmac("sha256", SECRET).update(JSON.stringify(body), "utf8").digest("hex")}`;
 
 describe("with MARKETPLACE_WEBHOOK_SECRET set, a signed delivery passes a limited address", () => {
   let world: World;
@@ -107,13 +142,22 @@ describe("with MARKETPLACE_WEBHOOK_SECRET set, a signed delivery passes a limite
   it("an unsigned request is refused alike whatever its token; a validly signed one is served", async () => {
     const who = await linkedUser(world, 742);
     const at = (token: string) => `${world.app.url}/webhooks/marketplace/${token}`;
-    for (let i = 0; i < 30; i++) expect((await postFrom("127.0.0.6", at(unknownToken()), { event: "ping" }, { "x-signature": sign({ event: "ping" }) })).status).toBe(404);
+    for (let i = 0; i < 30; i++)
+      expect(
+        (await postFrom("127.0.0.6", at(unknownToken()), { event: "ping" }, { "x-signature": sign({ event: "ping" }) }))
+          .status,
+      ).toBe(404);
 
     const delivery = { event: "order.filled", data: ORDER };
     const refused = await tokenReadsDuring(world, async () => {
       expect((await postFrom("127.0.0.6", at(who.token), delivery)).status).toBe(429);
-      expect((await postFrom("127.0.0.6", at(who.token), delivery, { "x-signature": "sha256=" + "0".repeat(64) })).status).toBe(429);
-      expect((await postFrom("127.0.0.6", at(unknownToken()), delivery, { "x-signature": "sha256=" + "0".repeat(64) })).status).toBe(429);
+      expect(
+        (await postFrom("127.0.0.6", at(who.token), delivery, { "x-signature": "sha256=" + "0".repeat(64) })).status,
+      ).toBe(429);
+      expect(
+        (await postFrom("127.0.0.6", at(unknownToken()), delivery, { "x-signature": "sha256=" + "0".repeat(64) }))
+          .status,
+      ).toBe(429);
     });
     expect(refused).toBe(0);
 

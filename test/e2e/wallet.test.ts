@@ -21,7 +21,10 @@ function ledgerLines(message: ChatMessage): string[] {
 
 function decodeQr(bytes: Uint8Array): string | null {
   const png = PNG.sync.read(Buffer.from(bytes));
-  return jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.byteLength), png.width, png.height)?.data ?? null;
+  return (
+    jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.byteLength), png.width, png.height)
+      ?.data ?? null
+  );
 }
 
 describe("/wallet, /topup, /transactions", () => {
@@ -72,25 +75,39 @@ describe("/wallet, /topup, /transactions", () => {
 
   it("/topup sends the deposit address with a copy button, network, minimums, a warning and a PNG QR code of the address", async () => {
     const { apiKey, user } = await linkedUser(302);
-    const response = await fetch(`${world.marketplaceUrl}/api/v1/wallet/deposit-address`, { headers: { "X-Api-Key": apiKey } });
-    const deposit = (await response.json()) as { network: string; address: string; minimums: Array<{ currency: string; amount: string }> };
+    const response = await fetch(`${world.marketplaceUrl}/api/v1/wallet/deposit-address`, {
+      headers: { "X-Api-Key": apiKey },
+    });
+    const deposit = (await response.json()) as {
+      network: string;
+      address: string;
+      minimums: Array<{ currency: string; amount: string }>;
+    };
 
     user.send("/topup");
     const details = await user.nextMessage();
     expect(details.text).toContain(deposit.address);
     expect(details.html).toContain(`<code>${deposit.address}</code>`);
     expect(details.text).toContain(deposit.network);
-    for (const minimum of deposit.minimums) expect(details.text).toContain(`${minimum.currency}: ${minimum.amount} ${minimum.currency}`);
+    for (const minimum of deposit.minimums)
+      expect(details.text).toContain(`${minimum.currency}: ${minimum.amount} ${minimum.currency}`);
     expect(details.text).toContain("Send only USDT or TRX to this address, over the TRON network (TRC20)");
     expect(buttons(details).find((button) => button.copy_text)?.copy_text?.text).toBe(deposit.address);
 
     const photo = await user.nextMessage();
     expect(photo.photo).toBeDefined();
     const bytes = photo.photo!.bytes;
-    expect(Buffer.from(bytes.subarray(0, 8)).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+    expect(
+      Buffer.from(bytes.subarray(0, 8)).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+    ).toBe(true);
     expect(decodeQr(bytes)).toBe(deposit.address);
     // the same picture qrcode draws for the address
-    const reference = await QRCode.toBuffer(deposit.address, { type: "png", errorCorrectionLevel: "M", margin: 2, scale: 8 });
+    const reference = await QRCode.toBuffer(deposit.address, {
+      type: "png",
+      errorCorrectionLevel: "M",
+      margin: 2,
+      scale: 8,
+    });
     expect(Buffer.from(bytes).equals(reference)).toBe(true);
     expect(photo.caption).toContain(deposit.address);
 
@@ -115,8 +132,10 @@ describe("/wallet, /topup, /transactions", () => {
   it("/transactions pages through 25 entries newest first, and the currency and type filters change the list", async () => {
     // no opening balance, so the ledger holds exactly what is made here
     const { accountId, user } = await linkedUser(303, { trx: "0", usdt: "0" });
-    for (let i = 1; i <= 15; i += 1) world.sandbox.control.creditDeposit({ accountId, currency: "TRX", amount: `${i}` });
-    for (let i = 1; i <= 8; i += 1) world.sandbox.control.creditDeposit({ accountId, currency: "USDT-TRC20", amount: `${i}.5` });
+    for (let i = 1; i <= 15; i += 1)
+      world.sandbox.control.creditDeposit({ accountId, currency: "TRX", amount: `${i}` });
+    for (let i = 1; i <= 8; i += 1)
+      world.sandbox.control.creditDeposit({ accountId, currency: "USDT-TRC20", amount: `${i}.5` });
     world.sandbox.control.setBalance({ accountId, trx: "100" });
     world.sandbox.control.setBalance({ accountId, trx: "90" });
     const ledger = world.sandbox.control.ledger(accountId);
@@ -187,9 +206,14 @@ describe("/wallet, /topup, /transactions", () => {
 
     // every callback stays within Telegram's 64 bytes
     for (const call of world.fake.calls.filter((c) => c.method === "editMessageText" || c.method === "sendMessage")) {
-      const markup = call.params.reply_markup as { inline_keyboard?: Array<Array<{ callback_data?: string }>> } | string | undefined;
-      const parsed = typeof markup === "string" ? (JSON.parse(markup) as { inline_keyboard?: Array<Array<{ callback_data?: string }>> }) : markup;
-      for (const button of parsed?.inline_keyboard?.flat() ?? []) expect(Buffer.byteLength(button.callback_data ?? "")).toBeLessThanOrEqual(64);
+      const markup = call.params.reply_markup as
+        { inline_keyboard?: Array<Array<{ callback_data?: string }>> } | string | undefined;
+      const parsed =
+        typeof markup === "string"
+          ? (JSON.parse(markup) as { inline_keyboard?: Array<Array<{ callback_data?: string }>> })
+          : markup;
+      for (const button of parsed?.inline_keyboard?.flat() ?? [])
+        expect(Buffer.byteLength(button.callback_data ?? "")).toBeLessThanOrEqual(64);
     }
   });
 

@@ -1,7 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { startApp } from "#src/app";
-import { ADDRESS_A, buttonLabels, callbackAnswerText, cardOutcome, linkKey, manageWorld, nextBotText, type World } from "../kit/world";
+import {
+  ADDRESS_A,
+  buttonLabels,
+  callbackAnswerText,
+  cardOutcome,
+  linkKey,
+  manageWorld,
+  nextBotText,
+  type World,
+} from "../kit/world";
 
 const HOUR = 60 * 60_000;
 const reached = (text: string) => text.includes("the price reached your threshold");
@@ -11,10 +20,20 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
   manageWorld((started) => (world = started), { file: true });
 
   /** Sets the sandbox's energy rate for 1h: 65,000 energy then costs 65,000 × sun. */
-  const energyRate = (sunPerUnit: number) => world.sandbox.control.setPrice({ resource: "energy", duration: "1h", sunPerUnit });
+  const energyRate = (sunPerUnit: number) =>
+    world.sandbox.control.setPrice({ resource: "energy", duration: "1h", sunPerUnit });
   const watchAlerts = async (telegramId: number) =>
-    (await world.app.db.selectFrom("outbox").select(["dedupe_key", "status"]).where("telegram_id", "=", telegramId).where("dedupe_key", "like", "watch:%").orderBy("id").execute()).map((row) => row.dedupe_key);
-  const alertsShown = (user: ReturnType<World["user"]>) => user.botMessages().filter((message) => reached(message.text ?? "")).length;
+    (
+      await world.app.db
+        .selectFrom("outbox")
+        .select(["dedupe_key", "status"])
+        .where("telegram_id", "=", telegramId)
+        .where("dedupe_key", "like", "watch:%")
+        .orderBy("id")
+        .execute()
+    ).map((row) => row.dedupe_key);
+  const alertsShown = (user: ReturnType<World["user"]>) =>
+    user.botMessages().filter((message) => reached(message.text ?? "")).length;
   const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
   it("works without a key, fires once per crossing across a restart, rearms above and waits out the cooldown", async () => {
@@ -22,7 +41,8 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
     world.sandboxRequests.length = 0;
     user.send("/watch energy 65k 1h 2.5");
     const card = await user.nextMessage();
-    for (const part of ["Price watch", "65,000", "Energy", "1h", "4.225 TRX", "at most 2.5 TRX", "Pause", "Delete"]) expect(card.text! + buttonLabels(card).join(" ")).toContain(part);
+    for (const part of ["Price watch", "65,000", "Energy", "1h", "4.225 TRX", "at most 2.5 TRX", "Pause", "Delete"])
+      expect(card.text! + buttonLabels(card).join(" ")).toContain(part);
     // The public quote only: no key exists, none is needed.
     expect(world.sandboxRequests.every((request) => request === "GET /api/v1/pricing/quote")).toBe(true);
 
@@ -30,7 +50,8 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
     energyRate(30);
     expect(await world.app.push.checkPriceWatches()).toMatchObject({ fired: 1 });
     const alert = await nextBotText(user, reached);
-    for (const part of ["price", "65,000", "Energy", "1h", "1.95 TRX", "2.5 TRX", "UTC"]) expect(alert.text).toContain(part);
+    for (const part of ["price", "65,000", "Energy", "1h", "1.95 TRX", "2.5 TRX", "UTC"])
+      expect(alert.text).toContain(part);
     expect(buttonLabels(alert)).toContain("🛒 Buy now");
 
     // Still below: the same crossing, no second alert; nor after a restart.
@@ -173,22 +194,36 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
       world.shiftAppClock(11_000);
       const queryId = `forged-watch-${++forged}`;
       const from = { id: 5111, is_bot: false, first_name: "User5111", language_code: "en" };
-      const message = { message_id: welcome.messageId, from: { id: 123456789, is_bot: true, first_name: "Energy Sandbox" }, chat: { id: 5111, type: "private", first_name: "User5111" }, date: welcome.date, text: welcome.text, ...(markup ? { reply_markup: markup } : {}) };
+      const message = {
+        message_id: welcome.messageId,
+        from: { id: 123456789, is_bot: true, first_name: "Energy Sandbox" },
+        chat: { id: 5111, type: "private", first_name: "User5111" },
+        date: welcome.date,
+        text: welcome.text,
+        ...(markup ? { reply_markup: markup } : {}),
+      };
       world.fake.injectUpdate({ callback_query: { id: queryId, from, message, chat_instance: "1", data } });
       return callbackAnswerText(world, queryId);
     };
-    const ownerButtons = [card, list].flatMap((message) => message.replyMarkup!.inline_keyboard.flat().map((button) => ({ data: button.callback_data!, markup: message.replyMarkup })));
+    const ownerButtons = [card, list].flatMap((message) =>
+      message
+        .replyMarkup!.inline_keyboard.flat()
+        .map((button) => ({ data: button.callback_data!, markup: message.replyMarkup })),
+    );
     const ownerData = ownerButtons.map((button) => button.data);
     expect(ownerData.length).toBeGreaterThan(8);
     for (const { data, markup } of ownerButtons) {
       // Not on the pressed message: refused before any menu reads it.
       expect(await press(data)).toBe("This button is no longer valid.");
       // On it (a copy of the owner's keyboard): the stranger has no such watch, so nothing is done.
-      expect(`${data} → ${await press(data, markup)}`).toMatch(/→ (This watch no longer exists|The watches changed meanwhile)/);
+      expect(`${data} → ${await press(data, markup)}`).toMatch(
+        /→ (This watch no longer exists|The watches changed meanwhile)/,
+      );
     }
     const id = /wc\/[0-9a-f]+\/[0-9a-f]+\/([A-Za-z0-9_-]{10})\//.exec(ownerData.join(" "))![1]!;
     expect(await press(`wt:b:${id}`)).toBe("This watch no longer exists.");
-    for (const data of ["wc/0/0/AAAAAAAAAA/h1", "wl/9/9/x/h", "wt:b:", "wc/0/0/../../../h123"]) expect(await press(data)).toBe("This button is no longer valid.");
+    for (const data of ["wc/0/0/AAAAAAAAAA/h1", "wl/9/9/x/h", "wt:b:", "wc/0/0/../../../h123"])
+      expect(await press(data)).toBe("This button is no longer valid.");
     owner.send("/watches");
     const after = await owner.nextMessage();
     expect(after.text).toContain("(1 of 10)");
@@ -204,8 +239,16 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
       const help = await user.nextMessage();
       expect(help.text).toMatch(new RegExp(`/watch energy 65k 1h 2\\.5 — ${described[language]}`));
       expect(help.text).toMatch(/\/watches — /);
-      for (let i = 0; i < 100 && !world.fake.commands(language === "en" ? "" : language).some((command) => command.command === "watches"); i++) await settle();
-      expect(world.fake.commands(language === "en" ? "" : language).map((command) => command.command)).toEqual(expect.arrayContaining(["watch", "watches"]));
+      for (
+        let i = 0;
+        i < 100 &&
+        !world.fake.commands(language === "en" ? "" : language).some((command) => command.command === "watches");
+        i++
+      )
+        await settle();
+      expect(world.fake.commands(language === "en" ? "" : language).map((command) => command.command)).toEqual(
+        expect.arrayContaining(["watch", "watches"]),
+      );
     }
   });
 
@@ -246,7 +289,10 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
     expect(world.sandboxRequests.filter((request) => request.endsWith("/pricing/quote"))).toHaveLength(1);
 
     energyRate(30);
-    const crossing = await Promise.all([world.app.push.checkPriceWatches(tick + 60_000), replica.push.checkPriceWatches(tick + 60_000)]);
+    const crossing = await Promise.all([
+      world.app.push.checkPriceWatches(tick + 60_000),
+      replica.push.checkPriceWatches(tick + 60_000),
+    ]);
     expect(crossing.reduce((sum, report) => sum + (report?.fired ?? 0), 0)).toBe(3);
     expect(world.sandboxRequests.filter((request) => request.endsWith("/pricing/quote"))).toHaveLength(2);
     for (const id of ids) expect(await watchAlerts(id)).toHaveLength(1);
@@ -316,8 +362,14 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
     user.send("2,5");
     await user.nextMessage();
     await world.settled();
-    const watches = await world.app.db.selectFrom("price_watches").selectAll().where("telegram_id", "=", 5109).execute();
-    expect(watches.map((watch) => [watch.resource, watch.volume, watch.duration, watch.threshold_sun])).toEqual([["energy", "65000", "1h", "2500000"]]);
+    const watches = await world.app.db
+      .selectFrom("price_watches")
+      .selectAll()
+      .where("telegram_id", "=", 5109)
+      .execute();
+    expect(watches.map((watch) => [watch.resource, watch.volume, watch.duration, watch.threshold_sun])).toEqual([
+      ["energy", "65000", "1h", "2500000"],
+    ]);
   });
 });
 
@@ -331,17 +383,25 @@ describe("the playground shows it all: a watch made to fire from the panel, the 
   }
 
   it("moves the price with the panel, alerts with Buy now, answers inline queries and sends a chosen result", async () => {
-    const app = await startApp({ env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" }, perChatMinTimeMs: 0 });
+    const app = await startApp({
+      env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" },
+      perChatMinTimeMs: 0,
+    });
     try {
       const userId = 515151;
       const base = `${app.url}/play/api`;
       const post = async (path: string, body: object) => {
-        const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", origin: new URL(app.url).origin }, body: JSON.stringify(body) });
+        const response = await fetch(`${base}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: new URL(app.url).origin },
+          body: JSON.stringify(body),
+        });
         const json = (await response.json()) as Record<string, unknown>;
         if (response.status !== 200) throw new Error(`${path} → ${response.status} ${JSON.stringify(json)}`);
         return json;
       };
-      const messages = async () => ((await (await fetch(`${base}/chat?userId=${userId}`)).json()) as { messages: View[] }).messages;
+      const messages = async () =>
+        ((await (await fetch(`${base}/chat?userId=${userId}`)).json()) as { messages: View[] }).messages;
       const waitForMessage = async (test: (message: View) => boolean) => {
         for (let i = 0; i < 200; i++) {
           const found = (await messages()).find(test);
@@ -353,26 +413,45 @@ describe("the playground shows it all: a watch made to fire from the panel, the 
 
       await post("/send", { userId, text: "/watch energy 65k 1h 2.5" });
       await waitForMessage((message) => message.from === "bot" && (message.text ?? "").includes("Price watch"));
-      const state = (await (await fetch(`${base}/sandbox`)).json()) as { prices: Array<{ resource: string; duration: string; sunPerUnit: number }> };
+      const state = (await (await fetch(`${base}/sandbox`)).json()) as {
+        prices: Array<{ resource: string; duration: string; sunPerUnit: number }>;
+      };
       expect(state.prices).toContainEqual({ resource: "energy", duration: "1h", sunPerUnit: 65, overridden: false });
 
-      const moved = (await post("/sandbox/set-price", { resource: "energy", duration: "1h", sunPerUnit: 30 })) as { result: { rate: { sunPerUnit: number }; watches: { fired: number } } };
+      const moved = (await post("/sandbox/set-price", { resource: "energy", duration: "1h", sunPerUnit: 30 })) as {
+        result: { rate: { sunPerUnit: number }; watches: { fired: number } };
+      };
       expect(moved.result.rate.sunPerUnit).toBe(30);
       expect(moved.result.watches.fired).toBe(1);
       const alert = await waitForMessage((message) => reached(message.text ?? ""));
       expect(alert.text).toContain("1.95 TRX");
       expect(alert.replyMarkup!.inline_keyboard.flat().map((button) => button.text)).toContain("🛒 Buy now");
 
-      const inline = (await post("/inline", { userId, query: "65k 1h" })) as { inlineQueryId: string; answer: { results: Array<{ id: string; title: string }>; cacheTime: number } };
+      const inline = (await post("/inline", { userId, query: "65k 1h" })) as {
+        inlineQueryId: string;
+        answer: { results: Array<{ id: string; title: string }>; cacheTime: number };
+      };
       expect(inline.answer.results.map((result) => result.title)).toEqual(["65,000 Energy for 1h: 1.95 TRX"]);
-      const chosen = (await post("/inline/choose", { userId, inlineQueryId: inline.inlineQueryId, resultId: inline.answer.results[0]!.id })) as { message: View };
+      const chosen = (await post("/inline/choose", {
+        userId,
+        inlineQueryId: inline.inlineQueryId,
+        resultId: inline.answer.results[0]!.id,
+      })) as { message: View };
       expect(chosen.message.viaBot?.username).toBeTruthy();
       const link = chosen.message.replyMarkup!.inline_keyboard[0]![0]!.url!;
       await post("/open-link", { userId, url: link });
       // No key linked in this chat: /buy says how to link one.
-      await waitForMessage((message) => message.from === "bot" && /connect/i.test(message.text ?? "") && message.messageId > chosen.message.messageId);
+      await waitForMessage(
+        (message) =>
+          message.from === "bot" && /connect/i.test(message.text ?? "") && message.messageId > chosen.message.messageId,
+      );
       await post("/sandbox/set-price", { resource: "energy", duration: "1h", sunPerUnit: null });
-      expect(((await (await fetch(`${base}/sandbox`)).json()) as typeof state).prices).toContainEqual({ resource: "energy", duration: "1h", sunPerUnit: 65, overridden: false });
+      expect(((await (await fetch(`${base}/sandbox`)).json()) as typeof state).prices).toContainEqual({
+        resource: "energy",
+        duration: "1h",
+        sunPerUnit: 65,
+        overridden: false,
+      });
     } finally {
       await app.stop();
     }

@@ -35,16 +35,26 @@ async function eventually(check: () => Promise<boolean>, what: string, timeoutMs
 /** Points Telegram (the fake) at `url`, as the bot's setWebhook would. */
 async function pointWebhookAt(started: World, url: string): Promise<void> {
   const body = { url, secret_token: telegramWebhookSecret(started.env.SECRET_KEY!) };
-  const answer = await fetch(`${started.telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const answer = await fetch(`${started.telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   expect(answer.ok).toBe(true);
 }
 
-const webhookInfoCalls = (started: World) => started.fake.calls.filter((call) => call.method === "getWebhookInfo").length;
+const webhookInfoCalls = (started: World) =>
+  started.fake.calls.filter((call) => call.method === "getWebhookInfo").length;
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
 describe("getWebhookInfo in /metrics, webhook mode", () => {
   it("shows the updates Telegram holds and how long ago its last delivery failed, and logs Telegram's error", async () => {
-    world = await startWorld({ env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" }, webhookInfoEveryMs: 100, telegramServerErrorRetries: 0, allowRejectedCalls: true });
+    world = await startWorld({
+      env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" },
+      webhookInfoEveryMs: 100,
+      telegramServerErrorRetries: 0,
+      allowRejectedCalls: true,
+    });
     const started = world;
     // Telegram cannot reach the bot: nothing listens where the webhook points.
     await pointWebhookAt(started, `http://127.0.0.1:${await freePort()}/telegram`);
@@ -53,7 +63,10 @@ describe("getWebhookInfo in /metrics, webhook mode", () => {
     user.send("/help");
     await eventually(async () => {
       const text = await metricsText(started);
-      return sample(text, "telegram_webhook_pending_updates") === 2 && sample(text, "telegram_webhook_last_error_age_seconds") !== undefined;
+      return (
+        sample(text, "telegram_webhook_pending_updates") === 2 &&
+        sample(text, "telegram_webhook_last_error_age_seconds") !== undefined
+      );
     }, "the gauges show 2 pending updates and a last error");
     const age = sample(await metricsText(started), "telegram_webhook_last_error_age_seconds")!;
     expect(age).toBeGreaterThanOrEqual(0);
@@ -64,21 +77,33 @@ describe("getWebhookInfo in /metrics, webhook mode", () => {
     // Telegram reaches the bot again: the held updates are handled and nothing is pending any more.
     await pointWebhookAt(started, `${started.app.url}/telegram`);
     await user.nextMessage({ timeoutMs: 8_000 });
-    await eventually(async () => sample(await metricsText(started), "telegram_webhook_pending_updates") === 0, "no update is pending");
+    await eventually(
+      async () => sample(await metricsText(started), "telegram_webhook_pending_updates") === 0,
+      "no update is pending",
+    );
     expect(started.logs()).not.toContain(BOT_TOKEN);
     // The rules read these series by these names (test/e2e/prometheus.test.ts scrapes a polling bot, which has none).
     const text = await metricsText(started);
-    for (const metric of new Set(readFileSync("deploy/prometheus/alerts.yml", "utf8").match(/telegram_webhook_\w+/g))) expect(text, metric).toMatch(new RegExp(`^${metric} `, "m"));
+    for (const metric of new Set(readFileSync("deploy/prometheus/alerts.yml", "utf8").match(/telegram_webhook_\w+/g)))
+      expect(text, metric).toMatch(new RegExp(`^${metric} `, "m"));
   });
 
   it("keeps the last values while getWebhookInfo fails, says so once, and stops asking when the app stops", async () => {
-    world = await startWorld({ env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" }, webhookInfoEveryMs: 100, telegramServerErrorRetries: 0, allowRejectedCalls: true });
+    world = await startWorld({
+      env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" },
+      webhookInfoEveryMs: 100,
+      telegramServerErrorRetries: 0,
+      allowRejectedCalls: true,
+    });
     const started = world;
     await pointWebhookAt(started, `http://127.0.0.1:${await freePort()}/telegram`);
     started.user(5102).send("/start");
     await eventually(async () => {
       const text = await metricsText(started);
-      return sample(text, "telegram_webhook_pending_updates") === 1 && sample(text, "telegram_webhook_last_error_age_seconds") !== undefined;
+      return (
+        sample(text, "telegram_webhook_pending_updates") === 1 &&
+        sample(text, "telegram_webhook_last_error_age_seconds") !== undefined
+      );
     }, "the gauges show 1 pending update and a last error");
 
     started.fake.setDown("5xx");
@@ -89,7 +114,10 @@ describe("getWebhookInfo in /metrics, webhook mode", () => {
     expect(sample(text, "telegram_webhook_last_error_age_seconds")).toBeGreaterThanOrEqual(0);
     expect(count(started.logs(), "getWebhookInfo failed")).toBe(1);
     started.fake.setDown(null);
-    await eventually(async () => started.logs().includes("getWebhookInfo answers again"), "the bot says getWebhookInfo answers again");
+    await eventually(
+      async () => started.logs().includes("getWebhookInfo answers again"),
+      "the bot says getWebhookInfo answers again",
+    );
 
     expect(started.logs()).not.toContain(BOT_TOKEN);
 
@@ -102,16 +130,26 @@ describe("getWebhookInfo in /metrics, webhook mode", () => {
   it("polling mode neither asks for getWebhookInfo nor shows its gauges; it shows the polling leader instead", async () => {
     world = await startWorld();
     const started = world;
-    await eventually(async () => sample(await metricsText(started), "replica_polling_leader") === 1, "this replica leads polling");
+    await eventually(
+      async () => sample(await metricsText(started), "replica_polling_leader") === 1,
+      "this replica leads polling",
+    );
     const text = await metricsText(started);
     expect(text).not.toContain("telegram_webhook_");
     expect(webhookInfoCalls(started)).toBe(0);
   });
 
   it("webhook mode shows no polling leader series (nobody polls there, so no rule may page for it)", async () => {
-    world = await startWorld({ env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" }, webhookInfoEveryMs: 100, allowRejectedCalls: true });
+    world = await startWorld({
+      env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" },
+      webhookInfoEveryMs: 100,
+      allowRejectedCalls: true,
+    });
     const started = world;
-    await eventually(async () => sample(await metricsText(started), "telegram_webhook_pending_updates") !== undefined, "the webhook gauges appear");
+    await eventually(
+      async () => sample(await metricsText(started), "telegram_webhook_pending_updates") !== undefined,
+      "the webhook gauges appear",
+    );
     expect(await metricsText(started)).not.toMatch(/^replica_polling_leader/m);
   });
 });

@@ -5,7 +5,11 @@ import { telegramWebhookSecret } from "#src/app";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(
+  read: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -32,10 +36,18 @@ describe("webhook redelivery: nothing a handler did is done twice", () => {
   });
 
   async function start(): Promise<void> {
-    world = await startWorld({ env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" }, telegramServerErrorRetries: 0, allowRejectedCalls: true });
+    world = await startWorld({
+      env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" },
+      telegramServerErrorRetries: 0,
+      allowRejectedCalls: true,
+    });
     const secret = telegramWebhookSecret(world.env.SECRET_KEY!);
     // The public URL does not reach this test's app: Telegram (the fake) is pointed at it directly.
-    const set = await fetch(`${world.telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: `${world.app.url}/telegram`, secret_token: secret }) });
+    const set = await fetch(`${world.telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: `${world.app.url}/telegram`, secret_token: secret }),
+    });
     expect(set.ok).toBe(true);
     handled = new Map();
     const bot = world.app.bot;
@@ -47,12 +59,22 @@ describe("webhook redelivery: nothing a handler did is done twice", () => {
   }
 
   const pending = async () => {
-    const info = (await (await fetch(`${world.telegram.apiRoot}/bot${BOT_TOKEN}/getWebhookInfo`)).json()) as { result: { pending_update_count: number } };
+    const info = (await (await fetch(`${world.telegram.apiRoot}/bot${BOT_TOKEN}/getWebhookInfo`)).json()) as {
+      result: { pending_update_count: number };
+    };
     return info.result.pending_update_count;
   };
-  const answered500 = () => world.logs().split("\n").filter((line) => line.includes("answered 500 so Telegram delivers it again")).length;
+  const answered500 = () =>
+    world
+      .logs()
+      .split("\n")
+      .filter((line) => line.includes("answered 500 so Telegram delivers it again")).length;
   const requests = (prefix: string) => world.sandboxRequests.filter((request) => request.startsWith(prefix)).length;
-  const isActive = async (id: number) => Number((await world.app.db.selectFrom("users").select("active").where("telegram_id", "=", id).executeTakeFirst())?.active);
+  const isActive = async (id: number) =>
+    Number(
+      (await world.app.db.selectFrom("users").select("active").where("telegram_id", "=", id).executeTakeFirst())
+        ?.active,
+    );
 
   async function linked(id: number) {
     const { accountId, apiKey } = world.newAccount();
@@ -113,10 +135,21 @@ describe("webhook redelivery: nothing a handler did is done twice", () => {
     expect(handled.get(sent.updateId)).toBe(1);
     expect(world.logs()).toContain("acknowledged, not handled again");
     expect(requests("GET /api/v1/wallet/balance")).toBe(1);
-    expect(world.logs().split("\n").filter((line) => line.includes("API key linked"))).toHaveLength(1);
-    expect(world.fake.calls.filter((call) => call.method === "deleteMessage" && Number(call.params.chat_id) === 7302)).toHaveLength(1);
+    expect(
+      world
+        .logs()
+        .split("\n")
+        .filter((line) => line.includes("API key linked")),
+    ).toHaveLength(1);
+    expect(
+      world.fake.calls.filter((call) => call.method === "deleteMessage" && Number(call.params.chat_id) === 7302),
+    ).toHaveLength(1);
     expect(world.fake.messages(7302).find((message) => message.messageId === sent.messageId)?.deleted).toBe(true);
-    const row = await world.app.db.selectFrom("credentials").select("telegram_id").where("telegram_id", "=", 7302).executeTakeFirst();
+    const row = await world.app.db
+      .selectFrom("credentials")
+      .select("telegram_id")
+      .where("telegram_id", "=", 7302)
+      .executeTakeFirst();
     expect(row).toBeDefined();
   });
 
@@ -132,8 +165,16 @@ describe("webhook redelivery: nothing a handler did is done twice", () => {
     await waitFor(async () => (await pending()) === 0, "every update confirmed");
     expect(handled.get(sent.updateId)).toBe(2);
     expect(requests("GET /api/v1/wallet/balance")).toBe(2);
-    expect(world.fake.calls.filter((call) => call.method === "deleteMessage" && Number(call.params.chat_id) === 7305)).toHaveLength(1);
-    expect(await world.app.db.selectFrom("credentials").select("telegram_id").where("telegram_id", "=", 7305).executeTakeFirst()).toBeUndefined();
+    expect(
+      world.fake.calls.filter((call) => call.method === "deleteMessage" && Number(call.params.chat_id) === 7305),
+    ).toHaveLength(1);
+    expect(
+      await world.app.db
+        .selectFrom("credentials")
+        .select("telegram_id")
+        .where("telegram_id", "=", 7305)
+        .executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it("Confirm on a buy card: with 5xx the order is placed once; with 403 the update is acknowledged at once", async () => {
@@ -170,7 +211,11 @@ describe("webhook redelivery: nothing a handler did is done twice", () => {
     await nextBotText(user, (text) => text.includes("Rule created"));
     const [rule] = world.sandbox.control.listRules(accountId);
     const pausePath = `POST /api/v1/automations/${rule!.id}/pause`;
-    world.sandbox.control.injectFault({ method: "POST", pathPrefix: `/api/v1/automations/${rule!.id}/pause`, delayMs: 800 });
+    world.sandbox.control.injectFault({
+      method: "POST",
+      pathPrefix: `/api/v1/automations/${rule!.id}/pause`,
+      delayMs: 800,
+    });
     const press = user.press("⏸ Pause");
     await telegramDownAfter(pausePath);
     await allConfirmedOnce();
@@ -183,7 +228,11 @@ describe("webhook redelivery: nothing a handler did is done twice", () => {
     user.press(/Auto-refill|30,000/);
     await nextBotText(user, (text) => text.includes("TRX spent"));
     const resumePath = `POST /api/v1/automations/${rule!.id}/resume`;
-    world.sandbox.control.injectFault({ method: "POST", pathPrefix: `/api/v1/automations/${rule!.id}/resume`, delayMs: 800 });
+    world.sandbox.control.injectFault({
+      method: "POST",
+      pathPrefix: `/api/v1/automations/${rule!.id}/resume`,
+      delayMs: 800,
+    });
     const resume = user.press("▶️ Resume");
     await blockedAfter(resumePath, 7304);
     await waitFor(async () => (await isActive(7304)) === 0, "the user marked inactive");
@@ -195,15 +244,32 @@ describe("webhook redelivery: nothing a handler did is done twice", () => {
   });
 
   it("a redelivery that reaches the app after a restart is acknowledged without linking the key again (the update is recorded done)", async () => {
-    world = await startWorld({ env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" }, telegramServerErrorRetries: 0, allowRejectedCalls: true, file: true });
+    world = await startWorld({
+      env: { BOT_MODE: "webhook", PUBLIC_URL: "https://bot.example.com" },
+      telegramServerErrorRetries: 0,
+      allowRejectedCalls: true,
+      file: true,
+    });
     const secret = telegramWebhookSecret(world.env.SECRET_KEY!);
-    const post = (update: unknown) => fetch(`${world.app.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret }, body: JSON.stringify(update) });
+    const post = (update: unknown) =>
+      fetch(`${world.app.url}/telegram`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
+        body: JSON.stringify(update),
+      });
     const { apiKey } = world.newAccount();
     // The message exists in the chat (so it can be deleted); this test posts its update itself.
     const sent = world.fake.sendText({ id: 7306, firstName: "W", languageCode: "en" }, `/connect ${apiKey}`);
     const update = {
       update_id: 9_001,
-      message: { message_id: sent.messageId, date: 0, chat: { id: 7306, type: "private", first_name: "W" }, from: { id: 7306, is_bot: false, first_name: "W", language_code: "en" }, text: `/connect ${apiKey}`, entities: [{ type: "bot_command", offset: 0, length: 8 }] },
+      message: {
+        message_id: sent.messageId,
+        date: 0,
+        chat: { id: 7306, type: "private", first_name: "W" },
+        from: { id: 7306, is_bot: false, first_name: "W", language_code: "en" },
+        text: `/connect ${apiKey}`,
+        entities: [{ type: "bot_command", offset: 0, length: 8 }],
+      },
     };
     world.fake.setDown("5xx");
     expect((await post(update)).status).toBe(500);
@@ -211,8 +277,17 @@ describe("webhook redelivery: nothing a handler did is done twice", () => {
     await world.restart();
     expect((await post(update)).status).toBe(200);
     expect(requests("GET /api/v1/wallet/balance")).toBe(1);
-    expect(world.logs().split("\n").filter((line) => line.includes("API key linked"))).toHaveLength(1);
-    const row = await world.app.db.selectFrom("telegram_updates").select("done").where("update_id", "=", 9_001).executeTakeFirst();
+    expect(
+      world
+        .logs()
+        .split("\n")
+        .filter((line) => line.includes("API key linked")),
+    ).toHaveLength(1);
+    const row = await world.app.db
+      .selectFrom("telegram_updates")
+      .select("done")
+      .where("update_id", "=", 9_001)
+      .executeTakeFirst();
     expect(Number(row?.done)).toBe(1);
   });
 });

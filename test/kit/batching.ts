@@ -7,7 +7,12 @@ import type { TEST_DIALECTS } from "./test-database";
  * one batch, none failed, fewer than half as many statements as calls since `before`), and that
  * SQLite batched nothing (no counts).
  */
-export function expectSharedStatements(dialect: (typeof TEST_DIALECTS)[number], counts: Readonly<BatcherCounts> | null | undefined, calls: number, before = 0): void {
+export function expectSharedStatements(
+  dialect: (typeof TEST_DIALECTS)[number],
+  counts: Readonly<BatcherCounts> | null | undefined,
+  calls: number,
+  before = 0,
+): void {
   if (dialect === "SQLite") {
     expect(counts ?? null).toBeNull();
     return;

@@ -19,18 +19,34 @@ export interface PlaygroundPage {
  * Debian's Chromium, offline: every request beyond the playground itself is refused. Started
  * before the file's tests and closed after them; the returned object is filled in by then.
  */
-export function usePlaygroundPage(options: { out: string; viewport: { width: number; height: number }; app?: Partial<AppOptions> }): PlaygroundPage {
+export function usePlaygroundPage(options: {
+  out: string;
+  viewport: { width: number; height: number };
+  app?: Partial<AppOptions>;
+}): PlaygroundPage {
   const handle = { pageErrors: [] as string[] } as PlaygroundPage;
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the playground browser tests. They are not skipped on purpose.`);
+      throw new Error(
+        `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the playground browser tests. They are not skipped on purpose.`,
+      );
     }
     mkdirSync(options.out, { recursive: true });
-    handle.app = await startApp({ env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" }, ...options.app });
+    handle.app = await startApp({
+      env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" },
+      ...options.app,
+    });
     handle.browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
     const context = await handle.browser.newContext({ viewport: options.viewport });
     await context.route(/^(?!http:\/\/127\.0\.0\.1)/, (route) => route.abort());

@@ -3,15 +3,26 @@ import { nextBotText, type World } from "./world";
 import type { ChatUser } from "./telegram-driver";
 
 /** The group link of a user, as stored (null: none). */
-export const groupLinkOf = (world: World, telegramId: number) => world.app.db.selectFrom("group_links").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
+export const groupLinkOf = (world: World, telegramId: number) =>
+  world.app.db.selectFrom("group_links").selectAll().where("telegram_id", "=", telegramId).executeTakeFirst();
 
 /** A group with these people: the first its creator, the others admins unless named in `members`. */
-export function teamGroup(world: World, admins: ChatUser[], options: { members?: ChatUser[]; title?: string; type?: "group" | "supergroup"; bot?: "member" | "left" } = {}): FakeGroup {
+export function teamGroup(
+  world: World,
+  admins: ChatUser[],
+  options: { members?: ChatUser[]; title?: string; type?: "group" | "supergroup"; bot?: "member" | "left" } = {},
+): FakeGroup {
   return world.fake.createGroup({
     title: options.title ?? "Ops team",
     type: options.type ?? "group",
     bot: options.bot ?? "member",
-    members: [...admins.map((admin, index) => ({ user: admin.user, status: index === 0 ? ("creator" as const) : ("administrator" as const) })), ...(options.members ?? []).map((member) => ({ user: member.user, status: "member" as const }))],
+    members: [
+      ...admins.map((admin, index) => ({
+        user: admin.user,
+        status: index === 0 ? ("creator" as const) : ("administrator" as const),
+      })),
+      ...(options.members ?? []).map((member) => ({ user: member.user, status: "member" as const })),
+    ],
   });
 }
 
@@ -30,4 +41,8 @@ export async function linkGroup(world: World, user: ChatUser, group: FakeGroup) 
 }
 
 /** The bot's messages in a group, as text. */
-export const groupTexts = (world: World, chatId: number) => world.fake.messages(chatId).filter((message) => message.from === "bot").map((message) => message.text ?? "");
+export const groupTexts = (world: World, chatId: number) =>
+  world.fake
+    .messages(chatId)
+    .filter((message) => message.from === "bot")
+    .map((message) => message.text ?? "");

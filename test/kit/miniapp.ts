@@ -16,4 +16,10 @@ export async function ruleInChat(user: User): Promise<ChatMessage> {
 
 /** The Bot API edits of one message's text, in order. */
 export const editsOf = (world: World, chatId: number, messageId: number) =>
-  world.fake.calls.filter((call) => call.ok && call.method === "editMessageText" && Number(call.params.chat_id) === chatId && Number(call.params.message_id) === messageId);
+  world.fake.calls.filter(
+    (call) =>
+      call.ok &&
+      call.method === "editMessageText" &&
+      Number(call.params.chat_id) === chatId &&
+      Number(call.params.message_id) === messageId,
+  );

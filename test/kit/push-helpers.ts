@@ -2,7 +2,10 @@ import { ADDRESS_A, linkKey, type World } from "./world";
 import { rotateWebhookToken } from "#src/db/repos/webhook-tokens";
 
 /** Polls `read` every 25 ms until it gives a truthy value (or fails after `timeoutMs`). */
-export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 8000): Promise<T> {
+export async function waitFor<T>(
+  read: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 8000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -15,7 +18,11 @@ export async function waitFor<T>(read: () => T | undefined | false | Promise<T |
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The bot's messages in one chat, as text. */
-export const botTexts = (world: World, chatId: number) => world.fake.messages(chatId).filter((m) => m.from === "bot").map((m) => m.text ?? "");
+export const botTexts = (world: World, chatId: number) =>
+  world.fake
+    .messages(chatId)
+    .filter((m) => m.from === "bot")
+    .map((m) => m.text ?? "");
 
 /** A user linked to a fresh sandbox account, with a personal webhook URL and a way to post to it. */
 export async function linkedUser(world: World, id: number) {
@@ -24,7 +31,8 @@ export async function linkedUser(world: World, id: number) {
   await linkKey(world, user, account.apiKey);
   const token = await rotateWebhookToken(world.app.db, id, Date.now());
   const webhookUrl = `${world.app.url}/webhooks/marketplace/${token}`;
-  const post = (body: unknown) => fetch(webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    fetch(webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return { user, token, webhookUrl, post, ...account };
 }
 
@@ -43,11 +51,15 @@ export async function buyThroughBot(world: World, who: Awaited<ReturnType<typeof
 }
 
 /** Outbox rows of one user (every status). */
-export const outboxOf = (world: World, telegramId: number) => world.app.db.selectFrom("outbox").selectAll().where("telegram_id", "=", telegramId).execute();
+export const outboxOf = (world: World, telegramId: number) =>
+  world.app.db.selectFrom("outbox").selectAll().where("telegram_id", "=", telegramId).execute();
 
 /** Rows still queued in the outbox (a send in flight included): one user's, or everyone's. */
 async function stillQueued(world: World, telegramId?: number): Promise<number> {
-  let query = world.app.db.selectFrom("outbox").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "queued");
+  let query = world.app.db
+    .selectFrom("outbox")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("status", "=", "queued");
   if (telegramId !== undefined) query = query.where("telegram_id", "=", telegramId);
   return Number((await query.executeTakeFirst())?.n ?? 0);
 }

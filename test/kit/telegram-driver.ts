@@ -30,20 +30,34 @@ export interface FakeTelegramKitOptions {
 }
 
 /** Serves a fresh fake Telegram on 127.0.0.1 and a free port. */
-export async function startFakeTelegram(options: Partial<FakeTelegramOptions> = {}, kit: FakeTelegramKitOptions = {}): Promise<StartedFakeTelegram> {
+export async function startFakeTelegram(
+  options: Partial<FakeTelegramOptions> = {},
+  kit: FakeTelegramKitOptions = {},
+): Promise<StartedFakeTelegram> {
   const token = options.token ?? TEST_BOT_TOKEN;
   const fake = createFakeTelegram({ ...options, token });
   const refused = new Set((kit.refuseMethods ?? []).map((method) => method.toLowerCase()));
   const failing = new Map<string, 400 | 403 | 500>();
   const failedBodies: string[] = [];
-  const FAILURE_DESCRIPTIONS = { 400: "Bad Request: refused by the test", 403: "Forbidden: bot was blocked by the user", 500: "Internal Server Error" } as const;
+  const FAILURE_DESCRIPTIONS = {
+    400: "Bad Request: refused by the test",
+    403: "Forbidden: bot was blocked by the user",
+    500: "Internal Server Error",
+  } as const;
   const answer = async (request: Request, env?: unknown) => {
     const method = /\/bot[^/]+\/([A-Za-z]+)$/.exec(new URL(request.url).pathname)?.[1]?.toLowerCase();
-    if (method && refused.has(method)) return Response.json({ ok: false, error_code: 400, description: "Bad Request: refused by the test" }, { status: 400 });
+    if (method && refused.has(method))
+      return Response.json(
+        { ok: false, error_code: 400, description: "Bad Request: refused by the test" },
+        { status: 400 },
+      );
     const failure = method ? failing.get(method) : undefined;
     if (failure) {
       failedBodies.push(await request.text());
-      return Response.json({ ok: false, error_code: failure, description: FAILURE_DESCRIPTIONS[failure] }, { status: failure });
+      return Response.json(
+        { ok: false, error_code: failure, description: FAILURE_DESCRIPTIONS[failure] },
+        { status: failure },
+      );
     }
     return fake.app.fetch(request, env);
   };
@@ -104,7 +118,11 @@ export function createChatUser(fake: FakeTelegram, user: FakeUser): ChatUser {
     return new Promise<FakeEvent & { message: ChatMessage }>((resolve, reject) => {
       const timer = setTimeout(() => {
         unsubscribe();
-        reject(new Error(`No bot message, edit or deletion for user ${user.id} within ${timeoutMs} ms. ${recentCalls(fake)}`));
+        reject(
+          new Error(
+            `No bot message, edit or deletion for user ${user.id} within ${timeoutMs} ms. ${recentCalls(fake)}`,
+          ),
+        );
       }, timeoutMs);
       const unsubscribe = fake.subscribe(() => {
         const next = takeNext();
@@ -129,7 +147,10 @@ export function createChatUser(fake: FakeTelegram, user: FakeUser): ChatUser {
         if (event.kind === "message") return event.message;
       }
     },
-    lastBotMessage: () => botMessages().filter((message) => !message.deleted).at(-1),
+    lastBotMessage: () =>
+      botMessages()
+        .filter((message) => !message.deleted)
+        .at(-1),
     botMessages,
   };
 }
@@ -139,7 +160,8 @@ export function expectNoRejectedCalls(fake: FakeTelegram): void {
   const rejected = fake.rejectedCalls();
   if (rejected.length === 0) return;
   const lines = rejected.map(
-    (call) => `  #${call.seq} ${call.method} → ${call.errorCode} ${call.description}\n    params: ${JSON.stringify(call.params)}`,
+    (call) =>
+      `  #${call.seq} ${call.method} → ${call.errorCode} ${call.description}\n    params: ${JSON.stringify(call.params)}`,
   );
   throw new Error(`Telegram would have rejected ${rejected.length} call(s):\n${lines.join("\n")}`);
 }

@@ -22,7 +22,11 @@ export function dialectSuiteTitle(title: string, dialect: TestDialect, runs: boo
  * their tests is listed as skipped instead of vanishing from the count. A skipped suite runs none
  * of its hooks, so nothing opens a database.
  */
-export function describeEachDialect(title: string, body: (dialect: TestDialect) => void, dialects: readonly TestDialect[] = ALL_TEST_DIALECTS): void {
+export function describeEachDialect(
+  title: string,
+  body: (dialect: TestDialect) => void,
+  dialects: readonly TestDialect[] = ALL_TEST_DIALECTS,
+): void {
   for (const dialect of dialects) {
     const runs = dialect === "SQLite" || Boolean(TEST_DATABASE_URL);
     (runs ? describe : describe.skip)(dialectSuiteTitle(title, dialect, runs), () => body(dialect));

@@ -9,7 +9,10 @@ import type { Database } from "#src/db/schema";
  * before. With it set: a fresh PostgreSQL database per world (CREATE DATABASE on the server the URL
  * names), dropped when the world stops, so tests stay isolated and can run in parallel.
  */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.TEST_DATABASE_URL) ? process.env.TEST_DATABASE_URL : undefined;
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.TEST_DATABASE_URL)
+    ? process.env.TEST_DATABASE_URL
+    : undefined;
 
 export interface TestDatabase {
   url: string;
@@ -41,7 +44,9 @@ export async function createPostgresDatabase(serverUrl: string, prefix: string):
     url: withDatabase(serverUrl, name),
     dialect: "postgres",
     async drop() {
-      await admin(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
+      await admin(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(
+        () => undefined,
+      );
     },
   };
 }
@@ -57,7 +62,9 @@ export async function dumpPostgresRows(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const tables = await client.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'");
+    const tables = await client.query<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = 'public'",
+    );
     const parts: string[] = [];
     for (const { table_name } of tables.rows) {
       const rows = await client.query<{ row: string }>(`select row_to_json(t)::text as row from "${table_name}" t`);
@@ -73,7 +80,10 @@ export async function dumpPostgresRows(url: string): Promise<string> {
 export const TEST_DIALECTS = TEST_DATABASE_URL ? (["SQLite", "PostgreSQL"] as const) : (["SQLite"] as const);
 
 /** A migrated database of one dialect for one test (SQLite in memory, or a fresh PostgreSQL database); close() destroys and drops it. */
-export async function openMigratedTestDatabase(dialect: (typeof TEST_DIALECTS)[number], prefix: string): Promise<{ db: Kysely<Database>; close(): Promise<void> }> {
+export async function openMigratedTestDatabase(
+  dialect: (typeof TEST_DIALECTS)[number],
+  prefix: string,
+): Promise<{ db: Kysely<Database>; close(): Promise<void> }> {
   const postgres = dialect === "PostgreSQL" ? await createPostgresTestDatabase(prefix) : null;
   const { db } = await openDatabase(postgres ? postgres.url : ":memory:");
   await migrateToLatest(db);

@@ -80,7 +80,10 @@ export async function startWorld(options: WorldOptions = {}) {
   const scale = options.timeScale ?? 1;
   let clockOffset = 0;
   const botNow = () => origin + (Date.now() - origin) * scale + clockOffset;
-  const telegram = await startFakeTelegram({ token: BOT_TOKEN, rateLimits: { enabled: options.rateLimits ?? false }, now: botNow }, { refuseMethods: options.refuseMethods });
+  const telegram = await startFakeTelegram(
+    { token: BOT_TOKEN, rateLimits: { enabled: options.rateLimits ?? false }, now: botNow },
+    { refuseMethods: options.refuseMethods },
+  );
   const dir = mkdtempSync(join(tmpdir(), "bot-test-"));
   const logLines: string[] = [];
   const logDestination = new Writable({
@@ -89,7 +92,8 @@ export async function startWorld(options: WorldOptions = {}) {
       callback();
     },
   });
-  const database: TestDatabase | null = TEST_DATABASE_URL && !options.sqlite && !options.env?.DATABASE_URL ? await createPostgresTestDatabase() : null;
+  const database: TestDatabase | null =
+    TEST_DATABASE_URL && !options.sqlite && !options.env?.DATABASE_URL ? await createPostgresTestDatabase() : null;
   const env: Record<string, string | undefined> = {
     BOT_TOKEN,
     TELEGRAM_API_ROOT: telegram.apiRoot,
@@ -103,7 +107,19 @@ export async function startWorld(options: WorldOptions = {}) {
     MARKETPLACE_TIMEOUT_MS: "3000",
     ...options.env,
   };
-  const boot = () => startApp({ env, logDestination, perChatMinTimeMs: options.chatPaceMs ?? 0, telegramTyping: options.typing ?? null, telegramDoubleTapMs: options.doubleTapMs ?? null, marketplaceBackoffMs: 5, now: botNow, telegramTimeouts: options.telegramTimeouts, telegramServerErrorRetries: options.telegramServerErrorRetries, webhookInfoEveryMs: options.webhookInfoEveryMs });
+  const boot = () =>
+    startApp({
+      env,
+      logDestination,
+      perChatMinTimeMs: options.chatPaceMs ?? 0,
+      telegramTyping: options.typing ?? null,
+      telegramDoubleTapMs: options.doubleTapMs ?? null,
+      marketplaceBackoffMs: 5,
+      now: botNow,
+      telegramTimeouts: options.telegramTimeouts,
+      telegramServerErrorRetries: options.telegramServerErrorRetries,
+      webhookInfoEveryMs: options.webhookInfoEveryMs,
+    });
   let allowRejectedCalls = options.allowRejectedCalls ?? false;
   let stopping: Promise<void> | null = null;
   let app: App = await boot();
@@ -136,7 +152,11 @@ export async function startWorld(options: WorldOptions = {}) {
       return createChatUser(telegram.fake, { id, firstName: `User${id}`, languageCode: "en", ...user });
     },
     /** A fresh sandbox account with a funded purchase-scope key. */
-    newAccount(balance = { trx: "1000", usdt: "50" }, scope: "read" | "purchase" | "full" = "purchase", dailyLimitTrx?: string) {
+    newAccount(
+      balance = { trx: "1000", usdt: "50" },
+      scope: "read" | "purchase" | "full" = "purchase",
+      dailyLimitTrx?: string,
+    ) {
       const { accountId } = sandbox.control.createAccount(balance);
       const { apiKey } = sandbox.control.createKey({ accountId, scope, dailyLimitTrx });
       return { accountId, apiKey };
@@ -159,7 +179,8 @@ export async function startWorld(options: WorldOptions = {}) {
      * reply, so a test that reads the database after a reply waits for this first.
      */
     async settled(timeoutMs = 5000): Promise<void> {
-      if (!(await updatesHandled(app.bot, timeoutMs))) throw new Error(`the bot was still handling ${updatesInFlight(app.bot)} update(s) after ${timeoutMs} ms`);
+      if (!(await updatesHandled(app.bot, timeoutMs)))
+        throw new Error(`the bot was still handling ${updatesInFlight(app.bot)} update(s) after ${timeoutMs} ms`);
     },
     assertNoRejectedCalls() {
       expectNoRejectedCalls(telegram.fake);
@@ -211,13 +232,20 @@ export async function linkedUser(world: World, id: number, balance = { trx: "100
 }
 
 /** The labels of a message's inline buttons, row after row. */
-export const buttonLabels = (message: ChatMessage): string[] => (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
+export const buttonLabels = (message: ChatMessage): string[] =>
+  (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => button.text);
 /** The colour (Bot API 9.4 `style`) of each button, by label: "success", "danger", "primary" or "none". */
 export const buttonStyles = (message: ChatMessage): Record<string, string> =>
-  Object.fromEntries((message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => [button.text, button.style ?? "none"]));
+  Object.fromEntries(
+    (message.replyMarkup?.inline_keyboard ?? []).flat().map((button) => [button.text, button.style ?? "none"]),
+  );
 
 /** The next new message or edit in the user's chat whose text passes `check`. */
-export async function nextBotText(user: ReturnType<World["user"]>, check: (text: string) => boolean, timeoutMs = 8000): Promise<ChatMessage> {
+export async function nextBotText(
+  user: ReturnType<World["user"]>,
+  check: (text: string) => boolean,
+  timeoutMs = 8000,
+): Promise<ChatMessage> {
   for (;;) {
     const event = await user.nextBotEvent({ timeoutMs });
     if (event.kind !== "delete" && check(event.message.text ?? "")) return event.message;
@@ -235,9 +263,17 @@ export const cardOutcome = (user: ReturnType<World["user"]>): Promise<ChatMessag
  */
 export async function openStep(world: World, chatId: number): Promise<string | null> {
   await world.settled();
-  const flow = await world.app.db.selectFrom("conversations").select("step").where("chat_id", "=", chatId).executeTakeFirst();
+  const flow = await world.app.db
+    .selectFrom("conversations")
+    .select("step")
+    .where("chat_id", "=", chatId)
+    .executeTakeFirst();
   if (flow) return flow.step;
-  const first = await world.app.db.selectFrom("flows").select(["flow", "step"]).where("telegram_id", "=", chatId).executeTakeFirst();
+  const first = await world.app.db
+    .selectFrom("flows")
+    .select(["flow", "step"])
+    .where("telegram_id", "=", chatId)
+    .executeTakeFirst();
   return first && first.flow !== "connect" ? first.step : null;
 }
 

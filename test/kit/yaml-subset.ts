@@ -67,7 +67,8 @@ export function parseYamlSubset(source: string): YamlValue {
     let value: YamlValue;
     if (text === "") {
       const next = peek();
-      if (next && (next.indent > indent || (next.indent === indent && next.text.startsWith("- ")))) value = block(next.indent);
+      if (next && (next.indent > indent || (next.indent === indent && next.text.startsWith("- "))))
+        value = block(next.indent);
       else value = null;
     } else if (/^[|>][-+]?$/.test(text)) {
       value = literalBlock(indent);
@@ -80,12 +81,17 @@ export function parseYamlSubset(source: string): YamlValue {
 
   const mapping = (indent: number): { [key: string]: YamlValue } => {
     const result: { [key: string]: YamlValue } = {};
-    for (let line = peek(); line && line.indent === indent && !line.text.startsWith("- ") && line.text !== "-"; line = peek()) {
+    for (
+      let line = peek();
+      line && line.indent === indent && !line.text.startsWith("- ") && line.text !== "-";
+      line = peek()
+    ) {
       const split = splitKey(line.text);
       if (!split) throw new Error(`yaml-subset: expected "key: value" at line ${at + 1}: ${line.raw}`);
       at++;
       const value = valueAfterKey(split.rest, indent);
-      if (split.key === "<<" && value && typeof value === "object" && !Array.isArray(value)) Object.assign(result, value);
+      if (split.key === "<<" && value && typeof value === "object" && !Array.isArray(value))
+        Object.assign(result, value);
       else result[split.key] = value;
     }
     return result;
@@ -93,7 +99,11 @@ export function parseYamlSubset(source: string): YamlValue {
 
   const sequence = (indent: number): YamlValue[] => {
     const result: YamlValue[] = [];
-    for (let line = peek(); line && line.indent === indent && (line.text.startsWith("- ") || line.text === "-"); line = peek()) {
+    for (
+      let line = peek();
+      line && line.indent === indent && (line.text.startsWith("- ") || line.text === "-");
+      line = peek()
+    ) {
       const item = line.text.slice(1).trimStart();
       const itemIndent = indent + (line.text.length - item.length);
       if (item === "") {

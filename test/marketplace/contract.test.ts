@@ -43,7 +43,9 @@ async function smallestOrder(marketplace: MarketplaceClient) {
 async function trxCharges(accountId: string): Promise<number> {
   // Order charges are the debits that are not automation charges; refunds are credits.
   const ledger = world.control.ledger(accountId);
-  return ledger.filter((entry) => entry.currency === "TRX" && entry.type !== "AutomationCharge" && trxToSun(entry.amount) < 0n).length;
+  return ledger.filter(
+    (entry) => entry.currency === "TRX" && entry.type !== "AutomationCharge" && trxToSun(entry.amount) < 0n,
+  ).length;
 }
 
 describe("orders", () => {
@@ -52,11 +54,24 @@ describe("orders", () => {
     const { marketplace } = world.client(account.purchase);
     const order = await smallestOrder(marketplace);
 
-    const preview = await marketplace.previewOrder({ volume: order.volume, days: "1", resource: order.resource, target: ADDRESSES[0] });
+    const preview = await marketplace.previewOrder({
+      volume: order.volume,
+      days: "1",
+      resource: order.resource,
+      target: ADDRESSES[0],
+    });
     expect(compareTrx(preview.priceTrx, "0")).toBe(1);
 
-    const placed = await marketplace.createOrder({ resource: order.resource, targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID());
-    expect(placed).toMatchObject({ status: "Created", targetAddress: ADDRESSES[0], volume: order.volume, resource: order.resource });
+    const placed = await marketplace.createOrder(
+      { resource: order.resource, targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration },
+      randomUUID(),
+    );
+    expect(placed).toMatchObject({
+      status: "Created",
+      targetAddress: ADDRESSES[0],
+      volume: order.volume,
+      resource: order.resource,
+    });
 
     world.control.settleNow({ accountId: account.accountId });
     const settled = await marketplace.getOrder(placed.id);
@@ -68,7 +83,9 @@ describe("orders", () => {
 
     const stats = await marketplace.orderStats();
     expect(stats.totalOrders).toBe(1);
-    expect(toBigInt(stats.energyDeliveredThisMonth)).toBeGreaterThanOrEqual(order.resource === "energy" ? toBigInt(order.volume) : 0n);
+    expect(toBigInt(stats.energyDeliveredThisMonth)).toBeGreaterThanOrEqual(
+      order.resource === "energy" ? toBigInt(order.volume) : 0n,
+    );
   });
 
   it("quotes publicly, without a key", async () => {
@@ -95,8 +112,14 @@ describe("orders", () => {
     const { marketplace, calls } = world.client(account.purchase, { timeoutMs: 200 });
     const order = await smallestOrder(marketplace);
     world.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", times: 1, delayMs: 600 });
-    const placed = await marketplace.createOrder({ targetAddress: ADDRESSES[2], volume: order.volume, duration: order.duration }, randomUUID());
-    expect(calls.filter((call) => call.route === "/api/v1/orders").map((call) => call.outcome)).toStrictEqual(["timeout", "ok"]);
+    const placed = await marketplace.createOrder(
+      { targetAddress: ADDRESSES[2], volume: order.volume, duration: order.duration },
+      randomUUID(),
+    );
+    expect(calls.filter((call) => call.route === "/api/v1/orders").map((call) => call.outcome)).toStrictEqual([
+      "timeout",
+      "ok",
+    ]);
     expect(placed.status).toBe("Created");
     // Give a delayed first attempt time to land before counting.
     await new Promise((resolve) => setTimeout(resolve, 700));
@@ -109,8 +132,13 @@ describe("orders", () => {
     const { marketplace, calls } = world.client(account.purchase);
     const order = await smallestOrder(marketplace);
     world.control.injectFault({ method: "POST", pathPrefix: "/api/v1/orders", times: 1, status: 503 });
-    await marketplace.createOrder({ targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID());
-    expect(calls.filter((call) => call.route === "/api/v1/orders").map((call) => call.status)).toStrictEqual([503, 200]);
+    await marketplace.createOrder(
+      { targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration },
+      randomUUID(),
+    );
+    expect(calls.filter((call) => call.route === "/api/v1/orders").map((call) => call.status)).toStrictEqual([
+      503, 200,
+    ]);
     expect(await trxCharges(account.accountId)).toBe(1);
   });
 
@@ -120,7 +148,12 @@ describe("orders", () => {
     const order = await smallestOrder(marketplace);
     const before = await marketplace.balance();
     world.control.failNextOrder({ accountId: account.accountId, mode: "sync" });
-    const error = await failure(marketplace.createOrder({ targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID()));
+    const error = await failure(
+      marketplace.createOrder(
+        { targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration },
+        randomUUID(),
+      ),
+    );
     expect(error).toMatchObject({ kind: "provider_failed", status: 502, method: "POST", path: "/api/v1/orders" });
     expect(calls.filter((call) => call.route === "/api/v1/orders")).toHaveLength(1);
     expect((await marketplace.balance()).trx).toBe(before.trx);
@@ -138,9 +171,24 @@ describe("automations", () => {
     expect(compareTrx(preview.priceTrx, "0")).toBe(1);
     await marketplace.previewAutomation({ volume: options.minVolume, duration: options.durations[0]!, type: "smart" });
 
-    const refill = await marketplace.createRefill({ targetAddress: ADDRESSES[0], minimal: options.minVolume, volume: options.minVolume, duration: options.durations[0]!, autoResume: false });
-    expect(refill).toMatchObject({ minimal: options.minVolume, volume: options.minVolume, autoResume: false, resource: "energy" });
-    const renewal = await marketplace.createRenewal({ targetAddress: ADDRESSES[1], volume: options.renewalMinVolume, autoResume: true });
+    const refill = await marketplace.createRefill({
+      targetAddress: ADDRESSES[0],
+      minimal: options.minVolume,
+      volume: options.minVolume,
+      duration: options.durations[0]!,
+      autoResume: false,
+    });
+    expect(refill).toMatchObject({
+      minimal: options.minVolume,
+      volume: options.minVolume,
+      autoResume: false,
+      resource: "energy",
+    });
+    const renewal = await marketplace.createRenewal({
+      targetAddress: ADDRESSES[1],
+      volume: options.renewalMinVolume,
+      autoResume: true,
+    });
     expect(renewal).toMatchObject({ volume: options.renewalMinVolume, autoResume: true });
     const smart = await marketplace.createSmart({ targetAddress: ADDRESSES[2] });
 
@@ -165,7 +213,14 @@ describe("automations", () => {
     const { marketplace, calls } = world.client(account.purchase);
     const options = await marketplace.automationOptions();
     world.control.injectFault({ method: "POST", pathPrefix: "/api/v1/automations", times: 1, status: 503 });
-    const error = await failure(marketplace.createRefill({ targetAddress: ADDRESSES[0], minimal: options.minVolume, volume: options.minVolume, duration: options.durations[0]! }));
+    const error = await failure(
+      marketplace.createRefill({
+        targetAddress: ADDRESSES[0],
+        minimal: options.minVolume,
+        volume: options.minVolume,
+        duration: options.durations[0]!,
+      }),
+    );
     expect(error).toMatchObject({ kind: "server", status: 503 });
     expect(calls.filter((call) => call.method === "POST")).toHaveLength(1);
     expect(await marketplace.listAutomations()).toHaveLength(0);
@@ -175,7 +230,12 @@ describe("automations", () => {
     const account = await world.account({ trx: "5000" });
     const { marketplace, calls } = world.client(account.purchase, { timeoutMs: 100 });
     const smart = await marketplace.createSmart({ targetAddress: ADDRESSES[0] });
-    world.control.injectFault({ method: "POST", pathPrefix: `/api/v1/automations/${smart.id}/pause`, times: 1, delayMs: 400 });
+    world.control.injectFault({
+      method: "POST",
+      pathPrefix: `/api/v1/automations/${smart.id}/pause`,
+      times: 1,
+      delayMs: 400,
+    });
     expect(await failure(marketplace.pauseAutomation(smart.id))).toMatchObject({ kind: "timeout" });
     expect(calls.filter((call) => call.route === "/api/v1/automations/{id}/pause")).toHaveLength(1);
   });
@@ -224,7 +284,11 @@ describe("notifications", () => {
 describe("errors", () => {
   it("400 on a bad quote", async () => {
     const { marketplace } = world.client(undefined);
-    expect(await failure(marketplace.quote({ resource: "plutonium", duration: "1h", volume: 65000 }))).toMatchObject({ kind: "bad_request", status: 400, path: "/api/v1/pricing/quote" });
+    expect(await failure(marketplace.quote({ resource: "plutonium", duration: "1h", volume: 65000 }))).toMatchObject({
+      kind: "bad_request",
+      status: 400,
+      path: "/api/v1/pricing/quote",
+    });
   });
 
   it("401 on an unknown key", async () => {
@@ -236,25 +300,46 @@ describe("errors", () => {
     const account = await world.account({ trx: "0" });
     const { marketplace } = world.client(account.purchase);
     const order = await smallestOrder(marketplace);
-    expect(await failure(marketplace.createOrder({ targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID()))).toMatchObject({
+    expect(
+      await failure(
+        marketplace.createOrder(
+          { targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration },
+          randomUUID(),
+        ),
+      ),
+    ).toMatchObject({
       kind: "insufficient_balance",
       status: 402,
       code: "wallet.insufficient_balance",
     });
-    expect(await failure(marketplace.createSmart({ targetAddress: ADDRESSES[0] }))).toMatchObject({ kind: "insufficient_balance", code: "wallet.insufficient_balance" });
+    expect(await failure(marketplace.createSmart({ targetAddress: ADDRESSES[0] }))).toMatchObject({
+      kind: "insufficient_balance",
+      code: "wallet.insufficient_balance",
+    });
   });
 
   it("403 api_key.insufficient_scope for a read key that spends", async () => {
     const account = await world.account({ trx: "1000" });
     const { marketplace } = world.client(account.read);
-    expect(await failure(marketplace.createSmart({ targetAddress: ADDRESSES[0] }))).toMatchObject({ kind: "insufficient_scope", status: 403, code: "api_key.insufficient_scope" });
+    expect(await failure(marketplace.createSmart({ targetAddress: ADDRESSES[0] }))).toMatchObject({
+      kind: "insufficient_scope",
+      status: 403,
+      code: "api_key.insufficient_scope",
+    });
   });
 
   it("403 api_key.spend_limit_exceeded past the key's daily limit", async () => {
     const account = await world.account({ trx: "1000" });
     const { marketplace } = world.client(await account.key("purchase", "0.000001"));
     const order = await smallestOrder(marketplace);
-    expect(await failure(marketplace.createOrder({ targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID()))).toMatchObject({
+    expect(
+      await failure(
+        marketplace.createOrder(
+          { targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration },
+          randomUUID(),
+        ),
+      ),
+    ).toMatchObject({
       kind: "spend_limit",
       status: 403,
       code: "api_key.spend_limit_exceeded",
@@ -272,8 +357,13 @@ describe("errors", () => {
     const stranger = await world.account();
     const { marketplace } = world.client(owner.purchase);
     const order = await smallestOrder(marketplace);
-    const placed = await marketplace.createOrder({ targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID());
-    expect(await failure(world.client(stranger.read).marketplace.getOrder(placed.id))).toMatchObject({ kind: "not_found" });
+    const placed = await marketplace.createOrder(
+      { targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration },
+      randomUUID(),
+    );
+    expect(await failure(world.client(stranger.read).marketplace.getOrder(placed.id))).toMatchObject({
+      kind: "not_found",
+    });
   });
 
   it("409 for pausing a rule that is not active, 422 for a volume out of bounds", async () => {
@@ -281,11 +371,22 @@ describe("errors", () => {
     const { marketplace } = world.client(account.purchase);
     const smart = await marketplace.createSmart({ targetAddress: ADDRESSES[0] });
     await marketplace.pauseAutomation(smart.id);
-    expect(await failure(marketplace.pauseAutomation(smart.id))).toMatchObject({ kind: "conflict", status: 409, path: `/api/v1/automations/${smart.id}/pause` });
+    expect(await failure(marketplace.pauseAutomation(smart.id))).toMatchObject({
+      kind: "conflict",
+      status: 409,
+      path: `/api/v1/automations/${smart.id}/pause`,
+    });
     const options = await marketplace.orderOptions();
     const energy = options.resources[0]!;
     const tooMuch = (toBigInt(energy.maxVolume) + 1n).toString();
-    expect(await failure(marketplace.createOrder({ resource: energy.resource, targetAddress: ADDRESSES[0], volume: tooMuch, duration: energy.durations[0]! }, randomUUID()))).toMatchObject({
+    expect(
+      await failure(
+        marketplace.createOrder(
+          { resource: energy.resource, targetAddress: ADDRESSES[0], volume: tooMuch, duration: energy.durations[0]! },
+          randomUUID(),
+        ),
+      ),
+    ).toMatchObject({
       kind: "unprocessable",
       status: 422,
     });
@@ -298,7 +399,12 @@ describe("errors", () => {
   ] as const)("%i is %s and not retried", async (status, kind) => {
     const account = await world.account();
     const { marketplace, calls } = world.client(account.read);
-    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status, body: { title: "Nope", detail: "injected" } });
+    world.control.injectFault({
+      pathPrefix: "/api/v1/wallet/balance",
+      times: 1,
+      status,
+      body: { title: "Nope", detail: "injected" },
+    });
     expect(await failure(marketplace.balance())).toMatchObject({ kind, status, detail: "injected" });
     expect(calls).toHaveLength(1);
   });
@@ -306,7 +412,12 @@ describe("errors", () => {
   it("429 with Retry-After waits as told, then succeeds", async () => {
     const account = await world.account();
     const { marketplace, sleeps, calls } = world.client(account.read);
-    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 429, headers: { "Retry-After": "2" } });
+    world.control.injectFault({
+      pathPrefix: "/api/v1/wallet/balance",
+      times: 1,
+      status: 429,
+      headers: { "Retry-After": "2" },
+    });
     await marketplace.balance();
     expect(sleeps).toStrictEqual([2000]);
     expect(calls.map((call) => call.outcome)).toStrictEqual(["rate_limited", "ok"]);
@@ -315,8 +426,17 @@ describe("errors", () => {
   it("429 with a Retry-After beyond 30 s goes back to the caller", async () => {
     const account = await world.account();
     const { marketplace, sleeps } = world.client(account.read);
-    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 429, headers: { "Retry-After": "90" } });
-    expect(await failure(marketplace.balance())).toMatchObject({ kind: "rate_limited", status: 429, retryAfterMs: 90_000 });
+    world.control.injectFault({
+      pathPrefix: "/api/v1/wallet/balance",
+      times: 1,
+      status: 429,
+      headers: { "Retry-After": "90" },
+    });
+    expect(await failure(marketplace.balance())).toMatchObject({
+      kind: "rate_limited",
+      status: 429,
+      retryAfterMs: 90_000,
+    });
     expect(sleeps).toStrictEqual([]);
   });
 
@@ -356,15 +476,29 @@ describe("errors", () => {
   it("a non-JSON body is invalid_response", async () => {
     const account = await world.account();
     const { marketplace } = world.client(account.read);
-    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 200, rawBody: "<html>maintenance</html>" });
-    expect(await failure(marketplace.balance())).toMatchObject({ kind: "invalid_response", path: "/api/v1/wallet/balance", status: 200 });
+    world.control.injectFault({
+      pathPrefix: "/api/v1/wallet/balance",
+      times: 1,
+      status: 200,
+      rawBody: "<html>maintenance</html>",
+    });
+    expect(await failure(marketplace.balance())).toMatchObject({
+      kind: "invalid_response",
+      path: "/api/v1/wallet/balance",
+      status: 200,
+    });
   });
 
   it("a schema-violating body is invalid_response naming the fields", async () => {
     const account = await world.account();
     const { marketplace } = world.client(account.read);
     // (Absent, either would do: the spec marks neither required. Present, each must be a decimal string.)
-    world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", times: 1, status: 200, body: { trx: 12.5, usdtTrc20: false } });
+    world.control.injectFault({
+      pathPrefix: "/api/v1/wallet/balance",
+      times: 1,
+      status: 200,
+      body: { trx: 12.5, usdtTrc20: false },
+    });
     const error = await failure(marketplace.balance());
     expect(error.kind).toBe("invalid_response");
     expect(error.issues?.map((issue) => issue.path).sort()).toStrictEqual(["trx", "usdtTrc20"]);
@@ -387,9 +521,17 @@ describe("error code placements", () => {
     const rich = await world.account({ trx: "1000" });
     const order = await smallestOrder(world.client(rich.read).marketplace);
     const body = { targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration };
-    expect(await failure(world.client(broke.purchase).marketplace.createOrder(body, randomUUID()))).toMatchObject({ kind: "insufficient_balance", code: "wallet.insufficient_balance" });
-    expect(await failure(world.client(rich.read).marketplace.createOrder(body, randomUUID()))).toMatchObject({ kind: "insufficient_scope", code: "api_key.insufficient_scope" });
-    expect(await failure(world.client(await rich.key("purchase", "0.000001")).marketplace.createOrder(body, randomUUID()))).toMatchObject({
+    expect(await failure(world.client(broke.purchase).marketplace.createOrder(body, randomUUID()))).toMatchObject({
+      kind: "insufficient_balance",
+      code: "wallet.insufficient_balance",
+    });
+    expect(await failure(world.client(rich.read).marketplace.createOrder(body, randomUUID()))).toMatchObject({
+      kind: "insufficient_scope",
+      code: "api_key.insufficient_scope",
+    });
+    expect(
+      await failure(world.client(await rich.key("purchase", "0.000001")).marketplace.createOrder(body, randomUUID())),
+    ).toMatchObject({
       kind: "spend_limit",
       code: "api_key.spend_limit_exceeded",
     });
@@ -401,17 +543,31 @@ describe("int64 on the wire", () => {
     world.control.setInt64Format({ format });
     const account = await world.account({ trx: "5000" });
     const { marketplace } = world.client(account.purchase);
-    const wire = (await (await fetch(`${world.baseUrl}/api/v1/orders/options`, { headers: { "X-Api-Key": account.read } })).json()) as { resources: { minVolume: unknown }[] };
+    const wire = (await (
+      await fetch(`${world.baseUrl}/api/v1/orders/options`, { headers: { "X-Api-Key": account.read } })
+    ).json()) as { resources: { minVolume: unknown }[] };
     expect(typeof wire.resources[0]?.minVolume).toBe(format);
     const options = await marketplace.orderOptions();
     const automation = await marketplace.automationOptions();
-    for (const value of [...options.resources.flatMap((entry) => [entry.unit, entry.minVolume, entry.maxVolume]), automation.energyUnit, automation.renewalMaxVolume]) {
+    for (const value of [
+      ...options.resources.flatMap((entry) => [entry.unit, entry.minVolume, entry.maxVolume]),
+      automation.energyUnit,
+      automation.renewalMaxVolume,
+    ]) {
       expect(value).toMatch(/^-?(?:0|[1-9]\d*)$/);
     }
     const order = await smallestOrder(marketplace);
-    const placed = await marketplace.createOrder({ targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID());
+    const placed = await marketplace.createOrder(
+      { targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration },
+      randomUUID(),
+    );
     expect(placed.volume).toBe(order.volume);
-    const rule = await marketplace.createRefill({ targetAddress: ADDRESSES[1], minimal: automation.minVolume, volume: automation.minVolume, duration: automation.durations[0]! });
+    const rule = await marketplace.createRefill({
+      targetAddress: ADDRESSES[1],
+      minimal: automation.minVolume,
+      volume: automation.minVolume,
+      duration: automation.durations[0]!,
+    });
     expect(rule.minimal).toBe(automation.minVolume);
     expect((await marketplace.orderStats()).energyDeliveredThisMonth).toMatch(/^\d+$/);
   });
@@ -421,7 +577,10 @@ describe("int64 on the wire", () => {
     const { marketplace } = world.client(account.purchase);
     const order = await smallestOrder(marketplace);
     for (const volume of [order.volume, Number(order.volume), BigInt(order.volume)]) {
-      const placed = await marketplace.createOrder({ targetAddress: ADDRESSES[2], volume, duration: order.duration }, randomUUID());
+      const placed = await marketplace.createOrder(
+        { targetAddress: ADDRESSES[2], volume, duration: order.duration },
+        randomUUID(),
+      );
       expect(placed.volume).toBe(order.volume);
     }
   });
@@ -432,8 +591,14 @@ describe("the key in errors", () => {
     const account = await world.account({ trx: "0" });
     const { marketplace } = world.client(account.purchase);
     const order = await smallestOrder(marketplace);
-    const error = await failure(marketplace.createOrder({ targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration }, randomUUID()));
+    const error = await failure(
+      marketplace.createOrder(
+        { targetAddress: ADDRESSES[0], volume: order.volume, duration: order.duration },
+        randomUUID(),
+      ),
+    );
     const { inspect } = await import("node:util");
-    for (const text of [error.message, JSON.stringify(error), inspect(error, { showHidden: true, depth: 10 })]) expect(text).not.toContain(account.purchase);
+    for (const text of [error.message, JSON.stringify(error), inspect(error, { showHidden: true, depth: 10 })])
+      expect(text).not.toContain(account.purchase);
   });
 });

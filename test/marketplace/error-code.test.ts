@@ -16,7 +16,10 @@ const PLACEMENTS: [string, (code: string) => Record<string, unknown>][] = [
   ["bare title", (code) => ({ type: "about:blank", title: code })],
   ["bare detail", (code) => ({ title: "Error", detail: code })],
   ["detail sentence", (code) => ({ title: "Error", detail: `The request failed: ${code}.` })],
-  ["detail sentence, code mid-sentence", (code) => ({ detail: `Refused (${code}) by the marketplace, see https://example.com/help` })],
+  [
+    "detail sentence, code mid-sentence",
+    (code) => ({ detail: `Refused (${code}) by the marketplace, see https://example.com/help` }),
+  ],
   ["title sentence", (code) => ({ title: `Error ${code} occurred` })],
   ["detail with key=value", (code) => ({ detail: `code=${code}` })],
   ["upper case", (code) => ({ code: code.toUpperCase() })],
@@ -32,8 +35,16 @@ describe("extractErrorCode", () => {
   it.each([
     ["an unknown dotted code field", { code: "order.not_found" }, "order.not_found"],
     ["an undotted code field", { code: "insufficient_balance" }, "insufficient_balance"],
-    ["an unknown code at the end of a URI", { type: "https://x.example/errors/automation.already_cancelled" }, "automation.already_cancelled"],
-    ["an unknown code in a sentence", { detail: "Rule is final (automation.already_cancelled)." }, "automation.already_cancelled"],
+    [
+      "an unknown code at the end of a URI",
+      { type: "https://x.example/errors/automation.already_cancelled" },
+      "automation.already_cancelled",
+    ],
+    [
+      "an unknown code in a sentence",
+      { detail: "Rule is final (automation.already_cancelled)." },
+      "automation.already_cancelled",
+    ],
     ["a bare dotted word without underscore", { type: "order.failed" }, "order.failed"],
   ])("finds %s", (_, body, expected) => {
     expect(extractErrorCode(body)).toBe(expected);
@@ -41,7 +52,10 @@ describe("extractErrorCode", () => {
 
   it.each([
     ["an empty body", {}],
-    ["a plain RFC 7807 body", { type: "https://tools.ietf.org/html/rfc9110#section-15.5.5", title: "Not Found", status: 404 }],
+    [
+      "a plain RFC 7807 body",
+      { type: "https://tools.ietf.org/html/rfc9110#section-15.5.5", title: "Not Found", status: 404 },
+    ],
     ["about:blank", { type: "about:blank", title: "Bad Request" }],
     ["a host name in a sentence", { detail: "Contact support at help.example.com for details." }],
     ["an abbreviation", { detail: "Use a valid duration, e.g. 1h." }],
@@ -52,11 +66,15 @@ describe("extractErrorCode", () => {
   });
 
   it("prefers a known code over an unknown one, wherever each sits", () => {
-    expect(extractErrorCode({ code: "payment.failed_generic", detail: "wallet.insufficient_balance" })).toBe("wallet.insufficient_balance");
+    expect(extractErrorCode({ code: "payment.failed_generic", detail: "wallet.insufficient_balance" })).toBe(
+      "wallet.insufficient_balance",
+    );
   });
 
   it("takes the code field before type, title and detail among unknown codes", () => {
-    expect(extractErrorCode({ code: "first.one_code", type: "second.two_code", detail: "third.three_code" })).toBe("first.one_code");
+    expect(extractErrorCode({ code: "first.one_code", type: "second.two_code", detail: "third.three_code" })).toBe(
+      "first.one_code",
+    );
   });
 });
 
@@ -88,7 +106,8 @@ describe("kindFor", () => {
 
 describe("errors built from responses", () => {
   it("a 502 is the provider's failure (balance refunded) only on placing an order; elsewhere it is a server error", () => {
-    const at = (method: string, path: string) => errorFromResponse({ method, path, status: 502, bodyText: "<html>Bad Gateway</html>" }).kind;
+    const at = (method: string, path: string) =>
+      errorFromResponse({ method, path, status: 502, bodyText: "<html>Bad Gateway</html>" }).kind;
     expect(at("POST", "/api/v1/orders")).toBe("provider_failed");
     expect(at("GET", "/api/v1/wallet/balance")).toBe("server");
     expect(at("GET", "/api/v1/orders")).toBe("server");
@@ -97,14 +116,28 @@ describe("errors built from responses", () => {
   });
 
   it("uses detail, then title, and keeps the code", () => {
-    const error = errorFromResponseForTest(403, { type: "https://x.example/errors/api_key.spend_limit_exceeded", title: "Forbidden", detail: "Daily limit reached" });
+    const error = errorFromResponseForTest(403, {
+      type: "https://x.example/errors/api_key.spend_limit_exceeded",
+      title: "Forbidden",
+      detail: "Daily limit reached",
+    });
     expect(error).toBeInstanceOf(MarketplaceError);
-    expect(error).toMatchObject({ kind: "spend_limit", status: 403, code: "api_key.spend_limit_exceeded", detail: "Daily limit reached", method: "POST", path: "/api/v1/orders" });
+    expect(error).toMatchObject({
+      kind: "spend_limit",
+      status: 403,
+      code: "api_key.spend_limit_exceeded",
+      detail: "Daily limit reached",
+      method: "POST",
+      path: "/api/v1/orders",
+    });
     expect(errorFromResponseForTest(404, { title: "Not Found" }).detail).toBe("Not Found");
   });
 
   it("summarises validation errors when there is no detail", () => {
-    const error = errorFromResponseForTest(400, { title: "One or more validation errors occurred.", errors: { volume: ["must be at least 65000"] } });
+    const error = errorFromResponseForTest(400, {
+      title: "One or more validation errors occurred.",
+      errors: { volume: ["must be at least 65000"] },
+    });
     expect(error.detail).toBe("volume: must be at least 65000");
   });
 

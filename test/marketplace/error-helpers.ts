@@ -4,5 +4,10 @@ export { MarketplaceError, extractErrorCode, kindFor } from "#src/marketplace/in
 
 /** An error as the client would build it for POST /api/v1/orders answering `status` with `body`. */
 export function errorFromResponseForTest(status: number, body: unknown) {
-  return errorFromResponse({ method: "POST", path: "/api/v1/orders", status, bodyText: typeof body === "string" ? body : JSON.stringify(body) });
+  return errorFromResponse({
+    method: "POST",
+    path: "/api/v1/orders",
+    status,
+    bodyText: typeof body === "string" ? body : JSON.stringify(body),
+  });
 }

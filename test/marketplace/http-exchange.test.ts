@@ -15,7 +15,11 @@ interface Seen {
 }
 
 /** Two loopback servers (two origins) answering by path, recording what reached them. */
-function startServer(name: string, seen: Seen[], routes: (path: string, req: http.IncomingMessage, res: http.ServerResponse, body: string) => void) {
+function startServer(
+  name: string,
+  seen: Seen[],
+  routes: (path: string, req: http.IncomingMessage, res: http.ServerResponse, body: string) => void,
+) {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -25,7 +29,11 @@ function startServer(name: string, seen: Seen[], routes: (path: string, req: htt
       routes(new URL(req.url ?? "/", "http://x").pathname, req, res, body);
     });
   });
-  return new Promise<{ server: http.Server; url: string }>((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise<{ server: http.Server; url: string }>((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 describe("the marketplace's default HTTP exchange (Node http with keep-alive)", () => {
@@ -74,8 +82,19 @@ describe("the marketplace's default HTTP exchange (Node http with keep-alive)", 
   });
 
   it("sends the method, headers and body and returns status and text", async () => {
-    const result = await nodeExchange({ method: "POST", url: `${a.url}/plain?x=1`, headers: { Accept: "application/json", "X-Api-Key": key }, body: JSON.stringify({ é: "ü" }), timeoutMs: 2_000 });
-    expect(result).toEqual({ kind: "answer", status: 200, retryAfter: null, text: JSON.stringify({ ok: true, body: JSON.stringify({ é: "ü" }) }) });
+    const result = await nodeExchange({
+      method: "POST",
+      url: `${a.url}/plain?x=1`,
+      headers: { Accept: "application/json", "X-Api-Key": key },
+      body: JSON.stringify({ é: "ü" }),
+      timeoutMs: 2_000,
+    });
+    expect(result).toEqual({
+      kind: "answer",
+      status: 200,
+      retryAfter: null,
+      text: JSON.stringify({ ok: true, body: JSON.stringify({ é: "ü" }) }),
+    });
     const request = seen.at(-1)!;
     expect(request.method).toBe("POST");
     expect(request.url).toBe("/plain?x=1");
@@ -93,12 +112,23 @@ describe("the marketplace's default HTTP exchange (Node http with keep-alive)", 
   });
 
   it("follows a redirect on the same origin with the key, and drops the key when the origin changes", async () => {
-    const same = await nodeExchange({ method: "POST", url: `${a.url}/same-origin-redirect`, headers: { "X-Api-Key": key }, body: "{}", timeoutMs: 2_000 });
+    const same = await nodeExchange({
+      method: "POST",
+      url: `${a.url}/same-origin-redirect`,
+      headers: { "X-Api-Key": key },
+      body: "{}",
+      timeoutMs: 2_000,
+    });
     expect(same).toMatchObject({ kind: "answer", status: 200 });
     expect(seen.at(-1)).toMatchObject({ server: "a", url: "/plain", method: "POST", body: "{}" });
     expect(seen.at(-1)!.headers["x-api-key"]).toBe(key);
 
-    const cross = await nodeExchange({ method: "GET", url: `${a.url}/cross-origin-redirect`, headers: { "X-Api-Key": key, Accept: "application/json" }, timeoutMs: 2_000 });
+    const cross = await nodeExchange({
+      method: "GET",
+      url: `${a.url}/cross-origin-redirect`,
+      headers: { "X-Api-Key": key, Accept: "application/json" },
+      timeoutMs: 2_000,
+    });
     expect(cross).toMatchObject({ kind: "answer", status: 200 });
     expect(seen.at(-1)).toMatchObject({ server: "b", url: "/elsewhere" });
     expect(seen.at(-1)!.headers["x-api-key"]).toBeUndefined();
@@ -109,13 +139,25 @@ describe("the marketplace's default HTTP exchange (Node http with keep-alive)", 
   });
 
   it("reports a timeout, a refused connection and an oversized body as failures, not answers", async () => {
-    expect(await nodeExchange({ method: "GET", url: `${a.url}/slow`, headers: {}, timeoutMs: 100 })).toEqual({ kind: "timeout" });
+    expect(await nodeExchange({ method: "GET", url: `${a.url}/slow`, headers: {}, timeoutMs: 100 })).toEqual({
+      kind: "timeout",
+    });
     const closed = http.createServer();
-    const port = await new Promise<number>((resolve) => closed.listen(0, "127.0.0.1", () => resolve((closed.address() as AddressInfo).port)));
+    const port = await new Promise<number>((resolve) =>
+      closed.listen(0, "127.0.0.1", () => resolve((closed.address() as AddressInfo).port)),
+    );
     await new Promise((resolve) => closed.close(resolve));
-    expect(await nodeExchange({ method: "GET", url: `http://127.0.0.1:${port}/`, headers: {}, timeoutMs: 2_000 })).toMatchObject({ kind: "network", message: expect.stringContaining("ECONNREFUSED") });
-    expect(await nodeExchange({ method: "GET", url: `${a.url}/huge`, headers: {}, timeoutMs: 5_000 })).toMatchObject({ kind: "network", message: expect.stringContaining("larger than") });
-    expect(await nodeExchange({ method: "GET", url: "ftp://127.0.0.1/", headers: {}, timeoutMs: 2_000 })).toEqual({ kind: "network", message: "unsupported protocol ftp:" });
+    expect(
+      await nodeExchange({ method: "GET", url: `http://127.0.0.1:${port}/`, headers: {}, timeoutMs: 2_000 }),
+    ).toMatchObject({ kind: "network", message: expect.stringContaining("ECONNREFUSED") });
+    expect(await nodeExchange({ method: "GET", url: `${a.url}/huge`, headers: {}, timeoutMs: 5_000 })).toMatchObject({
+      kind: "network",
+      message: expect.stringContaining("larger than"),
+    });
+    expect(await nodeExchange({ method: "GET", url: "ftp://127.0.0.1/", headers: {}, timeoutMs: 2_000 })).toEqual({
+      kind: "network",
+      message: "unsupported protocol ftp:",
+    });
   });
 
   it("sends a read again once when a kept-alive connection turns out closed, never a write", async () => {
@@ -128,15 +170,27 @@ describe("the marketplace's default HTTP exchange (Node http with keep-alive)", 
       socket.on("data", (chunk) => {
         if (!chunk.toString("latin1").includes("\r\n\r\n")) return;
         requests += 1;
-        if (requests === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: keep-alive\r\n\r\n{"ok":true}');
+        if (requests === 1)
+          socket.write(
+            'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: keep-alive\r\n\r\n{"ok":true}',
+          );
         else socket.destroy();
       });
     });
-    const port = await new Promise<number>((resolve) => raw.listen(0, "127.0.0.1", () => resolve((raw.address() as AddressInfo).port)));
+    const port = await new Promise<number>((resolve) =>
+      raw.listen(0, "127.0.0.1", () => resolve((raw.address() as AddressInfo).port)),
+    );
     try {
       const url = `http://127.0.0.1:${port}/api/v1/orders`;
-      expect(await nodeExchange({ method: "GET", url, headers: {}, timeoutMs: 2_000 })).toMatchObject({ kind: "answer", status: 200 });
-      expect(await nodeExchange({ method: "GET", url, headers: {}, timeoutMs: 2_000 })).toMatchObject({ kind: "answer", status: 200, text: '{"ok":true}' });
+      expect(await nodeExchange({ method: "GET", url, headers: {}, timeoutMs: 2_000 })).toMatchObject({
+        kind: "answer",
+        status: 200,
+      });
+      expect(await nodeExchange({ method: "GET", url, headers: {}, timeoutMs: 2_000 })).toMatchObject({
+        kind: "answer",
+        status: 200,
+        text: '{"ok":true}',
+      });
       expect(connections).toBe(2);
       // A write on a connection found closed is not sent again here (the order POST carries an
       // Idempotency-Key and the transport's own retry policy decides).

@@ -8,7 +8,11 @@ import { createMarketplaceClient } from "#src/marketplace/index";
 import type { MarketplaceCallInfo, MarketplaceClientOptions } from "#src/marketplace/index";
 import { createSandbox } from "#src/sandbox/index";
 
-export const ADDRESSES = ["TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"] as const;
+export const ADDRESSES = [
+  "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+  "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+  "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+] as const;
 
 export async function startSandboxWorld() {
   const sandbox = createSandbox({});
@@ -35,7 +39,7 @@ export async function startSandboxWorld() {
   async function account(balance: { trx?: string; usdt?: string } = { trx: "1000" }) {
     const { accountId } = sandbox.control.createAccount(balance);
     const key = async (scope: "read" | "purchase" | "full", dailyLimitTrx?: string) =>
-      (sandbox.control.createKey({ accountId, scope, ...(dailyLimitTrx === undefined ? {} : { dailyLimitTrx }) })).apiKey;
+      sandbox.control.createKey({ accountId, scope, ...(dailyLimitTrx === undefined ? {} : { dailyLimitTrx }) }).apiKey;
     return { accountId, read: await key("read"), purchase: await key("purchase"), full: await key("full"), key };
   }
 

@@ -18,28 +18,55 @@ describe("API keys and scopes", () => {
   it("lets a read key read but answers 403 api_key.insufficient_scope when it spends or manages rules", async () => {
     const world = createSandboxWorld();
     const { accountId, apiKey } = newCustomer(world, { scope: "read" });
-    for (const path of ["/api/v1/orders", "/api/v1/orders/stats", "/api/v1/automations", "/api/v1/wallet/transactions", "/api/v1/notifications"]) {
+    for (const path of [
+      "/api/v1/orders",
+      "/api/v1/orders/stats",
+      "/api/v1/automations",
+      "/api/v1/wallet/transactions",
+      "/api/v1/notifications",
+    ]) {
       expect((await world.call("GET", path, { key: apiKey })).status, path).toBe(200);
     }
-    const refused = await world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody(), headers: { "Idempotency-Key": "r" } });
+    const refused = await world.call("POST", "/api/v1/orders", {
+      key: apiKey,
+      body: orderBody(),
+      headers: { "Idempotency-Key": "r" },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.type).toBe("https://docs.marketplace.example/errors/api_key.insufficient_scope");
     expect((await world.call("POST", "/api/v1/automations/smart", { key: apiKey, body: {} })).status).toBe(403);
     expect(world.control.getBalance(accountId).trx).toBe("100");
     const { apiKey: full } = world.control.createKey({ accountId, scope: "full" });
-    expect((await world.call("POST", "/api/v1/orders", { key: full, body: orderBody(), headers: { "Idempotency-Key": "f" } })).status).toBe(200);
+    expect(
+      (
+        await world.call("POST", "/api/v1/orders", {
+          key: full,
+          body: orderBody(),
+          headers: { "Idempotency-Key": "f" },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("answers 403 api_key.insufficient_scope to a read key on pause, resume and cancel, and leaves the rule as it was", async () => {
     const world = createSandboxWorld();
     const { accountId, apiKey: purchase } = newCustomer(world);
     const { apiKey: read } = world.control.createKey({ accountId, scope: "read" });
-    const active = (await world.call("POST", "/api/v1/automations/smart", { key: purchase, body: { targetAddress: ADDRESS } })).body;
-    const paused = (await world.call("POST", "/api/v1/automations/smart", { key: purchase, body: { targetAddress: ADDRESS } })).body;
+    const active = (
+      await world.call("POST", "/api/v1/automations/smart", { key: purchase, body: { targetAddress: ADDRESS } })
+    ).body;
+    const paused = (
+      await world.call("POST", "/api/v1/automations/smart", { key: purchase, body: { targetAddress: ADDRESS } })
+    ).body;
     expect((await world.call("POST", `/api/v1/automations/${paused.id}/pause`, { key: purchase })).status).toBe(200);
     const before = world.control.listRules(accountId);
     world.advance(60_000);
-    for (const [id, action] of [[active.id, "pause"], [paused.id, "resume"], [active.id, "cancel"], [paused.id, "cancel"]] as const) {
+    for (const [id, action] of [
+      [active.id, "pause"],
+      [paused.id, "resume"],
+      [active.id, "cancel"],
+      [paused.id, "cancel"],
+    ] as const) {
       const refused = await world.call("POST", `/api/v1/automations/${id}/${action}`, { key: read });
       expect(refused.status, action).toBe(403);
       expect(refused.body.type, action).toBe("https://docs.marketplace.example/errors/api_key.insufficient_scope");
@@ -55,6 +82,13 @@ describe("API keys and scopes", () => {
     expect(world.control.accountIdForKey(world.sandbox.demo.apiKey)).toBe(world.sandbox.demo.accountId);
     expect(world.control.accountIdForKey("sk_sandbox_unknown")).toBeNull();
     expect((await world.call("GET", "/api/v1/wallet/balance")).body).toEqual({ usdtTrc20: "50", trx: "1000" });
-    expect((await world.call("POST", "/api/v1/orders", { body: orderBody({ volume: 5_000_000, duration: "1d" }), headers: { "Idempotency-Key": "big" } })).status).toBe(200);
+    expect(
+      (
+        await world.call("POST", "/api/v1/orders", {
+          body: orderBody({ volume: 5_000_000, duration: "1d" }),
+          headers: { "Idempotency-Key": "big" },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

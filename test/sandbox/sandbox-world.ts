@@ -65,9 +65,16 @@ export function createSandboxWorld(start = "2025-03-10T12:00:00.000Z", options: 
 }
 
 /** A fresh funded account with a key of the given scope. */
-export function newCustomer(world: SandboxWorld, options: { trx?: string; scope?: "read" | "purchase" | "full"; dailyLimitTrx?: string | null } = {}) {
+export function newCustomer(
+  world: SandboxWorld,
+  options: { trx?: string; scope?: "read" | "purchase" | "full"; dailyLimitTrx?: string | null } = {},
+) {
   const { accountId } = world.control.createAccount({ trx: options.trx ?? "100" });
-  const { apiKey } = world.control.createKey({ accountId, scope: options.scope ?? "purchase", dailyLimitTrx: options.dailyLimitTrx ?? null });
+  const { apiKey } = world.control.createKey({
+    accountId,
+    scope: options.scope ?? "purchase",
+    dailyLimitTrx: options.dailyLimitTrx ?? null,
+  });
   return { accountId, apiKey };
 }
 

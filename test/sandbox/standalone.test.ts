@@ -7,12 +7,18 @@ import { describe, expect, it } from "vitest";
  * the whole chain can be stopped together, as Ctrl-C in a terminal would.
  */
 function runSandboxScript(env: Record<string, string>) {
-  const child = spawn("npm", ["run", "sandbox"], { env: { ...process.env, HOST: "127.0.0.1", ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn("npm", ["run", "sandbox"], {
+    env: { ...process.env, HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
   child.stderr.on("data", (chunk) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   return {
     exited,
     out: () => stdout,
@@ -33,7 +39,8 @@ async function printed(proc: ReturnType<typeof runSandboxScript>, name: string, 
   for (;;) {
     const value = new RegExp(`^${name}=(.+)$`, "m").exec(proc.out())?.[1];
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`npm run sandbox printed no ${name} line. stdout: ${proc.out()} stderr: ${proc.err()}`);
+    if (Date.now() > deadline)
+      throw new Error(`npm run sandbox printed no ${name} line. stdout: ${proc.out()} stderr: ${proc.err()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -71,7 +78,10 @@ describe("npm run sandbox (standalone)", () => {
     const proc = runSandboxScript({ SANDBOX_PORT: "" });
     try {
       // Fails fast (instead of timing out) when the sandbox starts anyway.
-      const started = printed(proc, "MARKETPLACE_URL").then((url) => ({ startedOn: url }), () => ({ startedOn: null }));
+      const started = printed(proc, "MARKETPLACE_URL").then(
+        (url) => ({ startedOn: url }),
+        () => ({ startedOn: null }),
+      );
       const outcome = await Promise.race([proc.exited, started]);
       expect(outcome).not.toHaveProperty("startedOn");
       expect((outcome as { code: number | null }).code).not.toBe(0);
@@ -83,15 +93,24 @@ describe("npm run sandbox (standalone)", () => {
     }
   }, 60_000);
 
-  it.each(["http", "80a", "-1", "65536", "0x1f90"])("refuses SANDBOX_PORT=%s with one clear line and a non-zero exit", async (value) => {
-    const proc = runSandboxScript({ SANDBOX_PORT: value });
-    const { code } = await proc.exited;
-    expect(code).not.toBe(0);
-    expect(proc.out()).not.toMatch(/^MARKETPLACE_URL=/m);
-    const lines = proc.err().split("\n").filter((line) => line.includes("SANDBOX_PORT"));
-    expect(lines).toEqual([`SANDBOX_PORT must be a port number (0-65535; empty or unset means 8090), got ${JSON.stringify(value)}`]);
-    expect(proc.err()).not.toMatch(/\bat .*\.(ts|js):\d+/);
-  }, 60_000);
+  it.each(["http", "80a", "-1", "65536", "0x1f90"])(
+    "refuses SANDBOX_PORT=%s with one clear line and a non-zero exit",
+    async (value) => {
+      const proc = runSandboxScript({ SANDBOX_PORT: value });
+      const { code } = await proc.exited;
+      expect(code).not.toBe(0);
+      expect(proc.out()).not.toMatch(/^MARKETPLACE_URL=/m);
+      const lines = proc
+        .err()
+        .split("\n")
+        .filter((line) => line.includes("SANDBOX_PORT"));
+      expect(lines).toEqual([
+        `SANDBOX_PORT must be a port number (0-65535; empty or unset means 8090), got ${JSON.stringify(value)}`,
+      ]);
+      expect(proc.err()).not.toMatch(/\bat .*\.(ts|js):\d+/);
+    },
+    60_000,
+  );
 });
 
 /** Listens on 127.0.0.1:port; null when someone else already does (the port is held either way). */

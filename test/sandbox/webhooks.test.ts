@@ -53,7 +53,13 @@ describe("order webhooks", () => {
     const { accountId, apiKey } = newCustomer(world);
     const receiver = await startReceiver([500]);
     world.control.setWebhookUrl({ accountId, url: receiver.url });
-    const order = (await world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody(), headers: { "Idempotency-Key": "w" } })).body;
+    const order = (
+      await world.call("POST", "/api/v1/orders", {
+        key: apiKey,
+        body: orderBody(),
+        headers: { "Idempotency-Key": "w" },
+      })
+    ).body;
 
     world.advance(3000);
     await world.sandbox.tick();
@@ -69,7 +75,11 @@ describe("order webhooks", () => {
 
     const [first, second] = receiver.received;
     expect(second!.body).toEqual(first!.body);
-    expect(second!.body).toMatchObject({ event: "order.filled", createdAt: "2025-03-10T12:00:03.000Z", data: { order: { id: order.id, status: "Filled" } } });
+    expect(second!.body).toMatchObject({
+      event: "order.filled",
+      createdAt: "2025-03-10T12:00:03.000Z",
+      data: { order: { id: order.id, status: "Filled" } },
+    });
     expect((second!.body as { id: string }).id).toMatch(/^[0-9a-f-]{36}$/);
     expect(second!.headers["content-type"]).toBe("application/json");
     expect(second!.headers["x-marketplace-event"]).toBe("order.filled");
@@ -86,7 +96,10 @@ describe("order webhooks", () => {
     world.control.settleNow({ accountId });
     await world.sandbox.tick();
     expect(receiver.received).toHaveLength(1);
-    expect(receiver.received[0]!.body).toMatchObject({ event: "order.failed", data: { order: { status: "Failed", txId: null } } });
+    expect(receiver.received[0]!.body).toMatchObject({
+      event: "order.failed",
+      data: { order: { status: "Failed", txId: null } },
+    });
   });
 
   it("backs off 1s, 2s, 4s, 8s, 16s on network errors and gives up after six attempts", async () => {
@@ -163,7 +176,11 @@ describe("order webhooks", () => {
     world.advance(1000);
     await world.sandbox.tick();
     expect(calls).toEqual(["http://127.0.0.1:9/old", "http://127.0.0.1:9/new"]);
-    expect((await webhooksOf(world, accountId))[0]).toMatchObject({ state: "delivered", attempts: 2, url: "http://127.0.0.1:9/new" });
+    expect((await webhooksOf(world, accountId))[0]).toMatchObject({
+      state: "delivered",
+      attempts: 2,
+      url: "http://127.0.0.1:9/new",
+    });
   });
 
   it("a receiver that hangs holds up neither settlement nor other deliveries, and is not sent twice meanwhile", async () => {
@@ -182,17 +199,27 @@ describe("order webhooks", () => {
     const fast = newCustomer(world);
     world.control.setWebhookUrl({ accountId: slow.accountId, url: "http://127.0.0.1:9/hangs" });
     world.control.setWebhookUrl({ accountId: fast.accountId, url: "http://127.0.0.1:9/fast" });
-    await world.call("POST", "/api/v1/orders", { key: slow.apiKey, body: orderBody(), headers: { "Idempotency-Key": "s" } });
+    await world.call("POST", "/api/v1/orders", {
+      key: slow.apiKey,
+      body: orderBody(),
+      headers: { "Idempotency-Key": "s" },
+    });
     world.advance(3000);
     let firstTickDone = false;
     const firstTick = world.sandbox.tick().then(() => (firstTickDone = true));
     expect(calls).toEqual(["http://127.0.0.1:9/hangs"]);
 
-    const order = await world.call("POST", "/api/v1/orders", { key: fast.apiKey, body: orderBody(), headers: { "Idempotency-Key": "f" } });
+    const order = await world.call("POST", "/api/v1/orders", {
+      key: fast.apiKey,
+      body: orderBody(),
+      headers: { "Idempotency-Key": "f" },
+    });
     world.advance(3000);
     await world.sandbox.tick(); // resolves while the first receiver still hangs
     expect(firstTickDone).toBe(false);
-    expect((await world.call("GET", `/api/v1/orders/${order.body.id}`, { key: fast.apiKey })).body.status).toBe("Filled");
+    expect((await world.call("GET", `/api/v1/orders/${order.body.id}`, { key: fast.apiKey })).body.status).toBe(
+      "Filled",
+    );
     expect(calls).toEqual(["http://127.0.0.1:9/hangs", "http://127.0.0.1:9/fast"]);
 
     release!();

@@ -5,13 +5,24 @@ describe("int64 fields", () => {
   it("accepts decimal-integer strings in requests and rejects other strings", async () => {
     const world = createSandboxWorld();
     const { apiKey } = newCustomer(world);
-    const order = await world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody({ volume: "65000" }), headers: { "Idempotency-Key": "s" } });
+    const order = await world.call("POST", "/api/v1/orders", {
+      key: apiKey,
+      body: orderBody({ volume: "65000" }),
+      headers: { "Idempotency-Key": "s" },
+    });
     expect(order.status).toBe(200);
     expect(order.body.volume).toBe(65000);
-    const rule = await world.call("POST", "/api/v1/automations", { key: apiKey, body: { targetAddress: ADDRESS, minimal: "0", volume: "70000", duration: "15m" } });
+    const rule = await world.call("POST", "/api/v1/automations", {
+      key: apiKey,
+      body: { targetAddress: ADDRESS, minimal: "0", volume: "70000", duration: "15m" },
+    });
     expect(rule.body).toMatchObject({ minimal: 0, volume: 70000 });
     for (const volume of ["065000", "65000.0", "6.5e4", " 65000", "", true]) {
-      const res = await world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody({ volume }), headers: { "Idempotency-Key": `bad-${String(volume)}` } });
+      const res = await world.call("POST", "/api/v1/orders", {
+        key: apiKey,
+        body: orderBody({ volume }),
+        headers: { "Idempotency-Key": `bad-${String(volume)}` },
+      });
       expect(res.status, JSON.stringify(volume)).toBe(422);
       expect(res.body.detail).toContain("volume");
     }
@@ -21,19 +32,37 @@ describe("int64 fields", () => {
     const world = createSandboxWorld();
     const { accountId, apiKey } = newCustomer(world);
     world.control.setInt64Format({ format: "string" });
-    const order = await world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody(), headers: { "Idempotency-Key": "s" } });
+    const order = await world.call("POST", "/api/v1/orders", {
+      key: apiKey,
+      body: orderBody(),
+      headers: { "Idempotency-Key": "s" },
+    });
     expect(order.body.volume).toBe("65000");
     world.control.settleNow({ accountId });
-    expect((await world.call("GET", "/api/v1/orders/stats", { key: apiKey })).body).toEqual({ totalOrders: 1, energyDeliveredThisMonth: "65000" });
+    expect((await world.call("GET", "/api/v1/orders/stats", { key: apiKey })).body).toEqual({
+      totalOrders: 1,
+      energyDeliveredThisMonth: "65000",
+    });
     const options = (await world.call("GET", "/api/v1/orders/options", { key: apiKey })).body;
     expect(options.resources[0]).toMatchObject({ unit: "65000", minVolume: "10000", maxVolume: "5000000" });
-    expect((await world.call("GET", "/api/v1/automations/options", { key: apiKey })).body.renewalMaxVolume).toBe("5000000");
-    const rule = await world.call("POST", "/api/v1/automations", { key: apiKey, body: { targetAddress: ADDRESS, minimal: 1000, volume: 65000, duration: "1h" } });
+    expect((await world.call("GET", "/api/v1/automations/options", { key: apiKey })).body.renewalMaxVolume).toBe(
+      "5000000",
+    );
+    const rule = await world.call("POST", "/api/v1/automations", {
+      key: apiKey,
+      body: { targetAddress: ADDRESS, minimal: 1000, volume: 65000, duration: "1h" },
+    });
     expect(rule.body).toMatchObject({ minimal: "1000", volume: "65000" });
     world.control.fireRule({ ruleId: rule.body.id });
-    expect((await world.call("GET", `/api/v1/automations/${rule.body.id}/fires`, { key: apiKey })).body[0].volume).toBe("65000");
+    expect((await world.call("GET", `/api/v1/automations/${rule.body.id}/fires`, { key: apiKey })).body[0].volume).toBe(
+      "65000",
+    );
     // int32 fields stay numbers.
-    expect((await world.call("GET", "/api/v1/orders", { key: apiKey })).body).toMatchObject({ page: 1, pageSize: 20, total: 1 });
+    expect((await world.call("GET", "/api/v1/orders", { key: apiKey })).body).toMatchObject({
+      page: 1,
+      pageSize: 20,
+      total: 1,
+    });
     world.control.setInt64Format({ format: "number" });
     expect((await world.call("GET", `/api/v1/orders/${order.body.id}`, { key: apiKey })).body.volume).toBe(65000);
   });
@@ -43,10 +72,16 @@ describe("error code placement", () => {
   it("puts the code where setErrorCodePlacement says", async () => {
     const world = createSandboxWorld();
     const { apiKey } = newCustomer(world, { trx: "1" });
-    const fail = () => world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody(), headers: { "Idempotency-Key": "x" } });
+    const fail = () =>
+      world.call("POST", "/api/v1/orders", { key: apiKey, body: orderBody(), headers: { "Idempotency-Key": "x" } });
 
     const uri = (await fail()).body;
-    expect(uri).toMatchObject({ type: "https://docs.marketplace.example/errors/wallet.insufficient_balance", title: "Insufficient balance", status: 402, instance: "/api/v1/orders" });
+    expect(uri).toMatchObject({
+      type: "https://docs.marketplace.example/errors/wallet.insufficient_balance",
+      title: "Insufficient balance",
+      status: 402,
+      instance: "/api/v1/orders",
+    });
 
     world.control.setErrorCodePlacement({ placement: "code" });
     expect((await fail()).body).toMatchObject({ code: "wallet.insufficient_balance", type: "about:blank" });
@@ -57,7 +92,9 @@ describe("error code placement", () => {
     world.control.setErrorCodePlacement({ placement: "detail" });
     const detail = (await fail()).body;
     expect(detail.type).toBe("about:blank");
-    expect(detail.detail).toMatch(/^the order costs 4\.6475 TRX but the balance is 1 TRX \(code: wallet\.insufficient_balance\)$/);
+    expect(detail.detail).toMatch(
+      /^the order costs 4\.6475 TRX but the balance is 1 TRX \(code: wallet\.insufficient_balance\)$/,
+    );
     expect(() => world.control.setErrorCodePlacement({ placement: "header" as never })).toThrow(/placement/);
   });
 
@@ -72,7 +109,14 @@ describe("error code placement", () => {
 describe("fault injection", () => {
   it("answers the next matching requests with the injected status, body and headers", async () => {
     const world = createSandboxWorld();
-    world.control.injectFault({ method: "GET", pathPrefix: "/api/v1/wallet", times: 2, status: 503, body: { title: "down" }, headers: { "Retry-After": "7" } });
+    world.control.injectFault({
+      method: "GET",
+      pathPrefix: "/api/v1/wallet",
+      times: 2,
+      status: 503,
+      body: { title: "down" },
+      headers: { "Retry-After": "7" },
+    });
     expect((await world.call("GET", "/api/v1/orders")).status).toBe(200); // other path
     expect((await world.call("POST", "/api/v1/wallet/balance")).status).toBe(404); // other method: real handler
     for (let i = 0; i < 2; i++) {
@@ -86,7 +130,12 @@ describe("fault injection", () => {
 
   it("serves a raw non-JSON body, matches prefixes relative to /api/v1, and is cleared by clearFaults", async () => {
     const world = createSandboxWorld();
-    world.control.injectFault({ pathPrefix: "/orders", status: 502, rawBody: "<html>Bad gateway</html>", headers: { "Content-Type": "text/html" } });
+    world.control.injectFault({
+      pathPrefix: "/orders",
+      status: 502,
+      rawBody: "<html>Bad gateway</html>",
+      headers: { "Content-Type": "text/html" },
+    });
     const res = await world.call("GET", "/api/v1/orders");
     expect(res.status).toBe(502);
     expect(res.text).toBe("<html>Bad gateway</html>");
@@ -107,7 +156,9 @@ describe("fault injection", () => {
     world.control.injectFault({ pathPrefix: "/api/v1/wallet/balance", delayMs: 400 });
     const started = Date.now();
     const finished: string[] = [];
-    const delayed = world.call("GET", "/api/v1/wallet/balance").then((res) => (finished.push("delayed"), { res, elapsed: Date.now() - started }));
+    const delayed = world
+      .call("GET", "/api/v1/wallet/balance")
+      .then((res) => (finished.push("delayed"), { res, elapsed: Date.now() - started }));
     // The fault was used up by the first request: a second one sent after it overtakes it.
     const again = world.call("GET", "/api/v1/wallet/balance").then((res) => (finished.push("again"), res));
     const [{ res, elapsed }, second] = await Promise.all([delayed, again]);

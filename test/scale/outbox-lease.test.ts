@@ -22,7 +22,13 @@ describeEachDialect("outbox outcomes need the lease (%s)", (dialect) => {
     database = dialect === "PostgreSQL" ? await createPostgresTestDatabase("bot_outbox") : null;
     ({ db } = await openDatabase(database ? database.url : ":memory:", { poolMax: 2 }));
     await migrateToLatest(db);
-    await enqueueAlert(db, { telegramId: 42, chatId: 42, dedupeKey: "order:1:Filled", payload: { method: "sendMessage", params: { text: "filled" } }, now: T });
+    await enqueueAlert(db, {
+      telegramId: 42,
+      chatId: 42,
+      dedupeKey: "order:1:Filled",
+      payload: { method: "sendMessage", params: { text: "filled" } },
+      now: T,
+    });
     const [first] = await claimDue(db, "a", T, 10, 1_000);
     expect(first?.lease_owner).toBe("a");
     const [second] = await claimDue(db, "b", T + 2_000, 10, 1_000);
@@ -30,15 +36,32 @@ describeEachDialect("outbox outcomes need the lease (%s)", (dialect) => {
     return second!.id;
   }
 
-  const row = (id: number) => db.selectFrom("outbox").select(["status", "lease_owner", "attempts", "next_attempt_at", "last_error"]).where("id", "=", id).executeTakeFirstOrThrow();
+  const row = (id: number) =>
+    db
+      .selectFrom("outbox")
+      .select(["status", "lease_owner", "attempts", "next_attempt_at", "last_error"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
 
   it("a replica whose lease ran out cannot put the row back for a retry or drop it", async () => {
     const id = await takenOver();
     expect(await markRetry(db, id, T + 60_000, "network error", "a")).toBe(false);
     expect(await markDropped(db, id, "Forbidden: bot was blocked by the user", "a")).toBe(false);
-    expect(await row(id)).toEqual({ status: "queued", lease_owner: "b", attempts: 0, next_attempt_at: T, last_error: null });
+    expect(await row(id)).toEqual({
+      status: "queued",
+      lease_owner: "b",
+      attempts: 0,
+      next_attempt_at: T,
+      last_error: null,
+    });
     expect(await markRetry(db, id, T + 60_000, "network error", "b")).toBe(true);
-    expect(await row(id)).toEqual({ status: "queued", lease_owner: null, attempts: 1, next_attempt_at: T + 60_000, last_error: "network error" });
+    expect(await row(id)).toEqual({
+      status: "queued",
+      lease_owner: null,
+      attempts: 1,
+      next_attempt_at: T + 60_000,
+      last_error: "network error",
+    });
   });
 
   it("the new holder's 'sent' stands against the old holder's late retry or drop", async () => {

@@ -8,7 +8,17 @@ import { createSandbox } from "#src/sandbox/index";
 import { createChatUser, startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
 import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from "../kit/test-database";
 import { BOT_TOKEN } from "../kit/world";
-import { closeServer, killHard, methodOf, spawnReplica, startTaggedProxy, waitReady, waitUntil, type Replica, type TaggedCall } from "./replica-kit";
+import {
+  closeServer,
+  killHard,
+  methodOf,
+  spawnReplica,
+  startTaggedProxy,
+  waitReady,
+  waitUntil,
+  type Replica,
+  type TaggedCall,
+} from "./replica-kit";
 
 const name = TEST_DATABASE_URL
   ? "two replicas in polling mode on one PostgreSQL: only the leader polls, the other takes over"
@@ -29,7 +39,9 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     await db.destroy();
     const sandbox = createSandbox({ now: () => new Date(), settleDelayMs: 0 });
     sandboxServer = await new Promise((resolve) => {
-      const started = serve({ fetch: sandbox.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started as Server));
+      const started = serve({ fetch: sandbox.app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
+        resolve(started as Server),
+      );
     });
     telegram = await startFakeTelegram({ token: BOT_TOKEN });
   }, 60_000);
@@ -49,12 +61,23 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
       // each replica reaches Telegram through its own proxy, so every getUpdates names its caller
       const proxy = await startTaggedProxy(telegram.apiRoot, id, calls);
       proxies.push(proxy.server);
-      const replica = await spawnReplica(id, { telegramApiRoot: proxy.url, marketplaceUrl, databaseUrl: database.url, secretKey, mode: "polling" });
+      const replica = await spawnReplica(id, {
+        telegramApiRoot: proxy.url,
+        marketplaceUrl,
+        databaseUrl: database.url,
+        secretKey,
+        mode: "polling",
+      });
       replicas.push(replica);
       await waitReady(replica);
     }
-    const leaderOf = async (replica: Replica) => /^replica_polling_leader(\{[^}]*\})? 1$/m.test(await (await fetch(`${replica.url}/metrics`)).text());
-    await waitUntil(async () => (await leaderOf(replicas[0]!)) || (await leaderOf(replicas[1]!)), 15_000, "a polling leader");
+    const leaderOf = async (replica: Replica) =>
+      /^replica_polling_leader(\{[^}]*\})? 1$/m.test(await (await fetch(`${replica.url}/metrics`)).text());
+    await waitUntil(
+      async () => (await leaderOf(replicas[0]!)) || (await leaderOf(replicas[1]!)),
+      15_000,
+      "a polling leader",
+    );
     const leader = (await leaderOf(replicas[0]!)) ? replicas[0]! : replicas[1]!;
     const follower = replicas.find((r) => r !== leader)!;
     expect(await leaderOf(follower)).toBe(false);

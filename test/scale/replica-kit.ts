@@ -9,7 +9,12 @@ import { BOT_TOKEN } from "../kit/world";
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Checks every `everyMs` (default 100: the fake Telegram shares this process, keep its clock calm). */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string | (() => string), everyMs = 100): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string | (() => string),
+  everyMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
@@ -70,7 +75,11 @@ export async function spawnReplica(id: string, env: ReplicaEnv): Promise<Replica
 }
 
 export async function waitReady(replica: Replica): Promise<void> {
-  await waitUntil(async () => (await fetch(`${replica.url}/readyz`).catch(() => null))?.ok === true, 40_000, () => `${replica.id} to be ready\n${replica.out()}`);
+  await waitUntil(
+    async () => (await fetch(`${replica.url}/readyz`).catch(() => null))?.ok === true,
+    40_000,
+    () => `${replica.id} to be ready\n${replica.out()}`,
+  );
 }
 
 /** SIGKILL: the process gets no chance to release leases or finish anything. */
@@ -121,29 +130,44 @@ export interface TaggedCall {
  * replica, so the test knows which replica made each call — also the calls of a replica killed
  * while they were in flight.
  */
-export async function startTaggedProxy(target: string, replica: string, log: TaggedCall[], options: { delayMs?: (call: TaggedCall) => number; answerDelayMs?: (call: TaggedCall) => number } = {}): Promise<{ url: string; server: Server }> {
+export async function startTaggedProxy(
+  target: string,
+  replica: string,
+  log: TaggedCall[],
+  options: { delayMs?: (call: TaggedCall) => number; answerDelayMs?: (call: TaggedCall) => number } = {},
+): Promise<{ url: string; server: Server }> {
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     let hungUp = false; // before an answer is written, "close" means the caller went away
     res.on("close", () => (hungUp = true));
     void readBody(req).then(async (body) => {
       const apiKey = typeof req.headers["x-api-key"] === "string" ? req.headers["x-api-key"] : undefined;
-      const call: TaggedCall = { replica, method: req.method ?? "", path: req.url ?? "", body: body.toString(), apiKey, startedAt: Date.now() };
+      const call: TaggedCall = {
+        replica,
+        method: req.method ?? "",
+        path: req.url ?? "",
+        body: body.toString(),
+        apiKey,
+        startedAt: Date.now(),
+      };
       log.push(call);
       // a slow link: the request waits before it reaches the service, and is lost if the caller dies meanwhile
       const delay = options.delayMs?.(call) ?? 0;
       if (delay > 0) await sleep(delay);
       if (hungUp) return;
       call.forwardedAt = Date.now();
-      const proxied = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        call.status = answer.statusCode;
-        // a slow way back: the service has acted, the caller learns it later (or never, if it dies)
-        void sleep(options.answerDelayMs?.(call) ?? 0).then(() => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.on("end", () => (call.answeredAt = Date.now()));
-        });
-      });
+      const proxied = httpRequest(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          call.status = answer.statusCode;
+          // a slow way back: the service has acted, the caller learns it later (or never, if it dies)
+          void sleep(options.answerDelayMs?.(call) ?? 0).then(() => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            answer.on("end", () => (call.answeredAt = Date.now()));
+          });
+        },
+      );
       proxied.on("error", () => res.destroy());
       // the replica hung up (killed): hang up upstream too, as its socket would
       res.on("close", () => {
@@ -170,11 +194,20 @@ export async function startBalancer(backends: () => Replica[]) {
         }
         const backend = alive[next++ % alive.length]!;
         const forwardedAt = Date.now();
-        const proxied = httpRequest({ host: "127.0.0.1", port: backend.port, path: req.url, method: req.method, headers: req.headers }, (answer: IncomingMessage) => {
-          routed.push({ path: req.url ?? "", replica: backend.id, body: body.toString(), forwardedAt, at: Date.now() });
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
+        const proxied = httpRequest(
+          { host: "127.0.0.1", port: backend.port, path: req.url, method: req.method, headers: req.headers },
+          (answer: IncomingMessage) => {
+            routed.push({
+              path: req.url ?? "",
+              replica: backend.id,
+              body: body.toString(),
+              forwardedAt,
+              at: Date.now(),
+            });
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
         proxied.on("error", () => attempt(tries + 1));
         proxied.end(body);
       };

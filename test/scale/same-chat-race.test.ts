@@ -44,7 +44,8 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     sandboxServer = await new Promise((resolve) => {
       const fetch = async (req: Request) => {
         const path = new URL(req.url).pathname;
-        if (path === "/api/v1/pricing/quote" || (req.method === "POST" && path === "/api/v1/orders")) await sleep(SLOW_MS);
+        if (path === "/api/v1/pricing/quote" || (req.method === "POST" && path === "/api/v1/orders"))
+          await sleep(SLOW_MS);
         return sandbox.app.fetch(req);
       };
       const started = serve({ fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started as Server));
@@ -53,10 +54,23 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     telegram = await startFakeTelegram({ token: BOT_TOKEN, webhook: { maxConnections: 4, sameChatInParallel: true } });
     balancer = await startBalancer(() => replicas);
     const marketplaceUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
-    for (const id of ["w1", "w2"]) replicas.push(await spawnReplica(id, { telegramApiRoot: telegram.apiRoot, marketplaceUrl, databaseUrl: database.url, secretKey, mode: "webhook" }));
+    for (const id of ["w1", "w2"])
+      replicas.push(
+        await spawnReplica(id, {
+          telegramApiRoot: telegram.apiRoot,
+          marketplaceUrl,
+          databaseUrl: database.url,
+          secretKey,
+          mode: "webhook",
+        }),
+      );
     for (const replica of replicas) await waitReady(replica);
     // Each replica registered the public https URL; point the fake Telegram at the balancer instead.
-    const answer = await fetch(`${telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: `${balancer.url}/telegram`, secret_token: telegramWebhookSecret(secretKey) }) });
+    const answer = await fetch(`${telegram.apiRoot}/bot${BOT_TOKEN}/setWebhook`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: `${balancer.url}/telegram`, secret_token: telegramWebhookSecret(secretKey) }),
+    });
     expect(answer.ok).toBe(true);
   }, 60_000);
 
@@ -73,8 +87,16 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
    * is recorded when the replica's answer begins, which is after the reply it sent: waited for.
    */
   async function raced(first: number, second: number) {
-    const routeOf = (id: number) => balancer.routed.find((r) => r.path === "/telegram" && (JSON.parse(r.body) as { update_id: number }).update_id === id);
-    await waitUntil(() => routeOf(first) !== undefined && routeOf(second) !== undefined, 10_000, "both updates answered", 10);
+    const routeOf = (id: number) =>
+      balancer.routed.find(
+        (r) => r.path === "/telegram" && (JSON.parse(r.body) as { update_id: number }).update_id === id,
+      );
+    await waitUntil(
+      () => routeOf(first) !== undefined && routeOf(second) !== undefined,
+      10_000,
+      "both updates answered",
+      10,
+    );
     const routes = [routeOf(first)!, routeOf(second)!];
     expect(routes.every(Boolean)).toBe(true);
     expect(routes[0]!.replica).not.toBe(routes[1]!.replica);
@@ -92,7 +114,17 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     // recorded and while it is still being handled (its quote takes SLOW_MS), at the other replica.
     const { db } = await openDatabase(database.url, { poolMax: 1 });
     try {
-      await waitUntil(async () => (await db.selectFrom("telegram_updates").select("update_id").where("update_id", "=", first.updateId).executeTakeFirst()) !== undefined, 5_000, "the first update recorded", 10);
+      await waitUntil(
+        async () =>
+          (await db
+            .selectFrom("telegram_updates")
+            .select("update_id")
+            .where("update_id", "=", first.updateId)
+            .executeTakeFirst()) !== undefined,
+        5_000,
+        "the first update recorded",
+        10,
+      );
     } finally {
       await db.destroy();
     }
@@ -108,7 +140,14 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     // a load balancer's retry: each update again, at the other replica → acknowledged, not handled
     for (const route of routes) {
       const other = replicas.find((r) => r.id !== route.replica)!;
-      const again = await fetch(`${other.url}/telegram`, { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": telegramWebhookSecret(secretKey) }, body: route.body });
+      const again = await fetch(`${other.url}/telegram`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-telegram-bot-api-secret-token": telegramWebhookSecret(secretKey),
+        },
+        body: route.body,
+      });
       expect(again.status).toBe(200);
     }
     await sleep(1_000);
@@ -123,7 +162,11 @@ describe.skipIf(!TEST_DATABASE_URL)(name, () => {
     const card = user.botMessages().at(-1)!;
     expect(card.text).toContain("TRX");
     const taps = [user.press("✅ Confirm"), user.press("✅ Confirm")];
-    await waitUntil(() => user.botMessages().some((m) => /Order placed/.test(m.text ?? "")), 20_000, "the order to be placed");
+    await waitUntil(
+      () => user.botMessages().some((m) => /Order placed/.test(m.text ?? "")),
+      20_000,
+      "the order to be placed",
+    );
     await sleep(1_500);
     await raced(taps[0]!.updateId, taps[1]!.updateId);
     expect(sandbox.control.listOrders(accountId)).toHaveLength(1);

@@ -48,12 +48,29 @@ describe.skipIf(!TEST_DATABASE_URL)(`shared state between replicas on PostgreSQL
     const db = await replicaDb();
     const version = await sql<{ version: string }>`select version() as version`.execute(db);
     expect(version.rows[0]!.version).toMatch(/PostgreSQL/);
-    await db.insertInto("users").values({ telegram_id: 7_000_000_001, chat_id: -1_001_234_567_890, language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1, created_at: 1_795_328_970_455, updated_at: 1_795_328_970_455 }).execute();
+    await db
+      .insertInto("users")
+      .values({
+        telegram_id: 7_000_000_001,
+        chat_id: -1_001_234_567_890,
+        language: null,
+        alert_orders: 1,
+        alert_rules: 1,
+        alert_deposits: 1,
+        alert_other: 1,
+        active: 1,
+        created_at: 1_795_328_970_455,
+        updated_at: 1_795_328_970_455,
+      })
+      .execute();
     const user = await db.selectFrom("users").selectAll().executeTakeFirstOrThrow();
     expect(user.telegram_id).toBe(7_000_000_001);
     expect(user.chat_id).toBe(-1_001_234_567_890);
     expect(user.created_at).toBe(1_795_328_970_455);
-    const count = await db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const count = await db
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(count.n).toBe(1);
   });
 
@@ -65,12 +82,32 @@ describe.skipIf(!TEST_DATABASE_URL)(`shared state between replicas on PostgreSQL
     expect(await tryLease(a, "job", "A", Date.now(), 5_000)).toBe(true);
 
     const events: string[] = [];
-    const leader = await startLeaderElection({ db: a, logger, name: "telegram-polling", owner: "A", ttlMs: 1_500, renewMs: 300, onLead: () => void events.push("A leads"), onLose: () => void events.push("A stops") });
-    const follower = await startLeaderElection({ db: b, logger, name: "telegram-polling", owner: "B", ttlMs: 1_500, renewMs: 300, onLead: () => void events.push("B leads"), onLose: () => void events.push("B stops") });
+    const leader = await startLeaderElection({
+      db: a,
+      logger,
+      name: "telegram-polling",
+      owner: "A",
+      ttlMs: 1_500,
+      renewMs: 300,
+      onLead: () => void events.push("A leads"),
+      onLose: () => void events.push("A stops"),
+    });
+    const follower = await startLeaderElection({
+      db: b,
+      logger,
+      name: "telegram-polling",
+      owner: "B",
+      ttlMs: 1_500,
+      renewMs: 300,
+      onLead: () => void events.push("B leads"),
+      onLose: () => void events.push("B stops"),
+    });
     expect(leader.isLeader()).toBe(true);
     expect(follower.isLeader()).toBe(false);
     // A "dies": its database connections are cut and it never renews again.
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(b).catch(() => undefined);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`
+      .execute(b)
+      .catch(() => undefined);
     const died = Date.now();
     await a.destroy();
     const deadline = Date.now() + 5_000;
@@ -115,7 +152,9 @@ describe.skipIf(!TEST_DATABASE_URL)(`shared state between replicas on PostgreSQL
   it("the global Telegram budget holds across replicas taking from it at once; a chat's turn goes to one replica", async () => {
     const dbs = [await replicaDb(), await replicaDb(), await replicaDb()];
     const now = Date.now();
-    const grants = await Promise.all(dbs.flatMap((db) => Array.from({ length: 5 }, () => takeGlobal(db, now, 3, { perSecond: 22, burst: 6 }))));
+    const grants = await Promise.all(
+      dbs.flatMap((db) => Array.from({ length: 5 }, () => takeGlobal(db, now, 3, { perSecond: 22, burst: 6 }))),
+    );
     expect(grants.reduce((sum, g) => sum + g.granted, 0)).toBe(6);
     const later = await takeGlobal(dbs[0]!, now + 1_000, 100, { perSecond: 22, burst: 6 });
     expect(later.granted).toBe(6); // the bucket refilled, capped at its burst
@@ -127,11 +166,14 @@ describe.skipIf(!TEST_DATABASE_URL)(`shared state between replicas on PostgreSQL
     const dbs = [await replicaDb(), await replicaDb(), await replicaDb()];
     const now = Date.now();
     const budget = { perSecond: 22, burst: 6 };
-    const turns = await Promise.all(dbs.flatMap((db) => Array.from({ length: 4 }, () => takeReplyTurn(db, 4343, now, DEFAULT_CHAT_PACE, budget))));
+    const turns = await Promise.all(
+      dbs.flatMap((db) => Array.from({ length: 4 }, () => takeReplyTurn(db, 4343, now, DEFAULT_CHAT_PACE, budget))),
+    );
     const taken = turns.filter((turn) => turn.chatDueAt === null);
     expect(taken).toHaveLength(DEFAULT_CHAT_PACE.burst);
     expect(taken.reduce((sum, turn) => sum + (turn.grant?.granted ?? 0), 0)).toBe(DEFAULT_CHAT_PACE.burst);
-    for (const waiting of turns.filter((turn) => turn.chatDueAt !== null)) expect(waiting).toEqual({ chatDueAt: expect.any(Number), grant: null });
+    for (const waiting of turns.filter((turn) => turn.chatDueAt !== null))
+      expect(waiting).toEqual({ chatDueAt: expect.any(Number), grant: null });
     // Of the bucket's 6, the three turns took 3: 3 are left.
     expect((await takeGlobal(dbs[0]!, now, 10, budget)).granted).toBe(3);
   });
@@ -158,20 +200,34 @@ describe.skipIf(!TEST_DATABASE_URL)(`shared state between replicas on PostgreSQL
     const dbs = [await replicaDb(), await replicaDb(), await replicaDb()];
     const now = Date.now();
     await upsertUser(dbs[0]!, 4444, 4444, now);
-    const reads = await Promise.all(dbs.flatMap((db) => Array.from({ length: 8 }, () => findUserWithState(db, 4444, 4444, { now, windowMs: FLOOD_WINDOW_MS }))));
-    expect(reads.map((read) => read.windowPlace).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    const reads = await Promise.all(
+      dbs.flatMap((db) =>
+        Array.from({ length: 8 }, () => findUserWithState(db, 4444, 4444, { now, windowMs: FLOOD_WINDOW_MS })),
+      ),
+    );
+    expect(reads.map((read) => read.windowPlace).sort((a, b) => a! - b!)).toEqual(
+      Array.from({ length: 24 }, (_, i) => i + 1),
+    );
     for (const read of reads) expect(read.user).toMatchObject({ telegram_id: 4444, chat_id: 4444 });
   });
 
   it("a new user's first updates read at once at several replicas store the user once; each read returns the row or, when another stored it first, none", async () => {
     const dbs = [await replicaDb(), await replicaDb(), await replicaDb()];
     const now = Date.now();
-    const reads = await Promise.all(dbs.flatMap((db, replica) => Array.from({ length: 8 }, (_, i) => findUserWithState(db, 4545, 4545, { now: now + replica * 8 + i, windowMs: FLOOD_WINDOW_MS }))));
+    const reads = await Promise.all(
+      dbs.flatMap((db, replica) =>
+        Array.from({ length: 8 }, (_, i) =>
+          findUserWithState(db, 4545, 4545, { now: now + replica * 8 + i, windowMs: FLOOD_WINDOW_MS }),
+        ),
+      ),
+    );
     const rows = await dbs[0]!.selectFrom("users").selectAll().where("telegram_id", "=", 4545).execute();
     expect(rows).toHaveLength(1);
     const returned = reads.filter((read) => read.user !== undefined);
     expect(returned.length).toBeGreaterThanOrEqual(1);
     for (const read of returned) expect(read.user).toEqual(rows[0]);
-    expect(reads.map((read) => read.windowPlace).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    expect(reads.map((read) => read.windowPlace).sort((a, b) => a! - b!)).toEqual(
+      Array.from({ length: 24 }, (_, i) => i + 1),
+    );
   });
 });

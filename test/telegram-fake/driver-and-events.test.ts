@@ -77,7 +77,9 @@ describe("webhook delivery", () => {
       return c.text("ok");
     });
     const port = await new Promise<number>((resolve) => {
-      const server = serve({ fetch: receiver.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) => resolve(info.port));
+      const server = serve({ fetch: receiver.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+        resolve(info.port),
+      );
       onTestFinished(() => void server.close());
     });
     const { fake, bot } = await world();

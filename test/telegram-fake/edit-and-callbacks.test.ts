@@ -20,7 +20,9 @@ describe("edits", () => {
       bot.api.editMessageText(ALICE.id, card.message_id, "Buy 65 000 energy?", { reply_markup: keyboard }),
     );
     expect(same.description).toBe(NOT_MODIFIED);
-    const edited = await bot.api.editMessageText(ALICE.id, card.message_id, "<i>Processing…</i>", { parse_mode: "HTML" });
+    const edited = await bot.api.editMessageText(ALICE.id, card.message_id, "<i>Processing…</i>", {
+      parse_mode: "HTML",
+    });
     expect(edited).toMatchObject({ message_id: card.message_id, text: "Processing…" });
     const message = fake.messages(ALICE.id).find((m) => m.messageId === card.message_id)!;
     expect(message).toMatchObject({ edited: true, text: "Processing…", html: "<i>Processing…</i>" });
@@ -90,9 +92,13 @@ describe("callback queries", () => {
     fake.sendText(ALICE, "/buy");
     const card = await bot.api.sendMessage(ALICE.id, "?", { reply_markup: new InlineKeyboard().text("Go", "go") });
     const first = fake.pressButton(ALICE, card.message_id, "go");
-    expect((await apiError(bot.api.answerCallbackQuery(first.callbackQueryId, { text: "x".repeat(201) }))).error_code).toBe(400);
+    expect(
+      (await apiError(bot.api.answerCallbackQuery(first.callbackQueryId, { text: "x".repeat(201) }))).error_code,
+    ).toBe(400);
     now += 16 * 60 * 1000;
-    expect((await apiError(bot.api.answerCallbackQuery(first.callbackQueryId))).description).toContain("query is too old");
+    expect((await apiError(bot.api.answerCallbackQuery(first.callbackQueryId))).description).toContain(
+      "query is too old",
+    );
   });
 
   it("lets a user press only buttons that exist, explaining what it saw", async () => {

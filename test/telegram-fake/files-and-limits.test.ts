@@ -45,7 +45,9 @@ describe("photos", () => {
     expect((await apiError(bot.api.sendPhoto(ALICE.id, "no-such-file"))).description).toBe(
       "Bad Request: wrong file identifier/HTTP URL specified",
     );
-    const longCaption = await apiError(bot.api.sendPhoto(ALICE.id, "https://example.org/qr.png", { caption: "x".repeat(1025) }));
+    const longCaption = await apiError(
+      bot.api.sendPhoto(ALICE.id, "https://example.org/qr.png", { caption: "x".repeat(1025) }),
+    );
     expect(longCaption.description).toBe("Bad Request: message caption is too long");
   });
 });

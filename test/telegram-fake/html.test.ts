@@ -63,7 +63,9 @@ describe("parseTelegramHtml refuses what Telegram refuses", () => {
   });
 
   it("refuses unknown tags such as <br> and <p>", () => {
-    expect(description("a<br>b")).toBe(`Bad Request: can't parse entities: Unsupported start tag "br" at byte offset 1`);
+    expect(description("a<br>b")).toBe(
+      `Bad Request: can't parse entities: Unsupported start tag "br" at byte offset 1`,
+    );
     expect(description("<p>x</p>")).toContain(`Unsupported start tag "p"`);
   });
 
@@ -72,7 +74,9 @@ describe("parseTelegramHtml refuses what Telegram refuses", () => {
   });
 
   it("refuses an unclosed tag", () => {
-    expect(description("<b>bold")).toBe(`Bad Request: can't parse entities: Can't find end tag corresponding to start tag "b"`);
+    expect(description("<b>bold")).toBe(
+      `Bad Request: can't parse entities: Can't find end tag corresponding to start tag "b"`,
+    );
     expect(description("<b")).toBe("Bad Request: can't parse entities: Unclosed start tag at byte offset 0");
   });
 

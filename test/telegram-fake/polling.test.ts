@@ -58,7 +58,9 @@ describe("long polling", () => {
     await bot.api.setWebhook("https://bot.example/telegram", { secret_token: "s3cret_-" });
     expect(fake.webhook).toEqual({ url: "https://bot.example/telegram", secretToken: "s3cret_-" });
     expect((await apiError(bot.api.getUpdates())).error_code).toBe(409);
-    expect((await apiError(bot.api.setWebhook("https://bot.example", { secret_token: "no spaces" }))).error_code).toBe(400);
+    expect((await apiError(bot.api.setWebhook("https://bot.example", { secret_token: "no spaces" }))).error_code).toBe(
+      400,
+    );
     expect((await apiError(bot.api.setWebhook("http://bot.example"))).error_code).toBe(400);
     await bot.api.deleteWebhook();
     expect(fake.webhook).toBeNull();

@@ -16,7 +16,14 @@ describe("sendMessage", () => {
       from: { is_bot: true, username: "sandbox_energy_bot" },
       text: "Hi & welcome",
       entities: [{ type: "bold", offset: 0, length: 2 }],
-      reply_markup: { inline_keyboard: [[{ text: "Buy energy", callback_data: "buy" }, { text: "Docs", url: "https://example.org" }]] },
+      reply_markup: {
+        inline_keyboard: [
+          [
+            { text: "Buy energy", callback_data: "buy" },
+            { text: "Docs", url: "https://example.org" },
+          ],
+        ],
+      },
     });
     expect(fake.messages(ALICE.id).map((m) => [m.from, m.text, m.html])).toEqual([
       ["user", "/start", undefined],
@@ -28,9 +35,23 @@ describe("sendMessage", () => {
   it("keeps a button's style (Bot API 9.4) and refuses one Telegram does not know", async () => {
     const { fake, bot } = await world();
     fake.sendText(ALICE, "hi");
-    const sent = await bot.api.sendMessage(ALICE.id, "Sure?", { reply_markup: new InlineKeyboard().text("Yes", "y").success().text("No", "n").danger().text("More", "m").primary() });
-    expect(sent.reply_markup?.inline_keyboard[0]!.map((button) => button.style)).toEqual(["success", "danger", "primary"]);
-    const wrong = { inline_keyboard: [[{ text: "Yes", callback_data: "y", style: "green" }]] } as unknown as InlineKeyboard;
+    const sent = await bot.api.sendMessage(ALICE.id, "Sure?", {
+      reply_markup: new InlineKeyboard()
+        .text("Yes", "y")
+        .success()
+        .text("No", "n")
+        .danger()
+        .text("More", "m")
+        .primary(),
+    });
+    expect(sent.reply_markup?.inline_keyboard[0]!.map((button) => button.style)).toEqual([
+      "success",
+      "danger",
+      "primary",
+    ]);
+    const wrong = {
+      inline_keyboard: [[{ text: "Yes", callback_data: "y", style: "green" }]],
+    } as unknown as InlineKeyboard;
     const refused = await apiError(bot.api.sendMessage(ALICE.id, "Sure?", { reply_markup: wrong }));
     expect(refused.error_code).toBe(400);
     expect(refused.description).toMatch(/style/);
@@ -46,7 +67,9 @@ describe("sendMessage", () => {
     const { fake, bot } = await world();
     fake.sendText(ALICE, "hi");
     expect((await apiError(bot.api.sendMessage(ALICE.id, ""))).description).toBe("Bad Request: message text is empty");
-    expect((await apiError(bot.api.sendMessage(ALICE.id, " \n "))).description).toBe("Bad Request: message text is empty");
+    expect((await apiError(bot.api.sendMessage(ALICE.id, " \n "))).description).toBe(
+      "Bad Request: message text is empty",
+    );
     const tooLong = await apiError(bot.api.sendMessage(ALICE.id, "⚡".repeat(4097)));
     expect(tooLong.description).toBe("Bad Request: message is too long");
     // Markup does not count: 4096 characters inside <b> are fine.
@@ -89,7 +112,9 @@ describe("sendMessage", () => {
     );
     expect((await send({ callback_data: "a" })).description).toContain(`Field "text" must be of type String`);
     expect((await send({ text: "Copy", copy_text: "TNPe" })).description).toContain("copy_text");
-    await bot.api.sendMessage(ALICE.id, "x", { reply_markup: new InlineKeyboard().copyText("Copy", "TNPe").url("tg", "tg://resolve?domain=x") });
+    await bot.api.sendMessage(ALICE.id, "x", {
+      reply_markup: new InlineKeyboard().copyText("Copy", "TNPe").url("tg", "tg://resolve?domain=x"),
+    });
   });
 
   it("refuses more than 8 buttons in a row or 100 in all", async () => {
@@ -104,7 +129,9 @@ describe("sendMessage", () => {
     expect((await apiError(bot.api.sendMessage(ALICE.id, "x", { reply_markup: tall }))).description).toBe(
       "Bad Request: BUTTONS_TOO_MUCH",
     );
-    await bot.api.sendMessage(ALICE.id, "x", { reply_markup: { inline_keyboard: Array.from({ length: 12 }, () => row(8)) } });
+    await bot.api.sendMessage(ALICE.id, "x", {
+      reply_markup: { inline_keyboard: Array.from({ length: 12 }, () => row(8)) },
+    });
   });
 
   it("accepts form-encoded and query-string calls as Telegram does", async () => {

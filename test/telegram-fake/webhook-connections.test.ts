@@ -43,7 +43,8 @@ async function webhook(options: Partial<FakeTelegramOptions>, failOnce = new Set
 }
 
 const overlap = (a: Delivery, b: Delivery) => a.start < b.end && b.start < a.end;
-const maxInFlight = (deliveries: Delivery[]) => Math.max(...deliveries.map((d) => deliveries.filter((o) => overlap(d, o)).length));
+const maxInFlight = (deliveries: Delivery[]) =>
+  Math.max(...deliveries.map((d) => deliveries.filter((o) => overlap(d, o)).length));
 
 describe("webhook delivery", () => {
   it("posts one update at a time, oldest first, by default", async () => {

@@ -15,7 +15,16 @@ function apiAnswering(answer: (method: string) => unknown): Api {
 describe("Bot API calls in /metrics", () => {
   it("counts each call's duration, and a 429 by whether the call targeted a chat", async () => {
     const metrics = new Metrics();
-    const api = apiAnswering((method) => (method === "getMe" ? { ok: true, result: { id: 1, is_bot: true, first_name: "Bot" } } : { ok: false, error_code: 429, description: "Too Many Requests: retry after 3", parameters: { retry_after: 3 } }));
+    const api = apiAnswering((method) =>
+      method === "getMe"
+        ? { ok: true, result: { id: 1, is_bot: true, first_name: "Bot" } }
+        : {
+            ok: false,
+            error_code: 429,
+            description: "Too Many Requests: retry after 3",
+            parameters: { retry_after: 3 },
+          },
+    );
     api.config.use(countApiCalls((method, outcome, call) => metrics.telegramCall(method, outcome, call)));
     await api.getMe();
     await expect(api.sendMessage(7, "hi")).rejects.toBeInstanceOf(GrammyError);

@@ -14,7 +14,15 @@ describe("Bot API network retries", () => {
     const attempts: string[] = [];
     const delays: number[] = [];
     api.config.use(countApiCalls((method, outcome) => attempts.push(`${method}:${outcome}`)));
-    api.config.use(networkRetry({ maxRetries: 5, baseDelayMs: 1_000, maxDelayMs: 3_000, onRetry: ({ delayMs }) => delays.push(delayMs), sleep: async () => undefined }));
+    api.config.use(
+      networkRetry({
+        maxRetries: 5,
+        baseDelayMs: 1_000,
+        maxDelayMs: 3_000,
+        onRetry: ({ delayMs }) => delays.push(delayMs),
+        sleep: async () => undefined,
+      }),
+    );
     await expect(api.sendMessage(1, "hi")).rejects.toBeInstanceOf(HttpError);
     expect(delays).toEqual([1_000, 2_000, 3_000, 3_000, 3_000]);
     expect(attempts).toEqual(Array.from({ length: 6 }, () => "sendMessage:error"));
@@ -25,7 +33,13 @@ describe("Bot API network retries", () => {
     const attempts: string[] = [];
     const delays: number[] = [];
     api.config.use(countApiCalls((method) => attempts.push(method)));
-    api.config.use(networkRetry({ ...DEFAULT_NETWORK_RETRY, onRetry: ({ delayMs }) => delays.push(delayMs), sleep: async () => undefined }));
+    api.config.use(
+      networkRetry({
+        ...DEFAULT_NETWORK_RETRY,
+        onRetry: ({ delayMs }) => delays.push(delayMs),
+        sleep: async () => undefined,
+      }),
+    );
     await expect(api.sendMessage(1, "hi")).rejects.toBeInstanceOf(HttpError);
     expect(attempts).toEqual(["sendMessage", "sendMessage", "sendMessage"]);
     expect(Math.max(...delays)).toBeLessThanOrEqual(5_000);
@@ -49,7 +63,10 @@ describe("Bot API network retries", () => {
       calls++;
       return { ok: false as const, error_code: 400, description: "Bad Request: chat not found" };
     };
-    expect(await transformer(refused as never, "sendMessage", {} as never)).toMatchObject({ ok: false, error_code: 400 });
+    expect(await transformer(refused as never, "sendMessage", {} as never)).toMatchObject({
+      ok: false,
+      error_code: 400,
+    });
     expect(calls).toBe(1);
   });
 });
@@ -58,7 +75,10 @@ describe("Bot API timeouts", () => {
   it("keeps the long poll below the request timeout, so an idle poll is answered, never aborted", () => {
     expect(telegramTimeouts()).toEqual({ requestSeconds: 45, longPollSeconds: 30 });
     expect(telegramTimeouts({ requestSeconds: 20 })).toEqual({ requestSeconds: 20, longPollSeconds: 10 });
-    expect(telegramTimeouts({ requestSeconds: 2, longPollSeconds: 30 })).toEqual({ requestSeconds: 2, longPollSeconds: 1 });
+    expect(telegramTimeouts({ requestSeconds: 2, longPollSeconds: 30 })).toEqual({
+      requestSeconds: 2,
+      longPollSeconds: 1,
+    });
     const runner = pollingRunnerOptions(telegramTimeouts({ requestSeconds: 20 }), ["message"]);
     expect(runner.fetch).toEqual({ timeout: 10, allowed_updates: ["message"] });
     // A failed poll is retried at a fixed interval, never given up.

@@ -31,12 +31,17 @@ function chainOrder(): string[] {
   const path = join(SRC, "bot/create-bot.ts");
   const file = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
   const functions = new Map<string, ts.FunctionDeclaration>();
-  for (const statement of file.statements) if (ts.isFunctionDeclaration(statement) && statement.name) functions.set(statement.name.text, statement);
+  for (const statement of file.statements)
+    if (ts.isFunctionDeclaration(statement) && statement.name) functions.set(statement.name.text, statement);
   const order: string[] = [];
   const walk = (node: ts.Node, owner: string): void => {
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
-      if (ts.isPropertyAccessExpression(callee) && callee.expression.getText() === "chain" && callee.name.text === "use") {
+      if (
+        ts.isPropertyAccessExpression(callee) &&
+        callee.expression.getText() === "chain" &&
+        callee.name.text === "use"
+      ) {
         const made = node.arguments[0]!;
         order.push(ts.isCallExpression(made) ? made.expression.getText() : owner);
         return;
@@ -91,7 +96,10 @@ function codeMapEntries(): MapEntry[] {
     const named = /^( {0,2})(\S+)\s*(.*)$/.exec(line);
     if (named) {
       const [, indent, name] = named;
-      current = name!.endsWith("/") && name !== "src/" ? { folder: `${indent ? "src/" : ""}${name!.slice(0, -1)}`, text: line } : null;
+      current =
+        name!.endsWith("/") && name !== "src/"
+          ? { folder: `${indent ? "src/" : ""}${name!.slice(0, -1)}`, text: line }
+          : null;
       if (current) entries.push(current);
     } else if (current) current.text += `\n${line}`;
   }
@@ -123,7 +131,10 @@ describe("docs/architecture.md", () => {
     const unmapped = srcFolders().filter((folder) => {
       const [top, sub] = folder.split("/");
       const entry = entries.find((candidate) => candidate.folder === `src/${top}`);
-      return !entry || (sub !== undefined && !foldersNamedIn(entry.text).some((named) => named === sub || named.startsWith(`${sub}/`)));
+      return (
+        !entry ||
+        (sub !== undefined && !foldersNamedIn(entry.text).some((named) => named === sub || named.startsWith(`${sub}/`)))
+      );
     });
     expect(unmapped).toEqual([]);
   });
@@ -131,7 +142,9 @@ describe("docs/architecture.md", () => {
   it("names no folder in its code map that does not exist", () => {
     const missing = codeMapEntries().flatMap((entry) => {
       const own = existsSync(join(ROOT, entry.folder)) ? [] : [entry.folder];
-      const named = foldersNamedIn(entry.text.slice(entry.text.indexOf("/") + 1)).filter((folder) => ![join(ROOT, entry.folder), SRC, ROOT].some((base) => existsSync(join(base, folder))));
+      const named = foldersNamedIn(entry.text.slice(entry.text.indexOf("/") + 1)).filter(
+        (folder) => ![join(ROOT, entry.folder), SRC, ROOT].some((base) => existsSync(join(base, folder))),
+      );
       return [...own, ...named.map((folder) => `${entry.folder}: ${folder}/`)];
     });
     expect(missing).toEqual([]);
@@ -140,9 +153,7 @@ describe("docs/architecture.md", () => {
   it('says in "A table" where row types go: db/tables/<table>.ts, joined into Database in db/schema.ts', () => {
     const recipe = section("Where a new thing goes").find((line) => line.startsWith("- **A table**"));
     expect(recipe).toBeDefined();
-    const text = section("Where a new thing goes")
-      .slice(section("Where a new thing goes").indexOf(recipe!))
-      .join("\n");
+    const text = section("Where a new thing goes").slice(section("Where a new thing goes").indexOf(recipe!)).join("\n");
     expect(text).toContain("`db/tables/<table>.ts`");
     expect(text).toContain("`Database` in `db/schema.ts`");
     // Which is what the code does: every file of db/tables/ is a table type that Database holds.
@@ -161,7 +172,12 @@ describe("docs/architecture.md", () => {
       .map((name) => /^(\d{3})-/.exec(name)?.[1])
       .filter((number): number is string => number !== undefined)
       .map(Number);
-    const gaps = Array.from({ length: Math.max(...numbers) }, (_, index) => index + 1).filter((number) => !numbers.includes(number));
-    for (const gap of gaps) expect(DOC, `migration ${String(gap).padStart(3, "0")} is missing`).toContain(`Migration ${String(gap).padStart(3, "0")} does not exist`);
+    const gaps = Array.from({ length: Math.max(...numbers) }, (_, index) => index + 1).filter(
+      (number) => !numbers.includes(number),
+    );
+    for (const gap of gaps)
+      expect(DOC, `migration ${String(gap).padStart(3, "0")} is missing`).toContain(
+        `Migration ${String(gap).padStart(3, "0")} does not exist`,
+      );
   });
 });

@@ -9,15 +9,28 @@ import { summaryLine, table } from "../../bench/report";
  * target (unless exploring), and a run of some parts never writes over the committed latest.json.
  */
 const RESULTS = join("bench", "results");
-const met = figure({ name: "fast_enough", value: 1, unit: "ms", reference: "none", referenceValue: null, target: { of: "value", op: "<=", limit: 2 } });
+const met = figure({
+  name: "fast_enough",
+  value: 1,
+  unit: "ms",
+  reference: "none",
+  referenceValue: null,
+  target: { of: "value", op: "<=", limit: 2 },
+});
 
 describe("a bench part that cannot run", () => {
   it("is a missed target with no value, named in the summary line, and the run exits 2", () => {
     const missing = partNotRun("replicas_poll_cycle_s", "no PostgreSQL: set BENCH_DATABASE_URL", false);
-    expect(missing).toMatchObject({ value: null, met: false, unit: "not measured: no PostgreSQL: set BENCH_DATABASE_URL" });
+    expect(missing).toMatchObject({
+      value: null,
+      met: false,
+      unit: "not measured: no PostgreSQL: set BENCH_DATABASE_URL",
+    });
     const summary = summarize([met, missing]);
     expect(summary).toEqual({ targets: 2, met: 1, missed: ["replicas_poll_cycle_s"], informational: 0 });
-    expect(summaryLine(summary)).toBe("1/2 targets met (0 informational figures, not counted); missed: replicas_poll_cycle_s");
+    expect(summaryLine(summary)).toBe(
+      "1/2 targets met (0 informational figures, not counted); missed: replicas_poll_cycle_s",
+    );
     expect(exitCode([met, missing], false)).toBe(2);
     expect(table([missing])[2]).toContain("| replicas_poll_cycle_s | not run | not measured: no PostgreSQL");
   });
@@ -41,8 +54,12 @@ describe("the bench's results file", () => {
 
   it("sits beside latest.json, never over it, for a run of some parts (BENCH_ONLY)", () => {
     expect(resultsPath(RESULTS, { BENCH_ONLY: "flood" })).toBe(join(RESULTS, "only-flood.json"));
-    expect(resultsPath(RESULTS, { BENCH_ONLY: "replicas, dialects" })).toBe(join(RESULTS, "only-replicas-dialects.json"));
-    expect(resultsPath(RESULTS, { BENCH_ONLY: "miniapp", BENCH_QUICK: "1" })).toBe(join(RESULTS, "quick-only-miniapp.json"));
+    expect(resultsPath(RESULTS, { BENCH_ONLY: "replicas, dialects" })).toBe(
+      join(RESULTS, "only-replicas-dialects.json"),
+    );
+    expect(resultsPath(RESULTS, { BENCH_ONLY: "miniapp", BENCH_QUICK: "1" })).toBe(
+      join(RESULTS, "quick-only-miniapp.json"),
+    );
     expect(resultsPath(RESULTS, { BENCH_ONLY: "../x" })).toBe(join(RESULTS, "only-___x.json"));
   });
 

@@ -66,7 +66,9 @@ describe("the Telegram call throttler", () => {
   it("lets at most perSecond calls start in any second, across chats", async () => {
     const api = fakeApi();
     const throttle = chatThrottler({ ...LOOSE, overall: { perSecond: 4, maxConcurrent: 100, highWater: 1_000 } });
-    const calls = Array.from({ length: 6 }, (_, i) => call(throttle, api.prev, "sendMessage", { chat_id: 100 + i, text: String(i) }));
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      call(throttle, api.prev, "sendMessage", { chat_id: 100 + i, text: String(i) }),
+    );
     expect(api.started).toHaveLength(4);
     await Promise.all(calls);
     expect(api.started).toHaveLength(6);
@@ -78,7 +80,9 @@ describe("the Telegram call throttler", () => {
   it("keeps at most maxConcurrent calls in flight, starting the next one when a call ends", async () => {
     const api = fakeApi({ hold: true });
     const throttle = chatThrottler({ ...LOOSE, overall: { perSecond: 1_000, maxConcurrent: 2, highWater: 1_000 } });
-    const calls = [1, 2, 3].map((chatId) => call(throttle, api.prev, "sendMessage", { chat_id: chatId, text: String(chatId) }));
+    const calls = [1, 2, 3].map((chatId) =>
+      call(throttle, api.prev, "sendMessage", { chat_id: chatId, text: String(chatId) }),
+    );
     await tick();
     expect(api.started.map((s) => s.chatId)).toEqual([1, 2]);
     api.releaseNext();
@@ -92,7 +96,10 @@ describe("the Telegram call throttler", () => {
 
   it("holds a group to its window (count starts per windowMs) on top of its spacing", async () => {
     const api = fakeApi();
-    const throttle = chatThrottler({ ...LOOSE, group: { minTimeMs: 0, perWindow: { count: 2, windowMs: 150 }, highWater: 100 } });
+    const throttle = chatThrottler({
+      ...LOOSE,
+      group: { minTimeMs: 0, perWindow: { count: 2, windowMs: 150 }, highWater: 100 },
+    });
     const calls = ["a", "b", "c"].map((text) => call(throttle, api.prev, "sendMessage", { chat_id: -100123, text }));
     await Promise.all(calls);
     expect(api.started.map((s) => s.text)).toEqual(["a", "b", "c"]);
@@ -103,8 +110,13 @@ describe("the Telegram call throttler", () => {
     const api = fakeApi({ hold: true });
     const throttle = chatThrottler({ ...LOOSE, private: { minTimeMs: 0, highWater: 2 } });
     const first = call(throttle, api.prev, "sendMessage", { chat_id: 5, text: "1" });
-    const queued = [call(throttle, api.prev, "sendMessage", { chat_id: 5, text: "2" }), call(throttle, api.prev, "sendMessage", { chat_id: 5, text: "3" })];
-    await expect(call(throttle, api.prev, "sendMessage", { chat_id: 5, text: "4" })).rejects.toBeInstanceOf(ThrottleQueueFullError);
+    const queued = [
+      call(throttle, api.prev, "sendMessage", { chat_id: 5, text: "2" }),
+      call(throttle, api.prev, "sendMessage", { chat_id: 5, text: "3" }),
+    ];
+    await expect(call(throttle, api.prev, "sendMessage", { chat_id: 5, text: "4" })).rejects.toBeInstanceOf(
+      ThrottleQueueFullError,
+    );
     // Another chat is not affected.
     void call(throttle, api.prev, "sendMessage", { chat_id: 6, text: "other" });
     for (let i = 0; i < 4; i++) {
@@ -128,7 +140,9 @@ describe("the Telegram call throttler", () => {
     const started: string[] = [];
     const prev = ((_method: string, payload: { text: string }) => {
       started.push(payload.text);
-      return payload.text === "bad" ? Promise.reject(new Error("refused")) : Promise.resolve({ ok: true, result: true });
+      return payload.text === "bad"
+        ? Promise.reject(new Error("refused"))
+        : Promise.resolve({ ok: true, result: true });
     }) as unknown as Prev;
     const throttle = chatThrottler(LOOSE);
     const bad = call(throttle, prev, "sendMessage", { chat_id: 1, text: "bad" });

@@ -18,11 +18,25 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function runFixture(name: string): { file: string; exitCode: number } {
   const file = join(dir, `${name}.json`);
   const vitest = join(ROOT, "node_modules/vitest/vitest.mjs");
-  const result = spawnSync(process.execPath, [vitest, "run", "--config", "vitest.config.mjs", "--root", FIXTURES, "--reporter=dot", `--reporter=${join(ROOT, ".ci/count-reporter.mjs")}`, name], {
-    cwd: ROOT,
-    env: { ...process.env, CI_COUNT_FILE: file },
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    process.execPath,
+    [
+      vitest,
+      "run",
+      "--config",
+      "vitest.config.mjs",
+      "--root",
+      FIXTURES,
+      "--reporter=dot",
+      `--reporter=${join(ROOT, ".ci/count-reporter.mjs")}`,
+      name,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, CI_COUNT_FILE: file },
+      encoding: "utf8",
+    },
+  );
   return { file, exitCode: result.status ?? 1 };
 }
 
@@ -50,7 +64,11 @@ describe("the CI summary line", () => {
     ["non-importing", "0 passed, 1 failed", /non-importing\.fixture\.ts: its own code failed/],
     ["unhandled", "1 passed, 1 failed", /1 unhandled error/],
     ["before-all", "0 passed, 1 failed", /before-all\.fixture\.ts: its own code failed/],
-    ["silent-skip", "1 passed, 1 failed", /skipped without a reason in the name: silent-skip\.fixture\.ts > is left out without saying why\)$/],
+    [
+      "silent-skip",
+      "1 passed, 1 failed",
+      /skipped without a reason in the name: silent-skip\.fixture\.ts > is left out without saying why\)$/,
+    ],
   ])("turns red for a %s test file", (name, last, why) => {
     const { lines, exitCode } = summaryOfFixture(name);
     expect(lines.at(-1)).toBe(last);

@@ -5,7 +5,9 @@ import { trustedProxies } from "#src/trusted-proxies";
 
 const compose = readFileSync(new URL("../../compose.yaml", import.meta.url), "utf8");
 const field = (name: string) => {
-  const values = [...compose.matchAll(new RegExp(`^\\s*-?\\s*${name}:\\s*(\\S+)\\s*$`, "gm"))].map((match) => match[1]!);
+  const values = [...compose.matchAll(new RegExp(`^\\s*-?\\s*${name}:\\s*(\\S+)\\s*$`, "gm"))].map(
+    (match) => match[1]!,
+  );
   expect(values, name).toHaveLength(1);
   return values[0]!;
 };

@@ -21,11 +21,29 @@ describe("configuration", () => {
 
   it("names every bad variable on its own line, without echoing secret values", () => {
     const secret = "not-base64-and-secret-value!!";
-    const result = parseConfig({ BOT_TOKEN: "hello", PORT: "99999", SECRET_KEY: secret, BOT_MODE: "push", MARKETPLACE_URL: "ftp://x", DATABASE_URL: "mysql://x", LOG_LEVEL: "loud" });
+    const result = parseConfig({
+      BOT_TOKEN: "hello",
+      PORT: "99999",
+      SECRET_KEY: secret,
+      BOT_MODE: "push",
+      MARKETPLACE_URL: "ftp://x",
+      DATABASE_URL: "mysql://x",
+      LOG_LEVEL: "loud",
+    });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     const names = result.problems.map((line) => line.split(":")[0]);
-    expect(names).toEqual(expect.arrayContaining(["BOT_TOKEN", "PORT", "SECRET_KEY", "BOT_MODE", "MARKETPLACE_URL", "DATABASE_URL", "LOG_LEVEL"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "BOT_TOKEN",
+        "PORT",
+        "SECRET_KEY",
+        "BOT_MODE",
+        "MARKETPLACE_URL",
+        "DATABASE_URL",
+        "LOG_LEVEL",
+      ]),
+    );
     expect(result.problems.join("\n")).not.toContain(secret);
     expect(result.problems.join("\n")).not.toContain("hello");
   });
@@ -33,11 +51,22 @@ describe("configuration", () => {
   it("checks the replica settings like every other variable: bad values stop start-up, good ones are read", () => {
     const bad = parseConfig({ DATABASE_POOL_MAX: "0", LEASE_MS: "soon", REPLICA_ID: "r".repeat(101) });
     expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.problems.map((line) => line.split(":")[0]).sort()).toEqual(["DATABASE_POOL_MAX", "LEASE_MS", "REPLICA_ID"]);
+    if (!bad.ok)
+      expect(bad.problems.map((line) => line.split(":")[0]).sort()).toEqual([
+        "DATABASE_POOL_MAX",
+        "LEASE_MS",
+        "REPLICA_ID",
+      ]);
     const defaults = parseConfig({});
-    expect(defaults.ok && [defaults.config.DATABASE_POOL_MAX, defaults.config.LEASE_MS, defaults.config.REPLICA_ID]).toEqual([10, undefined, undefined]);
+    expect(
+      defaults.ok && [defaults.config.DATABASE_POOL_MAX, defaults.config.LEASE_MS, defaults.config.REPLICA_ID],
+    ).toEqual([10, undefined, undefined]);
     const set = parseConfig({ DATABASE_POOL_MAX: "25", LEASE_MS: "4000", REPLICA_ID: "bot-2" });
-    expect(set.ok && [set.config.DATABASE_POOL_MAX, set.config.LEASE_MS, set.config.REPLICA_ID]).toEqual([25, 4000, "bot-2"]);
+    expect(set.ok && [set.config.DATABASE_POOL_MAX, set.config.LEASE_MS, set.config.REPLICA_ID]).toEqual([
+      25,
+      4000,
+      "bot-2",
+    ]);
   });
 
   it("requires PUBLIC_URL in webhook mode", () => {
@@ -62,8 +91,18 @@ describe("logging redaction", () => {
     const scrubber = new SecretScrubber();
     scrubber.add(secretKey);
     const logger = createLogger({ level: "debug", scrubber, destination });
-    logger.info({ req: { method: "GET", url: "/api/v1/wallet/balance", headers: { "X-Api-Key": apiKey, "x-api-key": apiKey } } }, "request");
-    logger.error({ err: new Error(`call to https://api.telegram.org/bot${botToken}/sendMessage failed`), apiKey, SECRET_KEY: secretKey }, "failure");
+    logger.info(
+      { req: { method: "GET", url: "/api/v1/wallet/balance", headers: { "X-Api-Key": apiKey, "x-api-key": apiKey } } },
+      "request",
+    );
+    logger.error(
+      {
+        err: new Error(`call to https://api.telegram.org/bot${botToken}/sendMessage failed`),
+        apiKey,
+        SECRET_KEY: secretKey,
+      },
+      "failure",
+    );
     logger.info({ config: { BOT_TOKEN: botToken, SECRET_KEY: secretKey } }, "config");
     const output = lines.join("");
     expect(output).toContain("request");

@@ -15,7 +15,8 @@ describe(`the /connect attempt cap in the database (${TEST_DATABASE_URL ? "Postg
   });
   afterEach(() => close());
 
-  const rowsOf = (telegramId: number) => db.selectFrom("connect_attempts").select("attempted_at").where("telegram_id", "=", telegramId).execute();
+  const rowsOf = (telegramId: number) =>
+    db.selectFrom("connect_attempts").select("attempted_at").where("telegram_id", "=", telegramId).execute();
 
   it("allows 10 attempts an hour per user, refuses the 11th without recording it, and counts users apart", async () => {
     const results: boolean[] = [];
@@ -30,7 +31,10 @@ describe(`the /connect attempt cap in the database (${TEST_DATABASE_URL ? "Postg
     expect(await tryConnectAttempt(db, 1, T0 + CAP.windowMs - 1, CAP)).toBe(false);
     expect(await tryConnectAttempt(db, 1, T0 + CAP.windowMs, CAP)).toBe(true);
     // The first attempt (T0) is gone; the nine after it and the new one remain.
-    expect((await rowsOf(1)).map((row) => Number(row.attempted_at)).sort((a, b) => a - b)).toEqual([...Array.from({ length: 9 }, (_, i) => T0 + (i + 1) * 60_000), T0 + CAP.windowMs]);
+    expect((await rowsOf(1)).map((row) => Number(row.attempted_at)).sort((a, b) => a - b)).toEqual([
+      ...Array.from({ length: 9 }, (_, i) => T0 + (i + 1) * 60_000),
+      T0 + CAP.windowMs,
+    ]);
     // Another user's attempt much later prunes everyone's stale rows.
     expect(await tryConnectAttempt(db, 2, T0 + 3 * CAP.windowMs, CAP)).toBe(true);
     expect(await rowsOf(1)).toEqual([]);

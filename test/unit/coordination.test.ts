@@ -7,7 +7,10 @@ import { describeEachDialect } from "../kit/test-database-dialects";
 
 /** How a session reports synchronous_commit: its value and where it came from (pg_settings.source). */
 async function commitSetting(db: Kysely<Database>): Promise<{ setting: string; source: string }> {
-  const { rows } = await sql<{ setting: string; source: string }>`select setting, source from pg_settings where name = 'synchronous_commit'`.execute(db);
+  const { rows } = await sql<{
+    setting: string;
+    source: string;
+  }>`select setting, source from pg_settings where name = 'synchronous_commit'`.execute(db);
   return rows[0]!;
 }
 

@@ -9,7 +9,8 @@ import { DATABASE_FREE } from "../../vitest.config";
  * name itself as SQLite.
  */
 const ROOT = resolve(__dirname, "../..");
-const USES_TEST_DATABASE = /startWorld|manageWorld|TEST_DATABASE_URL|test-database|kit\/world|push-helpers|replica-kit|openDatabase|migrateToLatest/;
+const USES_TEST_DATABASE =
+  /startWorld|manageWorld|TEST_DATABASE_URL|test-database|kit\/world|push-helpers|replica-kit|openDatabase|migrateToLatest/;
 
 /** A glob of the config's kind (`**` any folders, `*` within a name) as a regular expression. */
 function globPattern(glob: string): RegExp {

@@ -9,26 +9,36 @@ function capturedLogger() {
   const lines: Array<{ level: number; msg: string }> = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as { level: number; msg: string });
+      for (const line of chunk.toString().split("\n").filter(Boolean))
+        lines.push(JSON.parse(line) as { level: number; msg: string });
       callback();
     },
   });
-  return { logger: createLogger({ level: "debug", pretty: false, scrubber: new SecretScrubber(), destination }), lines };
+  return {
+    logger: createLogger({ level: "debug", pretty: false, scrubber: new SecretScrubber(), destination }),
+    lines,
+  };
 }
 
 describe("the database's health", () => {
   it("tells a database that cannot be reached from a statement it refused, also when wrapped", () => {
     expect(isDatabaseUnreachable(errorWith({ code: "ECONNREFUSED" }))).toBe(true);
     expect(isDatabaseUnreachable(errorWith({ code: "ECONNRESET" }))).toBe(true);
-    expect(isDatabaseUnreachable(errorWith({ code: "57P01" }, "terminating connection due to administrator command"))).toBe(true);
+    expect(
+      isDatabaseUnreachable(errorWith({ code: "57P01" }, "terminating connection due to administrator command")),
+    ).toBe(true);
     expect(isDatabaseUnreachable(errorWith({ code: "08006" }))).toBe(true);
     expect(isDatabaseUnreachable(new Error("Connection terminated unexpectedly"))).toBe(true);
     expect(isDatabaseUnreachable(new Error("timeout exceeded when trying to connect"))).toBe(true);
     // grammY's BotError keeps the handler's error in `error`; others chain it in `cause`.
     expect(isDatabaseUnreachable({ error: errorWith({ code: "ECONNREFUSED" }) })).toBe(true);
-    expect(isDatabaseUnreachable(new Error("outer", { cause: new Error("Connection terminated unexpectedly") }))).toBe(true);
+    expect(isDatabaseUnreachable(new Error("outer", { cause: new Error("Connection terminated unexpectedly") }))).toBe(
+      true,
+    );
 
-    expect(isDatabaseUnreachable(errorWith({ code: "23505" }, "duplicate key value violates unique constraint"))).toBe(false);
+    expect(isDatabaseUnreachable(errorWith({ code: "23505" }, "duplicate key value violates unique constraint"))).toBe(
+      false,
+    );
     expect(isDatabaseUnreachable(errorWith({ code: "40001" }, "could not serialize access"))).toBe(false);
     expect(isDatabaseUnreachable(new Error("something else"))).toBe(false);
     expect(isDatabaseUnreachable(null)).toBe(false);

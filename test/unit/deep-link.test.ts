@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compactVolume, deepLinkUrl, parseStartPayload, shareUrl, startPayload, START_PARAMETER } from "#src/input/deep-link";
+import {
+  compactVolume,
+  deepLinkUrl,
+  parseStartPayload,
+  shareUrl,
+  startPayload,
+  START_PARAMETER,
+} from "#src/input/deep-link";
 import { parseTrxLimit } from "#src/input/trx-limit";
 import { parseVolume } from "#src/input/volume";
 import { splitWatchArguments } from "#src/bot/features/watch/parse";
@@ -12,10 +19,22 @@ const DURATIONS = ["15m", "1h", "1d"];
 
 describe("start payloads (deep links)", () => {
   it("reads each command's fields in order into its one-line arguments", () => {
-    expect(parseStartPayload(`buy_energy_65k_1h_${ADDRESS}`)).toEqual({ ok: true, link: { command: "buy", arguments: `energy 65000 1h ${ADDRESS}` } });
-    expect(parseStartPayload("quote_bandwidth_5000_1d")).toEqual({ ok: true, link: { command: "quote", arguments: "bandwidth 5000 1d" } });
-    expect(parseStartPayload("watch_energy_65k_1h_2p5")).toEqual({ ok: true, link: { command: "watch", arguments: "energy 65000 1h 2.5trx" } });
-    expect(parseStartPayload(`watch_energy_1500k_1d_3_${ADDRESS}`)).toEqual({ ok: true, link: { command: "watch", arguments: `energy 1500000 1d 3trx ${ADDRESS}` } });
+    expect(parseStartPayload(`buy_energy_65k_1h_${ADDRESS}`)).toEqual({
+      ok: true,
+      link: { command: "buy", arguments: `energy 65000 1h ${ADDRESS}` },
+    });
+    expect(parseStartPayload("quote_bandwidth_5000_1d")).toEqual({
+      ok: true,
+      link: { command: "quote", arguments: "bandwidth 5000 1d" },
+    });
+    expect(parseStartPayload("watch_energy_65k_1h_2p5")).toEqual({
+      ok: true,
+      link: { command: "watch", arguments: "energy 65000 1h 2.5trx" },
+    });
+    expect(parseStartPayload(`watch_energy_1500k_1d_3_${ADDRESS}`)).toEqual({
+      ok: true,
+      link: { command: "watch", arguments: `energy 1500000 1d 3trx ${ADDRESS}` },
+    });
     // Fields may stop early: the command asks for the rest.
     expect(parseStartPayload("buy")).toEqual({ ok: true, link: { command: "buy", arguments: "" } });
     expect(parseStartPayload("quote_energy")).toEqual({ ok: true, link: { command: "quote", arguments: "energy" } });
@@ -30,7 +49,8 @@ describe("start payloads (deep links)", () => {
     expect(reason("buy energy")).toBe("charset");
     expect(reason("buy_energy_2.5")).toBe("charset");
     expect(reason("x".repeat(65))).toBe("charset");
-    for (const command of ["sell_energy", "start", "constructor", "__proto__", "toString", "BUY_energy"]) expect(reason(command)).toBe("command");
+    for (const command of ["sell_energy", "start", "constructor", "__proto__", "toString", "BUY_energy"])
+      expect(reason(command)).toBe("command");
     expect(reason("buy_energy_lots_1h")).toBe("field");
     expect(reason("buy_65k")).toBe("field");
     expect(reason("buy_energy_65k_forever")).toBe("field");
@@ -44,13 +64,25 @@ describe("start payloads (deep links)", () => {
   });
 
   it("writes payloads Telegram accepts that read back as the same values; the address goes first when 64 characters are not enough", () => {
-    expect(startPayload("buy", { resource: "energy", volume: "65000", duration: "1h", address: ADDRESS })).toBe(`buy_energy_65k_1h_${ADDRESS}`);
-    expect(startPayload("watch", { resource: "energy", volume: 65000n, duration: "1h", maxSun: 2_500_000n })).toBe("watch_energy_65k_1h_2p5");
+    expect(startPayload("buy", { resource: "energy", volume: "65000", duration: "1h", address: ADDRESS })).toBe(
+      `buy_energy_65k_1h_${ADDRESS}`,
+    );
+    expect(startPayload("watch", { resource: "energy", volume: 65000n, duration: "1h", maxSun: 2_500_000n })).toBe(
+      "watch_energy_65k_1h_2p5",
+    );
     expect(startPayload("quote", { resource: "energy" })).toBe("quote_energy");
-    const long = startPayload("watch", { resource: "bandwidth", volume: 1_234_567n, duration: "15m", maxSun: 123_456_789_012n, address: ADDRESS });
+    const long = startPayload("watch", {
+      resource: "bandwidth",
+      volume: 1_234_567n,
+      duration: "15m",
+      maxSun: 123_456_789_012n,
+      address: ADDRESS,
+    });
     expect(long).toBe("watch_bandwidth_1234567_15m_123456p789012");
     expect(deepLinkUrl("sandbox_energy_bot", long!)).toBe(`https://t.me/sandbox_energy_bot?start=${long}`);
-    expect(shareUrl("https://t.me/b?start=quote_energy")).toBe("https://t.me/share/url?url=https%3A%2F%2Ft.me%2Fb%3Fstart%3Dquote_energy");
+    expect(shareUrl("https://t.me/b?start=quote_energy")).toBe(
+      "https://t.me/share/url?url=https%3A%2F%2Ft.me%2Fb%3Fstart%3Dquote_energy",
+    );
 
     fc.assert(
       fc.property(
@@ -61,7 +93,13 @@ describe("start payloads (deep links)", () => {
         fc.bigInt({ min: 1n, max: 10n ** 12n }),
         fc.boolean(),
         (command, resource, volume, duration, maxSun, withAddress) => {
-          const payload = startPayload(command, { resource, volume, duration, maxSun, address: withAddress ? ADDRESS : null });
+          const payload = startPayload(command, {
+            resource,
+            volume,
+            duration,
+            maxSun,
+            address: withAddress ? ADDRESS : null,
+          });
           if (payload === null) return;
           expect(payload).toMatch(START_PARAMETER);
           const parsed = parseStartPayload(payload);
@@ -90,9 +128,18 @@ describe("start payloads (deep links)", () => {
 describe("/watch arguments and TRX limits", () => {
   it("the first bare number is the volume, the second the limit; a number with TRX is the limit anywhere", () => {
     expect(splitWatchArguments("energy 65k 1h 2.5", DURATIONS)).toEqual({ orderText: "energy 65k 1h", price: "2.5" });
-    expect(splitWatchArguments("2.5trx energy 65,000 1h", DURATIONS)).toEqual({ orderText: "energy 65,000 1h", price: "2.5trx" });
-    expect(splitWatchArguments("energy 65 000 1h 3 TRX", DURATIONS)).toEqual({ orderText: "energy 65 000 1h", price: "3" });
-    expect(splitWatchArguments(`energy 65k 1h 2.5 ${ADDRESS}`, DURATIONS)).toEqual({ orderText: `energy 65k 1h ${ADDRESS}`, price: "2.5" });
+    expect(splitWatchArguments("2.5trx energy 65,000 1h", DURATIONS)).toEqual({
+      orderText: "energy 65,000 1h",
+      price: "2.5trx",
+    });
+    expect(splitWatchArguments("energy 65 000 1h 3 TRX", DURATIONS)).toEqual({
+      orderText: "energy 65 000 1h",
+      price: "3",
+    });
+    expect(splitWatchArguments(`energy 65k 1h 2.5 ${ADDRESS}`, DURATIONS)).toEqual({
+      orderText: `energy 65k 1h ${ADDRESS}`,
+      price: "2.5",
+    });
     expect(splitWatchArguments("energy 65k", DURATIONS)).toEqual({ orderText: "energy 65k", price: null });
     // A third number stays with the order's arguments, which refuse it by name.
     expect(splitWatchArguments("65k 2 3", DURATIONS)).toEqual({ orderText: "65k 3", price: "2" });
@@ -118,6 +165,7 @@ describe("inline queries", () => {
     expect(readInlineQuery("1D 131,000")).toEqual([{ resource: "energy", volume: 131000n, duration: "1d" }]);
     expect(readInlineQuery("65k")?.map((rent) => rent.duration)).toEqual(DURATIONS);
     expect(readInlineQuery("")!.length).toBeGreaterThan(3);
-    for (const bad of ["hello", "energy", "65k 2h", "65k 65k", "energy bandwidth 5k"]) expect(readInlineQuery(bad)).toBeNull();
+    for (const bad of ["hello", "energy", "65k 2h", "65k 65k", "energy bandwidth 5k"])
+      expect(readInlineQuery(bad)).toBeNull();
   });
 });

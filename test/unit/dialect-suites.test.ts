@@ -18,8 +18,22 @@ function runWithoutPostgres(fixture: string): { file: string; exitCode: number }
   const file = join(dir, `${fixture}.json`);
   const { TEST_DATABASE_URL: _given, ...env } = process.env;
   const vitest = join(ROOT, "node_modules/vitest/vitest.mjs");
-  const args = [vitest, "run", "--config", "vitest.config.mjs", "--root", join(ROOT, "test/fixtures/ci-summary"), "--reporter=dot", `--reporter=${join(ROOT, ".ci/count-reporter.mjs")}`, fixture];
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, env: { ...env, CI_COUNT_FILE: file }, encoding: "utf8" });
+  const args = [
+    vitest,
+    "run",
+    "--config",
+    "vitest.config.mjs",
+    "--root",
+    join(ROOT, "test/fixtures/ci-summary"),
+    "--reporter=dot",
+    `--reporter=${join(ROOT, ".ci/count-reporter.mjs")}`,
+    fixture,
+  ];
+  const result = spawnSync(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...env, CI_COUNT_FILE: file },
+    encoding: "utf8",
+  });
   return { file, exitCode: result.status ?? 1 };
 }
 
@@ -34,14 +48,22 @@ describe("suites written for each database", () => {
   it("list their PostgreSQL variant as skipped, saying why, when no PostgreSQL is given", () => {
     const run = runWithoutPostgres("dialects");
     const counts = JSON.parse(readFileSync(run.file, "utf8")) as { skipped: { name: string }[] };
-    expect(counts.skipped.map((test) => test.name)).toEqual(["a suite written for each database (PostgreSQL) (skipped: needs PostgreSQL, set TEST_DATABASE_URL) > runs"]);
-    const summary = spawnSync(process.execPath, [join(ROOT, ".ci/summary.mjs"), `dialects=${run.file}:${run.exitCode}`], { encoding: "utf8" });
+    expect(counts.skipped.map((test) => test.name)).toEqual([
+      "a suite written for each database (PostgreSQL) (skipped: needs PostgreSQL, set TEST_DATABASE_URL) > runs",
+    ]);
+    const summary = spawnSync(
+      process.execPath,
+      [join(ROOT, ".ci/summary.mjs"), `dialects=${run.file}:${run.exitCode}`],
+      { encoding: "utf8" },
+    );
     expect(summary.stdout.trim().split("\n").at(-1)).toBe("1 passed, 0 failed");
   });
 
   it("are all declared through describeEachDialect, never through a list that drops PostgreSQL", () => {
     const quiet = /describe\.each\(\s*(TEST_DIALECTS|dialects)\b|TEST_DATABASE_URL\s*\?\s*\[/;
-    const offenders = testFiles(resolve(ROOT, "test")).filter((file) => quiet.test(readFileSync(resolve(ROOT, file), "utf8")));
+    const offenders = testFiles(resolve(ROOT, "test")).filter((file) =>
+      quiet.test(readFileSync(resolve(ROOT, file), "utf8")),
+    );
     expect(offenders).toEqual([]);
   });
 });

@@ -5,7 +5,10 @@ import { configSchema, parseConfig } from "#src/config";
 /** .env.example lists every variable the configuration reads, each once, with a default that parses. */
 describe(".env.example", () => {
   const text = readFileSync(new URL("../../.env.example", import.meta.url), "utf8");
-  const entries = [...text.matchAll(/^# ([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((match) => ({ name: match[1]!, value: match[2]! }));
+  const entries = [...text.matchAll(/^# ([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((match) => ({
+    name: match[1]!,
+    value: match[2]!,
+  }));
 
   it("names every variable of the configuration exactly once, and no other", () => {
     const names = entries.map((entry) => entry.name);
@@ -24,7 +27,9 @@ describe(".env.example", () => {
   });
 
   it("writes defaults the configuration accepts and reads as its own defaults", () => {
-    const written = Object.fromEntries(entries.filter((entry) => entry.value !== "").map((entry) => [entry.name, entry.value]));
+    const written = Object.fromEntries(
+      entries.filter((entry) => entry.value !== "").map((entry) => [entry.name, entry.value]),
+    );
     const withDefaults = parseConfig(written);
     const bare = parseConfig({});
     expect(withDefaults.ok && bare.ok).toBe(true);

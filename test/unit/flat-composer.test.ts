@@ -3,13 +3,30 @@ import type { Update, UserFromGetMe } from "grammy/types";
 import { describe, expect, it } from "vitest";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
 
-const botInfo: UserFromGetMe = { id: 1, is_bot: true, first_name: "Bot", username: "test_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false, has_main_web_app: false, has_topics_enabled: false, allows_users_to_create_topics: false } as UserFromGetMe;
+const botInfo: UserFromGetMe = {
+  id: 1,
+  is_bot: true,
+  first_name: "Bot",
+  username: "test_bot",
+  can_join_groups: true,
+  can_read_all_group_messages: false,
+  supports_inline_queries: false,
+  can_connect_to_business: false,
+  has_main_web_app: false,
+  has_topics_enabled: false,
+  allows_users_to_create_topics: false,
+} as UserFromGetMe;
 const from = { id: 7, is_bot: false, first_name: "U" };
 const chat = { id: 7, type: "private" as const, first_name: "U" };
 
 function text(value: string): Update {
-  const entities = value.startsWith("/") ? [{ type: "bot_command" as const, offset: 0, length: value.split(" ")[0]!.length }] : undefined;
-  return { update_id: 1, message: { message_id: 1, date: 0, chat, from, text: value, ...(entities ? { entities } : {}) } };
+  const entities = value.startsWith("/")
+    ? [{ type: "bot_command" as const, offset: 0, length: value.split(" ")[0]!.length }]
+    : undefined;
+  return {
+    update_id: 1,
+    message: { message_id: 1, date: 0, chat, from, text: value, ...(entities ? { entities } : {}) },
+  };
 }
 
 function button(data: string): Update {

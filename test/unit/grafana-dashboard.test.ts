@@ -71,14 +71,39 @@ describe("deploy/grafana/dashboard.json", () => {
 
   it("shows updates, alerts, latency percentiles, marketplace and Telegram errors, the poll schedule and the outbox", () => {
     const exprs = dashboard.panels.flatMap((panel) => panel.targets.map((target) => target.expr)).join("\n");
-    for (const metric of ["bot_updates_handled_total", "alerts_total", "marketplace_api_calls_total", "telegram_api_calls_total", "telegram_429_total", "poll_schedule_users", "outbox_queue_depth", "outbox_oldest_alert_age_seconds", "alert_delivery_seconds_bucket", "poll_cycle_seconds"]) expect(exprs).toContain(metric);
-    for (const histogram of ["bot_update_seconds", "telegram_api_call_seconds", "marketplace_api_call_seconds", "alert_delivery_seconds", "poll_cycle_seconds"]) expect(exprs).toMatch(new RegExp(`histogram_quantile\\(0\\.\\d+, sum by \\([^)]*\\ble\\b[^)]*\\) \\(rate\\(${histogram}_bucket`));
+    for (const metric of [
+      "bot_updates_handled_total",
+      "alerts_total",
+      "marketplace_api_calls_total",
+      "telegram_api_calls_total",
+      "telegram_429_total",
+      "poll_schedule_users",
+      "outbox_queue_depth",
+      "outbox_oldest_alert_age_seconds",
+      "alert_delivery_seconds_bucket",
+      "poll_cycle_seconds",
+    ])
+      expect(exprs).toContain(metric);
+    for (const histogram of [
+      "bot_update_seconds",
+      "telegram_api_call_seconds",
+      "marketplace_api_call_seconds",
+      "alert_delivery_seconds",
+      "poll_cycle_seconds",
+    ])
+      expect(exprs).toMatch(
+        new RegExp(`histogram_quantile\\(0\\.\\d+, sum by \\([^)]*\\ble\\b[^)]*\\) \\(rate\\(${histogram}_bucket`),
+      );
   });
 
   it("is provisioned with the datasource it expects", () => {
-    const datasources = parseYamlSubset(readFileSync("deploy/grafana/provisioning/datasources/prometheus.yml", "utf8")) as { datasources: Array<{ type: string; url: string }> };
+    const datasources = parseYamlSubset(
+      readFileSync("deploy/grafana/provisioning/datasources/prometheus.yml", "utf8"),
+    ) as { datasources: Array<{ type: string; url: string }> };
     expect(datasources.datasources.map((each) => each.type)).toEqual(["prometheus"]);
-    const providers = parseYamlSubset(readFileSync("deploy/grafana/provisioning/dashboards/tron-energy-bot.yml", "utf8")) as { providers: Array<{ type: string; options: { path: string } }> };
+    const providers = parseYamlSubset(
+      readFileSync("deploy/grafana/provisioning/dashboards/tron-energy-bot.yml", "utf8"),
+    ) as { providers: Array<{ type: string; options: { path: string } }> };
     const compose = readFileSync("compose.yaml", "utf8");
     // compose mounts the dashboard where the provider looks for it.
     expect(compose).toContain(`./deploy/grafana/dashboard.json:${providers.providers[0]!.options.path}/`);

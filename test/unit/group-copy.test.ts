@@ -21,15 +21,27 @@ describe("a group's copy of an alert", () => {
       .row()
       .text("Something added later", "zz:new")
       .url("Docs", "https://example.org");
-    const copy = groupCopy({ method: "sendMessage", params: { text: "⏸ Rule <code>12345678</code> paused", parse_mode: "HTML", reply_markup: keyboard } }, "Ann <&> Co", tr);
+    const copy = groupCopy(
+      {
+        method: "sendMessage",
+        params: { text: "⏸ Rule <code>12345678</code> paused", parse_mode: "HTML", reply_markup: keyboard },
+      },
+      "Ann <&> Co",
+      tr,
+    );
     expect(copy.params.text).toBe("👤 <b>Ann &lt;&amp;&gt; Co</b>\n⏸ Rule <code>12345678</code> paused");
     const kept = (copy.params.reply_markup as InlineKeyboard).inline_keyboard.flat();
     expect(kept).toEqual([{ text: "▶️ Resume", callback_data: GROUP_RULE.data("resume", "AbCdEfGhIj") }]);
-    for (const button of kept) expect(isSpendingButton((button as { callback_data: string }).callback_data)).toBe(false);
+    for (const button of kept)
+      expect(isSpendingButton((button as { callback_data: string }).callback_data)).toBe(false);
   });
 
   it("leaves no keyboard when nothing is kept, and the private payload untouched", () => {
-    const params = { text: "✅ Order filled", parse_mode: "HTML", reply_markup: new InlineKeyboard().text("Buy again", BUY_AGAIN.data("ref0000001")) };
+    const params = {
+      text: "✅ Order filled",
+      parse_mode: "HTML",
+      reply_markup: new InlineKeyboard().text("Buy again", BUY_AGAIN.data("ref0000001")),
+    };
     const copy = groupCopy({ method: "sendMessage", params }, "Bo", tr);
     expect(copy.params.reply_markup).toBeUndefined();
     expect(params.text).toBe("✅ Order filled");

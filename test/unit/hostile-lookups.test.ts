@@ -8,7 +8,16 @@ import { createSandboxPanel, PanelError } from "#src/playground/sandbox-panel";
 import { createFakeTelegram } from "#src/telegram-fake/index";
 import type { EmbeddedSandbox } from "#src/embedded-sandbox";
 
-const PROTOTYPE_NAMES = ["toString", "constructor", "__proto__", "hasOwnProperty", "valueOf", "prototype", "isPrototypeOf", "__defineGetter__"];
+const PROTOTYPE_NAMES = [
+  "toString",
+  "constructor",
+  "__proto__",
+  "hasOwnProperty",
+  "valueOf",
+  "prototype",
+  "isPrototypeOf",
+  "__defineGetter__",
+];
 
 describe("lookups keyed by outside input find only their own entries", () => {
   it("an error code named like a built-in decides nothing: the HTTP status does", () => {
@@ -30,18 +39,27 @@ describe("lookups keyed by outside input find only their own entries", () => {
       expect(offeredAddress(offered, name)).toBeUndefined();
     }
     // A stored draft is JSON: an own "__proto__" key read back from it is still only a string lookup.
-    const parsed = JSON.parse('{"__proto__":"TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL","toString":{"x":1}}') as Record<string, string>;
+    const parsed = JSON.parse('{"__proto__":"TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL","toString":{"x":1}}') as Record<
+      string,
+      string
+    >;
     expect(offeredAddress(parsed, "@__proto__")).toBe("TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL");
     expect(offeredAddress(parsed, "@toString")).toBeUndefined();
   });
 
   it("offeredAddress and looksLikeAddress never throw and never return a non-string (property)", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.constantFrom(...PROTOTYPE_NAMES.flatMap((name) => [name, `@${name}`])), fc.string({ unit: "grapheme" })), (input) => {
-        const found = offeredAddress({ ref: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" }, input);
-        expect(found === undefined || typeof found === "string").toBe(true);
-        expect(typeof looksLikeAddress(input)).toBe("boolean");
-      }),
+      fc.property(
+        fc.oneof(
+          fc.constantFrom(...PROTOTYPE_NAMES.flatMap((name) => [name, `@${name}`])),
+          fc.string({ unit: "grapheme" }),
+        ),
+        (input) => {
+          const found = offeredAddress({ ref: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" }, input);
+          expect(found === undefined || typeof found === "string").toBe(true);
+          expect(typeof looksLikeAddress(input)).toBe("boolean");
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -60,14 +78,24 @@ describe("lookups keyed by outside input find only their own entries", () => {
   it("the sandbox refuses a preview type named like a built-in with a 400, not a crash", async () => {
     const sandbox = createSandbox();
     for (const type of PROTOTYPE_NAMES) {
-      const response = await sandbox.app.request(`/api/v1/automations/preview?type=${encodeURIComponent(type)}&volume=65000&duration=1h`, { headers: { "X-Api-Key": sandbox.demo.apiKey } });
+      const response = await sandbox.app.request(
+        `/api/v1/automations/preview?type=${encodeURIComponent(type)}&volume=65000&duration=1h`,
+        { headers: { "X-Api-Key": sandbox.demo.apiKey } },
+      );
       expect(response.status, type).toBe(400);
     }
   });
 
   it("the playground's sandbox panel knows no action named like a built-in", async () => {
     const sandbox = createSandbox();
-    const embedded = { sandbox, url: "http://127.0.0.1:1", demoApiKey: sandbox.demo.apiKey, stateFile: null, restored: false, restoreProblem: null } as unknown as EmbeddedSandbox;
+    const embedded = {
+      sandbox,
+      url: "http://127.0.0.1:1",
+      demoApiKey: sandbox.demo.apiKey,
+      stateFile: null,
+      restored: false,
+      restoreProblem: null,
+    } as unknown as EmbeddedSandbox;
     const panel = createSandboxPanel(embedded, createFakeTelegram({ token: "123:TEST" }), () => ({}));
     for (const action of PROTOTYPE_NAMES) {
       expect(panel.has(action)).toBe(false);

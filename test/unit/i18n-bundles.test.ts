@@ -42,7 +42,11 @@ describe("translations through @fluent/bundle and @fluent/langneg", () => {
   });
 
   it("negotiates Telegram's language codes to a shipped language, English otherwise", () => {
-    expect(["ru", "RU", "ru-ua", "zh-hans", "zh-Hant-TW", "en-GB", "pt-br", "", null, undefined, "x".repeat(300)].map(pickLanguage)).toEqual(["ru", "ru", "ru", "zh", "zh", "en", "en", "en", "en", "en", "en"]);
+    expect(
+      ["ru", "RU", "ru-ua", "zh-hans", "zh-Hant-TW", "en-GB", "pt-br", "", null, undefined, "x".repeat(300)].map(
+        pickLanguage,
+      ),
+    ).toEqual(["ru", "ru", "ru", "zh", "zh", "en", "en", "en", "en", "en", "en"]);
   });
 
   it("loads the shipped locales, each with the welcome in its own language", () => {

@@ -24,7 +24,9 @@ function sourceFiles(dir: string): string[] {
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
   const found: string[] = [];
-  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/g)) {
+  for (const match of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/g,
+  )) {
     const specifier = match[1] ?? match[2]!;
     let base: string;
     if (specifier.startsWith(".")) base = resolve(dirname(file), specifier);
@@ -32,7 +34,9 @@ function importsOf(file: string): string[] {
     else continue;
     // A .js specifier names a TypeScript file (Node's ESM resolution as TypeScript reads it) or, in the browser code, itself.
     const stem = base.replace(/\.js$/, "");
-    const target = [`${stem}.ts`, join(stem, "index.ts"), ...(base.endsWith(".js") ? [base] : [])].find((candidate) => existsSync(candidate));
+    const target = [`${stem}.ts`, join(stem, "index.ts"), ...(base.endsWith(".js") ? [base] : [])].find((candidate) =>
+      existsSync(candidate),
+    );
     if (target) found.push(target);
   }
   return found;
@@ -74,7 +78,9 @@ function circles(graph: Map<string, Set<string>>): string[][] {
 }
 
 const files = sourceFiles(SRC);
-const fileGraph = new Map(files.map((file) => [relative(SRC, file), new Set(importsOf(file).map((target) => relative(SRC, target)))]));
+const fileGraph = new Map(
+  files.map((file) => [relative(SRC, file), new Set(importsOf(file).map((target) => relative(SRC, target)))]),
+);
 const folderOf = (path: string) => path.split("/")[0]!.replace(/\.ts$/, "");
 
 describe("the shape of src/", () => {
@@ -114,12 +120,20 @@ describe("the shape of src/", () => {
   });
 
   it("has nothing of chat/ import from sandbox/", () => {
-    const arrows = [...fileGraph].flatMap(([file, targets]) => (folderOf(file) === "chat" ? [...targets].filter((target) => folderOf(target) === "sandbox").map((target) => `${file} -> ${target}`) : []));
+    const arrows = [...fileGraph].flatMap(([file, targets]) =>
+      folderOf(file) === "chat"
+        ? [...targets].filter((target) => folderOf(target) === "sandbox").map((target) => `${file} -> ${target}`)
+        : [],
+    );
     expect(arrows).toEqual([]);
   });
 
   it("has no arrow from push/, db/, chat/ or marketplace/ into bot/", () => {
-    const arrows = [...fileGraph].flatMap(([file, targets]) => (NOT_INTO_BOT.includes(folderOf(file)) ? [...targets].filter((target) => folderOf(target) === "bot").map((target) => `${file} -> ${target}`) : []));
+    const arrows = [...fileGraph].flatMap(([file, targets]) =>
+      NOT_INTO_BOT.includes(folderOf(file))
+        ? [...targets].filter((target) => folderOf(target) === "bot").map((target) => `${file} -> ${target}`)
+        : [],
+    );
     expect(arrows).toEqual([]);
   });
 });

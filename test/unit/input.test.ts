@@ -3,7 +3,13 @@ import { parseVolume, parseDuration, parseResource, checkBounds } from "#src/inp
 import { parseTrxLimit } from "#src/input/trx-limit";
 import { checkTronAddress } from "#src/input/address";
 import { splitArguments } from "#src/input/arguments";
-import { draftFromArguments, limitsFromOptions, recheckForResource, validateField, type OrderDraft } from "#src/bot/features/order-params/index";
+import {
+  draftFromArguments,
+  limitsFromOptions,
+  recheckForResource,
+  validateField,
+  type OrderDraft,
+} from "#src/bot/features/order-params/index";
 import { readLabel } from "#src/bot/features/addresses/index";
 import type { BotContext } from "#src/bot/context";
 import type { OrderOptions } from "#src/marketplace/index";
@@ -116,7 +122,11 @@ describe("durations and resources", () => {
 });
 
 describe("TRON address check", () => {
-  it.each(["TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"])("accepts %s", (address) => {
+  it.each([
+    "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+    "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+    "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+  ])("accepts %s", (address) => {
     expect(checkTronAddress(address)).toEqual({ ok: true, address });
   });
 
@@ -159,14 +169,19 @@ const OPTIONS: OrderOptions = {
 };
 const limits = limitsFromOptions(OPTIONS);
 /** validateField only needs the translator: the key and its variables are enough to assert on. */
-const ctx = { tr: (key: string, vars?: Record<string, string>) => `${key}${vars ? JSON.stringify(vars) : ""}` } as unknown as BotContext;
+const ctx = {
+  tr: (key: string, vars?: Record<string, string>) => `${key}${vars ? JSON.stringify(vars) : ""}`,
+} as unknown as BotContext;
 
 describe("order limits from the options endpoint", () => {
   it("reads int64 strings exactly, matching resources case-insensitively", () => {
     expect(limits.bounds("energy")).toEqual({ min: 10000n, max: 5000000n });
     expect(limits.bounds("bandwidth")).toEqual({ min: 1000n, max: 1000000n });
     expect(limits.durations("bandwidth")).toEqual(["1h", "1d"]);
-    const huge = limitsFromOptions({ ...OPTIONS, resources: [{ ...OPTIONS.resources[0]!, maxVolume: "9007199254740993" }] });
+    const huge = limitsFromOptions({
+      ...OPTIONS,
+      resources: [{ ...OPTIONS.resources[0]!, maxVolume: "9007199254740993" }],
+    });
     expect(huge.bounds("energy")!.max).toBe(9007199254740993n);
   });
 
@@ -211,14 +226,23 @@ describe("order limits from the options endpoint", () => {
 
   it("an address button's reference is resolved from the offered addresses only", () => {
     const draft: OrderDraft = { offered: { abcdefghij: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" } };
-    expect(validateField(ctx, "address", "@abcdefghij", draft, limits)).toEqual({ ok: true, value: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" });
-    expect(validateField(ctx, "address", "@zzzzzzzzzz", draft, limits)).toEqual({ ok: false, message: "input-address-format" });
+    expect(validateField(ctx, "address", "@abcdefghij", draft, limits)).toEqual({
+      ok: true,
+      value: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+    });
+    expect(validateField(ctx, "address", "@zzzzzzzzzz", draft, limits)).toEqual({
+      ok: false,
+      message: "input-address-format",
+    });
   });
 });
 
 describe("draftFromArguments", () => {
   it.each([
-    ["energy 65 000 1h TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", { resource: "energy", volume: "65 000", duration: "1h", address: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" }],
+    [
+      "energy 65 000 1h TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+      { resource: "energy", volume: "65 000", duration: "1h", address: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" },
+    ],
     ["energy 65k 1h", { resource: "energy", volume: "65k", duration: "1h" }],
     ["1h 1 500 000 bandwidth", { resource: "bandwidth", volume: "1 500 000", duration: "1h" }],
     ["65,000 energy", { resource: "energy", volume: "65,000" }],

@@ -88,8 +88,11 @@ describe("locales/*.ftl", () => {
       const stray = locale.source
         .split(/\r?\n/)
         .map((line, index) => ({ line, number: index + 1 }))
-        .filter(({ line }) => line.trim() !== "" && !line.startsWith("#") && !/^\s/.test(line) && !MESSAGE_ID.test(line));
-      for (const { line, number } of stray) problems.push(`${locale.name}.ftl:${number}: not a message, comment or indented continuation: ${line}`);
+        .filter(
+          ({ line }) => line.trim() !== "" && !line.startsWith("#") && !/^\s/.test(line) && !MESSAGE_ID.test(line),
+        );
+      for (const { line, number } of stray)
+        problems.push(`${locale.name}.ftl:${number}: not a message, comment or indented continuation: ${line}`);
     }
     expect(problems, problems.join("\n")).toEqual([]);
   });
@@ -100,14 +103,16 @@ describe("locales/*.ftl", () => {
     for (const locale of locales) {
       const own = new Set(parsedIds(locale));
       const missing = [...allIds].filter((id) => !own.has(id));
-      if (missing.length > 0) problems.push(`${locale.name}.ftl is missing ${missing.length} key(s): ${missing.join(", ")}`);
+      if (missing.length > 0)
+        problems.push(`${locale.name}.ftl is missing ${missing.length} key(s): ${missing.join(", ")}`);
     }
     expect(problems, problems.join("\n")).toEqual([]);
   });
 
   it("keeps the keys in the same order as en.ftl", () => {
     const english = locales.find((locale) => locale.name === "en")!;
-    const shared = (locale: Locale) => parsedIds(locale).filter((id) => locales.every((other) => other.bundle.hasMessage(id)));
+    const shared = (locale: Locale) =>
+      parsedIds(locale).filter((id) => locales.every((other) => other.bundle.hasMessage(id)));
     for (const locale of locales) expect(shared(locale), `${locale.name}.ftl key order`).toEqual(shared(english));
   });
 

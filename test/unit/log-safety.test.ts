@@ -16,15 +16,26 @@ function capture(scrubber = new SecretScrubber()) {
 }
 
 class Context {
-  constructor(readonly update: { update_id: number; message: { text: string } }, readonly deps: { dataKey: Buffer; secret: string }) {}
+  constructor(
+    readonly update: { update_id: number; message: { text: string } },
+    readonly deps: { dataKey: Buffer; secret: string },
+  ) {}
 }
 
 describe("what a log line may hold", () => {
   const dataKey = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7));
 
   it("a BotError is its message, stack, update id and the failed method, never its context", () => {
-    const refused = new GrammyError("Call to 'sendMessage' failed!", { ok: false, error_code: 400, description: "Bad Request: chat not found" }, "sendMessage", { chat_id: 1, text: "your key sk_live_secret_0123456789" });
-    const ctx = new Context({ update_id: 77, message: { text: "/connect sk_live_secret_0123456789" } }, { dataKey, secret: "hmac-secret-value" });
+    const refused = new GrammyError(
+      "Call to 'sendMessage' failed!",
+      { ok: false, error_code: 400, description: "Bad Request: chat not found" },
+      "sendMessage",
+      { chat_id: 1, text: "your key sk_live_secret_0123456789" },
+    );
+    const ctx = new Context(
+      { update_id: 77, message: { text: "/connect sk_live_secret_0123456789" } },
+      { dataKey, secret: "hmac-secret-value" },
+    );
     const error = new BotError(refused, ctx as never);
     const { logger, text } = capture();
     logger.error({ err: error }, "update failed");
@@ -32,12 +43,19 @@ describe("what a log line may hold", () => {
     expect(line).toContain('"updateId":77');
     expect(line).toContain('"method":"sendMessage"');
     expect(line).toContain("chat not found");
-    for (const leaked of ["sk_live_secret", "hmac-secret-value", '"payload"', '"ctx"']) expect(line).not.toContain(leaked);
+    for (const leaked of ["sk_live_secret", "hmac-secret-value", '"payload"', '"ctx"'])
+      expect(line).not.toContain(leaked);
     expect(line).not.toMatch(/\[\s*\d{1,3}(?:\s*,\s*\d{1,3}){31}\s*\]/);
   });
 
   it("binary data, class instances and deep nesting never reach a line, under any field name", () => {
-    expect(sanitizeLogValue({ key: dataKey, view: new Uint8Array(4), nested: { db: new Context({ update_id: 1, message: { text: "x" } }, { dataKey, secret: "s" }) } })).toEqual({
+    expect(
+      sanitizeLogValue({
+        key: dataKey,
+        view: new Uint8Array(4),
+        nested: { db: new Context({ update_id: 1, message: { text: "x" } }, { dataKey, secret: "s" }) },
+      }),
+    ).toEqual({
       key: "[binary 32 bytes]",
       view: "[binary 4 bytes]",
       nested: { db: "[Context]" },
@@ -62,7 +80,14 @@ describe("what a log line may hold", () => {
     scrubber.addUserSecret(token);
     scrubber.add("configured-secret-value");
     const { logger, text } = capture(scrubber);
-    logger.info({ url: `https://bot.example/webhooks/marketplace/${token}`, note: `line\n${token}`, other: "configured-secret-value" }, `token ${token}`);
+    logger.info(
+      {
+        url: `https://bot.example/webhooks/marketplace/${token}`,
+        note: `line\n${token}`,
+        other: "configured-secret-value",
+      },
+      `token ${token}`,
+    );
     expect(text()).not.toContain(token);
     expect(text()).not.toContain("configured-secret-value");
     expect(text()).toContain("/webhooks/marketplace/[redacted]");

@@ -14,7 +14,9 @@ describe("/metrics on prom-client", () => {
     metrics.updates.inc({ type: "message", outcome: "ok" });
     metrics.pollTicksSkipped.inc();
     metrics.gauge("outbox_queue_depth", "Alerts queued and not yet sent", () => 3);
-    metrics.labeledGauge("poll_schedule_users", "Users by poll schedule", async () => [{ labels: { schedule: "fast", reason: "rule" }, value: 2 }]);
+    metrics.labeledGauge("poll_schedule_users", "Users by poll schedule", async () => [
+      { labels: { schedule: "fast", reason: "rule" }, value: 2 },
+    ]);
     const text = await metrics.render();
     const typeOf = types(text);
     expect(typeOf.get("bot_updates_handled_total")).toBe("counter");
@@ -22,7 +24,14 @@ describe("/metrics on prom-client", () => {
     expect(typeOf.get("telegram_429_total")).toBe("counter");
     expect(typeOf.get("outbox_queue_depth")).toBe("gauge");
     expect(typeOf.get("poll_schedule_users")).toBe("gauge");
-    for (const histogram of ["bot_update_seconds", "telegram_api_call_seconds", "marketplace_api_call_seconds", "alert_delivery_seconds", "poll_cycle_seconds"]) expect(typeOf.get(histogram), histogram).toBe("histogram");
+    for (const histogram of [
+      "bot_update_seconds",
+      "telegram_api_call_seconds",
+      "marketplace_api_call_seconds",
+      "alert_delivery_seconds",
+      "poll_cycle_seconds",
+    ])
+      expect(typeOf.get(histogram), histogram).toBe("histogram");
     for (const name of typeOf.keys()) expect(text, name).toMatch(new RegExp(`^# HELP ${name} \\S`, "m"));
     // Prometheus's conventions: a counter ends in _total, a histogram in its unit.
     for (const [name, type] of typeOf) {
@@ -54,7 +63,13 @@ describe("/metrics on prom-client", () => {
     const third = new Metrics();
     for (const metrics of [first, second, third]) {
       const text = await metrics.render();
-      for (const family of ["nodejs_eventloop_lag_seconds", "nodejs_gc_duration_seconds", "nodejs_heap_size_used_bytes", "process_resident_memory_bytes", "process_cpu_seconds_total"]) {
+      for (const family of [
+        "nodejs_eventloop_lag_seconds",
+        "nodejs_gc_duration_seconds",
+        "nodejs_heap_size_used_bytes",
+        "process_resident_memory_bytes",
+        "process_cpu_seconds_total",
+      ]) {
         expect(text.match(new RegExp(`^# TYPE ${family} `, "gm")), family).toHaveLength(1);
       }
     }
@@ -95,7 +110,8 @@ describe("/metrics on prom-client", () => {
     const text = await new Metrics().render();
     expect(text).toMatch(/^telegram_429_total\{scope="chat"\} 0$/m);
     expect(text).toMatch(/^telegram_429_total\{scope="bot"\} 0$/m);
-    for (const outcome of ["sent", "throttled", "blocked", "refused", "retry"]) expect(text).toContain(`alerts_total{outcome="${outcome}"} 0`);
+    for (const outcome of ["sent", "throttled", "blocked", "refused", "retry"])
+      expect(text).toContain(`alerts_total{outcome="${outcome}"} 0`);
     // The unlabelled histograms show their buckets at 0 too.
     expect(text).toContain('alert_delivery_seconds_bucket{le="+Inf"} 0');
     expect(text).toContain('poll_cycle_seconds_bucket{le="+Inf"} 0');
@@ -103,18 +119,28 @@ describe("/metrics on prom-client", () => {
 
   it("counts a marketplace call by route and HTTP status, none when no answer came", async () => {
     const metrics = new Metrics();
-    metrics.marketplaceCall({ method: "GET", route: "/api/v1/orders/{id}", outcome: "ok", status: 200, durationMs: 40 });
+    metrics.marketplaceCall({
+      method: "GET",
+      route: "/api/v1/orders/{id}",
+      outcome: "ok",
+      status: 200,
+      durationMs: 40,
+    });
     metrics.marketplaceCall({ method: "GET", route: "/api/v1/orders/{id}", outcome: "timeout", durationMs: 3000 });
     expect(metrics.apiCalls.get({ method: "GET", route: "/api/v1/orders/{id}", outcome: "ok" })).toBe(1);
     expect(metrics.apiCallSeconds.count({ route: "/api/v1/orders/{id}", status: "200" })).toBe(1);
     expect(metrics.apiCallSeconds.count({ route: "/api/v1/orders/{id}", status: "none" })).toBe(1);
-    expect(await metrics.render()).toContain('marketplace_api_call_seconds_bucket{le="5",route="/api/v1/orders/{id}",status="none"} 1');
+    expect(await metrics.render()).toContain(
+      'marketplace_api_call_seconds_bucket{le="5",route="/api/v1/orders/{id}",status="none"} 1',
+    );
   });
 
   it("times a poll cycle that finished, not one that failed", async () => {
     const metrics = new Metrics();
     expect(await metrics.pollCycleSeconds.timeSuccess({}, async () => "done")).toBe("done");
-    await expect(metrics.pollCycleSeconds.timeSuccess({}, () => Promise.reject(new Error("database unreachable")))).rejects.toThrow("database unreachable");
+    await expect(
+      metrics.pollCycleSeconds.timeSuccess({}, () => Promise.reject(new Error("database unreachable"))),
+    ).rejects.toThrow("database unreachable");
     expect(metrics.pollCycleSeconds.count()).toBe(1);
   });
 });

@@ -28,8 +28,21 @@ function signAsDocumented(fields: Record<string, string>, token: string): string
   return new URLSearchParams({ ...fields, hash }).toString();
 }
 
-const user = JSON.stringify({ id: 279058397, first_name: "Vladislav", last_name: "Kibenko", username: "vdkfrost", language_code: "ru", is_premium: true, allows_write_to_pm: true });
-const fields = (authDate: number) => ({ query_id: "AAHdF6IQAAAAAN0XohDhrOrc", user, auth_date: String(Math.floor(authDate / 1000)), signature: "abc" });
+const user = JSON.stringify({
+  id: 279058397,
+  first_name: "Vladislav",
+  last_name: "Kibenko",
+  username: "vdkfrost",
+  language_code: "ru",
+  is_premium: true,
+  allows_write_to_pm: true,
+});
+const fields = (authDate: number) => ({
+  query_id: "AAHdF6IQAAAAAN0XohDhrOrc",
+  user,
+  auth_date: String(Math.floor(authDate / 1000)),
+  signature: "abc",
+});
 
 describe("Mini App init data", () => {
   it("accepts init data signed as Telegram documents it, and reads the user from it", () => {
@@ -39,8 +52,14 @@ describe("Mini App init data", () => {
 
   it("refuses a changed field, another bot's token, a missing hash, no user, and nothing at all", () => {
     const good = signAsDocumented(fields(NOW - 60_000), TOKEN);
-    expect(checkInitData(good.replace("279058397", "279058398"), TOKEN, NOW)).toEqual({ ok: false, reason: "signature" });
-    expect(checkInitData(good, "5768337691:AAH5YkoiEuPk8-FZa32hStHTqXiLPtAEhx9", NOW)).toEqual({ ok: false, reason: "signature" });
+    expect(checkInitData(good.replace("279058397", "279058398"), TOKEN, NOW)).toEqual({
+      ok: false,
+      reason: "signature",
+    });
+    expect(checkInitData(good, "5768337691:AAH5YkoiEuPk8-FZa32hStHTqXiLPtAEhx9", NOW)).toEqual({
+      ok: false,
+      reason: "signature",
+    });
     expect(checkInitData(good.replace(/&hash=[0-9a-f]+/, ""), TOKEN, NOW)).toEqual({ ok: false, reason: "signature" });
     const { user: _user, ...withoutUser } = fields(NOW - 60_000);
     expect(checkInitData(signAsDocumented(withoutUser, TOKEN), TOKEN, NOW)).toEqual({ ok: false, reason: "no_user" });
@@ -51,8 +70,14 @@ describe("Mini App init data", () => {
 
   it("refuses init data older than an hour (by the app's clock) or from the future", () => {
     expect(checkInitData(signAsDocumented(fields(NOW - INIT_DATA_MAX_AGE_MS + 1000), TOKEN), TOKEN, NOW).ok).toBe(true);
-    expect(checkInitData(signAsDocumented(fields(NOW - INIT_DATA_MAX_AGE_MS - 1000), TOKEN), TOKEN, NOW)).toEqual({ ok: false, reason: "expired" });
-    expect(checkInitData(signAsDocumented(fields(NOW + 10 * 60_000), TOKEN), TOKEN, NOW)).toEqual({ ok: false, reason: "expired" });
+    expect(checkInitData(signAsDocumented(fields(NOW - INIT_DATA_MAX_AGE_MS - 1000), TOKEN), TOKEN, NOW)).toEqual({
+      ok: false,
+      reason: "expired",
+    });
+    expect(checkInitData(signAsDocumented(fields(NOW + 10 * 60_000), TOKEN), TOKEN, NOW)).toEqual({
+      ok: false,
+      reason: "expired",
+    });
   });
 
   it("signs init data (for the playground and the tests) that the documented algorithm agrees with", () => {
@@ -60,7 +85,10 @@ describe("Mini App init data", () => {
     const params = Object.fromEntries(new URLSearchParams(signed));
     const { hash, ...rest } = params;
     expect(signAsDocumented(rest, TOKEN)).toBe(new URLSearchParams({ ...rest, hash: hash! }).toString());
-    expect(checkInitData(signed, TOKEN, NOW)).toEqual({ ok: true, signer: { telegramId: 42, firstName: "Ada", languageCode: "zh" } });
+    expect(checkInitData(signed, TOKEN, NOW)).toEqual({
+      ok: true,
+      signer: { telegramId: 42, firstName: "Ada", languageCode: "zh" },
+    });
   });
 
   it("compares the hash in constant time, and refuses a second hash or one not in lowercase hex", () => {
@@ -72,6 +100,9 @@ describe("Mini App init data", () => {
     expect(vi.mocked(timingSafeEqual)).toHaveBeenCalledTimes(1);
     expect(Buffer.from(vi.mocked(timingSafeEqual).mock.calls[0]![1] as Uint8Array).toString()).toBe(wrong);
     expect(checkInitData(`${good}&hash=${hash}`, TOKEN, NOW)).toEqual({ ok: false, reason: "signature" });
-    expect(checkInitData(good.replace(hash, hash.toUpperCase()), TOKEN, NOW)).toEqual({ ok: false, reason: "signature" });
+    expect(checkInitData(good.replace(hash, hash.toUpperCase()), TOKEN, NOW)).toEqual({
+      ok: false,
+      reason: "signature",
+    });
   });
 });

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { refFor } from "#src/db/repos/callback-refs";
-import { CARDS_PER_CHAT, findOpenRuleCards, forgetOpenRuleCard, recordOpenRuleCard } from "#src/db/repos/open-rule-cards";
+import {
+  CARDS_PER_CHAT,
+  findOpenRuleCards,
+  forgetOpenRuleCard,
+  recordOpenRuleCard,
+} from "#src/db/repos/open-rule-cards";
 import { upsertUser } from "#src/db/repos/users";
 import type { Database } from "#src/db/schema";
 import { openMigratedTestDatabase } from "../kit/test-database";
@@ -20,9 +25,27 @@ describeEachDialect("the record of the chats' open rule cards (%s)", (dialect) =
   });
   afterEach(() => close());
 
-  const draw = (chatId: number, messageId: number, ref: string, at: number, text: string | null = `card ${messageId}`) =>
-    recordOpenRuleCard(db, { chatId, messageId, ruleRef: ref, payload: `${ref}.1`, text, keyboard: JSON.stringify([[{ text: "⏸ Pause", callback_data: `ru/0/0/${ref}.1/abc` }]]) }, at);
-  const shown = async (chatId: number, telegramId: number, ruleId: string) => (await findOpenRuleCards(db, chatId, telegramId, ruleId)).map((card) => card.messageId);
+  const draw = (
+    chatId: number,
+    messageId: number,
+    ref: string,
+    at: number,
+    text: string | null = `card ${messageId}`,
+  ) =>
+    recordOpenRuleCard(
+      db,
+      {
+        chatId,
+        messageId,
+        ruleRef: ref,
+        payload: `${ref}.1`,
+        text,
+        keyboard: JSON.stringify([[{ text: "⏸ Pause", callback_data: `ru/0/0/${ref}.1/abc` }]]),
+      },
+      at,
+    );
+  const shown = async (chatId: number, telegramId: number, ruleId: string) =>
+    (await findOpenRuleCards(db, chatId, telegramId, ruleId)).map((card) => card.messageId);
 
   it("finds the cards of one rule through the user's own reference, and a keyboard-only edit keeps the card's text", async () => {
     const first = await refFor(db, USER, "rule-1", T0);
@@ -39,7 +62,9 @@ describeEachDialect("the record of the chats' open rule cards (%s)", (dialect) =
     await draw(USER, 10, first, T0 + 3, null);
     const [card] = await findOpenRuleCards(db, USER, USER, "rule-1");
     expect(card).toMatchObject({ messageId: 12 });
-    expect((await findOpenRuleCards(db, USER, USER, "rule-1")).find((found) => found.messageId === 10)?.text).toBe("card 10");
+    expect((await findOpenRuleCards(db, USER, USER, "rule-1")).find((found) => found.messageId === 10)?.text).toBe(
+      "card 10",
+    );
 
     await forgetOpenRuleCard(db, USER, 12);
     expect(await shown(USER, USER, "rule-1")).toEqual([10]);
@@ -49,7 +74,8 @@ describeEachDialect("the record of the chats' open rule cards (%s)", (dialect) =
     const ref = await refFor(db, USER, "rule-1", T0);
     const otherRef = await refFor(db, OTHER, "rule-1", T0);
     await draw(OTHER, 1, otherRef, T0);
-    for (let messageId = 1; messageId <= CARDS_PER_CHAT + 5; messageId++) await draw(USER, messageId, ref, T0 + messageId);
+    for (let messageId = 1; messageId <= CARDS_PER_CHAT + 5; messageId++)
+      await draw(USER, messageId, ref, T0 + messageId);
     // The oldest card is drawn again (a tap on it): it is among the newest now.
     await draw(USER, 6, ref, T0 + 1_000);
     await draw(USER, CARDS_PER_CHAT + 6, ref, T0 + 1_001);

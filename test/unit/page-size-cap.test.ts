@@ -6,7 +6,12 @@ const EMPTY_PAGE = { items: [], page: 1, pageSize: 100, total: 0 };
 
 function client() {
   const fake = createFakeFetch(() => json(EMPTY_PAGE));
-  const marketplace = createMarketplaceClient({ baseUrl: "https://market.example", apiKey: () => "mk_test_key_0000", fetch: fake.fetch, sleep: async () => undefined });
+  const marketplace = createMarketplaceClient({
+    baseUrl: "https://market.example",
+    apiKey: () => "mk_test_key_0000",
+    fetch: fake.fetch,
+    sleep: async () => undefined,
+  });
   const sentPageSizes = () => fake.requests.map((request) => new URL(request.url).searchParams.get("pageSize"));
   return { marketplace, sentPageSizes };
 }

@@ -36,7 +36,8 @@ describe("the playground's long-running pieces", () => {
     expect(urlHost("fe80::1")).toBe("[fe80::1]");
     expect(urlHost("127.0.0.1")).toBe("127.0.0.1");
     expect(urlHost("localhost")).toBe("localhost");
-    for (const host of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"]) expect(isLoopbackHost(host)).toBe(true);
+    for (const host of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"])
+      expect(isLoopbackHost(host)).toBe(true);
     for (const host of ["0.0.0.0", "::", "192.168.1.5", "example.com"]) expect(isLoopbackHost(host)).toBe(false);
   });
 
@@ -47,7 +48,12 @@ describe("the playground's long-running pieces", () => {
     const response = await first.sandbox.app.request("/api/v1/orders", {
       method: "POST",
       headers: { "X-Api-Key": apiKey, "Content-Type": "application/json", "Idempotency-Key": "k-1" },
-      body: JSON.stringify({ resource: "energy", volume: 65000, duration: "1h", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" }),
+      body: JSON.stringify({
+        resource: "energy",
+        volume: 65000,
+        duration: "1h",
+        targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+      }),
     });
     expect(response.status).toBeLessThan(300);
     // a price moved from the panel (set-price) stays moved after the restore
@@ -58,12 +64,18 @@ describe("the playground's long-running pieces", () => {
     expect(second.sandbox.demo).toEqual({ accountId, apiKey });
     expect(second.sandbox.control.getBalance(accountId)).toEqual(first.sandbox.control.getBalance(accountId));
     expect(second.sandbox.control.listOrders(accountId)).toEqual(first.sandbox.control.listOrders(accountId));
-    expect(second.sandbox.control.listNotifications(accountId)).toEqual(first.sandbox.control.listNotifications(accountId));
+    expect(second.sandbox.control.listNotifications(accountId)).toEqual(
+      first.sandbox.control.listNotifications(accountId),
+    );
     expect(second.sandbox.control.getPrices()).toEqual(first.sandbox.control.getPrices());
-    expect(second.sandbox.control.getPrices().find((p) => p.resource === "energy" && p.duration === "1h")).toMatchObject({ sunPerUnit: 37, overridden: true });
+    expect(
+      second.sandbox.control.getPrices().find((p) => p.resource === "energy" && p.duration === "1h"),
+    ).toMatchObject({ sunPerUnit: 37, overridden: true });
     const quote = await second.sandbox.app.request("/api/v1/pricing/quote?resource=energy&volume=65000&duration=1h");
     expect(quote.status).toBe(200);
-    const firstQuote = await first.sandbox.app.request("/api/v1/pricing/quote?resource=energy&volume=65000&duration=1h");
+    const firstQuote = await first.sandbox.app.request(
+      "/api/v1/pricing/quote?resource=energy&volume=65000&duration=1h",
+    );
     expect(await quote.json()).toEqual(await firstQuote.json());
     const balance = await second.sandbox.app.request("/api/v1/wallet/balance", { headers: { "X-Api-Key": apiKey } });
     expect(balance.status).toBe(200);
@@ -71,7 +83,12 @@ describe("the playground's long-running pieces", () => {
     const again = await second.sandbox.app.request("/api/v1/orders", {
       method: "POST",
       headers: { "X-Api-Key": apiKey, "Content-Type": "application/json", "Idempotency-Key": "k-1" },
-      body: JSON.stringify({ resource: "energy", volume: 65000, duration: "1h", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL" }),
+      body: JSON.stringify({
+        resource: "energy",
+        volume: 65000,
+        duration: "1h",
+        targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+      }),
     });
     expect(again.status).toBeLessThan(300);
     expect(second.sandbox.control.listOrders(accountId)).toHaveLength(1);

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { Semaphore } from "#src/bounded/semaphore";
 import { SingleFlight } from "#src/bounded/single-flight";
 import { createMarketplaceClient, type MarketplaceClient } from "#src/marketplace/index";
-import { MAX_PUBLIC_QUOTES_IN_FLIGHT, withBoundedPublicQuotes, type PublicQuoteLimit } from "#src/marketplace/public-quotes";
+import {
+  MAX_PUBLIC_QUOTES_IN_FLIGHT,
+  withBoundedPublicQuotes,
+  type PublicQuoteLimit,
+} from "#src/marketplace/public-quotes";
 import type { PriceQuote } from "#src/marketplace/schemas/order";
 import { inlineVolume, readInlineQuery } from "#src/bot/features/inline/index";
 import { SpendingCache, STATS_CACHE_MS, STATS_FRESH_MS } from "#src/reports/cache";
@@ -85,7 +89,10 @@ describe("SingleFlight: one run per key while it is in flight", () => {
   });
 });
 
-function scriptedClient(answers: Map<string, ReturnType<typeof deferred<PriceQuote>>>, seen: Array<{ key: string; signal?: AbortSignal }>): MarketplaceClient {
+function scriptedClient(
+  answers: Map<string, ReturnType<typeof deferred<PriceQuote>>>,
+  seen: Array<{ key: string; signal?: AbortSignal }>,
+): MarketplaceClient {
   return {
     quote: (query: { resource: string; duration: string; volume: unknown }, options: { signal?: AbortSignal } = {}) => {
       const key = `${query.resource}:${String(query.volume)}:${query.duration}`;
@@ -102,8 +109,14 @@ describe("the bounded public quote path", () => {
     const answers = new Map<string, ReturnType<typeof deferred<PriceQuote>>>();
     const seen: Array<{ key: string; signal?: AbortSignal }> = [];
     const limits: PublicQuoteLimit[] = [];
-    const factory = withBoundedPublicQuotes(() => scriptedClient(answers, seen), { maxInFlight: 2, onLimit: (limit) => limits.push(limit) });
-    const same = [factory().quote({ resource: "energy", volume: "65000", duration: "1h" }), factory(() => "key").quote({ resource: "energy", volume: 65000, duration: "1h" })];
+    const factory = withBoundedPublicQuotes(() => scriptedClient(answers, seen), {
+      maxInFlight: 2,
+      onLimit: (limit) => limits.push(limit),
+    });
+    const same = [
+      factory().quote({ resource: "energy", volume: "65000", duration: "1h" }),
+      factory(() => "key").quote({ resource: "energy", volume: 65000, duration: "1h" }),
+    ];
     const others = ["1d", "15m"].map((duration) => factory().quote({ resource: "energy", volume: "65000", duration }));
     await tick();
     expect(seen.map((call) => call.key)).toEqual(["energy:65000:1h", "energy:65000:1d"]);
@@ -137,9 +150,17 @@ describe("the client's quote under an aborted signal", () => {
     const requests: string[] = [];
     const hanging = ((url: string, init?: RequestInit) => {
       requests.push(url);
-      return new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+      return new Promise<Response>((_resolve, reject) =>
+        init?.signal?.addEventListener("abort", () => reject(new Error("aborted"))),
+      );
     }) as typeof fetch;
-    const client = createMarketplaceClient({ baseUrl: "http://marketplace.test", fetch: hanging, timeoutMs: 60_000, maxRetries: 3, backoffBaseMs: 1 });
+    const client = createMarketplaceClient({
+      baseUrl: "http://marketplace.test",
+      fetch: hanging,
+      timeoutMs: 60_000,
+      maxRetries: 3,
+      backoffBaseMs: 1,
+    });
     const controller = new AbortController();
     const asked = client.quote({ resource: "energy", volume: "65000", duration: "1h" }, { signal: controller.signal });
     await tick();
@@ -147,15 +168,30 @@ describe("the client's quote under an aborted signal", () => {
     await expect(asked).rejects.toMatchObject({ kind: "timeout", detail: expect.stringContaining("cancelled") });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(requests).toHaveLength(1);
-    const answered = createMarketplaceClient({ baseUrl: "http://marketplace.test", fetch: createFakeFetch(() => json({ resource: "energy", volume: 65000, duration: "1h", priceTrx: "4.225" })).fetch });
-    await expect(answered.quote({ resource: "energy", volume: "65000", duration: "1h" }, { signal: new AbortController().signal })).resolves.toMatchObject({ priceTrx: "4.225" });
+    const answered = createMarketplaceClient({
+      baseUrl: "http://marketplace.test",
+      fetch: createFakeFetch(() => json({ resource: "energy", volume: 65000, duration: "1h", priceTrx: "4.225" }))
+        .fetch,
+    });
+    await expect(
+      answered.quote({ resource: "energy", volume: "65000", duration: "1h" }, { signal: new AbortController().signal }),
+    ).resolves.toMatchObject({ priceTrx: "4.225" });
   });
 });
 
 describe("an inline answer's volume is the one it shows, rounded up to three significant digits", () => {
   it("rounds 65001…65040 to one volume and leaves round volumes alone", () => {
-    expect(new Set(Array.from({ length: 40 }, (_, index) => inlineVolume(65_001n + BigInt(index))))).toEqual(new Set([65_100n]));
-    expect([65_000n, 131_000n, 999n, 1_234n, 5_000n, 1_000_001n].map(inlineVolume)).toEqual([65_000n, 131_000n, 999n, 1_240n, 5_000n, 1_010_000n]);
+    expect(new Set(Array.from({ length: 40 }, (_, index) => inlineVolume(65_001n + BigInt(index))))).toEqual(
+      new Set([65_100n]),
+    );
+    expect([65_000n, 131_000n, 999n, 1_234n, 5_000n, 1_000_001n].map(inlineVolume)).toEqual([
+      65_000n,
+      131_000n,
+      999n,
+      1_240n,
+      5_000n,
+      1_010_000n,
+    ]);
     expect(readInlineQuery("65001 1h")).toEqual([{ resource: "energy", volume: 65_100n, duration: "1h" }]);
   });
 });
@@ -175,9 +211,19 @@ describe("/stats records: reused by /stats for a minute, by the 7/30 switch for 
 
 describe("charts rendered at once are bounded for the whole process", () => {
   it("a third chart asked while two render waits its turn, and all three are drawn", async () => {
-    const spec: TopLevelSpec = { width: 60, height: 40, data: { values: [{ day: "a", trx: 1 }] }, mark: "bar", encoding: { x: { field: "day", type: "ordinal" }, y: { field: "trx", type: "quantitative" } } };
+    const spec: TopLevelSpec = {
+      width: 60,
+      height: 40,
+      data: { values: [{ day: "a", trx: 1 }] },
+      mark: "bar",
+      encoding: { x: { field: "day", type: "ordinal" }, y: { field: "trx", type: "quantitative" } },
+    };
     let waits = 0;
-    const charts = await Promise.all(Array.from({ length: MAX_CHARTS_RENDERING + 1 }, () => renderChartPng(spec, { cjk: false, onWait: () => (waits += 1) })));
+    const charts = await Promise.all(
+      Array.from({ length: MAX_CHARTS_RENDERING + 1 }, () =>
+        renderChartPng(spec, { cjk: false, onWait: () => (waits += 1) }),
+      ),
+    );
     expect(waits).toBe(1);
     for (const png of charts) expect(png.subarray(1, 4).toString()).toBe("PNG");
   }, 60_000);

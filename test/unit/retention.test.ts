@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { refFor, resolveRef } from "#src/db/repos/callback-refs";
-import { createPendingAction, findPendingAction, markPendingActionAttempted, transitionPendingAction } from "#src/db/repos/pending-actions";
+import {
+  createPendingAction,
+  findPendingAction,
+  markPendingActionAttempted,
+  transitionPendingAction,
+} from "#src/db/repos/pending-actions";
 import { countUpdateInWindow } from "#src/db/repos/update-windows";
 import { setFlow } from "#src/db/repos/flows";
 import { findOpenRuleCards, recordOpenRuleCard } from "#src/db/repos/open-rule-cards";
@@ -32,18 +37,28 @@ describeEachDialect("retention against the repositories (%s)", (dialect) => {
   afterEach(() => close());
 
   /** One retention pass at `now`; the wall clock for Telegram update turns is the same moment. */
-  const retain = (now: number, chunk?: number) => runRetention({ db, logger, now: () => now, wallNow: () => now }, chunk);
+  const retain = (now: number, chunk?: number) =>
+    runRetention({ db, logger, now: () => now, wallNow: () => now }, chunk);
 
   let cardCount = 0;
   /** A card created at `at`, moved to `state` then (attempted: an outcome never learned). */
   async function card(at: number, state: string, attempted = false): Promise<string> {
     const id = `card${++cardCount}`;
-    await createPendingAction(db, { id, telegramId: USER, kind: "order", payload: { volume: 65000 }, idempotencyKey: `key-${id}`, chatId: USER, now: at });
+    await createPendingAction(db, {
+      id,
+      telegramId: USER,
+      kind: "order",
+      payload: { volume: 65000 },
+      idempotencyKey: `key-${id}`,
+      chatId: USER,
+      now: at,
+    });
     if (state !== "pending") expect(await transitionPendingAction(db, id, ["pending"], state, at)).toBe(true);
     if (attempted) await markPendingActionAttempted(db, id, at);
     return id;
   }
-  const cardsLeft = async () => (await db.selectFrom("pending_actions").select("id").orderBy("id").execute()).map((row) => row.id);
+  const cardsLeft = async () =>
+    (await db.selectFrom("pending_actions").select("id").orderBy("id").execute()).map((row) => row.id);
 
   it("keeps every card for 30 days after its last change, and a card mid-Confirm or with an unknown outcome never younger", async () => {
     const now = T0 + 400 * DAY;
@@ -63,7 +78,8 @@ describeEachDialect("retention against the repositories (%s)", (dialect) => {
     expect(report.pending_actions).toBe(4);
     expect(await cardsLeft()).toEqual([edge, unknownYoung, processingOld, doneYoung, pressedLately].sort());
     expect(await cardsLeft()).not.toContain(pastEdge);
-    for (const gone of [unknownOld, doneOld, cancelledOld]) expect(await findPendingAction(db, USER, gone)).toBeUndefined();
+    for (const gone of [unknownOld, doneOld, cancelledOld])
+      expect(await findPendingAction(db, USER, gone)).toBeUndefined();
     // The unknown-outcome card that stayed still carries its Idempotency-Key and its attempt mark.
     const kept = await findPendingAction(db, USER, unknownYoung);
     expect(kept?.idempotency_key).toBe(`key-${unknownYoung}`);
@@ -76,7 +92,11 @@ describeEachDialect("retention against the repositories (%s)", (dialect) => {
     // Handed out again 40 days later (a fresh menu): the same short id, now good for another 30 days.
     expect(await refFor(db, USER, "rule-renewed", T0 + 40 * DAY)).toBe(renewed);
     // Within a day of the last hand-out nothing is written (a menu render stays a read).
-    const issued = async (id: string) => Number((await db.selectFrom("callback_refs").select("issued_at").where("id", "=", id).executeTakeFirstOrThrow()).issued_at);
+    const issued = async (id: string) =>
+      Number(
+        (await db.selectFrom("callback_refs").select("issued_at").where("id", "=", id).executeTakeFirstOrThrow())
+          .issued_at,
+      );
     await refFor(db, USER, "rule-renewed", T0 + 40 * DAY + DAY - 1);
     expect(await issued(renewed)).toBe(T0 + 40 * DAY);
 
@@ -95,8 +115,18 @@ describeEachDialect("retention against the repositories (%s)", (dialect) => {
   it("deletes sent alerts 7 days after sending and dropped ones 7 days after their last attempt, never a queued one", async () => {
     const now = T0 + 100 * DAY;
     const queue = async (key: string, at: number) => {
-      expect(await enqueueAlert(db, { telegramId: USER, chatId: USER, dedupeKey: key, payload: { method: "sendMessage", params: { text: key } }, now: at })).toBe(true);
-      return Number((await db.selectFrom("outbox").select("id").where("dedupe_key", "=", key).executeTakeFirstOrThrow()).id);
+      expect(
+        await enqueueAlert(db, {
+          telegramId: USER,
+          chatId: USER,
+          dedupeKey: key,
+          payload: { method: "sendMessage", params: { text: key } },
+          now: at,
+        }),
+      ).toBe(true);
+      return Number(
+        (await db.selectFrom("outbox").select("id").where("dedupe_key", "=", key).executeTakeFirstOrThrow()).id,
+      );
     };
     await queue("queued-for-months", now - 90 * DAY);
     await markSent(db, await queue("sent-old", now - 30 * DAY), now - 7 * DAY - 1);
@@ -115,7 +145,9 @@ describeEachDialect("retention against the repositories (%s)", (dialect) => {
     ]);
     // A queued alert survives any number of passes, however old.
     await retain(now + 1_000 * DAY);
-    expect((await db.selectFrom("outbox").select("dedupe_key").execute()).map((row) => row.dedupe_key)).toEqual(["queued-for-months"]);
+    expect((await db.selectFrom("outbox").select("dedupe_key").execute()).map((row) => row.dedupe_key)).toEqual([
+      "queued-for-months",
+    ]);
   });
 
   it("keeps webhook dedupe keys 4 days and finished Telegram updates a day, never an update being handled", async () => {
@@ -141,8 +173,14 @@ describeEachDialect("retention against the repositories (%s)", (dialect) => {
     const report = await retain(now);
     expect(report.webhook_events).toBe(1);
     expect(report.telegram_updates).toBe(2);
-    expect((await db.selectFrom("webhook_events").select("dedupe_key").execute()).map((row) => row.dedupe_key)).toEqual([`${USER}:order:a:order.filled`]);
-    expect((await db.selectFrom("telegram_updates").select("update_id").orderBy("update_id").execute()).map((row) => Number(row.update_id))).toEqual([2, 3]);
+    expect((await db.selectFrom("webhook_events").select("dedupe_key").execute()).map((row) => row.dedupe_key)).toEqual(
+      [`${USER}:order:a:order.filled`],
+    );
+    expect(
+      (await db.selectFrom("telegram_updates").select("update_id").orderBy("update_id").execute()).map((row) =>
+        Number(row.update_id),
+      ),
+    ).toEqual([2, 3]);
   });
 
   it("keeps finished follows 30 days and open ones always, the newest poll cycle always, /connect attempts, flood windows and open first questions a day", async () => {
@@ -150,9 +188,30 @@ describeEachDialect("retention against the repositories (%s)", (dialect) => {
     await db
       .insertInto("followed_orders")
       .values([
-        { order_id: "open-old", telegram_id: USER, attempts: 9, next_check_at: now, done: 0, created_at: now - 50 * DAY },
-        { order_id: "done-old", telegram_id: USER, attempts: 1, next_check_at: now, done: 1, created_at: now - 31 * DAY },
-        { order_id: "done-young", telegram_id: USER, attempts: 1, next_check_at: now, done: 1, created_at: now - 29 * DAY },
+        {
+          order_id: "open-old",
+          telegram_id: USER,
+          attempts: 9,
+          next_check_at: now,
+          done: 0,
+          created_at: now - 50 * DAY,
+        },
+        {
+          order_id: "done-old",
+          telegram_id: USER,
+          attempts: 1,
+          next_check_at: now,
+          done: 1,
+          created_at: now - 31 * DAY,
+        },
+        {
+          order_id: "done-young",
+          telegram_id: USER,
+          attempts: 1,
+          next_check_at: now,
+          done: 1,
+          created_at: now - 29 * DAY,
+        },
       ])
       .execute();
     // A quiet bot: the newest cycle is days old and still the one the next id counts from.
@@ -174,23 +233,48 @@ describeEachDialect("retention against the repositories (%s)", (dialect) => {
     await countUpdateInWindow(db, USER + 1, now - 60_000, 10_000);
     // A first question never answered, and the key step of another user an hour ago.
     await upsertUser(db, USER + 1, USER + 1, now);
-    await setFlow(db, USER, { flow: "quote", step: "quote/resource", data: { args: [{}], asked: { askedAt: now - DAY - 1 } } }, now - DAY - 1);
+    await setFlow(
+      db,
+      USER,
+      { flow: "quote", step: "quote/resource", data: { args: [{}], asked: { askedAt: now - DAY - 1 } } },
+      now - DAY - 1,
+    );
     await setFlow(db, USER + 1, { flow: "connect", step: "key", data: { askedAt: now - 3_600_000 } }, now - 3_600_000);
 
     const report = await retain(now);
-    expect(report).toMatchObject({ followed_orders: 1, poll_cycles: 1, connect_attempts: 1, update_windows: 1, flows: 1 });
-    expect((await db.selectFrom("flows").select("telegram_id").execute()).map((row) => Number(row.telegram_id))).toEqual([USER + 1]);
-    expect((await db.selectFrom("followed_orders").select("order_id").orderBy("order_id").execute()).map((row) => row.order_id)).toEqual(["done-young", "open-old"]);
+    expect(report).toMatchObject({
+      followed_orders: 1,
+      poll_cycles: 1,
+      connect_attempts: 1,
+      update_windows: 1,
+      flows: 1,
+    });
+    expect(
+      (await db.selectFrom("flows").select("telegram_id").execute()).map((row) => Number(row.telegram_id)),
+    ).toEqual([USER + 1]);
+    expect(
+      (await db.selectFrom("followed_orders").select("order_id").orderBy("order_id").execute()).map(
+        (row) => row.order_id,
+      ),
+    ).toEqual(["done-young", "open-old"]);
     expect((await db.selectFrom("poll_cycles").select("id").execute()).map((row) => Number(row.id))).toEqual([2]);
     expect((await db.selectFrom("connect_attempts").select("id").execute()).map((row) => row.id)).toEqual(["young"]);
-    expect((await db.selectFrom("update_windows").select("telegram_id").execute()).map((row) => Number(row.telegram_id))).toEqual([USER + 1]);
+    expect(
+      (await db.selectFrom("update_windows").select("telegram_id").execute()).map((row) => Number(row.telegram_id)),
+    ).toEqual([USER + 1]);
   });
 
   it("keeps a chat's open rule card 30 days after it was last drawn, in chunks of a two-column key", async () => {
     const now = T0 + 100 * DAY;
     const ref = await refFor(db, USER, "rule-open-card", now);
-    const draw = (messageId: number, at: number) => recordOpenRuleCard(db, { chatId: USER, messageId, ruleRef: ref, payload: `${ref}.0`, text: "Auto-refill", keyboard: "[]" }, at);
-    for (let messageId = 1; messageId <= 7; messageId++) await draw(messageId, now - RETENTION.openRuleCardsMs - messageId);
+    const draw = (messageId: number, at: number) =>
+      recordOpenRuleCard(
+        db,
+        { chatId: USER, messageId, ruleRef: ref, payload: `${ref}.0`, text: "Auto-refill", keyboard: "[]" },
+        at,
+      );
+    for (let messageId = 1; messageId <= 7; messageId++)
+      await draw(messageId, now - RETENTION.openRuleCardsMs - messageId);
     await draw(8, now - RETENTION.openRuleCardsMs);
     // Drawn long ago, drawn again (a tap, a redraw) yesterday: its last drawing counts.
     await draw(9, now - 90 * DAY);
@@ -252,7 +336,10 @@ describe("limits held in memory", () => {
   it("lets options cache entries expire: a user who asked once is not held forever", async () => {
     let now = T0;
     const cache = new OptionsCache(() => now, 60_000);
-    const client = { orderOptions: async () => ({}), automationOptions: async () => ({}) } as unknown as MarketplaceClient;
+    const client = {
+      orderOptions: async () => ({}),
+      automationOptions: async () => ({}),
+    } as unknown as MarketplaceClient;
     for (let user = 1; user <= 500; user++) await cache.orderOptions(user, client);
     expect(cache.size).toBe(500);
     now += 60_000;

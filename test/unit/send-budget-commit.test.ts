@@ -9,7 +9,8 @@ import type { Database } from "#src/db/schema";
 import { takeGlobal } from "#src/db/repos/send-budget";
 import { recordChatSendAt, takeChatTurn } from "#src/db/repos/chat-send";
 
-const synchronous = async (db: Kysely<Database>) => Number((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous);
+const synchronous = async (db: Kysely<Database>) =>
+  Number((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]!.synchronous);
 
 describe("the shared Telegram budget commits without an fsync on SQLite", () => {
   let dir: string;
@@ -34,12 +35,18 @@ describe("the shared Telegram budget commits without an fsync on SQLite", () => 
     await expect(takeGlobal(db, 1_000, 1)).resolves.toMatchObject({ granted: 1 });
     expect(await synchronous(db)).toBe(2);
     // Another process's trigger makes the grant's update fail inside its transaction.
-    await sql`create trigger refuse_grants before update on send_budget begin select raise(abort, 'grant refused'); end`.execute(other);
+    await sql`create trigger refuse_grants before update on send_budget begin select raise(abort, 'grant refused'); end`.execute(
+      other,
+    );
     await expect(takeGlobal(db, 2_000, 1)).rejects.toThrow("grant refused");
     expect(await synchronous(db)).toBe(2);
     await sql`drop trigger refuse_grants`.execute(other);
     // The failed transaction left nothing behind (its grant was rolled back), and the next one commits.
-    const row = await other.selectFrom("send_budget").select(["updated_at"]).where("name", "=", "telegram").executeTakeFirstOrThrow();
+    const row = await other
+      .selectFrom("send_budget")
+      .select(["updated_at"])
+      .where("name", "=", "telegram")
+      .executeTakeFirstOrThrow();
     expect(Number(row.updated_at)).toBe(1_000);
     await expect(takeGlobal(db, 3_000, 1)).resolves.toMatchObject({ granted: 1 });
   });
@@ -51,7 +58,11 @@ describe("the shared Telegram budget commits without an fsync on SQLite", () => 
     // Within one instant both connections together get the burst, no more.
     for (let i = 0; i < 6; i++) granted += (await takeGlobal(dbs[i % 2]!, now, 1, budget)).granted;
     expect(granted).toBe(3);
-    const row = await dbs[1]!.selectFrom("send_budget").select(["tokens_milli", "updated_at"]).where("name", "=", "telegram").executeTakeFirstOrThrow();
+    const row = await dbs[1]!
+      .selectFrom("send_budget")
+      .select(["tokens_milli", "updated_at"])
+      .where("name", "=", "telegram")
+      .executeTakeFirstOrThrow();
     expect(Number(row.tokens_milli)).toBe(0);
     // One second later the bucket is full again (capacity 3), shared by whoever asks.
     let later = 0;
@@ -93,7 +104,11 @@ describe("the shared Telegram budget commits without an fsync on SQLite", () => 
   it("takes and defers a chat's turns on SQLite, seen by the other connection, and gives the connection back at synchronous=FULL", async () => {
     const [db, other] = dbs as [Kysely<Database>, Kysely<Database>];
     const pace = { intervalMs: 1_000, burst: 2 };
-    const nextAt = async () => Number((await other.selectFrom("chat_send").select("next_send_at").where("chat_id", "=", 7).executeTakeFirstOrThrow()).next_send_at);
+    const nextAt = async () =>
+      Number(
+        (await other.selectFrom("chat_send").select("next_send_at").where("chat_id", "=", 7).executeTakeFirstOrThrow())
+          .next_send_at,
+      );
     expect(await takeChatTurn(db, 7, 10_000, pace)).toBeNull();
     expect(await takeChatTurn(db, 7, 10_000, pace)).toBeNull();
     // The burst of two is spent: the third waits for the chat's next turn.

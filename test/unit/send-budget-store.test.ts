@@ -5,7 +5,13 @@ import { openMigratedTestDatabase } from "../kit/test-database";
 import { describeEachDialect } from "../kit/test-database-dialects";
 import { expectSharedStatements } from "../kit/batching";
 import type { Database } from "#src/db/schema";
-import { DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET, databaseSendBudget, memorySendBudget, type SendBudgetStore } from "#src/scale/send-budget";
+import {
+  DEFAULT_CHAT_PACE,
+  DEFAULT_GLOBAL_BUDGET,
+  databaseSendBudget,
+  memorySendBudget,
+  type SendBudgetStore,
+} from "#src/scale/send-budget";
 
 type Step =
   | { op: "global"; dt: number; want: number }
@@ -17,13 +23,38 @@ type Step =
   | { op: "defer"; dt: number; chat: number; forMs: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ op: fc.constant("global" as const), dt: fc.integer({ min: 0, max: 120 }), want: fc.integer({ min: 0, max: 4 }) }),
-  fc.record({ op: fc.constant("globalIn" as const), dt: fc.integer({ min: 0, max: 120 }), want: fc.integer({ min: 0, max: 40 }) }),
+  fc.record({
+    op: fc.constant("global" as const),
+    dt: fc.integer({ min: 0, max: 120 }),
+    want: fc.integer({ min: 0, max: 4 }),
+  }),
+  fc.record({
+    op: fc.constant("globalIn" as const),
+    dt: fc.integer({ min: 0, max: 120 }),
+    want: fc.integer({ min: 0, max: 40 }),
+  }),
   fc.record({ op: fc.constant("refund" as const), count: fc.integer({ min: 0, max: 3 }) }),
-  fc.record({ op: fc.constant("replyTurn" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ op: fc.constant("alert" as const), dt: fc.integer({ min: 0, max: 1_500 }), chat: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ op: fc.constant("answered" as const), dt: fc.integer({ min: 0, max: 300 }), chat: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ op: fc.constant("defer" as const), dt: fc.integer({ min: 0, max: 300 }), chat: fc.integer({ min: 1, max: 3 }), forMs: fc.integer({ min: 1_000, max: 5_000 }) }),
+  fc.record({
+    op: fc.constant("replyTurn" as const),
+    dt: fc.integer({ min: 0, max: 1_500 }),
+    chat: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    op: fc.constant("alert" as const),
+    dt: fc.integer({ min: 0, max: 1_500 }),
+    chat: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    op: fc.constant("answered" as const),
+    dt: fc.integer({ min: 0, max: 300 }),
+    chat: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    op: fc.constant("defer" as const),
+    dt: fc.integer({ min: 0, max: 300 }),
+    chat: fc.integer({ min: 1, max: 3 }),
+    forMs: fc.integer({ min: 1_000, max: 5_000 }),
+  }),
 );
 
 /** Plays the steps on one store; returns every answer it gave, in order. */
@@ -37,7 +68,9 @@ async function play(store: SendBudgetStore, db: Kysely<Database>, steps: Step[],
         answers.push(await store.takeGlobal(now, s.want, DEFAULT_GLOBAL_BUDGET));
         break;
       case "globalIn":
-        answers.push(await db.transaction().execute((trx) => store.takeGlobalIn(trx, now, s.want, DEFAULT_GLOBAL_BUDGET)));
+        answers.push(
+          await db.transaction().execute((trx) => store.takeGlobalIn(trx, now, s.want, DEFAULT_GLOBAL_BUDGET)),
+        );
         break;
       case "refund":
         await store.refundGlobal(null, s.count, DEFAULT_GLOBAL_BUDGET);
@@ -66,14 +99,19 @@ describe("Telegram's budgets in memory (SQLite, one process)", () => {
     expect((await store.takeReplyTurn(9, at, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt).toBeNull();
     expect(await store.takeChatSlot(null, 9, at, DEFAULT_CHAT_PACE)).toBeNull();
     expect((await store.takeReplyTurn(9, at, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt).toBeNull();
-    expect((await store.takeReplyTurn(9, at + 10, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt).toBe(at + 1_100);
+    expect((await store.takeReplyTurn(9, at + 10, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt).toBe(
+      at + 1_100,
+    );
     let granted = 0;
-    for (let ms = 0; ms < 10_000; ms += 5) granted += (await store.takeGlobal(at + ms, 1, DEFAULT_GLOBAL_BUDGET)).granted;
+    for (let ms = 0; ms < 10_000; ms += 5)
+      granted += (await store.takeGlobal(at + ms, 1, DEFAULT_GLOBAL_BUDGET)).granted;
     // 10 s at 28/s plus the first burst of 1.9 whole messages (1)
     expect(granted).toBeGreaterThanOrEqual(280);
     expect(granted).toBeLessThanOrEqual(281);
     await store.prune(at + 10 * 3_600_000);
-    expect((await store.takeReplyTurn(9, at + 10 * 3_600_000, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt).toBeNull();
+    expect(
+      (await store.takeReplyTurn(9, at + 10 * 3_600_000, DEFAULT_CHAT_PACE, DEFAULT_GLOBAL_BUDGET)).chatDueAt,
+    ).toBeNull();
   });
 });
 
@@ -114,12 +152,21 @@ describeEachDialect("the budgets in the database on %s answer as the memory stor
     const store = databaseSendBudget(db, DEFAULT_GLOBAL_BUDGET);
     const at = 7_000_000;
     const pace = { intervalMs: 1_000, burst: 1 };
-    expect(await store.takeReplyTurn(4, at, pace, DEFAULT_GLOBAL_BUDGET)).toEqual({ chatDueAt: null, grant: { granted: 1, limited: false, nextAt: at + 4 } });
+    expect(await store.takeReplyTurn(4, at, pace, DEFAULT_GLOBAL_BUDGET)).toEqual({
+      chatDueAt: null,
+      grant: { granted: 1, limited: false, nextAt: at + 4 },
+    });
     // The bucket held 1.9 and gave one: 0.9 left, so a second message is 4 ms away at 28/s.
-    expect(await store.takeReplyTurn(4, at + 999, pace, DEFAULT_GLOBAL_BUDGET)).toEqual({ chatDueAt: at + 1_000, grant: null });
+    expect(await store.takeReplyTurn(4, at + 999, pace, DEFAULT_GLOBAL_BUDGET)).toEqual({
+      chatDueAt: at + 1_000,
+      grant: null,
+    });
     // Waiting drew nothing from the bucket: it refilled past one whole message by itself.
     expect(await store.takeGlobal(at + 999, 1, DEFAULT_GLOBAL_BUDGET)).toMatchObject({ granted: 1 });
-    expect(await store.takeReplyTurn(4, at + 1_000, pace, DEFAULT_GLOBAL_BUDGET)).toMatchObject({ chatDueAt: null, grant: { granted: 0, limited: true } });
+    expect(await store.takeReplyTurn(4, at + 1_000, pace, DEFAULT_GLOBAL_BUDGET)).toMatchObject({
+      chatDueAt: null,
+      grant: { granted: 0, limited: true },
+    });
   });
 
   it("concurrent replies' turns get what one at a time would, and share statements on PostgreSQL", async () => {
@@ -134,9 +181,16 @@ describeEachDialect("the budgets in the database on %s answer as the memory stor
     expect(turns.map((turn) => turn.grant?.granted)).toEqual(chats.map(() => 1));
     // The bucket gave exactly 20 messages, and each chat's row moved by one turn.
     expect(await store.takeGlobal(at, 100, roomy)).toMatchObject({ granted: 80 });
-    const rows = await db.selectFrom("chat_send").select(["chat_id", "next_send_at"]).where("chat_id", ">=", 500).orderBy("chat_id").execute();
+    const rows = await db
+      .selectFrom("chat_send")
+      .select(["chat_id", "next_send_at"])
+      .where("chat_id", ">=", 500)
+      .orderBy("chat_id")
+      .execute();
     const fullFrom = at - (pace.burst - 1) * pace.intervalMs;
-    expect(rows.map((row) => [Number(row.chat_id), Number(row.next_send_at)])).toEqual(chats.map((chat) => [chat, fullFrom + pace.intervalMs]));
+    expect(rows.map((row) => [Number(row.chat_id), Number(row.next_send_at)])).toEqual(
+      chats.map((chat) => [chat, fullFrom + pace.intervalMs]),
+    );
     expectSharedStatements(dialect, store.replyTurnStatements, chats.length);
 
     // A bucket of 1.9 messages: as one at a time, one grant in all, the other turns told to wait
@@ -155,7 +209,9 @@ describeEachDialect("the budgets in the database on %s answer as the memory stor
     expect(answers.filter((answer) => answer.chatDueAt === null)).toHaveLength(9);
     expect(answers.find((answer) => answer.chatDueAt !== null)!.chatDueAt).toBe(fullFrom + 3 * pace.intervalMs);
     // A turn without its grant learns when the bucket holds a message again (1.9 - 1 at 28/s: 4 ms).
-    for (const answer of answers) if (answer.chatDueAt === null && answer.grant!.granted === 0) expect(answer.grant).toEqual({ granted: 0, limited: true, nextAt: at + 4 });
+    for (const answer of answers)
+      if (answer.chatDueAt === null && answer.grant!.granted === 0)
+        expect(answer.grant).toEqual({ granted: 0, limited: true, nextAt: at + 4 });
 
     // A bucket of 4 with one taken: three grants for five calls, and inside the batch they go in the
     // order the calls came (703 before 702), not by chat id. On SQLite the calls run one at a time,
@@ -184,7 +240,19 @@ describeEachDialect("the budgets in the database on %s answer as the memory stor
     const asking = Promise.all(arriving.map((chat) => fair.takeReplyTurn(chat, at, pace, four)));
     if (dialect === "PostgreSQL") {
       // Both lone statements reach the lock; the other three queue behind them for one batch.
-      await expect.poll(async () => Number((await sql<{ waiting: string }>`select count(*) as waiting from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(db)).rows[0]!.waiting)).toBe(2);
+      await expect
+        .poll(async () =>
+          Number(
+            (
+              await sql<{
+                waiting: string;
+              }>`select count(*) as waiting from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
+                db,
+              )
+            ).rows[0]!.waiting,
+          ),
+        )
+        .toBe(2);
     }
     release();
     await holding;
@@ -197,6 +265,7 @@ describeEachDialect("the budgets in the database on %s answer as the memory stor
       expect(got[0]! + got[1]!).toBeGreaterThanOrEqual(1);
       expect([got[2], got[4]]).toEqual([1, 0]);
     }
-    if (dialect === "PostgreSQL") expect(fair.replyTurnStatements).toMatchObject({ statements: 3, batches: 1, failedBatches: 0 });
+    if (dialect === "PostgreSQL")
+      expect(fair.replyTurnStatements).toMatchObject({ statements: 3, batches: 1, failedBatches: 0 });
   });
 });

@@ -35,16 +35,31 @@ describeEachDialect("the alert sender with nothing due (%s)", (dialect) => {
       },
     };
     const sent: Array<{ chat_id: number; text: string }> = [];
-    const api = { raw: { sendMessage: async (params: { chat_id: number; text: string }) => (sent.push(params), { message_id: 1 }) } } as unknown as Api;
+    const api = {
+      raw: { sendMessage: async (params: { chat_id: number; text: string }) => (sent.push(params), { message_id: 1 }) },
+    } as unknown as Api;
     let clock = 1_900_000_000_000;
-    const sender = new OutboxSender({ db, logger: createLogger({ level: "silent" }), metrics: new Metrics(), now: () => clock, budgetStore: counting });
+    const sender = new OutboxSender({
+      db,
+      logger: createLogger({ level: "silent" }),
+      metrics: new Metrics(),
+      now: () => clock,
+      budgetStore: counting,
+    });
     sender.start(api);
     await sender.stop(0);
 
     // Empty outbox, then a row due only later: no grant either time.
     expect(await sender.cycle()).toBe(0);
     await upsertUser(db, 71, 71, clock);
-    await enqueueAlert(db, { telegramId: 71, chatId: 71, dedupeKey: "later", payload: { method: "sendMessage", params: { text: "later" } }, now: clock, notBefore: clock + 60_000 });
+    await enqueueAlert(db, {
+      telegramId: 71,
+      chatId: 71,
+      dedupeKey: "later",
+      payload: { method: "sendMessage", params: { text: "later" } },
+      now: clock,
+      notBefore: clock + 60_000,
+    });
     expect(await sender.cycle()).toBe(0);
     expect(grants).toEqual([]);
 

@@ -24,7 +24,12 @@ describe("SQLite storage", () => {
         after = statSync(path).size;
       }
       expect(after).toBeGreaterThan(before);
-      expect(await db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).toEqual({ n: 400 });
+      expect(
+        await db
+          .selectFrom("users")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow(),
+      ).toEqual({ n: 400 });
     } finally {
       await db.destroy();
       await removeDatabaseDir(dir);

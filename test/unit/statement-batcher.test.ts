@@ -101,7 +101,12 @@ describe("the statement batcher", () => {
 
   it("runs a failed batch's calls again one at a time, so only the bad input fails", async () => {
     const { batcher, ones, answerAll } = scripted({ maxInFlight: 1, failBatch: true, badInput: 3 });
-    const calls = [0, 1, 2, 3, 4].map((n) => batcher.run({ user: n, n }).then((value) => ({ value }), (error: Error) => ({ error: error.message })));
+    const calls = [0, 1, 2, 3, 4].map((n) =>
+      batcher.run({ user: n, n }).then(
+        (value) => ({ value }),
+        (error: Error) => ({ error: error.message }),
+      ),
+    );
     await answerAll();
     // The batch of 1 to 4 failed; each runs again on its own.
     await answerAll();
@@ -109,7 +114,13 @@ describe("the statement batcher", () => {
     expect(ones).toEqual([0, 1, 2, 3, 4]);
     // The batch and the four statements after it.
     expect(batcher.counts).toEqual({ statements: 6, calls: 5, batches: 1, failedBatches: 1 });
-    expect(await Promise.all(calls)).toEqual([{ value: "one:0" }, { value: "one:1" }, { value: "one:2" }, { error: "bad input 3" }, { value: "one:4" }]);
+    expect(await Promise.all(calls)).toEqual([
+      { value: "one:0" },
+      { value: "one:1" },
+      { value: "one:2" },
+      { error: "bad input 3" },
+      { value: "one:4" },
+    ]);
   });
 
   it("holds a call back while a statement with its key runs, even with a statement free", async () => {

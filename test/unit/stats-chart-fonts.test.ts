@@ -17,20 +17,57 @@ const NOW = Date.parse("2026-11-23T12:00:00Z");
 /** A week of orders and two rules' firings: three sources, labelled in Latin, Cyrillic or Chinese (and markup to escape). */
 function figuresOf(labels: readonly string[]): { figures: StatsFigures; sources: Map<string, string> } {
   const window = lastDays("UTC", 7, NOW);
-  const rule = (index: number) => ({ id: `00000000-0000-4000-8000-00000000000${index}`, type: "auto-refill", resource: "energy", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", minimal: null, volume: null, duration: null, spentTrx: "10", status: "active", pauseReason: null, autoResume: false, createdAt: "2026-10-01T00:00:00Z", updatedAt: "2026-11-23T00:00:00Z" });
+  const rule = (index: number) => ({
+    id: `00000000-0000-4000-8000-00000000000${index}`,
+    type: "auto-refill",
+    resource: "energy",
+    targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+    minimal: null,
+    volume: null,
+    duration: null,
+    spentTrx: "10",
+    status: "active",
+    pauseReason: null,
+    autoResume: false,
+    createdAt: "2026-10-01T00:00:00Z",
+    updatedAt: "2026-11-23T00:00:00Z",
+  });
   const records = {
     since: window.from,
     readAt: NOW,
-    orders: window.days.map((day, index) => ({ id: `10000000-0000-4000-8000-0000000000${String(index).padStart(2, "0")}`, resource: "energy", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", volume: "65000", duration: "1h", priceTrx: `${index + 2}.5`, activationTrx: "0", totalTrx: `${index + 2}.5`, status: "Filled", txId: null, createdAt: `${day}T10:00:00Z` })),
+    orders: window.days.map((day, index) => ({
+      id: `10000000-0000-4000-8000-0000000000${String(index).padStart(2, "0")}`,
+      resource: "energy",
+      targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+      volume: "65000",
+      duration: "1h",
+      priceTrx: `${index + 2}.5`,
+      activationTrx: "0",
+      totalTrx: `${index + 2}.5`,
+      status: "Filled",
+      txId: null,
+      createdAt: `${day}T10:00:00Z`,
+    })),
     ledger: [],
-    rules: [0, 1].map((index) => ({ rule: rule(index), firings: window.days.map((day) => ({ volume: "65000", duration: "1h", priceTrx: `${3 + index}.25`, createdAt: `${day}T05:00:00Z` })) })),
+    rules: [0, 1].map((index) => ({
+      rule: rule(index),
+      firings: window.days.map((day) => ({
+        volume: "65000",
+        duration: "1h",
+        priceTrx: `${3 + index}.25`,
+        createdAt: `${day}T05:00:00Z`,
+      })),
+    })),
     orderStats: null,
     burn: null,
     requests: 3,
     gaps: [],
   } as unknown as SpendingRecords;
   const figures = summarize(records, window);
-  return { figures, sources: new Map(figures.sources.map((source, index) => [source.id, labels[index % labels.length]!])) };
+  return {
+    figures,
+    sources: new Map(figures.sources.map((source, index) => [source.id, labels[index % labels.length]!])),
+  };
 }
 
 const decode = (png: Buffer) => PNG.sync.read(png);
@@ -42,7 +79,9 @@ describe("the chart's fonts cut down to the chart's characters", () => {
   const haveFonts = fonts.latin !== null && fonts.cjk !== null;
   // Outside CI a machine without the fonts skips these, and says why in the name; CI installs them.
   const run = haveFonts || process.env.CI === "true";
-  const skipped = run ? "" : " (skipped: DejaVu Sans or WenQuanYi Micro Hei is not installed; apt-get install fonts-dejavu-core fonts-wqy-microhei)";
+  const skipped = run
+    ? ""
+    : " (skipped: DejaVu Sans or WenQuanYi Micro Hei is not installed; apt-get install fonts-dejavu-core fonts-wqy-microhei)";
 
   it.runIf(run)(`draw exactly the pixels the whole fonts draw, in Latin, Cyrillic and Chinese${skipped}`, async () => {
     expect(fonts.latin).not.toBeNull();
@@ -54,10 +93,25 @@ describe("the chart's fonts cut down to the chart's characters", () => {
     ] as const) {
       const { figures, sources } = figuresOf(labels);
       expect(figures.sources.length).toBe(3);
-      const spec = spendingChartSpec(figures, { title, subtitle: "22.11 – 23.11 · UTC", axis: "TRX", sources, days: new Map(), font: cjk ? fonts.cjkFamily : fonts.family, numberFont: fonts.family });
+      const spec = spendingChartSpec(figures, {
+        title,
+        subtitle: "22.11 – 23.11 · UTC",
+        axis: "TRX",
+        sources,
+        days: new Map(),
+        font: cjk ? fonts.cjkFamily : fonts.family,
+        numberFont: fonts.family,
+      });
       const svg = await renderChartSvg(spec);
       const files = cjk ? fonts.files : [fonts.latin!];
-      const whole = decode(new Resvg(svg, { fitTo: { mode: "zoom", value: CHART_SCALE }, font: { loadSystemFonts: false, fontFiles: files, defaultFontFamily: fonts.defaultFamily } }).render().asPng());
+      const whole = decode(
+        new Resvg(svg, {
+          fitTo: { mode: "zoom", value: CHART_SCALE },
+          font: { loadSystemFonts: false, fontFiles: files, defaultFontFamily: fonts.defaultFamily },
+        })
+          .render()
+          .asPng(),
+      );
       const cut = decode(await renderChartPng(spec, { cjk }));
       expect({ width: cut.width, height: cut.height }).toEqual({ width: whole.width, height: whole.height });
       let differing = 0;

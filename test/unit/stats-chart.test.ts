@@ -40,9 +40,39 @@ function busyMonth(): SpendingRecords {
   return {
     since: lastDays("UTC", 30, NOW).from,
     readAt: NOW,
-    orders: days.map((day, index) => ({ id: `10000000-0000-4000-8000-0000000000${String(index).padStart(2, "0")}`, resource: index % 4 ? "energy" : "bandwidth", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", volume: "1234567", duration: "1d", priceTrx: "123456.789012", activationTrx: "1.1", totalTrx: "123457.889012", status: index % 5 ? "Filled" : "Failed", txId: null, createdAt: `${day}T10:00:00Z` })),
-    ledger: days.map((day, index) => ({ id: `20000000-0000-4000-8000-0000000000${String(index).padStart(2, "0")}`, type: index % 5 ? "OrderPayment" : "OrderRefund", currency: "TRX", amount: index % 5 ? "-123457.889012" : "123457.889012", txId: null, status: "Completed", createdAt: `${day}T10:00:00Z` })),
-    rules: Array.from({ length: 6 }, (_, index) => ({ rule: rule(index), firings: days.filter((_, day) => day % (index + 1) === 0).map((day) => ({ volume: "131000", duration: "1h", priceTrx: `${1000 + index}.123456`, createdAt: `${day}T05:00:00Z` })) })),
+    orders: days.map((day, index) => ({
+      id: `10000000-0000-4000-8000-0000000000${String(index).padStart(2, "0")}`,
+      resource: index % 4 ? "energy" : "bandwidth",
+      targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+      volume: "1234567",
+      duration: "1d",
+      priceTrx: "123456.789012",
+      activationTrx: "1.1",
+      totalTrx: "123457.889012",
+      status: index % 5 ? "Filled" : "Failed",
+      txId: null,
+      createdAt: `${day}T10:00:00Z`,
+    })),
+    ledger: days.map((day, index) => ({
+      id: `20000000-0000-4000-8000-0000000000${String(index).padStart(2, "0")}`,
+      type: index % 5 ? "OrderPayment" : "OrderRefund",
+      currency: "TRX",
+      amount: index % 5 ? "-123457.889012" : "123457.889012",
+      txId: null,
+      status: "Completed",
+      createdAt: `${day}T10:00:00Z`,
+    })),
+    rules: Array.from({ length: 6 }, (_, index) => ({
+      rule: rule(index),
+      firings: days
+        .filter((_, day) => day % (index + 1) === 0)
+        .map((day) => ({
+          volume: "131000",
+          duration: "1h",
+          priceTrx: `${1000 + index}.123456`,
+          createdAt: `${day}T05:00:00Z`,
+        })),
+    })),
     orderStats: { totalOrders: 2_147_483_647, energyDeliveredThisMonth: "9223372036854775807" },
     burn: { volume: "65000", burnCostTrx: "13.65" },
     requests: 30,
@@ -58,7 +88,18 @@ describe("the /stats chart", () => {
     for (const lang of LANGUAGES) {
       const tr = translatorFor(i18n, lang);
       for (const days of [7, 30] as const) {
-        const report = await buildSpendingReport({ tr, lang, records: busyMonth(), window: lastDays("Asia/Shanghai", days, NOW), heading: tr("stats-title", { days }), period: tr("stats-period", { days }), addressLabels: new Map([["TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", "Главный кошелёк <exchange> & 热钱包 with a long label"]]), footer: tr("digest-footer") });
+        const report = await buildSpendingReport({
+          tr,
+          lang,
+          records: busyMonth(),
+          window: lastDays("Asia/Shanghai", days, NOW),
+          heading: tr("stats-title", { days }),
+          period: tr("stats-period", { days }),
+          addressLabels: new Map([
+            ["TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", "Главный кошелёк <exchange> & 热钱包 with a long label"],
+          ]),
+          footer: tr("digest-footer"),
+        });
         expect(report.kind).toBe("chart");
         if (report.kind !== "chart") continue;
         const png = decode(report.png);
@@ -78,11 +119,21 @@ describe("the /stats chart", () => {
   // CI installs the font and sets CI=true (.ci/run), so there it runs (and fails without the font);
   // elsewhere a machine without one skips it and the name says why.
   const cjkRuns = chartFonts().cjk !== null || process.env.CI === "true";
-  const cjkSkipped = cjkRuns ? "" : " (skipped: WenQuanYi Micro Hei is not installed; apt-get install fonts-wqy-microhei)";
+  const cjkSkipped = cjkRuns
+    ? ""
+    : " (skipped: WenQuanYi Micro Hei is not installed; apt-get install fonts-wqy-microhei)";
   it.runIf(cjkRuns)(`draws Chinese glyphs (the CJK font is found)${cjkSkipped}`, async () => {
     expect(chartFonts().cjk).not.toBeNull();
     const figures = summarize(busyMonth(), lastDays("UTC", 7, NOW));
-    const texts = (title: string) => ({ title, subtitle: "", axis: "TRX", sources: new Map(figures.sources.map((source) => [source.id, source.id.slice(0, 8)])), days: new Map(), font: chartFonts().cjkFamily, numberFont: chartFonts().family });
+    const texts = (title: string) => ({
+      title,
+      subtitle: "",
+      axis: "TRX",
+      sources: new Map(figures.sources.map((source) => [source.id, source.id.slice(0, 8)])),
+      days: new Map(),
+      font: chartFonts().cjkFamily,
+      numberFont: chartFonts().family,
+    });
     const drawn = decode(await renderChartPng(spendingChartSpec(figures, texts("每日花费")), { cjk: true }));
     // without the CJK font the same title comes out as the Latin font's empty boxes
     const boxes = decode(await renderChartPng(spendingChartSpec(figures, texts("每日花费")), { cjk: false }));
@@ -100,9 +151,14 @@ describe("the /stats chart", () => {
     const tr = translatorFor(i18n, "ru");
     const keyboard = windowKeyboard(tr, 30);
     addDigestButtons(keyboard, tr, { digest_enabled: 1, digest_time_zone: "America/New_York" } as User);
-    const buttons = (keyboard as InlineKeyboard).inline_keyboard.flat() as Array<{ text: string; callback_data?: string }>;
+    const buttons = (keyboard as InlineKeyboard).inline_keyboard.flat() as Array<{
+      text: string;
+      callback_data?: string;
+    }>;
     expect(buttons.length).toBeGreaterThan(10);
     for (const button of buttons) expect(Buffer.byteLength(button.callback_data ?? "")).toBeLessThanOrEqual(64);
-    expect(buttons.map((button) => button.callback_data)).toEqual(expect.arrayContaining(["ss:7", "ss:30", "st:d:off", "st:z:utc", "st:z:nyc"]));
+    expect(buttons.map((button) => button.callback_data)).toEqual(
+      expect.arrayContaining(["ss:7", "ss:30", "st:d:off", "st:z:utc", "st:z:nyc"]),
+    );
   });
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { sunPerUnit } from "#src/chat/format";
 import type { AutomationRule, Firing, LedgerEntry, MarketplaceClient, Order } from "#src/marketplace/index";
-import { collectSpending, FIRING_RULES, LEDGER_PAGES, ORDER_PAGES, STATS_REQUEST_LIMIT, type SpendingRecords } from "#src/reports/collect";
+import {
+  collectSpending,
+  FIRING_RULES,
+  LEDGER_PAGES,
+  ORDER_PAGES,
+  STATS_REQUEST_LIMIT,
+  type SpendingRecords,
+} from "#src/reports/collect";
 import { isEmpty, MAX_RULE_SOURCES, summarize } from "#src/reports/figures";
 import { lastDays } from "#src/reports/time-zones";
 
@@ -10,18 +17,70 @@ let serial = 0;
 const id = () => `00000000-0000-4000-8000-${String(++serial).padStart(12, "0")}`;
 
 function order(createdAt: string, fields: Partial<Order> = {}): Order {
-  return { id: id(), resource: "energy", targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL", volume: "100000", duration: "1h", priceTrx: "7.15", activationTrx: "0", totalTrx: "7.15", status: "Filled", txId: null, createdAt, ...fields };
+  return {
+    id: id(),
+    resource: "energy",
+    targetAddress: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
+    volume: "100000",
+    duration: "1h",
+    priceTrx: "7.15",
+    activationTrx: "0",
+    totalTrx: "7.15",
+    status: "Filled",
+    txId: null,
+    createdAt,
+    ...fields,
+  };
 }
 
 function rule(fields: Partial<AutomationRule> = {}): AutomationRule {
-  return { id: id(), type: "smart", resource: "energy", targetAddress: "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7", minimal: null, volume: null, duration: null, spentTrx: "10", status: "active", pauseReason: null, autoResume: true, createdAt: "2026-10-01T00:00:00Z", updatedAt: "2026-11-23T00:00:00Z", ...fields };
+  return {
+    id: id(),
+    type: "smart",
+    resource: "energy",
+    targetAddress: "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+    minimal: null,
+    volume: null,
+    duration: null,
+    spentTrx: "10",
+    status: "active",
+    pauseReason: null,
+    autoResume: true,
+    createdAt: "2026-10-01T00:00:00Z",
+    updatedAt: "2026-11-23T00:00:00Z",
+    ...fields,
+  };
 }
 
-const firing = (createdAt: string, priceTrx = "9.366"): Firing => ({ volume: "131000", duration: "1h", priceTrx, createdAt });
-const ledger = (createdAt: string, type: string, amount: string): LedgerEntry => ({ id: id(), type, currency: "TRX", amount, txId: null, status: "Completed", createdAt });
+const firing = (createdAt: string, priceTrx = "9.366"): Firing => ({
+  volume: "131000",
+  duration: "1h",
+  priceTrx,
+  createdAt,
+});
+const ledger = (createdAt: string, type: string, amount: string): LedgerEntry => ({
+  id: id(),
+  type,
+  currency: "TRX",
+  amount,
+  txId: null,
+  status: "Completed",
+  createdAt,
+});
 
 function records(fields: Partial<SpendingRecords>): SpendingRecords {
-  return { since: lastDays("UTC", 30, NOW).from, readAt: NOW, orders: [], ledger: [], rules: [], orderStats: null, burn: null, requests: 0, gaps: [], ...fields };
+  return {
+    since: lastDays("UTC", 30, NOW).from,
+    readAt: NOW,
+    orders: [],
+    ledger: [],
+    rules: [],
+    orderStats: null,
+    burn: null,
+    requests: 0,
+    gaps: [],
+    ...fields,
+  };
 }
 
 describe("spending figures", () => {
@@ -36,8 +95,18 @@ describe("spending figures", () => {
           order("2026-11-20T08:00:00Z", { status: "Created", totalTrx: "8.15" }),
           order("2026-11-01T08:00:00Z"),
         ],
-        rules: [{ rule: smart, firings: [firing("2026-11-23T01:00:00Z"), firing("2026-11-19T01:00:00Z"), firing("2026-11-10T01:00:00Z")] }],
-        ledger: [ledger("2026-11-23T08:00:00Z", "OrderPayment", "-7.15"), ledger("2026-11-21T08:00:00Z", "OrderRefund", "7.15"), ledger("2026-11-21T07:00:00Z", "Deposit", "100"), ledger("2026-11-20T08:00:00Z", "AutomationCharge", "-9.366")],
+        rules: [
+          {
+            rule: smart,
+            firings: [firing("2026-11-23T01:00:00Z"), firing("2026-11-19T01:00:00Z"), firing("2026-11-10T01:00:00Z")],
+          },
+        ],
+        ledger: [
+          ledger("2026-11-23T08:00:00Z", "OrderPayment", "-7.15"),
+          ledger("2026-11-21T08:00:00Z", "OrderRefund", "7.15"),
+          ledger("2026-11-21T07:00:00Z", "Deposit", "100"),
+          ledger("2026-11-20T08:00:00Z", "AutomationCharge", "-9.366"),
+        ],
         burn: { volume: "65000", burnCostTrx: "13.65" },
       }),
       lastDays("UTC", 7, NOW),
@@ -70,10 +139,19 @@ describe("spending figures", () => {
   });
 
   it("draws the biggest rules one by one and the rest together as other rules", () => {
-    const rules = Array.from({ length: 8 }, (_, index) => ({ rule: rule(), firings: [firing("2026-11-22T10:00:00Z", `${index + 1}`)] }));
+    const rules = Array.from({ length: 8 }, (_, index) => ({
+      rule: rule(),
+      firings: [firing("2026-11-22T10:00:00Z", `${index + 1}`)],
+    }));
     const figures = summarize(records({ rules }), lastDays("UTC", 7, NOW));
     expect(figures.sources).toHaveLength(MAX_RULE_SOURCES);
-    expect(figures.sources.map((source) => source.sun)).toEqual([8_000_000n, 7_000_000n, 6_000_000n, 5_000_000n, 10_000_000n]);
+    expect(figures.sources.map((source) => source.sun)).toEqual([
+      8_000_000n,
+      7_000_000n,
+      6_000_000n,
+      5_000_000n,
+      10_000_000n,
+    ]);
     expect(figures.sources.at(-1)!.kind).toBe("others");
     expect(figures.cells.reduce((sum, cell) => sum + cell.sun, 0n)).toBe(figures.totalSun);
   });
@@ -82,7 +160,10 @@ describe("spending figures", () => {
     const figures = summarize(records({ orders: [order("2026-10-30T08:00:00Z")] }), lastDays("UTC", 7, NOW));
     expect(isEmpty(figures)).toBe(true);
     expect(figures.sources).toEqual([]);
-    const failed = summarize(records({ orders: [order("2026-11-22T08:00:00Z", { status: "Failed" })] }), lastDays("UTC", 7, NOW));
+    const failed = summarize(
+      records({ orders: [order("2026-11-22T08:00:00Z", { status: "Failed" })] }),
+      lastDays("UTC", 7, NOW),
+    );
     expect(isEmpty(failed)).toBe(true);
     expect(failed.orders).toEqual({ placed: 1, filled: 0, failed: 1 });
   });
@@ -97,11 +178,23 @@ describe("reading the marketplace for /stats", () => {
     const client = {
       async listOrders({ page = 1, pageSize = 20 } = {}) {
         calls.push(`orders ${page} ${pageSize}`);
-        return { items: Array.from({ length: pageSize }, (_, index) => order(at((page - 1) * pageSize + index))), page, pageSize, total: 5_000 };
+        return {
+          items: Array.from({ length: pageSize }, (_, index) => order(at((page - 1) * pageSize + index))),
+          page,
+          pageSize,
+          total: 5_000,
+        };
       },
       async transactions({ page = 1, pageSize = 20 } = {}) {
         calls.push(`ledger ${page} ${pageSize}`);
-        return { items: Array.from({ length: pageSize }, (_, index) => ledger(at((page - 1) * pageSize + index), "OrderPayment", "-1")), page, pageSize, total: 5_000 };
+        return {
+          items: Array.from({ length: pageSize }, (_, index) =>
+            ledger(at((page - 1) * pageSize + index), "OrderPayment", "-1"),
+          ),
+          page,
+          pageSize,
+          total: 5_000,
+        };
       },
       async listAutomations() {
         calls.push("automations");
@@ -117,7 +210,15 @@ describe("reading the marketplace for /stats", () => {
       },
       async previewOrder() {
         calls.push("preview");
-        return { priceTrx: "1", baseCostTrx: "1", commissionTrx: "0", activationTrx: null, burnCostTrx: "21", savingsPercent: null, balanceTrx: null };
+        return {
+          priceTrx: "1",
+          baseCostTrx: "1",
+          commissionTrx: "0",
+          activationTrx: null,
+          burnCostTrx: "21",
+          savingsPercent: null,
+          balanceTrx: null,
+        };
       },
     } as unknown as MarketplaceClient;
     return { client, calls };
@@ -142,7 +243,14 @@ describe("reading the marketplace for /stats", () => {
     const client = {
       async listOrders({ page = 1 } = {}) {
         calls.push(`orders ${page}`);
-        return { items: Array.from({ length: 100 }, (_, index) => order(new Date(NOW - (page - 1) * 100 * 3_600_000 - index * 3_600_000).toISOString())), page, pageSize: 100, total: 10_000 };
+        return {
+          items: Array.from({ length: 100 }, (_, index) =>
+            order(new Date(NOW - (page - 1) * 100 * 3_600_000 - index * 3_600_000).toISOString()),
+          ),
+          page,
+          pageSize: 100,
+          total: 10_000,
+        };
       },
       async transactions() {
         calls.push("ledger");

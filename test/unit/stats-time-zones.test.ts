@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { addDays, DIGEST_TIME_ZONES, isoWeekday, knownZone, lastDays, latestDigestSlot, localDate, localInstant, weekBefore, zoneForCode } from "#src/reports/time-zones";
+import {
+  addDays,
+  DIGEST_TIME_ZONES,
+  isoWeekday,
+  knownZone,
+  lastDays,
+  latestDigestSlot,
+  localDate,
+  localInstant,
+  weekBefore,
+  zoneForCode,
+} from "#src/reports/time-zones";
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -25,9 +36,20 @@ describe("time zones of /stats and the weekly digest", () => {
     // …while in UTC it comes eight hours later
     expect(latestDigestSlot("UTC", at("2026-11-23T08:59:59Z")).week).toBe("2026-11-16");
     expect(latestDigestSlot("UTC", at("2026-11-23T09:00:00Z")).week).toBe("2026-11-23");
-    expect(latestDigestSlot("America/New_York", at("2026-11-24T12:00:00Z"))).toEqual({ week: "2026-11-23", at: at("2026-11-23T14:00:00Z") });
+    expect(latestDigestSlot("America/New_York", at("2026-11-24T12:00:00Z"))).toEqual({
+      week: "2026-11-23",
+      at: at("2026-11-23T14:00:00Z"),
+    });
     const week = weekBefore("Asia/Shanghai", "2026-11-23");
-    expect(week.days).toEqual(["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"]);
+    expect(week.days).toEqual([
+      "2026-11-16",
+      "2026-11-17",
+      "2026-11-18",
+      "2026-11-19",
+      "2026-11-20",
+      "2026-11-21",
+      "2026-11-22",
+    ]);
     expect(new Date(week.from).toISOString()).toBe("2026-11-15T16:00:00.000Z");
     expect(new Date(week.to).toISOString()).toBe("2026-11-22T16:00:00.000Z");
   });

@@ -127,7 +127,13 @@ describe("a reply counted from Telegram's answer only when the answer came later
     let clock = 5_000_000;
     const inner = memorySendBudget();
     let recorded = 0;
-    const store: SendBudgetStore = { ...inner, recordChatSendAt: async (...args) => { recorded += 1; return inner.recordChatSendAt(...args); } };
+    const store: SendBudgetStore = {
+      ...inner,
+      recordChatSendAt: async (...args) => {
+        recorded += 1;
+        return inner.recordChatSendAt(...args);
+      },
+    };
     const send = sharedBudgetTransformer(store, () => clock, { chatPace: { intervalMs: 1_000, burst: 1 } });
     for (let i = 0; i < 3; i++) {
       clock += 1_000;

@@ -5,8 +5,25 @@ const proxies = trustedProxies(["172.28.0.10", "10.0.0.0/8", "fd00::/8", "2001:d
 
 describe("the client behind trusted proxies", () => {
   it("trusts listed addresses and CIDRs, IPv4 and IPv6, an IPv4-mapped peer as its IPv4 address", () => {
-    for (const address of ["172.28.0.10", "10.200.1.2", "::ffff:10.0.0.1", "fd12:3456::1", "2001:db8::7", "[2001:db8::7]"]) expect(proxies.trusts(address), address).toBe(true);
-    for (const address of ["172.28.0.11", "11.0.0.1", "::ffff:11.0.0.1", "fe80::1", "2001:db8::8", "not-an-address", ""]) expect(proxies.trusts(address), address).toBe(false);
+    for (const address of [
+      "172.28.0.10",
+      "10.200.1.2",
+      "::ffff:10.0.0.1",
+      "fd12:3456::1",
+      "2001:db8::7",
+      "[2001:db8::7]",
+    ])
+      expect(proxies.trusts(address), address).toBe(true);
+    for (const address of [
+      "172.28.0.11",
+      "11.0.0.1",
+      "::ffff:11.0.0.1",
+      "fe80::1",
+      "2001:db8::8",
+      "not-an-address",
+      "",
+    ])
+      expect(proxies.trusts(address), address).toBe(false);
   });
 
   it("takes the right-most forwarded address that is not itself a proxy, only from a trusted peer", () => {

@@ -25,7 +25,13 @@ describeEachDialect("the user's row with what an update reads next (%s)", (diale
   afterEach(() => close());
 
   it("has no user, key or key step for a user not stored, and the upsert returns the row it stored", async () => {
-    expect(await findUserWithState(db, 51, 51)).toEqual({ user: undefined, credential: null, conversation: null, step: null, windowPlace: null });
+    expect(await findUserWithState(db, 51, 51)).toEqual({
+      user: undefined,
+      credential: null,
+      conversation: null,
+      step: null,
+      windowPlace: null,
+    });
     const created = await upsertUser(db, 51, 51, T0);
     expect(created).toEqual(await findUser(db, 51));
     expect(created).toMatchObject({ telegram_id: 51, chat_id: 51, active: 1, created_at: T0 });
@@ -73,7 +79,8 @@ describeEachDialect("the user's row with what an update reads next (%s)", (diale
   it("counts the update in the user's flood-limit window when asked, as countUpdateInWindow does, known user or not", async () => {
     await upsertUser(db, 56, 56, T0);
     const places = [];
-    for (const at of [T0, T0 + 1, T0 + 9_999, T0 + 10_000, T0 + 20_001]) places.push((await findUserWithState(db, 56, 56, { now: at, windowMs: 10_000 })).windowPlace);
+    for (const at of [T0, T0 + 1, T0 + 9_999, T0 + 10_000, T0 + 20_001])
+      places.push((await findUserWithState(db, 56, 56, { now: at, windowMs: 10_000 })).windowPlace);
     // A window lasts windowMs from its first update; the next update after it opens a new one.
     expect(places).toEqual([1, 2, 3, 4, 1]);
     const counted = await findUserWithState(db, 56, 56, { now: T0 + 20_002, windowMs: 10_000 });
@@ -87,7 +94,18 @@ describeEachDialect("the user's row with what an update reads next (%s)", (diale
   it("stores a user met for the first time in the counted read, as upsertUser would, and returns the stored row", async () => {
     const first = await findUserWithState(db, 58, 580, { now: T0, windowMs: 10_000 });
     const stored = await findUser(db, 58);
-    expect(stored).toMatchObject({ telegram_id: 58, chat_id: 580, language: null, active: 1, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, created_at: T0, updated_at: T0 });
+    expect(stored).toMatchObject({
+      telegram_id: 58,
+      chat_id: 580,
+      language: null,
+      active: 1,
+      alert_orders: 1,
+      alert_rules: 1,
+      alert_deposits: 1,
+      alert_other: 1,
+      created_at: T0,
+      updated_at: T0,
+    });
     expect(first.user).toEqual(stored);
     // The same row as upsertUser stores for a first contact (defaults included).
     const upserted = await upsertUser(db, 59, 580, T0);
@@ -98,7 +116,10 @@ describeEachDialect("the user's row with what an update reads next (%s)", (diale
     expect(await findUser(db, 58)).toEqual(stored);
     // A user who blocked the bot stays inactive until loadAccount's upsert brings them back.
     await db.updateTable("users").set({ active: 0 }).where("telegram_id", "=", 58).execute();
-    expect((await findUserWithState(db, 58, 580, { now: T0 + 6, windowMs: 10_000 })).user).toMatchObject({ active: 0, updated_at: T0 });
+    expect((await findUserWithState(db, 58, 580, { now: T0 + 6, windowMs: 10_000 })).user).toMatchObject({
+      active: 0,
+      updated_at: T0,
+    });
     // The read without a window stores nobody.
     expect((await findUserWithState(db, 60, 60)).user).toBeUndefined();
     expect(await findUser(db, 60)).toBeUndefined();
@@ -118,7 +139,9 @@ describeEachDialect("the user's row with what an update reads next (%s)", (diale
     const before = countedReadStatements(db)?.statements ?? 0;
     const asked = [70, 71, 72, 73, ...Array.from({ length: 30 }, (_, index) => 100 + index), 71, 71, 100];
     const chatOf = (user: number) => (user === 73 ? 730 : user);
-    const reads = await Promise.all(asked.map((user) => findUserWithState(db, user, chatOf(user), { now: T0 + 10, windowMs: 10_000 })));
+    const reads = await Promise.all(
+      asked.map((user) => findUserWithState(db, user, chatOf(user), { now: T0 + 10, windowMs: 10_000 })),
+    );
     for (const [index, user] of asked.entries()) {
       const read = reads[index]!;
       // Every asked user is stored now (the blocked one as it was), and each read returned its own row.
@@ -132,11 +155,14 @@ describeEachDialect("the user's row with what an update reads next (%s)", (diale
     expect(reads[3]!.conversation).toMatchObject({ flow: "buy", step: "address" });
     expect(openApiKey(box, reads[0]!.credential!)).toBe("sk_live_user_state_key_0070");
     // Each read took its own place in its user's window: 71 was read three times, 100 twice.
-    const places = (user: number) => asked.flatMap((asking, index) => (asking === user ? [reads[index]!.windowPlace] : [])).sort();
+    const places = (user: number) =>
+      asked.flatMap((asking, index) => (asking === user ? [reads[index]!.windowPlace] : [])).sort();
     expect(places(71)).toEqual([1, 2, 3]);
     expect(places(100)).toEqual([1, 2]);
     expect(places(129)).toEqual([1]);
-    expect((await db.selectFrom("users").select("telegram_id").where("telegram_id", ">=", 100).execute()).length).toBe(30);
+    expect((await db.selectFrom("users").select("telegram_id").where("telegram_id", ">=", 100).execute()).length).toBe(
+      30,
+    );
     // Two ran alone, the rest queued and shared statements; the repeated users waited for later ones.
     expectSharedStatements(dialect, countedReadStatements(db), asked.length, before);
   });

@@ -10,7 +10,16 @@ import type { ServerEnv } from "#src/server/create-server";
 const botInfo = { id: 1, is_bot: true, first_name: "Bot", username: "test_bot" } as UserFromGetMe;
 
 function textUpdate(updateId: number) {
-  return { update_id: updateId, message: { message_id: 1, date: 0, chat: { id: 5, type: "private", first_name: "W" }, from: { id: 5, is_bot: false, first_name: "W" }, text: "hi" } };
+  return {
+    update_id: updateId,
+    message: {
+      message_id: 1,
+      date: 0,
+      chat: { id: 5, type: "private", first_name: "W" },
+      from: { id: 5, is_bot: false, first_name: "W" },
+      text: "hi",
+    },
+  };
 }
 
 /** A route whose every update fails with `error`; counts handler runs and error-handler calls. */
@@ -27,11 +36,23 @@ function failingRoute(error: () => unknown) {
   const app = new Hono<ServerEnv>();
   registerTelegramWebhook(bot, "s3cret", createLogger({ level: "silent" })).register(app);
   const post = async (updateId: number) =>
-    (await app.request("/telegram", { method: "POST", headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "s3cret" }, body: JSON.stringify(textUpdate(updateId)) })).status;
+    (
+      await app.request("/telegram", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "s3cret" },
+        body: JSON.stringify(textUpdate(updateId)),
+      })
+    ).status;
   return { counts, post };
 }
 
-const botApiError = (code: number, description: string) => new GrammyError(`Call to 'sendMessage' failed! (${code}: ${description})`, { ok: false, error_code: code, description }, "sendMessage", {});
+const botApiError = (code: number, description: string) =>
+  new GrammyError(
+    `Call to 'sendMessage' failed! (${code}: ${description})`,
+    { ok: false, error_code: code, description },
+    "sendMessage",
+    {},
+  );
 
 describe("POST /telegram: which failures Telegram is asked to deliver again", () => {
   for (const [code, description] of [

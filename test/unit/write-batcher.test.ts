@@ -31,7 +31,9 @@ describe("WriteBatcher on SQLite (group commit of concurrent small writes)", () 
   it("commits the writes of one turn of the loop together, and each caller sees its own result", async () => {
     const batcher = new WriteBatcher(db);
     const transactions = vi.spyOn(db, "transaction");
-    const users = await Promise.all(Array.from({ length: 40 }, (_, i) => batcher.run((trx) => upsertUser(trx, 1_000 + i, 1_000 + i, 1))));
+    const users = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => batcher.run((trx) => upsertUser(trx, 1_000 + i, 1_000 + i, 1))),
+    );
     expect(users.map((user) => user.telegram_id)).toEqual(Array.from({ length: 40 }, (_, i) => 1_000 + i));
     expect(transactions.mock.calls.length).toBeGreaterThanOrEqual(1);
     expect(transactions.mock.calls.length).toBeLessThanOrEqual(2);
@@ -41,7 +43,10 @@ describe("WriteBatcher on SQLite (group commit of concurrent small writes)", () 
     const batcher = new WriteBatcher(db);
     const other = new SQLite(path, { readonly: true });
     try {
-      await Promise.all([batcher.run((trx) => upsertUser(trx, 7, 7, 1)), batcher.run((trx) => setFlow(trx, 7, { flow: "quote", step: "volume", data: { resource: "energy" } }, 1))]);
+      await Promise.all([
+        batcher.run((trx) => upsertUser(trx, 7, 7, 1)),
+        batcher.run((trx) => setFlow(trx, 7, { flow: "quote", step: "volume", data: { resource: "energy" } }, 1)),
+      ]);
       expect(other.prepare("select telegram_id from users where telegram_id = 7").get()).toEqual({ telegram_id: 7 });
       expect(other.prepare("select step from flows where telegram_id = 7").get()).toEqual({ step: "volume" });
     } finally {
@@ -61,14 +66,20 @@ describe("WriteBatcher on SQLite (group commit of concurrent small writes)", () 
     ]);
     expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((results[1] as PromiseRejectedResult).reason).toEqual(new Error("this write gives up half-way"));
-    const ids = (await db.selectFrom("users").select("telegram_id").orderBy("telegram_id").execute()).map((row) => row.telegram_id);
+    const ids = (await db.selectFrom("users").select("telegram_id").orderBy("telegram_id").execute()).map(
+      (row) => row.telegram_id,
+    );
     expect(ids).toEqual([1, 3]);
   });
 
   it("keeps the order of one caller's writes (the last step asked for is the one stored)", async () => {
     const batcher = new WriteBatcher(db);
     await batcher.run((trx) => upsertUser(trx, 5, 5, 1));
-    await Promise.all(["resource", "volume", "duration"].map((step) => batcher.run((trx) => setFlow(trx, 5, { flow: "buy", step, data: {} }, 1))));
+    await Promise.all(
+      ["resource", "volume", "duration"].map((step) =>
+        batcher.run((trx) => setFlow(trx, 5, { flow: "buy", step, data: {} }, 1)),
+      ),
+    );
     expect(await getFlow(db, 5)).toEqual({ flow: "buy", step: "duration", data: {} });
   });
 });

@@ -21,7 +21,9 @@ export type FlowBuilders = Record<FlowName, ConversationBuilder<BotContext, Cont
  * and each registered flow is one more middleware on every update.
  */
 export function guidedFlows(builders: FlowBuilders): Composer<BotContext> {
-  const flows = new Map(Object.entries(builders).map(([name, builder]) => [name, createConversation<BotContext, Context>(builder, name)]));
+  const flows = new Map(
+    Object.entries(builders).map(([name, builder]) => [name, createConversation<BotContext, Context>(builder, name)]),
+  );
   const composer = new FlatComposer<BotContext>();
   composer.use(conversations<BotContext, Context>({ storage: conversationStorage() }));
   composer.use(beforeFlows());
@@ -61,7 +63,11 @@ export function guidedFlows(builders: FlowBuilders): Composer<BotContext> {
  * rest of the bot, and the question stays open. An answer to a first question stored by another
  * version of the bot is told the step expired, as a flow's would be.
  */
-async function answerFirstQuestion(ctx: BotContext, next: () => Promise<void>, register: (name: string) => Promise<void>): Promise<void> {
+async function answerFirstQuestion(
+  ctx: BotContext,
+  next: () => Promise<void>,
+  register: (name: string) => Promise<void>,
+): Promise<void> {
   const first = await firstQuestion(ctx);
   if (first === null) return next();
   if ("outdated" in first) {

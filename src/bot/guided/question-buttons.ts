@@ -46,7 +46,11 @@ export function openKeyboard(ctx: BotContext): number | null {
  * none, or of its text to `answered`, HTML, when given), once per update. A refusal (the user deleted the message) only costs the buttons' removal,
  * so it is logged and the update goes on.
  */
-export async function removeQuestionButtons(ctx: BotContext, messageId: number | null, answered?: string): Promise<void> {
+export async function removeQuestionButtons(
+  ctx: BotContext,
+  messageId: number | null,
+  answered?: string,
+): Promise<void> {
   const chatId = ctx.chat?.id;
   if (messageId === null || chatId === undefined) return;
   if (openKeyboards.get(ctx) === messageId) openKeyboards.set(ctx, null);
@@ -57,10 +61,15 @@ export async function removeQuestionButtons(ctx: BotContext, messageId: number |
   // The user waits for the reply, not for this: it takes the chat's next turn after the reply.
   // An edit of the text without reply_markup drops the buttons too.
   const edit = () =>
-    answered === undefined ? ctx.api.editMessageReplyMarkup(chatId, messageId) : ctx.api.editMessageText(chatId, messageId, answered, { parse_mode: "HTML" });
+    answered === undefined
+      ? ctx.api.editMessageReplyMarkup(chatId, messageId)
+      : ctx.api.editMessageText(chatId, messageId, answered, { parse_mode: "HTML" });
   await afterReply(ctx, () =>
     edit().catch((error: unknown) => {
-      ctx.deps.logger.debug({ err: error, userId: ctx.from?.id, messageId }, "a closed question's buttons could not be removed");
+      ctx.deps.logger.debug(
+        { err: error, userId: ctx.from?.id, messageId },
+        "a closed question's buttons could not be removed",
+      );
     }),
   );
 }
@@ -73,7 +82,11 @@ export async function removeQuestionButtons(ctx: BotContext, messageId: number |
 export async function closeAnswered(ctx: BotContext, question: QuestionMessage): Promise<void> {
   const messageId = keyboardMessage(question);
   const chosen = question.title === undefined ? null : answerWords(ctx);
-  await removeQuestionButtons(ctx, messageId, chosen === null ? undefined : `${question.title} — <b>${escapeHtml(truncate(chosen, 60))}</b>`);
+  await removeQuestionButtons(
+    ctx,
+    messageId,
+    chosen === null ? undefined : `${question.title} — <b>${escapeHtml(truncate(chosen, 60))}</b>`,
+  );
 }
 
 /** The words of the answer this update carries: the pressed button's label, or the typed text; null when neither. */

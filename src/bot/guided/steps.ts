@@ -50,9 +50,20 @@ export function markAsked(ctx: BotContext, flow: FlowName, step: string): Asked 
  * Sends the question `asked` (HTML) with its answer buttons, if any, and records its message in
  * `asked`, with `title` (the question in one line) to show beside the answer chosen. Runs inside `external`.
  */
-export async function sendQuestion(ctx: BotContext, asked: Asked, text: string, buttons: AnswerButton[][] = [], title?: string): Promise<void> {
-  const rows = buttons.filter((row) => row.length > 0).map((row) => row.map((button) => ({ text: button.label, callback_data: answerData(button.value) })));
-  const sent = await ctx.reply(text, { parse_mode: "HTML", ...(rows.length > 0 ? { reply_markup: { inline_keyboard: rows } } : {}) });
+export async function sendQuestion(
+  ctx: BotContext,
+  asked: Asked,
+  text: string,
+  buttons: AnswerButton[][] = [],
+  title?: string,
+): Promise<void> {
+  const rows = buttons
+    .filter((row) => row.length > 0)
+    .map((row) => row.map((button) => ({ text: button.label, callback_data: answerData(button.value) })));
+  const sent = await ctx.reply(text, {
+    parse_mode: "HTML",
+    ...(rows.length > 0 ? { reply_markup: { inline_keyboard: rows } } : {}),
+  });
   asked.messageId = sent.message_id;
   if (rows.length > 0) asked.keyboard = true;
   if (rows.length > 0 && title !== undefined) asked.title = title;
@@ -89,7 +100,12 @@ export function answerIn(ctx: Context, asked?: Asked): string | null {
  * An answer after STEP_TTL_MS ends the flow with a message saying how to start again. Anything
  * that is not an answer (another feature's button, a photo) goes on to the rest of the bot.
  */
-export async function answer<T>(conversation: Guided, flow: FlowName, asked: Asked, check: (ctx: BotContext, input: string) => Promise<Checked<T>>): Promise<T> {
+export async function answer<T>(
+  conversation: Guided,
+  flow: FlowName,
+  asked: Asked,
+  check: (ctx: BotContext, input: string) => Promise<Checked<T>>,
+): Promise<T> {
   const update = await conversation.wait();
   const input = answerIn(update, asked);
   if (input === null) return conversation.skip({ next: true });
@@ -103,7 +119,13 @@ export async function answer<T>(conversation: Guided, flow: FlowName, asked: Ask
  * the flow (`entering`, the flow's own context) carries the answer. A refused answer is explained
  * and the question stays open, now inside the flow, for the next answer.
  */
-export async function answerEntering<T>(conversation: Guided, entering: Context, flow: FlowName, asked: Asked, check: (ctx: BotContext, input: string) => Promise<Checked<T>>): Promise<T> {
+export async function answerEntering<T>(
+  conversation: Guided,
+  entering: Context,
+  flow: FlowName,
+  asked: Asked,
+  check: (ctx: BotContext, input: string) => Promise<Checked<T>>,
+): Promise<T> {
   const input = answerIn(entering, asked);
   // The flow is entered only with an answer (guided/install); anything else waits for one.
   if (input === null) return answer(conversation, flow, asked, check);
@@ -113,7 +135,13 @@ export async function answerEntering<T>(conversation: Guided, entering: Context,
 }
 
 /** Checks an answer (inside `external`): its value, "refused" once explained, or the flow halted when the question expired. */
-async function checkAnswer<T>(conversation: Guided, flow: FlowName, asked: Asked, input: string, check: (ctx: BotContext, input: string) => Promise<Checked<T>>): Promise<{ value: T } | "refused"> {
+async function checkAnswer<T>(
+  conversation: Guided,
+  flow: FlowName,
+  asked: Asked,
+  input: string,
+  check: (ctx: BotContext, input: string) => Promise<Checked<T>>,
+): Promise<{ value: T } | "refused"> {
   const result = await conversation.external(async (ctx): Promise<Checked<T> | { expired: true }> => {
     if (ctx.callbackQuery) await ctx.answerCallbackQuery();
     if (ctx.deps.now() - asked.askedAt >= STEP_TTL_MS) {

@@ -44,7 +44,10 @@ export function conversationStorage(): ConversationStorage<BotContext, Conversat
         if (stored && Array.isArray(stored.version) && stored.version[1] === FLOW_VERSION) return stored;
         ctx.outdatedFlow = row.flow;
         await closeOpenQuestion(ctx);
-        ctx.deps.logger.info({ userId: ctx.from?.id, flow: row.flow, step: row.step }, "a guided flow stored by another version of the bot was dropped; the user is told it expired");
+        ctx.deps.logger.info(
+          { userId: ctx.from?.id, flow: row.flow, step: row.step },
+          "a guided flow stored by another version of the bot was dropped; the user is told it expired",
+        );
         await ctx.deps.writes.run((db) => deleteConversation(db, chatId));
         return undefined;
       },

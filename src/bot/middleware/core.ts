@@ -90,10 +90,18 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     const chatId = ctx.chat.id;
     // On PostgreSQL the same statement counts the update in the user's flood-limit window (rateLimit), unless the dashboard made it.
     const now = ctx.deps.now();
-    const state = await findUserWithState(ctx.deps.db, id, chatId, windowCountedWithRead(ctx.deps.db) && !isDashboardPress(ctx) ? { now, windowMs: FLOOD_WINDOW_MS } : undefined);
+    const state = await findUserWithState(
+      ctx.deps.db,
+      id,
+      chatId,
+      windowCountedWithRead(ctx.deps.db) && !isDashboardPress(ctx) ? { now, windowMs: FLOOD_WINDOW_MS } : undefined,
+    );
     const known = state.user;
     rememberPrefetched(ctx, state);
-    const account = known && known.active === 1 && known.chat_id === chatId ? known : await ctx.deps.writes.run((db) => upsertUser(db, id, chatId, now));
+    const account =
+      known && known.active === 1 && known.chat_id === chatId
+        ? known
+        : await ctx.deps.writes.run((db) => upsertUser(db, id, chatId, now));
     // Back after blocking the bot: what the marketplace raised meanwhile is not replayed as a burst
     // of stale alerts (those queued at the block were dropped too); it counts as seen, as at linking.
     if (known && known.active !== 1 && state.credential) await ctx.deps.onLinked(id);
@@ -110,7 +118,8 @@ export function loadAccount(): MiddlewareFn<BotContext> {
     }
     ctx.tr = translatorFor(ctx.deps.i18n, ctx.lang);
     // A language chosen before the chat's command menu followed it: set the menu now, once.
-    if (account.language !== null && account.menu_language !== account.language && ctx.chat.type === "private") await followChosenLanguage(ctx.api, ctx.deps, account, ctx.lang);
+    if (account.language !== null && account.menu_language !== account.language && ctx.chat.type === "private")
+      await followChosenLanguage(ctx.api, ctx.deps, account, ctx.lang);
     return next();
   };
 }

@@ -19,7 +19,10 @@ interface Press {
  * with replicas, two presses landing on two replicas both run, as before (the cards and flows
  * guard what moves money).
  */
-export function doubleTapGuard(windowMs = DEFAULT_DOUBLE_TAP_MS, now: () => number = Date.now): MiddlewareFn<BotContext> {
+export function doubleTapGuard(
+  windowMs = DEFAULT_DOUBLE_TAP_MS,
+  now: () => number = Date.now,
+): MiddlewareFn<BotContext> {
   const presses = new Map<string, Press>();
   return async (ctx, next) => {
     const query = ctx.callbackQuery;

@@ -33,7 +33,8 @@ export function memoryUpdateCounter(): UpdateCounter {
       if (!window || now - window.start > FLOOD_WINDOW_MS) {
         window = { start: now, count: 0 };
         windows.set(userId, window);
-        if (windows.size > 50_000) for (const [id, w] of windows) if (now - w.start > FLOOD_WINDOW_MS) windows.delete(id);
+        if (windows.size > 50_000)
+          for (const [id, w] of windows) if (now - w.start > FLOOD_WINDOW_MS) windows.delete(id);
       }
       window.count += 1;
       return window.count;
@@ -105,6 +106,12 @@ export function rateLimit(): MiddlewareFn<BotContext> {
 
 async function answerFloodedInlineQuery(ctx: BotContext): Promise<void> {
   const tr = translatorFor(ctx.deps.i18n, pickLanguage(ctx.from?.language_code));
-  const options = { cache_time: FLOOD_WINDOW_MS / 1000, is_personal: true, button: { text: tr("inline-slow-down"), start_parameter: "quote" } };
-  await ctx.answerInlineQuery([], options).catch((error: unknown) => ctx.deps.logger.debug({ err: error }, "a flooded inline query could not be answered"));
+  const options = {
+    cache_time: FLOOD_WINDOW_MS / 1000,
+    is_personal: true,
+    button: { text: tr("inline-slow-down"), start_parameter: "quote" },
+  };
+  await ctx
+    .answerInlineQuery([], options)
+    .catch((error: unknown) => ctx.deps.logger.debug({ err: error }, "a flooded inline query could not be answered"));
 }

@@ -31,7 +31,9 @@ const deleted = new WeakSet<object>();
 export async function deleteSecretMessage(ctx: BotContext, why: string): Promise<void> {
   if (deleted.has(ctx.update)) return;
   deleted.add(ctx.update);
-  await ctx.deleteMessage().catch((error: unknown) => ctx.deps.logger.warn({ err: error, userId: ctx.from?.id }, `could not delete ${why}`));
+  await ctx
+    .deleteMessage()
+    .catch((error: unknown) => ctx.deps.logger.warn({ err: error, userId: ctx.from?.id }, `could not delete ${why}`));
 }
 
 /**
@@ -42,7 +44,8 @@ export function groupKeyGuard(): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
     const chat = ctx.chat;
     const text = messageText(ctx.message ?? ctx.editedMessage);
-    if (chat && chat.type !== "private" && text && carriesConnectKey(text)) await deleteSecretMessage(ctx, "a /connect key sent in a group");
+    if (chat && chat.type !== "private" && text && carriesConnectKey(text))
+      await deleteSecretMessage(ctx, "a /connect key sent in a group");
     return next();
   };
 }
@@ -66,7 +69,10 @@ export function secretPasteGuard(): MiddlewareFn<BotContext> {
 
 async function warnWalletSecret(ctx: BotContext): Promise<void> {
   await deleteSecretMessage(ctx, "a pasted wallet secret");
-  ctx.deps.logger.warn({ userId: ctx.from?.id }, "a message that looked like a wallet secret was deleted (content not logged)");
+  ctx.deps.logger.warn(
+    { userId: ctx.from?.id },
+    "a message that looked like a wallet secret was deleted (content not logged)",
+  );
   await ctx.reply(ctx.tr("secret-pasted"), { parse_mode: "HTML" });
 }
 
@@ -91,5 +97,6 @@ export async function deleteDroppedKey(ctx: BotContext): Promise<void> {
   if (!text || ctx.chat?.type !== "private") return;
   if (carriesConnectKey(text)) return deleteSecretMessage(ctx, "a /connect key dropped by the rate limit");
   if (text.startsWith("/")) return;
-  if (keyStepOpen(await currentFlow(ctx), ctx.deps.now())) await deleteSecretMessage(ctx, "a key-step answer dropped by the rate limit");
+  if (keyStepOpen(await currentFlow(ctx), ctx.deps.now()))
+    await deleteSecretMessage(ctx, "a key-step answer dropped by the rate limit");
 }

@@ -27,7 +27,8 @@ export function typingWhileSlow(options: TypingOptions = DEFAULT_TYPING): Middle
   return async (ctx, next) => {
     const chat = ctx.chat;
     // A press the dashboard made to redraw a card: the user is in the Mini App, not waiting in the chat.
-    if (!chat || chat.type !== "private" || (!ctx.message && !ctx.callbackQuery) || isDashboardPress(ctx)) return next();
+    if (!chat || chat.type !== "private" || (!ctx.message && !ctx.callbackQuery) || isDashboardPress(ctx))
+      return next();
     let timer: ReturnType<typeof setTimeout> | null = null;
     let done = false;
     const arm = (delayMs: number) => {

@@ -21,7 +21,13 @@ export interface BuyAgainTarget {
 /** Order ids longer than this get no button (a marketplace id is a uuid; a webhook may say anything). */
 const MAX_ORDER_ID = 100;
 
-const storedTarget = z.object({ buyAgain: z.string().min(1).max(MAX_ORDER_ID), link: z.number().int().nonnegative(), last4: z.string().max(8) }).strict();
+const storedTarget = z
+  .object({
+    buyAgain: z.string().min(1).max(MAX_ORDER_ID),
+    link: z.number().int().nonnegative(),
+    last4: z.string().max(8),
+  })
+  .strict();
 
 function valueOf(orderId: string, link: { linked_at: number; last4: string }): string {
   return JSON.stringify({ buyAgain: orderId, link: Number(link.linked_at), last4: link.last4 });
@@ -32,7 +38,11 @@ function valueOf(orderId: string, link: { linked_at: number; last4: string }): s
  * no key linked (nothing to name) or an id no marketplace order has. One read of the users' key
  * links, then {@link refsFor}; takes the caller's transaction when it holds one.
  */
-export async function buyAgainRefs(db: Kysely<Database>, orders: ReadonlyArray<{ telegramId: number; orderId: string }>, now: number): Promise<Array<string | null>> {
+export async function buyAgainRefs(
+  db: Kysely<Database>,
+  orders: ReadonlyArray<{ telegramId: number; orderId: string }>,
+  now: number,
+): Promise<Array<string | null>> {
   const usable = orders.filter((order) => order.orderId.length > 0 && order.orderId.length <= MAX_ORDER_ID);
   if (usable.length === 0) return orders.map(() => null);
   const links = await db
@@ -43,15 +53,25 @@ export async function buyAgainRefs(db: Kysely<Database>, orders: ReadonlyArray<{
   const linkOf = new Map(links.map((row) => [Number(row.telegram_id), row]));
   const values = orders.map((order) => {
     const link = linkOf.get(order.telegramId);
-    return link && usable.includes(order) ? { telegramId: order.telegramId, value: valueOf(order.orderId, link) } : null;
+    return link && usable.includes(order)
+      ? { telegramId: order.telegramId, value: valueOf(order.orderId, link) }
+      : null;
   });
-  const refs = await refsFor(db, values.filter((value) => value !== null), now);
+  const refs = await refsFor(
+    db,
+    values.filter((value) => value !== null),
+    now,
+  );
   let next = 0;
   return values.map((value) => (value === null ? null : refs[next++]!));
 }
 
 /** The order and key link behind this user's Buy again reference; null when it is not one (another user's, expired, or another kind). */
-export async function findBuyAgainTarget(db: Kysely<Database>, telegramId: number, ref: string): Promise<BuyAgainTarget | null> {
+export async function findBuyAgainTarget(
+  db: Kysely<Database>,
+  telegramId: number,
+  ref: string,
+): Promise<BuyAgainTarget | null> {
   const value = await resolveRef(db, telegramId, ref);
   if (value === undefined) return null;
   let parsed: unknown;
@@ -61,5 +81,7 @@ export async function findBuyAgainTarget(db: Kysely<Database>, telegramId: numbe
     return null;
   }
   const target = storedTarget.safeParse(parsed);
-  return target.success ? { orderId: target.data.buyAgain, linkedAt: target.data.link, last4: target.data.last4 } : null;
+  return target.success
+    ? { orderId: target.data.buyAgain, linkedAt: target.data.link, last4: target.data.last4 }
+    : null;
 }

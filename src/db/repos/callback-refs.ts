@@ -15,16 +15,34 @@ export const REF_REISSUE_MS = 86_400_000;
  * per-user references. The same value always gets the same reference.
  */
 export async function refFor(db: Kysely<Database>, telegramId: number, value: string, now: number): Promise<string> {
-  const existing = await db.selectFrom("callback_refs").select(["id", "issued_at"]).where("telegram_id", "=", telegramId).where("value", "=", value).executeTakeFirst();
+  const existing = await db
+    .selectFrom("callback_refs")
+    .select(["id", "issued_at"])
+    .where("telegram_id", "=", telegramId)
+    .where("value", "=", value)
+    .executeTakeFirst();
   if (existing && Number(existing.issued_at) > now - REF_REISSUE_MS) return existing.id;
   if (existing) {
-    const reissued = await db.updateTable("callback_refs").set({ issued_at: now }).where("id", "=", existing.id).executeTakeFirst();
+    const reissued = await db
+      .updateTable("callback_refs")
+      .set({ issued_at: now })
+      .where("id", "=", existing.id)
+      .executeTakeFirst();
     // Zero rows: retention removed it meanwhile, so a fresh reference is made below.
     if (Number(reissued.numUpdatedRows) > 0) return existing.id;
   }
   const id = shortId();
-  await db.insertInto("callback_refs").values({ id, telegram_id: telegramId, value, created_at: now, issued_at: now }).onConflict((oc) => oc.doNothing()).execute();
-  const row = await db.selectFrom("callback_refs").select("id").where("telegram_id", "=", telegramId).where("value", "=", value).executeTakeFirst();
+  await db
+    .insertInto("callback_refs")
+    .values({ id, telegram_id: telegramId, value, created_at: now, issued_at: now })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  const row = await db
+    .selectFrom("callback_refs")
+    .select("id")
+    .where("telegram_id", "=", telegramId)
+    .where("value", "=", value)
+    .executeTakeFirst();
   return row?.id ?? id;
 }
 
@@ -36,7 +54,11 @@ const REFS_CHUNK = 200;
  * references already handed out and, for the missing ones, one insert and one read back. Returns
  * the references in the order asked. Takes a transaction when the caller holds one.
  */
-export async function refsFor(db: Kysely<Database>, wanted: ReadonlyArray<{ telegramId: number; value: string }>, now: number): Promise<string[]> {
+export async function refsFor(
+  db: Kysely<Database>,
+  wanted: ReadonlyArray<{ telegramId: number; value: string }>,
+  now: number,
+): Promise<string[]> {
   const pairKey = (telegramId: number, value: string) => `${telegramId}\n${value}`;
   const found = new Map<string, string>();
   for (let start = 0; start < wanted.length; start += REFS_CHUNK) {
@@ -57,7 +79,8 @@ export async function refsFor(db: Kysely<Database>, wanted: ReadonlyArray<{ tele
       else stale.push({ telegramId: Number(row.telegram_id), value: row.value });
     }
     // Rare: handed out long ago; the one-by-one path moves it forward (or replaces it if retention took it).
-    for (const entry of stale) found.set(pairKey(entry.telegramId, entry.value), await refFor(db, entry.telegramId, entry.value, now));
+    for (const entry of stale)
+      found.set(pairKey(entry.telegramId, entry.value), await refFor(db, entry.telegramId, entry.value, now));
     const missing = new Map<string, { telegramId: number; value: string }>();
     for (const entry of chunk) {
       const key = pairKey(entry.telegramId, entry.value);
@@ -66,7 +89,15 @@ export async function refsFor(db: Kysely<Database>, wanted: ReadonlyArray<{ tele
     if (missing.size === 0) continue;
     await db
       .insertInto("callback_refs")
-      .values([...missing.values()].map((entry) => ({ id: shortId(), telegram_id: entry.telegramId, value: entry.value, created_at: now, issued_at: now })))
+      .values(
+        [...missing.values()].map((entry) => ({
+          id: shortId(),
+          telegram_id: entry.telegramId,
+          value: entry.value,
+          created_at: now,
+          issued_at: now,
+        })),
+      )
       .onConflict((oc) => oc.doNothing())
       .execute();
     for (const row of await read()) {
@@ -83,7 +114,12 @@ export async function refsFor(db: Kysely<Database>, wanted: ReadonlyArray<{ tele
 
 /** Resolves a reference for this user only; another user's reference resolves to nothing. */
 export async function resolveRef(db: Kysely<Database>, telegramId: number, id: string): Promise<string | undefined> {
-  const row = await db.selectFrom("callback_refs").select("value").where("id", "=", id).where("telegram_id", "=", telegramId).executeTakeFirst();
+  const row = await db
+    .selectFrom("callback_refs")
+    .select("value")
+    .where("id", "=", id)
+    .where("telegram_id", "=", telegramId)
+    .executeTakeFirst();
   return row?.value;
 }
 
@@ -91,7 +127,11 @@ export async function resolveRef(db: Kysely<Database>, telegramId: number, id: s
  * Deletes up to `limit` references last handed out before `before` (the retention job; see
  * REF_REISSUE_MS for the margin it adds). Returns how many went.
  */
-export async function deleteCallbackRefsIssuedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+export async function deleteCallbackRefsIssuedBefore(
+  db: Kysely<Database>,
+  before: number,
+  limit: number,
+): Promise<number> {
   const old = (eb: ExpressionBuilder<Database, "callback_refs">) => eb("issued_at", "<", before);
   // Repeated outside: a reference handed out again while this runs is kept.
   return deleteChunk(db, "callback_refs", "id", limit, old, old);

@@ -43,7 +43,13 @@ export const GROUP_CHAT_PACE: ChatPace = { intervalMs: 3_300, burst: 1 };
  * bucket's allowance would start, so a chat quiet for a while gets `burst` turns at once, and a
  * turn moves the time by `intervalMs` from no earlier than `now - (burst - 1) × intervalMs`.
  */
-export async function takeChatSlot(db: Kysely<Database>, chatId: number, now: number, intervalMs: number, burst = 1): Promise<number | null> {
+export async function takeChatSlot(
+  db: Kysely<Database>,
+  chatId: number,
+  now: number,
+  intervalMs: number,
+  burst = 1,
+): Promise<number | null> {
   const fullFrom = now - Math.max(0, burst - 1) * intervalMs;
   // Compiled once (on PostgreSQL this runs for every reply; see src/db/prepared.ts).
   const result = await takeChatQuery(db, { chatId, fullFrom, interval: intervalMs, next: fullFrom + intervalMs, now });
@@ -52,27 +58,48 @@ export async function takeChatSlot(db: Kysely<Database>, chatId: number, now: nu
   return row ? Number(row.next_send_at) : now + intervalMs;
 }
 
-const takeChatQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number; fullFrom: number; interval: number; next: number; now: number }>) =>
-  db
-    .insertInto("chat_send")
-    .values({ chat_id: param("chatId"), next_send_at: param("next") })
-    .onConflict((oc) =>
-      oc
-        .column("chat_id")
-        .doUpdateSet((eb) => ({ next_send_at: eb.case().when("chat_send.next_send_at", ">", param("fullFrom")).then(eb("chat_send.next_send_at", "+", param("interval"))).else(param("next")).end() }))
-        .where("chat_send.next_send_at", "<=", param("now")),
-    ),
+const takeChatQuery = prepared(
+  (
+    db: Kysely<Database>,
+    param: ParamFn<{ chatId: number; fullFrom: number; interval: number; next: number; now: number }>,
+  ) =>
+    db
+      .insertInto("chat_send")
+      .values({ chat_id: param("chatId"), next_send_at: param("next") })
+      .onConflict((oc) =>
+        oc
+          .column("chat_id")
+          .doUpdateSet((eb) => ({
+            next_send_at: eb
+              .case()
+              .when("chat_send.next_send_at", ">", param("fullFrom"))
+              .then(eb("chat_send.next_send_at", "+", param("interval")))
+              .else(param("next"))
+              .end(),
+          }))
+          .where("chat_send.next_send_at", "<=", param("now")),
+      ),
 );
 
-const nextChatSendQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number }>) => db.selectFrom("chat_send").select("next_send_at").where("chat_id", "=", param("chatId")));
+const nextChatSendQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number }>) =>
+  db.selectFrom("chat_send").select("next_send_at").where("chat_id", "=", param("chatId")),
+);
 
 /**
  * {@link takeChatSlot} for a reply, outside any transaction. On SQLite it commits without an
  * fsync, as the global grant does: a reply would otherwise pay one per message, and a turn lost
  * with the process costs nothing.
  */
-export async function takeChatTurn(db: Kysely<Database>, chatId: number, now: number, pace: ChatPace): Promise<number | null> {
-  return withoutFsync(db, (_sqlite, connection) => takeChatSlot(connection, chatId, now, pace.intervalMs, pace.burst)) ?? takeChatSlot(db, chatId, now, pace.intervalMs, pace.burst);
+export async function takeChatTurn(
+  db: Kysely<Database>,
+  chatId: number,
+  now: number,
+  pace: ChatPace,
+): Promise<number | null> {
+  return (
+    withoutFsync(db, (_sqlite, connection) => takeChatSlot(connection, chatId, now, pace.intervalMs, pace.burst)) ??
+    takeChatSlot(db, chatId, now, pace.intervalMs, pace.burst)
+  );
 }
 
 /**
@@ -80,14 +107,30 @@ export async function takeChatTurn(db: Kysely<Database>, chatId: number, now: nu
  * that waited or took long on the way arrived later than its turn said, and the next turn must
  * not come early for that. Outside any transaction (on SQLite without an fsync, as {@link takeChatTurn}).
  */
-export async function recordChatSendAt(db: Kysely<Database>, chatId: number, answeredAt: number, pace: ChatPace): Promise<void> {
+export async function recordChatSendAt(
+  db: Kysely<Database>,
+  chatId: number,
+  answeredAt: number,
+  pace: ChatPace,
+): Promise<void> {
   const until = answeredAt + pace.intervalMs - Math.max(0, pace.burst - 1) * pace.intervalMs;
-  await (withoutFsync(db, (_sqlite, connection) => deferChat(connection, chatId, until)) ?? deferChat(db, chatId, until));
+  await (withoutFsync(db, (_sqlite, connection) => deferChat(connection, chatId, until)) ??
+    deferChat(db, chatId, until));
 }
 
 /** Gives back a chat turn that was taken but not used (the global budget was empty). */
-export async function returnChatSlot(db: Kysely<Database>, chatId: number, takenAt: number, intervalMs: number): Promise<void> {
-  await db.updateTable("chat_send").set({ next_send_at: takenAt }).where("chat_id", "=", chatId).where("next_send_at", "=", takenAt + intervalMs).execute();
+export async function returnChatSlot(
+  db: Kysely<Database>,
+  chatId: number,
+  takenAt: number,
+  intervalMs: number,
+): Promise<void> {
+  await db
+    .updateTable("chat_send")
+    .set({ next_send_at: takenAt })
+    .where("chat_id", "=", chatId)
+    .where("next_send_at", "=", takenAt + intervalMs)
+    .execute();
 }
 
 /** Pushes a chat's next turn back (after a send; Telegram answered 429 with retry_after). */
@@ -99,10 +142,18 @@ const deferChatQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: 
   db
     .insertInto("chat_send")
     .values({ chat_id: param("chatId"), next_send_at: param("until") })
-    .onConflict((oc) => oc.column("chat_id").doUpdateSet({ next_send_at: param("until") }).where("chat_send.next_send_at", "<", param("until"))),
+    .onConflict((oc) =>
+      oc
+        .column("chat_id")
+        .doUpdateSet({ next_send_at: param("until") })
+        .where("chat_send.next_send_at", "<", param("until")),
+    ),
 );
 
 /** Forgets chat turns long past (run now and then). */
 export async function pruneSendBudget(db: Kysely<Database>, now: number): Promise<void> {
-  await db.deleteFrom("chat_send").where("next_send_at", "<", now - 3_600_000).execute();
+  await db
+    .deleteFrom("chat_send")
+    .where("next_send_at", "<", now - 3_600_000)
+    .execute();
 }

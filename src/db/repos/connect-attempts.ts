@@ -15,7 +15,12 @@ export interface AttemptCap {
  * takes its row back, so refusals do not extend the wait. Rows past the window are pruned here,
  * which keeps the table at about one hour of attempts without a separate job.
  */
-export async function tryConnectAttempt(db: Kysely<Database>, telegramId: number, now: number, cap: AttemptCap): Promise<boolean> {
+export async function tryConnectAttempt(
+  db: Kysely<Database>,
+  telegramId: number,
+  now: number,
+  cap: AttemptCap,
+): Promise<boolean> {
   const since = now - cap.windowMs;
   await db.deleteFrom("connect_attempts").where("attempted_at", "<=", since).execute();
   const id = randomUUID();
@@ -33,6 +38,10 @@ export async function tryConnectAttempt(db: Kysely<Database>, telegramId: number
 }
 
 /** Deletes up to `limit` attempts made before `before` (the retention job, for a bot nobody /connects to). */
-export async function deleteConnectAttemptsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+export async function deleteConnectAttemptsBefore(
+  db: Kysely<Database>,
+  before: number,
+  limit: number,
+): Promise<number> {
   return deleteChunk(db, "connect_attempts", "id", limit, (eb) => eb("attempted_at", "<", before));
 }

@@ -9,9 +9,22 @@ export type Credential = Selectable<CredentialsTable>;
 const context = (telegramId: number) => `credentials:${telegramId}`;
 
 /** Stores (or replaces) the user's key, encrypted; clears any "broken" mark. */
-export async function saveApiKey(db: Kysely<Database>, box: SecretBox, telegramId: number, apiKey: string, now: number): Promise<void> {
+export async function saveApiKey(
+  db: Kysely<Database>,
+  box: SecretBox,
+  telegramId: number,
+  apiKey: string,
+  now: number,
+): Promise<void> {
   const sealed = box.seal(apiKey, context(telegramId));
-  const row = { key_id: sealed.keyId, ciphertext: sealed.ciphertext, last4: apiKey.slice(-4), broken_at: null, broken_notified: 0, linked_at: now };
+  const row = {
+    key_id: sealed.keyId,
+    ciphertext: sealed.ciphertext,
+    last4: apiKey.slice(-4),
+    broken_at: null,
+    broken_notified: 0,
+    linked_at: now,
+  };
   await db
     .insertInto("credentials")
     .values({ telegram_id: telegramId, ...row })
@@ -34,8 +47,15 @@ export function openApiKey(box: SecretBox, credential: Credential): string {
 }
 
 /** When a user's key was linked and its last four characters (what a broken-key alert names), or undefined without a key. */
-export async function findCredentialLink(db: Kysely<Database> | Transaction<Database>, telegramId: number): Promise<{ last4: string; linked_at: number } | undefined> {
-  return db.selectFrom("credentials").select(["last4", "linked_at"]).where("telegram_id", "=", telegramId).executeTakeFirst();
+export async function findCredentialLink(
+  db: Kysely<Database> | Transaction<Database>,
+  telegramId: number,
+): Promise<{ last4: string; linked_at: number } | undefined> {
+  return db
+    .selectFrom("credentials")
+    .select(["last4", "linked_at"])
+    .where("telegram_id", "=", telegramId)
+    .executeTakeFirst();
 }
 
 /** Marks the key as no longer working; returns true only for the first mark (so the user is told once). */
@@ -53,7 +73,10 @@ export async function markKeyBroken(db: Kysely<Database>, telegramId: number, no
  * Re-encrypts every value sealed under an older key id with the current key (SECRET_KEY rotation).
  * Values that cannot be opened are left as they are (their owners will be asked to relink).
  */
-export async function reencryptCredentials(db: Kysely<Database>, box: SecretBox): Promise<{ rotated: number; unreadable: number }> {
+export async function reencryptCredentials(
+  db: Kysely<Database>,
+  box: SecretBox,
+): Promise<{ rotated: number; unreadable: number }> {
   const stale = await db.selectFrom("credentials").selectAll().where("key_id", "!=", box.currentKeyId).execute();
   let rotated = 0;
   let unreadable = 0;
@@ -66,7 +89,12 @@ export async function reencryptCredentials(db: Kysely<Database>, box: SecretBox)
       continue;
     }
     const sealed = box.seal(plaintext, context(credential.telegram_id));
-    await db.updateTable("credentials").set({ key_id: sealed.keyId, ciphertext: sealed.ciphertext }).where("telegram_id", "=", credential.telegram_id).where("key_id", "=", credential.key_id).execute();
+    await db
+      .updateTable("credentials")
+      .set({ key_id: sealed.keyId, ciphertext: sealed.ciphertext })
+      .where("telegram_id", "=", credential.telegram_id)
+      .where("key_id", "=", credential.key_id)
+      .execute();
     rotated += 1;
   }
   return { rotated, unreadable };
@@ -78,11 +106,14 @@ export async function reencryptCredentials(db: Kysely<Database>, box: SecretBox)
  * test reads the schema and holds both lists to it, so a new table cannot be forgotten).
  */
 export const KEPT_ON_DISCONNECT: Readonly<Record<string, string>> = {
-  users: "the chat's own row (language, which alerts are pushed, the digest's time zone): the bot answers the next message in the user's language",
+  users:
+    "the chat's own row (language, which alerts are pushed, the digest's time zone): the bot answers the next message in the user's language",
   chat_send: "when the chat may next be sent to (Telegram's per-chat pace), a time only",
   update_windows: "the flood limit's window (a count and a time): forgetting it would reset the limit",
-  connect_attempts: "the times of failed /connect attempts, kept an hour: forgetting them would reset the guessing limit",
-  telegram_updates: "which Telegram updates were handled (ids and times, no content), kept minutes so a redelivered update is not handled twice",
+  connect_attempts:
+    "the times of failed /connect attempts, kept an hour: forgetting them would reset the guessing limit",
+  telegram_updates:
+    "which Telegram updates were handled (ids and times, no content), kept minutes so a redelivered update is not handled twice",
 };
 
 /**

@@ -47,7 +47,9 @@ export function flowStateOf(row: StoredFlow | null): FlowState | null {
   return data && { flow: row.flow, step: row.step, data };
 }
 
-const findQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number }>) => db.selectFrom("flows").select(["flow", "step", "data", "version"]).where("telegram_id", "=", param("telegramId")));
+const findQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number }>) =>
+  db.selectFrom("flows").select(["flow", "step", "data", "version"]).where("telegram_id", "=", param("telegramId")),
+);
 
 export async function findFlow(db: Kysely<Database>, telegramId: number): Promise<StoredFlow | null> {
   const [row] = (await findQuery(db, { telegramId })).rows;
@@ -58,7 +60,13 @@ type SetParams = { telegramId: number; flow: string; step: string; data: string;
 
 /** Compiled once: a guided flow's first question writes one on every entry. */
 const setQuery = prepared((db: Kysely<Database>, param: ParamFn<SetParams>) => {
-  const row = { flow: param("flow"), step: param("step"), data: param("data"), version: param("version"), updated_at: param("now") };
+  const row = {
+    flow: param("flow"),
+    step: param("step"),
+    data: param("data"),
+    version: param("version"),
+    updated_at: param("now"),
+  };
   return db
     .insertInto("flows")
     .values({ telegram_id: param("telegramId"), ...row })
@@ -66,12 +74,22 @@ const setQuery = prepared((db: Kysely<Database>, param: ParamFn<SetParams>) => {
 });
 
 /** Stores the user's one open step (replacing whichever was stored). */
-export async function setFlow(db: Kysely<Database> | Transaction<Database>, telegramId: number, state: FlowState, now: number): Promise<void> {
+export async function setFlow(
+  db: Kysely<Database> | Transaction<Database>,
+  telegramId: number,
+  state: FlowState,
+  now: number,
+): Promise<void> {
   await storeFlow(db, telegramId, storedFlow(state), now);
 }
 
 /** {@link setFlow} for a row already serialised. */
-export async function storeFlow(db: Kysely<Database> | Transaction<Database>, telegramId: number, row: StoredFlow, now: number): Promise<void> {
+export async function storeFlow(
+  db: Kysely<Database> | Transaction<Database>,
+  telegramId: number,
+  row: StoredFlow,
+  now: number,
+): Promise<void> {
   const params = { telegramId, flow: row.flow, step: row.step, data: row.data, version: row.version, now };
   // Outside a transaction on PostgreSQL, concurrent users' rows share a statement while the replica
   // is busy (a main-menu Quote, Buy or Watch stores its first question on every press).
@@ -104,20 +122,34 @@ export function flowStoreStatements(db: Kysely<Database>): BatcherCounts | null 
 }
 
 /** setQuery for several users (PostgreSQL): each user once. */
-const setManyQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramIds: number[]; flows: string[]; steps: string[]; data: string[]; versions: number[]; nows: number[] }>) => {
-  const query = sql`
+const setManyQuery = prepared(
+  (
+    db: Kysely<Database>,
+    param: ParamFn<{
+      telegramIds: number[];
+      flows: string[];
+      steps: string[];
+      data: string[];
+      versions: number[];
+      nows: number[];
+    }>,
+  ) => {
+    const query = sql`
     insert into flows (telegram_id, flow, step, data, version, updated_at)
     select * from unnest(cast(${param("telegramIds")} as bigint[]), cast(${param("flows")} as text[]), cast(${param("steps")} as text[]), cast(${param("data")} as text[]), cast(${param("versions")} as integer[]), cast(${param("nows")} as bigint[]))
     on conflict (telegram_id) do update set flow = excluded.flow, step = excluded.step, data = excluded.data, version = excluded.version, updated_at = excluded.updated_at`;
-  return { compile: () => query.compile(db) };
-});
+    return { compile: () => query.compile(db) };
+  },
+);
 
 /** The row this version stores for a state. */
 export function storedFlow(state: FlowState): StoredFlow {
   return { flow: state.flow, step: state.step, data: JSON.stringify(state.data), version: FLOW_VERSION };
 }
 
-const deleteQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number }>) => db.deleteFrom("flows").where("telegram_id", "=", param("telegramId")));
+const deleteQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number }>) =>
+  db.deleteFrom("flows").where("telegram_id", "=", param("telegramId")),
+);
 
 export async function deleteFlow(db: Kysely<Database> | Transaction<Database>, telegramId: number): Promise<boolean> {
   const result = await deleteQuery(db, { telegramId });

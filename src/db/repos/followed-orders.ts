@@ -6,10 +6,22 @@ import { deleteChunk } from "../chunked-delete";
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Records an order placed through the bot, to be checked until it settles. */
-export async function followOrder(db: Kysely<Database>, telegramId: number, orderId: string, now: number): Promise<void> {
+export async function followOrder(
+  db: Kysely<Database>,
+  telegramId: number,
+  orderId: string,
+  now: number,
+): Promise<void> {
   await db
     .insertInto("followed_orders")
-    .values({ order_id: orderId, telegram_id: telegramId, attempts: 0, next_check_at: now + 2_000, done: 0, created_at: now })
+    .values({
+      order_id: orderId,
+      telegram_id: telegramId,
+      attempts: 0,
+      next_check_at: now + 2_000,
+      done: 0,
+      created_at: now,
+    })
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
@@ -26,7 +38,14 @@ export interface FollowScope {
  * Claims due followed orders with a lease ({@link claimedKeys}), so replicas share them and each
  * order is checked by one replica at a time.
  */
-export async function claimDueOrders(db: Kysely<Database>, owner: string, now: number, limit: number, leaseMs: number, scope: FollowScope = {}) {
+export async function claimDueOrders(
+  db: Kysely<Database>,
+  owner: string,
+  now: number,
+  limit: number,
+  leaseMs: number,
+  scope: FollowScope = {},
+) {
   const candidates = db
     .selectFrom("followed_orders as f")
     .select("f.order_id")
@@ -48,12 +67,25 @@ export async function claimDueOrders(db: Kysely<Database>, owner: string, now: n
 
 /** Closes a follow (settled, given up, or its key gone) and lets its lease go; inside the caller's transaction when it queues the alert. */
 export async function markFollowDone(db: Db, orderId: string): Promise<void> {
-  await db.updateTable("followed_orders").set({ done: 1, lease_owner: null, lease_until: null }).where("order_id", "=", orderId).execute();
+  await db
+    .updateTable("followed_orders")
+    .set({ done: 1, lease_owner: null, lease_until: null })
+    .where("order_id", "=", orderId)
+    .execute();
 }
 
 /** Counts one more check of a follow, sets when it is looked at again, and lets its lease go. */
-export async function rescheduleFollow(db: Kysely<Database>, orderId: string, attempts: number, nextCheckAt: number): Promise<void> {
-  await db.updateTable("followed_orders").set({ attempts, next_check_at: nextCheckAt, lease_owner: null, lease_until: null }).where("order_id", "=", orderId).execute();
+export async function rescheduleFollow(
+  db: Kysely<Database>,
+  orderId: string,
+  attempts: number,
+  nextCheckAt: number,
+): Promise<void> {
+  await db
+    .updateTable("followed_orders")
+    .set({ attempts, next_check_at: nextCheckAt, lease_owner: null, lease_until: null })
+    .where("order_id", "=", orderId)
+    .execute();
 }
 
 /**
@@ -61,7 +93,11 @@ export async function rescheduleFollow(db: Kysely<Database>, orderId: string, at
  * as a card can still be pressed: checking an old card again finds its order, and a follow still
  * on record stops that order from being followed, and alerted on, a second time.
  */
-export async function deleteFinishedFollowsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+export async function deleteFinishedFollowsBefore(
+  db: Kysely<Database>,
+  before: number,
+  limit: number,
+): Promise<number> {
   return deleteChunk(
     db,
     "followed_orders",
@@ -78,12 +114,20 @@ export async function deleteFinishedFollowsBefore(db: Kysely<Database>, before: 
  * order too; the alert's dedupe key keeps that to one alert.
  */
 export async function releaseFollowLeases(db: Kysely<Database>, owner: string): Promise<number> {
-  const result = await db.updateTable("followed_orders").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).executeTakeFirst();
+  const result = await db
+    .updateTable("followed_orders")
+    .set({ lease_owner: null, lease_until: null })
+    .where("lease_owner", "=", owner)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** How many followed orders are still open (for /metrics). */
 export async function countOpenFollows(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom("followed_orders").select((eb) => eb.fn.countAll<number>().as("n")).where("done", "=", 0).executeTakeFirst();
+  const row = await db
+    .selectFrom("followed_orders")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("done", "=", 0)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

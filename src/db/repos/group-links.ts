@@ -25,7 +25,12 @@ export function copiesKind(link: GroupLink, kind: GroupAlertKind): boolean {
 
 /** A link as read (bigint columns come back as strings on PostgreSQL). */
 function normalised(row: GroupLink): GroupLink {
-  return { ...row, telegram_id: Number(row.telegram_id), group_chat_id: Number(row.group_chat_id), linked_at: Number(row.linked_at) };
+  return {
+    ...row,
+    telegram_id: Number(row.telegram_id),
+    group_chat_id: Number(row.group_chat_id),
+    linked_at: Number(row.linked_at),
+  };
 }
 
 export async function findGroupLink(db: Kysely<Database>, telegramId: number): Promise<GroupLink | null> {
@@ -34,19 +39,34 @@ export async function findGroupLink(db: Kysely<Database>, telegramId: number): P
 }
 
 /** The links of many users at once (a batch of webhook events), by user. */
-export async function groupLinksOf(db: Kysely<Database> | Transaction<Database>, telegramIds: readonly number[]): Promise<Map<number, GroupLink>> {
+export async function groupLinksOf(
+  db: Kysely<Database> | Transaction<Database>,
+  telegramIds: readonly number[],
+): Promise<Map<number, GroupLink>> {
   const links = new Map<number, GroupLink>();
   const unique = [...new Set(telegramIds)];
   for (let start = 0; start < unique.length; start += 500) {
-    const rows = await db.selectFrom("group_links").selectAll().where("telegram_id", "in", unique.slice(start, start + 500)).execute();
+    const rows = await db
+      .selectFrom("group_links")
+      .selectAll()
+      .where("telegram_id", "in", unique.slice(start, start + 500))
+      .execute();
     for (const row of rows) links.set(Number(row.telegram_id), normalised(row));
   }
   return links;
 }
 
 /** Every link into one group (whose alerts come there), oldest first. */
-export async function linksToGroup(db: Kysely<Database> | Transaction<Database>, groupChatId: number): Promise<GroupLink[]> {
-  const rows = await db.selectFrom("group_links").selectAll().where("group_chat_id", "=", groupChatId).orderBy("linked_at").execute();
+export async function linksToGroup(
+  db: Kysely<Database> | Transaction<Database>,
+  groupChatId: number,
+): Promise<GroupLink[]> {
+  const rows = await db
+    .selectFrom("group_links")
+    .selectAll()
+    .where("group_chat_id", "=", groupChatId)
+    .orderBy("linked_at")
+    .execute();
   return rows.map(normalised);
 }
 
@@ -54,8 +74,16 @@ export async function linksToGroup(db: Kysely<Database> | Transaction<Database>,
  * Links the user's alerts to a group (their earlier group, if any, is replaced; the choice of
  * kinds stays). `ownerName` is the first name the copies show.
  */
-export async function saveGroupLink(db: Kysely<Database>, link: { telegramId: number; groupChatId: number; title: string; ownerName: string; now: number }): Promise<GroupLink> {
-  const values = { group_chat_id: link.groupChatId, group_title: link.title.slice(0, 128), owner_name: link.ownerName.slice(0, 64), linked_at: link.now };
+export async function saveGroupLink(
+  db: Kysely<Database>,
+  link: { telegramId: number; groupChatId: number; title: string; ownerName: string; now: number },
+): Promise<GroupLink> {
+  const values = {
+    group_chat_id: link.groupChatId,
+    group_title: link.title.slice(0, 128),
+    owner_name: link.ownerName.slice(0, 64),
+    linked_at: link.now,
+  };
   await db
     .insertInto("group_links")
     .values({ telegram_id: link.telegramId, ...values })
@@ -67,7 +95,11 @@ export async function saveGroupLink(db: Kysely<Database>, link: { telegramId: nu
 }
 
 /** Switches one kind of copied alert on or off; returns the link as it is now (null: no link). */
-export async function toggleGroupCopy(db: Kysely<Database>, telegramId: number, kind: GroupAlertKind): Promise<GroupLink | null> {
+export async function toggleGroupCopy(
+  db: Kysely<Database>,
+  telegramId: number,
+  kind: GroupAlertKind,
+): Promise<GroupLink | null> {
   const column = COLUMN[kind];
   await db
     .updateTable("group_links")
@@ -82,7 +114,10 @@ export async function toggleGroupCopy(db: Kysely<Database>, telegramId: number, 
  * transaction, which also drops what was queued for them there (see dropQueuedGroupAlerts).
  * Returns the links removed.
  */
-export async function deleteGroupLinks(trx: Transaction<Database> | Kysely<Database>, where: { groupChatId?: number; ownerId?: number }): Promise<GroupLink[]> {
+export async function deleteGroupLinks(
+  trx: Transaction<Database> | Kysely<Database>,
+  where: { groupChatId?: number; ownerId?: number },
+): Promise<GroupLink[]> {
   let query = trx.deleteFrom("group_links");
   if (where.groupChatId !== undefined) query = query.where("group_chat_id", "=", where.groupChatId);
   if (where.ownerId !== undefined) query = query.where("telegram_id", "=", where.ownerId);
@@ -97,8 +132,17 @@ export async function deleteGroupLinks(trx: Transaction<Database> | Kysely<Datab
  */
 export async function moveGroup(db: Kysely<Database>, fromChatId: number, toChatId: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const moved = await trx.updateTable("group_links").set({ group_chat_id: toChatId }).where("group_chat_id", "=", fromChatId).executeTakeFirst();
-    await trx.updateTable("outbox").set({ chat_id: toChatId }).where("chat_id", "=", fromChatId).where("status", "=", "queued").execute();
+    const moved = await trx
+      .updateTable("group_links")
+      .set({ group_chat_id: toChatId })
+      .where("group_chat_id", "=", fromChatId)
+      .executeTakeFirst();
+    await trx
+      .updateTable("outbox")
+      .set({ chat_id: toChatId })
+      .where("chat_id", "=", fromChatId)
+      .where("status", "=", "queued")
+      .execute();
     return Number(moved.numUpdatedRows);
   });
 }

@@ -7,7 +7,13 @@ import type { Database } from "../schema";
  * Takes or renews a named lease. A single upsert that succeeds only for the current holder (a
  * renewal) or when the lease has expired, so two replicas never hold the same lease at once.
  */
-export async function tryLease(db: Kysely<Database>, name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
+export async function tryLease(
+  db: Kysely<Database>,
+  name: string,
+  owner: string,
+  now: number,
+  ttlMs: number,
+): Promise<boolean> {
   const result = await db
     .insertInto("leases")
     .values({ name, owner, lease_until: now + ttlMs, acquired_at: now })
@@ -34,6 +40,11 @@ export async function releaseNamedLeasesOf(db: Kysely<Database>, owner: string):
 
 /** The leases this replica holds now (for /metrics). */
 export async function leasesHeldBy(db: Kysely<Database>, owner: string, now: number): Promise<string[]> {
-  const rows = await db.selectFrom("leases").select("name").where("owner", "=", owner).where("lease_until", ">=", now).execute();
+  const rows = await db
+    .selectFrom("leases")
+    .select("name")
+    .where("owner", "=", owner)
+    .where("lease_until", ">=", now)
+    .execute();
   return rows.map((row) => row.name);
 }

@@ -7,7 +7,11 @@ import type { Database } from "../schema";
  * scrape: the outbox_oldest_alert_age_seconds gauge.
  */
 export async function oldestQueuedAlertAgeSeconds(db: Kysely<Database>, now: number): Promise<number> {
-  const row = await db.selectFrom("outbox").select((eb) => eb.fn.min<number | string | null>("created_at").as("oldest")).where("status", "=", "queued").executeTakeFirst();
+  const row = await db
+    .selectFrom("outbox")
+    .select((eb) => eb.fn.min<number | string | null>("created_at").as("oldest"))
+    .where("status", "=", "queued")
+    .executeTakeFirst();
   if (row?.oldest === null || row?.oldest === undefined) return 0;
   return Math.max(0, (now - Number(row.oldest)) / 1000);
 }

@@ -20,7 +20,14 @@ export interface OutboxPayload {
  */
 export async function enqueueAlert(
   db: Kysely<Database> | Transaction<Database>,
-  alert: { telegramId: number; chatId: number; dedupeKey: string; payload: OutboxPayload; now: number; notBefore?: number },
+  alert: {
+    telegramId: number;
+    chatId: number;
+    dedupeKey: string;
+    payload: OutboxPayload;
+    now: number;
+    notBefore?: number;
+  },
 ): Promise<boolean> {
   const result = await db
     .insertInto("outbox")
@@ -56,7 +63,10 @@ export interface QueuedAlert {
  * Queues many alerts in one statement, each once per (user, dedupe key) as enqueueAlert does.
  * Returns how many were new. Call inside the transaction that records their events.
  */
-export async function enqueueAlerts(db: Kysely<Database> | Transaction<Database>, alerts: readonly QueuedAlert[]): Promise<number> {
+export async function enqueueAlerts(
+  db: Kysely<Database> | Transaction<Database>,
+  alerts: readonly QueuedAlert[],
+): Promise<number> {
   if (alerts.length === 0) return 0;
   const inserted = await db
     .insertInto("outbox")
@@ -88,13 +98,29 @@ export async function enqueueAlerts(db: Kysely<Database> | Transaction<Database>
  * event) is left out, as is one whose owner already queued it. Returns how many were new. Call
  * inside the transaction that queues the private alerts.
  */
-export async function enqueueGroupAlerts(db: Kysely<Database> | Transaction<Database>, alerts: readonly QueuedAlert[]): Promise<number> {
+export async function enqueueGroupAlerts(
+  db: Kysely<Database> | Transaction<Database>,
+  alerts: readonly QueuedAlert[],
+): Promise<number> {
   let queued = 0;
   for (const alert of alerts) {
     if (alert.chatId >= 0) throw new Error("a group alert needs a group's chat id (below zero)");
     const result = await db
       .insertInto("outbox")
-      .values({ telegram_id: alert.telegramId, chat_id: alert.chatId, dedupe_key: alert.dedupeKey, payload: alert.payload, status: "queued", attempts: 0, next_attempt_at: alert.at, last_error: null, lease_owner: null, lease_until: null, created_at: alert.at, sent_at: null })
+      .values({
+        telegram_id: alert.telegramId,
+        chat_id: alert.chatId,
+        dedupe_key: alert.dedupeKey,
+        payload: alert.payload,
+        status: "queued",
+        attempts: 0,
+        next_attempt_at: alert.at,
+        last_error: null,
+        lease_owner: null,
+        lease_until: null,
+        created_at: alert.at,
+        sent_at: null,
+      })
       // No target: either unique key (the owner's, or the group's) makes it a duplicate.
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
@@ -104,7 +130,12 @@ export async function enqueueGroupAlerts(db: Kysely<Database> | Transaction<Data
 }
 
 /** Drops what was still queued for one user's group (the link ended: nothing is sent into the void). Returns how many. */
-export async function dropQueuedGroupAlerts(db: Kysely<Database> | Transaction<Database>, telegramId: number, groupChatId: number, reason: string): Promise<number> {
+export async function dropQueuedGroupAlerts(
+  db: Kysely<Database> | Transaction<Database>,
+  telegramId: number,
+  groupChatId: number,
+  reason: string,
+): Promise<number> {
   const result = await db
     .updateTable("outbox")
     .set({ status: "dropped", last_error: reason, lease_owner: null, lease_until: null })
@@ -116,7 +147,11 @@ export async function dropQueuedGroupAlerts(db: Kysely<Database> | Transaction<D
 }
 
 /** Drops every alert still queued for a user (they blocked the bot: each would meet the same 403). Returns how many. */
-export async function dropQueuedAlerts(db: Kysely<Database> | Transaction<Database>, telegramId: number, reason: string): Promise<number> {
+export async function dropQueuedAlerts(
+  db: Kysely<Database> | Transaction<Database>,
+  telegramId: number,
+  reason: string,
+): Promise<number> {
   const result = await db
     .updateTable("outbox")
     .set({ status: "dropped", last_error: reason, lease_owner: null, lease_until: null })
@@ -141,15 +176,37 @@ export async function deleteAlertsOf(db: Kysely<Database> | Transaction<Database
  * only in chats whose next turn (chat_send, shared by every replica) has come. One claim
  * ({@link claimedKeys}): replicas claiming at the same moment take disjoint rows.
  */
-export async function claimDue(db: Kysely<Database>, owner: string, now: number, limit: number, leaseMs: number): Promise<OutboxRow[]> {
+export async function claimDue(
+  db: Kysely<Database>,
+  owner: string,
+  now: number,
+  limit: number,
+  leaseMs: number,
+): Promise<OutboxRow[]> {
   const candidates = db
     .selectFrom("outbox as o")
     .select("o.id")
     .where("o.status", "=", "queued")
     .where("o.next_attempt_at", "<=", now)
     .where(leaseFree(now, "o.lease_until"))
-    .where("o.id", "=", (e) => e.selectFrom("outbox as p").select((f) => f.fn.min("p.id").as("min_id")).where("p.chat_id", "=", e.ref("o.chat_id")).where("p.status", "=", "queued"))
-    .where((e) => e.not(e.exists(e.selectFrom("chat_send as cs").select("cs.chat_id").whereRef("cs.chat_id", "=", "o.chat_id").where("cs.next_send_at", ">", now))))
+    .where("o.id", "=", (e) =>
+      e
+        .selectFrom("outbox as p")
+        .select((f) => f.fn.min("p.id").as("min_id"))
+        .where("p.chat_id", "=", e.ref("o.chat_id"))
+        .where("p.status", "=", "queued"),
+    )
+    .where((e) =>
+      e.not(
+        e.exists(
+          e
+            .selectFrom("chat_send as cs")
+            .select("cs.chat_id")
+            .whereRef("cs.chat_id", "=", "o.chat_id")
+            .where("cs.next_send_at", ">", now),
+        ),
+      ),
+    )
     .orderBy("o.next_attempt_at")
     .orderBy("o.id")
     .limit(limit);
@@ -179,7 +236,13 @@ export async function markSent(db: Kysely<Database>, id: number, now: number, ow
 
 /** The number of queued rows this replica holds a lease on (for /metrics). */
 export async function leasedBy(db: Kysely<Database>, owner: string, now: number): Promise<number> {
-  const row = await db.selectFrom("outbox").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "queued").where("lease_owner", "=", owner).where("lease_until", ">=", now).executeTakeFirst();
+  const row = await db
+    .selectFrom("outbox")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("status", "=", "queued")
+    .where("lease_owner", "=", owner)
+    .where("lease_until", ">=", now)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -188,10 +251,22 @@ export async function leasedBy(db: Kysely<Database>, owner: string, now: number)
  * `owner` is given: a replica whose lease ran out must not overwrite the new holder's outcome
  * (a sent row turned back to queued would be sent twice). Returns false when the lease was lost.
  */
-export async function markRetry(db: Kysely<Database>, id: number, nextAttemptAt: number, error: string, owner?: string): Promise<boolean> {
+export async function markRetry(
+  db: Kysely<Database>,
+  id: number,
+  nextAttemptAt: number,
+  error: string,
+  owner?: string,
+): Promise<boolean> {
   const result = await db
     .updateTable("outbox")
-    .set({ next_attempt_at: nextAttemptAt, last_error: error.slice(0, 500), lease_owner: null, lease_until: null, attempts: sql`attempts + 1` })
+    .set({
+      next_attempt_at: nextAttemptAt,
+      last_error: error.slice(0, 500),
+      lease_owner: null,
+      lease_until: null,
+      attempts: sql`attempts + 1`,
+    })
     .where("id", "=", id)
     .$if(owner !== undefined, (qb) => qb.where("lease_owner", "=", owner!))
     .executeTakeFirst();
@@ -210,7 +285,12 @@ export async function markDropped(db: Kysely<Database>, id: number, error: strin
 }
 
 /** Releases a lease without counting an attempt (the chat was not due yet). */
-export async function releaseLease(db: Kysely<Database>, id: number, nextAttemptAt: number, owner?: string): Promise<void> {
+export async function releaseLease(
+  db: Kysely<Database>,
+  id: number,
+  nextAttemptAt: number,
+  owner?: string,
+): Promise<void> {
   await db
     .updateTable("outbox")
     .set({ lease_owner: null, lease_until: null, next_attempt_at: nextAttemptAt })
@@ -224,7 +304,12 @@ export async function releaseLease(db: Kysely<Database>, id: number, nextAttempt
  * (no send in flight): a row released while its send is in flight could be sent twice.
  */
 export async function releaseLeasesOf(db: Kysely<Database>, owner: string): Promise<number> {
-  const result = await db.updateTable("outbox").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).where("status", "=", "queued").executeTakeFirst();
+  const result = await db
+    .updateTable("outbox")
+    .set({ lease_owner: null, lease_until: null })
+    .where("lease_owner", "=", owner)
+    .where("status", "=", "queued")
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -240,19 +325,35 @@ export async function nextClaimableAt(db: Kysely<Database>, now: number): Promis
     .selectFrom("chat_send as cs")
     .select((eb) => eb.fn.min("cs.next_send_at").as("at"))
     .where("cs.next_send_at", ">", now)
-    .where((eb) => eb.exists(eb.selectFrom("outbox as o").select("o.id").whereRef("o.chat_id", "=", "cs.chat_id").where("o.status", "=", "queued")))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("outbox as o")
+          .select("o.id")
+          .whereRef("o.chat_id", "=", "cs.chat_id")
+          .where("o.status", "=", "queued"),
+      ),
+    )
     .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? now : Number(row.at);
 }
 
 /** When the earliest queued row becomes due (null when nothing is queued). */
 export async function nextDueAt(db: Kysely<Database>): Promise<number | null> {
-  const row = await db.selectFrom("outbox").select((eb) => eb.fn.min("next_attempt_at").as("at")).where("status", "=", "queued").executeTakeFirst();
+  const row = await db
+    .selectFrom("outbox")
+    .select((eb) => eb.fn.min("next_attempt_at").as("at"))
+    .where("status", "=", "queued")
+    .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 
 export async function queueDepth(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom("outbox").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "queued").executeTakeFirst();
+  const row = await db
+    .selectFrom("outbox")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("status", "=", "queued")
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -263,7 +364,14 @@ export async function queueDepth(db: Kysely<Database>): Promise<number> {
  */
 export async function deleteFinishedAlerts(db: Kysely<Database>, before: number, limit: number): Promise<number> {
   const finished = (status: "sent" | "dropped", at: "sent_at" | "next_attempt_at", most: number) =>
-    deleteChunk(db, "outbox", "id", most, (eb) => eb.and([eb("status", "=", status), eb(at, "<", before)]), (eb) => eb("status", "=", status));
+    deleteChunk(
+      db,
+      "outbox",
+      "id",
+      most,
+      (eb) => eb.and([eb("status", "=", status), eb(at, "<", before)]),
+      (eb) => eb("status", "=", status),
+    );
   const sent = await finished("sent", "sent_at", limit);
   const left = limit - sent;
   if (left <= 0) return limit;

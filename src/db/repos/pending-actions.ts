@@ -6,7 +6,15 @@ export type PendingAction = Selectable<PendingActionsTable>;
 
 export async function createPendingAction(
   db: Kysely<Database>,
-  action: { id: string; telegramId: number; kind: string; payload: unknown; idempotencyKey: string; chatId: number; now: number },
+  action: {
+    id: string;
+    telegramId: number;
+    kind: string;
+    payload: unknown;
+    idempotencyKey: string;
+    chatId: number;
+    now: number;
+  },
 ): Promise<void> {
   await db
     .insertInto("pending_actions")
@@ -26,8 +34,17 @@ export async function createPendingAction(
     .execute();
 }
 
-export async function findPendingAction(db: Kysely<Database>, telegramId: number, id: string): Promise<PendingAction | undefined> {
-  return db.selectFrom("pending_actions").selectAll().where("id", "=", id).where("telegram_id", "=", telegramId).executeTakeFirst();
+export async function findPendingAction(
+  db: Kysely<Database>,
+  telegramId: number,
+  id: string,
+): Promise<PendingAction | undefined> {
+  return db
+    .selectFrom("pending_actions")
+    .selectAll()
+    .where("id", "=", id)
+    .where("telegram_id", "=", telegramId)
+    .executeTakeFirst();
 }
 
 export async function setPendingActionMessage(db: Kysely<Database>, id: string, messageId: number): Promise<void> {
@@ -38,7 +55,15 @@ export async function setPendingActionMessage(db: Kysely<Database>, id: string, 
  * Moves a card from one state to another only if it is still in `from`: the compare-and-set that
  * makes a Confirm tap one-shot even when two taps race (or reach two processes).
  */
-export async function transitionPendingAction(db: Kysely<Database>, id: string, from: string[], to: string, now: number, result?: unknown, claim?: number): Promise<boolean> {
+export async function transitionPendingAction(
+  db: Kysely<Database>,
+  id: string,
+  from: string[],
+  to: string,
+  now: number,
+  result?: unknown,
+  claim?: number,
+): Promise<boolean> {
   let query = db
     .updateTable("pending_actions")
     .set({ state: to, updated_at: now, ...(result === undefined ? {} : { result: JSON.stringify(result) }) })
@@ -56,7 +81,12 @@ export async function transitionPendingAction(db: Kysely<Database>, id: string, 
  * a Confirm would now spend. A card being confirmed right now is left to finish.
  */
 export async function closeOpenCards(db: Kysely<Database>, telegramId: number, now: number): Promise<number> {
-  const update = await db.updateTable("pending_actions").set({ state: "cancelled", updated_at: now }).where("telegram_id", "=", telegramId).where("state", "=", "pending").executeTakeFirst();
+  const update = await db
+    .updateTable("pending_actions")
+    .set({ state: "cancelled", updated_at: now })
+    .where("telegram_id", "=", telegramId)
+    .where("state", "=", "pending")
+    .executeTakeFirst();
   return Number(update.numUpdatedRows);
 }
 
@@ -76,7 +106,12 @@ export function wasAttempted(action: PendingAction): boolean {
  * first such attempt (a later call keeps it); keeps its state.
  */
 export async function markPendingActionAttempted(db: Kysely<Database>, id: string, now: number): Promise<void> {
-  await db.updateTable("pending_actions").set({ result: JSON.stringify({ attempted: true, at: now }) }).where("id", "=", id).where("result", "is", null).execute();
+  await db
+    .updateTable("pending_actions")
+    .set({ result: JSON.stringify({ attempted: true, at: now }) })
+    .where("id", "=", id)
+    .where("result", "is", null)
+    .execute();
 }
 
 /**
@@ -100,7 +135,12 @@ export function firstAttemptAt(action: PendingAction): number {
  * Confirm is fenced by the claim, so a Confirm that was given up on (see processingDeadlineMs)
  * can no longer act on the card.
  */
-export async function claimPendingAction(db: Kysely<Database>, id: string, from: string[], now: number): Promise<number | null> {
+export async function claimPendingAction(
+  db: Kysely<Database>,
+  id: string,
+  from: string[],
+  now: number,
+): Promise<number | null> {
   return (await transitionPendingAction(db, id, from, "processing", now)) ? now : null;
 }
 
@@ -110,7 +150,13 @@ export async function claimPendingAction(db: Kysely<Database>, id: string, from:
  */
 export async function renewClaim(db: Kysely<Database>, id: string, claim: number, now: number): Promise<number | null> {
   const next = Math.max(now, claim + 1);
-  const update = await db.updateTable("pending_actions").set({ updated_at: next }).where("id", "=", id).where("state", "=", "processing").where("updated_at", "=", claim).executeTakeFirst();
+  const update = await db
+    .updateTable("pending_actions")
+    .set({ updated_at: next })
+    .where("id", "=", id)
+    .where("state", "=", "processing")
+    .where("updated_at", "=", claim)
+    .executeTakeFirst();
   return Number(update.numUpdatedRows) > 0 ? next : null;
 }
 
@@ -134,7 +180,12 @@ export function processingDeadlineMs(longestCallMs: number): number {
  * `updated_at` alone: it dates state changes. Returns false when the card is no longer pending.
  */
 export async function setPendingActionPayload(db: Kysely<Database>, id: string, payload: unknown): Promise<boolean> {
-  const update = await db.updateTable("pending_actions").set({ payload: JSON.stringify(payload) }).where("id", "=", id).where("state", "=", "pending").executeTakeFirst();
+  const update = await db
+    .updateTable("pending_actions")
+    .set({ payload: JSON.stringify(payload) })
+    .where("id", "=", id)
+    .where("state", "=", "pending")
+    .executeTakeFirst();
   return Number(update.numUpdatedRows) > 0;
 }
 
@@ -143,19 +194,41 @@ export async function setPendingActionPayload(db: Kysely<Database>, id: string, 
  * any state but "processing": such a card is mid-Confirm, and the stuck-card release gives it back
  * as pending with a fresh date instead. Returns how many went.
  */
-export async function deletePendingActionsChangedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
-  const idle = (eb: ExpressionBuilder<Database, "pending_actions">) => eb.and([eb("updated_at", "<", before), eb("state", "!=", "processing")]);
+export async function deletePendingActionsChangedBefore(
+  db: Kysely<Database>,
+  before: number,
+  limit: number,
+): Promise<number> {
+  const idle = (eb: ExpressionBuilder<Database, "pending_actions">) =>
+    eb.and([eb("updated_at", "<", before), eb("state", "!=", "processing")]);
   // Repeated outside: a card pressed while this runs is kept.
   return deleteChunk(db, "pending_actions", "id", limit, idle, idle);
 }
 
 /** The stored results of a user's order cards other than `exceptId` that have one (JSON text, as written by the card). */
-export async function otherOrderCardResults(db: Kysely<Database>, telegramId: number, exceptId: string): Promise<string[]> {
-  const cards = await db.selectFrom("pending_actions").select("result").where("telegram_id", "=", telegramId).where("kind", "=", "order").where("id", "!=", exceptId).where("result", "is not", null).execute();
+export async function otherOrderCardResults(
+  db: Kysely<Database>,
+  telegramId: number,
+  exceptId: string,
+): Promise<string[]> {
+  const cards = await db
+    .selectFrom("pending_actions")
+    .select("result")
+    .where("telegram_id", "=", telegramId)
+    .where("kind", "=", "order")
+    .where("id", "!=", exceptId)
+    .where("result", "is not", null)
+    .execute();
   return cards.map((row) => row.result!);
 }
 
 /** Up to `limit` cards left in "processing" since before `before` (a crash mid-Confirm): the stuck-card release gives them back. */
 export async function findStuckPendingActions(db: Kysely<Database>, before: number, limit: number) {
-  return db.selectFrom("pending_actions").select(["id", "telegram_id", "message_id", "updated_at"]).where("state", "=", "processing").where("updated_at", "<", before).limit(limit).execute();
+  return db
+    .selectFrom("pending_actions")
+    .select(["id", "telegram_id", "message_id", "updated_at"])
+    .where("state", "=", "processing")
+    .where("updated_at", "<", before)
+    .limit(limit)
+    .execute();
 }

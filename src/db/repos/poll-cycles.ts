@@ -10,7 +10,13 @@ import { deleteChunk } from "../chunked-delete";
  * first insert opens the cycle and the others find it open: a tick never starts two cycles. Users
  * linked without a poll_state row get one here (they are due in this cycle).
  */
-export async function openPollCycle(db: Kysely<Database>, owner: string, id: number, now: number, options: { everyone?: boolean } = {}): Promise<number> {
+export async function openPollCycle(
+  db: Kysely<Database>,
+  owner: string,
+  id: number,
+  now: number,
+  options: { everyone?: boolean } = {},
+): Promise<number> {
   await db
     .insertInto("poll_cycles")
     .values({ id, opened_by: owner, opened_at: now, everyone: options.everyone ? 1 : 0 })
@@ -23,7 +29,13 @@ export async function openPollCycle(db: Kysely<Database>, owner: string, id: num
       eb
         .selectFrom("credentials as c")
         .select((e) => ["c.telegram_id", e.lit(0).as("primed"), e.lit(0).as("failures"), e.lit(0).as("next_poll_at")])
-        .where((e) => e.not(e.exists(e.selectFrom("poll_state as s").select("s.telegram_id").whereRef("s.telegram_id", "=", "c.telegram_id")))),
+        .where((e) =>
+          e.not(
+            e.exists(
+              e.selectFrom("poll_state as s").select("s.telegram_id").whereRef("s.telegram_id", "=", "c.telegram_id"),
+            ),
+          ),
+        ),
     )
     .onConflict((oc) => oc.doNothing())
     .execute();
@@ -44,15 +56,23 @@ export interface PollCycle {
 
 /** The cycle with this id (null when retention removed it: nobody is due in it any more). */
 export async function findPollCycle(db: Kysely<Database>, id: number): Promise<PollCycle | null> {
-  const row = await db.selectFrom("poll_cycles").select(["id", "opened_at", "everyone"]).where("id", "=", id).executeTakeFirst();
+  const row = await db
+    .selectFrom("poll_cycles")
+    .select(["id", "opened_at", "everyone"])
+    .where("id", "=", id)
+    .executeTakeFirst();
   return row ? { id: Number(row.id), openedAt: Number(row.opened_at), everyone: Number(row.everyone) === 1 } : null;
 }
 
-const asCycle = async (db: Kysely<Database>, cycle: number | PollCycle): Promise<PollCycle | null> => (typeof cycle === "number" ? findPollCycle(db, cycle) : cycle);
+const asCycle = async (db: Kysely<Database>, cycle: number | PollCycle): Promise<PollCycle | null> =>
+  typeof cycle === "number" ? findPollCycle(db, cycle) : cycle;
 
 /** The newest cycle (the one replicas work on), or null before the first. */
 export async function currentPollCycle(db: Kysely<Database>): Promise<number | null> {
-  const row = await db.selectFrom("poll_cycles").select((eb) => eb.fn.max("id").as("id")).executeTakeFirst();
+  const row = await db
+    .selectFrom("poll_cycles")
+    .select((eb) => eb.fn.max("id").as("id"))
+    .executeTakeFirst();
   return row?.id === null || row?.id === undefined ? null : Number(row.id);
 }
 
@@ -66,7 +86,14 @@ export async function nextPollCycleId(db: Kysely<Database>, wallNow: number): Pr
  * Claims up to `limit` users due in `cycle` (not yet polled in it, due by their schedule, nobody
  * holding them) with a lease ({@link claimedKeys}): replicas claiming together take disjoint users.
  */
-export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycleOrId: number | PollCycle, now: number, limit: number, leaseMs: number): Promise<number[]> {
+export async function claimUsersToPoll(
+  db: Kysely<Database>,
+  owner: string,
+  cycleOrId: number | PollCycle,
+  now: number,
+  limit: number,
+  leaseMs: number,
+): Promise<number[]> {
   const cycle = await asCycle(db, cycleOrId);
   if (!cycle) return [];
   // In next_poll_at order on the (next_poll_at, last_cycle) index: the users still due come
@@ -90,7 +117,11 @@ export async function claimUsersToPoll(db: Kysely<Database>, owner: string, cycl
  * Whether the cycle still has users to poll: due in it, linked with a working key, active, and not
  * yet done in it, whether or not a replica holds them right now.
  */
-export async function cycleHasUsersLeft(db: Kysely<Database>, cycleOrId: number | PollCycle, now: number): Promise<boolean> {
+export async function cycleHasUsersLeft(
+  db: Kysely<Database>,
+  cycleOrId: number | PollCycle,
+  now: number,
+): Promise<boolean> {
   const cycle = await asCycle(db, cycleOrId);
   if (!cycle) return false;
   const row = await usersDueIn(db, cycle, now).limit(1).executeTakeFirst();
@@ -104,18 +135,23 @@ export async function cycleHasUsersLeft(db: Kysely<Database>, cycleOrId: number 
  * batch, or one that stopped without handing them back), the tick opens the next cycle instead of
  * waiting on them, and they are polled in it once their holder lets go.
  */
-export async function cycleHasClaimableUsers(db: Kysely<Database>, cycleOrId: number | PollCycle, now: number): Promise<boolean> {
+export async function cycleHasClaimableUsers(
+  db: Kysely<Database>,
+  cycleOrId: number | PollCycle,
+  now: number,
+): Promise<boolean> {
   const cycle = await asCycle(db, cycleOrId);
   if (!cycle) return false;
-  const row = await usersDueIn(db, cycle, now)
-    .where(leaseFree(now, "s.lease_until"))
-    .limit(1)
-    .executeTakeFirst();
+  const row = await usersDueIn(db, cycle, now).where(leaseFree(now, "s.lease_until")).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
 /** How many users are still to poll in the cycle (for /metrics). */
-export async function countUsersLeftIn(db: Kysely<Database>, cycleOrId: number | PollCycle, now: number): Promise<number> {
+export async function countUsersLeftIn(
+  db: Kysely<Database>,
+  cycleOrId: number | PollCycle,
+  now: number,
+): Promise<number> {
   const cycle = await asCycle(db, cycleOrId);
   if (!cycle) return 0;
   const row = await db
@@ -151,7 +187,11 @@ function usersDueIn(db: Kysely<Database>, cycle: PollCycle, now: number) {
  * simply polled again, and the outbox's dedupe keys keep that to one alert per notification.
  */
 export async function releasePollLeases(db: Kysely<Database>, owner: string): Promise<number> {
-  const result = await db.updateTable("poll_state").set({ lease_owner: null, lease_until: null }).where("lease_owner", "=", owner).executeTakeFirst();
+  const result = await db
+    .updateTable("poll_state")
+    .set({ lease_owner: null, lease_until: null })
+    .where("lease_owner", "=", owner)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -162,16 +202,28 @@ export async function releasePollLeases(db: Kysely<Database>, owner: string): Pr
 export async function deletePollCyclesBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
   const newest = await currentPollCycle(db);
   if (newest === null) return 0;
-  return deleteChunk(db, "poll_cycles", "id", limit, (eb) => eb.and([eb("id", "<", newest), eb("opened_at", "<", before)]));
+  return deleteChunk(db, "poll_cycles", "id", limit, (eb) =>
+    eb.and([eb("id", "<", newest), eb("opened_at", "<", before)]),
+  );
 }
 
 /** Hands back users claimed in a cycle that was stopped before they were polled, while this replica still holds them. */
 export async function releaseUnpolledUsers(db: Kysely<Database>, owner: string, telegramIds: number[]): Promise<void> {
-  await db.updateTable("poll_state").set({ lease_owner: null, lease_until: null }).where("telegram_id", "in", telegramIds).where("lease_owner", "=", owner).execute();
+  await db
+    .updateTable("poll_state")
+    .set({ lease_owner: null, lease_until: null })
+    .where("telegram_id", "in", telegramIds)
+    .where("lease_owner", "=", owner)
+    .execute();
 }
 
 /** How many users this replica holds a poll lease on now (for /metrics). */
 export async function countPollLeasesHeld(db: Kysely<Database>, owner: string, now: number): Promise<number> {
-  const row = await db.selectFrom("poll_state").select((eb) => eb.fn.countAll<number>().as("n")).where("lease_owner", "=", owner).where("lease_until", ">=", now).executeTakeFirst();
+  const row = await db
+    .selectFrom("poll_state")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("lease_owner", "=", owner)
+    .where("lease_until", ">=", now)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

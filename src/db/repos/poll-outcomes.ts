@@ -17,7 +17,15 @@ export type PollOutcome =
    * seenUntil: the newer creation time of the newest notification seen, when it moved.
    * rules: what a read of the rule list found, and the rules_checked_at it was read against.
    */
-  | { telegramId: number; kind: "polled"; seen: string[]; alerts: PollAlert[]; firstPage: string[] | null; seenUntil: number | null; rules: { active: boolean; checkedAt: number } | null }
+  | {
+      telegramId: number;
+      kind: "polled";
+      seen: string[];
+      alerts: PollAlert[];
+      firstPage: string[] | null;
+      seenUntil: number | null;
+      rules: { active: boolean; checkedAt: number } | null;
+    }
   | { telegramId: number; kind: "failed"; failures: number; nextPollAt: number };
 
 /**
@@ -26,33 +34,72 @@ export type PollOutcome =
  * cycle, the user done for it with the lease let go. Returns the alerts queued. An outcome lost to
  * a crash before this commit is simply polled again.
  */
-export async function recordPollOutcomes(db: Kysely<Database>, outcomes: PollOutcome[], now: number, idleMs: number, cycle?: { owner: string; id: number }): Promise<number> {
+export async function recordPollOutcomes(
+  db: Kysely<Database>,
+  outcomes: PollOutcome[],
+  now: number,
+  idleMs: number,
+  cycle?: { owner: string; id: number },
+): Promise<number> {
   if (outcomes.length === 0) return 0;
   const done = cycle ? { last_cycle: cycle.id, lease_owner: null, lease_until: null } : {};
   return db.transaction().execute(async (trx) => {
     let queued = 0;
-    const seenRows = outcomes.flatMap((outcome) => (outcome.kind === "polled" ? outcome.seen.map((id) => ({ telegram_id: outcome.telegramId, notification_id: id, seen_at: now })) : []));
+    const seenRows = outcomes.flatMap((outcome) =>
+      outcome.kind === "polled"
+        ? outcome.seen.map((id) => ({ telegram_id: outcome.telegramId, notification_id: id, seen_at: now }))
+        : [],
+    );
     await recordSeen(trx, seenRows);
     // Only a page with something new can have pushed older notifications off it: the retention
     // of seen notifications costs nothing on the polls that find nothing new.
     for (const outcome of outcomes) {
-      if (outcome.kind === "polled" && outcome.firstPage !== null) await forgetSeenOffFirstPage(trx, outcome.telegramId, outcome.firstPage, now - SEEN_NOTIFICATION_MS);
+      if (outcome.kind === "polled" && outcome.firstPage !== null)
+        await forgetSeenOffFirstPage(trx, outcome.telegramId, outcome.firstPage, now - SEEN_NOTIFICATION_MS);
     }
     for (const outcome of outcomes) {
       if (outcome.kind !== "polled") continue;
       for (const alert of outcome.alerts) {
-        if (alert.group) queued += await enqueueGroupAlerts(trx, [{ telegramId: outcome.telegramId, chatId: alert.chatId, dedupeKey: alert.key, payload: JSON.stringify(alert.payload), at: now }]);
-        else if (await enqueueAlert(trx, { telegramId: outcome.telegramId, chatId: alert.chatId, dedupeKey: alert.key, payload: alert.payload, now })) queued += 1;
+        if (alert.group)
+          queued += await enqueueGroupAlerts(trx, [
+            {
+              telegramId: outcome.telegramId,
+              chatId: alert.chatId,
+              dedupeKey: alert.key,
+              payload: JSON.stringify(alert.payload),
+              at: now,
+            },
+          ]);
+        else if (
+          await enqueueAlert(trx, {
+            telegramId: outcome.telegramId,
+            chatId: alert.chatId,
+            dedupeKey: alert.key,
+            payload: alert.payload,
+            now,
+          })
+        )
+          queued += 1;
       }
     }
     for (const outcome of outcomes) {
       if (outcome.kind !== "polled") continue;
       if (outcome.seenUntil !== null) {
-        await trx.updateTable("poll_state").set({ seen_until: outcome.seenUntil }).where("telegram_id", "=", outcome.telegramId).where((eb) => eb.or([eb("seen_until", "is", null), eb("seen_until", "<", outcome.seenUntil!)])).execute();
+        await trx
+          .updateTable("poll_state")
+          .set({ seen_until: outcome.seenUntil })
+          .where("telegram_id", "=", outcome.telegramId)
+          .where((eb) => eb.or([eb("seen_until", "is", null), eb("seen_until", "<", outcome.seenUntil!)]))
+          .execute();
       }
       // Only against the rule state the list was read for: a rule created or resumed meanwhile wins.
       if (outcome.rules) {
-        await trx.updateTable("poll_state").set({ rule_active: outcome.rules.active ? 1 : 0, rules_checked_at: now }).where("telegram_id", "=", outcome.telegramId).where("rules_checked_at", "=", outcome.rules.checkedAt).execute();
+        await trx
+          .updateTable("poll_state")
+          .set({ rule_active: outcome.rules.active ? 1 : 0, rules_checked_at: now })
+          .where("telegram_id", "=", outcome.telegramId)
+          .where("rules_checked_at", "=", outcome.rules.checkedAt)
+          .execute();
       }
     }
     const polled = outcomes.filter((outcome) => outcome.kind === "polled").map((outcome) => outcome.telegramId);
@@ -76,9 +123,13 @@ export async function recordPollOutcomes(db: Kysely<Database>, outcomes: PollOut
     }
     const skipped = outcomes.filter((outcome) => outcome.kind === "skipped").map((outcome) => outcome.telegramId);
     if (cycle && skipped.length > 0) {
-      await trx.updateTable("poll_state").set(done).where("telegram_id", "in", skipped).where("lease_owner", "=", cycle.owner).execute();
+      await trx
+        .updateTable("poll_state")
+        .set(done)
+        .where("telegram_id", "in", skipped)
+        .where("lease_owner", "=", cycle.owner)
+        .execute();
     }
     return queued;
   });
 }
-

@@ -59,7 +59,12 @@ export async function markInMotion(db: Db, telegramId: number, reason: MotionRea
  * {@link markInMotion} for many users at once (a batch of order webhooks), inside the caller's
  * transaction. Users without a poll state yet are left alone: a cycle polls them at once anyway.
  */
-export async function markUsersInMotion(db: Db, telegramIds: number[], reason: MotionReason, now: number): Promise<void> {
+export async function markUsersInMotion(
+  db: Db,
+  telegramIds: number[],
+  reason: MotionReason,
+  now: number,
+): Promise<void> {
   const ids = [...new Set(telegramIds)];
   for (let start = 0; start < ids.length; start += 500) {
     await db
@@ -98,7 +103,10 @@ export function motionAt(now: number): RawBuilder<string | null> {
  */
 export function scheduleAfterPoll(now: number, idleMs: number) {
   const motion = motionAt(now);
-  return { motion, next_poll_at: sql<number>`case when (${motion}) is null then ${at(now + idleMs)} else ${at(now)} end` };
+  return {
+    motion,
+    next_poll_at: sql<number>`case when (${motion}) is null then ${at(now + idleMs)} else ${at(now)} end`,
+  };
 }
 
 /** Linked users with a working key by schedule: `idle`, or the reason they are fast (for /metrics). */
@@ -120,11 +128,19 @@ export async function countUsersBySchedule(db: Kysely<Database>): Promise<Record
 
 /** What a poll reads of each user's poll state (users without one are left out). */
 export async function findPollStates(db: Kysely<Database>, telegramIds: number[]) {
-  return db.selectFrom("poll_state").select(["telegram_id", "primed", "failures", "rules_checked_at", "seen_until"]).where("telegram_id", "in", telegramIds).execute();
+  return db
+    .selectFrom("poll_state")
+    .select(["telegram_id", "primed", "failures", "rules_checked_at", "seen_until"])
+    .where("telegram_id", "in", telegramIds)
+    .execute();
 }
 
 /** A user linked (again): their poll state starts over, unprimed and due now. */
 export async function resetPollState(db: Kysely<Database>, telegramId: number, now: number): Promise<void> {
   const fresh = { primed: 0, failures: 0, next_poll_at: now, rules_checked_at: 0, seen_until: null };
-  await db.insertInto("poll_state").values({ telegram_id: telegramId, ...fresh }).onConflict((oc) => oc.column("telegram_id").doUpdateSet(fresh)).execute();
+  await db
+    .insertInto("poll_state")
+    .values({ telegram_id: telegramId, ...fresh })
+    .onConflict((oc) => oc.column("telegram_id").doUpdateSet(fresh))
+    .execute();
 }

@@ -4,7 +4,14 @@ import { isPostgres } from "../dialect";
 import { prepared, type ParamFn } from "../prepared";
 import { StatementBatcher } from "../statement-batcher";
 import { takeChatTurn, type ChatPace } from "./chat-send";
-import { BUDGET_ROW_LOCK, budgetGrantCtes, grantFromRow, takeGlobal, type GlobalBudget, type Grant } from "./send-budget";
+import {
+  BUDGET_ROW_LOCK,
+  budgetGrantCtes,
+  grantFromRow,
+  takeGlobal,
+  type GlobalBudget,
+  type Grant,
+} from "./send-budget";
 
 // A reply's chat turn and its grant from the overall budget, taken together (one statement on PostgreSQL).
 
@@ -22,26 +29,61 @@ export interface ReplyTurn {
  * (the bucket's row locked, the chat's upsert, then the draw, only if the upsert took the turn),
  * one round trip per reply instead of two. The bucket row is seeded by the usual grant when missing.
  */
-export async function takeReplyTurn(db: Kysely<Database>, chatId: number, now: number, pace: ChatPace, budget: GlobalBudget): Promise<ReplyTurn> {
+export async function takeReplyTurn(
+  db: Kysely<Database>,
+  chatId: number,
+  now: number,
+  pace: ChatPace,
+  budget: GlobalBudget,
+): Promise<ReplyTurn> {
   if (!isPostgres(db)) {
     const chatDueAt = await takeChatTurn(db, chatId, now, pace);
     return { chatDueAt, grant: chatDueAt === null ? await takeGlobal(db, now, 1, budget) : null };
   }
   const fullFrom = now - Math.max(0, pace.burst - 1) * pace.intervalMs;
-  const [row] = (await replyTurnQuery(db, { chatId, fullFrom, interval: pace.intervalMs, next: fullFrom + pace.intervalMs, now, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond })).rows;
+  const [row] = (
+    await replyTurnQuery(db, {
+      chatId,
+      fullFrom,
+      interval: pace.intervalMs,
+      next: fullFrom + pace.intervalMs,
+      now,
+      capacity: Math.round(budget.burst * 1000),
+      perSecond: budget.perSecond,
+    })
+  ).rows;
   if (!row) throw new Error("the reply turn statement returned no row");
-  if (!row.turn_taken) return { chatDueAt: row.next_send_at === null ? now + pace.intervalMs : Number(row.next_send_at), grant: null };
-  if (row.granted === null || row.available === null) return { chatDueAt: null, grant: await takeGlobal(db, now, 1, budget) };
+  if (!row.turn_taken)
+    return { chatDueAt: row.next_send_at === null ? now + pace.intervalMs : Number(row.next_send_at), grant: null };
+  if (row.granted === null || row.available === null)
+    return { chatDueAt: null, grant: await takeGlobal(db, now, 1, budget) };
   return { chatDueAt: null, grant: grantFromRow({ available: row.available, granted: row.granted }, now, 1, budget) };
 }
 
-const replyTurnQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: number; fullFrom: number; interval: number; next: number; now: number; capacity: number; perSecond: number }>) => {
-  // The bucket's row is locked before the chat's: the sender's transaction takes the grant, then
-  // its chats' turns, and two statements taking the two locks in opposite orders would deadlock.
-  // The chat's insert selects its row only once current_row has been read (the count is never
-  // below 0: it only orders the two). The upsert is takeChatQuery's; next_send_at is read as the
-  // statement began (a turn not taken left the row as it was: the time the chat is due).
-  const query = sql<{ turn_taken: boolean; next_send_at: number | string | null; available: number | string | null; granted: number | string | null }>`
+const replyTurnQuery = prepared(
+  (
+    db: Kysely<Database>,
+    param: ParamFn<{
+      chatId: number;
+      fullFrom: number;
+      interval: number;
+      next: number;
+      now: number;
+      capacity: number;
+      perSecond: number;
+    }>,
+  ) => {
+    // The bucket's row is locked before the chat's: the sender's transaction takes the grant, then
+    // its chats' turns, and two statements taking the two locks in opposite orders would deadlock.
+    // The chat's insert selects its row only once current_row has been read (the count is never
+    // below 0: it only orders the two). The upsert is takeChatQuery's; next_send_at is read as the
+    // statement began (a turn not taken left the row as it was: the time the chat is due).
+    const query = sql<{
+      turn_taken: boolean;
+      next_send_at: number | string | null;
+      available: number | string | null;
+      granted: number | string | null;
+    }>`
     with ${BUDGET_ROW_LOCK}, chat_turn as (
       insert into chat_send (chat_id, next_send_at)
       select cast(${param("chatId")} as bigint), cast(${param("next")} as bigint) where (select count(*) from current_row) >= 0
@@ -53,8 +95,9 @@ const replyTurnQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatId: 
       (select next_send_at from chat_send where chat_id = ${param("chatId")}) as next_send_at,
       (select available from budget_drawn) as available,
       (select granted from budget_drawn) as granted`;
-  return { compile: () => query.compile(db) };
-});
+    return { compile: () => query.compile(db) };
+  },
+);
 
 /** A reply's turn asked for through a batcher (see {@link replyTurns}). */
 interface ReplyTurnCall {
@@ -73,13 +116,30 @@ interface ReplyTurnCall {
 async function takeReplyTurns(db: Kysely<Database>, calls: ReplyTurnCall[]): Promise<ReplyTurn[]> {
   // Refused before the statement runs, so the calls run again one at a time with nothing taken.
   const [first] = calls;
-  if (!first || calls.some((call) => call.pace.intervalMs !== first.pace.intervalMs || call.pace.burst !== first.pace.burst || call.budget.perSecond !== first.budget.perSecond || call.budget.burst !== first.budget.burst)) {
+  if (
+    !first ||
+    calls.some(
+      (call) =>
+        call.pace.intervalMs !== first.pace.intervalMs ||
+        call.pace.burst !== first.pace.burst ||
+        call.budget.perSecond !== first.budget.perSecond ||
+        call.budget.burst !== first.budget.burst,
+    )
+  ) {
     throw new Error("a batch of reply turns mixes paces or budgets");
   }
   const { pace, budget } = first;
   const now = Math.max(...calls.map((call) => call.now));
   const fullFrom = now - Math.max(0, pace.burst - 1) * pace.intervalMs;
-  const { rows } = await replyTurnsQuery(db, { chatIds: calls.map((call) => call.chatId), fullFrom, interval: pace.intervalMs, next: fullFrom + pace.intervalMs, now, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond });
+  const { rows } = await replyTurnsQuery(db, {
+    chatIds: calls.map((call) => call.chatId),
+    fullFrom,
+    interval: pace.intervalMs,
+    next: fullFrom + pace.intervalMs,
+    now,
+    capacity: Math.round(budget.burst * 1000),
+    perSecond: budget.perSecond,
+  });
   const byChat = new Map(rows.map((row) => [Number(row.chat_id), row]));
   // Nothing below throws: the statement has committed, and a batch that failed would be run again call by call.
   return calls.map((call): ReplyTurn => {
@@ -95,15 +155,36 @@ async function takeReplyTurns(db: Kysely<Database>, calls: ReplyTurnCall[]): Pro
     const granted = Number(row.granted);
     const available = Number(row.available);
     // The turns drawn before this one took a message each.
-    const grant = place <= granted ? grantFromRow({ available: available - (place - 1) * 1000, granted: 1 }, now, 1, budget) : grantFromRow({ available: available - granted * 1000, granted: 0 }, now, 1, budget);
+    const grant =
+      place <= granted
+        ? grantFromRow({ available: available - (place - 1) * 1000, granted: 1 }, now, 1, budget)
+        : grantFromRow({ available: available - granted * 1000, granted: 0 }, now, 1, budget);
     return { chatDueAt: null, grant };
   });
 }
 
-const replyTurnsQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatIds: number[]; fullFrom: number; interval: number; next: number; now: number; capacity: number; perSecond: number }>) => {
-  // replyTurnQuery's statement for each chat of the batch; `place` numbers the turns taken in the
-  // order the calls came (the draw goes to the first ones, as one at a time it would).
-  const query = sql<{ chat_id: number | string; place: number | string | null; next_send_at: number | string | null; available: number | string | null; granted: number | string | null }>`
+const replyTurnsQuery = prepared(
+  (
+    db: Kysely<Database>,
+    param: ParamFn<{
+      chatIds: number[];
+      fullFrom: number;
+      interval: number;
+      next: number;
+      now: number;
+      capacity: number;
+      perSecond: number;
+    }>,
+  ) => {
+    // replyTurnQuery's statement for each chat of the batch; `place` numbers the turns taken in the
+    // order the calls came (the draw goes to the first ones, as one at a time it would).
+    const query = sql<{
+      chat_id: number | string;
+      place: number | string | null;
+      next_send_at: number | string | null;
+      available: number | string | null;
+      granted: number | string | null;
+    }>`
     with ${BUDGET_ROW_LOCK}, input as (
       select chat_id, arrival from unnest(cast(${param("chatIds")} as bigint[])) with ordinality as i(chat_id, arrival)
     ), chat_turn as (
@@ -120,8 +201,9 @@ const replyTurnsQuery = prepared((db: Kysely<Database>, param: ParamFn<{ chatIds
       (select available from budget_drawn) as available,
       (select granted from budget_drawn) as granted
     from input left join ranked on ranked.chat_id = input.chat_id`;
-  return { compile: () => query.compile(db) };
-});
+    return { compile: () => query.compile(db) };
+  },
+);
 
 /** The reply turns of one store's concurrent replies (PostgreSQL): see StatementBatcher and {@link takeReplyTurns}. */
 export function replyTurns(db: Kysely<Database>): StatementBatcher<ReplyTurnCall, ReplyTurn> {

@@ -28,7 +28,12 @@ export const REPLICAS_GLOBAL_BUDGET: GlobalBudget = { perSecond: 25, burst: 1 };
  * Takes up to `want` messages from the global bucket. Returns how many were granted and, when
  * fewer than wanted, when the next one will be available.
  */
-export async function takeGlobal(db: Kysely<Database>, now: number, want: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<{ granted: number; limited: boolean; nextAt: number }> {
+export async function takeGlobal(
+  db: Kysely<Database>,
+  now: number,
+  want: number,
+  budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET,
+): Promise<{ granted: number; limited: boolean; nextAt: number }> {
   if (want <= 0) return { granted: 0, limited: false, nextAt: now };
   // On SQLite: raw statements committed without an fsync, a reply (or a retry while it waits)
   // would otherwise pay one per grant (the figures are in ../raw-sqlite).
@@ -46,8 +51,19 @@ export async function takeGlobal(db: Kysely<Database>, now: number, want: number
  * one committed, so concurrent grants never hand out the same tokens. The row is seeded on the
  * first grant ever.
  */
-async function takeGlobalOnPostgres(db: Kysely<Database>, now: number, want: number, budget: GlobalBudget): Promise<Grant> {
-  const grant = () => sql<{ available: number | string; granted: number | string }>`with ${BUDGET_ROW_LOCK}, ${budgetGrantCtes({ now, want, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond })} select available, granted from budget_drawn`.execute(db);
+async function takeGlobalOnPostgres(
+  db: Kysely<Database>,
+  now: number,
+  want: number,
+  budget: GlobalBudget,
+): Promise<Grant> {
+  const grant = () =>
+    sql<{
+      available: number | string;
+      granted: number | string;
+    }>`with ${BUDGET_ROW_LOCK}, ${budgetGrantCtes({ now, want, capacity: Math.round(budget.burst * 1000), perSecond: budget.perSecond })} select available, granted from budget_drawn`.execute(
+      db,
+    );
   let result = await grant();
   if (result.rows.length === 0) {
     await seedBudgetRow(db, now, budget);
@@ -63,7 +79,10 @@ async function takeGlobalOnPostgres(db: Kysely<Database>, now: number, want: num
  * statement puts first), ending in `budget_drawn` (the grant, and what the bucket held before it).
  * `when` is a condition the row is drawn from only under. The values may be prepared() parameters.
  */
-export function budgetGrantCtes(v: { now: unknown; want: unknown; capacity: unknown; perSecond: unknown }, when: RawBuilder<unknown> = sql`true`) {
+export function budgetGrantCtes(
+  v: { now: unknown; want: unknown; capacity: unknown; perSecond: unknown },
+  when: RawBuilder<unknown> = sql`true`,
+) {
   return sql`drawn as (
         select least(${v.capacity}::float8, tokens_milli + greatest(0, ${v.now}::bigint - updated_at)::float8 * ${v.perSecond}::float8) as available, updated_at from current_row
         where ${when}
@@ -82,7 +101,12 @@ export const BUDGET_ROW_LOCK = sql`current_row as materialized (
       )`;
 
 /** The grant a PostgreSQL grant statement returned, as {@link drawFromBucket} gives it. */
-export function grantFromRow(row: { available: number | string; granted: number | string }, now: number, want: number, budget: GlobalBudget): Grant {
+export function grantFromRow(
+  row: { available: number | string; granted: number | string },
+  now: number,
+  want: number,
+  budget: GlobalBudget,
+): Grant {
   const available = Number(row.available);
   const granted = Number(row.granted);
   return { granted, limited: granted < want, nextAt: nextTokenAt(available - granted * 1000, now, budget) };
@@ -90,7 +114,11 @@ export function grantFromRow(row: { available: number | string; granted: number 
 
 /** The first grant of an empty bucket: a full one (every later grant reads and writes the row). */
 async function seedBudgetRow(db: Kysely<Database>, now: number, budget: GlobalBudget): Promise<void> {
-  await db.insertInto("send_budget").values({ name: "telegram", tokens_milli: Math.round(budget.burst * 1000), updated_at: now }).onConflict((oc) => oc.doNothing()).execute();
+  await db
+    .insertInto("send_budget")
+    .values({ name: "telegram", tokens_milli: Math.round(budget.burst * 1000), updated_at: now })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 /** When the bucket holds a whole message again, given `leftMilli` after a grant at `now`. */
@@ -99,13 +127,24 @@ function nextTokenAt(leftMilli: number, now: number, budget: GlobalBudget): numb
 }
 
 /** What a bucket holding `tokensMilli` at `updatedAt` grants at `now`: the grant and the row to write. */
-export function drawFromBucket(tokensMilli: number, updatedAt: number, now: number, want: number, budget: GlobalBudget) {
+export function drawFromBucket(
+  tokensMilli: number,
+  updatedAt: number,
+  now: number,
+  want: number,
+  budget: GlobalBudget,
+) {
   const capacity = Math.round(budget.burst * 1000);
   const elapsed = Math.max(0, now - updatedAt);
   const available = Math.min(capacity, tokensMilli + elapsed * budget.perSecond);
   const granted = Math.min(want, Math.floor(available / 1000));
   const left = available - granted * 1000;
-  return { granted, limited: granted < want, nextAt: nextTokenAt(left, now, budget), row: { tokens_milli: Math.floor(left), updated_at: Math.max(now, updatedAt) } };
+  return {
+    granted,
+    limited: granted < want,
+    nextAt: nextTokenAt(left, now, budget),
+    row: { tokens_milli: Math.floor(left), updated_at: Math.max(now, updatedAt) },
+  };
 }
 
 /**
@@ -121,7 +160,12 @@ function takeGlobalOnSqlite(sqlite: SQLite.Database, now: number, want: number, 
 }
 
 /** {@link takeGlobal} inside a transaction the caller holds (to claim rows in the same one). */
-export async function takeGlobalIn(trx: Transaction<Database>, now: number, want: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<{ granted: number; limited: boolean; nextAt: number }> {
+export async function takeGlobalIn(
+  trx: Transaction<Database>,
+  now: number,
+  want: number,
+  budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET,
+): Promise<{ granted: number; limited: boolean; nextAt: number }> {
   if (want <= 0) return { granted: 0, limited: false, nextAt: now };
   const read = () =>
     trx
@@ -145,11 +189,17 @@ export async function takeGlobalIn(trx: Transaction<Database>, now: number, want
 }
 
 /** Gives back `count` granted messages that were not sent (no row was ready), up to the capacity. */
-export async function refundGlobal(db: Kysely<Database>, count: number, budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET): Promise<void> {
+export async function refundGlobal(
+  db: Kysely<Database>,
+  count: number,
+  budget: GlobalBudget = DEFAULT_GLOBAL_BUDGET,
+): Promise<void> {
   if (count <= 0) return;
   await db
     .updateTable("send_budget")
-    .set((eb) => ({ tokens_milli: sql<number>`case when ${eb.ref("tokens_milli")} + ${count * 1000} > ${Math.round(budget.burst * 1000)} then ${Math.round(budget.burst * 1000)} else ${eb.ref("tokens_milli")} + ${count * 1000} end` }))
+    .set((eb) => ({
+      tokens_milli: sql<number>`case when ${eb.ref("tokens_milli")} + ${count * 1000} > ${Math.round(budget.burst * 1000)} then ${Math.round(budget.burst * 1000)} else ${eb.ref("tokens_milli")} + ${count * 1000} end`,
+    }))
     .where("name", "=", "telegram")
     .execute();
 }

@@ -16,7 +16,14 @@ const TURN_LOCK_SPACE = 7_340_121;
  * whose holder's lease ran out, or one this replica took and whose handling is over without a
  * record of it. Returns false for a duplicate.
  */
-export async function claimWaitingUpdate(db: Db, updateId: number, chatId: number, owner: string, now: number, leaseMs: number): Promise<boolean> {
+export async function claimWaitingUpdate(
+  db: Db,
+  updateId: number,
+  chatId: number,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<boolean> {
   const claimed = await db
     .insertInto("telegram_updates")
     .values({ update_id: updateId, chat_id: chatId, owner, lease_until: now + leaseMs, done: 0, received_at: now })
@@ -42,18 +49,40 @@ export async function claimWaitingUpdate(db: Db, updateId: number, chatId: numbe
  * Records an update as being handled by `owner` at once (one process: no turn to wait for);
  * also takes over a row not done. Returns false for a duplicate (a row already done).
  */
-export async function claimUpdateNow(db: Db, updateId: number, chatId: number, owner: string, now: number, leaseMs: number): Promise<boolean> {
+export async function claimUpdateNow(
+  db: Db,
+  updateId: number,
+  chatId: number,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<boolean> {
   const claimed = await db
     .insertInto("telegram_updates")
     .values({ update_id: updateId, chat_id: chatId, owner, lease_until: now + leaseMs, done: 2, received_at: now })
-    .onConflict((oc) => oc.column("update_id").doUpdateSet({ owner, lease_until: now + leaseMs, done: 2 }).where("telegram_updates.done", "!=", 1))
+    .onConflict((oc) =>
+      oc
+        .column("update_id")
+        .doUpdateSet({ owner, lease_until: now + leaseMs, done: 2 })
+        .where("telegram_updates.done", "!=", 1),
+    )
     .executeTakeFirst();
   return Number(claimed.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
 /** Renews the lease `owner` holds on an update while its handler runs. */
-export async function renewUpdateLease(db: Kysely<Database>, updateId: number, owner: string, leaseUntil: number): Promise<void> {
-  await db.updateTable("telegram_updates").set({ lease_until: leaseUntil }).where("update_id", "=", updateId).where("owner", "=", owner).execute();
+export async function renewUpdateLease(
+  db: Kysely<Database>,
+  updateId: number,
+  owner: string,
+  leaseUntil: number,
+): Promise<void> {
+  await db
+    .updateTable("telegram_updates")
+    .set({ lease_until: leaseUntil })
+    .where("update_id", "=", updateId)
+    .where("owner", "=", owner)
+    .execute();
 }
 
 /**
@@ -62,8 +91,14 @@ export async function renewUpdateLease(db: Kysely<Database>, updateId: number, o
  * per-chat lock (pg_advisory_xact_lock on PostgreSQL; SQLite has one writer), so two replicas
  * cannot both go. Reads the wall clock once the lock is held.
  */
-export async function startTurnIfFree(trx: Transaction<Database>, updateId: number, chatId: number, leaseMs: number): Promise<boolean> {
-  if (isPostgres<Database>(trx)) await sql`select pg_advisory_xact_lock(${TURN_LOCK_SPACE}::int, hashtext(${String(chatId)}))`.execute(trx);
+export async function startTurnIfFree(
+  trx: Transaction<Database>,
+  updateId: number,
+  chatId: number,
+  leaseMs: number,
+): Promise<boolean> {
+  if (isPostgres<Database>(trx))
+    await sql`select pg_advisory_xact_lock(${TURN_LOCK_SPACE}::int, hashtext(${String(chatId)}))`.execute(trx);
   const current = Date.now();
   const blocker = await trx
     .selectFrom("telegram_updates")
@@ -75,7 +110,11 @@ export async function startTurnIfFree(trx: Transaction<Database>, updateId: numb
     .limit(1)
     .executeTakeFirst();
   if (blocker) return false;
-  await trx.updateTable("telegram_updates").set({ done: 2, lease_until: current + leaseMs }).where("update_id", "=", updateId).execute();
+  await trx
+    .updateTable("telegram_updates")
+    .set({ done: 2, lease_until: current + leaseMs })
+    .where("update_id", "=", updateId)
+    .execute();
   return true;
 }
 

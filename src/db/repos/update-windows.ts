@@ -1,4 +1,11 @@
-import { sql, type ExpressionBuilder, type InsertQueryBuilder, type InsertResult, type Kysely, type QueryCreator } from "kysely";
+import {
+  sql,
+  type ExpressionBuilder,
+  type InsertQueryBuilder,
+  type InsertResult,
+  type Kysely,
+  type QueryCreator,
+} from "kysely";
 import type { Database } from "../schema";
 import { prepared, type ParamFn } from "../prepared";
 import { coordinating } from "../dialect";
@@ -10,7 +17,12 @@ import { deleteChunk } from "../chunked-delete";
  * after it opens a new one. One upsert, so replicas counting the same user at once each get their
  * own place: exactly one of them sees any given number.
  */
-export async function countUpdateInWindow(db: Kysely<Database>, telegramId: number, now: number, windowMs: number): Promise<number> {
+export async function countUpdateInWindow(
+  db: Kysely<Database>,
+  telegramId: number,
+  now: number,
+  windowMs: number,
+): Promise<number> {
   // Compiled once: on PostgreSQL this runs for every update (see src/db/prepared.ts).
   // Committed asynchronously on PostgreSQL (see coordinating).
   const [row] = (await countQuery(coordinating(db), { telegramId, now, openedBefore: now - windowMs })).rows;
@@ -18,15 +30,29 @@ export async function countUpdateInWindow(db: Kysely<Database>, telegramId: numb
   return Number(row.updates);
 }
 
-const countQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; now: number; openedBefore: number }>) => updateWindowUpsert(db, param));
+const countQuery = prepared(
+  (db: Kysely<Database>, param: ParamFn<{ telegramId: number; now: number; openedBefore: number }>) =>
+    updateWindowUpsert(db, param),
+);
 
 /** The window's upsert, returning the user and their place in the window (also the source row of findUserWithState's counted read). */
-export function updateWindowUpsert(db: QueryCreator<Database>, param: ParamFn<{ telegramId: number; now: number; openedBefore: number }>) {
-  return updateWindowUpsertFrom(db.insertInto("update_windows").values({ telegram_id: param("telegramId"), window_start: param("now"), updates: 1 }), param);
+export function updateWindowUpsert(
+  db: QueryCreator<Database>,
+  param: ParamFn<{ telegramId: number; now: number; openedBefore: number }>,
+) {
+  return updateWindowUpsertFrom(
+    db
+      .insertInto("update_windows")
+      .values({ telegram_id: param("telegramId"), window_start: param("now"), updates: 1 }),
+    param,
+  );
 }
 
 /** The window's upsert of the rows `insert` inserts (each user once, window_start the update's time, updates 1), returning each user's place. */
-export function updateWindowUpsertFrom(insert: InsertQueryBuilder<Database, "update_windows", InsertResult>, param: ParamFn<{ now: number; openedBefore: number }>) {
+export function updateWindowUpsertFrom(
+  insert: InsertQueryBuilder<Database, "update_windows", InsertResult>,
+  param: ParamFn<{ now: number; openedBefore: number }>,
+) {
   const expired = sql<boolean>`update_windows.window_start < ${param("openedBefore")}`;
   return insert
     .onConflict((oc) =>

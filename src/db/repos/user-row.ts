@@ -7,17 +7,36 @@ import { prepared, type ParamFn } from "../prepared";
 export type User = Selectable<UsersTable>;
 
 /** What a first contact stores besides its ids and times: active, every alert on, the language left to Telegram. */
-export const NEW_USER = { language: null, alert_orders: 1, alert_rules: 1, alert_deposits: 1, alert_other: 1, active: 1 } as const;
+export const NEW_USER = {
+  language: null,
+  alert_orders: 1,
+  alert_rules: 1,
+  alert_deposits: 1,
+  alert_other: 1,
+  active: 1,
+} as const;
 
 /** The row a first contact stores (NEW_USER for this user and chat). */
-export function insertUserRow(db: QueryCreator<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) {
-  return db.insertInto("users").values({ telegram_id: param("telegramId"), chat_id: param("chatId"), ...NEW_USER, created_at: param("now"), updated_at: param("now") });
+export function insertUserRow(
+  db: QueryCreator<Database>,
+  param: ParamFn<{ telegramId: number; chatId: number; now: number }>,
+) {
+  return db.insertInto("users").values({
+    telegram_id: param("telegramId"),
+    chat_id: param("chatId"),
+    ...NEW_USER,
+    created_at: param("now"),
+    updated_at: param("now"),
+  });
 }
 
-const upsertUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) =>
-  insertUserRow(db, param)
-    .onConflict((oc) => oc.column("telegram_id").doUpdateSet({ chat_id: param("chatId"), active: 1, updated_at: param("now") }))
-    .returningAll(),
+const upsertUserQuery = prepared(
+  (db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) =>
+    insertUserRow(db, param)
+      .onConflict((oc) =>
+        oc.column("telegram_id").doUpdateSet({ chat_id: param("chatId"), active: 1, updated_at: param("now") }),
+      )
+      .returningAll(),
 );
 
 /** Creates the user on first contact, refreshes the chat id and re-activates a user who blocked and came back. */

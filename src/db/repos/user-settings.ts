@@ -10,21 +10,41 @@ export async function setTelegramLanguage(db: Kysely<Database>, telegramId: numb
   await db.updateTable("users").set({ telegram_language: language }).where("telegram_id", "=", telegramId).execute();
 }
 
-export async function setUserLanguage(db: Kysely<Database>, telegramId: number, language: string | null, now: number): Promise<void> {
+export async function setUserLanguage(
+  db: Kysely<Database>,
+  telegramId: number,
+  language: string | null,
+  now: number,
+): Promise<void> {
   await db.updateTable("users").set({ language, updated_at: now }).where("telegram_id", "=", telegramId).execute();
 }
 
-const ALERT_COLUMNS = { orders: "alert_orders", rules: "alert_rules", deposits: "alert_deposits", other: "alert_other", prices: "alert_prices" } as const;
+const ALERT_COLUMNS = {
+  orders: "alert_orders",
+  rules: "alert_rules",
+  deposits: "alert_deposits",
+  other: "alert_other",
+  prices: "alert_prices",
+} as const;
 
 export function alertEnabled(user: User, kind: AlertKind): boolean {
   return user[ALERT_COLUMNS[kind]] === 1;
 }
 
-export async function toggleAlert(db: Kysely<Database>, telegramId: number, kind: AlertKind, now: number): Promise<void> {
+export async function toggleAlert(
+  db: Kysely<Database>,
+  telegramId: number,
+  kind: AlertKind,
+  now: number,
+): Promise<void> {
   const user = await findUser(db, telegramId);
   if (!user) return;
   const column = ALERT_COLUMNS[kind];
-  await db.updateTable("users").set({ [column]: user[column] === 1 ? 0 : 1, updated_at: now }).where("telegram_id", "=", telegramId).execute();
+  await db
+    .updateTable("users")
+    .set({ [column]: user[column] === 1 ? 0 : 1, updated_at: now })
+    .where("telegram_id", "=", telegramId)
+    .execute();
 }
 
 /** The weekly digest settings as /settings changes them; `week` marks the last Monday already behind the user. */
@@ -47,7 +67,12 @@ export async function setDigestPreference(
 }
 
 /** Active users with a working linked key whose digest in `timeZone` was not yet queued for `week` (a local Monday date). */
-export async function usersDueForDigest(db: Kysely<Database>, timeZone: string, week: string, limit: number): Promise<Array<{ telegram_id: number; chat_id: number }>> {
+export async function usersDueForDigest(
+  db: Kysely<Database>,
+  timeZone: string,
+  week: string,
+  limit: number,
+): Promise<Array<{ telegram_id: number; chat_id: number }>> {
   const rows = await db
     .selectFrom("users")
     .select(["users.telegram_id", "users.chat_id"])
@@ -55,7 +80,15 @@ export async function usersDueForDigest(db: Kysely<Database>, timeZone: string, 
     .where("users.digest_time_zone", "=", timeZone)
     .where("users.active", "=", 1)
     .where((eb) => eb.or([eb("users.digest_week", "is", null), eb("users.digest_week", "<", week)]))
-    .where((eb) => eb.exists(eb.selectFrom("credentials").select("credentials.telegram_id").whereRef("credentials.telegram_id", "=", "users.telegram_id").where("credentials.broken_at", "is", null)))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("credentials")
+          .select("credentials.telegram_id")
+          .whereRef("credentials.telegram_id", "=", "users.telegram_id")
+          .where("credentials.broken_at", "is", null),
+      ),
+    )
     .orderBy("users.telegram_id")
     .limit(limit)
     .execute();
@@ -63,6 +96,10 @@ export async function usersDueForDigest(db: Kysely<Database>, timeZone: string, 
 }
 
 /** Records that `week`'s digest was queued (or skipped) for the user; call in the transaction that queues it. */
-export async function markDigestWeek(db: Kysely<Database> | Transaction<Database>, telegramId: number, week: string): Promise<void> {
+export async function markDigestWeek(
+  db: Kysely<Database> | Transaction<Database>,
+  telegramId: number,
+  week: string,
+): Promise<void> {
   await db.updateTable("users").set({ digest_week: week }).where("telegram_id", "=", telegramId).execute();
 }

@@ -22,39 +22,52 @@ export interface UserWithState {
 }
 
 /** The columns of the update's first read, joined to a one-row source `w` that names the user; `users` is already joined. */
-function selectUserWithState<W extends { telegram_id: number }>(qb: SelectQueryBuilder<Database & { w: W }, "w" | "users", object>, chatId: unknown) {
-  return qb
-    .leftJoin("credentials", "credentials.telegram_id", "w.telegram_id")
-    // A parameter, or for a batch the reference to each row's chat.
-    .leftJoin("conversations", (join) => join.on("conversations.chat_id", "=", chatId as number))
-    .leftJoin("flows", "flows.telegram_id", "w.telegram_id")
-    .selectAll("users")
-    .select([
-      "credentials.key_id as credential_key_id",
-      "credentials.ciphertext as credential_ciphertext",
-      "credentials.last4 as credential_last4",
-      "credentials.broken_at as credential_broken_at",
-      "credentials.broken_notified as credential_broken_notified",
-      "credentials.linked_at as credential_linked_at",
-      "conversations.flow as conversation_flow",
-      "conversations.step as conversation_step",
-      "conversations.state as conversation_state",
-      "conversations.updated_at as conversation_updated_at",
-      "flows.flow as step_flow",
-      "flows.step as step_step",
-      "flows.data as step_data",
-      "flows.version as step_version",
-    ]);
+function selectUserWithState<W extends { telegram_id: number }>(
+  qb: SelectQueryBuilder<Database & { w: W }, "w" | "users", object>,
+  chatId: unknown,
+) {
+  return (
+    qb
+      .leftJoin("credentials", "credentials.telegram_id", "w.telegram_id")
+      // A parameter, or for a batch the reference to each row's chat.
+      .leftJoin("conversations", (join) => join.on("conversations.chat_id", "=", chatId as number))
+      .leftJoin("flows", "flows.telegram_id", "w.telegram_id")
+      .selectAll("users")
+      .select([
+        "credentials.key_id as credential_key_id",
+        "credentials.ciphertext as credential_ciphertext",
+        "credentials.last4 as credential_last4",
+        "credentials.broken_at as credential_broken_at",
+        "credentials.broken_notified as credential_broken_notified",
+        "credentials.linked_at as credential_linked_at",
+        "conversations.flow as conversation_flow",
+        "conversations.step as conversation_step",
+        "conversations.state as conversation_state",
+        "conversations.updated_at as conversation_updated_at",
+        "flows.flow as step_flow",
+        "flows.step as step_step",
+        "flows.data as step_data",
+        "flows.version as step_version",
+      ])
+  );
 }
 
 /** upsertUser's insert for a first contact, with no effect on a user stored already. */
-function insertNewUser(db: QueryCreator<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) {
+function insertNewUser(
+  db: QueryCreator<Database>,
+  param: ParamFn<{ telegramId: number; chatId: number; now: number }>,
+) {
   return insertUserRow(db, param).onConflict((oc) => oc.column("telegram_id").doNothing());
 }
 
 /** The read alone: the source row is the asked user's id, so a user not stored yet still gets their chat's flow. */
 const userWithStateQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number }>) =>
-  selectUserWithState(db.selectFrom(sql<{ telegram_id: number }>`(select cast(${param("telegramId")} as bigint) as telegram_id)`.as("w")).leftJoin("users", "users.telegram_id", "w.telegram_id"), param("chatId")).select(sql<number | null>`null`.as("window_updates")),
+  selectUserWithState(
+    db
+      .selectFrom(sql<{ telegram_id: number }>`(select cast(${param("telegramId")} as bigint) as telegram_id)`.as("w"))
+      .leftJoin("users", "users.telegram_id", "w.telegram_id"),
+    param("chatId"),
+  ).select(sql<number | null>`null`.as("window_updates")),
 );
 
 /**
@@ -64,17 +77,25 @@ const userWithStateQuery = prepared((db: Kysely<Database>, param: ParamFn<{ tele
  * (exactly one of the two has it, or neither when another update of the same new user stored it
  * first, in which case loadAccount's upsert runs as before).
  */
-const userWithStateCountedQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number; openedBefore: number }>) => {
-  const withCtes = db
-    .with("w", (qc) => updateWindowUpsert(qc, param))
-    // (A second WITH's creator also knows `w`; the insert needs only the tables.)
-    .with("created", (qc) => insertNewUser(qc as unknown as QueryCreator<Database>, param).returningAll());
-  // Built on plain creators: a subquery built on `withCtes` would repeat the WITH clause inside.
-  const created = (db as unknown as Kysely<Database & { created: UsersTable }>).selectFrom("created").selectAll();
-  const user = db.selectFrom("users").selectAll().where("users.telegram_id", "=", param("telegramId")).unionAll(created);
-  const joined = withCtes.selectFrom("w").leftJoin(user.as("users"), (join) => join.onRef("users.telegram_id", "=", "w.telegram_id"));
-  return selectUserWithState(joined, param("chatId")).select("w.updates as window_updates");
-});
+const userWithStateCountedQuery = prepared(
+  (db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number; openedBefore: number }>) => {
+    const withCtes = db
+      .with("w", (qc) => updateWindowUpsert(qc, param))
+      // (A second WITH's creator also knows `w`; the insert needs only the tables.)
+      .with("created", (qc) => insertNewUser(qc as unknown as QueryCreator<Database>, param).returningAll());
+    // Built on plain creators: a subquery built on `withCtes` would repeat the WITH clause inside.
+    const created = (db as unknown as Kysely<Database & { created: UsersTable }>).selectFrom("created").selectAll();
+    const user = db
+      .selectFrom("users")
+      .selectAll()
+      .where("users.telegram_id", "=", param("telegramId"))
+      .unionAll(created);
+    const joined = withCtes
+      .selectFrom("w")
+      .leftJoin(user.as("users"), (join) => join.onRef("users.telegram_id", "=", "w.telegram_id"));
+    return selectUserWithState(joined, param("chatId")).select("w.updates as window_updates");
+  },
+);
 
 /** The users of a batched read (see {@link userWithStateBatchQuery}): each telegram_id once, with its chat. */
 interface BatchInput {
@@ -88,44 +109,87 @@ interface BatchInput {
  * and each read with its key, its chat's flow and its key step; `source_telegram_id` says whose
  * row is whose. Every user once: an upsert may not touch a row twice in one statement.
  */
-const userWithStateBatchQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramIds: number[]; chatIds: number[]; now: number; openedBefore: number }>) => {
-  const withInput = db.with("input", () => sql<BatchInput>`(select * from unnest(cast(${param("telegramIds")} as bigint[]), cast(${param("chatIds")} as bigint[])) as i(telegram_id, chat_id))`);
-  const withCtes = withInput
-    .with("counted", (qc) =>
-      updateWindowUpsertFrom(
-        qc.insertInto("update_windows").columns(["telegram_id", "window_start", "updates"]).expression(qc.selectFrom("input").select(["input.telegram_id", sql<number>`cast(${param("now")} as bigint)`.as("window_start"), sql<number>`1`.as("updates")])),
-        param,
-      ),
-    )
-    .with("created", (qc) =>
-      qc
-        .insertInto("users")
-        .columns(["telegram_id", "chat_id", ...(Object.keys(NEW_USER) as Array<keyof typeof NEW_USER>), "created_at", "updated_at"])
-        .expression(
-          qc.selectFrom("input").select([
-            "input.telegram_id",
-            "input.chat_id",
-            ...Object.entries(NEW_USER).map(([column, value]) => sql<unknown>`${value === null ? sql`null` : sql.lit(value)}`.as(column)),
-            sql<number>`cast(${param("now")} as bigint)`.as("created_at"),
-            sql<number>`cast(${param("now")} as bigint)`.as("updated_at"),
-          ]),
-        )
-        .onConflict((oc) => oc.column("telegram_id").doNothing())
-        .returningAll(),
-    )
-    .with("w", (qc) => qc.selectFrom("counted").innerJoin("input", "input.telegram_id", "counted.telegram_id").select(["counted.telegram_id", "counted.updates", "input.chat_id"]));
-  // Built on plain creators, as in userWithStateCountedQuery.
-  const plain = db as unknown as Kysely<Database & { created: UsersTable; input: BatchInput }>;
-  const user = plain
-    .selectFrom("users")
-    .selectAll("users")
-    .where("users.telegram_id", "in", plain.selectFrom("input").select("input.telegram_id"))
-    .unionAll(plain.selectFrom("created").selectAll());
-  const joined = withCtes.selectFrom("w").leftJoin(user.as("users"), (join) => join.onRef("users.telegram_id", "=", "w.telegram_id"));
-  return selectUserWithState(joined, sql.ref("w.chat_id")).select(["w.updates as window_updates", "w.telegram_id as source_telegram_id"]);
-});
+const userWithStateBatchQuery = prepared(
+  (
+    db: Kysely<Database>,
+    param: ParamFn<{ telegramIds: number[]; chatIds: number[]; now: number; openedBefore: number }>,
+  ) => {
+    const withInput = db.with(
+      "input",
+      () =>
+        sql<BatchInput>`(select * from unnest(cast(${param("telegramIds")} as bigint[]), cast(${param("chatIds")} as bigint[])) as i(telegram_id, chat_id))`,
+    );
+    const withCtes = withInput
+      .with("counted", (qc) =>
+        updateWindowUpsertFrom(
+          qc
+            .insertInto("update_windows")
+            .columns(["telegram_id", "window_start", "updates"])
+            .expression(
+              qc
+                .selectFrom("input")
+                .select([
+                  "input.telegram_id",
+                  sql<number>`cast(${param("now")} as bigint)`.as("window_start"),
+                  sql<number>`1`.as("updates"),
+                ]),
+            ),
+          param,
+        ),
+      )
+      .with("created", (qc) =>
+        qc
+          .insertInto("users")
+          .columns([
+            "telegram_id",
+            "chat_id",
+            ...(Object.keys(NEW_USER) as Array<keyof typeof NEW_USER>),
+            "created_at",
+            "updated_at",
+          ])
+          .expression(
+            qc
+              .selectFrom("input")
+              .select([
+                "input.telegram_id",
+                "input.chat_id",
+                ...Object.entries(NEW_USER).map(([column, value]) =>
+                  sql<unknown>`${value === null ? sql`null` : sql.lit(value)}`.as(column),
+                ),
+                sql<number>`cast(${param("now")} as bigint)`.as("created_at"),
+                sql<number>`cast(${param("now")} as bigint)`.as("updated_at"),
+              ]),
+          )
+          .onConflict((oc) => oc.column("telegram_id").doNothing())
+          .returningAll(),
+      )
+      .with("w", (qc) =>
+        qc
+          .selectFrom("counted")
+          .innerJoin("input", "input.telegram_id", "counted.telegram_id")
+          .select(["counted.telegram_id", "counted.updates", "input.chat_id"]),
+      );
+    // Built on plain creators, as in userWithStateCountedQuery.
+    const plain = db as unknown as Kysely<Database & { created: UsersTable; input: BatchInput }>;
+    const user = plain
+      .selectFrom("users")
+      .selectAll("users")
+      .where("users.telegram_id", "in", plain.selectFrom("input").select("input.telegram_id"))
+      .unionAll(plain.selectFrom("created").selectAll());
+    const joined = withCtes
+      .selectFrom("w")
+      .leftJoin(user.as("users"), (join) => join.onRef("users.telegram_id", "=", "w.telegram_id"));
+    return selectUserWithState(joined, sql.ref("w.chat_id")).select([
+      "w.updates as window_updates",
+      "w.telegram_id as source_telegram_id",
+    ]);
+  },
+);
 
-const insertNewUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) => insertNewUser(db, param));
+const insertNewUserQuery = prepared(
+  (db: Kysely<Database>, param: ParamFn<{ telegramId: number; chatId: number; now: number }>) =>
+    insertNewUser(db, param),
+);
 
 /**
  * The user's row, their stored key, their chat's guided flow and their open step in `flows` (the
@@ -140,12 +204,18 @@ const insertNewUserQuery = prepared((db: Kysely<Database>, param: ParamFn<{ tele
  * per update instead of two, or three for a first contact (SQLite, which has no upsert in a WITH
  * clause, runs the three one after the other).
  */
-export async function findUserWithState(db: Kysely<Database>, telegramId: number, chatId: number, window?: { now: number; windowMs: number }): Promise<UserWithState> {
+export async function findUserWithState(
+  db: Kysely<Database>,
+  telegramId: number,
+  chatId: number,
+  window?: { now: number; windowMs: number },
+): Promise<UserWithState> {
   let row: StateRow | undefined;
   if (!window) [row] = (await userWithStateQuery(db, { telegramId, chatId })).rows;
   // Committed asynchronously on PostgreSQL (see coordinating): the window and a first contact's
   // row of defaults. Concurrent updates' reads share a statement while the replica is busy.
-  else if (isPostgres(db)) row = await countedReads(coordinating(db)).run({ telegramId, chatId, now: window.now, windowMs: window.windowMs });
+  else if (isPostgres(db))
+    row = await countedReads(coordinating(db)).run({ telegramId, chatId, now: window.now, windowMs: window.windowMs });
   else {
     // SQLite has no upsert in a WITH clause: the count, the first contact's row, then the read (the bot counts in memory there).
     const place = await countUpdateInWindow(db, telegramId, window.now, window.windowMs);
@@ -158,7 +228,9 @@ export async function findUserWithState(db: Kysely<Database>, telegramId: number
 }
 
 /** A row of the update's read, counted or not (the columns selectUserWithState names). */
-type StateRow = Awaited<ReturnType<typeof userWithStateQuery>>["rows"][number] & { window_updates: number | string | null };
+type StateRow = Awaited<ReturnType<typeof userWithStateQuery>>["rows"][number] & {
+  window_updates: number | string | null;
+};
 
 interface CountedRead {
   telegramId: number;
@@ -174,16 +246,31 @@ interface CountedRead {
  * together in the next statement (userWithStateBatchQuery), each user once, counted at the
  * batch's latest time.
  */
-const countedReads = perDatabase((db: Kysely<Database>): StatementBatcherOptions<CountedRead, StateRow | undefined> => ({
-  key: (read) => read.telegramId,
-  one: async (read) => (await userWithStateCountedQuery(db, { telegramId: read.telegramId, chatId: read.chatId, now: read.now, openedBefore: read.now - read.windowMs })).rows[0],
-  many: async (reads) => {
-    const now = Math.max(...reads.map((read) => read.now));
-    const { rows } = await userWithStateBatchQuery(db, { telegramIds: reads.map((read) => read.telegramId), chatIds: reads.map((read) => read.chatId), now, openedBefore: now - reads[0]!.windowMs });
-    const bySource = new Map(rows.map((row) => [Number(row.source_telegram_id), row]));
-    return reads.map((read) => bySource.get(read.telegramId));
-  },
-}));
+const countedReads = perDatabase(
+  (db: Kysely<Database>): StatementBatcherOptions<CountedRead, StateRow | undefined> => ({
+    key: (read) => read.telegramId,
+    one: async (read) =>
+      (
+        await userWithStateCountedQuery(db, {
+          telegramId: read.telegramId,
+          chatId: read.chatId,
+          now: read.now,
+          openedBefore: read.now - read.windowMs,
+        })
+      ).rows[0],
+    many: async (reads) => {
+      const now = Math.max(...reads.map((read) => read.now));
+      const { rows } = await userWithStateBatchQuery(db, {
+        telegramIds: reads.map((read) => read.telegramId),
+        chatIds: reads.map((read) => read.chatId),
+        now,
+        openedBefore: now - reads[0]!.windowMs,
+      });
+      const bySource = new Map(rows.map((row) => [Number(row.source_telegram_id), row]));
+      return reads.map((read) => bySource.get(read.telegramId));
+    },
+  }),
+);
 
 /** How many statements the counted reads of `db` took, for how many reads (PostgreSQL; null before any, and on SQLite). */
 export function countedReadStatements(db: Kysely<Database>): BatcherCounts | null {
@@ -214,13 +301,47 @@ function stateFromRow(row: StateRow): UserWithState {
     menu_language: stored.menu_language,
     telegram_language: stored.telegram_language,
   };
-  const { credential_key_id: keyId, credential_ciphertext: ciphertext, credential_last4: last4, credential_broken_at: brokenAt, credential_broken_notified: brokenNotified, credential_linked_at: linkedAt } = row;
-  const { conversation_flow: flow, conversation_step: step, conversation_state: state, conversation_updated_at: updatedAt } = row;
+  const {
+    credential_key_id: keyId,
+    credential_ciphertext: ciphertext,
+    credential_last4: last4,
+    credential_broken_at: brokenAt,
+    credential_broken_notified: brokenNotified,
+    credential_linked_at: linkedAt,
+  } = row;
+  const {
+    conversation_flow: flow,
+    conversation_step: step,
+    conversation_state: state,
+    conversation_updated_at: updatedAt,
+  } = row;
   return {
     user,
-    credential: user === undefined || keyId === null || ciphertext === null || last4 === null || brokenNotified === null || linkedAt === null ? null : { telegram_id: user.telegram_id, key_id: keyId, ciphertext, last4, broken_at: brokenAt, broken_notified: brokenNotified, linked_at: linkedAt },
-    conversation: flow === null || step === null || state === null || updatedAt === null ? null : storedConversation({ flow, step, state, updated_at: updatedAt }),
-    step: row.step_flow === null || row.step_step === null || row.step_data === null || row.step_version === null ? null : { flow: row.step_flow, step: row.step_step, data: row.step_data, version: Number(row.step_version) },
+    credential:
+      user === undefined ||
+      keyId === null ||
+      ciphertext === null ||
+      last4 === null ||
+      brokenNotified === null ||
+      linkedAt === null
+        ? null
+        : {
+            telegram_id: user.telegram_id,
+            key_id: keyId,
+            ciphertext,
+            last4,
+            broken_at: brokenAt,
+            broken_notified: brokenNotified,
+            linked_at: linkedAt,
+          },
+    conversation:
+      flow === null || step === null || state === null || updatedAt === null
+        ? null
+        : storedConversation({ flow, step, state, updated_at: updatedAt }),
+    step:
+      row.step_flow === null || row.step_step === null || row.step_data === null || row.step_version === null
+        ? null
+        : { flow: row.step_flow, step: row.step_step, data: row.step_data, version: Number(row.step_version) },
     windowPlace: row.window_updates === null || row.window_updates === undefined ? null : Number(row.window_updates),
   };
 }

@@ -4,4 +4,13 @@
  */
 export { upsertUser, findUser, markUserInactive, type User } from "./user-row";
 export { findUserWithState, countedReadStatements, type UserWithState } from "./user-state";
-export { setTelegramLanguage, setUserLanguage, alertEnabled, toggleAlert, setDigestPreference, usersDueForDigest, markDigestWeek, type AlertKind } from "./user-settings";
+export {
+  setTelegramLanguage,
+  setUserLanguage,
+  alertEnabled,
+  toggleAlert,
+  setDigestPreference,
+  usersDueForDigest,
+  markDigestWeek,
+  type AlertKind,
+} from "./user-settings";

@@ -10,7 +10,12 @@ import type { WatchTarget } from "./watches";
 export async function watchTargetsDue(db: Kysely<Database>, limit: number): Promise<WatchTarget[]> {
   const rows = await db
     .selectFrom("price_watches")
-    .select((eb) => ["resource", "volume", "duration", eb.fn.min(eb.fn.coalesce("last_checked_at", eb.lit(0))).as("checked")])
+    .select((eb) => [
+      "resource",
+      "volume",
+      "duration",
+      eb.fn.min(eb.fn.coalesce("last_checked_at", eb.lit(0))).as("checked"),
+    ])
     .where("status", "=", "active")
     .groupBy(["resource", "volume", "duration"])
     .orderBy("checked")
@@ -25,7 +30,14 @@ export async function watchTargetsDue(db: Kysely<Database>, limit: number): Prom
 /** How many distinct targets active watches have in all. */
 export async function countWatchTargets(db: Kysely<Database>): Promise<number> {
   const row = await db
-    .selectFrom((eb) => eb.selectFrom("price_watches").select(["resource", "volume", "duration"]).where("status", "=", "active").distinct().as("targets"))
+    .selectFrom((eb) =>
+      eb
+        .selectFrom("price_watches")
+        .select(["resource", "volume", "duration"])
+        .where("status", "=", "active")
+        .distinct()
+        .as("targets"),
+    )
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirst();
   return Number(row?.n ?? 0);

@@ -43,17 +43,33 @@ function normalise(row: PriceWatch): PriceWatch {
 
 /** A user's watches, oldest first (the order /watches numbers them in). */
 export async function listWatches(db: Kysely<Database>, telegramId: number): Promise<PriceWatch[]> {
-  const rows = await db.selectFrom("price_watches").selectAll().where("telegram_id", "=", telegramId).orderBy("created_at").orderBy("id").execute();
+  const rows = await db
+    .selectFrom("price_watches")
+    .selectAll()
+    .where("telegram_id", "=", telegramId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
   return rows.map(normalise);
 }
 
 export async function findWatch(db: Kysely<Database>, telegramId: number, id: string): Promise<PriceWatch | null> {
-  const row = await db.selectFrom("price_watches").selectAll().where("telegram_id", "=", telegramId).where("id", "=", id).executeTakeFirst();
+  const row = await db
+    .selectFrom("price_watches")
+    .selectAll()
+    .where("telegram_id", "=", telegramId)
+    .where("id", "=", id)
+    .executeTakeFirst();
   return row ? normalise(row) : null;
 }
 
 /** The user's watch on exactly this target and address, if any (a second /watch of it updates that one). */
-export async function findSameWatch(db: Kysely<Database>, telegramId: number, target: WatchTarget, address: string | null): Promise<PriceWatch | null> {
+export async function findSameWatch(
+  db: Kysely<Database>,
+  telegramId: number,
+  target: WatchTarget,
+  address: string | null,
+): Promise<PriceWatch | null> {
   const row = await db
     .selectFrom("price_watches")
     .selectAll()
@@ -73,7 +89,11 @@ export async function findSameWatch(db: Kysely<Database>, telegramId: number, ta
  */
 export async function createWatch(db: Kysely<Database>, watch: NewWatch, now: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom("price_watches").select((eb) => eb.fn.countAll<number>().as("n")).where("telegram_id", "=", watch.telegramId).executeTakeFirst();
+    const row = await trx
+      .selectFrom("price_watches")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("telegram_id", "=", watch.telegramId)
+      .executeTakeFirst();
     if (Number(row?.n ?? 0) >= MAX_WATCHES_PER_USER) return false;
     await trx
       .insertInto("price_watches")
@@ -102,17 +122,36 @@ export async function createWatch(db: Kysely<Database>, watch: NewWatch, now: nu
 }
 
 /** A new threshold for an existing watch: it is active and armed again (its cooldown still holds). */
-export async function setWatchThreshold(db: Kysely<Database>, telegramId: number, id: string, thresholdSun: bigint, lastPriceSun: bigint | null, now: number): Promise<void> {
+export async function setWatchThreshold(
+  db: Kysely<Database>,
+  telegramId: number,
+  id: string,
+  thresholdSun: bigint,
+  lastPriceSun: bigint | null,
+  now: number,
+): Promise<void> {
   await db
     .updateTable("price_watches")
-    .set({ threshold_sun: thresholdSun.toString(), status: "active", armed: 1, updated_at: now, ...(lastPriceSun === null ? {} : { last_price_sun: lastPriceSun.toString(), last_checked_at: now }) })
+    .set({
+      threshold_sun: thresholdSun.toString(),
+      status: "active",
+      armed: 1,
+      updated_at: now,
+      ...(lastPriceSun === null ? {} : { last_price_sun: lastPriceSun.toString(), last_checked_at: now }),
+    })
     .where("telegram_id", "=", telegramId)
     .where("id", "=", id)
     .execute();
 }
 
 /** Pause or resume; a resumed watch is armed again. False when the user has no such watch. */
-export async function setWatchStatus(db: Kysely<Database>, telegramId: number, id: string, status: "active" | "paused", now: number): Promise<boolean> {
+export async function setWatchStatus(
+  db: Kysely<Database>,
+  telegramId: number,
+  id: string,
+  status: "active" | "paused",
+  now: number,
+): Promise<boolean> {
   const result = await db
     .updateTable("price_watches")
     .set({ status, updated_at: now, ...(status === "active" ? { armed: 1 } : {}) })
@@ -122,18 +161,44 @@ export async function setWatchStatus(db: Kysely<Database>, telegramId: number, i
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function setWatchCooldown(db: Kysely<Database>, telegramId: number, id: string, cooldown: WatchCooldown, now: number): Promise<boolean> {
-  const result = await db.updateTable("price_watches").set({ cooldown_ms: WATCH_COOLDOWNS[cooldown], updated_at: now }).where("telegram_id", "=", telegramId).where("id", "=", id).executeTakeFirst();
+export async function setWatchCooldown(
+  db: Kysely<Database>,
+  telegramId: number,
+  id: string,
+  cooldown: WatchCooldown,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable("price_watches")
+    .set({ cooldown_ms: WATCH_COOLDOWNS[cooldown], updated_at: now })
+    .where("telegram_id", "=", telegramId)
+    .where("id", "=", id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function setWatchRearm(db: Kysely<Database>, telegramId: number, id: string, rearm: WatchRearm, now: number): Promise<boolean> {
-  const result = await db.updateTable("price_watches").set({ rearm, updated_at: now }).where("telegram_id", "=", telegramId).where("id", "=", id).executeTakeFirst();
+export async function setWatchRearm(
+  db: Kysely<Database>,
+  telegramId: number,
+  id: string,
+  rearm: WatchRearm,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable("price_watches")
+    .set({ rearm, updated_at: now })
+    .where("telegram_id", "=", telegramId)
+    .where("id", "=", id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 export async function deleteWatch(db: Kysely<Database>, telegramId: number, id: string): Promise<boolean> {
-  const result = await db.deleteFrom("price_watches").where("telegram_id", "=", telegramId).where("id", "=", id).executeTakeFirst();
+  const result = await db
+    .deleteFrom("price_watches")
+    .where("telegram_id", "=", telegramId)
+    .where("id", "=", id)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -151,7 +216,12 @@ export async function claimWatchCycle(db: Kysely<Database>, tick: number): Promi
 }
 
 /** The active watches on one target, with the price just seen recorded on all of them in one write. */
-export async function activeWatchesOn(db: Kysely<Database>, target: WatchTarget, priceSun: bigint, now: number): Promise<PriceWatch[]> {
+export async function activeWatchesOn(
+  db: Kysely<Database>,
+  target: WatchTarget,
+  priceSun: bigint,
+  now: number,
+): Promise<PriceWatch[]> {
   await db
     .updateTable("price_watches")
     .set({ last_price_sun: priceSun.toString(), last_checked_at: now })
@@ -177,7 +247,12 @@ export async function activeWatchesOn(db: Kysely<Database>, target: WatchTarget,
  * disarmed. Conditional on the crossing count read before, so a second checker (a replica that
  * lost its lease mid-check) changes nothing. Call in the transaction that queues the alert.
  */
-export async function markWatchFired(db: Kysely<Database> | Transaction<Database>, watch: PriceWatch, quietUntil: number, now: number): Promise<boolean> {
+export async function markWatchFired(
+  db: Kysely<Database> | Transaction<Database>,
+  watch: PriceWatch,
+  quietUntil: number,
+  now: number,
+): Promise<boolean> {
   const result = await db
     .updateTable("price_watches")
     .set({ armed: 0, crossings: watch.crossings + 1, quiet_until: quietUntil, updated_at: now })
@@ -190,5 +265,10 @@ export async function markWatchFired(db: Kysely<Database> | Transaction<Database
 
 /** The price went back above the threshold: the next crossing alerts again. */
 export async function rearmWatch(db: Kysely<Database>, watch: PriceWatch, now: number): Promise<void> {
-  await db.updateTable("price_watches").set({ armed: 1, updated_at: now }).where("id", "=", watch.id).where("crossings", "=", watch.crossings).execute();
+  await db
+    .updateTable("price_watches")
+    .set({ armed: 1, updated_at: now })
+    .where("id", "=", watch.id)
+    .where("crossings", "=", watch.crossings)
+    .execute();
 }

@@ -8,10 +8,19 @@ import { deleteChunk } from "../chunked-delete";
  * Records events' dedupe keys (those already recorded stay as they are), inside the caller's
  * transaction, in statements of at most `chunk` rows. Returns the keys that were new.
  */
-export async function recordWebhookEvents(trx: Transaction<Database>, events: { dedupe_key: string; received_at: number }[], chunk: number): Promise<Set<string>> {
+export async function recordWebhookEvents(
+  trx: Transaction<Database>,
+  events: { dedupe_key: string; received_at: number }[],
+  chunk: number,
+): Promise<Set<string>> {
   const fresh = new Set<string>();
   for (let start = 0; start < events.length; start += chunk) {
-    const rows = await trx.insertInto("webhook_events").values(events.slice(start, start + chunk)).onConflict((oc) => oc.doNothing()).returning("dedupe_key").execute();
+    const rows = await trx
+      .insertInto("webhook_events")
+      .values(events.slice(start, start + chunk))
+      .onConflict((oc) => oc.doNothing())
+      .returning("dedupe_key")
+      .execute();
     for (const row of rows) fresh.add(row.dedupe_key);
   }
   return fresh;

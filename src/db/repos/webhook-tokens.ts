@@ -16,14 +16,24 @@ export async function rotateWebhookToken(db: Kysely<Database>, telegramId: numbe
 }
 
 export async function hasWebhookToken(db: Kysely<Database>, telegramId: number): Promise<boolean> {
-  return (await db.selectFrom("webhook_tokens").select("telegram_id").where("telegram_id", "=", telegramId).executeTakeFirst()) !== undefined;
+  return (
+    (await db
+      .selectFrom("webhook_tokens")
+      .select("telegram_id")
+      .where("telegram_id", "=", telegramId)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 /** Finds the user owning a raw token. The lookup is by hash; the final comparison is constant-time. */
 export async function findUserByWebhookToken(db: Kysely<Database>, token: string): Promise<number | undefined> {
   if (token.length < 16 || token.length > 128) return undefined;
   const hash = hashToken(token);
-  const row = await db.selectFrom("webhook_tokens").select(["telegram_id", "token_hash"]).where("token_hash", "=", hash).executeTakeFirst();
+  const row = await db
+    .selectFrom("webhook_tokens")
+    .select(["telegram_id", "token_hash"])
+    .where("token_hash", "=", hash)
+    .executeTakeFirst();
   if (!row) return undefined;
   const equal = timingSafeEqual(Buffer.from(row.token_hash, "hex"), Buffer.from(hash, "hex"));
   return equal ? Number(row.telegram_id) : undefined;

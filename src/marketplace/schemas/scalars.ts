@@ -30,7 +30,9 @@ export const trxSchema = z
   .refine((value) => parseTrx(value) !== null, { message: "expected a decimal TRX amount" });
 
 /** An ISO 8601 date-time string; kept as sent (the spec gives no stricter format). */
-export const dateTimeSchema = z.string().refine((value) => !Number.isNaN(Date.parse(value)), { message: "expected an ISO 8601 date-time" });
+export const dateTimeSchema = z
+  .string()
+  .refine((value) => !Number.isNaN(Date.parse(value)), { message: "expected an ISO 8601 date-time" });
 
 /** Identifiers are UUIDs per the spec; only non-emptiness is checked so a different id format is not a hard failure. */
 export const idSchema = z.string().min(1);

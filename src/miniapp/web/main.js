@@ -22,7 +22,10 @@ function firstLanguage() {
 }
 
 function Notice({ text, retry, t }) {
-  return html`<section class="card notice" role="alert"><p id="notice">${text}</p>${retry && html`<button class="button" onClick=${retry}>${t.retry}</button>`}</section>`;
+  return html`<section class="card notice" role="alert">
+    <p id="notice">${text}</p>
+    ${retry && html`<button class="button" onClick=${retry}>${t.retry}</button>`}
+  </section>`;
 }
 
 function Balances({ sections, t }) {
@@ -30,10 +33,17 @@ function Balances({ sections, t }) {
   const unread = sections.unread;
   return html`<section class="card" id="balances">
     <h2>${t.balances}</h2>
-    ${balances.error
-      ? html`<p class="error">${balances.error}</p>`
-      : html`<div class="balances"><div class="balance"><span class="amount" id="balance-trx">${balances.trx}</span></div><div class="balance"><span class="amount" id="balance-usdt">${balances.usdt}</span></div></div>`}
-    <p class="hint" id="unread">${unread.error ? unread.error : unread.count > 0 ? html`${t.unread}: <b>${unread.count}</b>` : t["unread-none"]}</p>
+    ${
+      balances.error
+        ? html`<p class="error">${balances.error}</p>`
+        : html`<div class="balances">
+            <div class="balance"><span class="amount" id="balance-trx">${balances.trx}</span></div>
+            <div class="balance"><span class="amount" id="balance-usdt">${balances.usdt}</span></div>
+          </div>`
+    }
+    <p class="hint" id="unread">
+      ${unread.error ? unread.error : unread.count > 0 ? html`${t.unread}: <b>${unread.count}</b>` : t["unread-none"]}
+    </p>
   </section>`;
 }
 
@@ -48,7 +58,10 @@ function App() {
       setLang(data.lang);
       setState({ phase: "ready", data });
     } catch (error) {
-      setState({ phase: error instanceof Unauthorized ? "unauthorized" : error instanceof TooManyRequests ? "slow-down" : "failed" });
+      setState({
+        phase:
+          error instanceof Unauthorized ? "unauthorized" : error instanceof TooManyRequests ? "slow-down" : "failed",
+      });
     }
   }
 
@@ -65,7 +78,16 @@ function App() {
   function replaceRule(rule) {
     if (state.phase !== "ready" || !rule) return;
     const rules = state.data.sections.rules;
-    setState({ ...state, data: { ...state.data, sections: { ...state.data.sections, rules: { items: rules.items.map((item) => (item.id === rule.id ? rule : item)) } } } });
+    setState({
+      ...state,
+      data: {
+        ...state.data,
+        sections: {
+          ...state.data.sections,
+          rules: { items: rules.items.map((item) => (item.id === rule.id ? rule : item)) },
+        },
+      },
+    });
   }
 
   function tg(url) {
@@ -81,17 +103,28 @@ function App() {
   else if (state.phase === "loading") body = html`<p class="hint" id="loading">${t.loading}</p>`;
   else {
     const { data } = state;
-    if (!data.sections) body = html`<${Notice} text=${data.key.state === "not_linked" ? t["connect-first"] : t["key-broken"]} t=${t} />`;
+    if (!data.sections)
+      body = html`<${Notice} text=${data.key.state === "not_linked" ? t["connect-first"] : t["key-broken"]} t=${t} />`;
     else
       body = html`
         <${Balances} sections=${data.sections} t=${t} />
-        <${Rules} rules=${data.sections.rules} api=${api} t=${t} onRule=${replaceRule} onUnauthorized=${() => setState({ phase: "unauthorized" })} />
+        <${Rules}
+          rules=${data.sections.rules}
+          api=${api}
+          t=${t}
+          onRule=${replaceRule}
+          onUnauthorized=${() => setState({ phase: "unauthorized" })}
+        />
         <${Orders} orders=${data.sections.orders} t=${t} open=${tg} />
         <${Spending} api=${api} t=${t} />
         ${data.bot && html`<button class="button wide" id="buy" onClick=${() => tg(`https://t.me/${data.bot}?start=buy`)}>${t.buy}</button>`}
       `;
   }
-  return html`<header><h1>${t.title}</h1>${state.phase === "ready" && html`<span class="hint">${state.data.firstName}</span>`}</header>${body}`;
+  return html`<header>
+      <h1>${t.title}</h1>
+      ${state.phase === "ready" && html`<span class="hint">${state.data.firstName}</span>`}
+    </header>
+    ${body}`;
 }
 
 applyTheme(launch.theme);

@@ -27,16 +27,25 @@ export function Spending({ api, t }) {
   };
   const max = view && view.perDay ? Math.max(...view.perDay.map((day) => Number(day.trx)), 0) : 0;
   return html`<section class="card" id="spending">
-    <div class="row"><h2>${t.spending}</h2>
-      <div class="switch">${[7, 30].map((value) => html`<button class=${value === days ? "on" : ""} id=${`days-${value}`} onClick=${() => choose(value)}>${t[`days-${value}`]}</button>`)}</div>
+    <div class="row">
+      <h2>${t.spending}</h2>
+      <div class="switch">
+        ${[7, 30].map((value) => html`<button class=${value === days ? "on" : ""} id=${`days-${value}`} onClick=${() => choose(value)}>${t[`days-${value}`]}</button>`)}
+      </div>
     </div>
-    ${!view
-      ? html`<p class="hint">${t.loading}</p>`
-      : view.error
-        ? html`<p class="error">${view.error}</p>`
-        : html`<p class="hint">${view.range}</p>
-            <div class="bars" aria-hidden="true">${view.perDay.map((day) => html`<div class="bar" title=${`${day.label}: ${day.trx} TRX`} style=${`height:${max > 0 ? Math.max(2, Math.round((Number(day.trx) / max) * 100)) : 2}%`}></div>`)}</div>
-            <ul class="figures">${view.lines.map((line) => html`<li>${line}</li>`)}</ul>`}
+    ${
+      !view
+        ? html`<p class="hint">${t.loading}</p>`
+        : view.error
+          ? html`<p class="error">${view.error}</p>`
+          : html`<p class="hint">${view.range}</p>
+              <div class="bars" aria-hidden="true">
+                ${view.perDay.map((day) => html`<div class="bar" title=${`${day.label}: ${day.trx} TRX`} style=${`height:${max > 0 ? Math.max(2, Math.round((Number(day.trx) / max) * 100)) : 2}%`}></div>`)}
+              </div>
+              <ul class="figures">
+                ${view.lines.map((line) => html`<li>${line}</li>`)}
+              </ul>`
+    }
   </section>`;
 }
 
@@ -63,7 +72,10 @@ function RuleItem({ rule, api, t, onRule, onUnauthorized, open, setOpen }) {
       <span class="rule-kind">${rule.kind} <code>${rule.short}</code></span>
       <span class=${`state ${rule.status}`}>${rule.statusText}${paused}</span>
     </button>
-    <div class="hint">${[rule.volume, rule.duration].filter(Boolean).join(" · ")} → <code>${rule.target.slice(0, 6)}…${rule.target.slice(-4)}</code></div>
+    <div class="hint">
+      ${[rule.volume, rule.duration].filter(Boolean).join(" · ")} →
+      <code>${rule.target.slice(0, 6)}…${rule.target.slice(-4)}</code>
+    </div>
     ${open && html`<div class="hint">${t.spent}: ${rule.spent}</div>`}
     <div class="actions">
       ${rule.canPause && html`<button class="button" disabled=${busy} onClick=${() => act("pause")}>${t.pause}</button>`}
@@ -88,11 +100,15 @@ export function Rules({ rules, api, t, onRule, onUnauthorized }) {
   };
   return html`<section class="card" id="rules">
     <h2>${t.rules}</h2>
-    ${rules.error
-      ? html`<p class="error">${rules.error}</p>`
-      : rules.items.length === 0
-        ? html`<p class="hint">${t["rules-empty"]}</p>`
-        : html`<ul class="list">${rules.items.map((rule) => html`<${RuleItem} key=${rule.id} rule=${rule} api=${api} t=${t} onRule=${onRule} onUnauthorized=${onUnauthorized} open=${open === rule.id} setOpen=${choose} />`)}</ul>`}
+    ${
+      rules.error
+        ? html`<p class="error">${rules.error}</p>`
+        : rules.items.length === 0
+          ? html`<p class="hint">${t["rules-empty"]}</p>`
+          : html`<ul class="list">
+              ${rules.items.map((rule) => html`<${RuleItem} key=${rule.id} rule=${rule} api=${api} t=${t} onRule=${onRule} onUnauthorized=${onUnauthorized} open=${open === rule.id} setOpen=${choose} />`)}
+            </ul>`
+    }
   </section>`;
 }
 
@@ -100,16 +116,25 @@ export function Rules({ rules, api, t, onRule, onUnauthorized }) {
 export function Orders({ orders, t, open }) {
   return html`<section class="card" id="orders">
     <h2>${t.orders}</h2>
-    ${orders.error
-      ? html`<p class="error">${orders.error}</p>`
-      : orders.items.length === 0
-        ? html`<p class="hint">${t["orders-empty"]}</p>`
-        : html`<ul class="list">${orders.items.map(
-            (order) => html`<li class="order" data-order=${order.id}>
-              <div class="row"><span>${order.what}</span><span class=${`state ${order.outcome}`}>${order.status}</span></div>
-              <div class="row hint"><span><code>${order.short}</code> · ${order.total}</span>
-                ${order.buyAgain && html`<button class="link" onClick=${() => open(order.buyAgain)}>${t["buy-again"]}</button>`}</div>
-            </li>`,
-          )}</ul>`}
+    ${
+      orders.error
+        ? html`<p class="error">${orders.error}</p>`
+        : orders.items.length === 0
+          ? html`<p class="hint">${t["orders-empty"]}</p>`
+          : html`<ul class="list">
+              ${orders.items.map(
+                (order) =>
+                  html`<li class="order" data-order=${order.id}>
+                    <div class="row">
+                      <span>${order.what}</span><span class=${`state ${order.outcome}`}>${order.status}</span>
+                    </div>
+                    <div class="row hint">
+                      <span><code>${order.short}</code> · ${order.total}</span>
+                      ${order.buyAgain && html`<button class="link" onClick=${() => open(order.buyAgain)}>${t["buy-again"]}</button>`}
+                    </div>
+                  </li>`,
+              )}
+            </ul>`
+    }
   </section>`;
 }

@@ -1,4 +1,11 @@
-import { createPostEvent, hasWebviewProxy, isIframe, on, postEvent as postAnyEvent, setTargetOrigin } from "@telegram-apps/bridge";
+import {
+  createPostEvent,
+  hasWebviewProxy,
+  isIframe,
+  on,
+  postEvent as postAnyEvent,
+  setTargetOrigin,
+} from "@telegram-apps/bridge";
 import { parseLaunchParamsQuery } from "@telegram-apps/transformers";
 
 // Telegram's side of a Mini App, spoken through the telegram-apps SDK: its bridge posts the
@@ -23,9 +30,19 @@ export function launchParams() {
   try {
     const params = parseLaunchParamsQuery(query);
     const initData = params.tgWebAppData ? raw.get("tgWebAppData") : "";
-    return { initData, user: params.tgWebAppData && params.tgWebAppData.user, theme: params.tgWebAppThemeParams, version: params.tgWebAppVersion };
+    return {
+      initData,
+      user: params.tgWebAppData && params.tgWebAppData.user,
+      theme: params.tgWebAppThemeParams,
+      version: params.tgWebAppVersion,
+    };
   } catch {
-    return { initData: raw.get("tgWebAppData") || "", user: undefined, theme: themeOf(raw.get("tgWebAppThemeParams")), version: raw.get("tgWebAppVersion") || undefined };
+    return {
+      initData: raw.get("tgWebAppData") || "",
+      user: undefined,
+      theme: themeOf(raw.get("tgWebAppThemeParams")),
+      version: raw.get("tgWebAppVersion") || undefined,
+    };
   }
 }
 

@@ -2,8 +2,24 @@
 // (--tg-theme-bg-color, …), the page is dark when the background is dark, and it fills the height
 // Telegram gives it (--tg-viewport-height).
 
-const FALLBACK_LIGHT = { bg_color: "#ffffff", text_color: "#000000", hint_color: "#707579", link_color: "#3390ec", button_color: "#3390ec", button_text_color: "#ffffff", secondary_bg_color: "#f4f4f5" };
-const FALLBACK_DARK = { bg_color: "#212121", text_color: "#ffffff", hint_color: "#aaaaaa", link_color: "#8774e1", button_color: "#8774e1", button_text_color: "#ffffff", secondary_bg_color: "#181818" };
+const FALLBACK_LIGHT = {
+  bg_color: "#ffffff",
+  text_color: "#000000",
+  hint_color: "#707579",
+  link_color: "#3390ec",
+  button_color: "#3390ec",
+  button_text_color: "#ffffff",
+  secondary_bg_color: "#f4f4f5",
+};
+const FALLBACK_DARK = {
+  bg_color: "#212121",
+  text_color: "#ffffff",
+  hint_color: "#aaaaaa",
+  link_color: "#8774e1",
+  button_color: "#8774e1",
+  button_text_color: "#ffffff",
+  secondary_bg_color: "#181818",
+};
 
 function isDark(color) {
   const match = /^#?([0-9a-f]{6})$/i.exec(color || "");
@@ -21,7 +37,8 @@ export function applyTheme(theme) {
   const params = { ...(dark ? FALLBACK_DARK : FALLBACK_LIGHT), ...(given ? theme : {}) };
   const root = document.documentElement;
   for (const [name, value] of Object.entries(params)) {
-    if (typeof value === "string" && /^#[0-9a-f]{3,8}$/i.test(value)) root.style.setProperty(`--tg-theme-${name.replace(/_/g, "-")}`, value);
+    if (typeof value === "string" && /^#[0-9a-f]{3,8}$/i.test(value))
+      root.style.setProperty(`--tg-theme-${name.replace(/_/g, "-")}`, value);
   }
   root.dataset.theme = dark ? "dark" : "light";
 }

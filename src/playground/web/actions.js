@@ -34,7 +34,11 @@ export function botLink(href) {
     return null;
   }
   if (url.hostname === "t.me" && url.pathname === "/share/url") return { share: url.searchParams.get("url") || "" };
-  if ((url.hostname === "t.me" && url.searchParams.has("start")) || (url.protocol === "tg:" && url.hostname === "resolve")) return { open: href };
+  if (
+    (url.hostname === "t.me" && url.searchParams.has("start")) ||
+    (url.protocol === "tg:" && url.hostname === "resolve")
+  )
+    return { open: href };
   return null;
 }
 

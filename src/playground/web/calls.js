@@ -6,10 +6,15 @@ import { h } from "./util.js";
 export function addCall(call) {
   if (view.seenCalls.has(call.seq)) return;
   view.seenCalls.add(call.seq);
-  const outcome = call.ok ? "ok" : `${call.errorCode || ""} ${call.description || "error"}${call.throttled ? " (429, retried)" : ""}`;
+  const outcome = call.ok
+    ? "ok"
+    : `${call.errorCode || ""} ${call.description || "error"}${call.throttled ? " (429, retried)" : ""}`;
   const row = h(
     "li",
-    { class: `${call.ok ? "" : "error"} ${call.method === "getUpdates" ? "poll" : ""}`, title: new Date(call.at).toLocaleTimeString() },
+    {
+      class: `${call.ok ? "" : "error"} ${call.method === "getUpdates" ? "poll" : ""}`,
+      title: new Date(call.at).toLocaleTimeString(),
+    },
     `#${call.seq} `,
     h("span", { class: "m", text: call.method }),
     call.summary ? ` ${call.summary}` : "",

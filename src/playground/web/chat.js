@@ -37,23 +37,51 @@ export function buttonFor(message, button) {
     kind = "?";
     action = () => toast("This kind of button does nothing in the playground.");
   }
-  return h("button", { type: "button", class: "kb", "data-message-id": message.messageId, onclick: action }, button.text, kind ? h("span", { class: "kind", text: kind }) : null);
+  return h(
+    "button",
+    { type: "button", class: "kb", "data-message-id": message.messageId, onclick: action },
+    button.text,
+    kind ? h("span", { class: "kind", text: kind }) : null,
+  );
 }
 
 export function messageElement(message) {
   const bubble = h("div", { class: "bubble" });
   if (message.photo) {
     if (message.photo.src) {
-      bubble.append(h("img", { class: message.photo.width > message.photo.height ? "photo wide" : "photo", src: message.photo.src, alt: "photo", width: message.photo.width, height: message.photo.height }));
+      bubble.append(
+        h("img", {
+          class: message.photo.width > message.photo.height ? "photo wide" : "photo",
+          src: message.photo.src,
+          alt: "photo",
+          width: message.photo.width,
+          height: message.photo.height,
+        }),
+      );
     } else {
-      bubble.append(h("div", { class: "hint", text: `[photo by URL, not fetched offline: ${message.photo.url || "?"}]` }));
+      bubble.append(
+        h("div", { class: "hint", text: `[photo by URL, not fetched offline: ${message.photo.url || "?"}]` }),
+      );
     }
   }
   if (message.viaBot) bubble.append(h("div", { class: "via", text: `via @${message.viaBot.username}` }));
   const body = message.text !== undefined ? message.text : message.caption;
-  if (body) bubble.append(h("div", { class: "body" }, renderFormatted(body, message.entities, message.from === "user")));
-  bubble.append(h("div", { class: "meta" }, message.edited ? h("span", { class: "edited", text: "edited" }) : null, timeOf(message.date)));
-  return h("div", { class: `msg ${message.from}`, "data-message-id": message.messageId, "data-order": message.messageId }, bubble, keyboardFor(message));
+  if (body)
+    bubble.append(h("div", { class: "body" }, renderFormatted(body, message.entities, message.from === "user")));
+  bubble.append(
+    h(
+      "div",
+      { class: "meta" },
+      message.edited ? h("span", { class: "edited", text: "edited" }) : null,
+      timeOf(message.date),
+    ),
+  );
+  return h(
+    "div",
+    { class: `msg ${message.from}`, "data-message-id": message.messageId, "data-order": message.messageId },
+    bubble,
+    keyboardFor(message),
+  );
 }
 
 export function rejectionElement(rejection) {
@@ -89,7 +117,14 @@ export function showChatState() {
   $("start-bar").hidden = !empty;
   const hint = list.querySelector(".empty-chat");
   if (empty && !hint) {
-    list.append(h("div", { class: "empty-chat" }, h("b", { text: "What can this bot do?" }), "Quote and buy TRON energy and bandwidth, automate refills and get alerts, on the sandbox marketplace (no real TRX). Press START."));
+    list.append(
+      h(
+        "div",
+        { class: "empty-chat" },
+        h("b", { text: "What can this bot do?" }),
+        "Quote and buy TRON energy and bandwidth, automate refills and get alerts, on the sandbox marketplace (no real TRX). Press START.",
+      ),
+    );
   } else if (!empty && hint) {
     hint.remove();
   }
@@ -173,7 +208,9 @@ export async function loadChat() {
   showChatState();
   scrollToNewest();
   const user = currentUser();
-  $("chat-sub").textContent = user ? `${chatId < 0 ? `group ${data.group.title} · ` : ""}you are ${user.firstName} · id ${user.id} · ${user.languageCode}` : "";
+  $("chat-sub").textContent = user
+    ? `${chatId < 0 ? `group ${data.group.title} · ` : ""}you are ${user.firstName} · id ${user.id} · ${user.languageCode}`
+    : "";
   void renderReplyKeyboard().catch(() => undefined);
   $("export").href = `/play/api/transcript?userId=${view.userId}&download=1`;
 }

@@ -51,7 +51,12 @@ function receive(event) {
       frame().classList.add("tap");
       break;
     case "web_app_request_viewport":
-      tell("viewport_changed", { height: frame().clientHeight, width: frame().clientWidth, is_expanded: true, is_state_stable: true });
+      tell("viewport_changed", {
+        height: frame().clientHeight,
+        width: frame().clientWidth,
+        is_expanded: true,
+        is_state_stable: true,
+      });
       break;
     default:
       break;

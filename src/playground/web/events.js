@@ -11,8 +11,15 @@ import { renderReplyKeyboard, shownChat } from "./group.js";
 export function onEvent(event) {
   if (event.kind === "call") {
     addCall(event.call);
-    if (event.call.method === "sendChatAction" && event.call.ok && event.chatId === shownChat() && event.id > view.syncedEventId) showTyping(event.call.action);
-    if (event.rejection && event.rejection.chatId === shownChat() && event.id > view.syncedEventId) applyRejection(event.rejection);
+    if (
+      event.call.method === "sendChatAction" &&
+      event.call.ok &&
+      event.chatId === shownChat() &&
+      event.id > view.syncedEventId
+    )
+      showTyping(event.call.action);
+    if (event.rejection && event.rejection.chatId === shownChat() && event.id > view.syncedEventId)
+      applyRejection(event.rejection);
     return;
   }
   if (event.kind === "callback_answer") {

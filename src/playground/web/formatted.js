@@ -51,7 +51,9 @@ export function appendText(parent, text, inCode) {
     const commandStart = match.index + match[1].length;
     parent.append(text.slice(last, commandStart));
     const command = match[2];
-    parent.append(h("span", { class: "cmd", text: command, title: `Send ${command}`, onclick: () => sendText(command) }));
+    parent.append(
+      h("span", { class: "cmd", text: command, title: `Send ${command}`, onclick: () => sendText(command) }),
+    );
     last = commandStart + command.length;
   }
   parent.append(text.slice(last));
@@ -75,7 +77,16 @@ export function elementFor(entity, content) {
     case "code":
       return h("code", { title: "Click to copy", onclick: () => copy(content) });
     case "pre":
-      return h("pre", {}, h("code", entity.language ? { class: `language-${entity.language}`, title: "Click to copy", onclick: () => copy(content) } : { title: "Click to copy", onclick: () => copy(content) }));
+      return h(
+        "pre",
+        {},
+        h(
+          "code",
+          entity.language
+            ? { class: `language-${entity.language}`, title: "Click to copy", onclick: () => copy(content) }
+            : { title: "Click to copy", onclick: () => copy(content) },
+        ),
+      );
     case "text_link":
     case "url": {
       const href = entity.url || content;

@@ -11,7 +11,10 @@ let groups = [];
 
 function renderGroupSelect() {
   const select = $("chat-select");
-  select.replaceChildren(h("option", { value: "", text: "Private chat with the bot" }), ...groups.map((group) => h("option", { value: group.id, text: `👥 ${group.title} (${group.id})` })));
+  select.replaceChildren(
+    h("option", { value: "", text: "Private chat with the bot" }),
+    ...groups.map((group) => h("option", { value: group.id, text: `👥 ${group.title} (${group.id})` })),
+  );
   select.value = view.chatId === null || view.chatId === undefined ? "" : String(view.chatId);
   $("group-remove-bot").disabled = view.chatId === null || view.chatId === undefined;
 }
@@ -25,7 +28,9 @@ export async function wireGroups(reload) {
     try {
       const { group } = await api("/play/api/groups", {});
       groups.push(group);
-      toast(`${group.title}: every simulated user is in it (the first its creator, the others admins), and the bot is a member`);
+      toast(
+        `${group.title}: every simulated user is in it (the first its creator, the others admins), and the bot is a member`,
+      );
       renderGroupSelect();
       await renderReplyKeyboard();
     } catch (error) {
@@ -65,7 +70,16 @@ export async function renderReplyKeyboard() {
     bar.hidden = true;
     return;
   }
-  const choices = groups.length > 0 ? groups.map((group) => h("button", { type: "button", class: "kb", onclick: () => void share(group.id) }, `${picker.text}: ${group.title}`)) : [h("span", { class: "hint", text: `${picker.text}: no group yet (create one in the Team group panel)` })];
+  const choices =
+    groups.length > 0
+      ? groups.map((group) =>
+          h(
+            "button",
+            { type: "button", class: "kb", onclick: () => void share(group.id) },
+            `${picker.text}: ${group.title}`,
+          ),
+        )
+      : [h("span", { class: "hint", text: `${picker.text}: no group yet (create one in the Team group panel)` })];
   bar.replaceChildren(...choices);
   bar.hidden = false;
 }

@@ -11,22 +11,42 @@ export async function askInline() {
   const asked = ++inlineAsked;
   const box = $("inline-results");
   try {
-    const { inlineQueryId, answer } = await api("/play/api/inline", { userId: view.userId, query: $("inline-query").value });
+    const { inlineQueryId, answer } = await api("/play/api/inline", {
+      userId: view.userId,
+      query: $("inline-query").value,
+    });
     if (asked !== inlineAsked) return;
     box.hidden = false;
     if (!answer) {
-      box.replaceChildren(h("div", { class: "empty", text: "The bot did not answer within 10 s (Telegram would show nothing)." }));
+      box.replaceChildren(
+        h("div", { class: "empty", text: "The bot did not answer within 10 s (Telegram would show nothing)." }),
+      );
       return;
     }
     const items = answer.results.map((result) =>
-      h("button", { type: "button", title: "Send this into the chat", onclick: () => void chooseInline(inlineQueryId, result.id) }, h("b", { text: result.title }), result.description ? h("span", { class: "desc", text: result.description }) : null),
+      h(
+        "button",
+        {
+          type: "button",
+          title: "Send this into the chat",
+          onclick: () => void chooseInline(inlineQueryId, result.id),
+        },
+        h("b", { text: result.title }),
+        result.description ? h("span", { class: "desc", text: result.description }) : null,
+      ),
     );
     if (answer.button) {
-      const start = () => api("/play/api/open-link", { userId: view.userId, startParameter: answer.button.startParameter }).then(closeInline, (error) => toast(error.message));
+      const start = () =>
+        api("/play/api/open-link", { userId: view.userId, startParameter: answer.button.startParameter }).then(
+          closeInline,
+          (error) => toast(error.message),
+        );
       items.unshift(h("button", { type: "button", onclick: () => void start() }, h("b", { text: answer.button.text })));
     }
     if (items.length === 0) items.push(h("div", { class: "empty", text: "No results." }));
-    items.push(h("div", { class: "empty", text: `cache_time ${answer.cacheTime} s · ${answer.results.length} result(s)` }));
+    items.push(
+      h("div", { class: "empty", text: `cache_time ${answer.cacheTime} s · ${answer.results.length} result(s)` }),
+    );
     box.replaceChildren(...items);
   } catch (error) {
     toast(error.message);

@@ -6,7 +6,9 @@ import { api, currentUser, h } from "./util.js";
 
 export async function openMenu(filter) {
   const user = currentUser();
-  const { commands } = await api(`/play/api/commands?userId=${view.userId}&lang=${encodeURIComponent(user ? user.languageCode : "")}`);
+  const { commands } = await api(
+    `/play/api/commands?userId=${view.userId}&lang=${encodeURIComponent(user ? user.languageCode : "")}`,
+  );
   // The user may have typed on (or sent) while the commands were loading.
   if (filter && $("composer-input").value !== filter) return;
   const wanted = (filter || "").toLowerCase();
@@ -14,7 +16,17 @@ export async function openMenu(filter) {
   const menu = $("command-menu");
   menu.replaceChildren(
     ...shown.map((c, i) =>
-      h("button", { type: "button", class: i === 0 ? "active" : "", "data-command": c.command, onclick: () => pickCommand(c.command) }, `/${c.command}`, h("span", { class: "desc", text: c.description })),
+      h(
+        "button",
+        {
+          type: "button",
+          class: i === 0 ? "active" : "",
+          "data-command": c.command,
+          onclick: () => pickCommand(c.command),
+        },
+        `/${c.command}`,
+        h("span", { class: "desc", text: c.description }),
+      ),
     ),
   );
   view.menuIndex = 0;

@@ -48,18 +48,20 @@ export function renderProduces(state) {
   const before = currency === "TRX" ? state.balance.trx : state.balance.usdtTrc20;
   const after = addAmounts(before, $("deposit-amount").value);
   const unit = currency === "TRX" ? "TRX" : "USDT";
-  $("produces-deposit").textContent = after === null
-    ? "→ enter an amount such as 100 or 2.5"
-    : `→ balance ${grouped(before)} → ${grouped(after)} ${unit}; a “Deposit credited” notification${currency === "TRX" ? "; rules paused for lack of balance with auto-resume on come back once it covers them" : ""}`;
+  $("produces-deposit").textContent =
+    after === null
+      ? "→ enter an amount such as 100 or 2.5"
+      : `→ balance ${grouped(before)} → ${grouped(after)} ${unit}; a “Deposit credited” notification${currency === "TRX" ? "; rules paused for lack of balance with auto-resume on come back once it covers them" : ""}`;
 
   const created = state.orders.filter((order) => order.status === "Created").length;
   $("produces-settle").textContent = created
     ? `→ ${created} Created order(s) settle now (Filled, or Failed and refunded when armed below); the chat gets the alert`
     : "→ nothing to settle: no order is Created (place one with /buy)";
 
-  $("produces-fail").textContent = $("fail-mode").value === "sync"
-    ? "→ the next order placed is refused at once (502); nothing is charged"
-    : "→ the next order placed is accepted, then settles as Failed; its TRX is refunded";
+  $("produces-fail").textContent =
+    $("fail-mode").value === "sync"
+      ? "→ the next order placed is refused at once (502); nothing is charged"
+      : "→ the next order placed is accepted, then settles as Failed; its TRX is refunded";
 
   const rule = state.rules.find((candidate) => candidate.id === $("rule-select").value);
   const name = rule ? `rule ${rule.id.slice(0, 8)}` : "";
@@ -70,19 +72,22 @@ export function renderProduces(state) {
     $("produces-fire").textContent = `→ ${name} is ${rule.status}: only an active rule fires or pauses`;
     $("produces-pause").textContent = "";
   } else {
-    $("produces-fire").textContent = `→ ${name} delivers once now, paid from the balance (${grouped(state.balance.trx)} TRX); if that does not cover it, it pauses instead`;
+    $("produces-fire").textContent =
+      `→ ${name} delivers once now, paid from the balance (${grouped(state.balance.trx)} TRX); if that does not cover it, it pauses instead`;
     $("produces-pause").textContent =
       `→ ${name}: paused (System), as if the balance could not cover its next delivery, although it holds ${grouped(state.balance.trx)} TRX; ` +
       `the chat gets the “paused” alert with both figures; it comes back ${rule.autoResume ? "by itself after a deposit that covers it" : "with Resume after a top-up"}`;
   }
 
-  $("produces-history").textContent = "→ 30 days of past orders (a few failed and refunded), three rules and their firings, with their ledger entries, paid by a deposit dated before them so the balance stays as it is; then /stats charts them";
+  $("produces-history").textContent =
+    "→ 30 days of past orders (a few failed and refunded), three rules and their firings, with their ledger entries, paid by a deposit dated before them so the balance stays as it is; then /stats charts them";
   const rate = $("price-slider").value;
   const unitVolume = $("price-resource").value === "energy" ? 65000n : 5000n;
   const costSun = BigInt(rate) * unitVolume;
   const costFraction = (costSun % 1000000n).toString().padStart(6, "0").replace(/0+$/, "");
   const cost = `${costSun / 1000000n}${costFraction ? `.${costFraction}` : ""}`;
-  $("produces-price").textContent = `→ ${rate} sun per unit for ${$("price-resource").value} ${$("price-duration").value} (${grouped(unitVolume)} cost ${grouped(cost)} TRX before commission); price watches are checked at once: one this price reaches alerts its chat, with Buy now`;
+  $("produces-price").textContent =
+    `→ ${rate} sun per unit for ${$("price-resource").value} ${$("price-duration").value} (${grouped(unitVolume)} cost ${grouped(cost)} TRX before commission); price watches are checked at once: one this price reaches alerts its chat, with Buy now`;
   $("produces-notify").textContent = "→ a new notification in /notifications, pushed to the chat";
   const chosen = state.orders.find((order) => order.id === $("webhook-order").value) || state.orders[0];
   $("produces-send-webhook").textContent = !chosen
@@ -98,12 +103,21 @@ export function renderPanel(state, settleCurrent = true) {
   if (settleCurrent) {
     $("settle-mode").textContent = settlementText(state.settlement);
     $("settle-auto").checked = state.settlement.auto;
-    if (state.settlement.auto && document.activeElement !== $("settle-seconds")) $("settle-seconds").value = String(state.settlement.seconds);
+    if (state.settlement.auto && document.activeElement !== $("settle-seconds"))
+      $("settle-seconds").value = String(state.settlement.seconds);
   }
   $("orders").replaceChildren(
-    ...state.orders.slice(0, 6).map((order) =>
-      h("li", {}, h("code", { text: order.id.slice(0, 8) }), ` ${grouped(order.volume)} ${order.resource} · ${grouped(order.totalTrx)} TRX · `, h("span", { class: `status-${order.status}`, text: order.status })),
-    ),
+    ...state.orders
+      .slice(0, 6)
+      .map((order) =>
+        h(
+          "li",
+          {},
+          h("code", { text: order.id.slice(0, 8) }),
+          ` ${grouped(order.volume)} ${order.resource} · ${grouped(order.totalTrx)} TRX · `,
+          h("span", { class: `status-${order.status}`, text: order.status }),
+        ),
+      ),
   );
   const orderSelect = $("webhook-order");
   const chosenOrder = orderSelect.value;
@@ -116,11 +130,17 @@ export function renderPanel(state, settleCurrent = true) {
   const chosen = select.value;
   const live = state.rules.filter((rule) => rule.status !== "cancelled");
   select.replaceChildren(
-    ...(live.length ? live.map((rule) => h("option", { value: rule.id, text: `${rule.id.slice(0, 8)} · ${rule.type} · ${rule.status}` })) : [h("option", { value: "", text: "no rules yet (/refill, /renewal, /smart)" })]),
+    ...(live.length
+      ? live.map((rule) =>
+          h("option", { value: rule.id, text: `${rule.id.slice(0, 8)} · ${rule.type} · ${rule.status}` }),
+        )
+      : [h("option", { value: "", text: "no rules yet (/refill, /renewal, /smart)" })]),
   );
   if (live.some((rule) => rule.id === chosen)) select.value = chosen;
   showPrice(state);
-  $("webhook-state").textContent = state.webhookUrl ? `Registered: ${state.webhookUrl.replace(/[^/]{12}$/, "…")}` : "No webhook URL registered.";
+  $("webhook-state").textContent = state.webhookUrl
+    ? `Registered: ${state.webhookUrl.replace(/[^/]{12}$/, "…")}`
+    : "No webhook URL registered.";
   view.panelState = state;
   renderProduces(state);
 }
@@ -130,7 +150,9 @@ export function renderPanel(state, settleCurrent = true) {
  * to and not yet applied: moving it changes nothing until its button applies it.
  */
 export function showPrice(state) {
-  const rate = (state.prices || []).find((price) => price.resource === $("price-resource").value && price.duration === $("price-duration").value);
+  const rate = (state.prices || []).find(
+    (price) => price.resource === $("price-resource").value && price.duration === $("price-duration").value,
+  );
   if (!rate) return;
   if (view.priceDraft === null) {
     $("price-slider").value = String(rate.sunPerUnit);
@@ -165,12 +187,20 @@ export function wirePanel() {
   $("copy-key").onclick = () => copy(view.config.demo.apiKey, "the demo API key");
   $("connect-key").onclick = () => sendText(`/connect ${view.config.demo.apiKey}`);
   $("panel-deposit").onclick = async () => {
-    const result = await panelAction("deposit", { amount: $("deposit-amount").value, currency: $("deposit-currency").value });
+    const result = await panelAction("deposit", {
+      amount: $("deposit-amount").value,
+      currency: $("deposit-currency").value,
+    });
     if (result) toast(`Credited ${result.entry.amount} ${result.entry.currency}`);
   };
   $("panel-settle").onclick = async () => {
     const result = await panelAction("settle");
-    if (result) toast(result.settled.length ? `Settled ${result.settled.length} order(s): ${result.settled.map((o) => o.status).join(", ")}` : "No pending orders");
+    if (result)
+      toast(
+        result.settled.length
+          ? `Settled ${result.settled.length} order(s): ${result.settled.map((o) => o.status).join(", ")}`
+          : "No pending orders",
+      );
   };
   const setSettleMode = async () => {
     settleEdits += 1;
@@ -200,7 +230,9 @@ export function wirePanel() {
     if (!result) return;
     const when = (iso) => `${String(iso).slice(0, 16).replace("T", " ")} UTC`;
     // The history's window is 30 × 24 hours back from now; /stats counts whole days in the user's time zone, and says which.
-    toast(`Added ${result.orders} orders and ${result.firings} rule firings from ${when(result.from)} to ${when(result.to)} (${grouped(result.spentTrx)} TRX): send /stats`);
+    toast(
+      `Added ${result.orders} orders and ${result.firings} rule firings from ${when(result.from)} to ${when(result.to)} (${grouped(result.spentTrx)} TRX): send /stats`,
+    );
   };
   $("panel-notify").onclick = async () => {
     const result = await panelAction("notify", { title: $("notify-title").value, body: $("notify-body").value });
@@ -216,7 +248,15 @@ export function wirePanel() {
   };
   $("panel-webhook-off").onclick = () => panelAction("webhook", { url: null });
   wirePriceControls();
-  for (const id of ["deposit-amount", "deposit-currency", "fail-mode", "rule-select", "webhook-order", "price-resource", "price-duration"]) {
+  for (const id of [
+    "deposit-amount",
+    "deposit-currency",
+    "fail-mode",
+    "rule-select",
+    "webhook-order",
+    "price-resource",
+    "price-duration",
+  ]) {
     $(id).addEventListener("input", () => view.panelState && renderProduces(view.panelState));
   }
   void refreshPanel();
@@ -225,11 +265,17 @@ export function wirePanel() {
 /** The price slider and its buttons: the slider picks a rate, its button applies it (see showPrice). */
 function wirePriceControls() {
   const setPrice = async (sunPerUnit) => {
-    const result = await panelAction("set-price", { resource: $("price-resource").value, duration: $("price-duration").value, sunPerUnit });
+    const result = await panelAction("set-price", {
+      resource: $("price-resource").value,
+      duration: $("price-duration").value,
+      sunPerUnit,
+    });
     if (!result) return;
     view.priceDraft = null;
     if (view.panelState) showPrice(view.panelState);
-    toast(`${result.rate.resource} ${result.rate.duration}: ${result.rate.sunPerUnit} sun per unit · ${watchReport(result.watches)}`);
+    toast(
+      `${result.rate.resource} ${result.rate.duration}: ${result.rate.sunPerUnit} sun per unit · ${watchReport(result.watches)}`,
+    );
   };
   $("panel-price").onclick = () => setPrice(Number($("price-slider").value));
   $("price-slider").oninput = () => {

@@ -5,7 +5,11 @@ import { currentUser, h } from "./util.js";
 export function renderUsers() {
   $("user-select").replaceChildren(
     ...view.config.users.map((user) =>
-      h("option", { value: user.id, selected: user.id === view.userId ? "selected" : null, text: `${user.firstName} (${user.id})${view.unread.has(user.id) ? " •" : ""}` }),
+      h("option", {
+        value: user.id,
+        selected: user.id === view.userId ? "selected" : null,
+        text: `${user.firstName} (${user.id})${view.unread.has(user.id) ? " •" : ""}`,
+      }),
     ),
   );
   $("user-select").value = String(view.userId);

@@ -25,7 +25,9 @@ export function createApiApp(world: World): Hono<ApiEnv> {
   });
   app.onError((error, c) => {
     const known =
-      error instanceof SandboxError ? error : new SandboxError(500, "internal.error", "Internal error", `the sandbox failed: ${error.message}`);
+      error instanceof SandboxError
+        ? error
+        : new SandboxError(500, "internal.error", "Internal error", `the sandbox failed: ${error.message}`);
     return problemResponse(world.settings.errorCodePlacement, known, c.req.path);
   });
   return app;

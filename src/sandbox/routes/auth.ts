@@ -18,7 +18,8 @@ export function apiKeyAuth(world: World): MiddlewareHandler<ApiEnv> {
     const raw = c.req.header("X-Api-Key");
     if (!raw) throw new SandboxError(401, "api_key.missing", "Unauthorized", "the X-Api-Key header is required");
     const key = world.keysByApiKey.get(raw.trim());
-    if (!key || key.revoked) throw new SandboxError(401, "api_key.invalid", "Unauthorized", "the API key is unknown or revoked");
+    if (!key || key.revoked)
+      throw new SandboxError(401, "api_key.invalid", "Unauthorized", "the API key is unknown or revoked");
     c.set("key", key);
     c.set("account", world.accounts.get(key.accountId)!);
     return next();
@@ -29,7 +30,12 @@ export function requireScope(scope: Scope): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     const key = c.get("key");
     if (SCOPE_RANK[key.scope] < SCOPE_RANK[scope]) {
-      throw new SandboxError(403, "api_key.insufficient_scope", "Forbidden", `this endpoint needs the ${scope} scope; the key has ${key.scope}`);
+      throw new SandboxError(
+        403,
+        "api_key.insufficient_scope",
+        "Forbidden",
+        `this endpoint needs the ${scope} scope; the key has ${key.scope}`,
+      );
     }
     return next();
   };

@@ -12,7 +12,16 @@ import { firingView, int64, ruleView } from "../views";
 import { newestFirst } from "../world";
 import { requireScope } from "./auth";
 import type { ApiEnv } from "./env";
-import { addressInput, checkVolume, durationInput, int64Input, parseWith, pathUuid, queryInt64, readJsonBody } from "./request-parsing";
+import {
+  addressInput,
+  checkVolume,
+  durationInput,
+  int64Input,
+  parseWith,
+  pathUuid,
+  queryInt64,
+  readJsonBody,
+} from "./request-parsing";
 
 const MAX_FIRINGS_LISTED = 50;
 
@@ -31,14 +40,26 @@ function renewalBounds(world: World): { min: number; max: number } {
 function checkRefillDuration(world: World, duration: unknown, status: 400 | 422): Duration {
   const allowed = automationOptionsOf(world).durations;
   if (typeof duration !== "string" || !(allowed as string[]).includes(duration)) {
-    throw validationError(status, `duration must be one of ${allowed.join(", ")}, got ${JSON.stringify(duration ?? null)}`);
+    throw validationError(
+      status,
+      `duration must be one of ${allowed.join(", ")}, got ${JSON.stringify(duration ?? null)}`,
+    );
   }
   return duration as Duration;
 }
 
-const autoResumeInput = z.boolean({ error: "must be true or false" }).optional().transform((value) => value ?? false);
+const autoResumeInput = z
+  .boolean({ error: "must be true or false" })
+  .optional()
+  .transform((value) => value ?? false);
 
-const refillBody = z.object({ targetAddress: addressInput, minimal: int64Input, volume: int64Input, duration: durationInput, autoResume: autoResumeInput });
+const refillBody = z.object({
+  targetAddress: addressInput,
+  minimal: int64Input,
+  volume: int64Input,
+  duration: durationInput,
+  autoResume: autoResumeInput,
+});
 const renewalBody = z.object({ targetAddress: addressInput, volume: int64Input, autoResume: autoResumeInput });
 const smartBody = z.object({ targetAddress: addressInput, autoResume: autoResumeInput });
 
@@ -84,7 +105,11 @@ export function registerAutomationRoutes(app: Hono<ApiEnv>, world: World): void 
     if (type === "auto-refill") duration = checkRefillDuration(world, c.req.query("duration"), 400);
     const shape = firingShape({ type, volume, duration });
     const price = withCommission(providerCostSun("energy", shape.volume, shape.duration));
-    return c.json({ priceTrx: sunToTrx(price.priceSun), baseCostTrx: sunToTrx(price.baseSun), commissionTrx: sunToTrx(price.commissionSun) });
+    return c.json({
+      priceTrx: sunToTrx(price.priceSun),
+      baseCostTrx: sunToTrx(price.baseSun),
+      commissionTrx: sunToTrx(price.commissionSun),
+    });
   });
 
   app.get("/api/v1/automations", requireScope("read"), (c) => {
@@ -125,6 +150,10 @@ export function registerAutomationRoutes(app: Hono<ApiEnv>, world: World): void 
 
   app.get("/api/v1/automations/:id/fires", requireScope("read"), (c) => {
     const rule = findRule(world, c.get("account").id, pathUuid(c, "automation"));
-    return c.json(newestFirst(rule.firings).slice(0, MAX_FIRINGS_LISTED).map((firing) => firingView(firing, world.settings.int64Format)));
+    return c.json(
+      newestFirst(rule.firings)
+        .slice(0, MAX_FIRINGS_LISTED)
+        .map((firing) => firingView(firing, world.settings.int64Format)),
+    );
   });
 }

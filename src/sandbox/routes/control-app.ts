@@ -23,7 +23,11 @@ function kebabCase(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
-export function createControlApp(world: World, control: SandboxControl, demo: { accountId: string; apiKey: string }): Hono {
+export function createControlApp(
+  world: World,
+  control: SandboxControl,
+  demo: { accountId: string; apiKey: string },
+): Hono {
   const app = new Hono();
 
   app.get("/demo", (c) => c.json(demo));
@@ -38,7 +42,8 @@ export function createControlApp(world: World, control: SandboxControl, demo: { 
       } catch {
         throw new SandboxError(400, "request.malformed_json", "Malformed JSON", "the request body is not valid JSON");
       }
-      if (typeof body !== "object" || body === null || Array.isArray(body)) throw new SandboxError(400, "control.bad_argument", "Bad argument", "the body must be a JSON object");
+      if (typeof body !== "object" || body === null || Array.isArray(body))
+        throw new SandboxError(400, "control.bad_argument", "Bad argument", "the body must be a JSON object");
       const field = POSITIONAL[name];
       const argument = field ? (body as Record<string, unknown>)[field] : body;
       const result = (control[name] as (argument: unknown) => unknown)(argument);

@@ -9,7 +9,10 @@ import type { FaultRecord, World } from "../records";
 function matches(fault: FaultRecord, method: string, path: string): boolean {
   if (fault.method && fault.method.toUpperCase() !== method) return false;
   if (!fault.pathPrefix) return true;
-  return path.startsWith(fault.pathPrefix) || path.startsWith(`/api/v1${fault.pathPrefix.startsWith("/") ? "" : "/"}${fault.pathPrefix}`);
+  return (
+    path.startsWith(fault.pathPrefix) ||
+    path.startsWith(`/api/v1${fault.pathPrefix.startsWith("/") ? "" : "/"}${fault.pathPrefix}`)
+  );
 }
 
 function cannedResponse(fault: FaultRecord, status: number): Response {
@@ -21,7 +24,15 @@ function cannedResponse(fault: FaultRecord, status: number): Response {
     body = fault.rawBody;
     if (!headers.has("Content-Type")) headers.set("Content-Type", "text/plain; charset=utf-8");
   } else {
-    body = JSON.stringify(fault.body ?? { type: "about:blank", title: "Injected fault", status, detail: "fault injected by the sandbox", instance: null });
+    body = JSON.stringify(
+      fault.body ?? {
+        type: "about:blank",
+        title: "Injected fault",
+        status,
+        detail: "fault injected by the sandbox",
+        instance: null,
+      },
+    );
     if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
   }
   return new Response(body, { status, headers });

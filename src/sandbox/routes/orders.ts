@@ -3,7 +3,16 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { sunToTrx } from "#src/marketplace/money";
 import { activationFeeSun, findOrder, orderStats, placeOrder } from "../orders";
-import { ACTIVATION_MAX_TRX, burnCostSun, DURATIONS, isDuration, ORDER_LIMITS, providerCostSun, savingsPercent, withCommission } from "../price-book";
+import {
+  ACTIVATION_MAX_TRX,
+  burnCostSun,
+  DURATIONS,
+  isDuration,
+  ORDER_LIMITS,
+  providerCostSun,
+  savingsPercent,
+  withCommission,
+} from "../price-book";
 import { validationError } from "../problem";
 import type { Duration, Resource } from "../types";
 import type { World } from "../records";
@@ -11,7 +20,19 @@ import { int64, orderView } from "../views";
 import { newestFirst } from "../world";
 import { requireScope } from "./auth";
 import type { ApiEnv } from "./env";
-import { addressInput, checkVolume, durationInput, int64Input, pageOf, paging, parseWith, pathUuid, queryInt64, readJsonBody, resourceQuery } from "./request-parsing";
+import {
+  addressInput,
+  checkVolume,
+  durationInput,
+  int64Input,
+  pageOf,
+  paging,
+  parseWith,
+  pathUuid,
+  queryInt64,
+  readJsonBody,
+  resourceQuery,
+} from "./request-parsing";
 
 const resourceInput = z.enum(["energy", "bandwidth"], { error: "must be energy or bandwidth" });
 
@@ -28,7 +49,10 @@ function daysQuery(raw: string | undefined): Duration | { days: number } {
   if (raw === undefined || raw === "") return "1d";
   if (isDuration(raw)) return raw;
   if (/^[1-9]\d{0,3}$/.test(raw)) return Number(raw) === 1 ? "1d" : { days: Number(raw) };
-  throw validationError(400, `days must be one of ${DURATIONS.join(", ")} or a whole number of days, got ${JSON.stringify(raw)}`);
+  throw validationError(
+    400,
+    `days must be one of ${DURATIONS.join(", ")} or a whole number of days, got ${JSON.stringify(raw)}`,
+  );
 }
 
 export function registerOrderRoutes(app: Hono<ApiEnv>, world: World): void {
@@ -43,7 +67,10 @@ export function registerOrderRoutes(app: Hono<ApiEnv>, world: World): void {
 
   app.get("/api/v1/orders/stats", requireScope("read"), (c) => {
     const stats = orderStats(world, c.get("account").id);
-    return c.json({ totalOrders: stats.totalOrders, energyDeliveredThisMonth: int64(stats.energyDeliveredThisMonth, world.settings.int64Format) });
+    return c.json({
+      totalOrders: stats.totalOrders,
+      energyDeliveredThisMonth: int64(stats.energyDeliveredThisMonth, world.settings.int64Format),
+    });
   });
 
   app.get("/api/v1/orders/options", requireScope("read"), (c) => {
@@ -66,7 +93,9 @@ export function registerOrderRoutes(app: Hono<ApiEnv>, world: World): void {
     if (volume === undefined) throw validationError(400, "volume is required");
     const limits = ORDER_LIMITS[resource];
     checkVolume(volume, { min: limits.minVolume, max: limits.maxVolume }, 400);
-    const price = withCommission(providerCostSun(resource, volume, daysQuery(c.req.query("days")), world.rateOverrides));
+    const price = withCommission(
+      providerCostSun(resource, volume, daysQuery(c.req.query("days")), world.rateOverrides),
+    );
     const target = c.req.query("target");
     // The spec gives the saving versus burning TRX for energy only; bandwidth answers null for both.
     const burn = resource === "energy" ? burnCostSun(resource, volume) : null;

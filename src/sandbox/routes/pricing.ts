@@ -12,7 +12,8 @@ export function registerPricingRoutes(app: Hono<ApiEnv>, world: World): void {
   app.get("/api/v1/pricing/quote", (c) => {
     const resource = resourceQuery(c.req.query("resource"));
     const rawDuration = c.req.query("duration") || "1h";
-    if (!isDuration(rawDuration)) throw validationError(400, `duration must be one of ${DURATIONS.join(", ")}, got ${JSON.stringify(rawDuration)}`);
+    if (!isDuration(rawDuration))
+      throw validationError(400, `duration must be one of ${DURATIONS.join(", ")}, got ${JSON.stringify(rawDuration)}`);
     const duration: Duration = rawDuration;
     const volume = queryInt64(c, "volume");
     if (volume === undefined) throw validationError(400, "volume is required");

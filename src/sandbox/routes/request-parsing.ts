@@ -14,25 +14,41 @@ const TRON_ADDRESS = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
 
 /** An int64 field: a JSON integer or a decimal-integer string, within the safe-integer range the sandbox stores. */
 export const int64Input = z.unknown().transform((value, ctx): number => {
-  const number = typeof value === "string" ? (INT64_PATTERN.test(value) ? Number(value) : Number.NaN) : typeof value === "number" ? value : Number.NaN;
+  const number =
+    typeof value === "string"
+      ? INT64_PATTERN.test(value)
+        ? Number(value)
+        : Number.NaN
+      : typeof value === "number"
+        ? value
+        : Number.NaN;
   if (value === undefined) {
     ctx.issues.push({ code: "custom", input: value, message: "is required" });
     return z.NEVER;
   }
   if (!Number.isSafeInteger(number)) {
-    ctx.issues.push({ code: "custom", input: value, message: `must be an integer (a JSON integer or a decimal-integer string), got ${JSON.stringify(value)}` });
+    ctx.issues.push({
+      code: "custom",
+      input: value,
+      message: `must be an integer (a JSON integer or a decimal-integer string), got ${JSON.stringify(value)}`,
+    });
     return z.NEVER;
   }
   return number;
 });
 
-export const addressInput = z.string().regex(TRON_ADDRESS, { error: "must be a TRON address: T followed by 33 base58 characters" });
+export const addressInput = z
+  .string()
+  .regex(TRON_ADDRESS, { error: "must be a TRON address: T followed by 33 base58 characters" });
 
-export const durationInput = z.enum(DURATIONS as [Duration, ...Duration[]], { error: `must be one of ${DURATIONS.join(", ")}` });
+export const durationInput = z.enum(DURATIONS as [Duration, ...Duration[]], {
+  error: `must be one of ${DURATIONS.join(", ")}`,
+});
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
-  for (const segment of path) value = typeof value === "object" && value !== null ? (value as Record<PropertyKey, unknown>)[segment] : undefined;
+  for (const segment of path)
+    value = typeof value === "object" && value !== null ? (value as Record<PropertyKey, unknown>)[segment] : undefined;
   return value;
 }
 
@@ -62,15 +78,22 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   }
 }
 
-export function checkVolume(volume: number, bounds: { min: number; max: number }, status: 400 | 422, field = "volume"): void {
-  if (volume < bounds.min || volume > bounds.max) throw validationError(status, `${field} must be between ${bounds.min} and ${bounds.max}, got ${volume}`);
+export function checkVolume(
+  volume: number,
+  bounds: { min: number; max: number },
+  status: 400 | 422,
+  field = "volume",
+): void {
+  if (volume < bounds.min || volume > bounds.max)
+    throw validationError(status, `${field} must be between ${bounds.min} and ${bounds.max}, got ${volume}`);
 }
 
 /** An int64 query parameter; undefined when absent. */
 export function queryInt64(c: Context, name: string): number | undefined {
   const raw = c.req.query(name);
   if (raw === undefined || raw === "") return undefined;
-  if (!INT64_PATTERN.test(raw) || !Number.isSafeInteger(Number(raw))) throw validationError(400, `${name} must be an integer, got ${JSON.stringify(raw)}`);
+  if (!INT64_PATTERN.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw validationError(400, `${name} must be an integer, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 

@@ -16,7 +16,10 @@ export function registerMetricsRefusals<E extends Env>(app: Hono<E>, metrics: Me
     const lines = [
       "# HELP metrics_scrapes_refused_total /metrics requests this replica refused, by reason (metrics_forbidden: METRICS_TOKEN unset here; metrics_unauthorized: the token missing or not this replica's)",
       "# TYPE metrics_scrapes_refused_total counter",
-      ...REASONS.map((reason) => `metrics_scrapes_refused_total{reason="${reason}"} ${metrics.refusedRequests.get({ route: "/metrics", reason })}`),
+      ...REASONS.map(
+        (reason) =>
+          `metrics_scrapes_refused_total{reason="${reason}"} ${metrics.refusedRequests.get({ route: "/metrics", reason })}`,
+      ),
     ];
     return c.text(`${lines.join("\n")}\n`, 200, { "content-type": "text/plain; version=0.0.4" });
   });

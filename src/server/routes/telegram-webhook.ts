@@ -35,7 +35,9 @@ const updateShape = z.object({
   update_id: id,
   message: message.optional(),
   edited_message: message.optional(),
-  callback_query: z.object({ id: z.string(), from: user, message: z.object({ message_id: id, chat: z.object({ id }) }).optional() }).optional(),
+  callback_query: z
+    .object({ id: z.string(), from: user, message: z.object({ message_id: id, chat: z.object({ id }) }).optional() })
+    .optional(),
   inline_query: z.object({ id: z.string(), from: user, query: z.string() }).optional(),
   chosen_inline_result: z.object({ result_id: z.string(), from: user }).optional(),
   my_chat_member: z.object({ chat: z.object({ id }), from: user }).optional(),
@@ -48,7 +50,15 @@ export function isTelegramUpdate(body: unknown): body is Update {
 
 /** The chat an update belongs to (its turn queue); 0 for the few chat-less kinds. */
 export function chatOf(update: Update): number {
-  return update.message?.chat.id ?? update.edited_message?.chat.id ?? update.callback_query?.message?.chat.id ?? update.callback_query?.from.id ?? update.my_chat_member?.chat.id ?? update.inline_query?.from.id ?? 0;
+  return (
+    update.message?.chat.id ??
+    update.edited_message?.chat.id ??
+    update.callback_query?.message?.chat.id ??
+    update.callback_query?.from.id ??
+    update.my_chat_member?.chat.id ??
+    update.inline_query?.from.id ??
+    0
+  );
 }
 
 /** How often one update may fail before the user is told and Telegram is told to stop redelivering it. */
@@ -89,7 +99,12 @@ export interface TelegramWebhookHandle {
  *   redelivery is handled, without deleting again a message this process already deleted;
  * - after MAX_FAILED_ATTEMPTS the bot's error handler tells the user and it is acknowledged.
  */
-export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, logger: Logger, shared?: TelegramWebhookShared): TelegramWebhookHandle {
+export function registerTelegramWebhook(
+  bot: Bot<BotContext>,
+  secret: string,
+  logger: Logger,
+  shared?: TelegramWebhookShared,
+): TelegramWebhookHandle {
   const chains = new Map<number, Promise<Outcome>>();
   const inFlight = new Set<Promise<Outcome>>();
   let accepting = true;
@@ -98,7 +113,8 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
   return {
     register(app) {
       app.post("/telegram", async (c) => {
-        if (!sameSecret(c.req.header("x-telegram-bot-api-secret-token"), secret)) return c.json({ error: "forbidden" }, 401);
+        if (!sameSecret(c.req.header("x-telegram-bot-api-secret-token"), secret))
+          return c.json({ error: "forbidden" }, 401);
         // Not ready (before bot.init) or shutting down: Telegram retries later.
         if (!accepting || !bot.isInited()) return c.json({ error: "unavailable" }, 503);
         let update: Update;
@@ -110,12 +126,15 @@ export function registerTelegramWebhook(bot: Bot<BotContext>, secret: string, lo
         if (!isTelegramUpdate(update)) return c.json({ error: "not a Telegram update" }, 400);
         const chatId = chatOf(update);
         const previous = chains.get(chatId) ?? Promise.resolve<Outcome>("handled");
-        const current = previous.then(() => updates.handle(update, chatId)).catch((error: unknown): Outcome => {
-          const message = "webhook update could not take or record its turn; answered 500 so Telegram delivers it again";
-          if (shared?.health?.explains(error)) logger.debug({ err: error, updateId: update.update_id }, message);
-          else logger.error({ err: error, updateId: update.update_id }, message);
-          return "failed";
-        });
+        const current = previous
+          .then(() => updates.handle(update, chatId))
+          .catch((error: unknown): Outcome => {
+            const message =
+              "webhook update could not take or record its turn; answered 500 so Telegram delivers it again";
+            if (shared?.health?.explains(error)) logger.debug({ err: error, updateId: update.update_id }, message);
+            else logger.error({ err: error, updateId: update.update_id }, message);
+            return "failed";
+          });
         chains.set(chatId, current);
         inFlight.add(current);
         const outcome = await current;
@@ -159,13 +178,19 @@ class WebhookUpdates {
   async handle(update: Update, chatId: number): Promise<Outcome> {
     const failure = this.failures.get(update.update_id) ?? { attempts: 0, effects: newUpdateEffects() };
     if (failure.effects.onceDone) {
-      this.logger.info({ updateId: update.update_id }, "Telegram update redelivered after its handler had done what must happen once; acknowledged, not handled again");
+      this.logger.info(
+        { updateId: update.update_id },
+        "Telegram update redelivered after its handler had done what must happen once; acknowledged, not handled again",
+      );
       this.failures.delete(update.update_id);
       return "handled";
     }
     const turn = this.shared ? await this.shared.turns.take(update.update_id, chatId) : null;
     if (turn?.kind === "duplicate") {
-      this.logger.info({ updateId: update.update_id }, "Telegram update already taken (redelivery); acknowledged, not handled again");
+      this.logger.info(
+        { updateId: update.update_id },
+        "Telegram update already taken (redelivery); acknowledged, not handled again",
+      );
       return "handled";
     }
     let outcome: Outcome = "handled";
@@ -195,7 +220,10 @@ class WebhookUpdates {
     if (this.shared?.health?.explains(error)) {
       // The database is gone (logged once by its health tracker): not an attempt of the update's own.
       this.remember(update.update_id, failure);
-      this.logger.debug({ err: error, updateId: update.update_id }, "webhook update failed, the database is unreachable; answered 500 so Telegram delivers it again");
+      this.logger.debug(
+        { err: error, updateId: update.update_id },
+        "webhook update failed, the database is unreachable; answered 500 so Telegram delivers it again",
+      );
       return "failed";
     }
     const attempts = failure.attempts + 1;
@@ -203,13 +231,26 @@ class WebhookUpdates {
     const final = error instanceof BotError && failsOnEveryRetry(error.error);
     if (!final && (attempts < MAX_FAILED_ATTEMPTS || !(error instanceof BotError))) {
       this.remember(update.update_id, { attempts, effects: failure.effects });
-      this.logger.error({ err: error, updateId: update.update_id, attempts, onceDone: failure.effects.onceDone }, "webhook update failed; answered 500 so Telegram delivers it again");
+      this.logger.error(
+        { err: error, updateId: update.update_id, attempts, onceDone: failure.effects.onceDone },
+        "webhook update failed; answered 500 so Telegram delivers it again",
+      );
       return "failed";
     }
-    if (final) this.logger.warn({ updateId: update.update_id, attempts }, "webhook update failed with a Bot API error no retry can change; handled at once and acknowledged");
+    if (final)
+      this.logger.warn(
+        { updateId: update.update_id, attempts },
+        "webhook update failed with a Bot API error no retry can change; handled at once and acknowledged",
+      );
     // The same update keeps failing: tell the user (error id) and let Telegram move on.
-    else this.logger.error({ updateId: update.update_id, attempts }, "webhook update failed every time; the user is told and it is acknowledged");
-    await Promise.resolve(this.bot.errorHandler(error as BotError<BotContext>)).catch((handlerError: unknown) => this.logger.warn({ err: handlerError }, "the error handler failed"));
+    else
+      this.logger.error(
+        { updateId: update.update_id, attempts },
+        "webhook update failed every time; the user is told and it is acknowledged",
+      );
+    await Promise.resolve(this.bot.errorHandler(error as BotError<BotContext>)).catch((handlerError: unknown) =>
+      this.logger.warn({ err: handlerError }, "the error handler failed"),
+    );
     return "handled";
   }
 }

@@ -49,10 +49,12 @@ export const setChatMenuButton: MethodHandler = (context, params) => {
   if (chatId) context.state.requireChat(Number(chatId));
   const button = readObject(params, "menu_button", "can't parse menu button JSON object") ?? { type: "default" };
   const type = (button as { type?: unknown }).type;
-  if (!["default", "commands", "web_app"].includes(type as string)) throw badRequest("can't parse menu button JSON object");
+  if (!["default", "commands", "web_app"].includes(type as string))
+    throw badRequest("can't parse menu button JSON object");
   if (type === "web_app") {
     const text = (button as { text?: unknown }).text;
-    if (typeof text !== "string" || text.trim() === "") throw badRequest("can't parse menu button: the web_app button needs a text");
+    if (typeof text !== "string" || text.trim() === "")
+      throw badRequest("can't parse menu button: the web_app button needs a text");
     validateWebApp((button as { web_app?: unknown }).web_app);
   }
   context.state.menuButtons.set(chatId, button);
@@ -69,7 +71,12 @@ function languageOf(params: Params): string {
 }
 
 /** setMyDescription / setMyShortDescription: at most 512 / 120 characters; empty removes it for that language. */
-function profileText(store: (context: MethodContext) => Map<string, string>, param: string, max: number, tooLong: string): { set: MethodHandler; get: MethodHandler } {
+function profileText(
+  store: (context: MethodContext) => Map<string, string>,
+  param: string,
+  max: number,
+  tooLong: string,
+): { set: MethodHandler; get: MethodHandler } {
   return {
     set: (context, params) => {
       const language = languageOf(params);
@@ -87,7 +94,12 @@ function profileText(store: (context: MethodContext) => Map<string, string>, par
 }
 
 const description = profileText((context) => context.state.descriptions, "description", 512, "BOT_DESCRIPTION_INVALID");
-const shortDescription = profileText((context) => context.state.shortDescriptions, "short_description", 120, "BOT_SHORT_DESCRIPTION_INVALID");
+const shortDescription = profileText(
+  (context) => context.state.shortDescriptions,
+  "short_description",
+  120,
+  "BOT_SHORT_DESCRIPTION_INVALID",
+);
 export const setMyDescription = description.set;
 export const getMyDescription = description.get;
 export const setMyShortDescription = shortDescription.set;

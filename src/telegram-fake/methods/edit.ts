@@ -25,7 +25,9 @@ export const editMessageCaption: MethodHandler = (context, params) =>
   edit(context, params, (message) => {
     if (message.photo === undefined) throw badRequest("there is no caption in the message to edit");
     const caption = readCaption(params);
-    const change = caption ? contentChange(caption, "caption") : { caption: undefined, html: undefined, entities: undefined };
+    const change = caption
+      ? contentChange(caption, "caption")
+      : { caption: undefined, html: undefined, entities: undefined };
     return { ...change, replyMarkup: readReplyMarkup(params, true) };
   });
 
@@ -38,17 +40,31 @@ export const editMessageMedia: MethodHandler = (context, params) =>
   edit(context, params, (message) => {
     const media = readObject(params, "media", "can't parse InputMedia JSON object");
     if (media === undefined) throw badRequest("media not specified");
-    if (typeof media !== "object" || media === null || Array.isArray(media)) throw badRequest("can't parse InputMedia JSON object");
+    if (typeof media !== "object" || media === null || Array.isArray(media))
+      throw badRequest("can't parse InputMedia JSON object");
     const fields = media as Params;
     if (fields.type !== "photo") throw badRequest("unsupported media type: the fake edits photos only");
     if (message.photo === undefined) throw badRequest("there is no media in the message to edit");
     const reference = fields.media;
-    const attached = typeof reference === "string" && reference.startsWith("attach://") ? params[reference.slice(9)] : undefined;
-    if (typeof reference === "string" && reference.startsWith("attach://") && !(attached instanceof UploadedFile)) throw badRequest("can't find attached file");
+    const attached =
+      typeof reference === "string" && reference.startsWith("attach://") ? params[reference.slice(9)] : undefined;
+    if (typeof reference === "string" && reference.startsWith("attach://") && !(attached instanceof UploadedFile))
+      throw badRequest("can't find attached file");
     const photo = readPhoto(context, { photo: attached ?? reference });
     const caption = readCaption(fields);
-    const change = caption ? contentChange(caption, "caption") : { caption: undefined, html: undefined, entities: undefined };
-    return { ...change, photo: { fileId: photo.fileId, bytes: photo.bytes, ...imageSize(photo.bytes), ...(photo.url ? { url: photo.url } : {}) }, replyMarkup: readReplyMarkup(params, true) };
+    const change = caption
+      ? contentChange(caption, "caption")
+      : { caption: undefined, html: undefined, entities: undefined };
+    return {
+      ...change,
+      photo: {
+        fileId: photo.fileId,
+        bytes: photo.bytes,
+        ...imageSize(photo.bytes),
+        ...(photo.url ? { url: photo.url } : {}),
+      },
+      replyMarkup: readReplyMarkup(params, true),
+    };
   });
 
 // An edit without reply_markup removes the keyboard, exactly as on Telegram.
@@ -88,6 +104,12 @@ function contentChange(content: FormattedText, field: "text" | "caption"): Chang
 
 function sameContent(before: ChatMessage, after: ChatMessage): boolean {
   const visible = (message: ChatMessage) =>
-    JSON.stringify([message.text, message.caption, message.entities ?? [], message.replyMarkup ?? null, message.photo?.fileId ?? null]);
+    JSON.stringify([
+      message.text,
+      message.caption,
+      message.entities ?? [],
+      message.replyMarkup ?? null,
+      message.photo?.fileId ?? null,
+    ]);
   return visible(before) === visible(after);
 }

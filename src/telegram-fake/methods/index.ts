@@ -1,6 +1,16 @@
 import type { MethodHandler } from "../method-context";
 import { answerCallbackQuery } from "./callbacks";
-import { deleteMyCommands, getChatMenuButton, getMyCommands, getMyDescription, getMyShortDescription, setChatMenuButton, setMyCommands, setMyDescription, setMyShortDescription } from "./commands";
+import {
+  deleteMyCommands,
+  getChatMenuButton,
+  getMyCommands,
+  getMyDescription,
+  getMyShortDescription,
+  setChatMenuButton,
+  setMyCommands,
+  setMyDescription,
+  setMyShortDescription,
+} from "./commands";
 import { deleteMessage, editMessageCaption, editMessageMedia, editMessageReplyMarkup, editMessageText } from "./edit";
 import { getFile } from "./files";
 import { getChatMember } from "./members";
@@ -40,7 +50,9 @@ const handlers: Record<string, MethodHandler> = {
 };
 
 // Telegram matches method names case-insensitively.
-const byLowerCaseName = new Map(Object.entries(handlers).map(([name, handler]) => [name.toLowerCase(), { name, handler }]));
+const byLowerCaseName = new Map(
+  Object.entries(handlers).map(([name, handler]) => [name.toLowerCase(), { name, handler }]),
+);
 
 export function findMethod(name: string): { name: string; handler: MethodHandler } | undefined {
   return byLowerCaseName.get(name.toLowerCase());

@@ -10,7 +10,21 @@ const QUERY_INVALID = "query is too old and response timeout expired or query ID
 export const INLINE_ANSWER_WINDOW_MS = 10_000;
 const MAX_RESULTS = 50;
 const DEFAULT_CACHE_SECONDS = 300;
-const RESULT_TYPES = new Set(["article", "photo", "gif", "mpeg4_gif", "video", "audio", "voice", "document", "location", "venue", "contact", "game", "sticker"]);
+const RESULT_TYPES = new Set([
+  "article",
+  "photo",
+  "gif",
+  "mpeg4_gif",
+  "video",
+  "audio",
+  "voice",
+  "document",
+  "location",
+  "venue",
+  "contact",
+  "game",
+  "sticker",
+]);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -24,7 +38,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export const answerInlineQuery: MethodHandler = (context, params) => {
   const id = readString(params, "inline_query_id") ?? "";
   const query = context.state.inlineQueries.get(id);
-  if (!query || query.answer || context.now() - query.createdAt > INLINE_ANSWER_WINDOW_MS) throw badRequest(QUERY_INVALID);
+  if (!query || query.answer || context.now() - query.createdAt > INLINE_ANSWER_WINDOW_MS)
+    throw badRequest(QUERY_INVALID);
   const raw = readObject(params, "results", "can't parse inline query results JSON object");
   if (!Array.isArray(raw)) throw badRequest("can't parse inline query results JSON object");
   if (raw.length > MAX_RESULTS) throw badRequest("RESULTS_TOO_MUCH");
@@ -36,9 +51,15 @@ export const answerInlineQuery: MethodHandler = (context, params) => {
     return result;
   });
   const cacheTime = readInteger(params, "cache_time") ?? DEFAULT_CACHE_SECONDS;
-  if (cacheTime < 0) throw badRequest("field \"cache_time\" must be a non-negative Integer");
+  if (cacheTime < 0) throw badRequest('field "cache_time" must be a non-negative Integer');
   const button = readButton(readObject(params, "button", "can't parse inline query results button JSON object"));
-  const answer: InlineAnswer = { inlineQueryId: id, results, cacheTime, isPersonal: readBoolean(params, "is_personal"), ...(button ? { button } : {}) };
+  const answer: InlineAnswer = {
+    inlineQueryId: id,
+    results,
+    cacheTime,
+    isPersonal: readBoolean(params, "is_personal"),
+    ...(button ? { button } : {}),
+  };
   query.answer = answer;
   context.events.emit({ kind: "inline_answer", inlineAnswer: answer });
   return true;
@@ -55,8 +76,11 @@ function readResult(entry: unknown): InlineResult {
   const title = typeof entry.title === "string" ? entry.title : "";
   if (type === "article" && title.trim() === "") throw badRequest("RESULT_TITLE_EMPTY");
   const content = entry.input_message_content;
-  if (type === "article" && !isRecord(content)) throw badRequest("can't parse InputMessageContent: field \"message_text\" must be of type String");
-  const message = isRecord(content) ? readMessageText({ text: content.message_text, parse_mode: content.parse_mode, entities: content.entities }) : { text: "" };
+  if (type === "article" && !isRecord(content))
+    throw badRequest('can\'t parse InputMessageContent: field "message_text" must be of type String');
+  const message = isRecord(content)
+    ? readMessageText({ text: content.message_text, parse_mode: content.parse_mode, entities: content.entities })
+    : { text: "" };
   const replyMarkup = readReplyMarkup({ reply_markup: entry.reply_markup }, true);
   return {
     id,
@@ -70,7 +94,8 @@ function readResult(entry: unknown): InlineResult {
 
 function readButton(button: unknown): InlineAnswer["button"] {
   if (button === undefined) return undefined;
-  if (!isRecord(button) || typeof button.text !== "string" || button.text.trim() === "") throw badRequest("BUTTON_TEXT_INVALID");
+  if (!isRecord(button) || typeof button.text !== "string" || button.text.trim() === "")
+    throw badRequest("BUTTON_TEXT_INVALID");
   const start = button.start_parameter;
   if (typeof start !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(start)) throw badRequest("START_PARAM_INVALID");
   return { text: button.text, startParameter: start };

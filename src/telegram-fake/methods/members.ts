@@ -15,13 +15,15 @@ export const getChatMember: MethodHandler = (context, params) => {
   const chat = context.state.requireChat(chatId);
   if (chat.type === "private") {
     if (userId === context.bot.id) return chatMemberJson("member", botUserJson(context.bot));
-    if (userId === chatId) return chatMemberJson("member", { id: userId, is_bot: false, first_name: chat.firstName ?? "Test" });
+    if (userId === chatId)
+      return chatMemberJson("member", { id: userId, is_bot: false, first_name: chat.firstName ?? "Test" });
     throw badRequest("user not found");
   }
   const group = context.groups.get(chatId);
   if (!group) throw badRequest("chat not found");
   requireBotInGroup(group);
-  if (userId === context.bot.id) return chatMemberJson(group.botStatus, botUserJson(context.bot), group.botCanSend !== false);
+  if (userId === context.bot.id)
+    return chatMemberJson(group.botStatus, botUserJson(context.bot), group.botCanSend !== false);
   const member = group.members.get(userId);
   if (!member) return chatMemberJson("left", { id: userId, is_bot: false, first_name: "User" });
   return chatMemberJson(member.status, userJson(member.user));

@@ -1,7 +1,14 @@
 import { badRequest } from "../api-error";
 import { imageExtension, imageSize } from "../image-size";
 import { readCaption, readMessageText } from "../message-content";
-import { botMessageJson, emitMessageEvent, nowSeconds, sendTarget, targetChat, type MethodHandler } from "../method-context";
+import {
+  botMessageJson,
+  emitMessageEvent,
+  nowSeconds,
+  sendTarget,
+  targetChat,
+  type MethodHandler,
+} from "../method-context";
 import { readString, requireChatId } from "../param-readers";
 import { readReplyMarkup } from "../reply-markup";
 import { rememberReplyKeyboard } from "../request-chat";

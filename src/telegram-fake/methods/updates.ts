@@ -3,7 +3,10 @@ import { botUserJson } from "../message-json";
 import type { MethodHandler } from "../method-context";
 import { readBoolean, readInteger, readObject, readString } from "../param-readers";
 
-export const getMe: MethodHandler = (context) => ({ ...botUserJson(context.bot, true), supports_inline_queries: context.state.inlineMode });
+export const getMe: MethodHandler = (context) => ({
+  ...botUserJson(context.bot, true),
+  supports_inline_queries: context.state.inlineMode,
+});
 
 export const getUpdates: MethodHandler = async (context, params) => {
   if (context.state.webhook) {
@@ -54,7 +57,12 @@ export const getWebhookInfo: MethodHandler = (context) => ({
   has_custom_certificate: false,
   pending_update_count: context.updates.pendingCount(),
   max_connections: 40,
-  ...(context.state.webhookLastError ? { last_error_date: context.state.webhookLastError.date, last_error_message: context.state.webhookLastError.message } : {}),
+  ...(context.state.webhookLastError
+    ? {
+        last_error_date: context.state.webhookLastError.date,
+        last_error_message: context.state.webhookLastError.message,
+      }
+    : {}),
 });
 
 export const acknowledge: MethodHandler = () => true;

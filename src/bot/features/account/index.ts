@@ -20,8 +20,15 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
       await ctx.reply(ctx.tr("disconnect-nothing"), { parse_mode: "HTML" });
       return;
     }
-    const keyboard = new InlineKeyboard().text(ctx.tr("button-confirm"), DISCONNECT_YES.data(credential.linked_at)).success().text(ctx.tr("button-cancel"), DISCONNECT_NO.data).danger();
-    await ctx.reply(ctx.tr("disconnect-ask", { last4: credential.last4 }), { parse_mode: "HTML", reply_markup: keyboard });
+    const keyboard = new InlineKeyboard()
+      .text(ctx.tr("button-confirm"), DISCONNECT_YES.data(credential.linked_at))
+      .success()
+      .text(ctx.tr("button-cancel"), DISCONNECT_NO.data)
+      .danger();
+    await ctx.reply(ctx.tr("disconnect-ask", { last4: credential.last4 }), {
+      parse_mode: "HTML",
+      reply_markup: keyboard,
+    });
   });
 
   composer.callbackQuery(DISCONNECT_YES.pattern, async (ctx) => {
@@ -50,7 +57,10 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
   async function webhookText(ctx: BotContext, token: string): Promise<{ text: string; keyboard: InlineKeyboard }> {
     const url = `${ctx.deps.config.PUBLIC_URL}/webhooks/marketplace/${token}`;
     const text = [ctx.tr("webhook-title"), "", code(url), "", ctx.tr("webhook-how")].join("\n");
-    const keyboard = new InlineKeyboard().copyText(ctx.tr("button-copy"), url).row().text(ctx.tr("button-rotate"), WEBHOOK_ROTATE.data);
+    const keyboard = new InlineKeyboard()
+      .copyText(ctx.tr("button-copy"), url)
+      .row()
+      .text(ctx.tr("button-rotate"), WEBHOOK_ROTATE.data);
     return { text, keyboard };
   }
 
@@ -64,7 +74,10 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
       return;
     }
     if (await hasWebhookToken(ctx.deps.db, ctx.account.telegram_id)) {
-      await ctx.reply(ctx.tr("webhook-exists"), { parse_mode: "HTML", reply_markup: new InlineKeyboard().text(ctx.tr("button-rotate"), WEBHOOK_ROTATE.data) });
+      await ctx.reply(ctx.tr("webhook-exists"), {
+        parse_mode: "HTML",
+        reply_markup: new InlineKeyboard().text(ctx.tr("button-rotate"), WEBHOOK_ROTATE.data),
+      });
       return;
     }
     const token = await rotateWebhookToken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
@@ -81,9 +94,15 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
     if (!ctx.deps.config.PUBLIC_URL || !(await findCredential(ctx.deps.db, ctx.account.telegram_id))) return;
     const token = await rotateWebhookToken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
     ctx.deps.rememberSecret(token);
-    ctx.deps.logger.info({ userId: ctx.account.telegram_id }, "personal webhook token rotated; the old URL stopped working");
+    ctx.deps.logger.info(
+      { userId: ctx.account.telegram_id },
+      "personal webhook token rotated; the old URL stopped working",
+    );
     const { text, keyboard } = await webhookText(ctx, token);
-    await ctx.editMessageText(`${text}\n\n${ctx.tr("webhook-rotated")}`, { parse_mode: "HTML", reply_markup: keyboard });
+    await ctx.editMessageText(`${text}\n\n${ctx.tr("webhook-rotated")}`, {
+      parse_mode: "HTML",
+      reply_markup: keyboard,
+    });
   });
 
   return composer;

@@ -1,7 +1,13 @@
 import { type Composer, type Context, InlineKeyboard } from "grammy";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import { ADDRESS_LABEL, ADDRESS_REMOVE } from "#src/chat/callback-data";
-import { findAddress, recentAddresses, removeAddress, setAddressLabel, type SavedAddress } from "#src/db/repos/addresses";
+import {
+  findAddress,
+  recentAddresses,
+  removeAddress,
+  setAddressLabel,
+  type SavedAddress,
+} from "#src/db/repos/addresses";
 import { refFor, resolveRef } from "#src/db/repos/callback-refs";
 import type { BotContext } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
@@ -51,7 +57,10 @@ export function offeredAddress(offered: Record<string, string> | undefined, inpu
  * The address step's buttons: the user's recent saved addresses, each behind a short reference
  * (callback data never carries an address). Returns the rows and the references they stand for.
  */
-export async function savedAddressOffers(ctx: BotContext, telegramId: number): Promise<{ offered: Record<string, string>; rows: AnswerButton[][] }> {
+export async function savedAddressOffers(
+  ctx: BotContext,
+  telegramId: number,
+): Promise<{ offered: Record<string, string>; rows: AnswerButton[][] }> {
   const offered: Record<string, string> = {};
   const rows: AnswerButton[][] = [];
   for (const saved of await recentAddresses(ctx.deps.db, telegramId, 4)) {
@@ -62,9 +71,15 @@ export async function savedAddressOffers(ctx: BotContext, telegramId: number): P
   return { offered, rows };
 }
 
-export function readAddress(ctx: BotContext, input: string, offered?: Record<string, string>): { ok: true; value: string } | { ok: false; message: string } {
+export function readAddress(
+  ctx: BotContext,
+  input: string,
+  offered?: Record<string, string>,
+): { ok: true; value: string } | { ok: false; message: string } {
   const check = checkTronAddress(offeredAddress(offered, input) ?? input);
-  return check.ok ? { ok: true, value: check.address } : { ok: false, message: ctx.tr(`input-address-${check.reason}`) };
+  return check.ok
+    ? { ok: true, value: check.address }
+    : { ok: false, message: ctx.tr(`input-address-${check.reason}`) };
 }
 
 /**
@@ -88,7 +103,10 @@ async function addressBook(ctx: BotContext): Promise<{ text: string; keyboard: I
   for (const entry of saved) {
     lines.push(entry.label ? `• <b>${escapeHtml(entry.label)}</b> ${code(entry.address)}` : `• ${code(entry.address)}`);
     const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, entry.address, ctx.deps.now());
-    keyboard.text(`✏️ ${addressButtonLabel(entry)}`, ADDRESS_LABEL.data(ref)).text(`🗑 ${shortAddress(entry.address)}`, ADDRESS_REMOVE.data(ref)).row();
+    keyboard
+      .text(`✏️ ${addressButtonLabel(entry)}`, ADDRESS_LABEL.data(ref))
+      .text(`🗑 ${shortAddress(entry.address)}`, ADDRESS_REMOVE.data(ref))
+      .row();
   }
   return { text: lines.join("\n"), keyboard };
 }
@@ -102,13 +120,28 @@ async function showAddressBook(ctx: BotContext): Promise<void> {
 export async function addressLabelConversation(conversation: Guided, _ctx: Context, address: string): Promise<void> {
   const asked = await conversation.external(async (ctx) => {
     const asked = markAsked(ctx, "address-label", "label");
-    await sendQuestion(ctx, asked, [ctx.tr("address-label-ask", { max: String(LABEL_MAX) }, { address: code(address) }), "", ctx.tr("ask-cancel-hint")].join("\n"));
+    await sendQuestion(
+      ctx,
+      asked,
+      [
+        ctx.tr("address-label-ask", { max: String(LABEL_MAX) }, { address: code(address) }),
+        "",
+        ctx.tr("ask-cancel-hint"),
+      ].join("\n"),
+    );
     return asked;
   });
-  const label = await answer(conversation, "address-label", asked, async (ctx, input): Promise<Checked<string | null>> => {
-    const read = readLabel(input);
-    return read.ok ? { ok: true, value: read.label } : { ok: false, message: ctx.tr("address-label-bad", { max: String(LABEL_MAX) }) };
-  });
+  const label = await answer(
+    conversation,
+    "address-label",
+    asked,
+    async (ctx, input): Promise<Checked<string | null>> => {
+      const read = readLabel(input);
+      return read.ok
+        ? { ok: true, value: read.label }
+        : { ok: false, message: ctx.tr("address-label-bad", { max: String(LABEL_MAX) }) };
+    },
+  );
   await conversation.external(async (ctx) => {
     const saved = await setAddressLabel(ctx.deps.db, ctx.account.telegram_id, address, label);
     if (!saved) {

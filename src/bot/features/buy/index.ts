@@ -9,7 +9,14 @@ import { pressedButtonExists } from "#src/bot/pressed-button";
 import { splitArguments } from "#src/input/arguments";
 import { badAddressArgument } from "../addresses";
 import { sendCard, type CardKinds } from "../cards";
-import { draftFromCommand, missingOrderField, orderLimits, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
+import {
+  draftFromCommand,
+  missingOrderField,
+  orderLimits,
+  type DraftField,
+  type OrderDraft,
+  type OrderLimits,
+} from "../order-params";
 import { collectOrder, firstOrderQuestion, startOrderFlow } from "../order-params/guided";
 import type { MenuActions } from "#src/bot/context";
 import { addressFromStrangeLink } from "../deep-links";
@@ -34,16 +41,33 @@ async function buyLimits(ctx: BotContext): Promise<OrderLimits | null> {
 async function sendOrderCard(ctx: BotContext, draft: OrderDraft): Promise<void> {
   const client = await userClient(ctx);
   if (!client) return;
-  const order: OrderPayload = { resource: draft.resource!, volume: draft.volume!, duration: draft.duration!, address: draft.address! };
+  const order: OrderPayload = {
+    resource: draft.resource!,
+    volume: draft.volume!,
+    duration: draft.duration!,
+    address: draft.address!,
+  };
   if (await addressFromStrangeLink(ctx, order.address)) order.fromLink = true;
   const card = await preview(ctx, client, order);
   if (card) await sendCard(ctx, "order", { ...order, totalTrx: card.totalTrx }, card.text, card.canConfirm);
 }
 
 /** /buy, guided: asks what the command did not give, then the confirmation card. */
-export async function buyConversation(conversation: Guided, ctx: Context, start: OrderDraft, asked?: unknown): Promise<void> {
+export async function buyConversation(
+  conversation: Guided,
+  ctx: Context,
+  start: OrderDraft,
+  asked?: unknown,
+): Promise<void> {
   const question = firstOrderQuestion(asked);
-  const draft = await collectOrder(conversation, "buy", start, FIELDS, buyLimits, question && { entering: ctx, question });
+  const draft = await collectOrder(
+    conversation,
+    "buy",
+    start,
+    FIELDS,
+    buyLimits,
+    question && { entering: ctx, question },
+  );
   await conversation.external((ctx) => sendOrderCard(ctx, draft));
 }
 
@@ -68,7 +92,11 @@ export function buyFeature(menu: MenuActions, cards: CardKinds): Composer<BotCon
     const read = await draftFromCommand(ctx, args, limits, FIELDS, "/buy energy 65k 1h TAddress…");
     if (!read) return;
     const { draft, problem } = read;
-    if (missingOrderField(ctx, draft, limits, FIELDS) !== null && (await startOrderFlow(ctx, "buy", draft, limits, FIELDS, problem))) return;
+    if (
+      missingOrderField(ctx, draft, limits, FIELDS) !== null &&
+      (await startOrderFlow(ctx, "buy", draft, limits, FIELDS, problem))
+    )
+      return;
     await endFlow(ctx);
     await sendOrderCard(ctx, draft);
   }

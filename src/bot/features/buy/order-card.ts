@@ -19,7 +19,12 @@ export interface OrderPayload {
 }
 
 /** The order's card; with the balance unknown (left out by the marketplace), Confirm is offered and the marketplace decides. */
-function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, balanceTrx: string | null): { text: string; canConfirm: boolean; totalTrx: string } {
+function cardText(
+  ctx: BotContext,
+  order: OrderPayload,
+  preview: OrderPreview,
+  balanceTrx: string | null,
+): { text: string; canConfirm: boolean; totalTrx: string } {
   const activationTrx = preview.activationTrx ?? "0";
   const total = orderTotal(preview);
   const lines = [
@@ -29,13 +34,29 @@ function cardText(ctx: BotContext, order: OrderPayload, preview: OrderPreview, b
     ctx.tr("card-volume", { value: volumeText(order.volume, ctx.lang) }),
     ctx.tr("card-duration", { value: durationText(order.duration, ctx.lang) }),
     ctx.tr("card-target", {}, { value: code(order.address) }),
-    ctx.tr("card-price", { price: trxText(preview.priceTrx, ctx.lang), commission: knownTrxText(preview.commissionTrx, ctx.lang) }),
+    ctx.tr("card-price", {
+      price: trxText(preview.priceTrx, ctx.lang),
+      commission: knownTrxText(preview.commissionTrx, ctx.lang),
+    }),
   ];
   if (trxToSun(activationTrx) > 0n) lines.push(ctx.tr("card-activation", { value: trxText(activationTrx, ctx.lang) }));
-  if (order.resource === "energy" && preview.savingsPercent && preview.burnCostTrx) lines.push(ctx.tr("card-savings", { percent: amountText(preview.savingsPercent, ctx.lang), burn: trxText(preview.burnCostTrx, ctx.lang) }));
-  lines.push(ctx.tr("card-total", { value: trxText(total, ctx.lang) }), ctx.tr("card-balance", { value: knownTrxText(balanceTrx, ctx.lang) }));
+  if (order.resource === "energy" && preview.savingsPercent && preview.burnCostTrx)
+    lines.push(
+      ctx.tr("card-savings", {
+        percent: amountText(preview.savingsPercent, ctx.lang),
+        burn: trxText(preview.burnCostTrx, ctx.lang),
+      }),
+    );
+  lines.push(
+    ctx.tr("card-total", { value: trxText(total, ctx.lang) }),
+    ctx.tr("card-balance", { value: knownTrxText(balanceTrx, ctx.lang) }),
+  );
   const canConfirm = balanceTrx === null || compareTrx(balanceTrx, total) >= 0;
-  if (!canConfirm) lines.push("", ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx)), ctx.lang) }));
+  if (!canConfirm)
+    lines.push(
+      "",
+      ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx)), ctx.lang) }),
+    );
   lines.push(shareLine(ctx, "buy", order));
   // Last, so it sits just above Confirm: a link anyone can post may carry someone else's address.
   if (order.fromLink) lines.push("", ctx.tr("card-address-from-link"));
@@ -49,10 +70,19 @@ export function orderTotal(preview: OrderPreview): string {
 
 /** The marketplace's preview of the card's order (charges nothing). */
 export function previewOf(client: MarketplaceClient, order: OrderPayload): Promise<OrderPreview> {
-  return client.previewOrder({ volume: order.volume, days: order.duration, resource: order.resource, target: order.address });
+  return client.previewOrder({
+    volume: order.volume,
+    days: order.duration,
+    resource: order.resource,
+    target: order.address,
+  });
 }
 
-export async function preview(ctx: BotContext, client: MarketplaceClient, order: OrderPayload): Promise<{ text: string; canConfirm: boolean; totalTrx: string } | null> {
+export async function preview(
+  ctx: BotContext,
+  client: MarketplaceClient,
+  order: OrderPayload,
+): Promise<{ text: string; canConfirm: boolean; totalTrx: string } | null> {
   try {
     const result = await previewOf(client, order);
     // The preview normally carries the balance; read it when it does not.
@@ -71,10 +101,20 @@ export async function preview(ctx: BotContext, client: MarketplaceClient, order:
 export function doneText(ctx: BotContext, result: PlacedResult): string {
   const idLine = ctx.tr("order-id-line", {}, { id: code(result.orderId) });
   const settled = finalState(result.status);
-  if (settled === "failed") return [ctx.tr("alert-order-failed", { id: result.orderId.slice(0, 8) }), ctx.tr("alert-refunded"), idLine].join("\n");
+  if (settled === "failed")
+    return [ctx.tr("alert-order-failed", { id: result.orderId.slice(0, 8) }), ctx.tr("alert-refunded"), idLine].join(
+      "\n",
+    );
   const charged = chargedLines(ctx, result);
-  if (settled === "filled") return [ctx.tr("alert-order-filled", { id: result.orderId.slice(0, 8) }), idLine, ...charged].join("\n");
-  return [ctx.tr("order-placed", { status: marketWord(result.status) }), idLine, ...charged, "", ctx.tr("order-placed-followup")].join("\n");
+  if (settled === "filled")
+    return [ctx.tr("alert-order-filled", { id: result.orderId.slice(0, 8) }), idLine, ...charged].join("\n");
+  return [
+    ctx.tr("order-placed", { status: marketWord(result.status) }),
+    idLine,
+    ...charged,
+    "",
+    ctx.tr("order-placed-followup"),
+  ].join("\n");
 }
 
 /** What the card records of its order: the order, and what the marketplace says it cost against what the card showed. */

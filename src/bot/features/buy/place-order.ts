@@ -27,7 +27,12 @@ const CLOCK_SKEW_MS = 5 * 60_000;
  * its own. Reads at most ORDER_LOOKUP_PAGES pages (which, with the order itself, is
  * CALLS_PER_CLAIM calls between two renewals of a Confirm's claim).
  */
-async function findOrderOfCard(client: MarketplaceClient, order: OrderPayload, attemptedAt: number, claimed: ReadonlySet<string>): Promise<{ id: string; status: string; totalTrx: string } | null> {
+async function findOrderOfCard(
+  client: MarketplaceClient,
+  order: OrderPayload,
+  attemptedAt: number,
+  claimed: ReadonlySet<string>,
+): Promise<{ id: string; status: string; totalTrx: string } | null> {
   for (let page = 1; page <= ORDER_LOOKUP_PAGES; page++) {
     const list = await client.listOrders({ page, pageSize: 100 });
     let older = false;
@@ -69,12 +74,31 @@ async function claimedOrders(ctx: BotContext, card: PendingAction): Promise<Set<
 }
 
 /** The card's outcome once its order is known: the address remembered, the order followed, what it cost against what the card showed. */
-async function orderPlaced(ctx: BotContext, action: PendingAction, order: OrderPayload, placed: { id: string; status: string; totalTrx: string }): Promise<CardOutcome> {
+async function orderPlaced(
+  ctx: BotContext,
+  action: PendingAction,
+  order: OrderPayload,
+  placed: { id: string; status: string; totalTrx: string },
+): Promise<CardOutcome> {
   await touchAddress(ctx.deps.db, ctx.account.telegram_id, order.address, ctx.deps.now());
   await ctx.deps.followOrder(ctx.account.telegram_id, placed.id);
-  const result: PlacedResult = { orderId: placed.id, status: placed.status, totalTrx: placed.totalTrx, ...(order.totalTrx === undefined ? {} : { cardTotalTrx: order.totalTrx }) };
+  const result: PlacedResult = {
+    orderId: placed.id,
+    status: placed.status,
+    totalTrx: placed.totalTrx,
+    ...(order.totalTrx === undefined ? {} : { cardTotalTrx: order.totalTrx }),
+  };
   if (result.cardTotalTrx !== undefined && compareTrx(placed.totalTrx, result.cardTotalTrx) > 0) {
-    ctx.deps.logger.warn({ userId: ctx.account.telegram_id, orderId: placed.id, card: action.id, totalTrx: placed.totalTrx, cardTotalTrx: result.cardTotalTrx }, "the order placed costs more than its card showed");
+    ctx.deps.logger.warn(
+      {
+        userId: ctx.account.telegram_id,
+        orderId: placed.id,
+        card: action.id,
+        totalTrx: placed.totalTrx,
+        cardTotalTrx: result.cardTotalTrx,
+      },
+      "the order placed costs more than its card showed",
+    );
   }
   ctx.deps.logger.info({ userId: ctx.account.telegram_id, orderId: placed.id, card: action.id }, "order placed");
   return { state: "done", text: doneText(ctx, result), result };
@@ -95,7 +119,10 @@ async function placeOrder(ctx: BotContext, action: PendingAction): Promise<CardO
       const found = await findOrderOfCard(client, order, firstAttemptAt(action), await claimedOrders(ctx, action));
       if (found) return await orderPlaced(ctx, action, order, found);
       if (ctx.deps.now() - firstAttemptAt(action) > KEY_RESEND_WINDOW_MS) {
-        ctx.deps.logger.warn({ userId: ctx.account.telegram_id, card: action.id }, "an order attempt with an unknown outcome is over 24 h old and not in the order list; its key is not sent again");
+        ctx.deps.logger.warn(
+          { userId: ctx.account.telegram_id, card: action.id },
+          "an order attempt with an unknown outcome is over 24 h old and not in the order list; its key is not sent again",
+        );
         return {
           state: "failed",
           text: ctx.tr("card-attempt-expired"),
@@ -104,11 +131,17 @@ async function placeOrder(ctx: BotContext, action: PendingAction): Promise<CardO
         };
       }
     }
-    const placed = await client.createOrder({ resource: order.resource, targetAddress: order.address, volume: order.volume, duration: order.duration }, action.idempotency_key);
+    const placed = await client.createOrder(
+      { resource: order.resource, targetAddress: order.address, volume: order.volume, duration: order.duration },
+      action.idempotency_key,
+    );
     return await orderPlaced(ctx, action, order, placed);
   } catch (error) {
     if (!(error instanceof MarketplaceError)) throw error;
-    ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status }, "order not placed");
+    ctx.deps.logger.info(
+      { userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status },
+      "order not placed",
+    );
     if (RETRYABLE.has(error.kind)) return { state: "retry", text: ctx.tr("card-unknown-state") };
     if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
     const { text, keyboard } = await describeSpendError(ctx, client, error);
@@ -129,7 +162,9 @@ export const ORDER_CARD: CardKind = {
     if (!client) return null;
     const order = JSON.parse(action.payload) as OrderPayload;
     const card = await preview(ctx, client, order);
-    return card ? { text: card.text, payload: { ...order, totalTrx: card.totalTrx }, canConfirm: card.canConfirm } : null;
+    return card
+      ? { text: card.text, payload: { ...order, totalTrx: card.totalTrx }, canConfirm: card.canConfirm }
+      : null;
   },
   /**
    * The order request carries no price: a total that rose since the card was shown is caught by
@@ -146,7 +181,10 @@ export const ORDER_CARD: CardKind = {
       now = orderTotal(await previewOf(client, order));
     } catch (error) {
       if (!(error instanceof MarketplaceError)) throw error;
-      ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind }, "the price could not be checked again before the order; it goes on as confirmed");
+      ctx.deps.logger.info(
+        { userId: ctx.account.telegram_id, card: action.id, kind: error.kind },
+        "the price could not be checked again before the order; it goes on as confirmed",
+      );
       return null;
     }
     if (compareTrx(now, order.totalTrx) <= 0) return null;

@@ -57,7 +57,10 @@ export interface CardKind {
    * not. For a card with an attempt behind it (wasAttempted) the payload must still describe that
    * attempt (rules: the original knownIds).
    */
-  refresh(ctx: BotContext, action: PendingAction): Promise<{ text: string; payload: unknown; canConfirm: boolean; extra?: (id: string) => CardButton[] } | null>;
+  refresh(
+    ctx: BotContext,
+    action: PendingAction,
+  ): Promise<{ text: string; payload: unknown; canConfirm: boolean; extra?: (id: string) => CardButton[] } | null>;
   /** The card's text for an action already done (a second tap shows it again). */
   doneText(ctx: BotContext, action: PendingAction): string;
   /**
@@ -69,12 +72,20 @@ export interface CardKind {
    * Cancel on a card whose earlier attempt may have gone through: never "nothing was charged".
    * A `result` means the action did happen (the card becomes done with it).
    */
-  cancelAfterAttempt(ctx: BotContext, action: PendingAction): Promise<{ text: string; keyboard?: InlineKeyboard | Menu<BotContext>; result?: unknown }>;
+  cancelAfterAttempt(
+    ctx: BotContext,
+    action: PendingAction,
+  ): Promise<{ text: string; keyboard?: InlineKeyboard | Menu<BotContext>; result?: unknown }>;
 }
 
 export type CardKinds = Map<string, CardKind>;
 
-export function cardKeyboard(ctx: BotContext, id: string, canConfirm: boolean, extra: CardButton[] = []): InlineKeyboard {
+export function cardKeyboard(
+  ctx: BotContext,
+  id: string,
+  canConfirm: boolean,
+  extra: CardButton[] = [],
+): InlineKeyboard {
   const keyboard = cardButtons(ctx.tr, id, canConfirm);
   if (extra.length > 0) keyboard.row();
   for (const button of extra) keyboard.text(button.text, button.data);
@@ -86,14 +97,37 @@ export function cardKeyboard(ctx: BotContext, id: string, canConfirm: boolean, e
  * a retry or a tap after a restart all use that key, so the marketplace charges once.
  * `extra` adds the kind's own buttons (they need the card id, made here).
  */
-export async function sendCard(ctx: BotContext, kind: string, payload: unknown, text: string, canConfirm: boolean, extra?: (id: string) => CardButton[]): Promise<void> {
+export async function sendCard(
+  ctx: BotContext,
+  kind: string,
+  payload: unknown,
+  text: string,
+  canConfirm: boolean,
+  extra?: (id: string) => CardButton[],
+): Promise<void> {
   const id = shortId();
-  await createPendingAction(ctx.deps.db, { id, telegramId: ctx.account.telegram_id, kind, payload, idempotencyKey: randomUUID(), chatId: ctx.chat!.id, now: ctx.deps.now() });
-  const message = await ctx.reply(text, { parse_mode: "HTML", reply_markup: cardKeyboard(ctx, id, canConfirm, extra?.(id)), link_preview_options: { is_disabled: true } });
+  await createPendingAction(ctx.deps.db, {
+    id,
+    telegramId: ctx.account.telegram_id,
+    kind,
+    payload,
+    idempotencyKey: randomUUID(),
+    chatId: ctx.chat!.id,
+    now: ctx.deps.now(),
+  });
+  const message = await ctx.reply(text, {
+    parse_mode: "HTML",
+    reply_markup: cardKeyboard(ctx, id, canConfirm, extra?.(id)),
+    link_preview_options: { is_disabled: true },
+  });
   await setPendingActionMessage(ctx.deps.db, id, message.message_id);
 }
 
-async function editCard(ctx: BotContext, text: string, keyboard: InlineKeyboard | Menu<BotContext> = new InlineKeyboard()): Promise<void> {
+async function editCard(
+  ctx: BotContext,
+  text: string,
+  keyboard: InlineKeyboard | Menu<BotContext> = new InlineKeyboard(),
+): Promise<void> {
   await editInPlace(ctx, text, keyboard);
 }
 
@@ -125,12 +159,15 @@ async function runConfirmed(ctx: BotContext, kind: CardKind, id: string, claimed
   } catch (error) {
     // Whatever threw may have come after the marketplace acted: treat the outcome as unknown.
     await markPendingActionAttempted(db, id, ctx.deps.now());
-    if (claim !== null) await transitionPendingAction(db, id, ["processing"], "pending", ctx.deps.now(), undefined, claim);
+    if (claim !== null)
+      await transitionPendingAction(db, id, ["processing"], "pending", ctx.deps.now(), undefined, claim);
     throw error;
   }
   const next = outcome.state === "retry" ? "pending" : outcome.state === "done" ? "placed" : outcome.state;
-  const result = outcome.state === "retry" ? { attempted: true, at: firstAttemptAt(await current()) } : (outcome.result ?? null);
-  if (!(await transitionPendingAction(db, id, ["processing"], next, ctx.deps.now(), result, claim!))) return overtaken(ctx, id);
+  const result =
+    outcome.state === "retry" ? { attempted: true, at: firstAttemptAt(await current()) } : (outcome.result ?? null);
+  if (!(await transitionPendingAction(db, id, ["processing"], next, ctx.deps.now(), result, claim!)))
+    return overtaken(ctx, id);
   await editCard(ctx, outcome.text, outcome.state === "retry" ? cardKeyboard(ctx, id, true) : outcome.keyboard);
   if (next === "placed") await transitionPendingAction(db, id, ["placed"], "done", ctx.deps.now());
 }
@@ -147,7 +184,10 @@ function attemptExpired(action: PendingAction): boolean {
 
 /** This Confirm's card was released as stuck meanwhile: whoever holds it now tells the user. */
 function overtaken(ctx: BotContext, id: string): void {
-  ctx.deps.logger.warn({ userId: ctx.account.telegram_id, card: id }, "a Confirm outlived its claim on the card; it stopped and left the card to whoever holds it now");
+  ctx.deps.logger.warn(
+    { userId: ctx.account.telegram_id, card: id },
+    "a Confirm outlived its claim on the card; it stopped and left the card to whoever holds it now",
+  );
 }
 
 /** Confirm, Cancel and Refresh under every confirmation card, whatever its kind. */
@@ -186,14 +226,23 @@ async function confirmCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
     return;
   }
   if (action.state === "cancelled" || action.state === "failed") {
-    await ctx.answerCallbackQuery({ text: ctx.tr(action.state === "cancelled" ? "card-cancelled-toast" : "card-expired") });
+    await ctx.answerCallbackQuery({
+      text: ctx.tr(action.state === "cancelled" ? "card-cancelled-toast" : "card-expired"),
+    });
     return;
   }
   // After an attempt, sending the same request again is how the real state is learned: a fresh
   // preview would be a new card, which could charge (or create a rule) a second time.
   if (action.state === "pending" && !wasAttempted(action) && now - action.created_at > CARD_FRESH_MS) {
     await ctx.answerCallbackQuery();
-    await editCard(ctx, ctx.tr("card-stale"), new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)).danger());
+    await editCard(
+      ctx,
+      ctx.tr("card-stale"),
+      new InlineKeyboard()
+        .text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id))
+        .text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id))
+        .danger(),
+    );
     return;
   }
   // What the card showed no longer holds (a price that rose): nothing is spent, a fresh preview is offered.
@@ -201,15 +250,33 @@ async function confirmCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
     const changed = await kind.changedSince(ctx, action);
     if (changed !== null) {
       await ctx.answerCallbackQuery();
-      await editCard(ctx, changed, new InlineKeyboard().text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id)).text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id)).danger());
+      await editCard(
+        ctx,
+        changed,
+        new InlineKeyboard()
+          .text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id))
+          .text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id))
+          .danger(),
+      );
       return;
     }
   }
   // A card left in "processing" past the deadline (a crash mid-call) may be taken over; a live
   // Confirm renews its claim well within it, so it is never overtaken.
-  const abandoned = action.state === "processing" && now - action.updated_at > stuckCardAfterMs(ctx.deps.config.MARKETPLACE_TIMEOUT_MS);
+  const abandoned =
+    action.state === "processing" && now - action.updated_at > stuckCardAfterMs(ctx.deps.config.MARKETPLACE_TIMEOUT_MS);
   const claim = abandoned
-    ? (await transitionPendingAction(ctx.deps.db, action.id, ["processing"], "processing", now, undefined, action.updated_at)) ? now : null
+    ? (await transitionPendingAction(
+        ctx.deps.db,
+        action.id,
+        ["processing"],
+        "processing",
+        now,
+        undefined,
+        action.updated_at,
+      ))
+      ? now
+      : null
     : await claimPendingAction(ctx.deps.db, action.id, ["pending"], now);
   if (claim === null) {
     await ctx.answerCallbackQuery({ text: ctx.tr("card-processing") });
@@ -233,7 +300,9 @@ async function cancelCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
     return;
   }
   if (!(await transitionPendingAction(ctx.deps.db, action.id, ["pending"], "cancelled", ctx.deps.now()))) {
-    await ctx.answerCallbackQuery({ text: ctx.tr(action.state === "done" || action.state === "placed" ? "card-already-done" : "card-processing") });
+    await ctx.answerCallbackQuery({
+      text: ctx.tr(action.state === "done" || action.state === "placed" ? "card-already-done" : "card-processing"),
+    });
     return;
   }
   await ctx.answerCallbackQuery();
@@ -242,7 +311,8 @@ async function cancelCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
     return;
   }
   const cancelled = await kind.cancelAfterAttempt(ctx, action);
-  if (cancelled.result !== undefined) await transitionPendingAction(ctx.deps.db, action.id, ["cancelled"], "done", ctx.deps.now(), cancelled.result);
+  if (cancelled.result !== undefined)
+    await transitionPendingAction(ctx.deps.db, action.id, ["cancelled"], "done", ctx.deps.now(), cancelled.result);
   await editCard(ctx, cancelled.text, cancelled.keyboard);
 }
 

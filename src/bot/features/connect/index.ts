@@ -69,8 +69,14 @@ async function link(ctx: BotContext, rawKey: string): Promise<void> {
   } catch (error) {
     if (!(error instanceof MarketplaceError)) throw error;
     const rejected = error.kind === "unauthorized" || error.kind === "forbidden" || error.kind === "insufficient_scope";
-    ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind }, "a key offered to /connect was not accepted; nothing stored");
-    await ctx.reply(ctx.tr(rejected ? "connect-rejected" : "connect-unreachable"), { parse_mode: "HTML", reply_markup: retryButton(ctx) });
+    ctx.deps.logger.info(
+      { userId: ctx.account.telegram_id, kind: error.kind },
+      "a key offered to /connect was not accepted; nothing stored",
+    );
+    await ctx.reply(ctx.tr(rejected ? "connect-rejected" : "connect-unreachable"), {
+      parse_mode: "HTML",
+      reply_markup: retryButton(ctx),
+    });
     return;
   }
   const previous = await findCredential(ctx.deps.db, ctx.account.telegram_id);
@@ -86,7 +92,10 @@ async function link(ctx: BotContext, rawKey: string): Promise<void> {
   ctx.deps.logger.info({ userId: ctx.account.telegram_id, replaced: Boolean(previous) }, "API key linked");
   const lines = [
     ctx.tr(previous ? "connect-replaced" : "connect-linked", { last4: key.slice(-4) }),
-    ctx.tr("balance-line", { trx: knownAmountText(balance.trx, ctx.lang), usdt: knownAmountText(balance.usdtTrc20, ctx.lang) }),
+    ctx.tr("balance-line", {
+      trx: knownAmountText(balance.trx, ctx.lang),
+      usdt: knownAmountText(balance.usdtTrc20, ctx.lang),
+    }),
   ];
   await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
 }

@@ -21,10 +21,15 @@ export function dashboardFeature(): Composer<BotContext> {
   composer.command("dashboard", async (ctx) => {
     const button = dashboardButton(ctx);
     if (button) {
-      await ctx.reply(ctx.tr("dashboard-open"), { parse_mode: "HTML", reply_markup: new InlineKeyboard().webApp(button.text, button.url) });
+      await ctx.reply(ctx.tr("dashboard-open"), {
+        parse_mode: "HTML",
+        reply_markup: new InlineKeyboard().webApp(button.text, button.url),
+      });
       return;
     }
-    await ctx.reply(ctx.tr(ctx.deps.config.playground ? "dashboard-playground" : "dashboard-needs-https"), { parse_mode: "HTML" });
+    await ctx.reply(ctx.tr(ctx.deps.config.playground ? "dashboard-playground" : "dashboard-needs-https"), {
+      parse_mode: "HTML",
+    });
   });
   return composer;
 }
@@ -39,7 +44,9 @@ export async function registerMenuButton(bot: Bot<BotContext>, deps: BotDeps): P
   const url = dashboardUrl(deps.config);
   if (!url) return;
   try {
-    await bot.api.setChatMenuButton({ menu_button: { type: "web_app", text: translatorFor(deps.i18n, "en")("menu-button"), web_app: { url } } });
+    await bot.api.setChatMenuButton({
+      menu_button: { type: "web_app", text: translatorFor(deps.i18n, "en")("menu-button"), web_app: { url } },
+    });
   } catch (error) {
     deps.logger.warn({ err: error }, "setChatMenuButton failed; the chat's menu button does not open the dashboard");
   }

@@ -1,6 +1,13 @@
 import type { BotContext } from "#src/bot/context";
 import { endFlow } from "#src/bot/flows";
-import { deepLinkUrl, parseStartPayload, shareUrl, startPayload, type LinkCommand, type LinkValues } from "#src/input/deep-link";
+import {
+  deepLinkUrl,
+  parseStartPayload,
+  shareUrl,
+  startPayload,
+  type LinkCommand,
+  type LinkValues,
+} from "#src/input/deep-link";
 import type { MenuActions } from "#src/bot/context";
 import { rememberLinkAddress, rememberWatchLink } from "./link-address";
 
@@ -21,7 +28,10 @@ export async function openStartLink(ctx: BotContext, payload: string, menu: Menu
   const parsed = parseStartPayload(payload);
   const action = parsed.ok ? menu.find(parsed.link.command) : undefined;
   if (!parsed.ok || !action) {
-    ctx.deps.logger.info({ userId: ctx.account.telegram_id, reason: parsed.ok ? "command" : parsed.reason }, "a start link could not be read; the plain /start follows");
+    ctx.deps.logger.info(
+      { userId: ctx.account.telegram_id, reason: parsed.ok ? "command" : parsed.reason },
+      "a start link could not be read; the plain /start follows",
+    );
     await ctx.reply(ctx.tr("start-link-bad"), { parse_mode: "HTML" });
     return false;
   }
@@ -29,7 +39,8 @@ export async function openStartLink(ctx: BotContext, payload: string, menu: Menu
   const values = parsed.link.arguments.split(" ");
   // Someone else's link: /watch asks before it saves, a buy card says where its address came from.
   if (parsed.link.command === "watch") rememberWatchLink(ctx);
-  if (parsed.link.command === "buy" && values.length >= BUY_ADDRESS_FIELD) rememberLinkAddress(ctx, values[BUY_ADDRESS_FIELD - 1]!);
+  if (parsed.link.command === "buy" && values.length >= BUY_ADDRESS_FIELD)
+    rememberLinkAddress(ctx, values[BUY_ADDRESS_FIELD - 1]!);
   await action(ctx, parsed.link.arguments);
   return true;
 }
@@ -43,5 +54,13 @@ export function botLink(ctx: BotContext, command: LinkCommand, values: LinkValue
 /** A "Share" link (HTML) to Telegram's share page for such a link, or "" when there is none. */
 export function shareLine(ctx: BotContext, command: LinkCommand, values: LinkValues): string {
   const link = botLink(ctx, command, values);
-  return link ? ctx.tr("share-line", {}, { link: `<a href="${shareUrl(link).replace(/&/g, "&amp;").replace(/"/g, "&quot;")}">${ctx.tr("share-word")}</a>` }) : "";
+  return link
+    ? ctx.tr(
+        "share-line",
+        {},
+        {
+          link: `<a href="${shareUrl(link).replace(/&/g, "&amp;").replace(/"/g, "&quot;")}">${ctx.tr("share-word")}</a>`,
+        },
+      )
+    : "";
 }

@@ -30,12 +30,24 @@ export async function askWatchLink(ctx: BotContext, watch: LinkedWatch): Promise
   const { resource, volume, duration, maxTrx, address } = watch;
   const args = [resource, volume, duration, `${maxTrx}trx`, address].filter(Boolean).join(" ");
   const ref = await refFor(ctx.deps.db, ctx.account.telegram_id, REF_PREFIX + args, ctx.deps.now());
-  const lines = [ctx.tr("watch-link-ask"), "", ctx.tr("watch-target", { volume: volumeText(volume, ctx.lang), resource: resourceText(ctx, resource), duration: durationText(duration, ctx.lang) })];
+  const lines = [
+    ctx.tr("watch-link-ask"),
+    "",
+    ctx.tr("watch-target", {
+      volume: volumeText(volume, ctx.lang),
+      resource: resourceText(ctx, resource),
+      duration: durationText(duration, ctx.lang),
+    }),
+  ];
   if (address) lines.push(ctx.tr("watch-address", {}, { value: code(address) }));
   lines.push(ctx.tr("watch-threshold", { threshold: trxText(maxTrx, ctx.lang) }));
   if (address && (await unfamiliarAddress(ctx, address))) lines.push("", ctx.tr("card-address-from-link"));
   lines.push("", ctx.tr("watch-link-hint"));
-  const keyboard = new InlineKeyboard().text(ctx.tr("button-confirm"), WATCH_LINK_SAVE.data(ref)).success().text(ctx.tr("button-cancel"), WATCH_LINK_DROP.data(ref)).danger();
+  const keyboard = new InlineKeyboard()
+    .text(ctx.tr("button-confirm"), WATCH_LINK_SAVE.data(ref))
+    .success()
+    .text(ctx.tr("button-cancel"), WATCH_LINK_DROP.data(ref))
+    .danger();
   await ctx.reply(lines.join("\n"), { parse_mode: "HTML", reply_markup: keyboard });
 }
 

@@ -35,13 +35,21 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
     if (member) {
       if (isGone(member.new_chat_member.status)) await endGroupLinks(ending, chat.id, "removed");
       else if (!maySend(member.new_chat_member)) await endGroupLinks(ending, chat.id, "refused");
-      else if (isGone(member.old_chat_member.status)) await ctx.api.sendMessage(chat.id, translatorFor(deps.i18n, pickLanguage(member.from.language_code))("group-welcome"), { parse_mode: "HTML" });
+      else if (isGone(member.old_chat_member.status))
+        await ctx.api.sendMessage(
+          chat.id,
+          translatorFor(deps.i18n, pickLanguage(member.from.language_code))("group-welcome"),
+          { parse_mode: "HTML" },
+        );
       return;
     }
     const message = ctx.message;
     if (message?.migrate_to_chat_id !== undefined) {
       const moved = await moveGroup(deps.db, chat.id, message.migrate_to_chat_id);
-      deps.logger.info({ from: chat.id, to: message.migrate_to_chat_id, links: moved }, "group became a supergroup; its links and queued alerts follow it");
+      deps.logger.info(
+        { from: chat.id, to: message.migrate_to_chat_id, links: moved },
+        "group became a supergroup; its links and queued alerts follow it",
+      );
       return;
     }
     if (message?.migrate_from_chat_id !== undefined) return;
@@ -56,7 +64,9 @@ export function groupChatsFeature(): MiddlewareFn<BotContext> {
     if (command && (command[1] === undefined || command[1].toLowerCase() === ctx.me.username.toLowerCase())) {
       if (!firstInWindow(answered, `${chat.id}:${ctx.from?.id ?? 0}`, deps.now())) return;
       const names = (await linksToGroup(deps.db, chat.id)).map((link) => `• ${escapeHtml(link.owner_name)}`);
-      await ctx.reply(names.length > 0 ? whoseAlertsComeHere(tr, names) : tr("group-here-none"), { parse_mode: "HTML" });
+      await ctx.reply(names.length > 0 ? whoseAlertsComeHere(tr, names) : tr("group-here-none"), {
+        parse_mode: "HTML",
+      });
       return;
     }
     return next();
@@ -70,7 +80,8 @@ export const GROUP_ANSWER_EVERY_MS = 30_000;
 function firstInWindow(answered: Map<string, number>, key: string, now: number): boolean {
   const last = answered.get(key);
   if (last !== undefined && now - last < GROUP_ANSWER_EVERY_MS) return false;
-  if (answered.size >= 10_000) for (const [stale, at] of answered) if (now - at >= GROUP_ANSWER_EVERY_MS) answered.delete(stale);
+  if (answered.size >= 10_000)
+    for (const [stale, at] of answered) if (now - at >= GROUP_ANSWER_EVERY_MS) answered.delete(stale);
   if (answered.size >= 10_000) answered.clear();
   answered.set(key, now);
   return true;
@@ -108,25 +119,36 @@ function whoseAlertsComeHere(tr: Translate, names: string[]): string {
  * (never from the button): anyone but its owner is told so in a toast and nothing changes. The
  * owner's key acts, and the button turns into the other one.
  */
-async function groupRulePress(ctx: BotContext, tr: Translate, press: { action: "resume" | "pause"; ref: string }): Promise<void> {
+async function groupRulePress(
+  ctx: BotContext,
+  tr: Translate,
+  press: { action: "resume" | "pause"; ref: string },
+): Promise<void> {
   const { db, box, marketplace } = ctx.deps;
   const owner = await findRefOwner(db, press.ref);
   const ruleId = owner === null ? undefined : await resolveRef(db, owner, press.ref);
-  if (owner === null || ruleId === undefined) return void (await ctx.answerCallbackQuery({ text: tr("button-expired") }));
+  if (owner === null || ruleId === undefined)
+    return void (await ctx.answerCallbackQuery({ text: tr("button-expired") }));
   if (ctx.from?.id !== owner) {
     const link = await findGroupLink(db, owner);
     // A toast is plain text: the name goes in as it is (escaped, "Tom &amp; Jerry" would show, and could pass 200 characters).
-    return void (await ctx.answerCallbackQuery({ text: link ? tr("group-not-owner", {}, { name: link.owner_name }) : tr("group-not-owner-unnamed") }));
+    return void (await ctx.answerCallbackQuery({
+      text: link ? tr("group-not-owner", {}, { name: link.owner_name }) : tr("group-not-owner-unnamed"),
+    }));
   }
   const credential = await findCredential(db, owner);
-  if (!credential || credential.broken_at) return void (await ctx.answerCallbackQuery({ text: tr("group-owner-no-key") }));
+  if (!credential || credential.broken_at)
+    return void (await ctx.answerCallbackQuery({ text: tr("group-owner-no-key") }));
   try {
     const apiKey = openApiKey(box, credential);
     const client = marketplace(() => apiKey);
     if (press.action === "resume") await client.resumeAutomation(ruleId);
     else await client.pauseAutomation(ruleId);
   } catch (error) {
-    ctx.deps.logger.info({ userId: owner, kind: error instanceof MarketplaceError ? error.kind : "unexpected" }, "a group alert's rule button failed");
+    ctx.deps.logger.info(
+      { userId: owner, kind: error instanceof MarketplaceError ? error.kind : "unexpected" },
+      "a group alert's rule button failed",
+    );
     return void (await ctx.answerCallbackQuery({ text: tr("group-rule-failed") }));
   }
   await ctx.answerCallbackQuery({ text: tr(press.action === "resume" ? "group-rule-resumed" : "group-rule-paused") });

@@ -13,7 +13,11 @@ import { addToGroupKeyboard, GROUP_PICKER_REQUEST_ID, groupCard, groupPicker } f
 export { groupChatsFeature } from "./in-group";
 
 /** A chat_shared service message as Telegram sends it; anything else is not the picker's answer. */
-const SharedChat = z.object({ request_id: z.number().int(), chat_id: z.number().int().negative(), title: z.string().max(256).optional() });
+const SharedChat = z.object({
+  request_id: z.number().int(),
+  chat_id: z.number().int().negative(),
+  title: z.string().max(256).optional(),
+});
 
 const ADMIN_STATUSES = new Set(["creator", "administrator"]);
 const MEMBER_STATUSES = new Set(["creator", "administrator", "member", "restricted"]);
@@ -32,7 +36,10 @@ export function groupFeature(): Composer<BotContext> {
     const link = await findGroupLink(ctx.deps.db, ctx.account.telegram_id);
     if (!link) {
       // Telegram's group picker lists only groups the bot is in: first a way to add it, then the picker.
-      await ctx.reply(ctx.tr("group-intro"), { parse_mode: "HTML", reply_markup: addToGroupKeyboard(ctx.tr, ctx.me.username) });
+      await ctx.reply(ctx.tr("group-intro"), {
+        parse_mode: "HTML",
+        reply_markup: addToGroupKeyboard(ctx.tr, ctx.me.username),
+      });
       await ctx.reply(ctx.tr("group-choose"), { parse_mode: "HTML", reply_markup: groupPicker(ctx.tr) });
       return;
     }
@@ -57,7 +64,10 @@ export function groupFeature(): Composer<BotContext> {
   composer.callbackQuery(GROUP_STOP.pattern, async (ctx) => {
     const stopped = await stopGroupLink(ctx.deps.db, ctx.account.telegram_id);
     await ctx.answerCallbackQuery();
-    await ctx.editMessageText(stopped ? ctx.tr("group-stopped", { title: stopped.group_title }) : ctx.tr("group-none-linked"), { parse_mode: "HTML" });
+    await ctx.editMessageText(
+      stopped ? ctx.tr("group-stopped", { title: stopped.group_title }) : ctx.tr("group-none-linked"),
+      { parse_mode: "HTML" },
+    );
   });
 
   composer.on("message:chat_shared", async (ctx, next) => {
@@ -72,7 +82,8 @@ export function groupFeature(): Composer<BotContext> {
 /** Checks the chosen group (the bot a member, the user an admin), then stores the link and shows its card. */
 async function linkGroup(ctx: BotContext, chatId: number, title: string | undefined): Promise<void> {
   const removeKeyboard = { remove_keyboard: true as const };
-  const unanswered = () => ctx.reply(ctx.tr("group-check-unanswered"), { parse_mode: "HTML", reply_markup: removeKeyboard });
+  const unanswered = () =>
+    ctx.reply(ctx.tr("group-check-unanswered"), { parse_mode: "HTML", reply_markup: removeKeyboard });
   const bot = await memberOf(ctx, chatId, ctx.me.id);
   if (bot === UNANSWERED) {
     await unanswered();
@@ -95,9 +106,18 @@ async function linkGroup(ctx: BotContext, chatId: number, title: string | undefi
     await ctx.reply(ctx.tr("group-refused-not-admin"), { parse_mode: "HTML", reply_markup: removeKeyboard });
     return;
   }
-  const link = await saveGroupLink(ctx.deps.db, { telegramId: ctx.account.telegram_id, groupChatId: chatId, title: title ?? ctx.tr("group-untitled"), ownerName: ctx.from?.first_name ?? "", now: ctx.deps.now() });
+  const link = await saveGroupLink(ctx.deps.db, {
+    telegramId: ctx.account.telegram_id,
+    groupChatId: chatId,
+    title: title ?? ctx.tr("group-untitled"),
+    ownerName: ctx.from?.first_name ?? "",
+    now: ctx.deps.now(),
+  });
   ctx.deps.logger.info({ userId: ctx.account.telegram_id, groupChatId: chatId }, "alerts linked to a group");
-  await ctx.reply(ctx.tr("group-linked", { title: link.group_title }), { parse_mode: "HTML", reply_markup: removeKeyboard });
+  await ctx.reply(ctx.tr("group-linked", { title: link.group_title }), {
+    parse_mode: "HTML",
+    reply_markup: removeKeyboard,
+  });
   const card = groupCard(ctx.tr, link, ctx.me.username);
   await ctx.reply(card.text, { parse_mode: "HTML", reply_markup: card.keyboard });
 }
@@ -109,14 +129,22 @@ const UNANSWERED = "unanswered" as const;
  * A member's status in a chat; null when Telegram refuses to say (a 4xx: the bot is not there, the
  * chat is gone); UNANSWERED when it did not answer, which says nothing about the group.
  */
-async function memberOf(ctx: BotContext, chatId: number, userId: number): Promise<ChatMember | null | typeof UNANSWERED> {
+async function memberOf(
+  ctx: BotContext,
+  chatId: number,
+  userId: number,
+): Promise<ChatMember | null | typeof UNANSWERED> {
   try {
     return await ctx.api.getChatMember(chatId, userId);
   } catch (error) {
-    const refused = error instanceof GrammyError && error.error_code >= 400 && error.error_code < 500 && error.error_code !== 429;
+    const refused =
+      error instanceof GrammyError && error.error_code >= 400 && error.error_code < 500 && error.error_code !== 429;
     const reason = error instanceof Error ? error.message : "unknown";
     if (!refused) {
-      ctx.deps.logger.warn({ groupChatId: chatId, reason }, "group member check unanswered by Telegram; the user is asked to try again");
+      ctx.deps.logger.warn(
+        { groupChatId: chatId, reason },
+        "group member check unanswered by Telegram; the user is asked to try again",
+      );
       return UNANSWERED;
     }
     ctx.deps.logger.info({ groupChatId: chatId, reason }, "group member check refused; the group is not linked");

@@ -32,7 +32,12 @@ export function groupPicker(tr: Translate): Keyboard {
     can_send_welcome_messages: false,
   };
   return new Keyboard()
-    .requestChat(tr("button-choose-group"), GROUP_PICKER_REQUEST_ID, { chat_is_channel: false, user_administrator_rights: noRights, bot_is_member: true, request_title: true })
+    .requestChat(tr("button-choose-group"), GROUP_PICKER_REQUEST_ID, {
+      chat_is_channel: false,
+      user_administrator_rights: noRights,
+      bot_is_member: true,
+      request_title: true,
+    })
     .resized()
     .oneTime();
 }
@@ -52,14 +57,25 @@ export function addToGroupKeyboard(tr: Translate, botUsername: string): InlineKe
 }
 
 /** The card of a linked group: where the alerts go, a switch per kind, Choose a group, Stop group alerts and Add to a group. */
-export function groupCard(tr: Translate, link: GroupLink, botUsername: string): { text: string; keyboard: InlineKeyboard } {
+export function groupCard(
+  tr: Translate,
+  link: GroupLink,
+  botUsername: string,
+): { text: string; keyboard: InlineKeyboard } {
   const keyboard = new InlineKeyboard();
   for (const kind of GROUP_ALERT_KINDS) {
-    keyboard.text(`${copiesKind(link, kind) ? "✅" : "▫️"} ${tr(`group-kind-${kind}`)}`, GROUP_COPY_TOGGLE.data(kind)).row();
+    keyboard
+      .text(`${copiesKind(link, kind) ? "✅" : "▫️"} ${tr(`group-kind-${kind}`)}`, GROUP_COPY_TOGGLE.data(kind))
+      .row();
   }
   keyboard.text(tr("button-choose-group"), GROUP_CHOOSE.data).text(tr("button-stop-group"), GROUP_STOP.data).danger();
   keyboard.row().url(tr("button-add-to-group"), addToGroupUrl(botUsername));
   const copied = GROUP_ALERT_KINDS.filter((kind) => copiesKind(link, kind)).map((kind) => tr(`group-kind-${kind}`));
-  const text = [tr("group-card-title", { title: link.group_title }), copied.length > 0 ? tr("group-card-copied", { kinds: copied.join(", ") }) : tr("group-card-none"), "", tr("group-card-hint")].join("\n");
+  const text = [
+    tr("group-card-title", { title: link.group_title }),
+    copied.length > 0 ? tr("group-card-copied", { kinds: copied.join(", ") }) : tr("group-card-none"),
+    "",
+    tr("group-card-hint"),
+  ].join("\n");
   return { text, keyboard };
 }

@@ -89,7 +89,9 @@ export function inlineFeature(): Composer<BotContext> {
     const cached = prices.get(key);
     if (cached && now - cached.at < INLINE_CACHE_SECONDS * 1000) return cached.priceTrx;
     try {
-      const { priceTrx } = await ctx.deps.marketplace().quote({ resource: rent.resource, volume: rent.volume.toString(), duration: rent.duration }, { signal });
+      const { priceTrx } = await ctx.deps
+        .marketplace()
+        .quote({ resource: rent.resource, volume: rent.volume.toString(), duration: rent.duration }, { signal });
       prices.delete(key);
       prices.set(key, { priceTrx, at: now });
       if (prices.size > MAX_CACHED_PRICES) prices.delete(prices.keys().next().value!);
@@ -97,7 +99,10 @@ export function inlineFeature(): Composer<BotContext> {
     } catch (error) {
       if (signal.aborted) return null;
       if (!(error instanceof MarketplaceError)) throw error;
-      ctx.deps.logger.info({ ...rent, volume: rent.volume.toString(), kind: error.kind, status: error.status }, "inline quote failed; that result is left out");
+      ctx.deps.logger.info(
+        { ...rent, volume: rent.volume.toString(), kind: error.kind, status: error.status },
+        "inline quote failed; that result is left out",
+      );
       return null;
     }
   }
@@ -108,7 +113,10 @@ export function inlineFeature(): Composer<BotContext> {
     let pending = rents.length;
     const timer = setTimeout(() => {
       ctx.deps.metrics.publicWorkLimited.inc({ limit: "inline_deadline" });
-      ctx.deps.logger.info({ userId: ctx.from?.id, unpriced: pending }, "inline answer reached its deadline; its quotes still running were cancelled");
+      ctx.deps.logger.info(
+        { userId: ctx.from?.id, unpriced: pending },
+        "inline answer reached its deadline; its quotes still running were cancelled",
+      );
       deadline.abort(new Error("the inline answer's deadline passed"));
     }, ANSWER_DEADLINE_MS);
     try {
@@ -118,19 +126,41 @@ export function inlineFeature(): Composer<BotContext> {
     }
   }
 
-  function result(ctx: BotContext, tr: Translate, language: Language, rent: Rent, priceTrx: string): InlineQueryResultArticle {
-    const target = tr("quote-line", { volume: volumeText(rent.volume, language), resource: tr(`resource-${rent.resource}`), duration: durationText(rent.duration, language) });
+  function result(
+    ctx: BotContext,
+    tr: Translate,
+    language: Language,
+    rent: Rent,
+    priceTrx: string,
+  ): InlineQueryResultArticle {
+    const target = tr("quote-line", {
+      volume: volumeText(rent.volume, language),
+      resource: tr(`resource-${rent.resource}`),
+      duration: durationText(rent.duration, language),
+    });
     const payload = startPayload("buy", { resource: rent.resource, volume: rent.volume, duration: rent.duration });
     const price = trxText(priceTrx, language);
     const perUnit = sunPerUnit(priceTrx, rent.volume, language);
-    const text = [tr("quote-title"), target, tr("quote-price", { price, perUnit }), "", tr("inline-note", { bot: `@${ctx.me.username}` })].join("\n");
+    const text = [
+      tr("quote-title"),
+      target,
+      tr("quote-price", { price, perUnit }),
+      "",
+      tr("inline-note", { bot: `@${ctx.me.username}` }),
+    ].join("\n");
     return {
       type: "article",
       id: `${rent.resource[0]}${rent.volume}-${rent.duration}`,
       title: tr("inline-title", { target, price }),
       description: tr("inline-description", { perUnit }),
       input_message_content: { message_text: text, parse_mode: "HTML", link_preview_options: { is_disabled: true } },
-      ...(payload ? { reply_markup: { inline_keyboard: [[{ text: tr("button-buy-in-bot"), url: deepLinkUrl(ctx.me.username, payload) }]] } } : {}),
+      ...(payload
+        ? {
+            reply_markup: {
+              inline_keyboard: [[{ text: tr("button-buy-in-bot"), url: deepLinkUrl(ctx.me.username, payload) }]],
+            },
+          }
+        : {}),
     };
   }
 
@@ -145,8 +175,13 @@ export function inlineFeature(): Composer<BotContext> {
       return;
     }
     const priced = await priceAll(ctx, rents);
-    const results = rents.flatMap((rent, index) => (priced[index] ? [result(ctx, tr, language, rent, priced[index])] : []));
-    await ctx.answerInlineQuery(results, results.length > 0 ? options : { ...options, button: { text: tr("inline-unpriced"), start_parameter: "quote" } });
+    const results = rents.flatMap((rent, index) =>
+      priced[index] ? [result(ctx, tr, language, rent, priced[index])] : [],
+    );
+    await ctx.answerInlineQuery(
+      results,
+      results.length > 0 ? options : { ...options, button: { text: tr("inline-unpriced"), start_parameter: "quote" } },
+    );
   });
 
   composer.on("message", async (ctx, next) => {

@@ -67,7 +67,12 @@ function pageCount(list: NotificationPage): number {
 /** The page as one message that always fits Telegram's 4096 characters: bodies (then titles) are shortened until it does. */
 export function notificationsText(ctx: BotContext, list: NotificationPage): string {
   const page = Math.max(1, list.page);
-  const header = ctx.tr("notifications-title", { unread: String(list.unread), page: String(page), pages: String(pageCount(list)), total: String(list.total) });
+  const header = ctx.tr("notifications-title", {
+    unread: String(list.unread),
+    page: String(page),
+    pages: String(pageCount(list)),
+    total: String(list.total),
+  });
   if (list.items.length === 0) return [header, "", ctx.tr("notifications-empty")].join("\n");
   let text = "";
   for (const [titleMax, bodyMax] of BUDGETS) {
@@ -120,7 +125,11 @@ async function fetchPage(client: MarketplaceClient, page: number): Promise<Notif
 export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
 
-  async function view(ctx: BotContext, client: MarketplaceClient, page: number): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
+  async function view(
+    ctx: BotContext,
+    client: MarketplaceClient,
+    page: number,
+  ): Promise<{ text: string; keyboard: InlineKeyboard } | null> {
     try {
       const list = await fetchPage(client, page);
       return { text: notificationsText(ctx, list), keyboard: await notificationsKeyboard(ctx, list) };
@@ -138,7 +147,12 @@ export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
     const client = await userClient(ctx);
     if (!client) return;
     const shown = await view(ctx, client, 1);
-    if (shown) await ctx.reply(shown.text, { parse_mode: "HTML", reply_markup: shown.keyboard, link_preview_options: { is_disabled: true } });
+    if (shown)
+      await ctx.reply(shown.text, {
+        parse_mode: "HTML",
+        reply_markup: shown.keyboard,
+        link_preview_options: { is_disabled: true },
+      });
   }
 
   composer.command("notifications", showNotifications);
@@ -162,10 +176,22 @@ export function notificationsFeature(menu: MenuActions): Composer<BotContext> {
     await markThenRedraw(ctx, (client) => client.readNotification(id), "notifications-marked", read.page);
   });
 
-  composer.callbackQuery(CALLBACK_READ_ALL, (ctx) => markThenRedraw(ctx, (client) => client.readAllNotifications(), "notifications-all-marked", buttonValues(ctx, NOTIFICATIONS_READ_ALL)));
+  composer.callbackQuery(CALLBACK_READ_ALL, (ctx) =>
+    markThenRedraw(
+      ctx,
+      (client) => client.readAllNotifications(),
+      "notifications-all-marked",
+      buttonValues(ctx, NOTIFICATIONS_READ_ALL),
+    ),
+  );
 
   /** Mark read (one or all), then the page the button was on drawn again. */
-  async function markThenRedraw(ctx: BotContext, mark: (client: MarketplaceClient) => Promise<unknown>, doneKey: string, page: number): Promise<void> {
+  async function markThenRedraw(
+    ctx: BotContext,
+    mark: (client: MarketplaceClient) => Promise<unknown>,
+    doneKey: string,
+    page: number,
+  ): Promise<void> {
     const client = await userClient(ctx);
     if (!client) {
       await ctx.answerCallbackQuery();

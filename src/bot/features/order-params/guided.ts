@@ -3,7 +3,15 @@ import { RESOURCES } from "#src/input/volume";
 import type { BotContext } from "#src/bot/context";
 import { readAddress, savedAddressOffers } from "../addresses";
 import { durationText, volumeText } from "#src/chat/format";
-import { answer, answerEntering, markAsked, sendQuestion, type AnswerButton, type Asked, type Guided } from "#src/bot/guided/steps";
+import {
+  answer,
+  answerEntering,
+  markAsked,
+  sendQuestion,
+  type AnswerButton,
+  type Asked,
+  type Guided,
+} from "#src/bot/guided/steps";
 import { endFlow, storeFirstQuestion } from "#src/bot/flows";
 import { recheckForResource, validateField, type DraftField, type OrderDraft, type OrderLimits } from "./index";
 
@@ -19,7 +27,14 @@ export interface OrderQuestion extends Asked {
  * Asks for the first missing field, with buttons as shortcuts (inside `external`). Returns null
  * when nothing is missing.
  */
-async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[], told?: string | null): Promise<OrderQuestion | null> {
+async function askOrderField(
+  ctx: BotContext,
+  flow: "quote" | "buy" | "watch",
+  draft: OrderDraft,
+  limits: OrderLimits,
+  fields: DraftField[],
+  told?: string | null,
+): Promise<OrderQuestion | null> {
   const rechecked = recheckForResource(ctx, draft, limits);
   const field = fields.find((name) => rechecked.draft[name] === undefined);
   if (!field) return null;
@@ -39,14 +54,19 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
       title = ctx.tr("ask-volume-short", { resource: ctx.tr(`resource-${resource}`) });
       lines.push(ctx.tr("ask-volume", { resource: ctx.tr(`resource-${resource}`) }));
       const bounds = limits.bounds(resource);
-      if (bounds) lines.push(ctx.tr("bounds-line", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }));
+      if (bounds)
+        lines.push(
+          ctx.tr("bounds-line", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }),
+        );
       if (resource === "energy") {
         lines.push("", ctx.tr("preset-65k"), ctx.tr("preset-131k"));
         if (!draft.hinted) {
           lines.push("", ctx.tr("energy-sender-hint"));
           next.hinted = true;
         }
-        buttons[0]!.push(...[65_000n, 131_000n].map((value) => ({ label: volumeText(value, ctx.lang), value: value.toString() })));
+        buttons[0]!.push(
+          ...[65_000n, 131_000n].map((value) => ({ label: volumeText(value, ctx.lang), value: value.toString() })),
+        );
       } else if (bounds) {
         buttons[0]!.push({ label: volumeText(bounds.min, ctx.lang), value: bounds.min.toString() });
       }
@@ -55,7 +75,8 @@ async function askOrderField(ctx: BotContext, flow: "quote" | "buy" | "watch", d
     case "duration": {
       title = ctx.tr("ask-duration");
       lines.push(title);
-      for (const duration of limits.durations(draft.resource ?? "energy")) buttons[0]!.push({ label: durationText(duration, ctx.lang), value: duration });
+      for (const duration of limits.durations(draft.resource ?? "energy"))
+        buttons[0]!.push({ label: durationText(duration, ctx.lang), value: duration });
       break;
     }
     case "address": {
@@ -85,7 +106,14 @@ export type LimitsReader = (ctx: BotContext) => Promise<OrderLimits | null>;
  * flow"). `problem` (HTML) comes before the question: why a one-line argument is asked again.
  * False when nothing was missing after all (the caller goes on with the draft).
  */
-export async function startOrderFlow(ctx: BotContext, flow: "quote" | "buy" | "watch", draft: OrderDraft, limits: OrderLimits, fields: DraftField[], problem?: string | null): Promise<boolean> {
+export async function startOrderFlow(
+  ctx: BotContext,
+  flow: "quote" | "buy" | "watch",
+  draft: OrderDraft,
+  limits: OrderLimits,
+  fields: DraftField[],
+  problem?: string | null,
+): Promise<boolean> {
   await endFlow(ctx);
   const question = await askOrderField(ctx, flow, draft, limits, fields, problem);
   if (!question) return false;
@@ -99,7 +127,14 @@ export async function startOrderFlow(ctx: BotContext, flow: "quote" | "buy" | "w
  * the question asked before the flow was entered (startOrderFlow), answered by the update that
  * entered it (`entering`, the flow's own context).
  */
-export async function collectOrder(conversation: Guided, flow: "quote" | "buy" | "watch", start: OrderDraft, fields: DraftField[], limitsOf: LimitsReader, first?: { entering: Context; question: OrderQuestion }): Promise<OrderDraft> {
+export async function collectOrder(
+  conversation: Guided,
+  flow: "quote" | "buy" | "watch",
+  start: OrderDraft,
+  fields: DraftField[],
+  limitsOf: LimitsReader,
+  first?: { entering: Context; question: OrderQuestion },
+): Promise<OrderDraft> {
   let draft = start;
   let pending = first;
   for (;;) {
@@ -120,7 +155,9 @@ export async function collectOrder(conversation: Guided, flow: "quote" | "buy" |
       const limits = await limitsOf(ctx);
       return limits ? validateField(ctx, field, input, asked, limits) : { ok: false as const };
     };
-    const value = pending ? await answerEntering(conversation, pending.entering, flow, question, check) : await answer(conversation, flow, question, check);
+    const value = pending
+      ? await answerEntering(conversation, pending.entering, flow, question, check)
+      : await answer(conversation, flow, question, check);
     pending = undefined;
     draft = { ...asked, [field]: value };
   }
@@ -130,6 +167,13 @@ export async function collectOrder(conversation: Guided, flow: "quote" | "buy" |
 export function firstOrderQuestion(value: unknown): OrderQuestion | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const question = value as Partial<OrderQuestion>;
-  if (typeof question.askedAt !== "number" || typeof question.field !== "string" || !(FIELD_NAMES as readonly string[]).includes(question.field) || typeof question.draft !== "object" || question.draft === null) return undefined;
+  if (
+    typeof question.askedAt !== "number" ||
+    typeof question.field !== "string" ||
+    !(FIELD_NAMES as readonly string[]).includes(question.field) ||
+    typeof question.draft !== "object" ||
+    question.draft === null
+  )
+    return undefined;
   return question as OrderQuestion;
 }

@@ -54,7 +54,10 @@ function boundsFor(limits: OrderLimits, resource: string | undefined): { min: bi
   if (resource) return limits.bounds(resource);
   const all = RESOURCES.map((name) => limits.bounds(name)).filter((bounds) => bounds !== null);
   if (all.length === 0) return null;
-  return all.reduce((wide, bounds) => ({ min: bounds.min < wide.min ? bounds.min : wide.min, max: bounds.max > wide.max ? bounds.max : wide.max }));
+  return all.reduce((wide, bounds) => ({
+    min: bounds.min < wide.min ? bounds.min : wide.min,
+    max: bounds.max > wide.max ? bounds.max : wide.max,
+  }));
 }
 
 function durationsFor(limits: OrderLimits, resource: string | undefined): string[] {
@@ -66,25 +69,37 @@ function durationsFor(limits: OrderLimits, resource: string | undefined): string
  * ("65 000" is one). A token that reads as none of them (or as one already given) is `rejected`
  * (the first such; `moreRejected` when there were others) and the rest are still read.
  */
-export function draftFromArguments(text: string, limits: OrderLimits): { draft: OrderDraft; rejected: string | null; moreRejected?: true } {
+export function draftFromArguments(
+  text: string,
+  limits: OrderLimits,
+): { draft: OrderDraft; rejected: string | null; moreRejected?: true } {
   const draft: OrderDraft = {};
   const rejected: string[] = [];
   for (const token of splitArguments(text)) {
     const resource = parseResource(token);
     if (resource && !draft.resource) draft.resource = resource;
     else if (looksLikeAddress(token) && !draft.address) draft.address = token;
-    else if (!draft.duration && parseDuration(token, durationsFor(limits, undefined))) draft.duration = parseDuration(token, durationsFor(limits, undefined))!;
+    else if (!draft.duration && parseDuration(token, durationsFor(limits, undefined)))
+      draft.duration = parseDuration(token, durationsFor(limits, undefined))!;
     else if (!draft.volume && parseVolume(token).ok) draft.volume = token;
     else rejected.push(token);
   }
-  return rejected.length > 1 ? { draft, rejected: rejected[0]!, moreRejected: true } : { draft, rejected: rejected[0] ?? null };
+  return rejected.length > 1
+    ? { draft, rejected: rejected[0]!, moreRejected: true }
+    : { draft, rejected: rejected[0] ?? null };
 }
 
 /**
  * Checks one field of the draft; returns an explanation (HTML) when it is wrong, or the
  * normalised value. Shared by one-line arguments, typed answers and buttons.
  */
-export function validateField(ctx: BotContext, field: DraftField, input: string, draft: OrderDraft, limits: OrderLimits): { ok: true; value: string } | { ok: false; message: string } {
+export function validateField(
+  ctx: BotContext,
+  field: DraftField,
+  input: string,
+  draft: OrderDraft,
+  limits: OrderLimits,
+): { ok: true; value: string } | { ok: false; message: string } {
   switch (field) {
     case "resource": {
       const resource = parseResource(input);
@@ -95,14 +110,22 @@ export function validateField(ctx: BotContext, field: DraftField, input: string,
       if (!parsed.ok) return { ok: false, message: ctx.tr(`input-volume-${parsed.reason}`) };
       const bounds = boundsFor(limits, draft.resource);
       if (bounds && checkBounds(parsed.volume, bounds.min, bounds.max)) {
-        return { ok: false, message: ctx.tr("input-volume-bounds", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }) };
+        return {
+          ok: false,
+          message: ctx.tr("input-volume-bounds", {
+            min: volumeText(bounds.min, ctx.lang),
+            max: volumeText(bounds.max, ctx.lang),
+          }),
+        };
       }
       return { ok: true, value: parsed.volume.toString() };
     }
     case "duration": {
       const durations = durationsFor(limits, draft.resource);
       const duration = parseDuration(input, durations);
-      return duration ? { ok: true, value: duration } : { ok: false, message: ctx.tr("input-duration-bad", { durations: durations.join(", ") }) };
+      return duration
+        ? { ok: true, value: duration }
+        : { ok: false, message: ctx.tr("input-duration-bad", { durations: durations.join(", ") }) };
     }
     case "address":
       return readAddress(ctx, input, draft.offered);
@@ -122,11 +145,22 @@ const ADDRESS_ATTEMPT = /^t[1-9a-z]{25,}/i;
  * cut T… address), get their own explanations; anything else (field null) is named with the
  * command's usage.
  */
-function rejectedArgument(ctx: BotContext, rejected: string, draft: OrderDraft, limits: OrderLimits, usage: string): { field: DraftField | null; message: string } {
-  if (DURATION_SHAPE.test(rejected) && !draft.duration) return { field: "duration", message: ctx.tr("input-duration-bad", { durations: durationsFor(limits, draft.resource).join(", ") }) };
+function rejectedArgument(
+  ctx: BotContext,
+  rejected: string,
+  draft: OrderDraft,
+  limits: OrderLimits,
+  usage: string,
+): { field: DraftField | null; message: string } {
+  if (DURATION_SHAPE.test(rejected) && !draft.duration)
+    return {
+      field: "duration",
+      message: ctx.tr("input-duration-bad", { durations: durationsFor(limits, draft.resource).join(", ") }),
+    };
   if (!draft.volume) {
     const volume = parseVolume(rejected);
-    if (!volume.ok && volume.reason !== "format") return { field: "volume", message: ctx.tr(`input-volume-${volume.reason}`) };
+    if (!volume.ok && volume.reason !== "format")
+      return { field: "volume", message: ctx.tr(`input-volume-${volume.reason}`) };
   }
   if (!draft.address && ADDRESS_ATTEMPT.test(rejected)) {
     const address = readAddress(ctx, rejected, draft.offered);
@@ -142,7 +176,13 @@ function rejectedArgument(ctx: BotContext, rejected: string, draft: OrderDraft, 
  * told what is wrong and how the command is written (an argument that fits no field, or more
  * than one wrong).
  */
-export async function draftFromCommand(ctx: BotContext, args: string, limits: OrderLimits, fields: DraftField[], usage: string): Promise<{ draft: OrderDraft; problem: string | null } | null> {
+export async function draftFromCommand(
+  ctx: BotContext,
+  args: string,
+  limits: OrderLimits,
+  fields: DraftField[],
+  usage: string,
+): Promise<{ draft: OrderDraft; problem: string | null } | null> {
   const { draft, rejected, moreRejected } = draftFromArguments(args, limits);
   const bad = rejected === null ? null : rejectedArgument(ctx, rejected, draft, limits, usage);
   const valid = validateDraft(ctx, draft, limits, fields);
@@ -162,7 +202,12 @@ export async function draftFromCommand(ctx: BotContext, args: string, limits: Or
 }
 
 /** Validates every field present in a draft (one-line form); the first problem wins. */
-export function validateDraft(ctx: BotContext, draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): { ok: true; draft: OrderDraft } | { ok: false; message: string; field: DraftField } {
+export function validateDraft(
+  ctx: BotContext,
+  draft: OrderDraft,
+  limits: OrderLimits,
+  fields: DraftField[],
+): { ok: true; draft: OrderDraft } | { ok: false; message: string; field: DraftField } {
   const result: OrderDraft = { ...draft };
   for (const field of fields) {
     const value = draft[field];
@@ -179,7 +224,11 @@ export function validateDraft(ctx: BotContext, draft: OrderDraft, limits: OrderL
  * allows; once the resource is known it must fit that resource. The first misfit is dropped
  * (to be asked again) and explained.
  */
-export function recheckForResource(ctx: BotContext, draft: OrderDraft, limits: OrderLimits): { draft: OrderDraft; problem: string | null } {
+export function recheckForResource(
+  ctx: BotContext,
+  draft: OrderDraft,
+  limits: OrderLimits,
+): { draft: OrderDraft; problem: string | null } {
   if (!draft.resource) return { draft, problem: null };
   for (const field of ["volume", "duration"] as const) {
     const value = draft[field];
@@ -195,7 +244,12 @@ export function recheckForResource(ctx: BotContext, draft: OrderDraft, limits: O
 }
 
 /** The first field still missing once the resource's bounds apply; null when the draft is complete. */
-export function missingOrderField(ctx: BotContext, draft: OrderDraft, limits: OrderLimits, fields: DraftField[]): DraftField | null {
+export function missingOrderField(
+  ctx: BotContext,
+  draft: OrderDraft,
+  limits: OrderLimits,
+  fields: DraftField[],
+): DraftField | null {
   const rechecked = recheckForResource(ctx, draft, limits);
   return fields.find((name) => rechecked.draft[name] === undefined) ?? null;
 }

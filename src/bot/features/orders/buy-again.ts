@@ -37,8 +37,12 @@ async function sameKeyLink(ctx: BotContext, target: BuyAgainTarget): Promise<str
     return null;
   }
   if (Number(credential.linked_at) === target.linkedAt) return credential.last4;
-  if (credential.last4 === target.last4) await ctx.reply(ctx.tr("buy-again-relinked", { now: credential.last4 }), { parse_mode: "HTML" });
-  else await ctx.reply(ctx.tr("buy-again-other-key", { then: target.last4, now: credential.last4 }), { parse_mode: "HTML" });
+  if (credential.last4 === target.last4)
+    await ctx.reply(ctx.tr("buy-again-relinked", { now: credential.last4 }), { parse_mode: "HTML" });
+  else
+    await ctx.reply(ctx.tr("buy-again-other-key", { then: target.last4, now: credential.last4 }), {
+      parse_mode: "HTML",
+    });
   return null;
 }
 
@@ -61,7 +65,8 @@ export function buyAgainFeature(menu: MenuActions): Composer<BotContext> {
       // Forgetting the key (/disconnect) forgets the references too: say why rather than "no longer valid".
       const keyGone = !(await accountCredential(ctx));
       await ctx.answerCallbackQuery(keyGone ? undefined : { text: ctx.tr("button-expired") });
-      if (keyGone) await ctx.reply(ctx.tr("buy-again-no-key"), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
+      if (keyGone)
+        await ctx.reply(ctx.tr("buy-again-no-key"), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
       return;
     }
     await ctx.answerCallbackQuery();

@@ -37,7 +37,11 @@ function orderCard(ctx: BotContext, order: Order): string {
 /** An order card's buttons: Buy again (for the key linked now), and Back to the page it was opened from. */
 async function orderCardKeyboard(ctx: BotContext, order: Order, page: number): Promise<InlineKeyboard> {
   const keyboard = new InlineKeyboard();
-  const [buyAgain] = await buyAgainRefs(ctx.deps.db, [{ telegramId: ctx.account.telegram_id, orderId: order.id }], ctx.deps.now());
+  const [buyAgain] = await buyAgainRefs(
+    ctx.deps.db,
+    [{ telegramId: ctx.account.telegram_id, orderId: order.id }],
+    ctx.deps.now(),
+  );
   if (buyAgain) keyboard.text(ctx.tr("button-buy-again"), BUY_AGAIN.data(buyAgain)).success();
   return keyboard.text(ctx.tr("button-back"), ORDERS_PAGE.data(page));
 }
@@ -62,8 +66,15 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     if (list.items.length === 0) lines.push("", ctx.tr("orders-empty"));
     for (const order of list.items) {
       const label = `${truncate(order.status, 16)} · ${volumeText(order.volume, ctx.lang)} ${truncate(resourceText(ctx, order.resource), 24)} · ${shortAddress(order.targetAddress)}`;
-      lines.push(`• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: marketWord(order.status), volume: volumeText(order.volume, ctx.lang), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx, ctx.lang) })}`);
-      keyboard.text(label.slice(0, 60), ORDER_OPEN.data(await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now()), number)).row();
+      lines.push(
+        `• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: marketWord(order.status), volume: volumeText(order.volume, ctx.lang), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx, ctx.lang) })}`,
+      );
+      keyboard
+        .text(
+          label.slice(0, 60),
+          ORDER_OPEN.data(await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now()), number),
+        )
+        .row();
     }
     if (number > 1) keyboard.text(ctx.tr("button-prev"), ORDERS_PAGE.data(number - 1));
     if (number < pages) keyboard.text(ctx.tr("button-next"), ORDERS_PAGE.data(number + 1));
@@ -111,7 +122,14 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     if (!client) return;
     try {
       const stats = await client.orderStats();
-      await edit(ctx, ctx.tr("orders-stats", { total: String(stats.totalOrders), energy: volumeText(stats.energyDeliveredThisMonth, ctx.lang) }), new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(1)));
+      await edit(
+        ctx,
+        ctx.tr("orders-stats", {
+          total: String(stats.totalOrders),
+          energy: volumeText(stats.energyDeliveredThisMonth, ctx.lang),
+        }),
+        new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(1)),
+      );
     } catch (error) {
       await replyMarketplaceError(ctx, error, { read: true });
     }

@@ -9,7 +9,14 @@ import type { Guided } from "#src/bot/guided/steps";
 import { durationText, resourceText, sunPerUnit, trxText, volumeText } from "#src/chat/format";
 import { replyMarketplaceError } from "#src/bot/marketplace-access";
 import { SecretBoxError } from "#src/security/secret-box";
-import { draftFromCommand, missingOrderField, orderLimits, type DraftField, type OrderDraft, type OrderLimits } from "../order-params";
+import {
+  draftFromCommand,
+  missingOrderField,
+  orderLimits,
+  type DraftField,
+  type OrderDraft,
+  type OrderLimits,
+} from "../order-params";
 import { collectOrder, firstOrderQuestion, startOrderFlow } from "../order-params/guided";
 import type { MenuActions } from "#src/bot/context";
 import { shareLine } from "../deep-links";
@@ -40,7 +47,10 @@ async function openOptionalClient(ctx: BotContext): Promise<MarketplaceClient | 
     return ctx.deps.marketplace(() => apiKey);
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
-    ctx.deps.logger.warn({ userId: ctx.account.telegram_id, reason: error.reason }, "stored API key cannot be decrypted; quoting without it");
+    ctx.deps.logger.warn(
+      { userId: ctx.account.telegram_id, reason: error.reason },
+      "stored API key cannot be decrypted; quoting without it",
+    );
     return null;
   }
 }
@@ -55,7 +65,10 @@ export async function quoteLimits(ctx: BotContext): Promise<OrderLimits | null> 
     return await orderLimits(ctx, await optionalClient(ctx));
   } catch (error) {
     if (error instanceof MarketplaceError) {
-      ctx.deps.logger.info({ userId: ctx.account.telegram_id, kind: error.kind }, "order options could not be read with the user's key; quoting with the documented durations");
+      ctx.deps.logger.info(
+        { userId: ctx.account.telegram_id, kind: error.kind },
+        "order options could not be read with the user's key; quoting with the documented durations",
+      );
       return orderLimits(ctx, null);
     }
     await replyMarketplaceError(ctx, error, { read: true });
@@ -68,27 +81,50 @@ async function sendQuote(ctx: BotContext, draft: OrderDraft): Promise<void> {
   const volume = BigInt(draft.volume!);
   let quote;
   try {
-    quote = await ctx.deps.marketplace().quote({ resource: draft.resource!, duration: draft.duration!, volume: draft.volume! });
+    quote = await ctx.deps
+      .marketplace()
+      .quote({ resource: draft.resource!, duration: draft.duration!, volume: draft.volume! });
   } catch (error) {
     if (error instanceof MarketplaceError) return replyMarketplaceError(ctx, error, { read: false });
     throw error;
   }
   const text = [
     ctx.tr("quote-title"),
-    ctx.tr("quote-line", { volume: volumeText(volume, ctx.lang), resource: resourceText(ctx, draft.resource!), duration: durationText(draft.duration!, ctx.lang) }),
-    ctx.tr("quote-price", { price: trxText(quote.priceTrx, ctx.lang), perUnit: sunPerUnit(quote.priceTrx, volume, ctx.lang) }),
+    ctx.tr("quote-line", {
+      volume: volumeText(volume, ctx.lang),
+      resource: resourceText(ctx, draft.resource!),
+      duration: durationText(draft.duration!, ctx.lang),
+    }),
+    ctx.tr("quote-price", {
+      price: trxText(quote.priceTrx, ctx.lang),
+      perUnit: sunPerUnit(quote.priceTrx, volume, ctx.lang),
+    }),
     "",
     ctx.tr("quote-note"),
     shareLine(ctx, "quote", { resource: draft.resource!, volume: draft.volume!, duration: draft.duration! }),
   ].join("\n");
-  const keyboard = new InlineKeyboard().text(ctx.tr("button-buy-this"), QUOTE_BUY.data(draft.resource!, draft.volume!, draft.duration!)).success();
+  const keyboard = new InlineKeyboard()
+    .text(ctx.tr("button-buy-this"), QUOTE_BUY.data(draft.resource!, draft.volume!, draft.duration!))
+    .success();
   await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
 }
 
 /** /quote, guided: asks what the command did not give, then the price. */
-export async function quoteConversation(conversation: Guided, ctx: Context, start: OrderDraft, asked?: unknown): Promise<void> {
+export async function quoteConversation(
+  conversation: Guided,
+  ctx: Context,
+  start: OrderDraft,
+  asked?: unknown,
+): Promise<void> {
   const question = firstOrderQuestion(asked);
-  const draft = await collectOrder(conversation, "quote", start, FIELDS, quoteLimits, question && { entering: ctx, question });
+  const draft = await collectOrder(
+    conversation,
+    "quote",
+    start,
+    FIELDS,
+    quoteLimits,
+    question && { entering: ctx, question },
+  );
   await conversation.external((ctx) => sendQuote(ctx, draft));
 }
 
@@ -102,7 +138,11 @@ export function quoteFeature(menu: MenuActions): Composer<BotContext> {
     const read = await draftFromCommand(ctx, args, limits, FIELDS, "/quote energy 65k 1h");
     if (!read) return;
     const { draft, problem } = read;
-    if (missingOrderField(ctx, draft, limits, FIELDS) !== null && (await startOrderFlow(ctx, "quote", draft, limits, FIELDS, problem))) return;
+    if (
+      missingOrderField(ctx, draft, limits, FIELDS) !== null &&
+      (await startOrderFlow(ctx, "quote", draft, limits, FIELDS, problem))
+    )
+      return;
     await endFlow(ctx);
     await sendQuote(ctx, draft);
   }

@@ -4,9 +4,23 @@ import type { Menu } from "@grammyjs/menu";
 import { CARD_AUTO_RESUME } from "#src/chat/callback-data";
 import { touchAddress } from "#src/db/repos/addresses";
 import { markKeyBroken } from "#src/db/repos/credentials";
-import { findPendingAction, setPendingActionPayload, wasAttempted, type PendingAction } from "#src/db/repos/pending-actions";
+import {
+  findPendingAction,
+  setPendingActionPayload,
+  wasAttempted,
+  type PendingAction,
+} from "#src/db/repos/pending-actions";
 import { markInMotion } from "#src/db/repos/poll-schedule";
-import { compareTrx, MarketplaceError, sunToTrx, trxToSun, type AutomationOptions, type AutomationPreview, type AutomationRule, type MarketplaceClient } from "#src/marketplace/index";
+import {
+  compareTrx,
+  MarketplaceError,
+  sunToTrx,
+  trxToSun,
+  type AutomationOptions,
+  type AutomationPreview,
+  type AutomationRule,
+  type MarketplaceClient,
+} from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
 import { durationText, knownTrxText, trxText, volumeText } from "#src/chat/format";
@@ -101,8 +115,13 @@ function renewalPricingDuration(durations: readonly string[]): string {
  * estimate) of a day or the longest listed duration, scaled when its volume is beyond the refill
  * bounds. `pricedFor` names that duration when it is not a day.
  */
-async function previewFiring(client: MarketplaceClient, payload: RuleRequest, options: AutomationOptions): Promise<AutomationPreview & { pricedFor?: string }> {
-  if (payload.kind === "refill") return client.previewAutomation({ volume: payload.volume!, duration: payload.duration!, type: "refill" });
+async function previewFiring(
+  client: MarketplaceClient,
+  payload: RuleRequest,
+  options: AutomationOptions,
+): Promise<AutomationPreview & { pricedFor?: string }> {
+  if (payload.kind === "refill")
+    return client.previewAutomation({ volume: payload.volume!, duration: payload.duration!, type: "refill" });
   if (payload.kind === "smart") return client.previewAutomation({ ...SMART_PREVIEW, type: "smart" });
   const volume = BigInt(payload.volume!);
   const { min, max } = volumeBounds("refill", options);
@@ -111,18 +130,32 @@ async function previewFiring(client: MarketplaceClient, payload: RuleRequest, op
   const pricedFor = durationMinutes(duration) === DAY_MINUTES ? {} : { pricedFor: duration };
   const preview = await client.previewAutomation({ volume: priced.toString(), duration, type: "refill" });
   if (priced === volume) return { ...preview, ...pricedFor };
-  return { priceTrx: scaleTrx(preview.priceTrx, volume, priced), baseCostTrx: preview.baseCostTrx === null ? null : scaleTrx(preview.baseCostTrx, volume, priced), commissionTrx: preview.commissionTrx === null ? null : scaleTrx(preview.commissionTrx, volume, priced), ...pricedFor };
+  return {
+    priceTrx: scaleTrx(preview.priceTrx, volume, priced),
+    baseCostTrx: preview.baseCostTrx === null ? null : scaleTrx(preview.baseCostTrx, volume, priced),
+    commissionTrx: preview.commissionTrx === null ? null : scaleTrx(preview.commissionTrx, volume, priced),
+    ...pricedFor,
+  };
 }
 
 /**
  * Previews one firing and reads the balance and the matching rules that already exist. `knownIds`
  * is given after an attempt whose outcome is unknown: the rule it may have made must stay "new".
  */
-async function buildCard(ctx: BotContext, client: MarketplaceClient, request: RuleRequest, knownIds?: string[]): Promise<{ text: string; payload: RulePayload; canConfirm: boolean } | null> {
+async function buildCard(
+  ctx: BotContext,
+  client: MarketplaceClient,
+  request: RuleRequest,
+  knownIds?: string[],
+): Promise<{ text: string; payload: RulePayload; canConfirm: boolean } | null> {
   let preview, balance, existing;
   try {
     const options = await ctx.deps.options.automationOptions(ctx.account.telegram_id, client);
-    [preview, balance, existing] = await Promise.all([previewFiring(client, request, options), client.balance(), knownIds ? Promise.resolve([]) : client.listAutomations()]);
+    [preview, balance, existing] = await Promise.all([
+      previewFiring(client, request, options),
+      client.balance(),
+      knownIds ? Promise.resolve([]) : client.listAutomations(),
+    ]);
   } catch (error) {
     await replyMarketplaceError(ctx, error, { read: true });
     return null;
@@ -130,30 +163,58 @@ async function buildCard(ctx: BotContext, client: MarketplaceClient, request: Ru
   const payload: RulePayload = {
     ...request,
     knownIds: knownIds ?? existing.filter((rule) => matches(rule, { ...request, knownIds: [] })).map((rule) => rule.id),
-    figures: { priceTrx: preview.priceTrx, commissionTrx: preview.commissionTrx, balanceTrx: balance.trx, ...(preview.pricedFor ? { pricedFor: preview.pricedFor } : {}) },
+    figures: {
+      priceTrx: preview.priceTrx,
+      commissionTrx: preview.commissionTrx,
+      balanceTrx: balance.trx,
+      ...(preview.pricedFor ? { pricedFor: preview.pricedFor } : {}),
+    },
   };
   return { ...confirmCard(ctx, payload, payload.figures!), payload };
 }
 
 /** The confirmation card's text, drawn from the payload alone. */
-function confirmCard(ctx: BotContext, payload: RulePayload, figures: CardFigures): { text: string; canConfirm: boolean } {
-  const lines = [ctx.tr("rule-confirm-title"), "", ctx.tr("rule-confirm-kind", { value: ctx.tr(`rule-kind-${payload.kind}`) }), ctx.tr("card-target", {}, { value: code(payload.address) })];
+function confirmCard(
+  ctx: BotContext,
+  payload: RulePayload,
+  figures: CardFigures,
+): { text: string; canConfirm: boolean } {
+  const lines = [
+    ctx.tr("rule-confirm-title"),
+    "",
+    ctx.tr("rule-confirm-kind", { value: ctx.tr(`rule-kind-${payload.kind}`) }),
+    ctx.tr("card-target", {}, { value: code(payload.address) }),
+  ];
   if (payload.kind === "refill") {
     lines.push(
       ctx.tr("rule-card-minimal", { value: volumeText(payload.minimal!, ctx.lang) }),
       ctx.tr("card-volume", { value: volumeText(payload.volume!, ctx.lang) }),
       ctx.tr("card-duration", { value: durationText(payload.duration!, ctx.lang) }),
       "",
-      ctx.tr("rule-confirm-trigger-refill", { minimal: volumeText(payload.minimal!, ctx.lang), volume: volumeText(payload.volume!, ctx.lang), duration: durationText(payload.duration!, ctx.lang) }),
+      ctx.tr("rule-confirm-trigger-refill", {
+        minimal: volumeText(payload.minimal!, ctx.lang),
+        volume: volumeText(payload.volume!, ctx.lang),
+        duration: durationText(payload.duration!, ctx.lang),
+      }),
     );
   } else if (payload.kind === "renewal") {
-    lines.push(ctx.tr("card-volume", { value: volumeText(payload.volume!, ctx.lang) }), ctx.tr("card-duration", { value: RENEWAL_DURATION }), "", ctx.tr("rule-confirm-trigger-renewal", { volume: volumeText(payload.volume!, ctx.lang) }));
+    lines.push(
+      ctx.tr("card-volume", { value: volumeText(payload.volume!, ctx.lang) }),
+      ctx.tr("card-duration", { value: RENEWAL_DURATION }),
+      "",
+      ctx.tr("rule-confirm-trigger-renewal", { volume: volumeText(payload.volume!, ctx.lang) }),
+    );
   } else {
     lines.push("", ctx.tr("rule-confirm-trigger-smart"));
   }
   lines.push(
-    ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", { value: trxText(figures.priceTrx, ctx.lang), commission: knownTrxText(figures.commissionTrx, ctx.lang) }),
-    ...(figures.pricedFor ? [ctx.tr("rule-confirm-estimate-priced-for", { duration: durationText(figures.pricedFor, ctx.lang) })] : []),
+    ctx.tr(payload.kind === "renewal" ? "rule-confirm-cost-estimate" : "rule-confirm-cost", {
+      value: trxText(figures.priceTrx, ctx.lang),
+      commission: knownTrxText(figures.commissionTrx, ctx.lang),
+    }),
+    ...(figures.pricedFor
+      ? [ctx.tr("rule-confirm-estimate-priced-for", { duration: durationText(figures.pricedFor, ctx.lang) })]
+      : []),
     ctx.tr("rule-confirm-charged"),
     ctx.tr("rule-card-auto-resume", { value: ctx.tr(payload.autoResume ? "button-yes" : "button-no") }),
     ctx.tr("card-balance", { value: knownTrxText(figures.balanceTrx, ctx.lang) }),
@@ -168,7 +229,12 @@ function confirmCard(ctx: BotContext, payload: RulePayload, figures: CardFigures
 
 /** The auto-resume toggle under Confirm and Cancel; its label shows the current choice. */
 function autoResumeButton(ctx: BotContext, autoResume: boolean): (id: string) => CardButton[] {
-  return (id) => [{ text: ctx.tr("button-auto-resume", { value: ctx.tr(autoResume ? "button-yes" : "button-no") }), data: CARD_AUTO_RESUME.data(id) }];
+  return (id) => [
+    {
+      text: ctx.tr("button-auto-resume", { value: ctx.tr(autoResume ? "button-yes" : "button-no") }),
+      data: CARD_AUTO_RESUME.data(id),
+    },
+  ];
 }
 
 /**
@@ -176,24 +242,48 @@ function autoResumeButton(ctx: BotContext, autoResume: boolean): (id: string) =>
  * crash mid-call): same kind, target and volume, not known before the card, created after it.
  * Throws when the list cannot be read.
  */
-async function findCreated(client: MarketplaceClient, payload: RulePayload, action: PendingAction): Promise<AutomationRule | null> {
+async function findCreated(
+  client: MarketplaceClient,
+  payload: RulePayload,
+  action: PendingAction,
+): Promise<AutomationRule | null> {
   const rules = await client.listAutomations();
-  return rules.find((rule) => matches(rule, payload) && !payload.knownIds.includes(rule.id) && Date.parse(rule.createdAt) >= action.created_at - CLOCK_SLACK_MS) ?? null;
+  return (
+    rules.find(
+      (rule) =>
+        matches(rule, payload) &&
+        !payload.knownIds.includes(rule.id) &&
+        Date.parse(rule.createdAt) >= action.created_at - CLOCK_SLACK_MS,
+    ) ?? null
+  );
 }
 
 async function create(client: MarketplaceClient, payload: RulePayload): Promise<AutomationRule> {
   switch (payload.kind) {
     case "refill":
-      return client.createRefill({ targetAddress: payload.address, minimal: payload.minimal!, volume: payload.volume!, duration: payload.duration!, autoResume: payload.autoResume });
+      return client.createRefill({
+        targetAddress: payload.address,
+        minimal: payload.minimal!,
+        volume: payload.volume!,
+        duration: payload.duration!,
+        autoResume: payload.autoResume,
+      });
     case "renewal":
-      return client.createRenewal({ targetAddress: payload.address, volume: payload.volume!, autoResume: payload.autoResume });
+      return client.createRenewal({
+        targetAddress: payload.address,
+        volume: payload.volume!,
+        autoResume: payload.autoResume,
+      });
     case "smart":
       return client.createSmart({ targetAddress: payload.address, autoResume: payload.autoResume });
   }
 }
 
 /** Shows a rule as its card (text and menu): the rules menu does it. */
-export type RuleCardMaker = (ctx: BotContext, rule: AutomationRule) => Promise<{ text: string; keyboard: Menu<BotContext> }>;
+export type RuleCardMaker = (
+  ctx: BotContext,
+  rule: AutomationRule,
+) => Promise<{ text: string; keyboard: Menu<BotContext> }>;
 
 /** The rule confirmation card: Confirm creates the rule once (no idempotency key: a timed-out creation is looked for first); the auto-resume toggle. */
 export function ruleCardFeature(cards: CardKinds, ruleCard: RuleCardMaker): Composer<BotContext> {
@@ -205,7 +295,11 @@ export function ruleCardFeature(cards: CardKinds, ruleCard: RuleCardMaker): Comp
 }
 
 /** "Rule created" above the new rule's card. */
-async function createdText(ctx: BotContext, rule: AutomationRule, ruleCard: RuleCardMaker): Promise<{ text: string; keyboard: Menu<BotContext> }> {
+async function createdText(
+  ctx: BotContext,
+  rule: AutomationRule,
+  ruleCard: RuleCardMaker,
+): Promise<{ text: string; keyboard: Menu<BotContext> }> {
   const card = await ruleCard(ctx, rule);
   return { text: `${ctx.tr("rule-created")}\n\n${card.text}`, keyboard: card.keyboard };
 }
@@ -224,16 +318,27 @@ function ruleCardKind(ruleCard: RuleCardMaker): CardKind {
         rule = earlier ?? (await create(client, payload));
       } catch (error) {
         if (!(error instanceof MarketplaceError)) throw error;
-        ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status }, "rule not created");
+        ctx.deps.logger.info(
+          { userId: ctx.account.telegram_id, card: action.id, kind: error.kind, status: error.status },
+          "rule not created",
+        );
         if (!RETRYABLE.has(error.kind)) {
           if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
-          const { text, keyboard } = await describeSpendError(ctx, client, error, payload.figures?.balanceTrx ?? undefined);
+          const { text, keyboard } = await describeSpendError(
+            ctx,
+            client,
+            error,
+            payload.figures?.balanceTrx ?? undefined,
+          );
           return { state: "failed", text, keyboard, result: { error: error.kind } };
         }
         // Rule creation has no idempotency key: look for the rule before offering to send again.
         const found = await findCreated(client, payload, action).catch(() => null);
         if (!found) return { state: "retry", text: ctx.tr("card-unknown-state"), result: { attempted: true } };
-        ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, ruleId: found.id }, "timed-out rule creation found in the list");
+        ctx.deps.logger.info(
+          { userId: ctx.account.telegram_id, card: action.id, ruleId: found.id },
+          "timed-out rule creation found in the list",
+        );
         rule = found;
       }
       await touchAddress(ctx.deps.db, ctx.account.telegram_id, payload.address, ctx.deps.now());
@@ -248,17 +353,26 @@ function ruleCardKind(ruleCard: RuleCardMaker): CardKind {
       // Only a look: sending again here could make a second rule if the first is merely slow to list.
       const found = await findCreated(client, JSON.parse(action.payload) as RulePayload, action).catch(() => null);
       if (!found) return { state: "retry", text: ctx.tr("card-unknown-state") };
-      ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id, ruleId: found.id }, "rule creation with an unknown outcome found in the list");
+      ctx.deps.logger.info(
+        { userId: ctx.account.telegram_id, card: action.id, ruleId: found.id },
+        "rule creation with an unknown outcome found in the list",
+      );
       const { text, keyboard } = await createdText(ctx, found, ruleCard);
       return { state: "done", text, keyboard, result: found };
     },
     async cancelAfterAttempt(ctx, action) {
       const client = await userClient(ctx);
-      const found = client ? await findCreated(client, JSON.parse(action.payload) as RulePayload, action).catch(() => undefined) : undefined;
+      const found = client
+        ? await findCreated(client, JSON.parse(action.payload) as RulePayload, action).catch(() => undefined)
+        : undefined;
       if (found === undefined) return { text: ctx.tr("card-cancelled-rule-unknown") };
       if (found === null) return { text: ctx.tr("card-cancelled-rule-none") };
       const card = await ruleCard(ctx, found);
-      return { text: `${ctx.tr("card-cancelled-rule-exists")}\n\n${card.text}`, keyboard: card.keyboard, result: found };
+      return {
+        text: `${ctx.tr("card-cancelled-rule-exists")}\n\n${card.text}`,
+        keyboard: card.keyboard,
+        result: found,
+      };
     },
     async refresh(ctx, action) {
       const client = await userClient(ctx);
@@ -277,10 +391,16 @@ function ruleCardKind(ruleCard: RuleCardMaker): CardKind {
 
 /** The auto-resume toggle under a pending card that was never confirmed. */
 async function toggleAutoResume(ctx: BotContext & { callbackQuery: { data: string } }): Promise<void> {
-  const action = await findPendingAction(ctx.deps.db, ctx.account.telegram_id, CARD_AUTO_RESUME.parse(ctx.callbackQuery.data)!);
+  const action = await findPendingAction(
+    ctx.deps.db,
+    ctx.account.telegram_id,
+    CARD_AUTO_RESUME.parse(ctx.callbackQuery.data)!,
+  );
   const payload = action?.kind === "rule" ? (JSON.parse(action.payload) as RulePayload) : null;
   if (!action || !payload?.figures || action.state !== "pending") {
-    await ctx.answerCallbackQuery({ text: ctx.tr(action?.state === "processing" ? "card-processing" : "card-expired") });
+    await ctx.answerCallbackQuery({
+      text: ctx.tr(action?.state === "processing" ? "card-processing" : "card-expired"),
+    });
     return;
   }
   if (wasAttempted(action)) {
@@ -294,5 +414,9 @@ async function toggleAutoResume(ctx: BotContext & { callbackQuery: { data: strin
   }
   await ctx.answerCallbackQuery();
   const card = confirmCard(ctx, toggled, payload.figures);
-  await editInPlace(ctx, card.text, cardKeyboard(ctx, action.id, card.canConfirm, autoResumeButton(ctx, toggled.autoResume)(action.id)));
+  await editInPlace(
+    ctx,
+    card.text,
+    cardKeyboard(ctx, action.id, card.canConfirm, autoResumeButton(ctx, toggled.autoResume)(action.id)),
+  );
 }

@@ -3,11 +3,30 @@ import type { AutomationOptions } from "#src/marketplace/index";
 import { checkBounds } from "#src/input/volume";
 import type { BotContext } from "#src/bot/context";
 import { durationText, volumeText } from "#src/chat/format";
-import { answer, markAsked, sendQuestion, type AnswerButton, type Asked, type Checked, type Guided } from "#src/bot/guided/steps";
+import {
+  answer,
+  markAsked,
+  sendQuestion,
+  type AnswerButton,
+  type Asked,
+  type Checked,
+  type Guided,
+} from "#src/bot/guided/steps";
 import { userClient } from "#src/bot/marketplace-access";
 import { readAddress, savedAddressOffers } from "../addresses";
 import { sendRuleCard } from "./card";
-import { automationOptions, FIELDS, KINDS, nextStep, parseKind, parseYesNo, validateRuleField, volumeBounds, type RuleDraft, type RuleStep } from "./draft";
+import {
+  automationOptions,
+  FIELDS,
+  KINDS,
+  nextStep,
+  parseKind,
+  parseYesNo,
+  validateRuleField,
+  volumeBounds,
+  type RuleDraft,
+  type RuleStep,
+} from "./draft";
 
 /** A question of the guided form: the step asked and the draft as it stands (plain JSON, kept in the flow's log). */
 interface RuleQuestion extends Asked {
@@ -16,7 +35,12 @@ interface RuleQuestion extends Asked {
 }
 
 /** Asks the next question of the guided form (inside `external`). */
-async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: AutomationOptions): Promise<RuleQuestion> {
+async function ask(
+  ctx: BotContext,
+  step: RuleStep,
+  draft: RuleDraft,
+  options: AutomationOptions,
+): Promise<RuleQuestion> {
   const buttons: AnswerButton[][] = [[]];
   const lines: string[] = [];
   const next: RuleDraft = { ...draft };
@@ -37,7 +61,10 @@ async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: A
       break;
     case "volume": {
       const bounds = volumeBounds(draft.kind!, options);
-      lines.push(ctx.tr(draft.kind === "renewal" ? "ask-rule-renewal-volume" : "ask-rule-volume"), ctx.tr("bounds-line", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }));
+      lines.push(
+        ctx.tr(draft.kind === "renewal" ? "ask-rule-renewal-volume" : "ask-rule-volume"),
+        ctx.tr("bounds-line", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }),
+      );
       const presets = [65_000n, 131_000n].filter((value) => !checkBounds(value, bounds.min, bounds.max));
       if (presets.length === 0) presets.push(bounds.min);
       for (const value of presets) buttons[0]!.push({ label: volumeText(value, ctx.lang), value: value.toString() });
@@ -45,7 +72,8 @@ async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: A
     }
     case "duration":
       lines.push(ctx.tr("ask-rule-duration"));
-      for (const duration of options.durations) buttons[0]!.push({ label: durationText(duration, ctx.lang), value: duration });
+      for (const duration of options.durations)
+        buttons[0]!.push({ label: durationText(duration, ctx.lang), value: duration });
       break;
     case "autoResume":
       lines.push(ctx.tr("ask-auto-resume"));
@@ -59,7 +87,12 @@ async function ask(ctx: BotContext, step: RuleStep, draft: RuleDraft, options: A
 }
 
 /** Checks an answer to one step (inside `external`): the change it makes to the draft, or why not. */
-async function checkAnswer(ctx: BotContext, step: RuleStep, input: string, draft: RuleDraft): Promise<Checked<Partial<RuleDraft>>> {
+async function checkAnswer(
+  ctx: BotContext,
+  step: RuleStep,
+  input: string,
+  draft: RuleDraft,
+): Promise<Checked<Partial<RuleDraft>>> {
   const client = await userClient(ctx);
   if (!client) return { ok: false };
   if (step === "address") {

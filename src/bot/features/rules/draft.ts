@@ -62,36 +62,60 @@ export function parseKind(ctx: BotContext, input: string): RuleKind | null {
 type Check<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** `offered`: the address buttons of the guided step, whose answer is "@<reference>". */
-export function validateRuleField(ctx: BotContext, field: RuleField, input: string, kind: RuleKind, options: AutomationOptions, offered?: Record<string, string>): Check<string> {
+export function validateRuleField(
+  ctx: BotContext,
+  field: RuleField,
+  input: string,
+  kind: RuleKind,
+  options: AutomationOptions,
+  offered?: Record<string, string>,
+): Check<string> {
   switch (field) {
     case "address":
       return readAddress(ctx, input, offered);
     case "minimal": {
       // No bounds from the options here, but the marketplace takes an int64 and nothing larger.
       const parsed = parseVolume(input);
-      return parsed.ok && parseInt64(parsed.volume) !== null ? { ok: true, value: parsed.volume.toString() } : { ok: false, message: ctx.tr("input-minimal-bad") };
+      return parsed.ok && parseInt64(parsed.volume) !== null
+        ? { ok: true, value: parsed.volume.toString() }
+        : { ok: false, message: ctx.tr("input-minimal-bad") };
     }
     case "volume": {
       const parsed = parseVolume(input);
       if (!parsed.ok) return { ok: false, message: ctx.tr(`input-volume-${parsed.reason}`) };
       const bounds = volumeBounds(kind, options);
       if (checkBounds(parsed.volume, bounds.min, bounds.max)) {
-        return { ok: false, message: ctx.tr("input-volume-bounds", { min: volumeText(bounds.min, ctx.lang), max: volumeText(bounds.max, ctx.lang) }) };
+        return {
+          ok: false,
+          message: ctx.tr("input-volume-bounds", {
+            min: volumeText(bounds.min, ctx.lang),
+            max: volumeText(bounds.max, ctx.lang),
+          }),
+        };
       }
       return { ok: true, value: parsed.volume.toString() };
     }
     case "duration": {
       const duration = parseDuration(input, options.durations);
-      return duration ? { ok: true, value: duration } : { ok: false, message: ctx.tr("input-duration-bad", { durations: options.durations.join(", ") }) };
+      return duration
+        ? { ok: true, value: duration }
+        : { ok: false, message: ctx.tr("input-duration-bad", { durations: options.durations.join(", ") }) };
     }
   }
 }
 
 /** One-line arguments: an address (T…), a listed duration, then volumes in order (refill: minimal, volume). */
-export function draftFromArguments(ctx: BotContext, kind: RuleKind, text: string, options: AutomationOptions): { ok: true; draft: RuleDraft } | { ok: false; message: string } {
+export function draftFromArguments(
+  ctx: BotContext,
+  kind: RuleKind,
+  text: string,
+  options: AutomationOptions,
+): { ok: true; draft: RuleDraft } | { ok: false; message: string } {
   const draft: RuleDraft = { kind };
   const fields = FIELDS[kind];
-  const volumeSlots = fields.filter((field): field is "minimal" | "volume" => field === "minimal" || field === "volume");
+  const volumeSlots = fields.filter(
+    (field): field is "minimal" | "volume" => field === "minimal" || field === "volume",
+  );
   const raw: Partial<Record<RuleField, string>> = {};
   // "65 000" is one volume, as the refusal's own examples say (and as /buy reads it).
   for (const token of splitArguments(text)) {
@@ -110,7 +134,8 @@ export function draftFromArguments(ctx: BotContext, kind: RuleKind, text: string
       continue;
     }
     // A volume of zero, below zero or with a fraction of a unit is explained as the guided step explains it.
-    if (slot && !volume.ok && volume.reason !== "format") return { ok: false, message: ctx.tr(`input-volume-${volume.reason}`) };
+    if (slot && !volume.ok && volume.reason !== "format")
+      return { ok: false, message: ctx.tr(`input-volume-${volume.reason}`) };
     return { ok: false, message: ctx.tr("input-argument-bad", { value: truncate(token, 40), usage: USAGE[kind] }) };
   }
   for (const field of fields) {

@@ -2,29 +2,63 @@ import type { Menu } from "@grammyjs/menu";
 import type { AutomationRule } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
-import { readListPayload, payloadOf, type FoundRule, type MenuContext, type RuleLookup, type RulesMenuSet } from "./menu-state";
+import {
+  readListPayload,
+  payloadOf,
+  type FoundRule,
+  type MenuContext,
+  type RuleLookup,
+  type RulesMenuSet,
+} from "./menu-state";
 import { ruleCardText, ruleRef, rulesPage } from "./views";
 
 /** Shows `rule` as a card (text and menu), for the message being sent or edited in this update. */
-export async function ruleCard(menus: RulesMenuSet, ctx: BotContext, rule: AutomationRule, options: { topUp?: boolean; note?: string; page?: number } = {}): Promise<{ text: string; keyboard: Menu<BotContext> }> {
-  menus.presses.drawing(ctx).rule = { rule, ref: await ruleRef(ctx, rule.id), page: options.page ?? 0, topUp: options.topUp ?? false };
+export async function ruleCard(
+  menus: RulesMenuSet,
+  ctx: BotContext,
+  rule: AutomationRule,
+  options: { topUp?: boolean; note?: string; page?: number } = {},
+): Promise<{ text: string; keyboard: Menu<BotContext> }> {
+  menus.presses.drawing(ctx).rule = {
+    rule,
+    ref: await ruleRef(ctx, rule.id),
+    page: options.page ?? 0,
+    topUp: options.topUp ?? false,
+  };
   return { text: ruleCardText(ctx, rule) + (options.note ? `\n\n${options.note}` : ""), keyboard: menus.rule };
 }
 
 /** The list page `page`, for the message being sent or edited in this update. */
-export async function listPage(menus: RulesMenuSet, ctx: BotContext, rules: AutomationRule[], page: number, note?: string): Promise<{ text: string; keyboard: Menu<BotContext> }> {
+export async function listPage(
+  menus: RulesMenuSet,
+  ctx: BotContext,
+  rules: AutomationRule[],
+  page: number,
+  note?: string,
+): Promise<{ text: string; keyboard: Menu<BotContext> }> {
   const shown = await rulesPage(ctx, rules, page, note ? { note } : {});
   menus.presses.drawing(ctx).list = { rules, page: shown.page, ...(note ? { note } : {}) };
   return { text: shown.text, keyboard: menus.list };
 }
 
 /** Edits the pressed message into the list page `page`. */
-export async function showListPage(menus: RulesMenuSet, ctx: BotContext, rules: AutomationRule[], page: number, note?: string): Promise<void> {
+export async function showListPage(
+  menus: RulesMenuSet,
+  ctx: BotContext,
+  rules: AutomationRule[],
+  page: number,
+  note?: string,
+): Promise<void> {
   const shown = await listPage(menus, ctx, rules, page, note);
   await editInPlace(ctx, shown.text, shown.keyboard);
 }
 
-export async function showRuleCard(menus: RulesMenuSet, ctx: BotContext, rule: AutomationRule, options: { topUp?: boolean; note?: string; page?: number } = {}): Promise<void> {
+export async function showRuleCard(
+  menus: RulesMenuSet,
+  ctx: BotContext,
+  rule: AutomationRule,
+  options: { topUp?: boolean; note?: string; page?: number } = {},
+): Promise<void> {
   const card = await ruleCard(menus, ctx, rule, options);
   await editInPlace(ctx, card.text, card.keyboard);
 }

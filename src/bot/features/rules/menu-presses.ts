@@ -17,7 +17,11 @@ const ALLOWED: Record<RuleAction, (status: string) => boolean> = {
   cancel: (status) => ruleStatus(status) !== "cancelled",
 };
 
-const TOAST: Record<RuleAction, string> = { pause: "rule-toast-paused", resume: "rule-toast-resumed", cancel: "rule-toast-cancelled" };
+const TOAST: Record<RuleAction, string> = {
+  pause: "rule-toast-paused",
+  resume: "rule-toast-resumed",
+  cancel: "rule-toast-cancelled",
+};
 
 /** A rule's button on a list page: its card. */
 export async function openRule(menus: RulesMenuSet, ctx: MenuContext, ref: string, page: number): Promise<void> {
@@ -55,18 +59,32 @@ export async function act(menus: RulesMenuSet, ctx: BotContext, found: FoundRule
   }
   let updated: AutomationRule;
   try {
-    updated = action === "pause" ? await client.pauseAutomation(rule.id) : action === "resume" ? await client.resumeAutomation(rule.id) : await client.cancelAutomation(rule.id);
+    updated =
+      action === "pause"
+        ? await client.pauseAutomation(rule.id)
+        : action === "resume"
+          ? await client.resumeAutomation(rule.id)
+          : await client.cancelAutomation(rule.id);
   } catch (error) {
     if (!(error instanceof MarketplaceError)) throw error;
-    ctx.deps.logger.info({ userId: ctx.account.telegram_id, ruleId: rule.id, action, kind: error.kind, status: error.status }, "rule action refused");
+    ctx.deps.logger.info(
+      { userId: ctx.account.telegram_id, ruleId: rule.id, action, kind: error.kind, status: error.status },
+      "rule action refused",
+    );
     if (error.kind === "not_found") {
       // The marketplace just said the rule does not exist for this key: do not list it, whatever a list read says.
       const fresh = (await client.listAutomations().catch(() => null)) ?? rules;
-      return gone(menus, ctx, fresh.filter((candidate) => candidate.id !== rule.id), page);
+      return gone(
+        menus,
+        ctx,
+        fresh.filter((candidate) => candidate.id !== rule.id),
+        page,
+      );
     }
     if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
     // Show the rule as it is now, with what went wrong under it.
-    const current = (await client.listAutomations().catch(() => null))?.find((candidate) => candidate.id === rule.id) ?? rule;
+    const current =
+      (await client.listAutomations().catch(() => null))?.find((candidate) => candidate.id === rule.id) ?? rule;
     // Pause, Resume and Cancel are writes: a 403 is about the action, not the key.
     const described = describeMarketplaceError(ctx, error, false);
     const balance = error.kind === "insufficient_balance";
@@ -74,8 +92,13 @@ export async function act(menus: RulesMenuSet, ctx: BotContext, found: FoundRule
     await ctx.answerCallbackQuery({ text: ctx.tr("rule-toast-failed") });
     return showRuleCard(menus, ctx, current, { note, topUp: balance, page });
   }
-  ctx.deps.logger.info({ userId: ctx.account.telegram_id, ruleId: rule.id, action, status: updated.status }, "rule updated");
-  await (action === "resume" ? markInMotion(ctx.deps.db, ctx.account.telegram_id, "rule", ctx.deps.now()) : requestRuleCheck(ctx.deps.db, ctx.account.telegram_id));
+  ctx.deps.logger.info(
+    { userId: ctx.account.telegram_id, ruleId: rule.id, action, status: updated.status },
+    "rule updated",
+  );
+  await (action === "resume"
+    ? markInMotion(ctx.deps.db, ctx.account.telegram_id, "rule", ctx.deps.now())
+    : requestRuleCheck(ctx.deps.db, ctx.account.telegram_id));
   await ctx.answerCallbackQuery({ text: ctx.tr(TOAST[action]) });
   await showRuleCard(menus, ctx, updated, { page });
 }
@@ -103,7 +126,13 @@ export async function deliveries(menus: RulesMenuSet, ctx: MenuContext): Promise
   try {
     firings = await client.automationFires(view.rule.id);
   } catch (error) {
-    if (error instanceof MarketplaceError && error.kind === "not_found") return gone(menus, ctx, rules.filter((rule) => rule.id !== view.rule.id), view.page);
+    if (error instanceof MarketplaceError && error.kind === "not_found")
+      return gone(
+        menus,
+        ctx,
+        rules.filter((rule) => rule.id !== view.rule.id),
+        view.page,
+      );
     await ctx.answerCallbackQuery().catch(() => undefined);
     return replyMarketplaceError(ctx, error, { read: true });
   }

@@ -71,7 +71,10 @@ function ruleFingerprint(rule: AutomationRule): string {
 
 /** A list's fingerprint: which rules there are and in which state (their labels show it). */
 function listFingerprint(rules: AutomationRule[]): string {
-  return `list:${rules.map((rule) => `${rule.id}=${ruleStatus(rule.status)}`).sort().join(",")}`;
+  return `list:${rules
+    .map((rule) => `${rule.id}=${ruleStatus(rule.status)}`)
+    .sort()
+    .join(",")}`;
 }
 
 /** Every rule, or null after telling the user why not (in the chat, unless a dashboard redraw met a passing failure). */
@@ -82,7 +85,11 @@ async function readRules(ctx: BotContext, client: MarketplaceClient): Promise<Au
     if (ctx.callbackQuery) await ctx.answerCallbackQuery().catch(() => undefined);
     // A redraw the dashboard asked for: the user was answered there, and the card updates at its next
     // tap; only a refused key (marked broken, alerts paused) is still said in the chat.
-    const quiet = isDashboardPress(ctx) && error instanceof MarketplaceError && error.kind !== "unauthorized" && error.kind !== "forbidden";
+    const quiet =
+      isDashboardPress(ctx) &&
+      error instanceof MarketplaceError &&
+      error.kind !== "unauthorized" &&
+      error.kind !== "forbidden";
     if (!quiet) await replyMarketplaceError(ctx, error, { read: true });
     return null;
   }

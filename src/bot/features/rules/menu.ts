@@ -4,8 +4,26 @@ import type { AutomationRule } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
 import { ruleStatus } from "#src/marketplace/rule-words";
 import { gone, listOutdated, listPage, ruleCard, ruleOutdated } from "./menu-display";
-import { act, askCancel, backToList, deliveries, openRule, pressAction, showCard, topUp, turnPage } from "./menu-presses";
-import { payloadOf, rulePayload, RulePresses, type MenuContext, type RuleAction, type RuleLookup, type RulesMenuSet } from "./menu-state";
+import {
+  act,
+  askCancel,
+  backToList,
+  deliveries,
+  openRule,
+  pressAction,
+  showCard,
+  topUp,
+  turnPage,
+} from "./menu-presses";
+import {
+  payloadOf,
+  rulePayload,
+  RulePresses,
+  type MenuContext,
+  type RuleAction,
+  type RuleLookup,
+  type RulesMenuSet,
+} from "./menu-state";
 import { rulesPage } from "./views";
 
 /** The menus of /rules: the list, the rule card, "cancel this rule?", the deliveries. */
@@ -13,9 +31,18 @@ export interface RulesMenus {
   /** The root: install it (its middleware serves every menu below). */
   list: Menu<BotContext>;
   /** Shows `rule` as a card (text and menu), for the message being sent or edited in this update. */
-  ruleCard(ctx: BotContext, rule: AutomationRule, options?: { topUp?: boolean; note?: string; page?: number }): Promise<{ text: string; keyboard: Menu<BotContext> }>;
+  ruleCard(
+    ctx: BotContext,
+    rule: AutomationRule,
+    options?: { topUp?: boolean; note?: string; page?: number },
+  ): Promise<{ text: string; keyboard: Menu<BotContext> }>;
   /** The list page `page`, for the message being sent or edited in this update. */
-  listPage(ctx: BotContext, rules: AutomationRule[], page: number, note?: string): Promise<{ text: string; keyboard: Menu<BotContext> }>;
+  listPage(
+    ctx: BotContext,
+    rules: AutomationRule[],
+    page: number,
+    note?: string,
+  ): Promise<{ text: string; keyboard: Menu<BotContext> }>;
   /** Reads the rule behind a reference and the list it is in (once per update). */
   lookup(ctx: BotContext, ref: string, page: number, topUp: boolean): Promise<RuleLookup>;
   /** Pause, resume or cancel a rule found by `lookup`, then show its card with the result. */
@@ -36,7 +63,11 @@ export function rulesMenus(showTopUp: (ctx: BotContext) => Promise<void>): Rules
   const menus: RulesMenuSet = {
     presses,
     showTopUp,
-    list: new Menu<BotContext>(MENU_IDS.rules, { autoAnswer: false, fingerprint: (ctx) => presses.listMenuFingerprint(ctx), onMenuOutdated: (ctx) => listOutdated(menus, ctx) }),
+    list: new Menu<BotContext>(MENU_IDS.rules, {
+      autoAnswer: false,
+      fingerprint: (ctx) => presses.listMenuFingerprint(ctx),
+      onMenuOutdated: (ctx) => listOutdated(menus, ctx),
+    }),
     rule: new Menu<BotContext>(MENU_IDS.rule, { autoAnswer: false, fingerprint: ruleFingerprint, ...outdated }),
     cancel: new Menu<BotContext>(MENU_IDS.ruleCancel, { autoAnswer: false, fingerprint: ruleFingerprint, ...outdated }),
     // One Back button and nothing to act on: it always opens the card as the rule is now.
@@ -63,9 +94,22 @@ function drawListMenu(menus: RulesMenuSet): void {
     const view = await menus.presses.listShown(ctx);
     if (!view) return;
     const page = await rulesPage(ctx, view.rules, view.page);
-    for (const entry of page.entries) range.text({ text: entry.label, payload: RULE_LIST_VIEW.data({ ref: entry.ref, page: page.page }) }, (pressed) => openRule(menus, pressed, entry.ref, page.page)).row();
-    if (page.page > 1) range.text({ text: ctx.tr("button-prev"), payload: RULE_LIST_VIEW.data({ turn: -1, page: page.page }) }, (pressed) => turnPage(menus, pressed, page.page - 1));
-    if (page.page < page.pages) range.text({ text: ctx.tr("button-next"), payload: RULE_LIST_VIEW.data({ turn: 1, page: page.page }) }, (pressed) => turnPage(menus, pressed, page.page + 1));
+    for (const entry of page.entries)
+      range
+        .text({ text: entry.label, payload: RULE_LIST_VIEW.data({ ref: entry.ref, page: page.page }) }, (pressed) =>
+          openRule(menus, pressed, entry.ref, page.page),
+        )
+        .row();
+    if (page.page > 1)
+      range.text(
+        { text: ctx.tr("button-prev"), payload: RULE_LIST_VIEW.data({ turn: -1, page: page.page }) },
+        (pressed) => turnPage(menus, pressed, page.page - 1),
+      );
+    if (page.page < page.pages)
+      range.text(
+        { text: ctx.tr("button-next"), payload: RULE_LIST_VIEW.data({ turn: 1, page: page.page }) },
+        (pressed) => turnPage(menus, pressed, page.page + 1),
+      );
   });
 }
 
@@ -77,10 +121,21 @@ function drawRuleMenu(menus: RulesMenuSet): void {
     const payload = rulePayload(view);
     const status = ruleStatus(view.rule.status);
     if (view.topUp) range.text({ text: ctx.tr("button-topup"), payload }, (pressed) => topUp(menus, pressed)).row();
-    if (status === "active") range.text({ text: ctx.tr("button-pause"), payload }, (pressed) => pressAction(menus, pressed, "pause"));
-    if (status === "paused") range.text({ text: ctx.tr("button-resume"), payload }, (pressed) => pressAction(menus, pressed, "resume"));
-    if (status !== "cancelled") range.text({ text: ctx.tr("button-cancel-rule"), payload }, (pressed) => askCancel(menus, pressed)).danger().row();
-    range.text({ text: ctx.tr("button-deliveries"), payload }, (pressed) => deliveries(menus, pressed)).text({ text: ctx.tr("button-back"), payload: RULE_LIST_VIEW.data({ ref: view.ref, page: view.page }) }, (pressed) => backToList(menus, pressed));
+    if (status === "active")
+      range.text({ text: ctx.tr("button-pause"), payload }, (pressed) => pressAction(menus, pressed, "pause"));
+    if (status === "paused")
+      range.text({ text: ctx.tr("button-resume"), payload }, (pressed) => pressAction(menus, pressed, "resume"));
+    if (status !== "cancelled")
+      range
+        .text({ text: ctx.tr("button-cancel-rule"), payload }, (pressed) => askCancel(menus, pressed))
+        .danger()
+        .row();
+    range
+      .text({ text: ctx.tr("button-deliveries"), payload }, (pressed) => deliveries(menus, pressed))
+      .text(
+        { text: ctx.tr("button-back"), payload: RULE_LIST_VIEW.data({ ref: view.ref, page: view.page }) },
+        (pressed) => backToList(menus, pressed),
+      );
   });
 }
 
@@ -90,7 +145,10 @@ function drawCancelMenu(menus: RulesMenuSet): void {
     const view = await menus.presses.ruleShown(ctx);
     if (!view) return;
     const payload = rulePayload({ ...view, topUp: false });
-    range.text({ text: ctx.tr("button-confirm"), payload }, (pressed) => pressAction(menus, pressed, "cancel")).danger().text({ text: ctx.tr("button-back"), payload }, (pressed) => showCard(menus, pressed));
+    range
+      .text({ text: ctx.tr("button-confirm"), payload }, (pressed) => pressAction(menus, pressed, "cancel"))
+      .danger()
+      .text({ text: ctx.tr("button-back"), payload }, (pressed) => showCard(menus, pressed));
   });
 }
 

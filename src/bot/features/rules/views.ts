@@ -3,7 +3,15 @@ import type { AutomationRule, Firing } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
 import { ruleKind, ruleStatus, type RuleStatus } from "#src/marketplace/rule-words";
 import { durationText, timeText, trxText, volumeText } from "#src/chat/format";
-import { code, escapeHtml, MARKETPLACE_WORD_MAX, marketWord, MESSAGE_LIMIT, shortAddress, truncate } from "#src/chat/html";
+import {
+  code,
+  escapeHtml,
+  MARKETPLACE_WORD_MAX,
+  marketWord,
+  MESSAGE_LIMIT,
+  shortAddress,
+  truncate,
+} from "#src/chat/html";
 
 /** Rules per list page. */
 export const RULES_PAGE_SIZE = 8;
@@ -33,17 +41,25 @@ export function ruleCardText(ctx: BotContext, rule: AutomationRule): string {
     ctx.tr("rule-card-title", { kind: kindText(ctx, rule.type) }, { id: code(rule.id.slice(0, 8)) }),
     ctx.tr("rule-card-target", {}, { value: code(marketWord(rule.targetAddress)) }),
   ];
-  if (rule.minimal !== null && kind !== "smart" && kind !== "renewal") lines.push(ctx.tr("rule-card-minimal", { value: volumeText(rule.minimal, ctx.lang) }));
+  if (rule.minimal !== null && kind !== "smart" && kind !== "renewal")
+    lines.push(ctx.tr("rule-card-minimal", { value: volumeText(rule.minimal, ctx.lang) }));
   if (kind === "smart") lines.push(ctx.tr("rule-card-volume-smart"));
   else if (rule.volume !== null) lines.push(ctx.tr("rule-card-volume", { value: volumeText(rule.volume, ctx.lang) }));
-  if (kind === "renewal") lines.push(ctx.tr("rule-card-duration", { value: durationText(rule.duration ?? "1d", ctx.lang) }));
-  else if (rule.duration !== null && kind !== "smart") lines.push(ctx.tr("rule-card-duration", { value: durationText(rule.duration, ctx.lang) }));
+  if (kind === "renewal")
+    lines.push(ctx.tr("rule-card-duration", { value: durationText(rule.duration ?? "1d", ctx.lang) }));
+  else if (rule.duration !== null && kind !== "smart")
+    lines.push(ctx.tr("rule-card-duration", { value: durationText(rule.duration, ctx.lang) }));
   lines.push(ctx.tr("rule-card-status", { value: `${STATUS_ICON[status]} ${statusText(ctx, rule.status)}` }));
   if (status === "paused") {
     const reason = (rule.pauseReason ?? "").toLowerCase();
     if (reason === "user") lines.push(ctx.tr("rule-card-paused-user"));
-    else if (reason === "system") lines.push(ctx.tr("rule-card-paused-system"), ctx.tr(rule.autoResume ? "rule-card-paused-system-auto" : "rule-card-paused-system-manual"));
-    else if (rule.pauseReason) lines.push(ctx.tr("rule-card-paused-other", { value: truncate(rule.pauseReason, 2 * MARKETPLACE_WORD_MAX) }));
+    else if (reason === "system")
+      lines.push(
+        ctx.tr("rule-card-paused-system"),
+        ctx.tr(rule.autoResume ? "rule-card-paused-system-auto" : "rule-card-paused-system-manual"),
+      );
+    else if (rule.pauseReason)
+      lines.push(ctx.tr("rule-card-paused-other", { value: truncate(rule.pauseReason, 2 * MARKETPLACE_WORD_MAX) }));
   }
   if (status !== "cancelled") lines.push(ctx.tr("rule-card-auto-resume", { value: yesNo(ctx, rule.autoResume) }));
   lines.push(
@@ -73,7 +89,12 @@ export interface RuleEntry {
 }
 
 /** One page of the rule list (newest first): the text (`note` above the title) and a button entry per rule. */
-export async function rulesPage(ctx: BotContext, rules: AutomationRule[], page: number, options: { note?: string } = {}): Promise<{ text: string; page: number; pages: number; entries: RuleEntry[] }> {
+export async function rulesPage(
+  ctx: BotContext,
+  rules: AutomationRule[],
+  page: number,
+  options: { note?: string } = {},
+): Promise<{ text: string; page: number; pages: number; entries: RuleEntry[] }> {
   const sorted = newestFirst(rules);
   const pages = Math.max(1, Math.ceil(sorted.length / RULES_PAGE_SIZE));
   const number = Math.min(Math.max(1, page), pages);
@@ -92,19 +113,33 @@ export async function rulesPage(ctx: BotContext, rules: AutomationRule[], page: 
 }
 
 function unescape(text: string): string {
-  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+  return text
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
 }
 
 /** The rule's firings, newest first, one compact line each; cut to fit one message. */
 export function deliveriesText(ctx: BotContext, rule: AutomationRule, firings: Firing[]): string {
   const sorted = [...firings].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || 0);
-  const head = [ctx.tr("deliveries-title", { count: String(sorted.length) }, { id: code(rule.id.slice(0, 8)) }), `${escapeHtml(truncate(kindText(ctx, rule.type), 100))} · ${code(marketWord(rule.targetAddress))}`, ""];
+  const head = [
+    ctx.tr("deliveries-title", { count: String(sorted.length) }, { id: code(rule.id.slice(0, 8)) }),
+    `${escapeHtml(truncate(kindText(ctx, rule.type), 100))} · ${code(marketWord(rule.targetAddress))}`,
+    "",
+  ];
   if (sorted.length === 0) return [...head, ctx.tr("deliveries-empty")].join("\n");
   const budget = MESSAGE_LIMIT - 200;
   let length = head.join("\n").length;
   const lines: string[] = [];
   for (const [index, firing] of sorted.entries()) {
-    const line = ctx.tr("deliveries-line", { time: timeText(firing.createdAt), volume: volumeText(firing.volume, ctx.lang), duration: firing.duration === null || firing.duration === undefined ? "—" : durationText(firing.duration, ctx.lang), trx: trxText(firing.priceTrx, ctx.lang) });
+    const line = ctx.tr("deliveries-line", {
+      time: timeText(firing.createdAt),
+      volume: volumeText(firing.volume, ctx.lang),
+      duration:
+        firing.duration === null || firing.duration === undefined ? "—" : durationText(firing.duration, ctx.lang),
+      trx: trxText(firing.priceTrx, ctx.lang),
+    });
     if (length + line.length + 1 > budget) {
       lines.push(ctx.tr("deliveries-more", { count: String(sorted.length - index) }));
       break;

@@ -14,16 +14,28 @@ export const ALERT_KINDS: AlertKind[] = ["orders", "rules", "deposits", "other",
 
 /** The settings a card shows; the menu's fingerprint. */
 function settingsFingerprint(user: User): string {
-  return JSON.stringify([user.language, ...ALERT_KINDS.map((kind) => alertEnabled(user, kind)), user.digest_enabled, user.digest_time_zone]);
+  return JSON.stringify([
+    user.language,
+    ...ALERT_KINDS.map((kind) => alertEnabled(user, kind)),
+    user.digest_enabled,
+    user.digest_time_zone,
+  ]);
 }
 
 function cardText(tr: Translate, lang: Language, user: User): string {
-  const lines = [tr("settings-title"), tr("settings-language", { language: tr(`language-${lang}`) }), "", tr("settings-alerts")];
-  for (const kind of ALERT_KINDS) lines.push(`${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}: ${tr(alertEnabled(user, kind) ? "state-on" : "state-off")}`);
+  const lines = [
+    tr("settings-title"),
+    tr("settings-language", { language: tr(`language-${lang}`) }),
+    "",
+    tr("settings-alerts"),
+  ];
+  for (const kind of ALERT_KINDS)
+    lines.push(
+      `${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}: ${tr(alertEnabled(user, kind) ? "state-on" : "state-off")}`,
+    );
   lines.push(...digestSettingsLines(tr, user));
   return lines.join("\n");
 }
-
 
 /**
  * /settings on @grammyjs/menu: language, which alerts are pushed, the weekly digest and its time
@@ -44,10 +56,16 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
   async function apply(ctx: BotContext & MenuFlavor): Promise<void> {
     const tap = SETTINGS_TAP.parse(typeof ctx.match === "string" ? ctx.match : "");
     const now = ctx.deps.now();
-    const language = tap?.what === "l" && (LANGUAGES as readonly string[]).includes(tap.value) ? (tap.value as Language) : null;
+    const language =
+      tap?.what === "l" && (LANGUAGES as readonly string[]).includes(tap.value) ? (tap.value as Language) : null;
     if (language) await setUserLanguage(ctx.deps.db, ctx.account.telegram_id, language, now);
-    else if (tap?.what === "a" && (ALERT_KINDS as string[]).includes(tap.value)) await toggleAlert(ctx.deps.db, ctx.account.telegram_id, tap.value as AlertKind, now);
-    else if (!tap || !(tap.what === "d" || tap.what === "z") || !(await applyDigestSetting(ctx.deps.db, ctx.account, tap.what, tap.value, now))) {
+    else if (tap?.what === "a" && (ALERT_KINDS as string[]).includes(tap.value))
+      await toggleAlert(ctx.deps.db, ctx.account.telegram_id, tap.value as AlertKind, now);
+    else if (
+      !tap ||
+      !(tap.what === "d" || tap.what === "z") ||
+      !(await applyDigestSetting(ctx.deps.db, ctx.account, tap.what, tap.value, now))
+    ) {
       await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
       return;
     }
@@ -70,9 +88,25 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
 
   menu.dynamic((ctx, range) => {
     const { tr, lang, user } = view(ctx);
-    for (const language of LANGUAGES) range.text({ text: `${language === lang ? "✅ " : ""}${tr(`language-${language}`)}`, payload: SETTINGS_TAP.data("l", language) }, apply);
+    for (const language of LANGUAGES)
+      range.text(
+        {
+          text: `${language === lang ? "✅ " : ""}${tr(`language-${language}`)}`,
+          payload: SETTINGS_TAP.data("l", language),
+        },
+        apply,
+      );
     range.row();
-    for (const kind of ALERT_KINDS) range.text({ text: `${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}`, payload: SETTINGS_TAP.data("a", kind) }, apply).row();
+    for (const kind of ALERT_KINDS)
+      range
+        .text(
+          {
+            text: `${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}`,
+            payload: SETTINGS_TAP.data("a", kind),
+          },
+          apply,
+        )
+        .row();
     // The digest's buttons as its module lays them out, each tap applied by that module.
     const digest = new InlineKeyboard();
     addDigestButtons(digest, tr, user);
@@ -94,7 +128,10 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
 }
 
 /** /settings and the main menu's Settings. The menu itself is installed by the bot, before the features. */
-export function settingsFeature(menu: MenuActions, settings: { show(ctx: BotContext): Promise<void> }): Composer<BotContext> {
+export function settingsFeature(
+  menu: MenuActions,
+  settings: { show(ctx: BotContext): Promise<void> },
+): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
   composer.command("settings", settings.show);
   menu.register("settings", settings.show);

@@ -88,7 +88,12 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
         ? ctx.tr("start-linked-broken", { last4: credential.last4 })
         : ctx.tr("start-linked", { last4: credential.last4 })
       : ctx.tr("start-not-linked");
-    const lines = [ctx.tr("start-welcome", { name: ctx.from?.first_name ?? "" }), "", ctx.tr("start-language", { language: ctx.tr(`language-${ctx.lang}`) }), linked];
+    const lines = [
+      ctx.tr("start-welcome", { name: ctx.from?.first_name ?? "" }),
+      "",
+      ctx.tr("start-language", { language: ctx.tr(`language-${ctx.lang}`) }),
+      linked,
+    ];
     if (ctx.deps.sandbox) lines.push("", ctx.tr("start-sandbox"));
     await ctx.reply(lines.join("\n"), { parse_mode: "HTML", reply_markup: mainMenu(ctx, credential !== undefined) });
   });
@@ -98,7 +103,8 @@ export function startFeature(menu: MenuActions): Composer<BotContext> {
     for (const command of COMMANDS) {
       const example = HELP_EXAMPLES[command];
       // The command stays a tappable command; its example arguments are code, tap to copy.
-      const shown = example === undefined ? "" : ` <code>${example === "key" ? ctx.tr("help-key-argument") : example}</code>`;
+      const shown =
+        example === undefined ? "" : ` <code>${example === "key" ? ctx.tr("help-key-argument") : example}</code>`;
       lines.push(`/${command}${shown} — ${ctx.tr(`command-${command}`)}`);
     }
     lines.push("", ctx.tr("help-arguments"));
@@ -141,12 +147,15 @@ const HELP_EXAMPLES: Partial<Record<(typeof COMMANDS)[number], string>> = {
 
 /** How many single-letter edits (insert, delete, change, swap of neighbours) turn `a` into `b`. */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const change = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + change);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = best;
     }
   }
@@ -156,7 +165,9 @@ function editDistance(a: string, b: string): number {
 /** The one command a typo is closest to (at most 2 edits, and a single closest), or null. */
 export function closestCommand(typed: string): string | null {
   if (typed.length < 3 || typed.length > 32) return null;
-  const scored = COMMANDS.map((command) => ({ command, distance: editDistance(typed, command) })).filter((entry) => entry.distance <= 2);
+  const scored = COMMANDS.map((command) => ({ command, distance: editDistance(typed, command) })).filter(
+    (entry) => entry.distance <= 2,
+  );
   if (scored.length === 0) return null;
   const best = Math.min(...scored.map((entry) => entry.distance));
   const closest = scored.filter((entry) => entry.distance === best);
@@ -175,7 +186,10 @@ export function unhandledFeature(): Composer<BotContext> {
       const command = text.slice(1).split(/[\s@]/)[0] ?? "";
       // A command closes the open question (its text is never an answer); an unknown one says so too.
       const close = closestCommand(command.toLowerCase());
-      const said = [ctx.tr("unknown-command", { command: truncate(command, 40) }), ...(close ? [ctx.tr("unknown-command-suggest", { command: close })] : [])].join("\n");
+      const said = [
+        ctx.tr("unknown-command", { command: truncate(command, 40) }),
+        ...(close ? [ctx.tr("unknown-command-suggest", { command: close })] : []),
+      ].join("\n");
       await ctx.reply(ctx.flowLeft ? `${said}\n${ctx.tr("unknown-command-flow-left")}` : said, { parse_mode: "HTML" });
       return;
     }

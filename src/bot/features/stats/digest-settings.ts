@@ -27,7 +27,13 @@ export function digestSettingsLines(tr: Translate, user: User): string[] {
 
 export function addDigestButtons(keyboard: InlineKeyboard, tr: Translate, user: User): void {
   const on = user.digest_enabled === 1;
-  keyboard.row().text(tr("button-digest", { state: tr(on ? "state-on" : "state-off") }), DIGEST_SETTING.data("d", on ? "off" : "on")).row();
+  keyboard
+    .row()
+    .text(
+      tr("button-digest", { state: tr(on ? "state-on" : "state-off") }),
+      DIGEST_SETTING.data("d", on ? "off" : "on"),
+    )
+    .row();
   if (!on) return;
   const current = knownZone(user.digest_time_zone);
   for (const [index, { code, zone }] of DIGEST_TIME_ZONES.entries()) {
@@ -40,10 +46,21 @@ export function addDigestButtons(keyboard: InlineKeyboard, tr: Translate, user: 
  * Applies a digest tap ("d" on/off, "z" zone code); false for a value it does not know. The
  * Monday already behind the user is marked done, so the first digest is the next Monday 09:00.
  */
-export async function applyDigestSetting(db: Kysely<Database>, user: User, what: string, value: string, now: number): Promise<boolean> {
+export async function applyDigestSetting(
+  db: Kysely<Database>,
+  user: User,
+  what: string,
+  value: string,
+  now: number,
+): Promise<boolean> {
   if (what === "d" && (value === "on" || value === "off")) {
     const timeZone = knownZone(user.digest_time_zone);
-    await setDigestPreference(db, user.telegram_id, { enabled: value === "on", week: latestDigestSlot(timeZone, now).week }, now);
+    await setDigestPreference(
+      db,
+      user.telegram_id,
+      { enabled: value === "on", week: latestDigestSlot(timeZone, now).week },
+      now,
+    );
     return true;
   }
   const zone = what === "z" ? zoneForCode(value) : undefined;

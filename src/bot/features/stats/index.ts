@@ -37,7 +37,13 @@ export function statsFeature(menu: MenuActions): Composer<BotContext> {
     const timeZone = knownZone(ctx.account.digest_time_zone);
     const now = ctx.deps.now();
     const readWindow = lastDays(timeZone, READ_DAYS, now);
-    let records = cache.get(ctx.account.telegram_id, identity, readWindow.from, now, fresh ? STATS_FRESH_MS : undefined);
+    let records = cache.get(
+      ctx.account.telegram_id,
+      identity,
+      readWindow.from,
+      now,
+      fresh ? STATS_FRESH_MS : undefined,
+    );
     if (records && fresh) ctx.deps.metrics.publicWorkLimited.inc({ limit: "stats_reused" });
     if (!records) {
       await ctx.replyWithChatAction("upload_photo").catch(() => undefined);
@@ -48,7 +54,10 @@ export function statsFeature(menu: MenuActions): Composer<BotContext> {
         return null;
       }
       cache.set(ctx.account.telegram_id, identity, records);
-      ctx.deps.logger.debug({ userId: ctx.account.telegram_id, requests: records.requests, gaps: records.gaps }, "spending read from the marketplace for /stats");
+      ctx.deps.logger.debug(
+        { userId: ctx.account.telegram_id, requests: records.requests, gaps: records.gaps },
+        "spending read from the marketplace for /stats",
+      );
     }
     const report = await buildSpendingReport({
       tr: ctx.tr,
@@ -66,7 +75,12 @@ export function statsFeature(menu: MenuActions): Composer<BotContext> {
   async function send(ctx: BotContext, shown: Shown): Promise<void> {
     const { report, keyboard } = shown;
     if (report.kind === "text") await ctx.reply(report.text, { parse_mode: "HTML", reply_markup: keyboard });
-    else await ctx.replyWithPhoto(new InputFile(report.png, `spending-${shown.days}d.png`), { caption: report.caption, parse_mode: "HTML", reply_markup: keyboard });
+    else
+      await ctx.replyWithPhoto(new InputFile(report.png, `spending-${shown.days}d.png`), {
+        caption: report.caption,
+        parse_mode: "HTML",
+        reply_markup: keyboard,
+      });
   }
 
   async function showStats(ctx: BotContext): Promise<void> {
@@ -85,7 +99,15 @@ export function statsFeature(menu: MenuActions): Composer<BotContext> {
     const showsPhoto = Boolean(message && "photo" in message && message.photo);
     const { report, keyboard } = shown;
     if (report.kind === "chart" && showsPhoto) {
-      await ctx.editMessageMedia({ type: "photo", media: new InputFile(report.png, `spending-${shown.days}d.png`), caption: report.caption, parse_mode: "HTML" }, { reply_markup: keyboard });
+      await ctx.editMessageMedia(
+        {
+          type: "photo",
+          media: new InputFile(report.png, `spending-${shown.days}d.png`),
+          caption: report.caption,
+          parse_mode: "HTML",
+        },
+        { reply_markup: keyboard },
+      );
     } else if (report.kind === "text" && !showsPhoto) {
       await editInPlace(ctx, report.text, keyboard);
     } else {

@@ -38,18 +38,38 @@ const DEPOSIT_ADDRESS_MAX = 256;
 
 /** The marketplace's words on the deposit, bounded (the spec bounds none of them). */
 function shownDeposit(deposit: DepositAddress): DepositAddress {
-  return { ...deposit, network: marketWord(deposit.network), minimums: deposit.minimums.map((minimum) => ({ ...minimum, currency: truncate(minimum.currency, 24) })) };
+  return {
+    ...deposit,
+    network: marketWord(deposit.network),
+    minimums: deposit.minimums.map((minimum) => ({ ...minimum, currency: truncate(minimum.currency, 24) })),
+  };
 }
 
 function topUpText(ctx: BotContext, deposit: DepositAddress): string {
-  const lines = [ctx.tr("topup-title"), "", ctx.tr("topup-address"), code(deposit.address), "", ctx.tr("topup-network", { network: deposit.network })];
+  const lines = [
+    ctx.tr("topup-title"),
+    "",
+    ctx.tr("topup-address"),
+    code(deposit.address),
+    "",
+    ctx.tr("topup-network", { network: deposit.network }),
+  ];
   if (deposit.minimums.length === 0) lines.push(ctx.tr("topup-no-minimums"));
   else {
     lines.push(ctx.tr("topup-minimums"));
-    for (const minimum of deposit.minimums) lines.push(ctx.tr("topup-minimum-line", { currency: minimum.currency, amount: `${amountText(minimum.amount, ctx.lang)} ${minimum.currency}` }));
+    for (const minimum of deposit.minimums)
+      lines.push(
+        ctx.tr("topup-minimum-line", {
+          currency: minimum.currency,
+          amount: `${amountText(minimum.amount, ctx.lang)} ${minimum.currency}`,
+        }),
+      );
   }
-  const codes = deposit.minimums.length > 0 ? deposit.minimums.map((minimum) => minimum.currency) : ["USDT-TRC20", "TRX"];
-  const currencies = new Intl.ListFormat(ctx.lang, { type: "disjunction" }).format([...new Set(codes.map((currency) => tokenName(currency, deposit.network)))]);
+  const codes =
+    deposit.minimums.length > 0 ? deposit.minimums.map((minimum) => minimum.currency) : ["USDT-TRC20", "TRX"];
+  const currencies = new Intl.ListFormat(ctx.lang, { type: "disjunction" }).format([
+    ...new Set(codes.map((currency) => tokenName(currency, deposit.network))),
+  ]);
   lines.push("", ctx.tr("topup-warning", { currencies, network: deposit.network }), "", ctx.tr("topup-credited"));
   return lines.join("\n");
 }
@@ -57,7 +77,9 @@ function topUpText(ctx: BotContext, deposit: DepositAddress): string {
 /** "USDT-TRC20" on the TRC20 network reads "USDT": the warning names the network once, on its own. */
 function tokenName(currency: string, network: string): string {
   const suffix = `-${network}`;
-  return currency.length > suffix.length && currency.toUpperCase().endsWith(suffix.toUpperCase()) ? currency.slice(0, -suffix.length) : currency;
+  return currency.length > suffix.length && currency.toUpperCase().endsWith(suffix.toUpperCase())
+    ? currency.slice(0, -suffix.length)
+    : currency;
 }
 
 let qrcode: Promise<typeof QRCodeModule> | null = null;
@@ -104,8 +126,13 @@ export function walletFeature(menu: MenuActions, transactions: TransactionsMenu)
       return;
     }
     if (deposit.address.length > DEPOSIT_ADDRESS_MAX) {
-      ctx.deps.logger.warn({ userId: ctx.account.telegram_id, length: deposit.address.length }, "the marketplace's deposit address is too long to show; the user was sent to the dashboard");
-      await ctx.reply(ctx.tr("topup-address-too-long", { length: String(deposit.address.length) }), { parse_mode: "HTML" });
+      ctx.deps.logger.warn(
+        { userId: ctx.account.telegram_id, length: deposit.address.length },
+        "the marketplace's deposit address is too long to show; the user was sent to the dashboard",
+      );
+      await ctx.reply(ctx.tr("topup-address-too-long", { length: String(deposit.address.length) }), {
+        parse_mode: "HTML",
+      });
       return;
     }
     deposit = shownDeposit(deposit);

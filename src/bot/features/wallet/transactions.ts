@@ -28,9 +28,10 @@ interface Filter {
 
 /** A filter's ledger type as a short reference ("-": all types), for a menu payload. */
 async function typeReference(ctx: BotContext, filter: Filter): Promise<string> {
-  return filter.type === undefined ? "-" : refFor(ctx.deps.db, ctx.account.telegram_id, `ledger-type:${filter.type}`, ctx.deps.now());
+  return filter.type === undefined
+    ? "-"
+    : refFor(ctx.deps.db, ctx.account.telegram_id, `ledger-type:${filter.type}`, ctx.deps.now());
 }
-
 
 /** "+12.5" for credits, "-3" for debits, from the API's decimal string (never a float). */
 export function signedAmount(amount: string, lang: Language): string {
@@ -76,9 +77,14 @@ function isFiltered(filter: Filter): boolean {
 function ledgerText(ctx: BotContext, { list, filter }: LedgerView): string {
   const number = Math.max(1, list.page);
   const filtered = isFiltered(filter);
-  const lines = [ctx.tr("transactions-title", { page: String(number), pages: String(pageCount(list)), total: String(list.total) })];
+  const lines = [
+    ctx.tr("transactions-title", { page: String(number), pages: String(pageCount(list)), total: String(list.total) }),
+  ];
   if (filtered) {
-    const parts = [CURRENCIES[filter.currency] ?? ctx.tr("transactions-all-currencies"), filter.type === undefined ? ctx.tr("transactions-all-types") : truncate(filter.type, 40)];
+    const parts = [
+      CURRENCIES[filter.currency] ?? ctx.tr("transactions-all-currencies"),
+      filter.type === undefined ? ctx.tr("transactions-all-types") : truncate(filter.type, 40),
+    ];
     lines.push(ctx.tr("transactions-filter", { value: parts.join(" · ") }));
   }
   lines.push("");
@@ -159,7 +165,10 @@ function pressedView(ledger: LedgerMenu, ctx: BotContext): Promise<LedgerView | 
         if (!value?.startsWith("ledger-type:")) return "expired";
         type = value.slice("ledger-type:".length);
       }
-      return (await read(ctx, payload.page, { currency: payload.currency, ...(type === undefined ? {} : { type }) })) ?? "unavailable";
+      return (
+        (await read(ctx, payload.page, { currency: payload.currency, ...(type === undefined ? {} : { type }) })) ??
+        "unavailable"
+      );
     })();
     ledger.pressed.set(ctx, pending);
   }
@@ -193,11 +202,17 @@ async function draw(ledger: LedgerMenu, ctx: BotContext & MenuFlavor, page: numb
   await editInPlace(ctx, ledgerText(ctx, view), ledger.menu);
 }
 
-async function buttons(ledger: LedgerMenu, ctx: BotContext, range: MenuRange<BotContext>, { list, filter }: LedgerView): Promise<void> {
+async function buttons(
+  ledger: LedgerMenu,
+  ctx: BotContext,
+  range: MenuRange<BotContext>,
+  { list, filter }: LedgerView,
+): Promise<void> {
   const number = Math.max(1, list.page);
   const pages = pageCount(list);
   const payload = LEDGER_VIEW.data(number, filter.currency, await typeReference(ctx, filter));
-  const button = (text: string, page: number, target: Filter) => range.text({ text, payload }, (pressedCtx) => draw(ledger, pressedCtx, page, target));
+  const button = (text: string, page: number, target: Filter) =>
+    range.text({ text, payload }, (pressedCtx) => draw(ledger, pressedCtx, page, target));
   if (list.total === 0 && !isFiltered(filter)) {
     range.text({ text: ctx.tr("button-topup"), payload }, async (pressedCtx) => {
       await pressedCtx.answerCallbackQuery();
@@ -212,12 +227,19 @@ async function buttons(ledger: LedgerMenu, ctx: BotContext, range: MenuRange<Bot
   // Currency filter: changing it starts again at page 1.
   const mark = (active: boolean, label: string) => (active ? `• ${label}` : label);
   for (const currency of ["a", "t", "u"] as const) {
-    button(mark(filter.currency === currency, CURRENCIES[currency] ?? ctx.tr("transactions-all-currencies")), 1, { ...filter, currency });
+    button(mark(filter.currency === currency, CURRENCIES[currency] ?? ctx.tr("transactions-all-currencies")), 1, {
+      ...filter,
+      currency,
+    });
   }
   range.row();
 
   // Type filter: all, the active one, and the types seen on this page.
-  const types = [...new Set([...(filter.type === undefined ? [] : [filter.type]), ...list.items.map((entry) => entry.type)])].filter((type) => type.trim() !== "").slice(0, MAX_TYPE_BUTTONS);
+  const types = [
+    ...new Set([...(filter.type === undefined ? [] : [filter.type]), ...list.items.map((entry) => entry.type)]),
+  ]
+    .filter((type) => type.trim() !== "")
+    .slice(0, MAX_TYPE_BUTTONS);
   button(mark(filter.type === undefined, ctx.tr("transactions-all-types")), 1, { currency: filter.currency });
   let inRow = 1;
   for (const type of types) {
@@ -235,7 +257,11 @@ async function show(ledger: LedgerMenu, ctx: BotContext): Promise<void> {
   const view = await read(ctx, 1, { currency: "a" });
   if (!view) return;
   ledger.drawn.set(ctx, view);
-  await ctx.reply(ledgerText(ctx, view), { parse_mode: "HTML", reply_markup: ledger.menu, link_preview_options: { is_disabled: true } });
+  await ctx.reply(ledgerText(ctx, view), {
+    parse_mode: "HTML",
+    reply_markup: ledger.menu,
+    link_preview_options: { is_disabled: true },
+  });
 }
 
 /** /transactions and the wallet's Transactions button. The menu itself is installed by the bot, before the features. */

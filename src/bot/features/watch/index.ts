@@ -1,7 +1,14 @@
 import type { Composer, Context } from "grammy";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import { WATCH_BUY } from "#src/chat/callback-data";
-import { createWatch, findSameWatch, findWatch, listWatches, MAX_WATCHES_PER_USER, setWatchThreshold } from "#src/db/repos/watches";
+import {
+  createWatch,
+  findSameWatch,
+  findWatch,
+  listWatches,
+  MAX_WATCHES_PER_USER,
+  setWatchThreshold,
+} from "#src/db/repos/watches";
 import { splitArguments } from "#src/input/arguments";
 import { parseTrxLimit } from "#src/input/trx-limit";
 import { RESOURCES } from "#src/input/volume";
@@ -38,7 +45,9 @@ function everyDuration(limits: OrderLimits): string[] {
 function readLimit(ctx: BotContext, input: string): { ok: true; value: string } | { ok: false; message: string } {
   // Russian writes decimals with a comma, as the price buttons show them in that language.
   const parsed = parseTrxLimit(input, { decimalComma: ctx.lang === "ru" });
-  return parsed.ok ? { ok: true, value: sunToTrx(parsed.sun) } : { ok: false, message: ctx.tr(`input-watch-price-${parsed.reason}`) };
+  return parsed.ok
+    ? { ok: true, value: sunToTrx(parsed.sun) }
+    : { ok: false, message: ctx.tr(`input-watch-price-${parsed.reason}`) };
 }
 
 /**
@@ -66,7 +75,13 @@ async function saveWatch(ctx: BotContext, draft: WatchDraft, menus: WatchMenus):
     await setWatchThreshold(ctx.deps.db, telegramId, id, thresholdSun, priceSun, now);
   } else {
     id = shortId();
-    if (!(await createWatch(ctx.deps.db, { id, telegramId, ...target, address, thresholdSun, lastPriceSun: priceSun }, now))) {
+    if (
+      !(await createWatch(
+        ctx.deps.db,
+        { id, telegramId, ...target, address, thresholdSun, lastPriceSun: priceSun },
+        now,
+      ))
+    ) {
       await ctx.reply(ctx.tr("watch-limit", { max: String(MAX_WATCHES_PER_USER) }), { parse_mode: "HTML" });
       return;
     }
@@ -82,7 +97,11 @@ async function saveWatch(ctx: BotContext, draft: WatchDraft, menus: WatchMenus):
 async function askLimit(ctx: BotContext, draft: WatchDraft) {
   let priceTrx: string;
   try {
-    priceTrx = (await ctx.deps.marketplace().quote({ resource: draft.resource!, volume: draft.volume!, duration: draft.duration! })).priceTrx;
+    priceTrx = (
+      await ctx.deps
+        .marketplace()
+        .quote({ resource: draft.resource!, volume: draft.volume!, duration: draft.duration! })
+    ).priceTrx;
   } catch (error) {
     await replyMarketplaceError(ctx, error, { read: false });
     return null;
@@ -92,10 +111,16 @@ async function askLimit(ctx: BotContext, draft: WatchDraft) {
   for (const percent of [95n, 90n, 80n]) {
     // Whole thousandths of a TRX: short buttons, and a limit a person would type.
     const limitSun = ((priceSun * percent) / 100n / 1000n) * 1000n;
-    if (limitSun > 0n && !buttons.some((button) => button.value === sunToTrx(limitSun))) buttons.push({ label: `≤ ${trxText(sunToTrx(limitSun), ctx.lang)}`, value: sunToTrx(limitSun) });
+    if (limitSun > 0n && !buttons.some((button) => button.value === sunToTrx(limitSun)))
+      buttons.push({ label: `≤ ${trxText(sunToTrx(limitSun), ctx.lang)}`, value: sunToTrx(limitSun) });
   }
   const asked = markAsked(ctx, "watch", "price");
-  await sendQuestion(ctx, asked, [ctx.tr("ask-watch-price", { price: trxText(priceTrx, ctx.lang) }), "", ctx.tr("ask-cancel-hint")].join("\n"), [buttons]);
+  await sendQuestion(
+    ctx,
+    asked,
+    [ctx.tr("ask-watch-price", { price: trxText(priceTrx, ctx.lang) }), "", ctx.tr("ask-cancel-hint")].join("\n"),
+    [buttons],
+  );
   return asked;
 }
 
@@ -103,7 +128,17 @@ async function askLimit(ctx: BotContext, draft: WatchDraft) {
 export function watchConversation(menus: WatchMenus) {
   return async function watch(conversation: Guided, ctx: Context, start: WatchDraft, asked?: unknown): Promise<void> {
     const question = firstOrderQuestion(asked);
-    const draft: WatchDraft = { ...(await collectOrder(conversation, "watch", start, ORDER_FIELDS, quoteLimits, question && { entering: ctx, question })), ...(start.maxTrx ? { maxTrx: start.maxTrx } : {}) };
+    const draft: WatchDraft = {
+      ...(await collectOrder(
+        conversation,
+        "watch",
+        start,
+        ORDER_FIELDS,
+        quoteLimits,
+        question && { entering: ctx, question },
+      )),
+      ...(start.maxTrx ? { maxTrx: start.maxTrx } : {}),
+    };
     if (draft.maxTrx === undefined) {
       const asked = await conversation.external((ctx) => askLimit(ctx, draft));
       if (asked === null) return conversation.halt();
@@ -142,11 +177,22 @@ export function watchFeature(menu: MenuActions, menus: WatchMenus): Composer<Bot
       watch.maxTrx = limit.value;
     }
     // The first question is asked before the flow is entered when it is an order field; the limit's, inside it.
-    if (missingOrderField(ctx, watch, limits, ORDER_FIELDS) !== null && (await startOrderFlow(ctx, "watch", watch, limits, ORDER_FIELDS, read.problem))) return;
+    if (
+      missingOrderField(ctx, watch, limits, ORDER_FIELDS) !== null &&
+      (await startOrderFlow(ctx, "watch", watch, limits, ORDER_FIELDS, read.problem))
+    )
+      return;
     if (watch.maxTrx === undefined) return enterFlow(ctx, "watch", watch);
     await endFlow(ctx);
     // A watch_ link may be anyone's (with their address): asked about first; its Confirm runs /watch again.
-    if (openedWatchLink(ctx)) return askWatchLink(ctx, { resource: watch.resource!, volume: watch.volume!, duration: watch.duration!, maxTrx: watch.maxTrx, address: watch.address });
+    if (openedWatchLink(ctx))
+      return askWatchLink(ctx, {
+        resource: watch.resource!,
+        volume: watch.volume!,
+        duration: watch.duration!,
+        maxTrx: watch.maxTrx,
+        address: watch.address,
+      });
     await saveWatch(ctx, watch, menus);
   }
 

@@ -1,7 +1,16 @@
 import { Menu, type MenuFlavor } from "@grammyjs/menu";
 import type { Context } from "grammy";
 import { MENU_IDS, WATCH_VIEW } from "#src/chat/callback-data";
-import { deleteWatch, findWatch, listWatches, setWatchCooldown, setWatchRearm, setWatchStatus, type PriceWatch, type WatchCooldown } from "#src/db/repos/watches";
+import {
+  deleteWatch,
+  findWatch,
+  listWatches,
+  setWatchCooldown,
+  setWatchRearm,
+  setWatchStatus,
+  type PriceWatch,
+  type WatchCooldown,
+} from "#src/db/repos/watches";
 import type { BotContext } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
 import { COOLDOWNS, cooldownOf, watchCardText, watchListText } from "./views";
@@ -17,7 +26,6 @@ export interface WatchMenus {
   /** The user's watches (text and menu) for the message being sent or edited in this update. */
   listView(ctx: BotContext, watches: PriceWatch[], note?: string): { text: string; keyboard: Menu<BotContext> };
 }
-
 
 function payloadOf(ctx: BotContext): string {
   return typeof ctx.match === "string" ? ctx.match : "";
@@ -73,7 +81,11 @@ export function watchMenus(): WatchMenus {
   drawListMenu(menus);
   drawCardMenu(menus);
   menus.list.register(menus.card);
-  return { list: menus.list, cardView: (ctx, watch, note) => cardView(menus, ctx, watch, note), listView: (ctx, watches, note) => listView(menus, ctx, watches, note) };
+  return {
+    list: menus.list,
+    cardView: (ctx, watch, note) => cardView(menus, ctx, watch, note),
+    listView: (ctx, watches, note) => listView(menus, ctx, watches, note),
+  };
 }
 
 function drawing(menus: WatchMenuSet, ctx: BotContext): { watches?: PriceWatch[]; watch?: PriceWatch | null } {
@@ -121,7 +133,12 @@ async function showCard(menus: WatchMenuSet, ctx: BotContext, id: string, note?:
 }
 
 /** Applies a change to the pressed watch, then redraws `then`: the card or the list. A watch that is gone says so. */
-function change(menus: WatchMenuSet, apply: (ctx: BotContext, id: string) => Promise<boolean>, then: "card" | "list", note?: (ctx: BotContext, id: string) => string) {
+function change(
+  menus: WatchMenuSet,
+  apply: (ctx: BotContext, id: string) => Promise<boolean>,
+  then: "card" | "list",
+  note?: (ctx: BotContext, id: string) => string,
+) {
   return async (ctx: MenuContext) => {
     const id = payloadOf(ctx);
     if (WATCH_VIEW.parse(id) === null || !(await apply(ctx, id))) {
@@ -134,14 +151,26 @@ function change(menus: WatchMenuSet, apply: (ctx: BotContext, id: string) => Pro
   };
 }
 
-const pause = (ctx: BotContext, id: string) => setWatchStatus(ctx.deps.db, ctx.account.telegram_id, id, "paused", ctx.deps.now());
-const resume = (ctx: BotContext, id: string) => setWatchStatus(ctx.deps.db, ctx.account.telegram_id, id, "active", ctx.deps.now());
+const pause = (ctx: BotContext, id: string) =>
+  setWatchStatus(ctx.deps.db, ctx.account.telegram_id, id, "paused", ctx.deps.now());
+const resume = (ctx: BotContext, id: string) =>
+  setWatchStatus(ctx.deps.db, ctx.account.telegram_id, id, "active", ctx.deps.now());
 const remove = (ctx: BotContext, id: string) => deleteWatch(ctx.deps.db, ctx.account.telegram_id, id);
 const deleted = (ctx: BotContext, id: string) => ctx.tr("watch-deleted", { id: id.slice(0, 8) });
-const cooldown = (name: WatchCooldown) => (ctx: BotContext, id: string) => setWatchCooldown(ctx.deps.db, ctx.account.telegram_id, id, name, ctx.deps.now());
+const cooldown = (name: WatchCooldown) => (ctx: BotContext, id: string) =>
+  setWatchCooldown(ctx.deps.db, ctx.account.telegram_id, id, name, ctx.deps.now());
 const toggleRearm = async (ctx: BotContext, id: string) => {
   const watch = await findWatch(ctx.deps.db, ctx.account.telegram_id, id);
-  return watch !== null && setWatchRearm(ctx.deps.db, ctx.account.telegram_id, id, watch.rearm === "cooldown" ? "above" : "cooldown", ctx.deps.now());
+  return (
+    watch !== null &&
+    setWatchRearm(
+      ctx.deps.db,
+      ctx.account.telegram_id,
+      id,
+      watch.rearm === "cooldown" ? "above" : "cooldown",
+      ctx.deps.now(),
+    )
+  );
 };
 
 /** /watches: per watch, Open, Pause or Resume, and Delete. */
@@ -154,9 +183,13 @@ function drawListMenu(menus: WatchMenuSet): void {
         await pressed.answerCallbackQuery();
         await showCard(menus, pressed, payloadOf(pressed));
       });
-      if (watch.status === "active") range.text({ text: ctx.tr("button-watch-pause", { n }), payload }, change(menus, pause, "list"));
+      if (watch.status === "active")
+        range.text({ text: ctx.tr("button-watch-pause", { n }), payload }, change(menus, pause, "list"));
       else range.text({ text: ctx.tr("button-watch-resume", { n }), payload }, change(menus, resume, "list"));
-      range.text({ text: ctx.tr("button-watch-delete", { n }), payload }, change(menus, remove, "list", deleted)).danger().row();
+      range
+        .text({ text: ctx.tr("button-watch-delete", { n }), payload }, change(menus, remove, "list", deleted))
+        .danger()
+        .row();
     }
   });
 }
@@ -169,10 +202,23 @@ function drawCardMenu(menus: WatchMenuSet): void {
     const payload = WATCH_VIEW.data(watch.id);
     if (watch.status === "active") range.text({ text: ctx.tr("button-pause"), payload }, change(menus, pause, "card"));
     else range.text({ text: ctx.tr("button-resume"), payload }, change(menus, resume, "card"));
-    range.text({ text: ctx.tr("button-delete"), payload }, change(menus, remove, "list", deleted)).danger().row();
+    range
+      .text({ text: ctx.tr("button-delete"), payload }, change(menus, remove, "list", deleted))
+      .danger()
+      .row();
     const current = cooldownOf(watch);
-    for (const name of COOLDOWNS) range.text({ text: `${name === current ? "✅ " : ""}${ctx.tr(`watch-cooldown-${name}`)}`, payload }, change(menus, cooldown(name), "card"));
-    range.row().text({ text: ctx.tr(watch.rearm === "cooldown" ? "button-watch-rearm-above" : "button-watch-rearm-cooldown"), payload }, change(menus, toggleRearm, "card"));
+    for (const name of COOLDOWNS)
+      range.text(
+        { text: `${name === current ? "✅ " : ""}${ctx.tr(`watch-cooldown-${name}`)}`, payload },
+        change(menus, cooldown(name), "card"),
+      );
+    range.row().text(
+      {
+        text: ctx.tr(watch.rearm === "cooldown" ? "button-watch-rearm-above" : "button-watch-rearm-cooldown"),
+        payload,
+      },
+      change(menus, toggleRearm, "card"),
+    );
     range.row().text({ text: ctx.tr("button-watches"), payload }, async (pressed) => {
       await pressed.answerCallbackQuery();
       await showList(menus, pressed);

@@ -18,7 +18,10 @@ const DURATION_SHAPE = /^\d{1,4}\s*[mhd]$/i;
  * limit wherever it stands; otherwise the first bare number is the volume and the second the limit
  * ("/watch energy 65k 1h 2.5"). A third number stays with the order's arguments, which refuses it.
  */
-export function splitWatchArguments(text: string, durations: readonly string[]): { orderText: string; price: string | null } {
+export function splitWatchArguments(
+  text: string,
+  durations: readonly string[],
+): { orderText: string; price: string | null } {
   const order: string[] = [];
   let price: string | null = null;
   let volumeSeen = false;
@@ -30,7 +33,12 @@ export function splitWatchArguments(text: string, durations: readonly string[]):
     // "2.5 TRX": the unit after the limit.
     if (price !== null && /^trx$/i.test(token)) continue;
     // After the volume, a number with m, h or d is a duration even when not offered (a TRX limit has no such unit): the order's arguments say so.
-    if (parseResource(token) || looksLikeAddress(token) || parseDuration(token, durations) || (volumeSeen && DURATION_SHAPE.test(token))) {
+    if (
+      parseResource(token) ||
+      looksLikeAddress(token) ||
+      parseDuration(token, durations) ||
+      (volumeSeen && DURATION_SHAPE.test(token))
+    ) {
       order.push(token);
       continue;
     }

@@ -18,7 +18,11 @@ function statusText(ctx: BotContext, watch: PriceWatch): string {
 }
 
 function targetText(ctx: BotContext, watch: PriceWatch): string {
-  return ctx.tr("watch-target", { volume: volumeText(watch.volume, ctx.lang), resource: resourceText(ctx, watch.resource), duration: durationText(watch.duration, ctx.lang) });
+  return ctx.tr("watch-target", {
+    volume: volumeText(watch.volume, ctx.lang),
+    resource: resourceText(ctx, watch.resource),
+    duration: durationText(watch.duration, ctx.lang),
+  });
 }
 
 /** A watch's card: target, threshold, the last price seen, its state and settings (the buttons are its menu's). */
@@ -29,11 +33,18 @@ export function watchCardText(ctx: BotContext, watch: PriceWatch, note?: string)
   lines.push(
     watch.last_price_sun === null || watch.last_checked_at === null
       ? ctx.tr("watch-price-unknown")
-      : ctx.tr("watch-price-now", { price: trxText(sunToTrx(BigInt(watch.last_price_sun)), ctx.lang), time: timeText(new Date(watch.last_checked_at).toISOString()) }),
+      : ctx.tr("watch-price-now", {
+          price: trxText(sunToTrx(BigInt(watch.last_price_sun)), ctx.lang),
+          time: timeText(new Date(watch.last_checked_at).toISOString()),
+        }),
   );
   lines.push(ctx.tr("watch-status", { value: statusText(ctx, watch) }));
   const cooldown = cooldownOf(watch);
-  lines.push(ctx.tr("watch-cooldown", { value: cooldown ? ctx.tr(`watch-cooldown-${cooldown}`) : `${Math.round(watch.cooldown_ms / 60_000)} min` }));
+  lines.push(
+    ctx.tr("watch-cooldown", {
+      value: cooldown ? ctx.tr(`watch-cooldown-${cooldown}`) : `${Math.round(watch.cooldown_ms / 60_000)} min`,
+    }),
+  );
   lines.push(ctx.tr(watch.rearm === "cooldown" ? "watch-rearm-cooldown" : "watch-rearm-above"));
   if (note) lines.push("", note);
   return lines.join("\n");
@@ -44,8 +55,13 @@ export function watchListText(ctx: BotContext, watches: PriceWatch[], note?: str
   if (watches.length === 0) return [note, ctx.tr("watches-empty")].filter(Boolean).join("\n\n");
   const lines = [ctx.tr("watches-title", { count: String(watches.length), max: String(MAX_WATCHES_PER_USER) })];
   for (const [index, watch] of watches.entries()) {
-    const last = watch.last_price_sun === null ? "" : ` · ${ctx.tr("watches-last", { price: trxText(sunToTrx(BigInt(watch.last_price_sun)), ctx.lang) })}`;
-    lines.push(`${index + 1}. ${targetText(ctx, watch)} · ≤ ${trxText(sunToTrx(BigInt(watch.threshold_sun)), ctx.lang)}${last} — ${statusText(ctx, watch)}`);
+    const last =
+      watch.last_price_sun === null
+        ? ""
+        : ` · ${ctx.tr("watches-last", { price: trxText(sunToTrx(BigInt(watch.last_price_sun)), ctx.lang) })}`;
+    lines.push(
+      `${index + 1}. ${targetText(ctx, watch)} · ≤ ${trxText(sunToTrx(BigInt(watch.threshold_sun)), ctx.lang)}${last} — ${statusText(ctx, watch)}`,
+    );
   }
   if (note) lines.push("", note);
   return lines.join("\n");
