@@ -35,7 +35,9 @@ describe("the reply before the work behind it", () => {
     expect(calls.map((call) => call.method)).toEqual(["sendMessage", "editMessageText"]);
     expect(Number(calls[1]!.params.message_id)).toBe(resourceQuestion.messageId);
     expect(calls[1]!.params.text).toBe("Which resource? — <b>Energy</b>");
-    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(240);
+    // The throttler starts the two calls 250 ms apart; the fake stamps each when it answers, and on a
+    // loaded machine the first answer can come a little after its start (236 ms apart was seen).
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(200);
   });
 
   it("a menu button pressed while a question is open: the new flow's question first, the old question's buttons after", async () => {

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tsFiles } from "../kit/source-files";
 import {
   LEDGER_VIEW,
   MENU_DATA,
@@ -12,14 +13,6 @@ import {
 } from "#src/chat/callback-data";
 
 const SRC = resolve(__dirname, "../../src");
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return tsFiles(path);
-    return name.endsWith(".ts") ? [path] : [];
-  });
-}
 
 /**
  * Callback data and menu payloads have one registry (chat/callback-data.ts): every kind is

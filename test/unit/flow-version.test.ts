@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { tsFiles } from "../kit/source-files";
 import { FLOW_VERSION } from "#src/db/repos/flows";
 
 /**
@@ -19,14 +20,6 @@ import { FLOW_VERSION } from "#src/db/repos/flows";
  */
 const SRC = resolve(__dirname, "../../src");
 const RECORD = resolve(__dirname, "../fixtures/flow-fingerprints.json");
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return tsFiles(path);
-    return name.endsWith(".ts") ? [path] : [];
-  });
-}
 
 /**
  * The tokens of `text`, comments and whitespace left out, joined by spaces, with what a formatter

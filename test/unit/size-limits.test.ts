@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { tsFiles } from "../kit/source-files";
 
 /**
  * The house's limits, measured on the formatted code (npm run format): no file of src/ over 300
@@ -14,14 +15,6 @@ const ROOT = resolve(__dirname, "../..");
 const SRC = join(ROOT, "src");
 const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 80;
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return tsFiles(path);
-    return name.endsWith(".ts") ? [path] : [];
-  });
-}
 
 /** The name a function goes by: its own, its variable's or property's, else "<the function around it>/callback" (stable across edits). */
 function functionName(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string {
