@@ -24,7 +24,8 @@ describe("team alerts: a member check Telegram does not answer", () => {
 
   const pick = async (user: Awaited<ReturnType<typeof linkedUser>>["user"], groupId: number) => {
     user.send("/group");
-    await nextBotText(user, (text) => text.includes("Team alerts") || text.includes("copied to"));
+    // Without a linked group: the intro (with Add to a group), then the picker.
+    await nextBotText(user, (text) => text.includes("pick the group"));
     world.fake.shareChat(user.user, groupId);
   };
 

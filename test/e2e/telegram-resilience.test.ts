@@ -131,7 +131,8 @@ describe("webhook mode under failure and shutdown", () => {
   it("stop() lets an update being handled finish and answer before closing", async () => {
     await start();
     world.fake.sendText({ id: 603, firstName: "W", languageCode: "en" }, "hello");
-    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/pricing", delayMs: 1_500, times: 5 });
+    // Slow, yet within what a stop waits for updates in hand (1.2 s, so the process exits within 2 s).
+    world.sandbox.control.injectFault({ method: "GET", pathPrefix: "/api/v1/pricing", delayMs: 700, times: 5 });
     const answer = post(textUpdate(7_003, 603, "/quote energy 65k 1h"));
     // The update is being handled: its quote is waiting on the slow marketplace.
     for (
