@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeTelegram, type StartedFakeTelegram } from "../kit/telegram-driver";
 import { TEST_DATABASE_URL } from "../kit/test-database";
 import { removeDatabaseDir } from "../kit/temp-dir";
+import { POSTGRES_SKIP_REASON } from "../kit/test-database-dialects";
 
 /**
  * Start-up problems outside the configuration check, as an operator meets them: the process started
@@ -143,7 +144,7 @@ describe("start-up failures speak plainly", () => {
   );
 
   it.skipIf(!TEST_DATABASE_URL)(
-    "a PostgreSQL server that has no such database names DATABASE_URL",
+    `a PostgreSQL server that has no such database names DATABASE_URL${TEST_DATABASE_URL ? "" : ` (${POSTGRES_SKIP_REASON})`}`,
     async () => {
       const url = new URL(TEST_DATABASE_URL!);
       url.pathname = "/no_such_database_here";
