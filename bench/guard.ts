@@ -9,7 +9,7 @@
  * Prints the figures and exits 1 when a bound is missed (2 when the guard itself failed).
  *   GUARD_UPDATES [6000]       updates per pass of the mix (3,000 users, each twice a round: a returning
  *                              user's path, with a question open, is half of it)
- *   GUARD_ROUNDS [3]           rounds of the mix against the reference (the ratio is their median)
+ *   GUARD_ROUNDS [2]           rounds of the mix against the reference (the ratio is their median)
  *   GUARD_P99_MS [60]          the bound on the p99 from an update to its reply at 200 updates/s
  *   GUARD_CPU_RATIO [3]        the bound on CPU per update against the same-I/O reference
  */
@@ -25,7 +25,7 @@ interface Measured {
 }
 
 const count = envNumber("GUARD_UPDATES", 6_000);
-const rounds = envNumber("GUARD_ROUNDS", 3);
+const rounds = envNumber("GUARD_ROUNDS", 2);
 const p99Bound = envNumber("GUARD_P99_MS", 60);
 const ratioBound = envNumber("GUARD_CPU_RATIO", 3);
 
