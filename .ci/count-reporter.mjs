@@ -18,6 +18,7 @@ export default class CountReporter {
     const counts = {
       passed: 0,
       failed: 0,
+      failedTests: [],
       skipped: [],
       failedFiles: [],
       unfinishedFiles: [],
@@ -28,7 +29,12 @@ export default class CountReporter {
       for (const test of module.children.allTests()) {
         const result = test.result();
         if (result.state === "passed") counts.passed += 1;
-        else if (result.state === "failed") counts.failed += 1;
+        else if (result.state === "failed") {
+          counts.failed += 1;
+          const error = result.errors?.[0];
+          const message = String(error?.message ?? "").split("\n")[0].slice(0, 300);
+          counts.failedTests.push({ file: module.relativeModuleId, name: test.fullName, error: message });
+        }
         else if (result.state === "skipped")
           counts.skipped.push({ file: module.relativeModuleId, name: test.fullName, note: result.note ?? null });
       }

@@ -23,7 +23,10 @@ export function judgeRun(counts, exitCode) {
     return { passed: 0, failed: 1, reasons };
   }
   let failed = counts.failed;
-  if (counts.failed > 0) reasons.push(`${counts.failed} failed test(s)`);
+  if (counts.failed > 0) {
+    const named = (counts.failedTests ?? []).slice(0, 10).map((test) => `${test.file} > ${test.name}: ${test.error}`);
+    reasons.push(`${counts.failed} failed test(s)${named.length ? `: ${named.join(" | ")}` : ""}`);
+  }
   for (const file of counts.failedFiles) {
     failed += file.errors;
     reasons.push(`${file.file}: its own code failed (an import or a hook)`);
