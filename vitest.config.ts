@@ -84,6 +84,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for something the product promises to do, not for a deadline: on a loaded
+    // machine (three files at once on two cores) a browser's round trip can take seconds, and the
+    // 1 s default failed there. Polls with a real bound pass their own timeout.
+    expect: { poll: { timeout: 15_000, interval: 50 } },
     pool: "forks",
     setupFiles: ["test/setup.ts"],
     globalSetup: ["test/global-setup.ts"],

@@ -32,10 +32,11 @@ export default class CountReporter {
         else if (result.state === "failed") {
           counts.failed += 1;
           const error = result.errors?.[0];
-          const message = String(error?.message ?? "").split("\n")[0].slice(0, 300);
+          const message = String(error?.message ?? "")
+            .split("\n")[0]
+            .slice(0, 300);
           counts.failedTests.push({ file: module.relativeModuleId, name: test.fullName, error: message });
-        }
-        else if (result.state === "skipped")
+        } else if (result.state === "skipped")
           counts.skipped.push({ file: module.relativeModuleId, name: test.fullName, note: result.note ?? null });
       }
       const ownErrors = suiteErrors(module);

@@ -12,7 +12,7 @@
  *   BENCH_POLL_USERS [10000]     linked users polled (each with BENCH_NOTIFICATIONS [10] notifications)
  *   BENCH_POLL_RATE [1000]       the poller's request rate R (the app's POLL_RATE; requests in flight
  *                                as the app sets them: R / 10, at least 16), requests/s
- *   BENCH_POLL_INTERVAL_S [30]   the poll interval the cycle must stay below (NOTIFICATIONS_POLL default)
+ *   BENCH_POLL_INTERVAL_S [30; 5 in quick mode]   the poll interval the cycle must stay below (NOTIFICATIONS_POLL default)
  *   BENCH_DELAY_MS [50]          latency added to every notifications call (sandbox injectFault delayMs)
  *   BENCH_DELIVERY_SCALE [2]     the fake Bot API's and the sender's clocks run this much faster
  *   BENCH_UPDATES [6000]         updates in the measured mix (each kind alone: a third of it; guided steps too)
@@ -88,7 +88,7 @@ const log = (line: string) => console.log(`[bench] ${line}`);
 
 const pollUsers = envNumber("BENCH_POLL_USERS", quick ? 200 : 10_000);
 const pollRate = envNumber("BENCH_POLL_RATE", quick ? 400 : 1_000);
-const pollInterval = envNumber("BENCH_POLL_INTERVAL_S", 30);
+const pollInterval = envNumber("BENCH_POLL_INTERVAL_S", quick ? 5 : 30);
 const notifications = envNumber("BENCH_NOTIFICATIONS", quick ? 3 : 10);
 const delayMs = envNumber("BENCH_DELAY_MS", 50);
 const ingestRate = envNumber("BENCH_INGEST_RATE", quick ? 200 : 1_000);

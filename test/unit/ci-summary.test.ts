@@ -59,7 +59,7 @@ describe("the CI summary line", () => {
   });
 
   it.each([
-    ["failing", "1 passed, 1 failed", /1 failed test/],
+    ["failing", "1 passed, 1 failed", /1 failed test\(s\): failing\.fixture\.ts > .+: expected/],
     ["crashing", "0 passed, 2 failed", /unhandled error.*never finished: crashing\.fixture\.ts/],
     ["non-importing", "0 passed, 1 failed", /non-importing\.fixture\.ts: its own code failed/],
     ["unhandled", "1 passed, 1 failed", /1 unhandled error/],
