@@ -7,7 +7,7 @@ import { createPostgresTestDatabase, TEST_DATABASE_URL, type TestDatabase } from
 import { BOT_TOKEN, linkKey, startWorld, type World } from "../kit/world";
 import { botTexts, pause, waitFor } from "../kit/push-helpers";
 
-const OUTAGE_MS = 15_000;
+const OUTAGE_MS = 30_000;
 const filled = (orderId: string) => ({
   event: "order.filled",
   data: { id: orderId, status: "Filled", resource: "energy", volume: "65000", totalTrx: "4.6475" },
