@@ -238,7 +238,9 @@ describe.skipIf(!TEST_DATABASE_URL)(`a PostgreSQL outage${pgOnly}`, () => {
         const acknowledgedDuring = [...traffic.acknowledged.values()].filter(
           (at) => at >= outageStarted + 1_000 && at < backAt,
         ).length;
-        expect(all.length).toBeGreaterThan(60);
+        // Enough events to mean something: one every 500 ms is sent (about 75 over the run on a quiet
+        // machine); a loaded one (this file runs beside another heavy one) sends fewer.
+        expect(all.length).toBeGreaterThan(30);
         expect(all.filter((id) => alertsFor(id) !== 1)).toEqual([]);
         // Every update Telegram delivered: answered exactly once.
         expect(traffic.commands.length).toBeGreaterThan(30);
