@@ -280,11 +280,14 @@ describe("npm start as a process", () => {
     const url = await playgroundUrl(proc);
     expect(new URL(url).hostname).toBe("127.0.0.1");
     expect(proc.out()).toContain("│ WARNING: HOST=0.0.0.0 is not a loopback address and PLAYGROUND_PUBLIC=true");
-    const warning = proc
-      .out()
-      .split("\n")
-      .find((line) => line.includes("non-loopback address"));
-    expect(JSON.parse(warning!)).toMatchObject({ level: 40, host: "0.0.0.0" });
+    // The log's line may reach stdout a moment after the console's box.
+    const warningLine = () =>
+      proc
+        .out()
+        .split("\n")
+        .find((line) => line.includes("non-loopback address"));
+    await expect.poll(warningLine).toBeDefined();
+    expect(JSON.parse(warningLine()!)).toMatchObject({ level: 40, host: "0.0.0.0" });
     proc.child.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
   }, 40_000);
