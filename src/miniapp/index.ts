@@ -7,7 +7,7 @@ import { OpenRuleCards } from "./open-cards";
 import { registerMiniApp } from "./routes";
 
 export { signInitData } from "./init-data";
-export { launchPath, type ThemeName } from "./launch";
+export { launchPath, THEMES, type ThemeName } from "./launch";
 
 /**
  * The dashboard Mini App: its page and data routes, and the record of the rule cards open in each
