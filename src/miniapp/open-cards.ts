@@ -6,10 +6,12 @@ import type { Database } from "#src/db/schema";
 import type { WriteBatcher } from "#src/db/write-batcher";
 import {
   findOpenRuleCards,
+  findOpenRuleCardsByRef,
   forgetOpenRuleCard,
   recordOpenRuleCard,
   type OpenRuleCard,
 } from "#src/db/repos/open-rule-cards";
+import { findUser } from "#src/db/repos/users";
 import type { Logger } from "#src/logger";
 import type { BotContext } from "#src/bot/context";
 import { visibleText } from "#src/bot/edit-in-place";
@@ -19,11 +21,28 @@ import { DASHBOARD_PRESS_PREFIX } from "#src/bot/middleware/rate-limit";
 const OTHER_RULES_VIEWS: ReadonlySet<string> = new Set([MENU_IDS.rules, MENU_IDS.ruleDeliveries]);
 const CARD_VIEWS: ReadonlySet<string> = new Set([MENU_IDS.rule, MENU_IDS.ruleCancel]);
 
-/** A rule card's button, read with the menu's own data and payload readers: the card's payload (without its top-up mark) and rule. */
-function cardButton(data: string): { payload: string; ref: string } | null {
+/**
+ * A rule card's button, read with the menu's own data and payload readers: the card's payload
+ * (without its top-up mark), rule, and the fingerprint of the rule's state the card shows (the
+ * menu's "f…" mark; null when the button carries none).
+ */
+function cardButton(data: string): { payload: string; ref: string; fingerprint: string | null } | null {
   const button = MENU_DATA.parse(data);
   const view = button && CARD_VIEWS.has(button.menu) ? RULE_VIEW.parse(button.payload) : null;
-  return view ? { payload: RULE_VIEW.data({ ref: view.ref, page: view.page }), ref: view.ref } : null;
+  return view
+    ? { payload: RULE_VIEW.data({ ref: view.ref, page: view.page }), ref: view.ref, fingerprint: fingerprintOf(data) }
+    : null;
+}
+
+/** The state mark @grammyjs/menu puts last in a fingerprinted menu's data ("f" and a hash). */
+function fingerprintOf(data: string): string | null {
+  const mark = data.slice(data.lastIndexOf("/") + 1);
+  return mark.startsWith("f") ? mark : null;
+}
+
+/** The state mark of a stored card's keyboard (its first card button's); null when none reads. */
+function keyboardFingerprint(json: string): string | null {
+  return firstCardButton(parseKeyboard(json) ?? undefined)?.fingerprint ?? null;
 }
 /** Messages this process remembers drawing as cards, so an edit or delete of one is noticed without a read. */
 const KNOWN_KEPT = 50_000;
@@ -31,6 +50,8 @@ const OBSERVED = new Set(["sendMessage", "editMessageText", "editMessageReplyMar
 
 interface OpenCardsDeps {
   db: Kysely<Database>;
+  /** The bot whose chats the cards are in: a card drawn showing a newer state of its rule redraws the chat's other cards of it. */
+  bot?: Bot<BotContext>;
   /** The bot's group commit: a card's row shares the commit of the other writes of its moment. */
   writes: WriteBatcher;
   now: () => number;
@@ -53,7 +74,8 @@ interface CardOwner {
  * only closes a card this process drew.
  */
 type CardChange =
-  { kind: "drawn"; card: OpenRuleCard } | { kind: "closed"; chatId: number; messageId: number; surely: boolean };
+  | { kind: "drawn"; card: OpenRuleCard; fingerprint: string | null }
+  | { kind: "closed"; chatId: number; messageId: number; surely: boolean };
 
 /**
  * The rule cards open in each chat, read from the Bot API calls themselves (an API transformer on
@@ -62,13 +84,43 @@ type CardChange =
  * After the dashboard paused or resumed a rule, each open card of that rule is redrawn by the
  * chat's own code: a press on the card made on the user's behalf, marked outdated, which the rule
  * menu answers by drawing the card as the rule is now (the same path as a tap on an old card).
+ * So are they when the rule changed anywhere else: a card drawn showing another state of its rule
+ * than the chat's other cards of it (each card's buttons carry the fingerprint of the state it
+ * shows) has those redrawn, and a rule the marketplace paused, or one paused or resumed from a
+ * team group, has all of its cards redrawn ({@link ruleChanged}).
  */
 export class OpenRuleCards {
   /** "chat:message" of the cards this process drew, oldest first. */
   private readonly known = new Set<string>();
   private updateId = 0;
+  /** Redraws running, by "chat:message": a card asked for again meanwhile shares the one running. */
+  private readonly redrawing = new Map<string, Promise<void>>();
+  /** Redraws started in the background (a card drawn, a rule changed), for {@link idle}. */
+  private readonly background = new Set<Promise<void>>();
 
   constructor(private readonly deps: OpenCardsDeps) {}
+
+  /** Resolves once the redraws started in the background have ended (the app's stop waits for them). */
+  async idle(): Promise<void> {
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
+  /**
+   * The rule changed where no card of it was drawn (the marketplace paused it, a team group paused
+   * or resumed it): every open card of it in the owner's private chat is redrawn as it is now, in
+   * the background. Needs the bot (see OpenCardsDeps).
+   */
+  ruleChanged(telegramId: number, ruleId: string): void {
+    const bot = this.deps.bot;
+    if (!bot) return;
+    this.inBackground(
+      async () => {
+        const owner = await this.ownerOf(telegramId);
+        if (owner) await this.redraw(bot, owner, ruleId, this.deps.now());
+      },
+      { userId: telegramId, ruleId },
+    );
+  }
 
   /**
    * Records what goes out; swallows the answers to the dashboard's own presses. A call that
@@ -113,7 +165,57 @@ export class OpenRuleCards {
         { err: error, chatId, messageId },
         "the chat's open rule card could not be recorded; a Pause or Resume on the dashboard leaves it as it is until its next tap",
       );
+      return;
     }
+    if (change.kind === "drawn" && change.fingerprint) this.followDrawn(change.card, change.fingerprint);
+  }
+
+  /**
+   * A card was drawn showing the state `fingerprint` of its rule: the chat's other cards of the
+   * rule that show another state (an older one: the rule changed since they were drawn) are redrawn
+   * as the rule is now, in the background. Each redraw is itself a card drawn, so cards drawn while
+   * the rule changed again meet the newest state within a redraw or two; cards that agree cost nothing.
+   */
+  private followDrawn(card: OpenRuleCard, fingerprint: string): void {
+    const bot = this.deps.bot;
+    // Only a private chat's cards are recorded for their owner (the chat id is the user's id).
+    if (!bot || card.chatId <= 0) return;
+    this.inBackground(
+      async () => {
+        const others = (await findOpenRuleCardsByRef(this.deps.db, card.chatId, card.ruleRef)).filter(
+          (other) => other.messageId !== card.messageId && keyboardFingerprint(other.keyboard) !== fingerprint,
+        );
+        if (others.length === 0) return;
+        const owner = await this.ownerOf(card.chatId);
+        if (!owner) return;
+        for (const other of others) await this.redrawCard(bot, owner, other, this.deps.now());
+      },
+      { chatId: card.chatId, messageId: card.messageId },
+    );
+  }
+
+  private inBackground(work: () => Promise<void>, context: Record<string, unknown>): void {
+    const running: Promise<void> = work()
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, ...context },
+          "the chat's other cards of a changed rule could not be redrawn; each updates at its next tap",
+        ),
+      )
+      .finally(() => this.background.delete(running));
+    this.background.add(running);
+  }
+
+  /** The owner of a private chat as a redraw presses for them, from their row; null when the bot has none. */
+  private async ownerOf(telegramId: number): Promise<CardOwner | null> {
+    const user = await findUser(this.deps.db, telegramId);
+    if (!user || user.active !== 1) return null;
+    return {
+      telegramId: user.telegram_id,
+      chatId: user.chat_id,
+      firstName: "",
+      languageCode: user.language ?? user.telegram_language,
+    };
   }
 
   private remember(key: string): void {
@@ -128,13 +230,34 @@ export class OpenRuleCards {
   async redraw(bot: Bot<BotContext>, owner: CardOwner, ruleId: string, nowMs: number): Promise<number> {
     const cards = await findOpenRuleCards(this.deps.db, owner.chatId, owner.telegramId, ruleId);
     let redrawn = 0;
-    for (const card of cards) {
-      const keyboard = parseKeyboard(card.keyboard);
-      if (!keyboard) continue;
-      await bot.handleUpdate(this.outdatedPress(bot, owner, { ...card, keyboard }, nowMs));
-      redrawn += 1;
-    }
+    for (const card of cards) if (await this.redrawCard(bot, owner, card, nowMs)) redrawn += 1;
     return redrawn;
+  }
+
+  /**
+   * One card redrawn by the bot's handling of a press on it; false when its stored keyboard does
+   * not read. A card already being redrawn shares that redraw, which reads the rule as it is then.
+   */
+  private async redrawCard(
+    bot: Bot<BotContext>,
+    owner: CardOwner,
+    card: OpenRuleCard & { text: string },
+    nowMs: number,
+  ): Promise<boolean> {
+    const keyboard = parseKeyboard(card.keyboard);
+    if (!keyboard) return false;
+    const key = `${card.chatId}:${card.messageId}`;
+    const running = this.redrawing.get(key);
+    if (running) {
+      await running;
+      return true;
+    }
+    const redraw = bot
+      .handleUpdate(this.outdatedPress(bot, owner, { ...card, keyboard }, nowMs))
+      .finally(() => this.redrawing.delete(key));
+    this.redrawing.set(key, redraw);
+    await redraw;
+    return true;
   }
 
   /**
@@ -192,6 +315,7 @@ function cardChange(method: string, params: Record<string, unknown>, result: unk
     return {
       kind: "drawn",
       card: { chatId, messageId, ruleRef: match.ref, payload: match.payload, text, keyboard: JSON.stringify(keyboard) },
+      fingerprint: match.fingerprint,
     };
   }
   // A new message that is no card closes nothing.
@@ -218,7 +342,9 @@ function messageGone(
     : null;
 }
 
-function firstCardButton(keyboard: InlineKeyboardButton[][] | undefined): { payload: string; ref: string } | null {
+function firstCardButton(
+  keyboard: InlineKeyboardButton[][] | undefined,
+): { payload: string; ref: string; fingerprint: string | null } | null {
   for (const row of keyboard ?? []) {
     for (const button of row) {
       const card =

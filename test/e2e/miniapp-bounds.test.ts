@@ -51,9 +51,9 @@ describe("the dashboard API's bounds", () => {
   });
 
   it("the rule list an open dashboard follows has a window of its own, and reads in flight are shared", async () => {
-    await linkedUser(world, 4721);
-    const mine = initDataFor(world, 4721);
-    await ruleInChat(world.user(4721));
+    await linkedUser(world, 4751);
+    const mine = initDataFor(world, 4751);
+    await ruleInChat(world.user(4751));
     const rules = async () => {
       const response = await request(world, "/app/api/rules", mine);
       return {
