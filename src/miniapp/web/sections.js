@@ -6,9 +6,29 @@ import { haptic, showBackButton } from "./telegram.js";
 
 const html = htm.bind(h);
 
-/** Spending per day as bars, 7 or 30 days, with /stats' figures under them. */
+/** Where the device keeps the window last chosen (only that: a number, nothing about the account). */
+const DAYS_KEY = "dashboard.spending-days";
+
+/** The window chosen last on this device, 7 by default. */
+function rememberedDays() {
+  try {
+    return localStorage.getItem(DAYS_KEY) === "30" ? 30 : 7;
+  } catch {
+    return 7;
+  }
+}
+
+function rememberDays(days) {
+  try {
+    localStorage.setItem(DAYS_KEY, String(days));
+  } catch {
+    // Storage refused (a private mode): the choice lasts as long as the page.
+  }
+}
+
+/** Spending per day as bars, 7 or 30 days (the choice remembered on the device), with /stats' figures under them. */
 export function Spending({ api, t }) {
-  const [days, setDays] = useState(7);
+  const [days, setDays] = useState(rememberedDays);
   const [view, setView] = useState(null);
   useEffect(() => {
     let live = true;
@@ -23,6 +43,7 @@ export function Spending({ api, t }) {
   }, [days]);
   const choose = (value) => {
     haptic();
+    rememberDays(value);
     setDays(value);
   };
   const max = view && view.perDay ? Math.max(...view.perDay.map((day) => Number(day.trx)), 0) : 0;
