@@ -27,8 +27,11 @@ function telegramClientStub(): void {
   };
 }
 
-/** The dashboard as a phone opens it: Telegram's own habits (swipes, the safe area, the device's memory). */
-describe("the dashboard Mini App keeps Telegram's habits, in a browser", () => {
+/**
+ * The dashboard as a phone opens it: Telegram's own habits (swipes, the safe area, the device's
+ * memory), and a spending chart that says its figures.
+ */
+describe("the dashboard Mini App on a phone, in a browser", () => {
   const playground = usePlaygroundPage({
     out: OUT,
     viewport: { width: 390, height: 560 },
@@ -183,6 +186,59 @@ describe("the dashboard Mini App keeps Telegram's habits, in a browser", () => {
     await page.locator("#days-7.on").waitFor();
     await launch();
     await page.locator("#days-7.on").waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("each bar shows the TRX spent that day, as the server words it: 7 days with their dates, 30 upright", async () => {
+    const { page, app } = playground;
+    await launch();
+    await page.locator("#days-7.on").waitFor();
+    const initData = await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get("tgWebAppData")!);
+    const read = async (days: 7 | 30) =>
+      (await (
+        await fetch(`${app.url}/app/api/spending?days=${days}`, { headers: { authorization: `tma ${initData}` } })
+      ).json()) as { perDay: Array<{ label: string; trx: string; value: string }> };
+    const shown = () =>
+      page.evaluate(() =>
+        Array.from(document.querySelectorAll("#spending .bars .day")).map((day) => {
+          const value = day.querySelector(".value")!;
+          const box = value.getBoundingClientRect();
+          const bar = day.querySelector(".bar")!.getBoundingClientRect();
+          return {
+            value: value.textContent ?? "",
+            label: day.querySelector(".label")?.textContent ?? null,
+            spoken: day.getAttribute("aria-label"),
+            // The figure is whole (not cut), over its bar, inside its column.
+            whole:
+              (value as HTMLElement).scrollWidth <= Math.ceil(box.width) + 1 &&
+              (value as HTMLElement).scrollHeight <= Math.ceil(box.height) + 1,
+            over: box.bottom <= bar.top + 1,
+          };
+        }),
+      );
+
+    const week = await read(7);
+    expect(week.perDay.some((day) => day.value !== "")).toBe(true);
+    const seven = await shown();
+    expect(seven.map((day) => day.value)).toEqual(week.perDay.map((day) => day.value));
+    expect(seven.map((day) => day.label)).toEqual(week.perDay.map((day) => day.label));
+    expect(seven.map((day) => day.spoken)).toEqual(week.perDay.map((day) => `${day.label}: ${day.trx} TRX`));
+    for (const day of seven.filter((entry) => entry.value !== ""))
+      expect(day).toMatchObject({ whole: true, over: true });
+    // A figure is short: a tenth under 10 TRX, whole TRX above.
+    for (const day of week.perDay.filter((entry) => entry.value !== ""))
+      expect(day.value).toMatch(/^(<0\.1|\d\.\d|\d|\d{1,3}(,\d{3})*)$/);
+    await page.locator("#spending").screenshot({ path: `${OUT}/bars-7.png` });
+
+    await page.click("#days-30");
+    await expect.poll(() => page.locator("#spending .bars .day").count()).toBe(30);
+    const month = await read(30);
+    const thirty = await shown();
+    expect(thirty.map((day) => day.value)).toEqual(month.perDay.map((day) => day.value));
+    for (const day of thirty.filter((entry) => entry.value !== ""))
+      expect(day).toMatchObject({ whole: true, over: true });
+    await page.locator("#spending").screenshot({ path: `${OUT}/bars-30.png` });
+    await page.click("#days-7");
     expect(pageErrors).toEqual([]);
   });
 });

@@ -60,14 +60,34 @@ export function Spending({ api, t }) {
         : view.error
           ? html`<p class="error">${view.error}</p>`
           : html`<p class="hint">${view.range}</p>
-              <div class="bars" aria-hidden="true">
-                ${view.perDay.map((day) => html`<div class="bar" title=${`${day.label}: ${day.trx} TRX`} style=${`height:${max > 0 ? Math.max(2, Math.round((Number(day.trx) / max) * 100)) : 2}%`}></div>`)}
-              </div>
+              <${Bars} perDay=${view.perDay} max=${max} />
               <ul class="figures">
                 ${view.lines.map((line) => html`<li>${line}</li>`)}
               </ul>`
     }
   </section>`;
+}
+
+/** The tallest bar, in px: the rest of the chart's height is for the figures over the bars. */
+const BAR_PX = 64;
+
+/**
+ * A bar per day, each with the TRX spent over it (as the server words it: "" for nothing) and,
+ * for 7 days, the day under it; for 30 the figures stand upright to fit. A screen reader reads
+ * each day and its amount.
+ */
+function Bars({ perDay, max }) {
+  const many = perDay.length > 7;
+  return html`<ul class=${`bars${many ? " many" : ""}`}>
+    ${perDay.map((day) => {
+      const height = max > 0 ? Math.max(2, Math.round((Number(day.trx) / max) * BAR_PX)) : 2;
+      return html`<li class="day" title=${`${day.label}: ${day.trx} TRX`} aria-label=${`${day.label}: ${day.trx} TRX`}>
+        <span class="value" aria-hidden="true">${day.value}</span>
+        <span class="bar" aria-hidden="true" style=${`height:${height}px`}></span>
+        ${!many && html`<span class="label" aria-hidden="true">${day.label}</span>`}
+      </li>`;
+    })}
+  </ul>`;
 }
 
 function RuleItem({ rule, api, t, onRule, onUnauthorized, open, setOpen }) {
