@@ -72,6 +72,7 @@ export const DATABASE_FREE = [
     "locales",
     "log-safety",
     "metrics-counter",
+    "miniapp-bar-value",
     "money-and-format",
     "page-size-cap",
     "playground-exposure",

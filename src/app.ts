@@ -300,7 +300,11 @@ export async function startApp(options: AppOptions): Promise<App> {
   const i18n = createI18n(LOCALES_DIR);
   const replicaId = config.REPLICA_ID ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const limits = telegramLimits(options, db, now);
+  // Set once the dashboard's record of open rule cards exists (below): a rule changed where no
+  // card of it was drawn has its cards redrawn.
+  let ruleChanged: (telegramId: number, ruleId: string) => void = () => undefined;
   const push = startPush({
+    onRuleChanged: (telegramId, ruleId) => ruleChanged(telegramId, ruleId),
     db,
     logger,
     metrics,
@@ -330,9 +334,16 @@ export async function startApp(options: AppOptions): Promise<App> {
     followOrder: (telegramId, orderId) => push.followOrder(telegramId, orderId),
     onLinked: (telegramId) => push.primeNotifications(telegramId),
     rememberSecret: (value) => scrubber.addUserSecret(value),
+    ruleChanged: (telegramId, ruleId) => ruleChanged(telegramId, ruleId),
   };
   const bot = createBot(deps, botOptions(options, token!, apiRoot, limits));
   const dashboard = startMiniApp({ ...deps, bot, botToken: token! });
+  ruleChanged = (telegramId, ruleId) => dashboard.cards.ruleChanged(telegramId, ruleId);
+  // Cards being redrawn in the background end before what they need (the database, Telegram) stops,
+  // within a second: one still waiting on a slow marketplace is left (the card updates at its next tap).
+  stops.push(() =>
+    Promise.race([dashboard.cards.idle(), new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref())]),
+  );
 
   const webhookSecret = telegramWebhookSecret(secretKey);
   const telegramWebhook =
@@ -354,7 +365,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       metricsToken: config.METRICS_TOKEN,
       trustedProxies: trustedProxies(config.TRUSTED_PROXIES),
     },
-    [...serverRoutes(push, telegramWebhook, playground), dashboard],
+    [...serverRoutes(push, telegramWebhook, playground), dashboard.routes],
   );
 
   // Before the server accepts /telegram: an update handled by an uninitialised bot fails.

@@ -35,6 +35,11 @@ export interface BotDeps {
   onLinked: (telegramId: number) => Promise<void>;
   /** Registers a user's secret (a personal webhook token) with the log scrubber. */
   rememberSecret: (value: string) => void;
+  /**
+   * Called after the bot changed a rule without drawing a card of it (Pause or Resume under a team
+   * group's alert): the owner's open cards of the rule are redrawn (src/miniapp/open-cards.ts).
+   */
+  ruleChanged?: (telegramId: number, ruleId: string) => void;
 }
 
 export interface BotContextExtras {

@@ -9,6 +9,12 @@ import { SingleFlight } from "#src/bounded/single-flight";
 export const SIGNER_LIMIT: WindowLimit = { limit: 30, windowMs: 60_000 };
 
 /**
+ * Rule list reads one signer may make per window (`GET /app/api/rules`, apart from the window
+ * above): an open dashboard reads it every 2 s while it is visible, so two of them fit.
+ */
+export const WATCH_LIMIT: WindowLimit = { limit: 60, windowMs: 60_000 };
+
+/**
  * How long the rule list a signer last read answers for their rule ids: an id not in a list read
  * this recently is answered "no such rule" without reading the marketplace again (the page only
  * offers the rules it was given).
@@ -20,18 +26,23 @@ const MAX_RULE_LISTS = 10_000;
 
 /**
  * The dashboard API's bounds, in this process's memory (per replica; a restart forgets them): the
- * per-signer window, identical reads in flight shared per user, one action at a time per user and
+ * per-signer windows (one for the rule list the page follows, one for everything else), identical reads in flight shared per user, one action at a time per user and
  * rule, and the rule ids each signer last read.
  */
 export class MiniAppBounds {
   readonly signers: FixedWindowLimiter;
+  /** The rule list reads of open dashboards following their rules, per signer. */
+  readonly watchers: FixedWindowLimiter;
   /** One dashboard read in flight per user, shared by every request for it meanwhile. */
   readonly dashboards = new SingleFlight<number, unknown>();
+  /** One rule list read in flight per user, shared likewise (two open dashboards cost one). */
+  readonly ruleReads = new SingleFlight<number, unknown>();
   private readonly actions = new Set<string>();
   private readonly ruleLists = new Map<number, { readAt: number; ids: ReadonlySet<string> }>();
 
-  constructor(limit: WindowLimit = SIGNER_LIMIT) {
+  constructor(limit: WindowLimit = SIGNER_LIMIT, watchLimit: WindowLimit = WATCH_LIMIT) {
     this.signers = new FixedWindowLimiter(limit);
+    this.watchers = new FixedWindowLimiter(watchLimit);
   }
 
   /**

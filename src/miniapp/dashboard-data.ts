@@ -71,11 +71,7 @@ export async function readDashboard(
         usdt: `${knownAmountText(balance.usdtTrc20, words.lang)} USDT`,
       };
     }),
-    attempt(async () => ({
-      items: (await client.listAutomations())
-        .filter((rule) => ruleStatus(rule.status) !== "cancelled")
-        .map((rule) => ruleRow(rule, words)),
-    })),
+    attempt(() => ruleRows(client, words)),
     attempt(async () => ({
       items: (await client.listOrders({ page: 1, pageSize: DASHBOARD_ORDERS })).items.map((order) =>
         orderRow(order, words),
@@ -93,6 +89,30 @@ export async function readDashboard(
     sections: { balances: worded(read[0]), rules: worded(read[1]), orders: worded(read[2]), unread: worded(read[3]) },
     keyLost,
   };
+}
+
+/** The rules the dashboard lists (all but cancelled ones), as rows. */
+async function ruleRows(client: MarketplaceClient, words: Words): Promise<{ items: RuleRow[] }> {
+  return {
+    items: (await client.listAutomations())
+      .filter((rule) => ruleStatus(rule.status) !== "cancelled")
+      .map((rule) => ruleRow(rule, words)),
+  };
+}
+
+/**
+ * The rules alone, as the dashboard shows them: what the page reads every few seconds while it is
+ * visible, to follow a Pause or Resume made in the chat and a rule the marketplace paused.
+ * `keyLost` as for {@link readDashboard}.
+ */
+export async function readRules(
+  client: MarketplaceClient,
+  words: Words,
+): Promise<{ rules: Section<{ items: RuleRow[] }>; keyLost: boolean }> {
+  const read = await attempt(() => ruleRows(client, words));
+  if (!("failed" in read)) return { rules: read.value, keyLost: false };
+  const keyLost = read.failed instanceof MarketplaceError && read.failed.kind === "unauthorized";
+  return { rules: { error: describeFailure(words.tr, read.failed, !keyLost) }, keyLost };
 }
 
 async function attempt<T>(read: () => Promise<T>): Promise<{ value: T } | { failed: unknown }> {

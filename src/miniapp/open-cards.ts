@@ -1,36 +1,30 @@
 import type { Bot, Transformer } from "grammy";
-import type { InlineKeyboardButton, InlineKeyboardMarkup, Update } from "grammy/types";
+import type { InlineKeyboardButton, Update } from "grammy/types";
 import type { Kysely } from "kysely";
-import { MENU_DATA, MENU_IDS, RULE_VIEW } from "#src/chat/callback-data";
+import { MENU_DATA, MENU_IDS } from "#src/chat/callback-data";
 import type { Database } from "#src/db/schema";
 import type { WriteBatcher } from "#src/db/write-batcher";
 import {
   findOpenRuleCards,
+  findOpenRuleCardsByRef,
   forgetOpenRuleCard,
   recordOpenRuleCard,
   type OpenRuleCard,
 } from "#src/db/repos/open-rule-cards";
+import { findUser } from "#src/db/repos/users";
 import type { Logger } from "#src/logger";
 import type { BotContext } from "#src/bot/context";
-import { visibleText } from "#src/bot/edit-in-place";
 import { DASHBOARD_PRESS_PREFIX } from "#src/bot/middleware/rate-limit";
+import { cardChange, keyboardFingerprint, messageGone, parseKeyboard, type CardChange } from "./card-calls";
 
-/** The rules menu's other views (the list, the deliveries): a card edited into one of them is closed. */
-const OTHER_RULES_VIEWS: ReadonlySet<string> = new Set([MENU_IDS.rules, MENU_IDS.ruleDeliveries]);
-const CARD_VIEWS: ReadonlySet<string> = new Set([MENU_IDS.rule, MENU_IDS.ruleCancel]);
-
-/** A rule card's button, read with the menu's own data and payload readers: the card's payload (without its top-up mark) and rule. */
-function cardButton(data: string): { payload: string; ref: string } | null {
-  const button = MENU_DATA.parse(data);
-  const view = button && CARD_VIEWS.has(button.menu) ? RULE_VIEW.parse(button.payload) : null;
-  return view ? { payload: RULE_VIEW.data({ ref: view.ref, page: view.page }), ref: view.ref } : null;
-}
 /** Messages this process remembers drawing as cards, so an edit or delete of one is noticed without a read. */
 const KNOWN_KEPT = 50_000;
 const OBSERVED = new Set(["sendMessage", "editMessageText", "editMessageReplyMarkup", "deleteMessage"]);
 
 interface OpenCardsDeps {
   db: Kysely<Database>;
+  /** The bot whose chats the cards are in: a card drawn showing a newer state of its rule redraws the chat's other cards of it. */
+  bot?: Bot<BotContext>;
   /** The bot's group commit: a card's row shares the commit of the other writes of its moment. */
   writes: WriteBatcher;
   now: () => number;
@@ -46,29 +40,49 @@ interface CardOwner {
 }
 
 /**
- * What a successful Bot API call did to a chat's rule cards: a card drawn (sent or edited into the
- * message), or the message no longer a card (deleted, or edited into something else). `surely`:
- * the edit was the rules menu leaving the card (its list or deliveries), or Telegram found the
- * message gone, so the message may be a card whichever process drew it; any other edit or delete
- * only closes a card this process drew.
- */
-type CardChange =
-  { kind: "drawn"; card: OpenRuleCard } | { kind: "closed"; chatId: number; messageId: number; surely: boolean };
-
-/**
  * The rule cards open in each chat, read from the Bot API calls themselves (an API transformer on
  * the bot, so no feature has to report them) and kept in the database: a call that draws a card
  * stores it once Telegram accepted it, so every replica, and the bot after a restart, knows it.
  * After the dashboard paused or resumed a rule, each open card of that rule is redrawn by the
  * chat's own code: a press on the card made on the user's behalf, marked outdated, which the rule
  * menu answers by drawing the card as the rule is now (the same path as a tap on an old card).
+ * So are they when the rule changed anywhere else: a card drawn showing another state of its rule
+ * than the chat's other cards of it (each card's buttons carry the fingerprint of the state it
+ * shows) has those redrawn, and a rule the marketplace paused, or one paused or resumed from a
+ * team group, has all of its cards redrawn ({@link ruleChanged}).
  */
 export class OpenRuleCards {
   /** "chat:message" of the cards this process drew, oldest first. */
   private readonly known = new Set<string>();
   private updateId = 0;
+  /** Redraws running, by "chat:message": a card asked for again meanwhile shares the one running. */
+  private readonly redrawing = new Map<string, Promise<void>>();
+  /** Redraws started in the background (a card drawn, a rule changed), for {@link idle}. */
+  private readonly background = new Set<Promise<void>>();
 
   constructor(private readonly deps: OpenCardsDeps) {}
+
+  /** Resolves once the redraws started in the background have ended (the app's stop waits for them). */
+  async idle(): Promise<void> {
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
+  }
+
+  /**
+   * The rule changed where no card of it was drawn (the marketplace paused it, a team group paused
+   * or resumed it): every open card of it in the owner's private chat is redrawn as it is now, in
+   * the background. Needs the bot (see OpenCardsDeps).
+   */
+  ruleChanged(telegramId: number, ruleId: string): void {
+    const bot = this.deps.bot;
+    if (!bot) return;
+    this.inBackground(
+      async () => {
+        const owner = await this.ownerOf(telegramId);
+        if (owner) await this.redraw(bot, owner, ruleId, this.deps.now());
+      },
+      { userId: telegramId, ruleId },
+    );
+  }
 
   /**
    * Records what goes out; swallows the answers to the dashboard's own presses. A call that
@@ -113,7 +127,57 @@ export class OpenRuleCards {
         { err: error, chatId, messageId },
         "the chat's open rule card could not be recorded; a Pause or Resume on the dashboard leaves it as it is until its next tap",
       );
+      return;
     }
+    if (change.kind === "drawn" && change.fingerprint) this.followDrawn(change.card, change.fingerprint);
+  }
+
+  /**
+   * A card was drawn showing the state `fingerprint` of its rule: the chat's other cards of the
+   * rule that show another state (an older one: the rule changed since they were drawn) are redrawn
+   * as the rule is now, in the background. Each redraw is itself a card drawn, so cards drawn while
+   * the rule changed again meet the newest state within a redraw or two; cards that agree cost nothing.
+   */
+  private followDrawn(card: OpenRuleCard, fingerprint: string): void {
+    const bot = this.deps.bot;
+    // Only a private chat's cards are recorded for their owner (the chat id is the user's id).
+    if (!bot || card.chatId <= 0) return;
+    this.inBackground(
+      async () => {
+        const others = (await findOpenRuleCardsByRef(this.deps.db, card.chatId, card.ruleRef)).filter(
+          (other) => other.messageId !== card.messageId && keyboardFingerprint(other.keyboard) !== fingerprint,
+        );
+        if (others.length === 0) return;
+        const owner = await this.ownerOf(card.chatId);
+        if (!owner) return;
+        for (const other of others) await this.redrawCard(bot, owner, other, this.deps.now());
+      },
+      { chatId: card.chatId, messageId: card.messageId },
+    );
+  }
+
+  private inBackground(work: () => Promise<void>, context: Record<string, unknown>): void {
+    const running: Promise<void> = work()
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, ...context },
+          "the chat's other cards of a changed rule could not be redrawn; each updates at its next tap",
+        ),
+      )
+      .finally(() => this.background.delete(running));
+    this.background.add(running);
+  }
+
+  /** The owner of a private chat as a redraw presses for them, from their row; null when the bot has none. */
+  private async ownerOf(telegramId: number): Promise<CardOwner | null> {
+    const user = await findUser(this.deps.db, telegramId);
+    if (!user || user.active !== 1) return null;
+    return {
+      telegramId: user.telegram_id,
+      chatId: user.chat_id,
+      firstName: "",
+      languageCode: user.language ?? user.telegram_language,
+    };
   }
 
   private remember(key: string): void {
@@ -128,13 +192,34 @@ export class OpenRuleCards {
   async redraw(bot: Bot<BotContext>, owner: CardOwner, ruleId: string, nowMs: number): Promise<number> {
     const cards = await findOpenRuleCards(this.deps.db, owner.chatId, owner.telegramId, ruleId);
     let redrawn = 0;
-    for (const card of cards) {
-      const keyboard = parseKeyboard(card.keyboard);
-      if (!keyboard) continue;
-      await bot.handleUpdate(this.outdatedPress(bot, owner, { ...card, keyboard }, nowMs));
-      redrawn += 1;
-    }
+    for (const card of cards) if (await this.redrawCard(bot, owner, card, nowMs)) redrawn += 1;
     return redrawn;
+  }
+
+  /**
+   * One card redrawn by the bot's handling of a press on it; false when its stored keyboard does
+   * not read. A card already being redrawn shares that redraw, which reads the rule as it is then.
+   */
+  private async redrawCard(
+    bot: Bot<BotContext>,
+    owner: CardOwner,
+    card: OpenRuleCard & { text: string },
+    nowMs: number,
+  ): Promise<boolean> {
+    const keyboard = parseKeyboard(card.keyboard);
+    if (!keyboard) return false;
+    const key = `${card.chatId}:${card.messageId}`;
+    const running = this.redrawing.get(key);
+    if (running) {
+      await running;
+      return true;
+    }
+    const redraw = bot
+      .handleUpdate(this.outdatedPress(bot, owner, { ...card, keyboard }, nowMs))
+      .finally(() => this.redrawing.delete(key));
+    this.redrawing.set(key, redraw);
+    await redraw;
+    return true;
   }
 
   /**
@@ -175,75 +260,5 @@ export class OpenRuleCards {
         message,
       },
     };
-  }
-}
-
-/** What a successful call of an OBSERVED method did to the chat's rule cards; null: nothing. */
-function cardChange(method: string, params: Record<string, unknown>, result: unknown): CardChange | null {
-  const chatId = Number(params.chat_id);
-  const messageId =
-    method === "sendMessage" ? (result as { message_id?: number }).message_id : Number(params.message_id);
-  if (!Number.isSafeInteger(chatId) || typeof messageId !== "number" || !Number.isSafeInteger(messageId)) return null;
-  if (method === "deleteMessage") return { kind: "closed", chatId, messageId, surely: false };
-  const keyboard = (params.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard;
-  const match = firstCardButton(keyboard);
-  if (match) {
-    const text = typeof params.text === "string" ? visibleText(params.text).trim() : null;
-    return {
-      kind: "drawn",
-      card: { chatId, messageId, ruleRef: match.ref, payload: match.payload, text, keyboard: JSON.stringify(keyboard) },
-    };
-  }
-  // A new message that is no card closes nothing.
-  if (method === "sendMessage") return null;
-  return {
-    kind: "closed",
-    chatId,
-    messageId,
-    surely: hasButton(keyboard, (data) => OTHER_RULES_VIEWS.has(MENU_DATA.parse(data)?.menu ?? "")),
-  };
-}
-
-/** An edit refused because the message is gone (the user deleted it): whoever drew a card there, it is closed. */
-function messageGone(
-  method: string,
-  params: Record<string, unknown>,
-  description: string | undefined,
-): CardChange | null {
-  if (!method.startsWith("edit") || !description?.includes("message to edit not found")) return null;
-  const chatId = Number(params.chat_id);
-  const messageId = Number(params.message_id);
-  return Number.isSafeInteger(chatId) && Number.isSafeInteger(messageId)
-    ? { kind: "closed", chatId, messageId, surely: true }
-    : null;
-}
-
-function firstCardButton(keyboard: InlineKeyboardButton[][] | undefined): { payload: string; ref: string } | null {
-  for (const row of keyboard ?? []) {
-    for (const button of row) {
-      const card =
-        "callback_data" in button && typeof button.callback_data === "string" ? cardButton(button.callback_data) : null;
-      if (card) return card;
-    }
-  }
-  return null;
-}
-
-function hasButton(keyboard: InlineKeyboardButton[][] | undefined, matches: (data: string) => boolean): boolean {
-  return (keyboard ?? []).some((row) =>
-    row.some(
-      (button) =>
-        "callback_data" in button && typeof button.callback_data === "string" && matches(button.callback_data),
-    ),
-  );
-}
-
-/** A stored keyboard as rows of buttons; null when it does not read as one. */
-function parseKeyboard(json: string): InlineKeyboardButton[][] | null {
-  try {
-    const rows = JSON.parse(json) as unknown;
-    return Array.isArray(rows) && rows.every((row) => Array.isArray(row)) ? (rows as InlineKeyboardButton[][]) : null;
-  } catch {
-    return null;
   }
 }

@@ -9,7 +9,7 @@ import { markKeyBroken } from "#src/db/repos/credentials";
 import { databaseHealth, isDatabaseUnreachable } from "#src/db/health";
 import { projectRoot } from "#src/paths";
 import type { ServerEnv } from "#src/server/create-server";
-import { readDashboard } from "./dashboard-data";
+import { readDashboard, readRules } from "./dashboard-data";
 import type { MiniAppDeps } from "./deps";
 import { checkInitData, type InitDataSigner } from "./init-data";
 import { pageHtml, pageTexts } from "./page";
@@ -97,6 +97,21 @@ export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => vo
       }),
     );
 
+    // What an open, visible dashboard reads every 2 s to follow its rules (see web/main.js).
+    app.get("/app/api/rules", (c) =>
+      signed(
+        c,
+        deps,
+        async (signer) => {
+          const shared = (await deps.bounds.ruleReads.run(signer.telegramId, () =>
+            rulesAnswer(deps, signer),
+          )) as Awaited<ReturnType<typeof rulesAnswer>>;
+          return c.json(shared);
+        },
+        deps.bounds.watchers,
+      ),
+    );
+
     app.get("/app/api/spending", (c) =>
       signed(c, deps, async (signer) => {
         const query = spendingQuery.safeParse({ days: c.req.query("days") });
@@ -122,13 +137,14 @@ export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => vo
  * Runs `handle` for the Telegram user who signed the request's init data, or answers 401 before
  * anything is read: the init data travels in `Authorization: tma <initData>` on every request
  * (no cookie, no session), and must carry a valid signature under this bot's token and be at most
- * an hour old. Past the signer's window (SIGNER_LIMIT) the answer is 429 with Retry-After, before
+ * an hour old. Past the signer's window (SIGNER_LIMIT; WATCH_LIMIT for the rule list) the answer is 429 with Retry-After, before
  * anything is read. With the database unreachable the answer is 503 with Retry-After.
  */
 async function signed(
   c: Context<ServerEnv>,
   deps: MiniAppDeps,
   handle: (signer: InitDataSigner) => Promise<Response>,
+  window = deps.bounds.signers,
 ): Promise<Response> {
   const header = authorization.safeParse(c.req.header("authorization"));
   const check = header.success
@@ -140,7 +156,7 @@ async function signed(
     c.header("WWW-Authenticate", 'tma realm="dashboard"');
     return c.json({ error: "unauthorized", reason: check.reason }, 401);
   }
-  const wait = deps.bounds.signers.take(String(check.signer.telegramId), deps.now());
+  const wait = window.take(String(check.signer.telegramId), deps.now());
   if (wait > 0) {
     deps.metrics.refusedRequests.inc({ route: "/app/api", reason: "signer_limit" });
     c.header("Retry-After", String(Math.ceil(wait / 1000)));
@@ -187,4 +203,27 @@ async function dashboardAnswer(deps: MiniAppDeps, signer: InitDataSigner) {
       "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one",
     );
   return { ...base, sections };
+}
+
+/** The signer's rules as the dashboard lists them (null without a usable key), for the page to follow. */
+async function rulesAnswer(deps: MiniAppDeps, signer: InitDataSigner) {
+  const account = await signerAccount(deps, signer);
+  if (!account.client) return { key: { state: account.keyState }, rules: null };
+  const { rules, keyLost } = await readRules(account.client, {
+    tr: account.tr,
+    lang: account.lang,
+    botUsername: deps.bot.botInfo.username,
+  });
+  if ("items" in rules)
+    deps.bounds.rememberRules(
+      signer.telegramId,
+      rules.items.map((rule) => rule.id),
+      deps.now(),
+    );
+  if (keyLost && (await markKeyBroken(deps.db, signer.telegramId, deps.now())))
+    deps.logger.info(
+      { userId: signer.telegramId },
+      "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one",
+    );
+  return { key: { state: keyLost ? "broken" : account.keyState }, rules };
 }

@@ -5,6 +5,8 @@ import { summarize } from "#src/reports/figures";
 import { dayText, figureLines } from "#src/reports/report";
 import { knownZone, lastDays } from "#src/reports/time-zones";
 import { sunToTrx } from "#src/marketplace/money";
+import { amountText } from "#src/chat/format";
+import type { Language } from "#src/chat/i18n";
 import type { MiniAppDeps } from "./deps";
 import { plain, readFailure } from "./failures";
 import type { SignerAccount } from "./signer-account";
@@ -16,8 +18,11 @@ interface SpendingView {
   days: 7 | 30;
   /** "12 Nov – 18 Nov · UTC". */
   range: string;
-  /** TRX spent per local day, oldest first (decimal strings, from integer sun). */
-  perDay: Array<{ day: string; label: string; trx: string }>;
+  /**
+   * TRX spent per local day, oldest first (decimal strings, from integer sun), and the figure its
+   * bar shows ("" for a day with nothing spent).
+   */
+  perDay: Array<{ day: string; label: string; trx: string; value: string }>;
   /** The figures under /stats' chart, in the same words. */
   lines: string[];
 }
@@ -65,8 +70,28 @@ export function spendingReader(deps: MiniAppDeps) {
         day,
         label: dayText(lang, day, "numeric"),
         trx: sunToTrx(byDay.get(day) ?? 0n),
+        value: barValue(byDay.get(day) ?? 0n, lang),
       })),
       lines: figureLines(tr, lang, figures, records).map(plain),
     };
   };
+}
+
+const SUN_PER_TRX = 1_000_000n;
+
+/**
+ * A day's TRX as its bar shows it, short enough to stand over a bar: to a tenth under 10 TRX, whole
+ * TRX from there (rounded half up, in integer sun), written as the reader's language writes
+ * numbers; "" for nothing spent.
+ */
+export function barValue(sun: bigint, lang: Language): string {
+  if (sun <= 0n) return "";
+  if (sun < 10n * SUN_PER_TRX) {
+    const tenths = (sun + SUN_PER_TRX / 20n) / (SUN_PER_TRX / 10n);
+    // Under a tenth still shows that something was spent.
+    if (tenths === 0n) return `<${amountText("0.1", lang)}`;
+    const text = tenths % 10n === 0n ? `${tenths / 10n}` : `${tenths / 10n}.${tenths % 10n}`;
+    return amountText(text, lang);
+  }
+  return amountText(`${(sun + SUN_PER_TRX / 2n) / SUN_PER_TRX}`, lang);
 }

@@ -1,12 +1,13 @@
 import type { Hono } from "hono";
-import { launchPath, type ThemeName } from "#src/miniapp/index";
+import { launchPath, THEMES, type ThemeName } from "#src/miniapp/index";
 import type { ServerEnv } from "#src/server/create-server";
 import type { PlaygroundState } from "./state";
 
 /**
  * GET /play/api/dashboard?userId=&theme=light|dark: where the dashboard Mini App opens for that
  * simulated user, with init data signed by the playground's bot token, as Telegram would open it
- * for them. The page shows it in a frame beside the chat.
+ * for them, and the theme's parameters (what Telegram's theme_changed event carries when the user
+ * switches theme with the Mini App open). The page shows it in a frame beside the chat.
  */
 export function registerDashboardLaunch(
   app: Hono<ServerEnv>,
@@ -27,6 +28,7 @@ export function registerDashboardLaunch(
         new Date(now()),
         theme,
       ),
+      themeParams: THEMES[theme],
     });
   });
 }

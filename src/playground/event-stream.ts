@@ -14,7 +14,12 @@ interface EventStreamDeps {
   streams: Set<() => void>;
 }
 
-/** GET /play/api/events: the chat's events as Server-Sent Events, from Last-Event-ID (or ?since) on, with a heartbeat. */
+/**
+ * GET /play/api/events: the chat's events as Server-Sent Events, from Last-Event-ID (or ?since) on.
+ * Each connection opens with a `hello` event naming this playground's instance and its newest event
+ * id (a page reconnecting to a restarted server learns it must draw everything again), and a `ping`
+ * event every 15 s tells the page the connection still carries (a comment would not reach its script).
+ */
 export function registerEventStream(app: Hono<ServerEnv>, deps: EventStreamDeps): void {
   app.get("/play/api/events", (c) => {
     const header = c.req.header("last-event-id") ?? c.req.query("since");
@@ -56,6 +61,8 @@ async function streamEvents(
   };
   try {
     await stream.write("retry: 1000\n\n");
+    const hello = { instance: state.instance, lastEventId: state.lastEventId() };
+    await stream.writeSSE({ event: "hello", data: JSON.stringify(hello) }).catch(close);
     for (const event of fake.eventsSince(since)) await send(event);
     while (!closed) {
       while (queue.length && !closed) await send(queue.shift()!);
@@ -68,7 +75,7 @@ async function streamEvents(
         };
       });
       wake = null;
-      if (timedOut && !closed) await stream.write(": ping\n\n").catch(close);
+      if (timedOut && !closed) await stream.writeSSE({ event: "ping", data: state.instance }).catch(close);
     }
   } finally {
     unsubscribe();

@@ -101,6 +101,7 @@ function registerPageConfig(app: Hono<ServerEnv>, deps: PlaygroundRouteDeps, pan
       demo: deps.sandbox ? { accountId: deps.sandbox.sandbox.demo.accountId, apiKey: deps.sandbox.demoApiKey } : null,
       users: deps.state.users(),
       languages: LANGUAGES,
+      instance: deps.state.instance,
       lastEventId: deps.state.lastEventId(),
     }),
   );

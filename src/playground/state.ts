@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { FakeEvent, FakeTelegram } from "#src/telegram-fake/index";
 import { callChatId, isRejection, type RejectionView } from "./views";
 
@@ -47,6 +48,12 @@ export function createPlaygroundState(fake: FakeTelegram) {
   });
 
   return {
+    /**
+     * This process's playground, told apart from the one before a restart: the new one numbers its
+     * events, messages and calls from 1 again, so an open page that sees another instance draws
+     * everything again instead of waiting for ids past the ones it knew.
+     */
+    instance: randomBytes(8).toString("hex"),
     lastEventId: () => lastEventId,
     users: () => [...users.values()],
     /** The user with this id, created (or updated) on first sight. */

@@ -51,6 +51,8 @@ export interface PushDeps {
   sendWindow?: ArrivalWindow;
   /** Where Telegram's budgets live, shared with the bot's replies; default: the database. */
   sendBudget?: SendBudgetStore;
+  /** A poll found a rule the marketplace paused (see PollerDeps). */
+  onRuleChanged?: (telegramId: number, ruleId: string) => void;
 }
 
 export interface PushHandle {
@@ -166,6 +168,7 @@ export function startPush(deps: PushDeps): PushHandle {
     concurrency: pollConcurrency(deps.config.POLL_RATE),
     idleIntervalMs: deps.config.POLL_IDLE_INTERVAL,
     metrics: deps.metrics,
+    ...(deps.onRuleChanged ? { onRuleChanged: deps.onRuleChanged } : {}),
   };
   const stuckCardDeps = {
     db: deps.db,

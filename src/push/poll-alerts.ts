@@ -100,8 +100,13 @@ export async function alertFor(
   }
   if (/pause/.test(text) && /automation|rule|refill|renewal|smart/.test(`${text} ${notification.body.toLowerCase()}`)) {
     const targets = { recipient: to.recipient("rules"), group: to.group("paused") };
-    if (!targets.recipient && !targets.group) return [];
+    if (!targets.recipient && !targets.group) {
+      // No alert wanted; the chat's open cards of the rule still follow it.
+      if (id) deps.onRuleChanged?.(telegramId, id);
+      return [];
+    }
     const ruleId = id ?? (await findPausedRule(client, notification));
+    if (ruleId) deps.onRuleChanged?.(telegramId, ruleId);
     const rule = ruleId ? { id: ruleId, ref: await refFor(deps.db, telegramId, ruleId, now) } : null;
     return alertsFor(targets, `notification:${notification.id}`, (target) =>
       rulePausedAlert(target, rule, `${notification.title}: ${notification.body}`),

@@ -15,6 +15,8 @@ export interface PollerDeps extends FollowerDeps {
   commitGapMs?: number;
   /** How long a user with nothing in motion waits between polls, in ms (POLL_IDLE_INTERVAL; default 10 minutes). */
   idleIntervalMs?: number;
+  /** Called when a notification says the marketplace paused a rule: the chat's open cards of it are redrawn. */
+  onRuleChanged?: (telegramId: number, ruleId: string) => void;
   /** Counts pages read past the newest and polls stopped at the page limit. */
   metrics?: Pick<Metrics, "pollExtraPages" | "pollPageLimit">;
 }

@@ -174,6 +174,7 @@ describe("the dashboard Mini App's API, with an https PUBLIC_URL", () => {
       for (const [path, method] of [
         ["/app/api/dashboard", "GET"],
         ["/app/api/spending?days=7", "GET"],
+        ["/app/api/rules", "GET"],
         ["/app/api/rules/r1/pause", "POST"],
       ] as const) {
         const response = await request(world, path, initData, method);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BOT_TOKEN, linkedUser, manageWorld, type World } from "../kit/world";
 import { signInitData } from "#src/miniapp/index";
-import { SIGNER_LIMIT } from "#src/miniapp/bounds";
+import { SIGNER_LIMIT, WATCH_LIMIT } from "#src/miniapp/bounds";
 import { editsOf, PUBLIC_URL, ruleInChat } from "../kit/miniapp";
 
 const initDataFor = (world: World, id: number) =>
@@ -48,6 +48,41 @@ describe("the dashboard API's bounds", () => {
     // The page has the words to say so, in every language.
     const page = await (await world.app.http.request("/app")).text();
     expect(page).toContain("Wait a minute, then try again");
+  });
+
+  it("the rule list an open dashboard follows has a window of its own, and reads in flight are shared", async () => {
+    await linkedUser(world, 4751);
+    const mine = initDataFor(world, 4751);
+    await ruleInChat(world.user(4751));
+    const rules = async () => {
+      const response = await request(world, "/app/api/rules", mine);
+      return {
+        status: response.status,
+        body: (await response.json()) as { rules: { items: Array<{ status: string }> } },
+      };
+    };
+    const first = await rules();
+    expect(first.status).toBe(200);
+    expect(first.body.rules.items.map((rule) => rule.status)).toEqual(["active"]);
+    // Ten at once cost one marketplace read.
+    const burst = await callsDuring(world, () => Promise.all(Array.from({ length: 10 }, () => rules())));
+    expect(burst.filter((call) => call.includes("/automations"))).toHaveLength(1);
+    // The dashboard's own window full: following goes on.
+    for (let i = 0; i < SIGNER_LIMIT.limit; i++)
+      expect((await request(world, "/app/api/spending?days=7", mine)).status).toBe(200);
+    expect((await request(world, "/app/api/dashboard", mine)).status).toBe(429);
+    expect((await rules()).status).toBe(200);
+    // Past its own window: 429 before anything is read.
+    world.shiftAppClock(SIGNER_LIMIT.windowMs);
+    for (let i = 0; i < WATCH_LIMIT.limit; i++) await request(world, "/app/api/rules", mine);
+    const calls = await callsDuring(world, async () => {
+      const refused = await request(world, "/app/api/rules", mine);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    });
+    expect(calls).toEqual([]);
+    // Which leaves the dashboard's window alone.
+    expect((await request(world, "/app/api/dashboard", mine)).status).toBe(200);
   });
 
   it("identical reads in flight are shared: 20 concurrent dashboards cost one read, 10 cold spending reads one collection", async () => {

@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { usePlaygroundPage } from "../kit/browser";
 import { launchPath, signInitData } from "#src/miniapp/index";
@@ -157,11 +156,6 @@ describe("the dashboard Mini App in a browser", () => {
       // Light: #f4f4f5 behind the cards; dark: #0f0f0f.
       expect(background).toBe(theme === "light" ? "rgb(244, 244, 245)" : "rgb(15, 15, 15)");
       await page.screenshot({ path: `${OUT}/dashboard-${theme}.png`, fullPage: true });
-      // The pictures in docs/: regenerate with UPDATE_DOCS_SCREENSHOT=1 (a plain run never touches docs/).
-      if (process.env.UPDATE_DOCS_SCREENSHOT) {
-        mkdirSync("docs", { recursive: true });
-        await page.screenshot({ path: `docs/miniapp-${theme}.png` });
-      }
     }
 
     // Tampered: another user's id under the first one's signature.

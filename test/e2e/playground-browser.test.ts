@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { usePlaygroundPage, waitForToast } from "../kit/browser";
 
@@ -78,11 +77,6 @@ describe("the local playground in a browser", () => {
     expect(list.length).toBeGreaterThan(10);
     expect(list.filter((call) => call.errorCode === 429)).toEqual([]);
     await playground.page.screenshot({ path: `${OUT}/2-filled.png` });
-    // The README's picture: regenerate with UPDATE_DOCS_SCREENSHOT=1 (a plain run never touches docs/).
-    if (process.env.UPDATE_DOCS_SCREENSHOT) {
-      mkdirSync("docs", { recursive: true });
-      await playground.page.screenshot({ path: "docs/playground.png" });
-    }
 
     await send("/topup");
     const qr = playground.page.locator(".msg.bot img.photo").last();

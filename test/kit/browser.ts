@@ -12,6 +12,11 @@ export interface PlaygroundPage {
   page: Page;
   /** Uncaught page errors and console errors, for the tests to assert none happened. */
   pageErrors: string[];
+  /**
+   * Stops the app as `npm start` stops on Ctrl-C, and starts a new one on the same port (a fresh
+   * in-memory database and fake Telegram, as a restarted `npm start` has); `while` runs in between.
+   */
+  restart(options?: { while?: () => Promise<void> }): Promise<void>;
 }
 
 /**
@@ -32,10 +37,14 @@ export function usePlaygroundPage(options: {
       );
     }
     mkdirSync(options.out, { recursive: true });
-    handle.app = await startApp({
-      env: { DATABASE_URL: ":memory:", PORT: "0", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" },
-      ...options.app,
-    });
+    const env = { DATABASE_URL: ":memory:", SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "silent" };
+    handle.app = await startApp({ env: { ...env, PORT: "0" }, ...options.app });
+    handle.restart = async (steps = {}) => {
+      const port = new URL(handle.app.url).port;
+      await handle.app.stop();
+      await steps.while?.();
+      handle.app = await startApp({ env: { ...env, PORT: port }, ...options.app });
+    };
     handle.browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,

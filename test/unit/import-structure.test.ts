@@ -88,7 +88,7 @@ describe("the shape of src/", () => {
     expect(files.length).toBeGreaterThan(100);
     expect(fileGraph.get("bot/create-bot.ts")).toContain("bot/context.ts");
     expect(fileGraph.get("push/digest.ts")).toContain("reports/report.ts");
-    expect(fileGraph.get("playground/web/main.js")).toContain("playground/web/events.js");
+    expect(fileGraph.get("playground/web/main.js")).toContain("playground/web/connection.js");
     expect(fileGraph.get("miniapp/web/main.js")?.size ?? 0).toBeGreaterThan(0);
   });
 

@@ -97,6 +97,30 @@ export async function findOpenRuleCards(
   }));
 }
 
+/** The cards open in the chat that show the rule behind callback reference `ruleRef`, oldest drawing first. */
+export async function findOpenRuleCardsByRef(
+  db: Kysely<Database>,
+  chatId: number,
+  ruleRef: string,
+): Promise<Array<OpenRuleCard & { text: string }>> {
+  const rows = await db
+    .selectFrom("open_rule_cards")
+    .select(["message_id", "rule_ref", "payload", "text", "keyboard"])
+    .where("chat_id", "=", chatId)
+    .where("rule_ref", "=", ruleRef)
+    .orderBy("drawn_at")
+    .orderBy("message_id")
+    .execute();
+  return rows.map((row) => ({
+    chatId,
+    messageId: Number(row.message_id),
+    ruleRef: row.rule_ref,
+    payload: row.payload,
+    text: row.text,
+    keyboard: row.keyboard,
+  }));
+}
+
 /** Deletes up to `limit` cards last drawn before `before` (the retention job). Returns how many went. */
 export async function deleteOpenRuleCardsDrawnBefore(
   db: Kysely<Database>,

@@ -23,6 +23,7 @@ export function createApi(initData) {
   }
   return {
     dashboard: () => call("GET", "/app/api/dashboard").then((answer) => answer.body),
+    rules: () => call("GET", "/app/api/rules").then((answer) => answer.body),
     spending: (days) => call("GET", `/app/api/spending?days=${days}`).then((answer) => answer.body),
     ruleAction: (id, action) => call("POST", `/app/api/rules/${encodeURIComponent(id)}/${action}`),
   };

@@ -1,10 +1,12 @@
 import { h, render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import htm from "htm";
 import { createApi, TooManyRequests, Unauthorized } from "./api.js";
-import { applyTheme, applyViewport } from "./theme.js";
+import { applyFullscreen, applyInsets, applyTheme, applyViewport } from "./theme.js";
+import { guardSwipes } from "./swipes.js";
 import { connect, haptic, launchParams, onEvent, openTelegramLink, ready, showBackButton } from "./telegram.js";
 import { Orders, Rules, Spending } from "./sections.js";
+import { follow } from "./follow.js";
 
 const html = htm.bind(h);
 const TEXTS = JSON.parse(document.getElementById("texts").textContent);
@@ -75,19 +77,50 @@ function App() {
     document.title = t.title;
   }, [lang]);
 
-  function replaceRule(rule) {
-    if (state.phase !== "ready" || !rule) return;
-    const rules = state.data.sections.rules;
-    setState({
-      ...state,
-      data: {
-        ...state.data,
-        sections: {
-          ...state.data.sections,
-          rules: { items: rules.items.map((item) => (item.id === rule.id ? rule : item)) },
-        },
+  // Counts the Pause and Resume taps started and ended here: a rule list read while one ran may
+  // predate it, and is not drawn over the action's own answer.
+  const actions = useRef(0);
+  const rulesApi = useMemo(
+    () => ({
+      ruleAction(id, action) {
+        actions.current += 1;
+        return api.ruleAction(id, action).finally(() => (actions.current += 1));
       },
+    }),
+    [],
+  );
+
+  // While the dashboard is drawn and visible, its rules follow what changes elsewhere.
+  const drawn = state.phase === "ready" && Boolean(state.data.sections);
+  useEffect(() => {
+    if (!drawn) return undefined;
+    return follow(async () => {
+      const before = actions.current;
+      const answer = await api.rules();
+      if (before !== actions.current) return;
+      // The key was unlinked or refused meanwhile: the whole dashboard says what now.
+      if (!answer.rules) return load();
+      // A passing failure: the rules shown stay until a read works.
+      if (answer.rules.error) return;
+      setRules(() => answer.rules);
     });
+  }, [drawn]);
+
+  /** Replaces the rules shown with `change(rules)`, when the dashboard shows rules and they differ. */
+  function setRules(change) {
+    setState((current) => {
+      if (current.phase !== "ready" || !current.data.sections) return current;
+      const rules = change(current.data.sections.rules);
+      if (JSON.stringify(rules) === JSON.stringify(current.data.sections.rules)) return current;
+      return { ...current, data: { ...current.data, sections: { ...current.data.sections, rules } } };
+    });
+  }
+
+  function replaceRule(rule) {
+    if (!rule) return;
+    setRules((rules) =>
+      rules.items ? { items: rules.items.map((item) => (item.id === rule.id ? rule : item)) } : rules,
+    );
   }
 
   function tg(url) {
@@ -110,7 +143,7 @@ function App() {
         <${Balances} sections=${data.sections} t=${t} />
         <${Rules}
           rules=${data.sections.rules}
-          api=${api}
+          api=${rulesApi}
           t=${t}
           onRule=${replaceRule}
           onUnauthorized=${() => setState({ phase: "unauthorized" })}
@@ -131,6 +164,11 @@ applyTheme(launch.theme);
 connect(launch.version);
 onEvent("theme_changed", (data) => applyTheme(data.theme_params));
 onEvent("viewport_changed", applyViewport);
+applyFullscreen(launch.fullscreen);
+onEvent("fullscreen_changed", (data) => applyFullscreen(Boolean(data && data.is_fullscreen)));
+onEvent("safe_area_changed", (data) => applyInsets("safe-area", data));
+onEvent("content_safe_area_changed", (data) => applyInsets("content-safe-area", data));
+guardSwipes();
 onEvent("back_button_pressed", () => {
   window.dispatchEvent(new CustomEvent("dashboard-back"));
 });

@@ -6,9 +6,29 @@ import { haptic, showBackButton } from "./telegram.js";
 
 const html = htm.bind(h);
 
-/** Spending per day as bars, 7 or 30 days, with /stats' figures under them. */
+/** Where the device keeps the window last chosen (only that: a number, nothing about the account). */
+const DAYS_KEY = "dashboard.spending-days";
+
+/** The window chosen last on this device, 7 by default. */
+function rememberedDays() {
+  try {
+    return localStorage.getItem(DAYS_KEY) === "30" ? 30 : 7;
+  } catch {
+    return 7;
+  }
+}
+
+function rememberDays(days) {
+  try {
+    localStorage.setItem(DAYS_KEY, String(days));
+  } catch {
+    // Storage refused (a private mode): the choice lasts as long as the page.
+  }
+}
+
+/** Spending per day as bars, 7 or 30 days (the choice remembered on the device), with /stats' figures under them. */
 export function Spending({ api, t }) {
-  const [days, setDays] = useState(7);
+  const [days, setDays] = useState(rememberedDays);
   const [view, setView] = useState(null);
   useEffect(() => {
     let live = true;
@@ -23,6 +43,7 @@ export function Spending({ api, t }) {
   }, [days]);
   const choose = (value) => {
     haptic();
+    rememberDays(value);
     setDays(value);
   };
   const max = view && view.perDay ? Math.max(...view.perDay.map((day) => Number(day.trx)), 0) : 0;
@@ -39,14 +60,34 @@ export function Spending({ api, t }) {
         : view.error
           ? html`<p class="error">${view.error}</p>`
           : html`<p class="hint">${view.range}</p>
-              <div class="bars" aria-hidden="true">
-                ${view.perDay.map((day) => html`<div class="bar" title=${`${day.label}: ${day.trx} TRX`} style=${`height:${max > 0 ? Math.max(2, Math.round((Number(day.trx) / max) * 100)) : 2}%`}></div>`)}
-              </div>
+              <${Bars} perDay=${view.perDay} max=${max} />
               <ul class="figures">
                 ${view.lines.map((line) => html`<li>${line}</li>`)}
               </ul>`
     }
   </section>`;
+}
+
+/** The tallest bar, in px: the rest of the chart's height is for the figures over the bars. */
+const BAR_PX = 64;
+
+/**
+ * A bar per day, each with the TRX spent over it (as the server words it: "" for nothing) and,
+ * for 7 days, the day under it; for 30 the figures stand upright to fit. A screen reader reads
+ * each day and its amount.
+ */
+function Bars({ perDay, max }) {
+  const many = perDay.length > 7;
+  return html`<ul class=${`bars${many ? " many" : ""}`}>
+    ${perDay.map((day) => {
+      const height = max > 0 ? Math.max(2, Math.round((Number(day.trx) / max) * BAR_PX)) : 2;
+      return html`<li class="day" title=${`${day.label}: ${day.trx} TRX`} aria-label=${`${day.label}: ${day.trx} TRX`}>
+        <span class="value" aria-hidden="true">${day.value}</span>
+        <span class="bar" aria-hidden="true" style=${`height:${height}px`}></span>
+        ${!many && html`<span class="label" aria-hidden="true">${day.label}</span>`}
+      </li>`;
+    })}
+  </ul>`;
 }
 
 function RuleItem({ rule, api, t, onRule, onUnauthorized, open, setOpen }) {

@@ -35,6 +35,7 @@ export function launchParams() {
       user: params.tgWebAppData && params.tgWebAppData.user,
       theme: params.tgWebAppThemeParams,
       version: params.tgWebAppVersion,
+      fullscreen: params.tgWebAppFullscreen === true,
     };
   } catch {
     return {
@@ -42,6 +43,7 @@ export function launchParams() {
       user: undefined,
       theme: themeOf(raw.get("tgWebAppThemeParams")),
       version: raw.get("tgWebAppVersion") || undefined,
+      fullscreen: raw.get("tgWebAppFullscreen") === "1",
     };
   }
 }
@@ -115,9 +117,19 @@ export function openTelegramLink(url) {
   postEvent("web_app_open_tg_link", { path_full: parsed.pathname + parsed.search });
 }
 
-/** Tells the client the page is drawn (it hides its loader), may take the full height, and asks for its viewport. */
+/**
+ * Tells the client the page is drawn (it hides its loader), may take the full height, and asks for
+ * its viewport and safe areas (the device's, and the part Telegram's own controls cover in fullscreen).
+ */
 export function ready() {
   postEvent("web_app_ready");
   postEvent("web_app_expand");
   postEvent("web_app_request_viewport");
+  postEvent("web_app_request_safe_area");
+  postEvent("web_app_request_content_safe_area");
+}
+
+/** Lets Telegram close or minimise the Mini App with a vertical swipe, or not (what WebApp.enableVerticalSwipes and disableVerticalSwipes send). */
+export function allowVerticalSwipes(allowed) {
+  postEvent("web_app_setup_swipe_behavior", { allow_vertical_swipe: allowed });
 }

@@ -43,6 +43,27 @@ export function applyTheme(theme) {
   root.dataset.theme = dark ? "dark" : "light";
 }
 
+const SIDES = ["top", "bottom", "left", "right"];
+
+/**
+ * Applies a safe_area_changed (`kind` "safe-area": the device's notch, rounded corners, home bar) or
+ * content_safe_area_changed ("content-safe-area": what Telegram's own controls cover, in
+ * fullscreen) event as the CSS variables Telegram's own script sets (--tg-safe-area-inset-top, …),
+ * which app.css pads the page with.
+ */
+export function applyInsets(kind, insets) {
+  const root = document.documentElement;
+  for (const side of SIDES) {
+    const value = Number(insets && insets[side]);
+    root.style.setProperty(`--tg-${kind}-inset-${side}`, `${Number.isFinite(value) && value > 0 ? value : 0}px`);
+  }
+}
+
+/** Applies a fullscreen_changed event (and the launch's tgWebAppFullscreen): the page marks itself so. */
+export function applyFullscreen(fullscreen) {
+  document.documentElement.dataset.fullscreen = fullscreen ? "true" : "false";
+}
+
 /**
  * Applies a viewport_changed event: the page fills the height the client shows it in (while the
  * sheet is dragged, too); the stable height is the one it settles at.

@@ -9,14 +9,29 @@ import { api, toast } from "./util.js";
 
 const frame = () => $("dashboard-frame");
 
+const chosenTheme = () => ($("dashboard-dark").checked ? "dark" : "light");
+
 export async function openDashboard() {
-  const theme = $("dashboard-dark").checked ? "dark" : "light";
-  const { url } = await api(`/play/api/dashboard?userId=${view.userId}&theme=${theme}`);
-  frame().hidden = false;
+  const { url } = await api(`/play/api/dashboard?userId=${view.userId}&theme=${chosenTheme()}`);
+  // A new frame for each launch, as Telegram opens a Mini App afresh: setting the src of the one
+  // there (the fragment alone may differ between two users) could leave it blank.
+  const fresh = frame().cloneNode(false);
+  fresh.hidden = false;
+  fresh.src = url;
+  frame().replaceWith(fresh);
   $("close-dashboard").hidden = false;
-  // The fragment alone may differ between two users: a fresh load each time.
-  frame().src = "about:blank";
-  frame().src = url;
+  $("dashboard-back").hidden = true;
+}
+
+/**
+ * The dark theme switched on or off with the dashboard open: as Telegram's clients do, the open
+ * Mini App is told (theme_changed with the new theme's parameters) and redraws itself in it;
+ * nothing is loaded again.
+ */
+async function switchTheme() {
+  if (frame().hidden) return;
+  const { themeParams } = await api(`/play/api/dashboard?userId=${view.userId}&theme=${chosenTheme()}`);
+  tell("theme_changed", { theme_params: themeParams });
 }
 
 /** Reopens the dashboard for the user now chosen, when it is open. */
@@ -66,10 +81,12 @@ function receive(event) {
 export function wireDashboard() {
   window.addEventListener("message", receive);
   $("open-dashboard").onclick = () => void openDashboard().catch((error) => toast(error.message));
-  $("dashboard-dark").onchange = followUser;
+  $("dashboard-dark").onchange = () => void switchTheme().catch((error) => toast(error.message));
   $("close-dashboard").onclick = () => {
-    frame().hidden = true;
-    frame().src = "about:blank";
+    const closed = frame().cloneNode(false);
+    closed.hidden = true;
+    closed.removeAttribute("src");
+    frame().replaceWith(closed);
     $("close-dashboard").hidden = true;
     $("dashboard-back").hidden = true;
   };

@@ -2,7 +2,7 @@ import { addCall } from "./calls.js";
 import { applyMessage, applyRejection, hideTyping, showTyping } from "./chat.js";
 import { renderUsers } from "./users.js";
 import { scheduleRefresh } from "./panel.js";
-import { $, view } from "./state.js";
+import { view } from "./state.js";
 import { alertBox, toast } from "./util.js";
 import { renderReplyKeyboard, shownChat } from "./group.js";
 
@@ -43,17 +43,4 @@ export function onEvent(event) {
 export function markUnread(userId) {
   view.unread.add(userId);
   renderUsers();
-}
-
-export function connect() {
-  const source = new EventSource(`/play/api/events?since=${view.config.lastEventId}`);
-  source.onopen = () => $("conn").classList.add("live");
-  source.onerror = () => $("conn").classList.remove("live");
-  source.onmessage = (message) => {
-    try {
-      onEvent(JSON.parse(message.data));
-    } catch (error) {
-      console.error("bad event", error);
-    }
-  };
 }

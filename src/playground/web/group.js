@@ -19,11 +19,16 @@ function renderGroupSelect() {
   $("group-remove-bot").disabled = view.chatId === null || view.chatId === undefined;
 }
 
-/** Wires the team group panel; `reload` draws the chat again after the chat shown changed. */
-export async function wireGroups(reload) {
+/** The server's groups, the private chat shown (a restarted server has none of the groups shown before). */
+export async function loadGroups() {
   view.chatId = null;
   ({ groups } = await api("/play/api/groups"));
   renderGroupSelect();
+}
+
+/** Wires the team group panel; `reload` draws the chat again after the chat shown changed. */
+export async function wireGroups(reload) {
+  await loadGroups();
   $("create-group").onclick = async () => {
     try {
       const { group } = await api("/play/api/groups", {});

@@ -1,7 +1,7 @@
 import { sendText } from "./actions.js";
 import { addCall } from "./calls.js";
 import { loadChat, watchScrolling } from "./chat.js";
-import { connect } from "./events.js";
+import { connect } from "./connection.js";
 import { followUser, wireDashboard } from "./dashboard.js";
 import { wireInline } from "./inline.js";
 import { closeMenu, moveMenu, openMenu, pickCommand } from "./menu.js";
@@ -42,7 +42,7 @@ export async function main() {
   };
   await wireGroups(loadChat);
   watchScrolling();
-  connect();
+  connect(view.config.lastEventId);
   await loadChat();
   const { calls } = await api("/play/api/calls?getUpdates=1");
   for (const call of calls) addCall(call);

@@ -18,6 +18,11 @@ export async function refreshPanel() {
   renderPanel(state, edits === settleEdits);
 }
 
+/** The demo account's key (a restarted server has a new one). */
+export function showDemo() {
+  $("demo-key").textContent = view.config.demo.apiKey;
+}
+
 export function scheduleRefresh() {
   clearTimeout(view.refreshTimer);
   view.refreshTimer = setTimeout(() => void refreshPanel().catch(() => undefined), 500);
@@ -183,7 +188,7 @@ export async function panelAction(action, body) {
 
 export function wirePanel() {
   $("panel").hidden = false;
-  $("demo-key").textContent = view.config.demo.apiKey;
+  showDemo();
   $("copy-key").onclick = () => copy(view.config.demo.apiKey, "the demo API key");
   $("connect-key").onclick = () => sendText(`/connect ${view.config.demo.apiKey}`);
   $("panel-deposit").onclick = async () => {

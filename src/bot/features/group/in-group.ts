@@ -151,6 +151,7 @@ async function groupRulePress(
     );
     return void (await ctx.answerCallbackQuery({ text: tr("group-rule-failed") }));
   }
+  ctx.deps.ruleChanged?.(owner, ruleId);
   await ctx.answerCallbackQuery({ text: tr(press.action === "resume" ? "group-rule-resumed" : "group-rule-paused") });
   // An identical markup is answered as done by skipIdenticalEdits, installed before this feature.
   await ctx.editMessageReplyMarkup({ reply_markup: groupRuleButton(tr, press.ref, press.action === "resume") });
