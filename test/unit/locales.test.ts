@@ -134,6 +134,21 @@ describe("locales/*.ftl", () => {
     expect(problems, problems.join("\n")).toEqual([]);
   });
 
+  it("addresses the reader one way in each language: zh 您 (never 你), ru «вы» (never «ты» or «Привет»)", () => {
+    const informal: Record<string, RegExp> = {
+      zh: /你/,
+      ru: /(?<![а-яё])(?:ты|тебя|тебе|тобой|твой|твоя|твоё|твои|твоего|твоей|твоих|привет)(?![а-яё])/i,
+    };
+    const problems: string[] = [];
+    for (const locale of locales) {
+      const pattern = informal[locale.name];
+      if (!pattern) continue;
+      for (const { id, text } of formatAll(locale))
+        if (pattern.test(text)) problems.push(`${locale.name}.ftl ${id}: ${text}`);
+    }
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
   it("formats every message into HTML that Telegram accepts", () => {
     const problems: string[] = [];
     for (const locale of locales) {
