@@ -147,7 +147,7 @@ input-volume-bounds = That volume is out of bounds. Allowed: { $min } – { $max
 input-duration-bad = Please choose one of these durations: { $durations }.
 input-address-format = That is not a TRON address. It starts with T and has 34 characters.
 input-address-checksum = That address has a wrong checksum: probably a typo. Please copy it again.
-input-argument-bad = I could not read “{ $value }”. Volumes are written 65000, 65,000, 65 000, 65k or 1.5m. Example: { $usage }
+input-argument-bad = I could not read “<code>{ $value }</code>”. Volumes are written 65000, 65,000, 65 000, 65k or 1.5m. Example: <code>{ $usage }</code>
 
 ## Quote and buy
 addresses-title = <b>Your addresses</b> (last used first). ✏️ sets a label, 🗑 removes the address.

@@ -146,7 +146,7 @@ input-volume-bounds = 数量超出范围。允许范围：{ $min } – { $max }�
 input-duration-bad = 请从以下时长中选择：{ $durations }。
 input-address-format = 这不是 TRON 地址。TRON 地址以 T 开头，共 34 个字符。
 input-address-checksum = 该地址校验和错误，可能有笔误。请重新复制。
-input-argument-bad = 无法识别“{ $value }”。数量可写作 65000、65,000、65 000、65k 或 1.5m。示例：{ $usage }
+input-argument-bad = 无法识别“<code>{ $value }</code>”。数量可写作 65000、65,000、65 000、65k 或 1.5m。示例：<code>{ $usage }</code>
 
 ## Quote and buy
 addresses-title = <b>您的地址</b>（最近使用的在前）。✏️ 设置标签，🗑 删除地址。

@@ -75,13 +75,14 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     for (const order of list.items) {
       const status = orderStatusText(ctx.tr, order.status);
       const amount = resourceAmount(ctx.tr, order.resource, order.volume, ctx.lang);
-      const label = `${truncate(visibleText(status), 16)} · ${truncate(visibleText(amount), 40)} · ${shortAddress(order.targetAddress)}`;
+      // The address whole, whatever the words before it take.
+      const label = `${truncate(`${visibleText(status)} · ${visibleText(amount)}`, 48)} · ${shortAddress(order.targetAddress)}`;
       lines.push(
         `• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { total: trxText(order.totalTrx, ctx.lang) }, { status, amount })}`,
       );
       keyboard
         .text(
-          label.slice(0, 60),
+          label,
           ORDER_OPEN.data(await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now()), number),
         )
         .row();
