@@ -16,6 +16,15 @@ language-ru = Русский
 language-zh = 中文
 resource-energy = Energy
 resource-bandwidth = Bandwidth
+# An amount of a resource: $volume as the language writes the number, $count the same number (for
+# the plural forms), $resource "energy", "bandwidth" or "other", $word the marketplace's own name for another.
+resource-amount = { $volume } { $resource ->
+    [energy] Energy
+    [bandwidth] { $count ->
+       *[other] Bandwidth
+    }
+   *[other] { $word }
+  }
 state-on = on
 state-off = off
 
@@ -138,7 +147,7 @@ input-volume-bounds = That volume is out of bounds. Allowed: { $min } – { $max
 input-duration-bad = Please choose one of these durations: { $durations }.
 input-address-format = That is not a TRON address. It starts with T and has 34 characters.
 input-address-checksum = That address has a wrong checksum: probably a typo. Please copy it again.
-input-argument-bad = I could not read “{ $value }”. Volumes are written 65000, 65,000, 65 000, 65k or 1.5m. Example: { $usage }
+input-argument-bad = I could not read “<code>{ $value }</code>”. Volumes are written 65000, 65,000, 65 000, 65k or 1.5m. Example: <code>{ $usage }</code>
 
 ## Quote and buy
 addresses-title = <b>Your addresses</b> (last used first). ✏️ sets a label, 🗑 removes the address.
@@ -149,7 +158,7 @@ address-label-gone = That address is no longer in your address book. Nothing was
 address-label-saved = ✅ Label saved.
 address-label-cleared = ✅ Label removed.
 quote-title = <b>Price quote</b>
-quote-line = { $volume } { $resource } for { $duration }
+quote-line = { $amount } for { $duration }
 quote-price = Price: <b>{ $price }</b> ({ $perUnit } sun per unit)
 quote-note = <i>Public price without commission; your order preview shows the exact total.</i>
 card-order-title = <b>Confirm your order</b>
@@ -189,7 +198,7 @@ order-id-line = Order { $id }
 order-placed-followup = I will tell you when it is delivered.
 orders-title = <b>Your orders</b> (page { $page } of { $pages }, { $total } in all)
 orders-empty = No orders yet. Buy energy with /buy.
-orders-line = { $status } · { $volume } { $resource } · { $total }
+orders-line = { $status } · { $amount } · { $total }
 orders-stats = <b>Order stats</b>
     Total orders: { $total }
     Energy delivered this month: { $energy }
@@ -199,13 +208,25 @@ order-card-price = Price: { $value }
 order-card-activation = Activation: { $value }
 order-card-tx = Transaction: { $value }
 order-card-created = Created: { $value }
+# An order's status: $status the marketplace's word in lower-case letters only, $word the word as it wrote it.
+order-status = { $status ->
+    [created] Created
+    [pending] Pending
+    [filled] Filled
+    [failed] Failed
+    [cancelled] Cancelled
+    [canceled] Cancelled
+    [refunded] Refunded
+    [expired] Expired
+   *[other] { $word }
+  }
 
 ## Errors from the marketplace
 error-insufficient-balance = ❌ Not enough TRX on your balance. Top up and try again.
 error-scope = ❌ This API key is read-only. Create a key with the purchase scope in the dashboard and link it with /connect.
 error-forbidden = ❌ The marketplace did not allow this with your API key: { $detail }
 error-spend-limit = ❌ The daily spend limit of this API key is reached. It resets at 00:00 UTC, or raise it in the dashboard.
-error-provider-failed = ❌ The provider failed to deliver, and the TRX was refunded to your balance.
+error-provider-failed = ❌ The provider turned this order down at once: no order was placed, and nothing was charged. Try again for a fresh confirmation card.
 error-rejected = ❌ The marketplace refused the request: { $detail }
 error-not-found = ❌ Not found: it may have been removed.
 error-conflict = ❌ That is not possible right now: { $detail }
@@ -214,7 +235,7 @@ error-unavailable = ⚠️ The marketplace is not answering right now. Please tr
 
 ## Alerts
 alert-order-filled = ✅ Order <code>{ $id }</code> filled.
-alert-delivered = Delivered { $volume } { $resource }
+alert-delivered = Delivered { $amount }
 alert-target = To: { $value }
 alert-total = Paid: { $value }
 alert-tx = Transaction: { $link }
@@ -259,6 +280,25 @@ transactions-empty = No transactions yet. Top up with /topup: your deposits, ord
 transactions-empty-filtered = No transactions match this filter. Tap “All” to see everything.
 transactions-all-currencies = All currencies
 transactions-all-types = All types
+# A ledger entry's type and status: $type or $status the marketplace's word in lower-case letters only, $word as it wrote it.
+ledger-type = { $type ->
+    [deposit] Deposit
+    [orderpayment] Order payment
+    [orderrefund] Order refund
+    [automationcharge] Rule delivery
+    [adjustment] Adjustment
+    [withdrawal] Withdrawal
+    [refund] Refund
+   *[other] { $word }
+  }
+ledger-status = { $status ->
+    [completed] Completed
+    [pending] Pending
+    [failed] Failed
+    [cancelled] Cancelled
+    [canceled] Cancelled
+   *[other] { $word }
+  }
 notifications-title = <b>🔔 Notifications</b> · { $unread } unread (page { $page } of { $pages }, { $total } in all)
 notifications-empty = No notifications yet. The marketplace posts here when an order settles, a deposit is credited or a rule is paused.
 notifications-link = 🔗 <a href="{ $url }">Open link</a>
@@ -267,6 +307,25 @@ button-mark-read = ✔️ Mark read { $n }
 button-mark-all-read = ✅ Mark all read
 notifications-marked = Marked as read
 notifications-all-marked = All marked as read
+notifications-quoted = in the marketplace's words:
+# Marketplace notifications of a kind the bot knows, in the reader's words (the facts read from the marketplace's text).
+notice-quoted = 💬 In the marketplace's words:
+notice-order-filled = ✅ Order filled
+notice-order-failed = ❌ Order failed
+notice-deposit = 💰 Deposit credited
+notice-rule-paused = ⏸ Rule paused
+notice-rule-resumed = ▶️ Rule resumed
+notice-rule-skipped = ⏭ A rule's delivery was skipped
+notice-delivered = Delivered: { $amount }
+notice-delivered-for = Delivered: { $amount } for { $duration }
+notice-ordered = Ordered: { $amount }
+notice-ordered-for = Ordered: { $amount } for { $duration }
+notice-deposit-amount = { $amount } was credited to your balance.
+notice-rule = { $kind } rule for { $address }
+notice-rule-unnamed = A rule for { $address }
+notice-rule-resumed-why = It resumed by itself after the top-up.
+notice-rule-skipped-why = That delivery would have gone over the daily spend limit of the key that created the rule. The rule stays active.
+notice-cost = The delivery costs { $value }.
 
 ## Rules
 button-pause = ⏸ Pause
@@ -390,7 +449,7 @@ button-watch-rearm-above = 🔁 Rearm when the price goes back above
 button-watch-rearm-cooldown = 🔁 Rearm after the cooldown
 button-buy-in-bot = ⚡ Buy in the bot
 watch-card-title = 👁 <b>Price watch</b> <code>{ $id }</code>
-watch-target = { $volume } { $resource } for { $duration }
+watch-target = { $amount } for { $duration }
 watch-address = For: { $value }
 watch-threshold = Alert when it costs at most <b>{ $threshold }</b>
 watch-price-now = Price now: { $price } (seen { $time })
@@ -424,7 +483,7 @@ input-watch-price-zero = The price limit must be above zero.
 input-watch-price-precision = TRX has at most 6 decimals (0.000001).
 input-watch-price-high = That limit is far above any rent. Please check the number.
 alert-watch-reached = 💹 Price watch <code>{ $id }</code>: the price reached your threshold.
-alert-watch-target = { $volume } { $resource } for { $duration }
+alert-watch-target = { $amount } for { $duration }
 alert-watch-price = Price: <b>{ $price }</b> (your threshold: { $threshold })
 alert-watch-at = Seen at { $time }
 alert-watch-hint = Buy now opens a confirmation card with a fresh price: nothing is bought until you confirm. The watch now rests for its cooldown.

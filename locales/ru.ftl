@@ -1,6 +1,6 @@
 ## General
 private-only = Бот работает только в личных чатах. Откройте личный чат со мной, чтобы им пользоваться.
-error-generic = Что-то пошло не так на нашей стороне. Попробуйте ещё раз. Если ошибка повторяется, сообщите её id: <code>{ $id }</code>
+error-generic = Что-то пошло не так на нашей стороне. Попробуйте ещё раз. Если ошибка повторяется, сообщите этот код ошибки: <code>{ $id }</code>
 unknown-command = Я не знаю команду /{ $command }. Отправьте /help, чтобы увидеть, что я умею.
 unknown-command-flow-left = Мой вопрос закрыт, ничего не изменено.
 unknown-command-suggest = Вы имели в виду /{ $command }?
@@ -16,6 +16,17 @@ language-ru = Русский
 language-zh = 中文
 resource-energy = Энергия
 resource-bandwidth = Пропускная способность
+# An amount of a resource: $volume as the language writes the number, $count the same number (for
+# the plural forms), $resource "energy", "bandwidth" or "other", $word the marketplace's own name for another.
+resource-amount = { $volume } { $resource ->
+    [energy] энергии
+    [bandwidth] { $count ->
+        [one] единица пропускной способности
+        [few] единицы пропускной способности
+       *[many] единиц пропускной способности
+    }
+   *[other] { $word }
+  }
 state-on = вкл
 state-off = выкл
 
@@ -25,7 +36,7 @@ start-language = Язык: { $language } (сменить можно в /settings
 start-linked = 🔗 Привязан API-ключ: …<code>{ $last4 }</code>
 start-linked-broken = ⚠️ Ваш API-ключ …<code>{ $last4 }</code> больше не работает. Привяжите новый через /connect.
 start-not-linked = API-ключ ещё не привязан. Отправьте /connect, чтобы привязать его; /quote работает и без ключа.
-start-sandbox = 🧪 sandbox: без реальных TRX. Бот подключён к тестовому маркетплейсу (sandbox).
+start-sandbox = 🧪 sandbox: без реальных TRX. Бот подключён к тестовому маркетплейсу.
 help-title = <b>Команды</b>
 help-arguments = Аргументы необязательны: без них я спрошу всё по шагам. Объём: 65000, 65k, 1.5m; срок — как в списке маркетплейса (15m, 1h, 1d, или 15 мин, 1 ч, 1 дн.).
 help-key-argument = &lt;API-ключ&gt;
@@ -114,7 +125,7 @@ webhook-title = <b>Ваш личный webhook URL</b>
 webhook-how = В панели маркетплейса (раздел Webhooks, нужен ключ с полным доступом) зарегистрируйте этот URL для событий <code>order.filled</code> и <code>order.failed</code>. Держите его в секрете: любой, у кого он есть, может слать вам уведомления. Он показан только сейчас; кнопка «Сменить» выдаёт новый.
 webhook-exists = У вас уже есть личный webhook URL. Он показывается только при создании; нажмите «Сменить», чтобы получить новый (старый сразу перестанет работать).
 webhook-rotated = ♻️ Выдан новый URL; старый больше не работает.
-webhook-no-public-url = Для личных webhook нужен публичный адрес бота. Сначала оператор должен задать <code>PUBLIC_URL</code>. А пока уведомления о заказах приходят через опрос (polling).
+webhook-no-public-url = Для личных webhook нужен публичный адрес бота. Сначала оператор должен задать <code>PUBLIC_URL</code>. А пока уведомления о заказах приходят через регулярный опрос.
 
 ## Input
 ask-resource = Какой ресурс?
@@ -137,7 +148,7 @@ input-volume-bounds = Объём вне допустимых пределов. �
 input-duration-bad = Выберите один из сроков: { $durations }.
 input-address-format = Это не адрес TRON. Он начинается с T и состоит из 34 символов.
 input-address-checksum = У этого адреса неверная контрольная сумма — вероятно, опечатка. Скопируйте его ещё раз.
-input-argument-bad = Не удалось разобрать «{ $value }». Объём можно записать так: 65000, 65,000, 65 000, 65k или 1.5m. Пример: { $usage }
+input-argument-bad = Не удалось разобрать «<code>{ $value }</code>». Объём можно записать так: 65000, 65,000, 65 000, 65k или 1.5m. Пример: <code>{ $usage }</code>
 
 ## Quote and buy
 addresses-title = <b>Ваши адреса</b> (сначала недавние). ✏️ задаёт метку, 🗑 удаляет адрес.
@@ -148,7 +159,7 @@ address-label-gone = Этого адреса больше нет в адресн
 address-label-saved = ✅ Метка сохранена.
 address-label-cleared = ✅ Метка убрана.
 quote-title = <b>Цена</b>
-quote-line = { $resource }: { $volume } на { $duration }
+quote-line = { $amount } на { $duration }
 quote-price = Цена: <b>{ $price }</b> ({ $perUnit } sun за единицу)
 quote-note = <i>Публичная цена без комиссии; точную сумму покажет предпросмотр заказа.</i>
 card-order-title = <b>Подтвердите заказ</b>
@@ -188,7 +199,7 @@ order-id-line = Заказ { $id }
 order-placed-followup = Я сообщу, когда он будет доставлен.
 orders-title = <b>Ваши заказы</b> (стр. { $page } из { $pages }, всего { $total })
 orders-empty = Заказов пока нет. Купите энергию через /buy.
-orders-line = { $status } · { $volume } { $resource } · { $total }
+orders-line = { $status } · { $amount } · { $total }
 orders-stats = <b>Статистика заказов</b>
     Всего заказов: { $total }
     Энергии доставлено в этом месяце: { $energy }
@@ -198,13 +209,25 @@ order-card-price = Цена: { $value }
 order-card-activation = Активация: { $value }
 order-card-tx = Транзакция: { $value }
 order-card-created = Создан: { $value }
+# An order's status: $status the marketplace's word in lower-case letters only, $word the word as it wrote it.
+order-status = { $status ->
+    [created] создан
+    [pending] в обработке
+    [filled] исполнен
+    [failed] не выполнен
+    [cancelled] отменён
+    [canceled] отменён
+    [refunded] деньги возвращены
+    [expired] истёк
+   *[other] { $word }
+  }
 
 ## Errors from the marketplace
 error-insufficient-balance = ❌ Недостаточно TRX на балансе. Пополните его и попробуйте снова.
 error-scope = ❌ Этот API-ключ только для чтения. Создайте в панели ключ с правом покупки (purchase) и привяжите его через /connect.
 error-forbidden = ❌ Маркетплейс не разрешил это действие с вашим API-ключом: { $detail }
 error-spend-limit = ❌ Достигнут дневной лимит расходов этого API-ключа. Он сбрасывается в 00:00 UTC; также его можно повысить в панели.
-error-provider-failed = ❌ Поставщик не смог выполнить доставку, TRX возвращены на ваш баланс.
+error-provider-failed = ❌ Поставщик сразу отклонил заказ: заказ не создан, ничего не списано. «Повторить» откроет новую карточку подтверждения.
 error-rejected = ❌ Маркетплейс отклонил запрос: { $detail }
 error-not-found = ❌ Не найдено: возможно, это было удалено.
 error-conflict = ❌ Сейчас это невозможно: { $detail }
@@ -213,7 +236,7 @@ error-unavailable = ⚠️ Маркетплейс сейчас не отвеча
 
 ## Alerts
 alert-order-filled = ✅ Заказ <code>{ $id }</code> исполнен.
-alert-delivered = Доставлено: { $volume } { $resource }
+alert-delivered = Доставлено: { $amount }
 alert-target = Получатель: { $value }
 alert-total = Оплачено: { $value }
 alert-tx = Транзакция: { $link }
@@ -258,6 +281,25 @@ transactions-empty = Операций пока нет. Пополните бал
 transactions-empty-filtered = Нет операций по этому фильтру. Нажмите «Все», чтобы увидеть всё.
 transactions-all-currencies = Все валюты
 transactions-all-types = Все типы
+# A ledger entry's type and status: $type or $status the marketplace's word in lower-case letters only, $word as it wrote it.
+ledger-type = { $type ->
+    [deposit] Пополнение
+    [orderpayment] Оплата заказа
+    [orderrefund] Возврат за заказ
+    [automationcharge] Доставка по правилу
+    [adjustment] Корректировка
+    [withdrawal] Вывод
+    [refund] Возврат
+   *[other] { $word }
+  }
+ledger-status = { $status ->
+    [completed] проведено
+    [pending] в обработке
+    [failed] не проведено
+    [cancelled] отменено
+    [canceled] отменено
+   *[other] { $word }
+  }
 notifications-title = <b>🔔 Уведомления</b> · непрочитанных: { $unread } (стр. { $page } из { $pages }, всего { $total })
 notifications-empty = Уведомлений пока нет. Маркетплейс пишет сюда, когда заказ исполнен, депозит зачислен или правило приостановлено.
 notifications-link = 🔗 <a href="{ $url }">Открыть ссылку</a>
@@ -266,6 +308,25 @@ button-mark-read = ✔️ Прочитано { $n }
 button-mark-all-read = ✅ Прочитать все
 notifications-marked = Отмечено как прочитанное
 notifications-all-marked = Все отмечены как прочитанные
+notifications-quoted = словами маркетплейса:
+# Marketplace notifications of a kind the bot knows, in the reader's words (the facts read from the marketplace's text).
+notice-quoted = 💬 Словами маркетплейса:
+notice-order-filled = ✅ Заказ исполнен
+notice-order-failed = ❌ Заказ не выполнен
+notice-deposit = 💰 Пополнение зачислено
+notice-rule-paused = ⏸ Правило приостановлено
+notice-rule-resumed = ▶️ Правило возобновлено
+notice-rule-skipped = ⏭ Доставка по правилу пропущена
+notice-delivered = Доставлено: { $amount }
+notice-delivered-for = Доставлено: { $amount } на { $duration }
+notice-ordered = Заказано: { $amount }
+notice-ordered-for = Заказано: { $amount } на { $duration }
+notice-deposit-amount = На ваш баланс зачислено { $amount }.
+notice-rule = Правило «{ $kind }» для { $address }
+notice-rule-unnamed = Правило для { $address }
+notice-rule-resumed-why = Оно возобновилось само после пополнения.
+notice-rule-skipped-why = Эта доставка превысила бы дневной лимит расходов ключа, который создал правило. Правило остаётся активным.
+notice-cost = Доставка стоит { $value }.
 
 ## Rules
 button-pause = ⏸ Пауза
@@ -391,7 +452,7 @@ button-watch-rearm-above = 🔁 Снова, когда цена поднимет
 button-watch-rearm-cooldown = 🔁 Снова после паузы
 button-buy-in-bot = ⚡ Купить в боте
 watch-card-title = 👁 <b>Слежение за ценой</b> <code>{ $id }</code>
-watch-target = { $volume } { $resource } на { $duration }
+watch-target = { $amount } на { $duration }
 watch-address = Для: { $value }
 watch-threshold = Оповестить, когда будет стоить не больше <b>{ $threshold }</b>
 watch-price-now = Цена сейчас: { $price } (на { $time })
@@ -425,7 +486,7 @@ input-watch-price-zero = Порог цены должен быть больше 
 input-watch-price-precision = У TRX не больше 6 знаков после точки (0.000001).
 input-watch-price-high = Такой порог намного выше любой аренды. Проверьте число.
 alert-watch-reached = 💹 Слежение за ценой <code>{ $id }</code>: цена дошла до вашего порога.
-alert-watch-target = { $volume } { $resource } на { $duration }
+alert-watch-target = { $amount } на { $duration }
 alert-watch-price = Цена: <b>{ $price }</b> (ваш порог: { $threshold })
 alert-watch-at = Замечено { $time }
 alert-watch-hint = «Купить сейчас» откроет карточку подтверждения со свежей ценой: ничего не покупается без вашего подтверждения. Теперь слежение на паузе.
@@ -516,7 +577,7 @@ group-ended-not-admin = 👥 Вы больше не администратор <
 group-ended-refused = 👥 Telegram больше не позволяет мне писать в <b>{ $title }</b>, поэтому ваши уведомления туда больше не приходят. Отправьте /group, чтобы снова выбрать группу.
 group-here-title = 👥 Сюда приходят уведомления этих участников:
 group-here-none = Сюда пока не приходят ничьи уведомления. Участник-администратор может настроить это, отправив мне /group в личном чате.
-group-welcome = 👋 Привет! Я копирую сюда уведомления участников команды: выполненные и невыполненные заказы, приостановленные правила, отслеживание цены. Чтобы настроить это, администратор группы отправляет мне /group в личном чате. Всё остальное работает в личном чате со мной.
+group-welcome = 👋 Здравствуйте! Я копирую сюда уведомления участников команды: выполненные и невыполненные заказы, приостановленные правила, отслеживание цены. Чтобы настроить это, администратор группы отправляет мне /group в личном чате. Всё остальное работает в личном чате со мной.
 group-here-more = …и ещё { $count }.
 group-not-owner = Приостановить или возобновить это правило может только { $name }.
 group-not-owner-unnamed = Приостановить или возобновить это правило может только его владелец.

@@ -16,6 +16,15 @@ language-ru = Русский
 language-zh = 中文
 resource-energy = 能量
 resource-bandwidth = 带宽
+# An amount of a resource: $volume as the language writes the number, $count the same number (for
+# the plural forms), $resource "energy", "bandwidth" or "other", $word the marketplace's own name for another.
+resource-amount = { $volume } { $resource ->
+    [energy] 能量
+    [bandwidth] { $count ->
+       *[other] 带宽
+    }
+   *[other] { $word }
+  }
 state-on = 开
 state-off = 关
 
@@ -137,7 +146,7 @@ input-volume-bounds = 数量超出范围。允许范围：{ $min } – { $max }�
 input-duration-bad = 请从以下时长中选择：{ $durations }。
 input-address-format = 这不是 TRON 地址。TRON 地址以 T 开头，共 34 个字符。
 input-address-checksum = 该地址校验和错误，可能有笔误。请重新复制。
-input-argument-bad = 无法识别“{ $value }”。数量可写作 65000、65,000、65 000、65k 或 1.5m。示例：{ $usage }
+input-argument-bad = 无法识别“<code>{ $value }</code>”。数量可写作 65000、65,000、65 000、65k 或 1.5m。示例：<code>{ $usage }</code>
 
 ## Quote and buy
 addresses-title = <b>您的地址</b>（最近使用的在前）。✏️ 设置标签，🗑 删除地址。
@@ -148,7 +157,7 @@ address-label-gone = 该地址已不在您的地址簿中。未做任何更改�
 address-label-saved = ✅ 标签已保存。
 address-label-cleared = ✅ 标签已删除。
 quote-title = <b>报价</b>
-quote-line = { $volume } { $resource }，时长 { $duration }
+quote-line = { $amount }，时长 { $duration }
 quote-price = 价格：<b>{ $price }</b>（每单位 { $perUnit } sun）
 quote-note = <i>公开价格不含佣金；订单预览会显示准确总额。</i>
 card-order-title = <b>确认您的订单</b>
@@ -188,7 +197,7 @@ order-id-line = 订单 { $id }
 order-placed-followup = 交付后我会通知您。
 orders-title = <b>您的订单</b>（第 { $page }/{ $pages } 页，共 { $total } 个）
 orders-empty = 暂无订单。使用 /buy 购买能量。
-orders-line = { $status } · { $volume } { $resource } · { $total }
+orders-line = { $status } · { $amount } · { $total }
 orders-stats = <b>订单统计</b>
     订单总数：{ $total }
     本月已交付能量：{ $energy }
@@ -198,13 +207,25 @@ order-card-price = 价格：{ $value }
 order-card-activation = 激活：{ $value }
 order-card-tx = 交易：{ $value }
 order-card-created = 创建时间：{ $value }
+# An order's status: $status the marketplace's word in lower-case letters only, $word the word as it wrote it.
+order-status = { $status ->
+    [created] 已创建
+    [pending] 处理中
+    [filled] 已完成
+    [failed] 失败
+    [cancelled] 已取消
+    [canceled] 已取消
+    [refunded] 已退款
+    [expired] 已过期
+   *[other] { $word }
+  }
 
 ## Errors from the marketplace
 error-insufficient-balance = ❌ 余额中的 TRX 不足。请充值后重试。
 error-scope = ❌ 此 API 密钥为只读。请在控制台创建具有购买权限的密钥，并用 /connect 绑定。
 error-forbidden = ❌ 市场不允许用您的 API 密钥执行此操作：{ $detail }
 error-spend-limit = ❌ 此 API 密钥已达每日消费上限。上限于 UTC 00:00 重置，也可在控制台中提高。
-error-provider-failed = ❌ 供应方交付失败，TRX 已退回您的余额。
+error-provider-failed = ❌ 供应方当即拒绝了此订单：订单未创建，也未扣除任何费用。点击“重试”可获得新的确认卡片。
 error-rejected = ❌ 市场拒绝了请求：{ $detail }
 error-not-found = ❌ 未找到：可能已被删除。
 error-conflict = ❌ 目前无法执行：{ $detail }
@@ -213,7 +234,7 @@ error-unavailable = ⚠️ 市场暂时没有响应。请一分钟后重试。
 
 ## Alerts
 alert-order-filled = ✅ 订单 <code>{ $id }</code> 已完成。
-alert-delivered = 已交付 { $volume } { $resource }
+alert-delivered = 已交付 { $amount }
 alert-target = 接收地址：{ $value }
 alert-total = 已支付：{ $value }
 alert-tx = 交易：{ $link }
@@ -258,6 +279,25 @@ transactions-empty = 暂无流水。使用 /topup 充值：您的充值、订单
 transactions-empty-filtered = 没有符合此筛选条件的流水。点击“全部”查看所有记录。
 transactions-all-currencies = 全部币种
 transactions-all-types = 全部类型
+# A ledger entry's type and status: $type or $status the marketplace's word in lower-case letters only, $word as it wrote it.
+ledger-type = { $type ->
+    [deposit] 充值
+    [orderpayment] 订单付款
+    [orderrefund] 订单退款
+    [automationcharge] 规则交付扣费
+    [adjustment] 余额调整
+    [withdrawal] 提现
+    [refund] 退款
+   *[other] { $word }
+  }
+ledger-status = { $status ->
+    [completed] 已完成
+    [pending] 处理中
+    [failed] 失败
+    [cancelled] 已取消
+    [canceled] 已取消
+   *[other] { $word }
+  }
 notifications-title = <b>🔔 通知</b> · { $unread } 条未读（第 { $page }/{ $pages } 页，共 { $total } 条）
 notifications-empty = 暂无通知。订单结算、充值到账或规则暂停时，市场会在这里发布通知。
 notifications-link = 🔗 <a href="{ $url }">打开链接</a>
@@ -266,6 +306,25 @@ button-mark-read = ✔️ 标为已读 { $n }
 button-mark-all-read = ✅ 全部标为已读
 notifications-marked = 已标为已读
 notifications-all-marked = 已全部标为已读
+notifications-quoted = 市场原文：
+# Marketplace notifications of a kind the bot knows, in the reader's words (the facts read from the marketplace's text).
+notice-quoted = 💬 市场原文：
+notice-order-filled = ✅ 订单已完成
+notice-order-failed = ❌ 订单失败
+notice-deposit = 💰 充值已到账
+notice-rule-paused = ⏸ 规则已暂停
+notice-rule-resumed = ▶️ 规则已恢复
+notice-rule-skipped = ⏭ 规则的一次交付已跳过
+notice-delivered = 已交付：{ $amount }
+notice-delivered-for = 已交付：{ $amount }，时长 { $duration }
+notice-ordered = 订购：{ $amount }
+notice-ordered-for = 订购：{ $amount }，时长 { $duration }
+notice-deposit-amount = { $amount } 已存入您的余额。
+notice-rule = { $kind }规则，地址 { $address }
+notice-rule-unnamed = 地址 { $address } 的规则
+notice-rule-resumed-why = 充值后它已自动恢复。
+notice-rule-skipped-why = 这次交付会超出创建该规则的密钥的每日消费上限。规则仍然有效。
+notice-cost = 这次交付需要 { $value }。
 
 ## Rules
 button-pause = ⏸ 暂停
@@ -375,7 +434,7 @@ button-digest = 📬 每周摘要：{ $state }
 
 ## Price watches, inline mode and deep links
 command-watch = 价格监控：租用价格不高于设定的 TRX 时提醒
-command-watches = 你的价格监控：暂停、恢复、删除
+command-watches = 您的价格监控：暂停、恢复、删除
 alerts-prices = 价格监控
 button-buy-now = 🛒 立即购买
 button-delete = 🗑 删除
@@ -388,7 +447,7 @@ button-watch-rearm-above = 🔁 价格回升到阈值之上后再提醒
 button-watch-rearm-cooldown = 🔁 冷却结束后再提醒
 button-buy-in-bot = ⚡ 在机器人中购买
 watch-card-title = 👁 <b>价格监控</b> <code>{ $id }</code>
-watch-target = { $volume } { $resource }，{ $duration }
+watch-target = { $amount }，{ $duration }
 watch-address = 地址：{ $value }
 watch-threshold = 价格不高于 <b>{ $threshold }</b> 时提醒
 watch-price-now = 当前价格：{ $price }（{ $time }）
@@ -403,29 +462,29 @@ watch-cooldown-1h = 1 小时
 watch-cooldown-1d = 1 天
 watch-rearm-above = 价格回升到阈值之上、再次下降时才会再次提醒。
 watch-rearm-cooldown = 冷却结束后，只要价格仍不高于阈值就会再次提醒。
-watch-created = ✅ 开始监控。公开价格达到你的阈值时会提醒你。
-watch-updated = ✅ 你已在监控这项租用：阈值已更新，监控已启用。
-watch-already-below = ℹ️ 价格已经不高于你的阈值：下次检查时就会提醒。
-watch-limit = 你已有 { $max } 个价格监控，已达上限。请先在 /watches 中删除一个。
+watch-created = ✅ 开始监控。公开价格达到您的阈值时会提醒您。
+watch-updated = ✅ 您已在监控这项租用：阈值已更新，监控已启用。
+watch-already-below = ℹ️ 价格已经不高于您的阈值：下次检查时就会提醒。
+watch-limit = 您已有 { $max } 个价格监控，已达上限。请先在 /watches 中删除一个。
 watch-deleted = 🗑 监控 <code>{ $id }</code> 已删除。
 watch-gone = 此监控已不存在。
 watch-link-ask = 🔗 一个链接请求保存此价格监控：
 watch-link-hint = 在您点击「确认」之前不会保存任何内容。
 watch-link-cancelled = ✖️ 已取消。未保存任何监控。
 watches-toast-changed = 监控在此期间已更改：这是当前状态。
-watches-title = <b>你的价格监控</b>（{ $count } / { $max }）
+watches-title = <b>您的价格监控</b>（{ $count } / { $max }）
 watches-last = 当前 { $price }
-watches-empty = 你还没有价格监控。示例：<code>/watch energy 65k 1h 2.5</code> 会在 65,000 能量租 1 小时不高于 2.5 TRX 时提醒你。
-ask-watch-price = 价格不高于多少 TRX 时提醒你？当前价格：{ $price }。输入金额（2.5）或点按按钮。
+watches-empty = 您还没有价格监控。示例：<code>/watch energy 65k 1h 2.5</code> 会在 65,000 能量租 1 小时不高于 2.5 TRX 时提醒您。
+ask-watch-price = 价格不高于多少 TRX 时提醒您？当前价格：{ $price }。输入金额（2.5）或点按按钮。
 input-watch-price-format = 无法识别该 TRX 金额。请写成 2.5 或 2.5 TRX（用小数点，不用逗号）。
 input-watch-price-zero = 价格上限必须大于零。
 input-watch-price-precision = TRX 最多 6 位小数（0.000001）。
 input-watch-price-high = 这个上限远高于任何租用价格，请检查数字。
-alert-watch-reached = 💹 价格监控 <code>{ $id }</code>：价格已达到你的阈值。
-alert-watch-target = { $volume } { $resource }，{ $duration }
-alert-watch-price = 价格：<b>{ $price }</b>（你的阈值：{ $threshold }）
+alert-watch-reached = 💹 价格监控 <code>{ $id }</code>：价格已达到您的阈值。
+alert-watch-target = { $amount }，{ $duration }
+alert-watch-price = 价格：<b>{ $price }</b>（您的阈值：{ $threshold }）
 alert-watch-at = 时间：{ $time }
-alert-watch-hint = “立即购买”会打开带最新价格的确认卡片：在你确认之前不会购买任何东西。此监控现进入冷却。
+alert-watch-hint = “立即购买”会打开带最新价格的确认卡片：在您确认之前不会购买任何东西。此监控现进入冷却。
 inline-title = { $target }：{ $price }
 inline-description = 每单位 { $perUnit } sun · 实时公开价格
 inline-note = <i>实时公开价格，不含佣金。可在 { $bot } 中购买。</i>
@@ -513,7 +572,7 @@ group-ended-not-admin = 👥 您已不再是 <b>{ $title }</b> 的管理员，�
 group-ended-refused = 👥 Telegram 不再允许我在 <b>{ $title }</b> 发消息，您的提醒不再发送到那里。发送 /group 可重新选择群组。
 group-here-title = 👥 以下成员的提醒会发到这里：
 group-here-none = 目前没有成员的提醒发到这里。身为管理员的成员可以在私聊中向我发送 /group 进行设置。
-group-welcome = 👋 你好！我会把团队成员的提醒复制到这里：订单完成或失败、规则暂停、价格监控。本群的管理员在与我的私聊中发送 /group 即可设置。其他功能请在与我的私聊中使用。
+group-welcome = 👋 您好！我会把团队成员的提醒复制到这里：订单完成或失败、规则暂停、价格监控。本群的管理员在与我的私聊中发送 /group 即可设置。其他功能请在与我的私聊中使用。
 group-here-more = …还有 { $count } 位。
 group-not-owner = 只有 { $name } 可以暂停或恢复此规则。
 group-not-owner-unnamed = 只有此规则的所有者可以暂停或恢复它。

@@ -1,11 +1,12 @@
 import { InlineKeyboard } from "grammy";
 import { pickLanguage, translatorFor, type Language, type LocaleBundles, type Translate } from "./i18n";
 import { code, escapeHtml, truncate, txLink } from "./html";
-import { durationText, timeText, trxText, volumeText } from "./format";
+import { durationText, timeText, trxText } from "./format";
+import { resourceAmount } from "./market-words";
 import { BUY_AGAIN, CARD_CANCEL, CARD_CONFIRM, MAIN_MENU, RULE_RESUME, WATCH_BUY } from "./callback-data";
 import { sunToTrx } from "#src/marketplace/money";
 import type { OutboxPayload } from "#src/db/repos/outbox";
-import { readPauseReason } from "./pause-reason";
+import { noticeText, pauseWhy, quotedWords } from "./notices";
 
 export type Translations = Pick<LocaleBundles, "t">;
 
@@ -134,7 +135,7 @@ export function settlementAlert(
   }
   const lines = [tr("alert-order-filled", { id: short })];
   if (order.volume && order.resource)
-    lines.push(tr("alert-delivered", { volume: volumeText(order.volume, language), resource: order.resource }));
+    lines.push(tr("alert-delivered", {}, { amount: resourceAmount(tr, order.resource, order.volume, language) }));
   if (order.targetAddress) lines.push(tr("alert-target", {}, { value: code(order.targetAddress) }));
   // What the owner paid is theirs: a group's copy says what was delivered, not what it cost.
   if (order.totalTrx && !recipient.group) lines.push(tr("alert-total", { value: trxText(order.totalTrx, language) }));
@@ -166,30 +167,6 @@ export function rulePausedAlert(
   );
 }
 
-/**
- * The reason, said once. A lack of balance is said in the user's language with the balance the
- * marketplace saw and the next delivery's cost when its text names them (a bare "not enough
- * balance" beside a balance that looks ample reads as a bug); any other reason in its own words.
- * A group's copy says only that the balance ran short: neither figure, nor the marketplace's own
- * text (which may name them), reaches the group.
- */
-function pauseWhy({ tr, language, group }: Recipient, reason: string): string[] {
-  const read = readPauseReason(reason);
-  if (group) return [tr(read.shortOfBalance ? "alert-pause-why" : "alert-group-details")];
-  if (!read.shortOfBalance) return [escapeHtml(truncate(reason, 1000))];
-  const balance = read.balanceTrx === null ? null : trxText(read.balanceTrx, language);
-  const cost = read.nextDeliveryTrx === null ? null : trxText(read.nextDeliveryTrx, language);
-  const why =
-    balance && cost
-      ? tr("alert-pause-why-both", { balance, cost })
-      : cost
-        ? tr("alert-pause-why-cost", { cost })
-        : balance
-          ? tr("alert-pause-why-balance", { balance })
-          : tr("alert-pause-why");
-  return read.resumesByItself ? [why, tr("rule-card-paused-system-auto")] : [why];
-}
-
 /** Told once per link when the marketplace refuses the stored key (background polling stops). */
 export function keyBrokenAlert(recipient: Recipient, last4: string): OutboxPayload {
   return message(recipient.tr("alert-key-broken", { last4 }));
@@ -198,14 +175,21 @@ export function keyBrokenAlert(recipient: Recipient, last4: string): OutboxPaylo
 /** Words of a notification that may carry the owner's money: a group's copy then shows its title alone. */
 const MONEY_WORDS = /balance|deposit|credit|refund|top.?up|\bTRX\b|USDT|\bsun\b/i;
 
+/**
+ * A notification pushed as it came: a kind the bot knows in the recipient's words (noticeText),
+ * any other in the marketplace's own words, said to be theirs and quoted.
+ */
 export function notificationAlert(
   recipient: Recipient,
-  notification: { title: string; body: string; link: string | null },
+  notification: { type: string; title: string; body: string; link: string | null },
 ): OutboxPayload {
-  const title = `<b>${escapeHtml(truncate(notification.title, 200))}</b>`;
-  if (recipient.group && MONEY_WORDS.test(`${notification.title} ${notification.body}`))
-    return message([title, recipient.tr("alert-group-details")].join("\n"));
-  const lines = [title, escapeHtml(truncate(notification.body, 3000))];
+  const known = noticeText(recipient, notification);
+  const lines: string[] = known ? [`<b>${known.title}</b>`, ...known.lines] : [];
+  if (!known && recipient.group && MONEY_WORDS.test(`${notification.title} ${notification.body}`))
+    return message(
+      [...quotedWords(recipient.tr, notification.title, 200), recipient.tr("alert-group-details")].join("\n"),
+    );
+  if (!known) lines.push(...quotedWords(recipient.tr, `${notification.title}\n${notification.body}`, 3000));
   if (notification.link && /^https?:\/\//.test(notification.link))
     lines.push(`<a href="${escapeHtml(notification.link)}">${escapeHtml(truncate(notification.link, 200))}</a>`);
   return message(lines.join("\n"));
@@ -229,17 +213,13 @@ export interface PriceReached {
  */
 export function priceReachedAlert(recipient: Recipient, reached: PriceReached): OutboxPayload {
   const { tr, language } = recipient;
-  const resource =
-    reached.resource === "energy" || reached.resource === "bandwidth"
-      ? tr(`resource-${reached.resource}`)
-      : reached.resource;
   const lines = [
     tr("alert-watch-reached", { id: reached.watchId.slice(0, 8) }),
-    tr("alert-watch-target", {
-      volume: volumeText(reached.volume, language),
-      resource,
-      duration: durationText(reached.duration, language),
-    }),
+    tr(
+      "alert-watch-target",
+      { duration: durationText(reached.duration, language) },
+      { amount: resourceAmount(tr, reached.resource, reached.volume, language) },
+    ),
     tr("alert-watch-price", {
       price: trxText(reached.priceTrx, language),
       threshold: trxText(sunToTrx(reached.thresholdSun), language),

@@ -14,6 +14,11 @@ export function volumeText(volume: string | bigint, language: Language): string 
   return formatDecimalForLocale(volume.toString(), language);
 }
 
+/** "1,234" (ru "1 234"): a count (of orders, pages, entries) as the reader's language writes it. */
+export function countText(count: number, language: Language): string {
+  return formatDecimalForLocale(String(count), language);
+}
+
 /** "1,090.705" (ru "1 090,705"): a decimal amount of any currency, without its unit, never through a float. */
 export function amountText(value: string, language: Language): string {
   return formatDecimalForLocale(value, language);

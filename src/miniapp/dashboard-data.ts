@@ -1,6 +1,8 @@
 import type { Language, Translate } from "#src/chat/i18n";
-import { durationText, knownTrxText, knownAmountText, resourceText, trxText, volumeText } from "#src/chat/format";
+import { durationText, knownTrxText, knownAmountText, trxText, volumeText } from "#src/chat/format";
 import { marketWord } from "#src/chat/html";
+import { orderStatusText, resourceAmount } from "#src/chat/market-words";
+import { visibleText } from "#src/bot/edit-in-place";
 import { deepLinkUrl, startPayload } from "#src/input/deep-link";
 import { MarketplaceError, type AutomationRule, type MarketplaceClient, type Order } from "#src/marketplace/index";
 import { ruleKind, ruleStatus } from "#src/marketplace/rule-words";
@@ -155,9 +157,9 @@ function orderRow(order: Order, { tr, lang, botUsername }: Words): OrderRow {
   return {
     id: order.id,
     short: order.id.slice(0, 8),
-    status: marketWord(order.status),
+    status: visibleText(orderStatusText(tr, order.status)),
     outcome: orderOutcome(order.status),
-    what: `${volumeText(order.volume, lang)} ${resourceText({ tr }, order.resource)} · ${durationText(order.duration, lang)}`,
+    what: `${visibleText(resourceAmount(tr, order.resource, order.volume, lang))} · ${durationText(order.duration, lang)}`,
     target: order.targetAddress,
     total: trxText(order.totalTrx, lang),
     createdAt: order.createdAt,

@@ -115,11 +115,11 @@ export function figureLines(tr: Translate, lang: Language, figures: StatsFigures
     tr("stats-spent", { trx: trx(figures.totalSun, lang) }),
     tr("stats-delivered", { energy: volumeText(figures.energy, lang), bandwidth: volumeText(figures.bandwidth, lang) }),
     tr("stats-orders", {
-      placed: String(figures.orders.placed),
-      filled: String(figures.orders.filled),
-      failed: String(figures.orders.failed),
+      placed: volumeText(String(figures.orders.placed), lang),
+      filled: volumeText(String(figures.orders.filled), lang),
+      failed: volumeText(String(figures.orders.failed), lang),
     }),
-    tr("stats-firings", { count: String(figures.firings) }),
+    tr("stats-firings", { count: volumeText(String(figures.firings), lang) }),
   ];
   if (figures.saving)
     lines.push(

@@ -133,7 +133,7 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     });
   }
 
-  it("a 502 on Confirm says the provider failed and the TRX was refunded, and the balance is back where it was", async () => {
+  it("a 502 on Confirm (the provider refused the order at once) says nothing was charged and offers Try again: one fresh card, which places the order", async () => {
     const { accountId, user } = await linked(820);
     user.send(`/buy energy 65000 1h ${ADDRESS_A}`);
     const card = await user.nextMessage();
@@ -142,9 +142,11 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     user.press("✅ Confirm");
     const failed = await cardOutcome(user);
     expect(failed.messageId).toBe(card.messageId);
-    expect(failed.text).toContain("provider failed");
-    expect(failed.text).toContain("refunded");
-    expect(buttonLabels(failed)).not.toContain("✅ Confirm");
+    expect(failed.text).toContain("The provider turned this order down at once");
+    expect(failed.text).toContain("nothing was charged");
+    expect(failed.text).not.toContain("refunded");
+    expect(buttonLabels(failed)).toEqual(["🔁 Try again"]);
+    expect(failed.replyMarkup?.inline_keyboard[0]![0]!.style).toBe("success");
     // The sandbox charged and refunded the same amount; nothing was sent again.
     const [payment] = ledgerOf(accountId, "OrderPayment");
     const [refund] = ledgerOf(accountId, "OrderRefund");
@@ -153,5 +155,28 @@ describe("/buy Confirm: a restart mid-call, refusals and a provider failure", ()
     expect(orderPosts()).toBe(1);
     expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
     expect(world.sandbox.control.getBalance(accountId).trx).toBe(balanceBefore);
+
+    // Try again, tapped twice: the refused card keeps its words and loses its button; one fresh card comes below.
+    const tryData = failed.replyMarkup!.inline_keyboard[0]![0]!.callback_data!;
+    const first = user.press("🔁 Try again");
+    const second = world.fake.pressButton(user.user, card.messageId, tryData);
+    const fresh = await nextBotText(user, (text) => text.includes("Confirm your order"));
+    expect(fresh.messageId).not.toBe(card.messageId);
+    expect(buttonLabels(fresh)).toContain("✅ Confirm");
+    expect(await answerTo(first.callbackQueryId)).toBe("");
+    expect(await answerTo(second.callbackQueryId)).toBe("This confirmation is no longer valid.");
+    const refused = world.fake.messages(820).find((message) => message.messageId === card.messageId)!;
+    expect(refused.text).toContain("nothing was charged");
+    expect(buttonLabels(refused)).toEqual([]);
+    await world.settled();
+    // The refused card now says what happened: the fresh card is the only one to confirm.
+    expect(world.fake.messages(820).filter((message) => message.text?.includes("Confirm your order"))).toHaveLength(1);
+
+    user.press("✅ Confirm");
+    const placed = await cardOutcome(user);
+    expect(placed.messageId).toBe(fresh.messageId);
+    expect(placed.text).toContain("Order placed");
+    expect(world.sandbox.control.listOrders(accountId)).toHaveLength(1);
+    expect(orderPosts()).toBe(2);
   });
 });

@@ -223,7 +223,8 @@ describe("/quote and /buy with an idempotent confirmation card", () => {
     expect(JSON.stringify(result.replyMarkup)).toContain("Top up");
     world.sandbox.control.setBalance({ accountId, trx: "1000" });
     result = await confirmWith(() => world.sandbox.control.failNextOrder({ accountId, mode: "sync" }));
-    expect(result.text).toContain("refunded");
+    expect(result.text).toContain("nothing was charged");
+    expect(JSON.stringify(result.replyMarkup)).toContain("Try again");
     result = await confirmWith(() => world.sandbox.control.setSpendLimit({ apiKey, dailyLimitTrx: "0.000001" }));
     expect(result.text).toContain("daily spend limit");
     world.sandbox.control.setSpendLimit({ apiKey, dailyLimitTrx: null });

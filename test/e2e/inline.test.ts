@@ -85,7 +85,7 @@ describe("inline mode: live quotes in any chat, with a link into the bot", () =>
     await linkKey(world, user, apiKey);
     const { inlineQueryId } = world.fake.sendInlineQuery(user.user, "65k 1h");
     const answer = await answerTo(world.fake, inlineQueryId);
-    expect(answer.results[0]!.title).toContain("Энергия");
+    expect(answer.results[0]!.title).toContain("65\u00a0000 энергии на 1 ч");
     const sent = world.fake.chooseInlineResult(user.user, inlineQueryId, answer.results[0]!.id);
     expect(sent.from).toBe("user");
     expect(sent.viaBot?.username).toBe("sandbox_energy_bot");

@@ -154,7 +154,7 @@ describe("strings from the marketplace are shown literally, never as markup", ()
 
     user.send("/notifications");
     const list = await user.nextMessage();
-    expect(list.text).toContain(`1. ${HOSTILE} title`);
+    expect(list.text).toContain(`in the marketplace's words:\n${HOSTILE} title`);
     expect(list.text).toContain(`${HOSTILE} body`);
 
     world.sandbox.control.injectFault({
@@ -214,7 +214,8 @@ describe("strings from the marketplace are shown literally, never as markup", ()
     });
     await world.app.push.pollNow();
     const news = await waitFor(() => alerts().find((message) => message.text!.includes("news")));
-    expect(news.text).toBe(`${HOSTILE} news\n${HOSTILE} more`);
+    // A kind the bot does not know: the marketplace's own words, said to be theirs.
+    expect(news.text).toBe(`💬 In the marketplace's words:\n${HOSTILE} news\n${HOSTILE} more`);
 
     world.sandbox.control.addNotification({
       accountId: who.accountId,

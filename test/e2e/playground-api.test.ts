@@ -578,10 +578,11 @@ describe("the local playground's JSON and SSE interface", () => {
     );
     await user.press(/Confirm/, "the Confirm button");
     const failed = await waitFor(
-      async () => (await user.botMessages()).find((m) => m.messageId > mark && /provider failed/.test(texts(m))),
+      async () =>
+        (await user.botMessages()).find((m) => m.messageId > mark && /turned this order down at once/.test(texts(m))),
       "the 502 text",
     );
-    expect(texts(failed)).toContain("refunded");
+    expect(texts(failed)).toContain("nothing was charged");
     expect(sandbox.control.listOrders(accountId)).toEqual([]);
   });
 

@@ -76,8 +76,7 @@ describe("pushed alerts", () => {
     expect(alerts.filter((t) => t.includes("filled"))).toHaveLength(shapes.length);
     expect(alerts.filter((t) => t.includes("failed") && t.includes("refunded"))).toHaveLength(shapes.length);
     const filled = alerts.find((t) => t.includes("filled"))!;
-    expect(filled).toContain("65,000");
-    expect(filled).toContain("energy");
+    expect(filled).toContain("Delivered 65,000 Energy");
     expect(filled).toContain(ADDRESS_A);
     expect(filled).toContain("4.6475 TRX");
     const message = world.fake.messages(401).find((m) => m.text?.includes("filled") && m.text.includes("Order 0000"));

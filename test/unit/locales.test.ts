@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { FluentBundle, FluentResource } from "@fluent/bundle";
 import { describe, expect, it } from "vitest";
 import { parseTelegramHtml } from "#src/telegram-fake/index";
+import { latinLeaks } from "../kit/latin-leaks";
 
 const LOCALES_DIR = fileURLToPath(new URL("../../locales/", import.meta.url));
 /** Message ids start lines that are not indented (continuation lines are). */
@@ -129,6 +130,37 @@ describe("locales/*.ftl", () => {
           const list = (names: string[]) => names.map((name) => `{ $${name} }`).join(", ") || "no variables";
           problems.push(`${locale.name}.ftl ${id}: uses ${list(actual)} but en.ftl uses ${list(expected)}`);
         }
+      }
+    }
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("addresses the reader one way in each language: zh 您 (never 你), ru «вы» (never «ты» or «Привет»)", () => {
+    const informal: Record<string, RegExp> = {
+      zh: /你/,
+      ru: /(?<![а-яё])(?:ты|тебя|тебе|тобой|твой|твоя|твоё|твои|твоего|твоей|твоих|привет)(?![а-яё])/i,
+    };
+    const problems: string[] = [];
+    for (const locale of locales) {
+      const pattern = informal[locale.name];
+      if (!pattern) continue;
+      for (const { id, text } of formatAll(locale))
+        if (pattern.test(text)) problems.push(`${locale.name}.ftl ${id}: ${text}`);
+    }
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("writes no English in Russian and Chinese: no Latin word outside the allow-list (brands, units, technical names)", () => {
+    const problems: string[] = [];
+    for (const locale of locales.filter((candidate) => candidate.name === "ru" || candidate.name === "zh")) {
+      // Every variable a word of the locale's own script, so only the message's own words can leak.
+      const placeholder = locale.name === "ru" ? "Ж" : "甲";
+      for (const id of parsedIds(locale)) {
+        const message = locale.bundle.getMessage(id)!;
+        if (message.value === null) continue;
+        const args = Object.fromEntries(variablesOf(locale, id).map((name) => [name, placeholder]));
+        const leaks = latinLeaks(locale.bundle.formatPattern(message.value, args, []));
+        if (leaks.length > 0) problems.push(`${locale.name}.ftl ${id}: ${leaks.join(", ")}`);
       }
     }
     expect(problems, problems.join("\n")).toEqual([]);

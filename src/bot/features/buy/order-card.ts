@@ -2,7 +2,8 @@ import type { MarketplaceClient, OrderPreview } from "#src/marketplace/index";
 import { addTrx, compareTrx, sunToTrx, trxToSun } from "#src/marketplace/money";
 import type { BotContext } from "#src/bot/context";
 import { amountText, durationText, knownTrxText, resourceText, trxText, volumeText } from "#src/chat/format";
-import { code, marketWord } from "#src/chat/html";
+import { orderStatusText } from "#src/chat/market-words";
+import { code } from "#src/chat/html";
 import { finalState } from "#src/chat/alerts";
 import { replyMarketplaceError } from "#src/bot/marketplace-access";
 import { shareLine } from "../deep-links";
@@ -109,7 +110,7 @@ export function doneText(ctx: BotContext, result: PlacedResult): string {
   if (settled === "filled")
     return [ctx.tr("alert-order-filled", { id: result.orderId.slice(0, 8) }), idLine, ...charged].join("\n");
   return [
-    ctx.tr("order-placed", { status: marketWord(result.status) }),
+    ctx.tr("order-placed", {}, { status: orderStatusText(ctx.tr, result.status) }),
     idLine,
     ...charged,
     "",

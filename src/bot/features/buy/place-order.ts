@@ -144,6 +144,15 @@ async function placeOrder(ctx: BotContext, action: PendingAction): Promise<CardO
     );
     if (RETRYABLE.has(error.kind)) return { state: "retry", text: ctx.tr("card-unknown-state") };
     if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
+    // The order call itself refused (502, the provider failed): no order, nothing charged, and
+    // the same order may go through on a fresh card (a new key: this one made nothing).
+    if (error.kind === "provider_failed")
+      return {
+        state: "failed",
+        text: ctx.tr("error-provider-failed"),
+        keyboard: new InlineKeyboard().text(ctx.tr("button-try-again"), CARD_REFRESH.data(action.id)).success(),
+        result: { error: error.kind, tryAgain: true },
+      };
     const { text, keyboard } = await describeSpendError(ctx, client, error);
     return { state: "failed", text, keyboard, result: { error: error.kind } };
   }

@@ -172,13 +172,17 @@ async function runConfirmed(ctx: BotContext, kind: CardKind, id: string, claimed
   if (next === "placed") await transitionPendingAction(db, id, ["placed"], "done", ctx.deps.now());
 }
 
-/** A card given up after an attempt too old to send again (see the order kind): it only offers a new preview. */
-function attemptExpired(action: PendingAction): boolean {
-  if (action.state !== "failed" || action.result === null) return false;
+/**
+ * A failed card that offers a new one: given up after an attempt too old to send again
+ * ("attemptExpired"), or refused at once with nothing done ("tryAgain": Try again).
+ */
+function offersNewCard(action: PendingAction): "attemptExpired" | "tryAgain" | null {
+  if (action.state !== "failed" || action.result === null) return null;
   try {
-    return (JSON.parse(action.result) as { attemptExpired?: unknown } | null)?.attemptExpired === true;
+    const result = JSON.parse(action.result) as { attemptExpired?: unknown; tryAgain?: unknown } | null;
+    return result?.attemptExpired === true ? "attemptExpired" : result?.tryAgain === true ? "tryAgain" : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -319,11 +323,13 @@ async function cancelCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
 /** Refresh: a fresh preview, as a new card, or on the same card after an attempt. */
 async function refreshCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
   const { action, kind } = await tappedCard(kinds, ctx, buttonValues(ctx, CARD_REFRESH));
-  // A card whose earlier attempt is too old to resend may still offer a new preview (a new card).
-  if (!action || !kind || (action.state !== "pending" && !attemptExpired(action))) {
+  // A card whose earlier attempt is too old to resend, or refused at once, still offers a new preview (a new card).
+  const newCard = action ? offersNewCard(action) : null;
+  if (!action || !kind || (action.state !== "pending" && !newCard)) {
     await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
     return;
   }
+  if (newCard === "tryAgain") return tryAgain(ctx, kind, action);
   await ctx.answerCallbackQuery();
   const fresh = await kind.refresh(ctx, action);
   if (!fresh) return;
@@ -338,4 +344,20 @@ async function refreshCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
   await transitionPendingAction(ctx.deps.db, action.id, ["pending"], "cancelled", ctx.deps.now());
   await editCard(ctx, ctx.tr("card-refreshed"));
   await sendCard(ctx, action.kind, fresh.payload, fresh.text, fresh.canConfirm, fresh.extra);
+}
+
+/**
+ * Try again on a card refused at once: a fresh confirmation card below, with a new key (the
+ * refused attempt made nothing); the refused card keeps saying what happened, without its button.
+ * Once only: a second tap finds the card no longer failed.
+ */
+async function tryAgain(ctx: BotContext, kind: CardKind, action: PendingAction): Promise<void> {
+  if (!(await transitionPendingAction(ctx.deps.db, action.id, ["failed"], "cancelled", ctx.deps.now()))) {
+    await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
+    return;
+  }
+  await ctx.answerCallbackQuery();
+  await ctx.editMessageReplyMarkup();
+  const fresh = await kind.refresh(ctx, action);
+  if (fresh) await sendCard(ctx, action.kind, fresh.payload, fresh.text, fresh.canConfirm, fresh.extra);
 }

@@ -2,7 +2,8 @@ import { type Composer, InlineKeyboard } from "grammy";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import { WATCH_LINK_DROP, WATCH_LINK_SAVE } from "#src/chat/callback-data";
 import { refFor, resolveRef } from "#src/db/repos/callback-refs";
-import { durationText, resourceText, trxText, volumeText } from "#src/chat/format";
+import { durationText, trxText } from "#src/chat/format";
+import { resourceAmount } from "#src/chat/market-words";
 import { code } from "#src/chat/html";
 import type { BotContext } from "#src/bot/context";
 import { pressedButtonExists } from "#src/bot/pressed-button";
@@ -33,11 +34,11 @@ export async function askWatchLink(ctx: BotContext, watch: LinkedWatch): Promise
   const lines = [
     ctx.tr("watch-link-ask"),
     "",
-    ctx.tr("watch-target", {
-      volume: volumeText(volume, ctx.lang),
-      resource: resourceText(ctx, resource),
-      duration: durationText(duration, ctx.lang),
-    }),
+    ctx.tr(
+      "watch-target",
+      { duration: durationText(duration, ctx.lang) },
+      { amount: resourceAmount(ctx.tr, resource, volume, ctx.lang) },
+    ),
   ];
   if (address) lines.push(ctx.tr("watch-address", {}, { value: code(address) }));
   lines.push(ctx.tr("watch-threshold", { threshold: trxText(maxTrx, ctx.lang) }));

@@ -7,7 +7,8 @@ import { deepLinkUrl, startPayload } from "#src/input/deep-link";
 import { parseDuration, parseResource, parseVolume, type Resource, type VolumeParse } from "#src/input/volume";
 import { MarketplaceError } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
-import { durationText, sunPerUnit, trxText, volumeText } from "#src/chat/format";
+import { durationText, sunPerUnit, trxText } from "#src/chat/format";
+import { resourceAmount } from "#src/chat/market-words";
 import { pickLanguage, translatorFor, type Language, type Translate } from "#src/chat/i18n";
 
 /** Telegram may serve the same answer again for this long; the price cache below lives as long. */
@@ -133,11 +134,11 @@ export function inlineFeature(): Composer<BotContext> {
     rent: Rent,
     priceTrx: string,
   ): InlineQueryResultArticle {
-    const target = tr("quote-line", {
-      volume: volumeText(rent.volume, language),
-      resource: tr(`resource-${rent.resource}`),
-      duration: durationText(rent.duration, language),
-    });
+    const target = tr(
+      "quote-line",
+      { duration: durationText(rent.duration, language) },
+      { amount: resourceAmount(tr, rent.resource, rent.volume, language) },
+    );
     const payload = startPayload("buy", { resource: rent.resource, volume: rent.volume, duration: rent.duration });
     const price = trxText(priceTrx, language);
     const perUnit = sunPerUnit(priceTrx, rent.volume, language);

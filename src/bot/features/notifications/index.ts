@@ -3,8 +3,9 @@ import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import { refFor, resolveRef } from "#src/db/repos/callback-refs";
 import type { MarketplaceClient, Notification, NotificationPage } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
-import { timeText } from "#src/chat/format";
+import { countText, timeText } from "#src/chat/format";
 import { escapeHtml, MESSAGE_LIMIT, truncate } from "#src/chat/html";
+import { noticeText } from "#src/chat/notices";
 import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
 import type { MenuActions } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
@@ -48,12 +49,27 @@ export function visibleLength(html: string): number {
   return html.replace(/<[^>]*>/g, "").replace(/&(?:lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);/g, "_").length;
 }
 
+/**
+ * One notification: a kind the bot knows in the reader's words (its facts dropped when the page
+ * is too long for them); any other in the marketplace's own words, said to be theirs and quoted.
+ */
 function itemText(ctx: BotContext, item: Notification, number: number, titleMax: number, bodyMax: number): string {
   const marker = item.read ? "⚪" : "🔵";
-  const title = truncate(item.title.replace(/\s+/g, " ").trim(), titleMax);
-  const lines = [`${marker} <b>${number}. ${escapeHtml(title)}</b> · <i>${escapeHtml(timeText(item.createdAt))}</i>`];
-  const body = item.body.trim();
-  if (bodyMax > 0 && body) lines.push(escapeHtml(truncate(body, bodyMax)));
+  const time = `<i>${escapeHtml(timeText(item.createdAt))}</i>`;
+  const known = noticeText({ tr: ctx.tr, language: ctx.lang }, item);
+  const lines: string[] = [];
+  if (known) {
+    lines.push(`${marker} <b>${number}. ${known.title}</b> · ${time}`);
+    if (bodyMax >= 100) lines.push(...known.lines);
+  } else {
+    const title = truncate(item.title.replace(/\s+/g, " ").trim(), titleMax);
+    const body = bodyMax > 0 ? truncate(item.body.trim(), bodyMax) : "";
+    const quoted = [`<b>${escapeHtml(title)}</b>`, ...(body ? [escapeHtml(body)] : [])].join("\n");
+    lines.push(
+      `${marker} <b>${number}.</b> ${time} · ${ctx.tr("notifications-quoted")}`,
+      `<blockquote>${quoted}</blockquote>`,
+    );
+  }
   const link = safeLink(item.link);
   if (link) lines.push(ctx.tr("notifications-link", { url: link }));
   return lines.join("\n");
@@ -68,10 +84,10 @@ function pageCount(list: NotificationPage): number {
 export function notificationsText(ctx: BotContext, list: NotificationPage): string {
   const page = Math.max(1, list.page);
   const header = ctx.tr("notifications-title", {
-    unread: String(list.unread),
-    page: String(page),
-    pages: String(pageCount(list)),
-    total: String(list.total),
+    unread: countText(list.unread, ctx.lang),
+    page: countText(page, ctx.lang),
+    pages: countText(pageCount(list), ctx.lang),
+    total: countText(list.total, ctx.lang),
   });
   if (list.items.length === 0) return [header, "", ctx.tr("notifications-empty")].join("\n");
   let text = "";

@@ -4,7 +4,9 @@ import { refFor, resolveRef } from "#src/db/repos/callback-refs";
 import type { Order } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
-import { durationText, resourceText, timeText, trxText, volumeText } from "#src/chat/format";
+import { countText, durationText, resourceText, timeText, trxText, volumeText } from "#src/chat/format";
+import { orderStatusText, resourceAmount } from "#src/chat/market-words";
+import { visibleText } from "#src/bot/edit-in-place";
 import { code, marketWord, shortAddress, truncate, txLink } from "#src/chat/html";
 import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
 import type { MenuActions } from "#src/bot/context";
@@ -20,7 +22,7 @@ const edit = editInPlace;
 function orderCard(ctx: BotContext, order: Order): string {
   const lines = [
     ctx.tr("order-card-title", {}, { id: code(order.id) }),
-    ctx.tr("order-card-status", { value: marketWord(order.status) }),
+    ctx.tr("order-card-status", {}, { value: orderStatusText(ctx.tr, order.status) }),
     ctx.tr("card-resource", { value: resourceText(ctx, order.resource) }),
     ctx.tr("card-volume", { value: volumeText(order.volume, ctx.lang) }),
     ctx.tr("card-duration", { value: durationText(order.duration, ctx.lang) }),
@@ -62,16 +64,25 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
     }
     const pages = Math.max(1, Math.ceil(list.total / PAGE_SIZE));
     const keyboard = new InlineKeyboard();
-    const lines = [ctx.tr("orders-title", { page: String(number), pages: String(pages), total: String(list.total) })];
+    const lines = [
+      ctx.tr("orders-title", {
+        page: countText(number, ctx.lang),
+        pages: countText(pages, ctx.lang),
+        total: countText(list.total, ctx.lang),
+      }),
+    ];
     if (list.items.length === 0) lines.push("", ctx.tr("orders-empty"));
     for (const order of list.items) {
-      const label = `${truncate(order.status, 16)} · ${volumeText(order.volume, ctx.lang)} ${truncate(resourceText(ctx, order.resource), 24)} · ${shortAddress(order.targetAddress)}`;
+      const status = orderStatusText(ctx.tr, order.status);
+      const amount = resourceAmount(ctx.tr, order.resource, order.volume, ctx.lang);
+      // The address whole, whatever the words before it take.
+      const label = `${truncate(`${visibleText(status)} · ${visibleText(amount)}`, 48)} · ${shortAddress(order.targetAddress)}`;
       lines.push(
-        `• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { status: marketWord(order.status), volume: volumeText(order.volume, ctx.lang), resource: resourceText(ctx, order.resource), total: trxText(order.totalTrx, ctx.lang) })}`,
+        `• ${code(order.id.slice(0, 8))} ${ctx.tr("orders-line", { total: trxText(order.totalTrx, ctx.lang) }, { status, amount })}`,
       );
       keyboard
         .text(
-          label.slice(0, 60),
+          label,
           ORDER_OPEN.data(await refFor(ctx.deps.db, ctx.account.telegram_id, order.id, ctx.deps.now()), number),
         )
         .row();
@@ -125,7 +136,7 @@ export function ordersFeature(menu: MenuActions): Composer<BotContext> {
       await edit(
         ctx,
         ctx.tr("orders-stats", {
-          total: String(stats.totalOrders),
+          total: countText(stats.totalOrders, ctx.lang),
           energy: volumeText(stats.energyDeliveredThisMonth, ctx.lang),
         }),
         new InlineKeyboard().text(ctx.tr("button-back"), ORDERS_PAGE.data(1)),

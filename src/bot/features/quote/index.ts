@@ -6,7 +6,8 @@ import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index
 import type { BotContext } from "#src/bot/context";
 import { endFlow } from "#src/bot/flows";
 import type { Guided } from "#src/bot/guided/steps";
-import { durationText, resourceText, sunPerUnit, trxText, volumeText } from "#src/chat/format";
+import { durationText, sunPerUnit, trxText } from "#src/chat/format";
+import { resourceAmount } from "#src/chat/market-words";
 import { replyMarketplaceError } from "#src/bot/marketplace-access";
 import { SecretBoxError } from "#src/security/secret-box";
 import {
@@ -90,11 +91,11 @@ async function sendQuote(ctx: BotContext, draft: OrderDraft): Promise<void> {
   }
   const text = [
     ctx.tr("quote-title"),
-    ctx.tr("quote-line", {
-      volume: volumeText(volume, ctx.lang),
-      resource: resourceText(ctx, draft.resource!),
-      duration: durationText(draft.duration!, ctx.lang),
-    }),
+    ctx.tr(
+      "quote-line",
+      { duration: durationText(draft.duration!, ctx.lang) },
+      { amount: resourceAmount(ctx.tr, draft.resource!, volume, ctx.lang) },
+    ),
     ctx.tr("quote-price", {
       price: trxText(quote.priceTrx, ctx.lang),
       perUnit: sunPerUnit(quote.priceTrx, volume, ctx.lang),

@@ -5,12 +5,13 @@ import { LEDGER_VIEW, MENU_IDS, WALLET_TRANSACTIONS } from "#src/chat/callback-d
 import { refFor, resolveRef } from "#src/db/repos/callback-refs";
 import type { LedgerEntry, MarketplaceClient, Paged } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
-import { amountText, timeText } from "#src/chat/format";
+import { amountText, countText, timeText } from "#src/chat/format";
 import type { Language } from "#src/chat/i18n";
 import { truncate, txLink } from "#src/chat/html";
 import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
 import type { MenuActions } from "#src/bot/context";
-import { editInPlace } from "#src/bot/edit-in-place";
+import { editInPlace, visibleText } from "#src/bot/edit-in-place";
+import { ledgerStatusText, ledgerTypeText } from "#src/chat/market-words";
 
 /** Ledger entries per page (the API allows up to 100). */
 export const TRANSACTIONS_PAGE_SIZE = 10;
@@ -41,13 +42,18 @@ export function signedAmount(amount: string, lang: Language): string {
 }
 
 function entryLine(ctx: BotContext, entry: LedgerEntry): string {
-  const line = ctx.tr("transactions-line", {
-    time: timeText(entry.createdAt),
-    type: truncate(entry.type, 40),
-    amount: signedAmount(entry.amount, ctx.lang),
-    currency: truncate(entry.currency, 20),
-    status: truncate(entry.status, 30),
-  });
+  const line = ctx.tr(
+    "transactions-line",
+    {
+      time: timeText(entry.createdAt),
+      amount: signedAmount(entry.amount, ctx.lang),
+      currency: truncate(entry.currency, 20),
+    },
+    {
+      type: ledgerTypeText(ctx.tr, truncate(entry.type, 40)),
+      status: ledgerStatusText(ctx.tr, truncate(entry.status, 30)),
+    },
+  );
   return entry.txId ? `${line} · ${txLink(truncate(entry.txId, 80), ctx.tr("tx-sandbox"))}` : line;
 }
 
@@ -78,12 +84,16 @@ function ledgerText(ctx: BotContext, { list, filter }: LedgerView): string {
   const number = Math.max(1, list.page);
   const filtered = isFiltered(filter);
   const lines = [
-    ctx.tr("transactions-title", { page: String(number), pages: String(pageCount(list)), total: String(list.total) }),
+    ctx.tr("transactions-title", {
+      page: countText(number, ctx.lang),
+      pages: countText(pageCount(list), ctx.lang),
+      total: countText(list.total, ctx.lang),
+    }),
   ];
   if (filtered) {
     const parts = [
       CURRENCIES[filter.currency] ?? ctx.tr("transactions-all-currencies"),
-      filter.type === undefined ? ctx.tr("transactions-all-types") : truncate(filter.type, 40),
+      filter.type === undefined ? ctx.tr("transactions-all-types") : visibleText(ledgerTypeText(ctx.tr, filter.type)),
     ];
     lines.push(ctx.tr("transactions-filter", { value: parts.join(" · ") }));
   }
@@ -247,7 +257,10 @@ async function buttons(
       range.row();
       inRow = 0;
     }
-    button(mark(filter.type === type, truncate(type, 28)), 1, { currency: filter.currency, type });
+    button(mark(filter.type === type, truncate(visibleText(ledgerTypeText(ctx.tr, type)), 28)), 1, {
+      currency: filter.currency,
+      type,
+    });
     inRow += 1;
   }
 }

@@ -1,7 +1,8 @@
 import { MAX_WATCHES_PER_USER, WATCH_COOLDOWNS, type PriceWatch, type WatchCooldown } from "#src/db/repos/watches";
 import { sunToTrx } from "#src/marketplace/money";
 import type { BotContext } from "#src/bot/context";
-import { durationText, resourceText, timeText, trxText, volumeText } from "#src/chat/format";
+import { durationText, timeText, trxText } from "#src/chat/format";
+import { resourceAmount } from "#src/chat/market-words";
 import { code } from "#src/chat/html";
 
 export const COOLDOWNS = Object.keys(WATCH_COOLDOWNS) as WatchCooldown[];
@@ -18,11 +19,11 @@ function statusText(ctx: BotContext, watch: PriceWatch): string {
 }
 
 function targetText(ctx: BotContext, watch: PriceWatch): string {
-  return ctx.tr("watch-target", {
-    volume: volumeText(watch.volume, ctx.lang),
-    resource: resourceText(ctx, watch.resource),
-    duration: durationText(watch.duration, ctx.lang),
-  });
+  return ctx.tr(
+    "watch-target",
+    { duration: durationText(watch.duration, ctx.lang) },
+    { amount: resourceAmount(ctx.tr, watch.resource, watch.volume, ctx.lang) },
+  );
 }
 
 /** A watch's card: target, threshold, the last price seen, its state and settings (the buttons are its menu's). */
