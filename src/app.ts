@@ -315,6 +315,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     ...limits,
     ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }),
   });
+  let ownUrl: string | null = null;
   const deps: BotDeps = {
     config,
     db,
@@ -330,6 +331,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     followOrder: (telegramId, orderId) => push.followOrder(telegramId, orderId),
     onLinked: (telegramId) => push.primeNotifications(telegramId),
     rememberSecret: (value) => scrubber.addUserSecret(value),
+    ownUrl: () => ownUrl,
   };
   const bot = createBot(deps, botOptions(options, token!, apiRoot, limits));
   const dashboard = startMiniApp({ ...deps, bot, botToken: token! });
@@ -370,6 +372,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     (error) => listenProblem(error, config.PORT, host),
   );
   const url = server.url;
+  ownUrl = url;
   playground?.attach({ push, db, now, selfUrl: url, publicUrl: config.PUBLIC_URL ?? null });
   stops.push(() => server.close());
 

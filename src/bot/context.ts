@@ -35,6 +35,8 @@ export interface BotDeps {
   onLinked: (telegramId: number) => Promise<void>;
   /** Registers a user's secret (a personal webhook token) with the log scrubber. */
   rememberSecret: (value: string) => void;
+  /** This server's own origin once it listens (null before): the playground's webhook URLs point there without PUBLIC_URL. */
+  ownUrl?: () => string | null;
 }
 
 export interface BotContextExtras {
