@@ -319,6 +319,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     ...limits,
     ...(config.LEASE_MS === undefined ? {} : { leaseMs: config.LEASE_MS }),
   });
+  let ownUrl: string | null = null;
   const deps: BotDeps = {
     config,
     db,
@@ -335,6 +336,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     onLinked: (telegramId) => push.primeNotifications(telegramId),
     rememberSecret: (value) => scrubber.addUserSecret(value),
     ruleChanged: (telegramId, ruleId) => ruleChanged(telegramId, ruleId),
+    ownUrl: () => ownUrl,
   };
   const bot = createBot(deps, botOptions(options, token!, apiRoot, limits));
   const dashboard = startMiniApp({ ...deps, bot, botToken: token! });
@@ -381,6 +383,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     (error) => listenProblem(error, config.PORT, host),
   );
   const url = server.url;
+  ownUrl = url;
   playground?.attach({ push, db, now, selfUrl: url, publicUrl: config.PUBLIC_URL ?? null });
   stops.push(() => server.close());
 

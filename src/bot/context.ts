@@ -40,6 +40,8 @@ export interface BotDeps {
    * group's alert): the owner's open cards of the rule are redrawn (src/miniapp/open-cards.ts).
    */
   ruleChanged?: (telegramId: number, ruleId: string) => void;
+  /** This server's own origin once it listens (null before): the playground's webhook URLs point there without PUBLIC_URL. */
+  ownUrl?: () => string | null;
 }
 
 export interface BotContextExtras {

@@ -202,7 +202,12 @@ export interface PriceReached {
   volume: string;
   duration: string;
   thresholdSun: bigint;
+  /** The public quote (no commission). */
   priceTrx: string;
+  /** The total of the owner's own order preview, which reached the threshold; null when the public price was compared. */
+  ownTotalTrx: string | null;
+  /** The owner has a key linked (a public comparison then only lacked an address to price for). */
+  keyLinked: boolean;
   /** When the price was seen (ms). */
   at: number;
 }
@@ -220,10 +225,7 @@ export function priceReachedAlert(recipient: Recipient, reached: PriceReached): 
       { duration: durationText(reached.duration, language) },
       { amount: resourceAmount(tr, reached.resource, reached.volume, language) },
     ),
-    tr("alert-watch-price", {
-      price: trxText(reached.priceTrx, language),
-      threshold: trxText(sunToTrx(reached.thresholdSun), language),
-    }),
+    ...comparedPrice(recipient, reached),
     tr("alert-watch-at", { time: timeText(new Date(reached.at).toISOString()) }),
     "",
     tr("alert-watch-hint"),
@@ -232,4 +234,18 @@ export function priceReachedAlert(recipient: Recipient, reached: PriceReached): 
     lines.join("\n"),
     new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)).success(),
   );
+}
+
+/**
+ * What the watch compared: the owner's own order total (what Buy now's card shows), or the public
+ * price, said to be one (without the commission). A group's copy shows the public price: what the
+ * owner's own orders cost stays in their private chat.
+ */
+function comparedPrice({ tr, language, group }: Recipient, reached: PriceReached): string[] {
+  const threshold = trxText(sunToTrx(reached.thresholdSun), language);
+  if (reached.ownTotalTrx !== null && !group)
+    return [tr("alert-watch-total", { total: trxText(reached.ownTotalTrx, language), threshold })];
+  const price = tr("alert-watch-price", { price: trxText(reached.priceTrx, language), threshold });
+  if (group || reached.keyLinked) return [price, tr("alert-watch-public")];
+  return [price, tr("alert-watch-public"), tr("alert-watch-public-connect")];
 }

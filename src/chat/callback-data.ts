@@ -231,13 +231,14 @@ export const RULE_VIEW = {
 
 /** A button of the rules list: a rule ("<ref>.<page>") or Prev and Next ("p.<page>", "n.<page>"). */
 export const RULE_LIST_VIEW = {
-  ...kind("", `(?:${REF}|([pn]))\\.(\\d{1,4})`, (m) => ({
+  ...kind("", `(?:${REF}|([pnw]))\\.(\\d{1,4})`, (m) => ({
     ref: m[1] ?? null,
     page: Number(m[3]),
     turn: m[2] === "p" ? (-1 as const) : m[2] === "n" ? (1 as const) : (0 as const),
   })),
-  data: (at: { ref: string; page: number } | { turn: -1 | 1; page: number }) =>
-    "ref" in at ? `${at.ref}.${at.page}` : `${at.turn < 0 ? "p" : "n"}.${at.page}`,
+  /** A rule's button, Prev or Next, or New rule ("w"), on the page it was drawn on. */
+  data: (at: { ref: string; page: number } | { turn: -1 | 1; page: number } | { add: true; page: number }) =>
+    "ref" in at ? `${at.ref}.${at.page}` : "add" in at ? `w.${at.page}` : `${at.turn < 0 ? "p" : "n"}.${at.page}`,
 };
 
 /** A price watch's card or its line in the list: the watch's id. */

@@ -184,10 +184,7 @@ export function messageActions(scope: PanelScope): PanelActions {
         const userId = Number(body.userId);
         const shown = Number.isSafeInteger(userId) ? webhookUrlFromChat(fake, userId) : null;
         if (!shown) {
-          throw new PanelError(
-            409,
-            "No personal webhook URL in this chat yet: send /webhook first (the bot shows it only when PUBLIC_URL is set, e.g. PUBLIC_URL=https://playground.invalid).",
-          );
+          throw new PanelError(409, "No personal webhook URL in this chat yet: send /webhook first.");
         }
         // PUBLIC_URL may name an origin this machine cannot reach offline: the sandbox posts to the
         // same path on this server's own origin instead.

@@ -52,8 +52,13 @@ export function photoPath(chatId: number, messageId: number): string {
 }
 
 export function messageView(message: ChatMessage): MessageView {
-  const { photo, ...rest } = message;
+  const { photo, service, ...rest } = message;
   const view: MessageView = { ...rest };
+  // A service message (the chat picker's answer) shows what Telegram's app shows, never an empty bubble.
+  if (service !== undefined && view.text === undefined && view.caption === undefined) {
+    view.text = service;
+    view.entities = [{ type: "italic", offset: 0, length: service.length }];
+  }
   if (photo) {
     view.photo = {
       // The file id changes when the photo is replaced (editMessageMedia): the browser's cached copy must not be shown.

@@ -231,6 +231,7 @@ export function startPush(deps: PushDeps): PushHandle {
             translations: deps.i18n,
             now: deps.now,
             marketplace: deps.marketplace,
+            box: deps.box,
             onQueued: wake,
             metrics: deps.metrics,
           },

@@ -13,17 +13,22 @@ import type { Metrics } from "#src/metrics";
 import type { Logger } from "#src/logger";
 import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
 import { trxToSun } from "#src/marketplace/money";
+import { findCredential } from "#src/db/repos/credentials";
 import { priceReachedAlert, type Translations } from "#src/chat/alerts";
 import { enqueueAlert, enqueueGroupAlerts } from "#src/db/repos/outbox";
 import { alertTargets, groupAlertOf } from "./group-copies";
+import type { SecretBox } from "#src/security/secret-box";
+import { ownPrice } from "./watch-own-price";
 
 export interface PriceWatchJobDeps {
   db: Kysely<Database>;
   logger: Logger;
   translations: Translations;
   now: () => number;
-  /** Called without a key: the check reads only the public quote. */
+  /** Without a key for the public quote; with an owner's key for their own order preview. */
   marketplace: (apiKey?: () => string) => MarketplaceClient;
+  /** Opens owners' keys: a watch of a user with a key compares their own order's total (watch-own-price.ts). */
+  box: SecretBox;
   /** Wakes the outbox sender after an alert was queued. */
   onQueued: () => void;
   /** Quotes in flight at once (default 4). */
@@ -175,9 +180,16 @@ async function checkTarget(
     if (decision === "rearm") {
       await rearmWatch(deps.db, watch, now);
       report.rearmed += 1;
-    } else if (decision === "fire" && (await fire(deps, watch, priceTrx, now))) {
-      report.fired += 1;
+      continue;
     }
+    if (decision !== "fire") continue;
+    // The public price leaves out the commission, so it is never above what the owner would pay:
+    // only a watch it reaches asks for the owner's own total, which must reach the threshold too.
+    const own = await ownPrice(deps, watch);
+    if (own === "unknown") continue;
+    if (own !== "public" && trxToSun(own.totalTrx) > BigInt(watch.threshold_sun)) continue;
+    if (await fire(deps, watch, { priceTrx, ownTotalTrx: own === "public" ? null : own.totalTrx }, now))
+      report.fired += 1;
   }
 }
 
@@ -187,7 +199,12 @@ async function checkTarget(
  * is marked fired. A user with neither (price alerts switched off and no group copying them, or
  * the bot blocked) is skipped and the watch stays as it was.
  */
-async function fire(deps: PriceWatchJobDeps, watch: PriceWatch, priceTrx: string, now: number): Promise<boolean> {
+async function fire(
+  deps: PriceWatchJobDeps,
+  watch: PriceWatch,
+  prices: { priceTrx: string; ownTotalTrx: string | null },
+  now: number,
+): Promise<boolean> {
   const to = await alertTargets(deps.db, deps.translations, watch.telegram_id);
   const recipient = to.recipient("prices");
   const group = to.group("prices");
@@ -199,7 +216,8 @@ async function fire(deps: PriceWatchJobDeps, watch: PriceWatch, priceTrx: string
     volume: watch.volume,
     duration: watch.duration,
     thresholdSun: BigInt(watch.threshold_sun),
-    priceTrx,
+    ...prices,
+    keyLinked: prices.ownTotalTrx !== null || (await findCredential(deps.db, watch.telegram_id)) !== undefined,
     at: now,
   };
   const key = watchAlertKey(watch.id, crossing);
@@ -221,7 +239,7 @@ async function fire(deps: PriceWatchJobDeps, watch: PriceWatch, priceTrx: string
   });
   if (queued) {
     deps.logger.info(
-      { userId: watch.telegram_id, watch: watch.id, crossing, priceTrx },
+      { userId: watch.telegram_id, watch: watch.id, crossing, ...prices },
       "price watch reached its threshold; alert queued",
     );
     deps.onQueued();

@@ -92,7 +92,13 @@ export function spendingChartSpec(figures: StatsFigures, texts: ChartTexts): Top
         type: "quantitative",
         // One value per day and source already (figures.cells): stacked as they are, no aggregate to run.
         stack: "zero",
-        axis: { title: texts.axis, tickCount: 5, format: "~s" },
+        // Each label on its own: "~s" gives every tick the largest one's prefix ("0k" at the foot,
+        // and "500m", milli-TRX, under 1 TRX). Thousands as "k", anything smaller as it is.
+        axis: {
+          title: texts.axis,
+          tickCount: 5,
+          labelExpr: "abs(datum.value) >= 1000 ? format(datum.value / 1000, '~r') + 'k' : format(datum.value, '~r')",
+        },
       },
       color: {
         field: "source",

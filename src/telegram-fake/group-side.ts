@@ -150,6 +150,7 @@ function shareChat(
   const message = deps.state.addMessage({
     chatId: user.id,
     from: "user",
+    service: `Shared with the bot: ${group.title}`,
     edited: false,
     deleted: false,
     date: Math.floor(deps.now() / 1000),

@@ -84,6 +84,7 @@ export interface ChatMessage {
   entities?: MessageEntityLike[];
   /** The bot whose inline result the user chose to send this message. */
   viaBot?: { id: number; username: string };
+  service?: string; // a service message's line as Telegram's app shows it (a chat shared); never sent to the bot
   /** `url` is set when the bot sent a URL (the fake does not fetch it, so `bytes` is empty). */
   photo?: { fileId: string; bytes: Uint8Array; width?: number; height?: number; url?: string };
   replyMarkup?: InlineKeyboardMarkupLike;

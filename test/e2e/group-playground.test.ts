@@ -6,6 +6,8 @@ interface MessageView {
   messageId: number;
   from: "bot" | "user";
   text?: string;
+  caption?: string;
+  photo?: unknown;
 }
 
 /**
@@ -66,6 +68,12 @@ describe("the playground's team group", () => {
         ),
       "the group's card",
     );
+    // The pick shows as Telegram's app shows it: a line that names the group, never an empty bubble.
+    const chat = (await get<{ messages: MessageView[] }>(`/chat?userId=${alice}`)).messages;
+    expect(chat.filter((message) => !message.text && !message.caption && !message.photo)).toEqual([]);
+    expect(
+      chat.some((message) => message.from === "user" && message.text === `Shared with the bot: ${group.title}`),
+    ).toBe(true);
 
     await post("/send", { userId: alice, groupId: group.id, text: "/group" });
     const listed = await waitFor(

@@ -317,6 +317,25 @@ describe("the local playground's JSON and SSE interface", () => {
     expect(noWebhook.status).toBe(409);
   });
 
+  it("🪝 Webhook in a plain npm start (no PUBLIC_URL) is no dead end: it shows a URL on this server, which the panel registers", async () => {
+    app = await startApp({ env: playgroundEnv(), perChatMinTimeMs: 0 });
+    const user = playClient(app, 5160);
+    await user.post("/send", { userId: 5160, text: `/connect ${app.sandbox!.demoApiKey}`, waitMs: 5000 });
+    const mark = await user.lastId();
+    await user.post("/send", { userId: 5160, text: "/start", waitMs: 5000 });
+    await user.press(/Webhook/, "the main menu's Webhook button");
+    const shown = await user.newBotMessage(mark, (m) => (m.text ?? "").includes("/webhooks/marketplace/"), "the URL");
+    expect(shown.text).toMatch(new RegExp(`${app.url}/webhooks/marketplace/[A-Za-z0-9_-]+`));
+    expect(shown.text).toContain("Register my /webhook URL");
+    expect(shown.text).not.toContain("PUBLIC_URL");
+    expect((shown.replyMarkup?.inline_keyboard.flat() ?? []).map((b) => b.text)).toEqual(["Copy", "♻️ Rotate"]);
+    const registered = await user.request("/sandbox/webhook", { userId: 5160 });
+    expect(registered.status).toBe(200);
+    expect((registered.json.result as { webhookUrl: string }).webhookUrl).toBe(
+      /https?:\/\/\S+\/webhooks\/marketplace\/[A-Za-z0-9_-]+/.exec(shown.text!)![0],
+    );
+  });
+
   it("delivers order.failed as a real sandbox webhook once the panel registers the URL from /webhook", async () => {
     app = await startApp({ env: playgroundEnv({ PUBLIC_URL: "https://playground.invalid" }), perChatMinTimeMs: 0 });
     const base = `${app.url}/play/api`;

@@ -108,7 +108,8 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
     energyRate(30);
     await world.app.push.checkPriceWatches();
     const alert = await nextBotText(user, reached);
-    expect(alert.text).toContain("1.95 TRX");
+    // With a key linked, the user's own total: 1.95 TRX public and the commission.
+    expect(alert.text).toContain("Your order would cost 2.145 TRX in all");
     // The price moves between the alert and the tap: the card shows the new one.
     energyRate(40);
     user.press("🛒 Buy now");
@@ -116,7 +117,7 @@ describe("price watches: /watch, the check on the cron tick, alerts through the 
     expect(card.text).toContain("65,000");
     expect(card.text).toContain(ADDRESS_A);
     expect(card.text).toContain("2.86 TRX");
-    expect(card.text).not.toContain("1.95");
+    expect(card.text).not.toContain("2.145");
     expect(buttonLabels(card)).toContain("✅ Confirm");
     expect(world.sandbox.control.listOrders(accountId)).toHaveLength(0);
     user.press("✅ Confirm");

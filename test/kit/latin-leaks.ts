@@ -48,6 +48,8 @@ export function withoutAllowedLatin(html: string): string {
       .replace(/&gt;/g, ">")
       .replace(/&quot;/g, '"')
       .replace(/&amp;/g, "&")
+      // The playground's own buttons, in English on every page, named where the playground is explained.
+      .replace(/Open the dashboard|Register my \/webhook URL/g, " ")
       .replace(/\b(?:https?:\/\/|t\.me\/)\S+/g, " ")
       .replace(/@[A-Za-z0-9_]+/g, " ")
       .replace(/(^|[^\w/.:])\/[a-z_]+\b/g, "$1 ")
@@ -57,8 +59,6 @@ export function withoutAllowedLatin(html: string): string {
       .replace(/\d+(?:[.,]\d+)?\s?(?:[kmhd]|trx)\b/gi, " ")
       .replace(/\b[A-Z][a-z]+(?:\/[A-Za-z_+-]+)+/g, " ")
       .replace(/[(（](?:energy|bandwidth|purchase)[)）]/g, " ")
-      // The playground's own button, in English on every page, named where the playground is explained.
-      .replace(/Open the dashboard/g, " ")
   );
 }
 

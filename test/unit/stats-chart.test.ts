@@ -7,7 +7,7 @@ import type { SpendingRecords } from "#src/reports/collect";
 import { addDigestButtons } from "#src/bot/features/stats/digest-settings";
 import { summarize } from "#src/reports/figures";
 import { chartFonts } from "#src/reports/fonts";
-import { renderChartPng } from "#src/reports/render";
+import { renderChartPng, renderChartSvg } from "#src/reports/render";
 import { buildSpendingReport, CHART_PIXELS, windowKeyboard } from "#src/reports/report";
 import { lastDays } from "#src/reports/time-zones";
 import { visibleText } from "#src/bot/edit-in-place";
@@ -82,7 +82,41 @@ function busyMonth(): SpendingRecords {
 
 const decode = (png: Buffer) => PNG.sync.read(png);
 
+/** The y axis's labels of a chart of `records` over 7 days: the texts that are numbers (the days are dates). */
+async function amountLabels(records: SpendingRecords): Promise<string[]> {
+  const figures = summarize(records, lastDays("UTC", 7, NOW));
+  const svg = await renderChartSvg(
+    spendingChartSpec(figures, {
+      title: "",
+      subtitle: "",
+      axis: "TRX",
+      sources: new Map(figures.sources.map((source, index) => [source.id, `source ${index}`])),
+      days: new Map(),
+      font: "sans-serif",
+      numberFont: "sans-serif",
+    }),
+  );
+  return [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)]
+    .map((match) => match[1]!)
+    .filter((text) => /^-?\d[\d.,]*[a-zµ]?$/i.test(text));
+}
+
 describe("the /stats chart", () => {
+  it("labels its amounts each on its own: the axis starts at 0 (not 0k), thousands as k, under 1 TRX as decimals (never milli)", async () => {
+    const large = await amountLabels(busyMonth());
+    expect(large[0]).toBe("0");
+    expect(large).not.toContain("0k");
+    expect(large.slice(1).every((label) => label.endsWith("k"))).toBe(true);
+    const small = busyMonth();
+    small.orders = small.orders.map((order) => ({ ...order, priceTrx: "0.3", activationTrx: "0", totalTrx: "0.3" }));
+    small.ledger = small.ledger.map((entry) => ({ ...entry, amount: entry.amount.startsWith("-") ? "-0.3" : "0.3" }));
+    small.rules = [];
+    const labels = await amountLabels(small);
+    expect(labels[0]).toBe("0");
+    expect(labels.some((label) => /^0\.\d+$/.test(label))).toBe(true);
+    expect(labels.filter((label) => /[a-z]$/i.test(label))).toEqual([]);
+  });
+
   it("is a PNG of the stated size in every language, with a caption under Telegram's 1,024 characters even at its longest", async () => {
     expect(CHART_PIXELS).toEqual({ width: CHART_WIDTH * CHART_SCALE, height: CHART_HEIGHT * CHART_SCALE });
     for (const lang of LANGUAGES) {

@@ -55,8 +55,9 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
   });
 
   async function webhookText(ctx: BotContext, token: string): Promise<{ text: string; keyboard: InlineKeyboard }> {
-    const url = `${ctx.deps.config.PUBLIC_URL}/webhooks/marketplace/${token}`;
-    const text = [ctx.tr("webhook-title"), "", code(url), "", ctx.tr("webhook-how")].join("\n");
+    const url = `${webhookOrigin(ctx)}/webhooks/marketplace/${token}`;
+    const how = ctx.deps.config.PUBLIC_URL ? "webhook-how" : "webhook-how-playground";
+    const text = [ctx.tr("webhook-title"), "", code(url), "", ctx.tr(how)].join("\n");
     const keyboard = new InlineKeyboard()
       .copyText(ctx.tr("button-copy"), url)
       .row()
@@ -65,7 +66,7 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
   }
 
   async function showWebhook(ctx: BotContext): Promise<void> {
-    if (!ctx.deps.config.PUBLIC_URL) {
+    if (!webhookOrigin(ctx)) {
       await ctx.reply(ctx.tr("webhook-no-public-url"), { parse_mode: "HTML" });
       return;
     }
@@ -91,7 +92,7 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
 
   composer.callbackQuery(WEBHOOK_ROTATE.pattern, async (ctx) => {
     await ctx.answerCallbackQuery();
-    if (!ctx.deps.config.PUBLIC_URL || !(await findCredential(ctx.deps.db, ctx.account.telegram_id))) return;
+    if (!webhookOrigin(ctx) || !(await findCredential(ctx.deps.db, ctx.account.telegram_id))) return;
     const token = await rotateWebhookToken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
     ctx.deps.rememberSecret(token);
     ctx.deps.logger.info(
@@ -106,4 +107,13 @@ export function accountFeature(menu: MenuActions): Composer<BotContext> {
   });
 
   return composer;
+}
+
+/**
+ * Where a personal webhook URL points: PUBLIC_URL; in the playground without one, this server's
+ * own address, which the sandbox next to it reaches (the panel registers it there); else nowhere.
+ */
+function webhookOrigin(ctx: BotContext): string | null {
+  if (ctx.deps.config.PUBLIC_URL) return ctx.deps.config.PUBLIC_URL;
+  return ctx.deps.config.playground ? (ctx.deps.ownUrl?.() ?? null) : null;
 }

@@ -3,7 +3,7 @@ import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import { RULE_RESUME } from "#src/chat/callback-data";
 import type { BotContext } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
-import { endFlow } from "#src/bot/flows";
+import { endFlow, withFlowEnded } from "#src/bot/flows";
 import { enterFlow } from "#src/bot/guided/install";
 import { replyMarketplaceError, userClient } from "#src/bot/marketplace-access";
 import { badAddressArgument } from "../addresses";
@@ -12,6 +12,7 @@ import type { MenuActions } from "#src/bot/context";
 import { ruleCardFeature, sendRuleCard } from "./card";
 import { automationOptions, draftFromArguments, FIELDS, nextStep, type RuleDraft } from "./draft";
 import type { RulesMenus } from "./menu";
+import { newRulePressed } from "./menu-presses";
 import { ruleStatus, type RuleKind } from "#src/marketplace/rule-words";
 
 export { ruleConversation } from "./conversation";
@@ -84,6 +85,8 @@ export function rulesFeature(menu: MenuActions, cards: CardKinds, menus: RulesMe
   composer.command("renewal", (ctx) => create(ctx, "renewal", ctx.match));
   composer.command("smart", (ctx) => create(ctx, "smart", ctx.match));
   composer.command("newrule", (ctx) => create(ctx, null, ""));
+  // New rule under /rules: the guided /newrule, closing whatever question was open (as the main menu's areas do).
+  composer.use((ctx, next) => (newRulePressed(ctx) ? withFlowEnded(ctx, () => create(ctx, null, "")) : next()));
 
   composer.use(ruleCardFeature(cards, (ctx, rule) => menus.ruleCard(ctx, rule)));
   return composer;

@@ -166,3 +166,20 @@ export async function topUp(menus: RulesMenuSet, ctx: MenuContext): Promise<void
   await ctx.answerCallbackQuery();
   await menus.showTopUp(ctx);
 }
+
+/**
+ * New rule under the list: handed on down the chain, past the guided flows the menus run before
+ * (a new rule's guided flow needs them), to the rules feature, which starts /newrule.
+ */
+const newRulePresses = new WeakSet<BotContext>();
+
+export async function askNewRule(ctx: MenuContext, next: () => Promise<void>): Promise<void> {
+  await ctx.answerCallbackQuery();
+  newRulePresses.add(ctx);
+  await next();
+}
+
+/** Whether this update is a press of New rule (askNewRule). */
+export function newRulePressed(ctx: BotContext): boolean {
+  return newRulePresses.has(ctx);
+}

@@ -12,6 +12,7 @@ import {
   openRule,
   pressAction,
   showCard,
+  askNewRule,
   topUp,
   turnPage,
 } from "./menu-presses";
@@ -88,7 +89,7 @@ export function rulesMenus(showTopUp: (ctx: BotContext) => Promise<void>): Rules
   };
 }
 
-/** A list page: a button per rule on it, then Prev and Next. */
+/** A list page: a button per rule on it, then Prev and Next, then New rule. */
 function drawListMenu(menus: RulesMenuSet): void {
   menus.list.dynamic(async (ctx, range) => {
     const view = await menus.presses.listShown(ctx);
@@ -109,6 +110,12 @@ function drawListMenu(menus: RulesMenuSet): void {
       range.text(
         { text: ctx.tr("button-next"), payload: RULE_LIST_VIEW.data({ turn: 1, page: page.page }) },
         (pressed) => turnPage(menus, pressed, page.page + 1),
+      );
+    range
+      .row()
+      .text(
+        { text: ctx.tr("button-new-rule"), payload: RULE_LIST_VIEW.data({ add: true, page: page.page }) },
+        (pressed, next) => askNewRule(pressed, next),
       );
   });
 }

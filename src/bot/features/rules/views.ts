@@ -102,12 +102,21 @@ export async function rulesPage(
   lines.push(ctx.tr("rules-title", { page: String(number), pages: String(pages), total: String(sorted.length) }));
   if (sorted.length === 0) lines.push("", ctx.tr("rules-empty"));
   else lines.push(ctx.tr("rules-hint"));
-  const entries: RuleEntry[] = [];
-  for (const rule of sorted.slice((number - 1) * RULES_PAGE_SIZE, number * RULES_PAGE_SIZE)) {
+  const shown = sorted.slice((number - 1) * RULES_PAGE_SIZE, number * RULES_PAGE_SIZE);
+  // Button labels are plain text: undo the HTML escaping of the translation.
+  const labels = shown.map((rule) => {
     const status = ruleStatus(rule.status);
-    const label = `${STATUS_ICON[status]} ${ctx.tr("rules-line", { kind: kindText(ctx, rule.type), target: shortAddress(rule.targetAddress), status: statusText(ctx, rule.status) })}`;
-    // Button labels are plain text: undo the HTML escaping of the translation; truncate never splits an emoji's surrogate pair.
-    entries.push({ label: truncate(unescape(label), LABEL_MAX), ref: await ruleRef(ctx, rule.id) });
+    return unescape(
+      `${STATUS_ICON[status]} ${ctx.tr("rules-line", { kind: kindText(ctx, rule.type), target: shortAddress(rule.targetAddress), status: statusText(ctx, rule.status) })}`,
+    );
+  });
+  const entries: RuleEntry[] = [];
+  for (const [index, rule] of shown.entries()) {
+    // Two rules of one kind on one address in one state would read alike: each then ends with its
+    // id as its card's title shows it. Truncation never splits an emoji's surrogate pair, nor cuts the id.
+    const twin = labels.some((other, at) => at !== index && other === labels[index]);
+    const id = twin ? ` · ${rule.id.slice(0, 8)}` : "";
+    entries.push({ label: truncate(labels[index]!, LABEL_MAX - id.length) + id, ref: await ruleRef(ctx, rule.id) });
   }
   return { text: lines.join("\n"), page: number, pages, entries };
 }

@@ -17,6 +17,7 @@ import { sunToTrx, trxToSun } from "#src/marketplace/money";
 import { shortId } from "#src/security/secret-box";
 import type { BotContext } from "#src/bot/context";
 import { endFlow } from "#src/bot/flows";
+import { accountCredential } from "#src/bot/prefetched";
 import { enterFlow } from "#src/bot/guided/install";
 import { answer, markAsked, sendQuestion, type AnswerButton, type Guided } from "#src/bot/guided/steps";
 import { trxText } from "#src/chat/format";
@@ -87,8 +88,10 @@ async function saveWatch(ctx: BotContext, draft: WatchDraft, menus: WatchMenus):
     }
   }
   ctx.deps.logger.info({ userId: telegramId, watch: id, ...target, updated: same !== null }, "price watch saved");
-  const notes = [ctx.tr(same ? "watch-updated" : "watch-created")];
-  if (priceSun <= thresholdSun) notes.push(ctx.tr("watch-already-below"));
+  // With a key the watch compares the user's own order total (push/watch-own-price.ts), else the public price.
+  const own = (await accountCredential(ctx))?.broken_at === null;
+  const notes = [ctx.tr(same ? "watch-updated" : own ? "watch-created-own" : "watch-created")];
+  if (priceSun <= thresholdSun && !own) notes.push(ctx.tr("watch-already-below"));
   const { text, keyboard } = menus.cardView(ctx, (await findWatch(ctx.deps.db, telegramId, id))!, notes.join("\n"));
   await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
 }
