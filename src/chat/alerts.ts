@@ -26,6 +26,9 @@ export interface OrderFacts {
   targetAddress?: string;
   totalTrx?: string;
   txId?: string | null;
+  /** The rental's duration and the order's creation (ISO): its end, for the "ends" alert. */
+  duration?: string;
+  createdAt?: string;
 }
 
 export type FinalState = "filled" | "failed";

@@ -8,6 +8,7 @@ import { MarketplaceError, type MarketplaceClient, type Notification } from "#sr
 import { recordBrokenKey } from "./broken-key";
 import { alertFor, textOf } from "./poll-alerts";
 import { MAX_POLL_PAGES, type PollerDeps } from "./poller-deps";
+import type { RentalFacts } from "#src/db/repos/rental-ends";
 
 // One user's poll: their notification pages read, the new ones turned into alerts, the rule list checked.
 
@@ -152,10 +153,11 @@ export async function pollTarget(
   if ("kind" in read) return read;
   const { fresh, firstPage } = read;
   const alerts: PollAlert[] = [];
+  const rentals: RentalFacts[] = [];
   const later = new Set<string>();
   if (target.primed) {
     for (const notification of [...fresh].reverse()) {
-      const alert = await alertFor(deps, telegramId, client, notification);
+      const alert = await alertFor(deps, telegramId, client, notification, rentals);
       if (alert === "later") later.add(notification.id);
       else alerts.push(...alert);
     }
@@ -180,6 +182,7 @@ export async function pollTarget(
     kind: "polled",
     seen: recorded.map((item) => item.id),
     alerts,
+    ...(rentals.length > 0 ? { rentals } : {}),
     firstPage: fresh.length > 0 ? firstPage : null,
     seenUntil: newSeenUntil(
       target.seenUntil,

@@ -13,6 +13,7 @@ import { groupLinksOf } from "#src/db/repos/group-links";
 import { recordWebhookEvents } from "#src/db/repos/webhook-events";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { findTokenOwners } from "#src/db/repos/webhook-tokens";
+import { recordRentals, rentalOf } from "#src/db/repos/rental-ends";
 import type { UnknownTokenLimiter } from "./unknown-token-limit";
 import { recipientOf } from "./recipients";
 import { groupAlertOf, groupRecipientOf } from "./group-copies";
@@ -280,6 +281,16 @@ async function storeEvents(
   }
   counts.alreadyAlerted += alerts.length - queued;
   queued += await queueGroupCopies(trx, events, outcomes, translations);
+  // Filled orders' rentals, for the "ends" alert (its own switch, whatever the order alerts say).
+  await recordRentals(
+    trx,
+    events.flatMap((event) => {
+      const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
+      const fresh = outcomes.get(event.item)?.body.duplicate === false;
+      return fresh && verdict.state === "filled" ? [rentalOf(event.telegramId, verdict.facts)] : [];
+    }),
+    now(),
+  );
   // An order of theirs is moving: their notifications are read every cycle for a while.
   await markUsersInMotion(
     trx,

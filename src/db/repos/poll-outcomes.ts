@@ -3,6 +3,7 @@ import type { Database } from "../schema";
 import { enqueueAlert, enqueueGroupAlerts, type OutboxPayload } from "./outbox";
 import { scheduleAfterPoll } from "./poll-schedule";
 import { forgetSeenOffFirstPage, recordSeen, SEEN_NOTIFICATION_MS } from "./seen-notifications";
+import { recordRentals, type RentalFacts } from "./rental-ends";
 
 // What notification polls found, written for many users at once.
 
@@ -25,6 +26,8 @@ export type PollOutcome =
       firstPage: string[] | null;
       seenUntil: number | null;
       rules: { active: boolean; checkedAt: number } | null;
+      /** Filled orders the poll read: their rentals, for the "ends" alert. */
+      rentals?: RentalFacts[];
     }
   | { telegramId: number; kind: "failed"; failures: number; nextPollAt: number };
 
@@ -51,6 +54,11 @@ export async function recordPollOutcomes(
         : [],
     );
     await recordSeen(trx, seenRows);
+    await recordRentals(
+      trx,
+      outcomes.flatMap((outcome) => (outcome.kind === "polled" ? (outcome.rentals ?? []) : [])),
+      now,
+    );
     // Only a page with something new can have pushed older notifications off it: the retention
     // of seen notifications costs nothing on the polls that find nothing new.
     for (const outcome of outcomes) {
