@@ -566,3 +566,13 @@ alert-rental-what = Rent: { $volume } { $resource } for { $duration }
 alert-rental-at = Ends at { $time }.
 alert-rental-hint = Renew opens a fresh confirmation card for the same rent at today's price.
 button-renew = 🔁 Renew
+runway-line = 📉 Rules: about { $perDay } TRX a day; your balance lasts { $lasts } (an estimate from the deliveries of the last 7 days).
+runway-days = about { $count } { $count ->
+    [one] day
+   *[other] days
+  }
+runway-hours = about { $count } { $count ->
+    [one] hour
+   *[other] hours
+  }
+runway-under-hour = less than an hour

@@ -566,3 +566,15 @@ alert-rental-what = Аренда: { $volume } { $resource } на { $duration }
 alert-rental-at = Заканчивается в { $time }.
 alert-rental-hint = «Продлить» откроет новую карточку подтверждения той же аренды по сегодняшней цене.
 button-renew = 🔁 Продлить
+runway-line = 📉 Правила: около { $perDay } TRX в день; баланса хватит { $lasts } (оценка по поставкам за последние 7 дней).
+runway-days = примерно на { $count } { $count ->
+    [one] день
+    [few] дня
+   *[other] дней
+  }
+runway-hours = примерно на { $count } { $count ->
+    [one] час
+    [few] часа
+   *[other] часов
+  }
+runway-under-hour = меньше чем на час

@@ -563,3 +563,7 @@ alert-rental-what = 租用：{ $volume } { $resource }，时长 { $duration }
 alert-rental-at = 结束时间：{ $time }。
 alert-rental-hint = “续租”会以今天的价格为同样的租用打开新的确认卡片。
 button-renew = 🔁 续租
+runway-line = 📉 规则：每天约 { $perDay } TRX；您的余额约可维持{ $lasts }（根据最近 7 天的交付估算）。
+runway-days = 约 { $count } 天
+runway-hours = 约 { $count } 小时
+runway-under-hour = 不到 1 小时
