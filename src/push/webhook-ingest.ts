@@ -281,16 +281,7 @@ async function storeEvents(
   }
   counts.alreadyAlerted += alerts.length - queued;
   queued += await queueGroupCopies(trx, events, outcomes, translations);
-  // Filled orders' rentals, for the "ends" alert (its own switch, whatever the order alerts say).
-  await recordRentals(
-    trx,
-    events.flatMap((event) => {
-      const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
-      const fresh = outcomes.get(event.item)?.body.duplicate === false;
-      return fresh && verdict.state === "filled" ? [rentalOf(event.telegramId, verdict.facts)] : [];
-    }),
-    now(),
-  );
+  await recordFilledRentals(trx, events, outcomes, now());
   // An order of theirs is moving: their notifications are read every cycle for a while.
   await markUsersInMotion(
     trx,
@@ -299,6 +290,24 @@ async function storeEvents(
     now(),
   );
   return queued;
+}
+
+/** Filled orders' rentals of the batch's fresh events, for the "ends" alert (its own switch, whatever the order alerts say). */
+async function recordFilledRentals(
+  trx: Transaction<Database>,
+  events: StoredEvent[],
+  outcomes: Map<Pending, Outcome>,
+  now: number,
+): Promise<void> {
+  await recordRentals(
+    trx,
+    events.flatMap((event) => {
+      const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
+      const fresh = outcomes.get(event.item)?.body.duplicate === false;
+      return fresh && verdict.state === "filled" ? [rentalOf(event.telegramId, verdict.facts)] : [];
+    }),
+    now,
+  );
 }
 
 /** Team alerts: the copies of the batch's fresh settlements into their owners' groups (one per event in each group). */
