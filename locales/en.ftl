@@ -576,3 +576,10 @@ runway-hours = about { $count } { $count ->
    *[other] hours
   }
 runway-under-hour = less than an hour
+alert-low-balance = ⚠️ Low balance: { $balance } left.
+alert-low-balance-delivery = It does not cover the next delivery of rule { $id } ({ $cost }): the marketplace pauses a rule whose next delivery the balance cannot pay.
+alert-low-balance-runway = At about { $perDay } TRX a day (the last 7 days), your balance lasts { $lasts }: under the { $warning } you asked to be warned at.
+alert-low-balance-hint = Top up to keep your rules running. This alert comes once; a top-up arms it again. The warning time is in /settings.
+alert-delivered-firing = 📦 Rule { $id } ({ $kind }) delivered { $volume } energy to { $address } for { $price }.
+alert-delivered-when = { $time } · for { $duration }
+alert-delivered-time = { $time }

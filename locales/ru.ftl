@@ -578,3 +578,10 @@ runway-hours = примерно на { $count } { $count ->
    *[other] часов
   }
 runway-under-hour = меньше чем на час
+alert-low-balance = ⚠️ Низкий баланс: осталось { $balance }.
+alert-low-balance-delivery = Его не хватит на следующую поставку по правилу { $id } ({ $cost }): маркетплейс приостанавливает правило, если баланс не покрывает его следующую поставку.
+alert-low-balance-runway = При расходе около { $perDay } TRX в день (за последние 7 дней) баланса хватит { $lasts }: меньше, чем { $warning }, за которые вы просили предупредить.
+alert-low-balance-hint = Пополните баланс, чтобы правила продолжали работать. Это предупреждение приходит один раз; пополнение снова его включает. Время предупреждения — в /settings.
+alert-delivered-firing = 📦 Правило { $id } ({ $kind }) доставило { $volume } энергии на { $address } за { $price }.
+alert-delivered-when = { $time } · на { $duration }
+alert-delivered-time = { $time }

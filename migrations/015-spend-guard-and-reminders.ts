@@ -13,9 +13,11 @@ import type { Kysely, Migration } from "kysely";
  * - `rental_ends`: every filled order the bot knows of, with when its rental ends and when the
  *   "ends" alert is due; `state` is the alert's marker (waiting → alerted, or missed when the end
  *   passed first), set in the transaction that queues the alert.
- * - `balance_watch`: the low-balance check per user with an active rule: when it reads again,
- *   whether a crossing may alert (`armed`), how many crossings were alerted (the dedupe key), and
- *   the balance at the last alert (a higher one later is a top-up, which arms it again).
+ * - `balance_watch`: per user with an active rule, what the low-balance check and the delivery
+ *   alerts keep between polls: when the balance is read again, whether a crossing may alert
+ *   (`armed`), how many crossings were alerted (the dedupe key), the balance at the last alert (a
+ *   higher one later is a top-up, which arms it again), and the active rules with the figures read
+ *   from their firings (the cost a day, each rule's next delivery), so most checks read the balance only.
  * - `delivery_marks`: per user and rule, the creation time (marketplace clock) of the newest
  *   firing already alerted, so each firing gives one "delivered" alert.
  */
@@ -66,6 +68,9 @@ export const spendGuardAndReminders: Migration = {
       .addColumn("crossings", "integer", (c) => c.notNull().defaultTo(0))
       .addColumn("alerted_balance_sun", "text")
       .addColumn("checked_at", "bigint")
+      .addColumn("active_rules", "text")
+      .addColumn("rules_read_at", "bigint")
+      .addColumn("per_day_sun", "text")
       .execute();
     await db.schema
       .createTable("delivery_marks")

@@ -1,8 +1,9 @@
 import { InlineKeyboard } from "grammy";
 import type { OutboxPayload } from "#src/db/repos/outbox";
 import { code } from "./html";
-import { durationText, timeText, volumeText } from "./format";
-import { RENEW } from "./callback-data";
+import { amountText, durationText, timeText, trxText, volumeText } from "./format";
+import { MAIN_MENU, RENEW } from "./callback-data";
+import { ruleKind } from "#src/marketplace/rule-words";
 import type { Recipient } from "./alerts";
 
 // The alerts that come before something happens: a rental ending, a balance running low, and the
@@ -66,4 +67,82 @@ export function rentalEndingAlert(
 /** The dedupe key of a rental's alert: one per order and user. */
 export function rentalEndingKey(orderId: string): string {
   return `ends:${orderId.toLowerCase()}`;
+}
+
+/** What a low-balance alert says: the balance, and whichever of the two reasons holds. */
+export interface LowBalance {
+  balanceTrx: string;
+  /** The dearest next delivery of an active rule, when the balance does not cover it. */
+  uncovered: { ruleId: string; costTrx: string } | null;
+  /** The pace and how long the balance lasts, when that is under the warning time. */
+  short: { perDayTrx: string; lastsText: string; warningHours: number } | null;
+}
+
+/** "⚠️ Low balance": the balance left, why it is low, and Top up. */
+export function lowBalanceAlert(recipient: Recipient, low: LowBalance): OutboxPayload {
+  const { tr, language } = recipient;
+  const lines = [tr("alert-low-balance", { balance: trxText(low.balanceTrx, language) })];
+  if (low.uncovered)
+    lines.push(
+      tr(
+        "alert-low-balance-delivery",
+        { cost: trxText(low.uncovered.costTrx, language) },
+        { id: code(low.uncovered.ruleId.slice(0, 8)) },
+      ),
+    );
+  if (low.short)
+    lines.push(
+      tr("alert-low-balance-runway", {
+        perDay: amountText(low.short.perDayTrx, language),
+        lasts: low.short.lastsText,
+        warning: tr(`warning-${low.short.warningHours}`),
+      }),
+    );
+  lines.push("", tr("alert-low-balance-hint"));
+  return message(lines.join("\n"), new InlineKeyboard().text(tr("button-topup"), MAIN_MENU.data("topup")));
+}
+
+/** The dedupe key of the low-balance alert of the `crossing`th crossing. */
+export function lowBalanceKey(crossing: number): string {
+  return `balance:${crossing}`;
+}
+
+/** One firing of a rule, as its alert shows it. */
+export interface Delivery {
+  ruleId: string;
+  ruleType: string;
+  targetAddress: string;
+  volume: string;
+  duration: string | null;
+  priceTrx: string;
+  createdAt: string;
+}
+
+/** "📦 Rule … delivered 65,000 energy to T… for 4.65 TRX". */
+export function deliveryAlert(recipient: Recipient, delivery: Delivery): OutboxPayload {
+  const { tr, language } = recipient;
+  const kind = ruleKind(delivery.ruleType);
+  const lines = [
+    tr(
+      "alert-delivered-firing",
+      {
+        kind: kind ? tr(`rule-kind-${kind}`) : delivery.ruleType.slice(0, 30),
+        volume: volumeText(delivery.volume, language),
+        price: trxText(delivery.priceTrx, language),
+      },
+      { id: code(delivery.ruleId.slice(0, 8)), address: code(delivery.targetAddress) },
+    ),
+    delivery.duration
+      ? tr("alert-delivered-when", {
+          time: timeText(delivery.createdAt),
+          duration: durationText(delivery.duration, language),
+        })
+      : tr("alert-delivered-time", { time: timeText(delivery.createdAt) }),
+  ];
+  return message(lines.join("\n"));
+}
+
+/** The dedupe key of a firing's alert: the rule, the firing's time and price (one alert per firing). */
+export function deliveryKey(ruleId: string, createdAtMs: number, priceTrx: string): string {
+  return `delivered:${ruleId.toLowerCase()}:${createdAtMs}:${priceTrx}`;
 }

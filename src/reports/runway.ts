@@ -53,8 +53,8 @@ function perDayOf(rule: RuleFirings, now: number): { sun: bigint; fired: boolean
   return { sun: (sum * BigInt(DAY_MS)) / spanMs, fired };
 }
 
-/** The runway of these rules' firings against `balanceSun`; null when none of them fired in the window. */
-export function estimateRunway(rules: readonly RuleFirings[], balanceSun: bigint, now: number): Runway | null {
+/** What these rules cost a day at the window's pace (sun); null when none of them fired in the window. */
+export function costPerDay(rules: readonly RuleFirings[], now: number): bigint | null {
   let perDaySun = 0n;
   let fired = false;
   for (const rule of rules) {
@@ -62,9 +62,18 @@ export function estimateRunway(rules: readonly RuleFirings[], balanceSun: bigint
     perDaySun += one.sun;
     fired ||= one.fired;
   }
-  if (!fired || perDaySun <= 0n) return null;
-  const lastsMs = balanceSun <= 0n ? 0n : (balanceSun * BigInt(DAY_MS)) / perDaySun;
-  return { perDaySun, lastsMs };
+  return fired && perDaySun > 0n ? perDaySun : null;
+}
+
+/** How long `balanceSun` lasts at `perDaySun` a day (ms); 0 when it is already gone. */
+export function lastsFor(balanceSun: bigint, perDaySun: bigint): bigint {
+  return balanceSun <= 0n ? 0n : (balanceSun * BigInt(DAY_MS)) / perDaySun;
+}
+
+/** The runway of these rules' firings against `balanceSun`; null when none of them fired in the window. */
+export function estimateRunway(rules: readonly RuleFirings[], balanceSun: bigint, now: number): Runway | null {
+  const perDaySun = costPerDay(rules, now);
+  return perDaySun === null ? null : { perDaySun, lastsMs: lastsFor(balanceSun, perDaySun) };
 }
 
 /** The rules whose firings count: the active ones (a paused rule costs nothing until resumed). */

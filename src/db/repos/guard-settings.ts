@@ -39,12 +39,28 @@ function warningOf(hours: number): WarningHours {
   return (WARNING_HOURS as readonly number[]).includes(hours) ? (hours as WarningHours) : 24;
 }
 
+type Row = Awaited<ReturnType<typeof findRows>>[number];
+
+function findRows(db: Db, telegramIds: number[], forUpdate = false) {
+  let query = db.selectFrom("guard_settings").selectAll().where("telegram_id", "in", telegramIds);
+  if (forUpdate) query = query.forUpdate();
+  return query.execute();
+}
+
 /** The user's settings, the defaults where they changed nothing. */
 export async function findGuardSettings(db: Db, telegramId: number, forUpdate = false): Promise<GuardSettings> {
-  let query = db.selectFrom("guard_settings").selectAll().where("telegram_id", "=", telegramId);
-  if (forUpdate) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
-  if (!row) return DEFAULT_GUARD_SETTINGS;
+  const [row] = await findRows(db, [telegramId], forUpdate);
+  return row ? settingsOf(row) : DEFAULT_GUARD_SETTINGS;
+}
+
+/** The settings of many users at once (a poll's batch), the defaults for those who changed nothing. */
+export async function findGuardSettingsOf(db: Db, telegramIds: number[]): Promise<Map<number, GuardSettings>> {
+  const rows = telegramIds.length === 0 ? [] : await findRows(db, telegramIds);
+  const found = new Map(rows.map((row) => [Number(row.telegram_id), settingsOf(row)]));
+  return new Map(telegramIds.map((id) => [id, found.get(id) ?? DEFAULT_GUARD_SETTINGS]));
+}
+
+function settingsOf(row: Row): GuardSettings {
   return {
     alertEnds: row.alert_ends === 1,
     alertDeliveries: row.alert_deliveries === 1,

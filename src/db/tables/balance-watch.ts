@@ -1,6 +1,6 @@
 /**
- * The low-balance check of a user with an active rule: when it reads the balance again and
- * whether a crossing may alert. Written by db/repos/balance-watch.ts alone.
+ * What the low-balance check and the delivery alerts keep per user with an active rule between
+ * polls. Written by db/repos/balance-watch.ts alone.
  */
 export interface BalanceWatchTable {
   telegram_id: number;
@@ -12,5 +12,12 @@ export interface BalanceWatchTable {
   crossings: number;
   /** The balance (sun) the last alert was sent at. */
   alerted_balance_sun: string | null;
+  /** When the balance was last read (ms). */
   checked_at: number | null;
+  /** The active rules as last read (JSON: id, type, target, volume, duration and next delivery's cost of each), or null before the first read. */
+  active_rules: string | null;
+  /** When `active_rules` and the figures below were read (ms). */
+  rules_read_at: number | null;
+  /** What the active rules cost a day over the last 7 days (sun), or null without a firing there. */
+  per_day_sun: string | null;
 }

@@ -12,6 +12,7 @@ import {
 } from "#src/db/repos/guard-settings";
 import { sunToTrx } from "#src/marketplace/money";
 import { spentTodayThroughBot } from "#src/spend-guard/index";
+import { checkBalanceSoon } from "#src/db/repos/balance-watch";
 
 /*
  * The spend guard's and the reminders' part of /settings: the "ends" and "delivered" alert
@@ -123,5 +124,7 @@ export async function applyGuardTap(ctx: BotContext, value: string): Promise<boo
   const warning = WARNING_HOURS.find((candidate) => String(candidate) === hours);
   if (warning === undefined) return false;
   await updateGuardSettings(db, telegramId, { warningHours: warning }, now);
+  // A new warning time applies from the next poll, not after the interval the old one set.
+  await checkBalanceSoon(db, telegramId, now);
   return true;
 }
