@@ -39,6 +39,9 @@ export interface PollSeen {
   deposit: boolean;
 }
 
+/** How far the marketplace's clock may be behind the bot's. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
 /** The rule list and the figures from the firings are read again after this long (or when the poll read the list). */
 const FIGURES_FRESH_MS = 6 * 3_600_000;
 
@@ -192,7 +195,9 @@ async function deliveries(
   alerts: PollAlert[],
 ): Promise<DeliveryMark[]> {
   if (!figures.firings) return [];
-  const since = target.settings.deliveriesSince ?? deps.now();
+  // Firings are dated by the marketplace's clock: a few minutes' slack, so one made just after the
+  // alerts were switched on is not lost to a clock behind the bot's (one just before may be told).
+  const since = (target.settings.deliveriesSince ?? deps.now()) - CLOCK_SKEW_MS;
   const recipient = await recipientFor(deps.db, deps.translations, telegramId, "always");
   const marks: DeliveryMark[] = [];
   for (const rule of figures.state.rules ?? []) {
