@@ -97,3 +97,18 @@ export async function checkBalanceSoon(db: Db, telegramId: number, now: number):
     .where("next_check_at", ">", now)
     .execute();
 }
+
+/**
+ * Every user with an active rule has their balance read at their next poll (the playground's
+ * panel, after it fired a rule: the alert shows at once rather than within 10 minutes).
+ */
+export async function checkAllBalancesSoon(db: Kysely<Database>, now: number): Promise<void> {
+  const ruled = await db.selectFrom("poll_state").select("telegram_id").where("rule_active", "=", 1).execute();
+  for (const { telegram_id } of ruled) {
+    await db
+      .insertInto("balance_watch")
+      .values({ telegram_id, next_check_at: now, armed: 1, crossings: 0 })
+      .onConflict((oc) => oc.column("telegram_id").doUpdateSet({ next_check_at: now }))
+      .execute();
+  }
+}

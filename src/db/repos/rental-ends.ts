@@ -141,6 +141,37 @@ export async function settleRental(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Moves a waiting rental's end forward so its alert is due now (the playground's panel: "the
+ * rental ends soon", seen in a minute instead of an hour): the user's rental of `orderId`, or their
+ * newest waiting one. Returns it, or null when there is none waiting.
+ */
+export async function endRentalSoon(
+  db: Kysely<Database>,
+  telegramId: number,
+  orderId: string | null,
+  now: number,
+): Promise<Rental | null> {
+  let query = db
+    .selectFrom("rental_ends")
+    .selectAll()
+    .where("telegram_id", "=", telegramId)
+    .where("state", "=", "waiting");
+  if (orderId !== null) query = query.where("order_id", "=", orderId);
+  const rental = await query.orderBy("created_at", "desc").limit(1).executeTakeFirst();
+  if (!rental) return null;
+  const lead = alertLeadMs(durationMs(rental.duration) ?? 60 * MINUTE);
+  const moved = { ends_at: now + lead, alert_at: now };
+  await db
+    .updateTable("rental_ends")
+    .set(moved)
+    .where("telegram_id", "=", telegramId)
+    .where("order_id", "=", rental.order_id)
+    .where("state", "=", "waiting")
+    .execute();
+  return { ...rental, ...moved };
+}
+
 /** Deletes up to `limit` rentals that ended before `before` (retention), whatever their state. */
 export function deleteRentalsEndedBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
   return deleteChunk(db, "rental_ends", ["telegram_id", "order_id"], limit, (eb) => eb("ends_at", "<", before));
