@@ -6,7 +6,7 @@ import type { PollAlert } from "#src/db/repos/poll-outcomes";
 import { lowBalanceAlert, lowBalanceKey } from "#src/chat/reminder-alerts";
 import { lastsFor, lastsText, roughTrx } from "#src/reports/runway";
 import { recipientFor } from "./recipients";
-import type { PollerDeps } from "./poller-deps";
+import type { LookAheadPace as Pace, PollerDeps } from "./poller-deps";
 
 // The low-balance check of a user with an active rule: low when the balance no longer covers an
 // active rule's next delivery, or lasts less than the user's warning time at the week's pace.
@@ -39,12 +39,12 @@ export async function checkBalance(
   telegramId: number,
   settings: GuardSettings,
   client: MarketplaceClient,
-  pace: () => Promise<void>,
+  pace: Pace,
   state: BalanceWatch,
   alerts: PollAlert[],
 ): Promise<void> {
   const now = deps.now();
-  await pace();
+  await pace("balance");
   const balanceTrx = (await client.balance()).trx;
   if (balanceTrx === null) {
     // The marketplace left the balance out: nothing to decide on; looked at again soon.

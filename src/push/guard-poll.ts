@@ -10,7 +10,7 @@ import { deliveryAlert, deliveryKey } from "#src/chat/reminder-alerts";
 import { activeRules, costPerDay, RUNWAY_RULES } from "#src/reports/runway";
 import { recipientFor } from "./recipients";
 import { checkBalance, CHECK_MIN_MS } from "./balance-check";
-import type { PollerDeps } from "./poller-deps";
+import type { LookAheadPace as Pace, PollerDeps } from "./poller-deps";
 
 // The part of a user's poll that looks ahead, for users with an active rule: the low-balance
 // check (balance-check.ts, at most every 10 minutes, at the user's polling pace) and, for users
@@ -75,6 +75,25 @@ export async function guardPoll(
   pace: () => Promise<void>,
   seen: PollSeen,
 ): Promise<GuardOutcome | null> {
+  return lookAhead(deps, telegramId, target, client, paced(deps, pace), seen);
+}
+
+/** The poll's pace, each slot counted as a read of the look ahead. */
+function paced(deps: PollerDeps, pace: () => Promise<void>): Pace {
+  return (read) => {
+    deps.metrics?.pollLookAhead.inc({ read });
+    return pace();
+  };
+}
+
+async function lookAhead(
+  deps: PollerDeps,
+  telegramId: number,
+  target: GuardTarget,
+  client: MarketplaceClient,
+  pace: Pace,
+  seen: PollSeen,
+): Promise<GuardOutcome | null> {
   const now = deps.now();
   const { settings } = target;
   if (!target.ruleActive) return null;
@@ -130,7 +149,7 @@ async function readFigures(
   telegramId: number,
   target: GuardTarget,
   client: MarketplaceClient,
-  pace: () => Promise<void>,
+  pace: Pace,
   seenList: AutomationRule[] | null,
   now: number,
 ): Promise<Figures> {
@@ -138,7 +157,7 @@ async function readFigures(
   const stale = state.rulesReadAt === null || now - state.rulesReadAt >= FIGURES_FRESH_MS;
   let list = seenList;
   if (!list && (stale || state.rules === null)) {
-    await pace();
+    await pace("rules");
     list = await client.listAutomations();
   }
   if (list) state.rules = watchedRules(list, state.rules);
@@ -146,7 +165,7 @@ async function readFigures(
   const rules = state.rules ?? [];
   const firings = new Map<string, readonly Firing[]>();
   for (const rule of rules) {
-    await pace();
+    await pace("fires");
     firings.set(rule.id, await client.automationFires(rule.id));
   }
   state.perDaySun = costPerDay(
@@ -161,7 +180,7 @@ async function readFigures(
 /** A rule's next delivery: its last firing's price, or a preview when it has none (null when that fails too). */
 async function nextDelivery(
   client: MarketplaceClient,
-  pace: () => Promise<void>,
+  pace: Pace,
   rule: WatchedRule,
   firings: Map<string, readonly Firing[]>,
 ): Promise<bigint | null> {
@@ -176,7 +195,7 @@ async function nextDelivery(
         ? { volume: rule.volume, duration: kind === "refill" ? (rule.duration ?? "1h") : "1d", type: "refill" }
         : null;
   if (!query) return null;
-  await pace();
+  await pace("preview");
   return client
     .previewAutomation(query)
     .then((preview) => trxToSun(preview.priceTrx))
