@@ -8,7 +8,9 @@
  * - marketplace requests per minute (the app's own count: notification pages, rule lists, orders)
  *   and CPU per minute of the bot process, over `cycles` scheduled cycles of 30 s;
  * - notification-to-alert p99 (raised at a random time, to the alert queued in the outbox) for
- *   users in motion and for idle ones, against one cycle + 2 s and POLL_IDLE_INTERVAL + one cycle.
+ *   users in motion and for idle ones, against one cycle + 2 s and POLL_IDLE_INTERVAL + one cycle;
+ * - the look ahead's extra requests per cycle (the low-balance check of the users with an active
+ *   rule, with the defaults: no delivery alerts asked for), against the rest of the poller's.
  */
 import { figure, forkChild, type Figure } from "./lib";
 
@@ -57,6 +59,8 @@ export async function benchSchedule(settings: ScheduleSettings, log: (line: stri
       simulatedMs: number;
       polls: number;
       requests: number;
+      lookAhead: number;
+      cycles: number;
       cpuMs: number;
       overruns: number;
       schedule: Record<string, number>;
@@ -91,7 +95,20 @@ export async function benchSchedule(settings: ScheduleSettings, log: (line: stri
         ? `${POPULATION.toLocaleString("en")} linked users`
         : `${POPULATION.toLocaleString("en")} linked users (measured on ${settings.users.toLocaleString("en")}, ×${scale.toFixed(1)})`;
     const everyAlerted = sim.active.alerted === sim.active.samples && sim.idle.alerted === sim.idle.samples;
+    const lookAheadPerTick = (sim.lookAhead / sim.cycles) * scale;
+    const othersPerTick = ((sim.requests - sim.lookAhead) / sim.cycles) * scale;
+    log(
+      `schedule: the look ahead (low-balance checks, defaults) made ${sim.lookAhead} of the ${sim.requests} requests over ${sim.cycles} cycles`,
+    );
     return [
+      figure({
+        name: "poll_schedule_look_ahead_requests_per_tick",
+        value: lookAheadPerTick,
+        unit: `extra marketplace requests per 30 s cycle, ${measured}, defaults (the low-balance check of the 5% with an active rule, at most every 10 minutes each; no delivery alerts asked for)`,
+        reference: "the poller's other requests per cycle in the same run (notification pages, rule lists, orders)",
+        referenceValue: othersPerTick,
+        target: { of: "ratio", op: "<=", limit: 0.1, source: "issue 56: within 10% of the count without it" },
+      }),
       figure({
         name: "poll_schedule_requests_per_min",
         value: requestsNow,

@@ -589,3 +589,62 @@ group-owner-no-key = The owner's API key is not linked any more.
 group-rule-failed = The marketplace did not accept that. Try again from /rules in private.
 group-rule-resumed = Rule resumed.
 group-rule-paused = Rule paused.
+
+## Spend guard and reminders
+button-spend = ✅ Yes, spend { $total }
+card-cap-today = Today through this bot: { $spent } of { $cap } TRX
+card-cap-over = ⛔ This order would take today's buying through this bot to { $after }, over your daily cap of { $cap }. It cannot be confirmed today: the cap resets at 00:00 UTC, or change it in /settings.
+card-cap-refused = ⛔ Not placed: today's buying through this bot is already { $spent } of your daily cap of { $cap }, and this order costs { $total }. Nothing was charged. The cap resets at 00:00 UTC; change it in /settings.
+card-ask-again-title = <b>Are you sure?</b>
+card-ask-again-order = { $volume } { $resource } for { $duration }
+card-ask-again = This order costs more than the { $threshold } above which you asked to be asked again (/settings). Tap “{ $button }” to place it, or Cancel.
+alerts-ends = Rental ending
+alerts-deliveries = Rule deliveries
+warning-12 = 12 h
+warning-24 = 24 h
+warning-72 = 3 days
+warning-0 = off
+settings-balance-warning = Low balance warning: { $value } (tap below to choose)
+settings-guard-title = <b>Spend guard</b>
+settings-ask-above = Ask again above: { $value }
+settings-daily-cap = Daily cap through this bot: { $value }
+settings-daily-cap-set = Daily cap through this bot: { $value } (today so far: { $today })
+button-ask-above = 🛡 Ask again above…
+button-daily-cap = 🛡 Daily cap…
+button-turn-off = Turn off
+guard-ask-title = Ask again above
+guard-cap-title = Daily cap
+guard-ask-question = Send an amount in TRX: a confirmation card whose total is above it asks again, with a button that names the amount. Now: { $value }.
+guard-cap-question = Send the most TRX to buy through this bot per day (UTC): cards show what was bought today, and above the cap they offer no Confirm. The key's own daily limit at the marketplace still applies. Now: { $value }.
+guard-amount-off-hint = Send <code>off</code> to turn it off.
+guard-amount-format = ❌ “{ $input }” is not an amount of TRX. Send a number such as 100 or 250.5, or off. Nothing was changed.
+guard-amount-zero = ❌ The amount must be above 0 TRX. To turn it off, send off. Nothing was changed.
+guard-amount-negative = ❌ The amount cannot be negative. Send a number above 0, or off. Nothing was changed.
+guard-amount-precision = ❌ TRX has at most 6 decimals. Nothing was changed.
+guard-amount-high = ❌ That is more than { $max }, the most this setting takes. Nothing was changed.
+guard-ask-saved = ✅ Ask again above: { $value }. A card above it needs a second tap that names its total.
+guard-ask-off = ✅ Ask again above is off: a card is confirmed with one tap.
+guard-cap-saved = ✅ Daily cap through this bot: { $value } per UTC day.
+guard-cap-off = ✅ The daily cap is off.
+alert-rental-ends = ⏳ Your rental ends in { $minutes } min (order { $id }).
+alert-rental-what = Rent: { $volume } { $resource } for { $duration }
+alert-rental-at = Ends at { $time }.
+alert-rental-hint = Renew opens a fresh confirmation card for the same rent at today's price.
+button-renew = 🔁 Renew
+runway-line = 📉 Rules: about { $perDay } TRX a day; your balance lasts { $lasts } (an estimate from the deliveries of the last 7 days).
+runway-days = about { $count } { $count ->
+    [one] day
+   *[other] days
+  }
+runway-hours = about { $count } { $count ->
+    [one] hour
+   *[other] hours
+  }
+runway-under-hour = less than an hour
+alert-low-balance = ⚠️ Low balance: { $balance } left.
+alert-low-balance-delivery = It does not cover the next delivery of rule { $id } ({ $cost }): the marketplace pauses a rule whose next delivery the balance cannot pay.
+alert-low-balance-runway = At about { $perDay } TRX a day (the last 7 days), your balance lasts { $lasts }: under the { $warning } you asked to be warned at.
+alert-low-balance-hint = Top up to keep your rules running. This alert comes once; a top-up arms it again. The warning time is in /settings.
+alert-delivered-firing = 📦 Rule { $id } ({ $kind }) delivered { $volume } energy to { $address } for { $price }.
+alert-delivered-when = { $time } · for { $duration }
+alert-delivered-time = { $time }

@@ -591,3 +591,64 @@ group-owner-no-key = API-ключ владельца больше не подк�
 group-rule-failed = Маркетплейс не принял это действие. Попробуйте снова через /rules в личном чате.
 group-rule-resumed = Правило возобновлено.
 group-rule-paused = Правило приостановлено.
+
+## Spend guard and reminders
+button-spend = ✅ Да, потратить { $total }
+card-cap-today = Сегодня через этого бота: { $spent } из { $cap } TRX
+card-cap-over = ⛔ С этим заказом покупки через бота за сегодня составят { $after } — больше вашего дневного лимита { $cap }. Сегодня его подтвердить нельзя: лимит обнуляется в 00:00 UTC, или измените его в /settings.
+card-cap-refused = ⛔ Не размещён: покупки через бота за сегодня уже { $spent } при дневном лимите { $cap }, а этот заказ стоит { $total }. Ничего не списано. Лимит обнуляется в 00:00 UTC; изменить его можно в /settings.
+card-ask-again-title = <b>Вы уверены?</b>
+card-ask-again-order = { $volume } { $resource } на { $duration }
+card-ask-again = Этот заказ дороже { $threshold } — суммы, выше которой вы просили переспрашивать (/settings). Нажмите «{ $button }», чтобы разместить его, или «Отмена».
+alerts-ends = Окончание аренды
+alerts-deliveries = Поставки по правилам
+warning-12 = 12 ч
+warning-24 = 24 ч
+warning-72 = 3 дня
+warning-0 = выкл.
+settings-balance-warning = Предупреждение о низком балансе: { $value } (выберите ниже)
+settings-guard-title = <b>Защита от трат</b>
+settings-ask-above = Переспрашивать выше: { $value }
+settings-daily-cap = Дневной лимит через бота: { $value }
+settings-daily-cap-set = Дневной лимит через бота: { $value } (сегодня уже: { $today })
+button-ask-above = 🛡 Переспрашивать выше…
+button-daily-cap = 🛡 Дневной лимит…
+button-turn-off = Выключить
+guard-ask-title = Переспрашивать выше
+guard-cap-title = Дневной лимит
+guard-ask-question = Отправьте сумму в TRX: карточка подтверждения с итогом выше неё переспросит, кнопкой с этой суммой. Сейчас: { $value }.
+guard-cap-question = Отправьте, сколько TRX самое большее тратить через бота в день (UTC): карточки покажут, сколько куплено сегодня, а сверх лимита не предложат «Подтвердить». Дневной лимит самого ключа на маркетплейсе тоже действует. Сейчас: { $value }.
+guard-amount-off-hint = Отправьте <code>выкл</code>, чтобы выключить.
+guard-amount-format = ❌ «{ $input }» — не сумма в TRX. Отправьте число, например 100 или 250,5, или «выкл». Ничего не изменено.
+guard-amount-zero = ❌ Сумма должна быть больше 0 TRX. Чтобы выключить, отправьте «выкл». Ничего не изменено.
+guard-amount-negative = ❌ Сумма не может быть отрицательной. Отправьте число больше 0 или «выкл». Ничего не изменено.
+guard-amount-precision = ❌ У TRX не больше 6 знаков после запятой. Ничего не изменено.
+guard-amount-high = ❌ Это больше { $max } — максимума для этой настройки. Ничего не изменено.
+guard-ask-saved = ✅ Переспрашивать выше: { $value }. Карточке дороже этой суммы нужно второе нажатие с её итогом.
+guard-ask-off = ✅ Переспрашивание выключено: карточка подтверждается одним нажатием.
+guard-cap-saved = ✅ Дневной лимит через бота: { $value } в сутки (UTC).
+guard-cap-off = ✅ Дневной лимит выключен.
+alert-rental-ends = ⏳ Ваша аренда заканчивается через { $minutes } мин (заказ { $id }).
+alert-rental-what = Аренда: { $volume } { $resource } на { $duration }
+alert-rental-at = Заканчивается в { $time }.
+alert-rental-hint = «Продлить» откроет новую карточку подтверждения той же аренды по сегодняшней цене.
+button-renew = 🔁 Продлить
+runway-line = 📉 Правила: около { $perDay } TRX в день; баланса хватит { $lasts } (оценка по поставкам за последние 7 дней).
+runway-days = примерно на { $count } { $count ->
+    [one] день
+    [few] дня
+   *[other] дней
+  }
+runway-hours = примерно на { $count } { $count ->
+    [one] час
+    [few] часа
+   *[other] часов
+  }
+runway-under-hour = меньше чем на час
+alert-low-balance = ⚠️ Низкий баланс: осталось { $balance }.
+alert-low-balance-delivery = Его не хватит на следующую поставку по правилу { $id } ({ $cost }): маркетплейс приостанавливает правило, если баланс не покрывает его следующую поставку.
+alert-low-balance-runway = При расходе около { $perDay } TRX в день (за последние 7 дней) баланса хватит { $lasts }: меньше, чем { $warning }, за которые вы просили предупредить.
+alert-low-balance-hint = Пополните баланс, чтобы правила продолжали работать. Это предупреждение приходит один раз; пополнение снова его включает. Время предупреждения — в /settings.
+alert-delivered-firing = 📦 Правило { $id } ({ $kind }) доставило { $volume } энергии на { $address } за { $price }.
+alert-delivered-when = { $time } · на { $duration }
+alert-delivered-time = { $time }

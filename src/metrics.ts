@@ -218,6 +218,12 @@ export class Metrics {
     "notification_poll_page_limit_total",
     "Polls that stopped at the page limit without reaching a notification already seen (the older ones were not read)",
   );
+  readonly pollLookAhead = new Counter(
+    this.registry,
+    "poll_look_ahead_requests_total",
+    "Marketplace requests the poller made to look ahead for users with an active rule (the low-balance check, delivery alerts), by what was read",
+    ["read"] as const,
+  );
   readonly publicWorkLimited = new Counter(
     this.registry,
     "public_work_limited_total",

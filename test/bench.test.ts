@@ -50,6 +50,7 @@ const FIGURES = [
   "event_loop_delay_p99_ms",
   "memory_rss_idle_mb",
   "memory_rss_growth_mb",
+  "poll_schedule_look_ahead_requests_per_tick",
   "poll_schedule_requests_per_min",
   "poll_schedule_cpu_s_per_min",
   "poll_alert_p99_active_s",

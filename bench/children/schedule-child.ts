@@ -36,6 +36,14 @@ function motionOf(index: number): "rule" | "order" | "deposit" | null {
   return null;
 }
 
+/** The look ahead's share of those calls (poll_look_ahead_requests_total): the low-balance check and delivery alerts. */
+function lookAheadCalls(app: App): number {
+  return (["rules", "fires", "preview", "balance"] as const).reduce(
+    (sum, read) => sum + app.deps.metrics.pollLookAhead.get({ read }),
+    0,
+  );
+}
+
 /** Marketplace calls the app counted (its own metric), every route and outcome. */
 async function marketplaceCalls(app: App): Promise<number> {
   let total = 0;
@@ -181,6 +189,7 @@ async function main() {
       };
 
       const requestsBefore = await marketplaceCalls(app);
+      const lookAheadBefore = lookAheadCalls(app);
       const cpu = process.cpuUsage();
       let overruns = 0;
       let polls = 0;
@@ -198,6 +207,7 @@ async function main() {
       }
       const used = process.cpuUsage(cpu);
       const requests = (await marketplaceCalls(app)) - requestsBefore;
+      const lookAhead = lookAheadCalls(app) - lookAheadBefore;
       const simulatedMs = count * period;
       await Promise.all(list.flatMap((sample) => (sample.raised ? [sample.raised] : [])));
 
@@ -233,6 +243,8 @@ async function main() {
         simulatedMs,
         polls,
         requests,
+        lookAhead,
+        cycles: count,
         cpuMs: (used.user + used.system) / 1000,
         overruns,
         schedule: Object.fromEntries(schedule.map((row) => [row.motion ?? "idle", Number(row.n)])),

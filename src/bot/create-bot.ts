@@ -30,7 +30,7 @@ import { groupKeyGuard, secretPasteGuard } from "./middleware/secret-paste";
 import { startFeature, unhandledFeature } from "./features/start";
 import { connectFeature } from "./features/connect";
 import { accountFeature } from "./features/account";
-import { settingsFeature, settingsMenu } from "./features/settings";
+import { guardAmountConversation, settingsFeature, settingsMenu } from "./features/settings";
 import { quoteConversation, quoteFeature } from "./features/quote";
 import { buyConversation, buyFeature } from "./features/buy";
 import { ordersFeature } from "./features/orders";
@@ -269,6 +269,7 @@ function useMenusAndFlows(chain: FlatComposer<BotContext>, menu: MenuActions): F
       rule: ruleConversation,
       "address-label": addressLabelConversation,
       watch: watchConversation(menus.watches),
+      "guard-amount": guardAmountConversation(menus.settings),
     }),
   );
   return menus;

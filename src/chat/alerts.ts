@@ -3,7 +3,16 @@ import { pickLanguage, translatorFor, type Language, type LocaleBundles, type Tr
 import { code, escapeHtml, truncate, txLink } from "./html";
 import { durationText, timeText, trxText } from "./format";
 import { resourceAmount } from "./market-words";
-import { BUY_AGAIN, CARD_CANCEL, CARD_CONFIRM, MAIN_MENU, RULE_RESUME, WATCH_BUY } from "./callback-data";
+import {
+  BUY_AGAIN,
+  CARD_CANCEL,
+  CARD_CONFIRM,
+  CARD_SURE,
+  MAIN_MENU,
+  RENEW,
+  RULE_RESUME,
+  WATCH_BUY,
+} from "./callback-data";
 import { sunToTrx } from "#src/marketplace/money";
 import type { OutboxPayload } from "#src/db/repos/outbox";
 import { noticeText, pauseWhy, quotedWords } from "./notices";
@@ -18,6 +27,9 @@ export interface OrderFacts {
   targetAddress?: string;
   totalTrx?: string;
   txId?: string | null;
+  /** The rental's duration and the order's creation (ISO): its end, for the "ends" alert. */
+  duration?: string;
+  createdAt?: string;
 }
 
 export type FinalState = "filled" | "failed";
@@ -69,14 +81,20 @@ export function recipientLanguage(
 }
 
 /**
- * A confirmation card's buttons: Confirm (Top up instead while the balance is short) and Cancel.
- * The bot puts them on the cards it sends; push gives them back to a card a crash left on
- * "processing…".
+ * Whether a card offers Confirm: true; false while the balance is short (Top up instead);
+ * "capped" when the daily cap on buying through the bot is reached (nothing to tap but Cancel).
  */
-export function cardButtons(tr: Translate, cardId: string, canConfirm = true): InlineKeyboard {
+export type CanConfirm = boolean | "capped";
+
+/**
+ * A confirmation card's buttons: Confirm (Top up instead while the balance is short, nothing when
+ * the daily cap is reached) and Cancel. The bot puts them on the cards it sends; push gives them
+ * back to a card a crash left on "processing…".
+ */
+export function cardButtons(tr: Translate, cardId: string, canConfirm: CanConfirm = true): InlineKeyboard {
   const keyboard = new InlineKeyboard();
-  if (canConfirm) keyboard.text(tr("button-confirm"), CARD_CONFIRM.data(cardId)).success();
-  else keyboard.text(tr("button-topup"), MAIN_MENU.data("topup"));
+  if (canConfirm === true) keyboard.text(tr("button-confirm"), CARD_CONFIRM.data(cardId)).success();
+  else if (canConfirm === false) keyboard.text(tr("button-topup"), MAIN_MENU.data("topup"));
   return keyboard.text(tr("button-cancel"), CARD_CANCEL.data(cardId)).danger();
 }
 
@@ -94,16 +112,19 @@ function message(text: string, keyboard?: InlineKeyboard): OutboxPayload {
 }
 
 /**
- * Whether a button spends or moves money when pressed (Confirm, Top up, Buy now, Buy again): such
- * buttons are never shown in a group, only in the owner's private chat. Read from the button's
- * callback data through the registry's parsers, so every alert's spending buttons are known here.
+ * Whether a button spends or moves money when pressed (Confirm, Yes spend, Top up, Buy now, Buy
+ * again, Renew): such buttons are never shown in a group, only in the owner's private chat. Read
+ * from the button's callback data through the registry's parsers, so every alert's spending
+ * buttons are known here.
  */
 export function isSpendingButton(callbackData: string): boolean {
   return (
     MAIN_MENU.parse(callbackData) === "topup" ||
     CARD_CONFIRM.parse(callbackData) !== null ||
+    CARD_SURE.parse(callbackData) !== null ||
     WATCH_BUY.parse(callbackData) !== null ||
-    BUY_AGAIN.parse(callbackData) !== null
+    BUY_AGAIN.parse(callbackData) !== null ||
+    RENEW.parse(callbackData) !== null
   );
 }
 

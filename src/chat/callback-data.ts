@@ -74,6 +74,8 @@ export const CARD_CONFIRM = { ...kind("cf:", REF, (m) => m[1]!), data: (id: stri
 export const CARD_CANCEL = { ...kind("cx:", REF, (m) => m[1]!), data: (id: string) => `cx:${id}` };
 export const CARD_REFRESH = { ...kind("rf:", REF, (m) => m[1]!), data: (id: string) => `rf:${id}` };
 export const CARD_AUTO_RESUME = { ...kind("ar:", REF, (m) => m[1]!), data: (id: string) => `ar:${id}` };
+/** Ask again above: the second tap on a card whose total is above the user's amount ("Yes, spend 512.5 TRX"). */
+export const CARD_SURE = { ...kind("cs:", REF, (m) => m[1]!), data: (id: string) => `cs:${id}` };
 
 /** /disconnect's question. Forget the key: names the link it asked about (its time, base 36), so a question left from an earlier key never forgets a newer one. */
 export const DISCONNECT_YES = {
@@ -149,6 +151,12 @@ export const WATCH_BUY = { ...kind("wt:b:", REF, (m) => m[1]!), data: (id: strin
  */
 export const BUY_AGAIN = { ...kind("ba:", REF, (m) => m[1]!), data: (ref: string) => `ba:${ref}` };
 
+/**
+ * Renew on a rental's "ends" alert, by reference: the same kind of reference as Buy again's (the
+ * order and the key link it was seen under), opening the same fresh card at today's price.
+ */
+export const RENEW = { ...kind("rn:", REF, (m) => m[1]!), data: (ref: string) => `rn:${ref}` };
+
 /** The question a watch_ deep link asks: Confirm saves the link's watch, Cancel drops it (the link's values by reference). */
 export const WATCH_LINK_SAVE = { ...kind("wl:y:", REF, (m) => m[1]!), data: (ref: string) => `wl:y:${ref}` };
 export const WATCH_LINK_DROP = { ...kind("wl:n:", REF, (m) => m[1]!), data: (ref: string) => `wl:n:${ref}` };
@@ -207,10 +215,13 @@ export const MENU_DATA = {
  * [A-Za-z0-9_.-]), declared here like callback data: written and read back only through these.
  */
 
-/** /settings: a tap's payload, "l.<language>", "a.<alert kind>", "d.<on|off>", "z.<zone code>". */
+/**
+ * /settings: a tap's payload, "l.<language>", "a.<alert kind>", "d.<on|off>", "z.<zone code>",
+ * "g.<guard tap>" (the spend guard and reminders: settings/guard-settings.ts).
+ */
 export const SETTINGS_TAP = {
-  ...kind("", "([ladz])\\.([a-z]{2,10})", (m) => ({ what: m[1] as "l" | "a" | "d" | "z", value: m[2]! })),
-  data: (what: "l" | "a" | "d" | "z", value: string) => `${what}.${value}`,
+  ...kind("", "([ladzg])\\.([a-z0-9]{2,10})", (m) => ({ what: m[1] as "l" | "a" | "d" | "z" | "g", value: m[2]! })),
+  data: (what: "l" | "a" | "d" | "z" | "g", value: string) => `${what}.${value}`,
 };
 
 /** /transactions: the page and filter shown, `<page>.<currency letter>.<ledger type reference or ->`. */

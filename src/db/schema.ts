@@ -1,8 +1,15 @@
 import type { Generated } from "kysely";
 import type { GroupLinksTable } from "./tables/group-links";
 import type { OpenRuleCardsTable } from "./tables/open-rule-cards";
+import type { PriceWatchCyclesTable, PriceWatchesTable } from "./tables/price-watches";
+import type { GuardSettingsTable } from "./tables/guard-settings";
+import type { BotSpendsTable } from "./tables/bot-spends";
+import type { RentalEndsTable } from "./tables/rental-ends";
+import type { BalanceWatchTable } from "./tables/balance-watch";
+import type { DeliveryMarksTable } from "./tables/delivery-marks";
 
 export type { GroupLinksTable } from "./tables/group-links";
+export type { PriceWatchCyclesTable, PriceWatchesTable } from "./tables/price-watches";
 
 /**
  * The bot's tables. Times are integer milliseconds since the epoch; money and int64 values from
@@ -83,43 +90,6 @@ export interface ConversationsTable {
   step: string;
   state: string;
   updated_at: number;
-}
-
-/**
- * A price watch: alert when renting `volume` of `resource` for `duration` costs at most
- * `threshold_sun` by the public quote. Money and volumes are decimal strings (sun for money).
- */
-export interface PriceWatchesTable {
-  /** Short random id (10 characters of [A-Za-z0-9_-]); callback data carries it. */
-  id: string;
-  telegram_id: number;
-  resource: string;
-  volume: string;
-  duration: string;
-  /** Where Buy now sends the energy; null = asked when buying. */
-  address: string | null;
-  threshold_sun: string;
-  /** active | paused */
-  status: string;
-  /** 1 while the next crossing alerts; 0 from an alert until the watch rearms. */
-  armed: number;
-  /** above: rearms when the price is seen above the threshold; cooldown: when the cooldown ends. */
-  rearm: string;
-  cooldown_ms: number;
-  /** No alert before this time (the cooldown after the last one). */
-  quiet_until: number;
-  /** Alerts given so far; the outbox dedupe key is "watch:<id>:<crossings>". */
-  crossings: number;
-  last_price_sun: string | null;
-  last_checked_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** The last cron tick whose price watch check one replica claimed. */
-export interface PriceWatchCyclesTable {
-  name: string;
-  tick: number;
 }
 
 /** A confirmation card: what a Confirm tap will do, bound to one Idempotency-Key. */
@@ -293,4 +263,9 @@ export interface Database {
   price_watch_cycles: PriceWatchCyclesTable;
   group_links: GroupLinksTable;
   open_rule_cards: OpenRuleCardsTable;
+  guard_settings: GuardSettingsTable;
+  bot_spends: BotSpendsTable;
+  rental_ends: RentalEndsTable;
+  balance_watch: BalanceWatchTable;
+  delivery_marks: DeliveryMarksTable;
 }

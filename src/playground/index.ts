@@ -14,7 +14,12 @@ import type { PanelHooks } from "./sandbox-panel";
 import { createPlaygroundState } from "./state";
 
 export interface PlaygroundAttachment {
-  push: { checkOrdersNow(): Promise<unknown>; pollNow(): Promise<unknown>; checkPriceWatches(): Promise<unknown> };
+  push: {
+    checkOrdersNow(): Promise<unknown>;
+    pollNow(): Promise<unknown>;
+    checkPriceWatches(): Promise<unknown>;
+    checkRentalEnds(): Promise<unknown>;
+  };
   db: Kysely<Database>;
   now: () => number;
   /** This server's URL as reachable from this machine (the loopback when it listens on all addresses). */
@@ -76,6 +81,7 @@ export async function startPlayground(options: {
         checkOrdersNow: () => push.checkOrdersNow(),
         pollNotificationsNow: () => push.pollNow(),
         checkPriceWatchesNow: () => push.checkPriceWatches(),
+        checkRentalEndsNow: () => push.checkRentalEnds(),
         db,
         now,
         selfUrl,

@@ -4,6 +4,8 @@ import type { Database } from "#src/db/schema";
 import type { EmbeddedSandbox } from "#src/embedded-sandbox";
 import type { FakeTelegram } from "#src/telegram-fake/index";
 import { createPersonalWebhookTokens, webhookUrlFromChat } from "./personal-webhook";
+import { endRentalSoon } from "#src/db/repos/rental-ends";
+import { checkAllBalancesSoon } from "#src/db/repos/balance-watch";
 
 /** What the panel may use in the bot once the app is up (see PlaygroundHandle.attach). */
 export interface PanelHooks {
@@ -11,6 +13,8 @@ export interface PanelHooks {
   pollNotificationsNow?: () => Promise<unknown>;
   /** Checks every price watch now (not waiting for the cron tick). */
   checkPriceWatchesNow?: () => Promise<unknown>;
+  /** Queues the "ends" alerts that are due now (not waiting for the cron tick). */
+  checkRentalEndsNow?: () => Promise<unknown>;
   db?: Kysely<Database>;
   now?: () => number;
   /** This server's own URL: the sandbox posts webhooks to its receiver route there. */
@@ -107,6 +111,26 @@ export function orderActions(scope: PanelScope): PanelActions {
       sandbox.control.failNextOrder({ accountId, mode: mode as "sync" });
       return { armed: mode };
     },
+    /**
+     * `{ userId, orderId? }`: the user's newest filled rental (or that order's) is moved forward on
+     * the bot's clock, so it ends in its alert's lead time (10 minutes for an hour or longer): the
+     * "ends" alert, with Renew, comes at once.
+     */
+    async "rental-ends"(body) {
+      const { db, now } = scope.hooks();
+      if (!db || !now) throw new PanelError(409, "the bot is still starting; try again in a moment");
+      const userId = Number(body.userId);
+      if (!Number.isSafeInteger(userId) || userId < 1) throw new PanelError(400, "userId is required");
+      const orderId = typeof body.orderId === "string" && body.orderId !== "" ? body.orderId : null;
+      const rental = await endRentalSoon(db, userId, orderId, now());
+      if (!rental)
+        throw new PanelError(
+          409,
+          "No filled order of this user is waiting for its end: buy with /buy, settle it, then try again.",
+        );
+      await scope.hooks().checkRentalEndsNow?.();
+      return { orderId: rental.order_id, endsAt: new Date(Number(rental.ends_at)).toISOString() };
+    },
     /** `{ days: N }` (default 30): backdated orders, rule firings and ledger entries for /stats to chart. */
     async "fill-history"(body) {
       const days = body.days === undefined ? 30 : body.days;
@@ -129,8 +153,11 @@ export function ruleAndPriceActions(scope: PanelScope): PanelActions {
   const { sandbox } = scope.embedded;
   const { hooks } = scope;
   return {
+    /** One delivery now; the users' balance checks come forward, so a low balance (or a delivery, when asked for) is told at once. */
     async "fire-rule"(body) {
       const result = sandbox.control.fireRule({ ruleId: ownRule(scope, str(body, "ruleId")) });
+      const { db, now } = hooks();
+      if (db && now) await checkAllBalancesSoon(db, now());
       await nudgeNotifications(scope);
       return result;
     },

@@ -30,6 +30,7 @@ import { registerMarketplaceWebhook } from "./webhook-receiver";
 import { runRetention, type RetentionReport } from "./retention";
 import { digestBuilder, queueWeeklyDigests } from "./digest";
 import { checkPriceWatches, type PriceWatchReport } from "./price-watch-job";
+import { checkRentalEnds, type RentalEndsReport } from "./rental-ends";
 import { reportFailure } from "#src/db/health";
 
 export interface PushDeps {
@@ -97,6 +98,11 @@ export interface PushHandle {
    * one replica does it; null when another replica holds the lease.
    */
   queueDigests(): Promise<number | null>;
+  /**
+   * Queues the "ends" alerts that are due (on every cron tick), under a lease so one replica does
+   * it; null when another replica holds the lease. Each rental is alerted once whoever runs it.
+   */
+  checkRentalEnds(): Promise<RentalEndsReport | null>;
   sender: OutboxSender;
   start(api?: Api): void;
   stop(): Promise<void>;
@@ -222,6 +228,10 @@ export function startPush(deps: PushDeps): PushHandle {
       withLease(deps.db, "cron:digest", replicaId, 60_000, () =>
         queueWeeklyDigests({ db: deps.db, logger: deps.logger, now: deps.now, onQueued: wake }),
       ),
+    checkRentalEnds: () =>
+      withLease(deps.db, "cron:rentals", replicaId, 60_000, () =>
+        checkRentalEnds({ db: deps.db, logger: deps.logger, translations: deps.i18n, now: deps.now, onQueued: wake }),
+      ).then((report) => report ?? null),
     checkPriceWatches: (tick) =>
       withLease(deps.db, "cron:watches", replicaId, 60_000, () =>
         checkPriceWatches(
@@ -316,6 +326,11 @@ function scheduleJobs(
       .queueDigests()
       .catch((error: unknown) =>
         reportFailure(deps.db, deps.logger, error, "queueing weekly digests failed; the next cron tick tries again"),
+      );
+    void handle
+      .checkRentalEnds()
+      .catch((error: unknown) =>
+        reportFailure(deps.db, deps.logger, error, "rental ending check failed; the next cron tick tries again"),
       );
     void handle
       .checkPriceWatches(tick)

@@ -14,6 +14,8 @@ import type { OutboxPayload } from "#src/db/repos/outbox";
 import { alertTargets, groupAlertOf, type GroupRecipient } from "./group-copies";
 import { refFor } from "#src/db/repos/callback-refs";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
+import { rentalOf, type RentalFacts } from "#src/db/repos/rental-ends";
+import { findGuardSettings } from "#src/db/repos/guard-settings";
 
 // The alerts a polled notification makes: a settlement, a paused rule, a deposit or anything else.
 
@@ -59,13 +61,15 @@ const SETTLEMENT_WAIT_MS = 3_600_000;
  * Builds the alerts for one notification with their dedupe keys (settlements share the order's
  * key): the private one and, for team alerts, the group's copy; empty when neither is wanted.
  * "later": a settlement whose order could not be read as final yet; left unseen, so the next
- * cycle looks again instead of relaying it under a key no other path shares.
+ * cycle looks again instead of relaying it under a key no other path shares. A filled order's
+ * rental goes into `rentals` (recorded with the poll's outcome, for the "ends" alert).
  */
 export async function alertFor(
   deps: PollerDeps,
   telegramId: number,
   client: MarketplaceClient,
   notification: Notification,
+  rentals: RentalFacts[] = [],
 ): Promise<PollAlert[] | "later"> {
   const text = textOf(notification);
   const id = UUID.exec(`${notification.link ?? ""} ${notification.body} ${notification.title}`)?.[0];
@@ -74,10 +78,14 @@ export async function alertFor(
   if (text.includes("order") && id && /fill|fail|settle|deliver|refund/.test(text)) {
     const recipient = to.recipient("orders");
     const wanted = (state: FinalState) => ({ recipient, group: to.group(state) });
-    if (!recipient && !wanted("filled").group && !wanted("failed").group) return [];
+    const unwanted = !recipient && !wanted("filled").group && !wanted("failed").group;
+    // Order alerts off: the order is still read when its rental may get an "ends" alert.
+    if (unwanted && !(await findGuardSettings(deps.db, telegramId)).alertEnds) return [];
     try {
       const order = await client.getOrder(id);
       const state = finalState(order.status);
+      if (state === "filled") rentals.push(rentalOf(telegramId, order));
+      if (state && unwanted) return [];
       if (state) {
         // Buy again goes under the private alert only; a group's copy keeps no spending button.
         const [buyAgain] = recipient ? await buyAgainRefs(deps.db, [{ telegramId, orderId: order.id }], now) : [null];

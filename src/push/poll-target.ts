@@ -4,10 +4,20 @@ import { findCredentials, openApiKey, type Credential } from "#src/db/repos/cred
 import { findPollStates, RULE_RECHECK_MS } from "#src/db/repos/poll-schedule";
 import type { PollAlert, PollOutcome } from "#src/db/repos/poll-outcomes";
 import { seenAmong } from "#src/db/repos/seen-notifications";
-import { MarketplaceError, type MarketplaceClient, type Notification } from "#src/marketplace/index";
+import {
+  MarketplaceError,
+  type AutomationRule,
+  type MarketplaceClient,
+  type Notification,
+} from "#src/marketplace/index";
 import { recordBrokenKey } from "./broken-key";
 import { alertFor, textOf } from "./poll-alerts";
 import { MAX_POLL_PAGES, type PollerDeps } from "./poller-deps";
+import type { RentalFacts } from "#src/db/repos/rental-ends";
+import { DEFAULT_GUARD_SETTINGS, findGuardSettingsOf } from "#src/db/repos/guard-settings";
+import { findBalanceWatches } from "#src/db/repos/balance-watch";
+import { findDeliveryMarks } from "#src/db/repos/delivery-marks";
+import { guardPoll, type GuardTarget } from "./guard-poll";
 
 // One user's poll: their notification pages read, the new ones turned into alerts, the rule list checked.
 
@@ -21,6 +31,8 @@ export interface PollTarget {
   rulesCheckedAt: number;
   /** Creation time of the newest notification seen (marketplace clock, ms), or null. */
   seenUntil: number | null;
+  /** The look ahead's state: the low-balance check and the delivery alerts (guard-poll.ts). */
+  guard: GuardTarget;
 }
 
 /** The poll targets of these users, in their order. */
@@ -30,6 +42,13 @@ export async function loadTargets(db: Kysely<Database>, telegramIds: number[]): 
   const credentials = await findCredentials(db, telegramIds);
   const stateOf = new Map(states.map((row) => [Number(row.telegram_id), row]));
   const credentialOf = new Map(credentials.map((row) => [Number(row.telegram_id), row]));
+  // The look ahead's state, read only for the users with an active rule (the others have none to look at).
+  const ruled = telegramIds.filter((telegramId) => stateOf.get(telegramId)?.rule_active === 1);
+  const [settings, watches, marks] = await Promise.all([
+    findGuardSettingsOf(db, ruled),
+    findBalanceWatches(db, ruled),
+    findDeliveryMarks(db, ruled),
+  ]);
   return telegramIds.map((telegramId) => ({
     telegramId,
     credential: credentialOf.get(telegramId) ?? null,
@@ -37,6 +56,12 @@ export async function loadTargets(db: Kysely<Database>, telegramIds: number[]): 
     failures: Number(stateOf.get(telegramId)?.failures ?? 0),
     rulesCheckedAt: Number(stateOf.get(telegramId)?.rules_checked_at ?? 0),
     seenUntil: nullableNumber(stateOf.get(telegramId)?.seen_until),
+    guard: {
+      ruleActive: stateOf.get(telegramId)?.rule_active === 1,
+      settings: settings.get(telegramId) ?? DEFAULT_GUARD_SETTINGS,
+      watch: watches.get(telegramId) ?? null,
+      marks: marks.get(telegramId) ?? new Map(),
+    },
   }));
 }
 
@@ -152,20 +177,22 @@ export async function pollTarget(
   if ("kind" in read) return read;
   const { fresh, firstPage } = read;
   const alerts: PollAlert[] = [];
+  const rentals: RentalFacts[] = [];
   const later = new Set<string>();
   if (target.primed) {
     for (const notification of [...fresh].reverse()) {
-      const alert = await alertFor(deps, telegramId, client, notification);
+      const alert = await alertFor(deps, telegramId, client, notification, rentals);
       if (alert === "later") later.add(notification.id);
       else alerts.push(...alert);
     }
   }
   let rules: { active: boolean; checkedAt: number } | null = null;
+  let list: AutomationRule[] | null = null;
   const aboutRules = target.primed && fresh.some((notification) => /automation|rule/.test(textOf(notification)));
   if (aboutRules || now - target.rulesCheckedAt >= RULE_RECHECK_MS) {
     try {
       await pace();
-      const list = await client.listAutomations();
+      list = await client.listAutomations();
       rules = { active: list.some((rule) => rule.status.toLowerCase() === "active"), checkedAt: target.rulesCheckedAt };
     } catch (error) {
       deps.logger.debug(
@@ -175,11 +202,15 @@ export async function pollTarget(
     }
   }
   const recorded = fresh.filter((item) => !later.has(item.id));
+  const deposit = target.primed && fresh.some((notification) => /deposit|top.?up|credit/.test(textOf(notification)));
+  const guard = await guardPoll(deps, telegramId, guardOf(target, rules), client, pace, { list, deposit });
+  if (guard) alerts.push(...guard.alerts);
   return {
     telegramId,
     kind: "polled",
     seen: recorded.map((item) => item.id),
     alerts,
+    ...(rentals.length > 0 ? { rentals } : {}),
     firstPage: fresh.length > 0 ? firstPage : null,
     seenUntil: newSeenUntil(
       target.seenUntil,
@@ -187,7 +218,13 @@ export async function pollTarget(
       fresh.filter((item) => later.has(item.id)),
     ),
     rules,
+    ...(guard ? { guard: { watch: guard.watch, marks: guard.marks } } : {}),
   };
+}
+
+/** The look ahead's target, with what this poll learnt of the rules (a rule found active, or none left). */
+function guardOf(target: PollTarget, rules: { active: boolean } | null): GuardTarget {
+  return rules === null ? target.guard : { ...target.guard, ruleActive: rules.active };
 }
 
 /**

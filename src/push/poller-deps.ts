@@ -17,8 +17,8 @@ export interface PollerDeps extends FollowerDeps {
   idleIntervalMs?: number;
   /** Called when a notification says the marketplace paused a rule: the chat's open cards of it are redrawn. */
   onRuleChanged?: (telegramId: number, ruleId: string) => void;
-  /** Counts pages read past the newest and polls stopped at the page limit. */
-  metrics?: Pick<Metrics, "pollExtraPages" | "pollPageLimit">;
+  /** Counts pages read past the newest, polls stopped at the page limit, and the look ahead's reads. */
+  metrics?: Pick<Metrics, "pollExtraPages" | "pollPageLimit" | "pollLookAhead">;
 }
 
 /** POLL_IDLE_INTERVAL's default. */
@@ -29,3 +29,6 @@ export const DEFAULT_IDLE_INTERVAL_MS = 10 * 60_000;
  * notification already seen; past this many, the older ones are left unread (logged and counted).
  */
 export const MAX_POLL_PAGES = 10;
+
+/** Waits for a request slot at the poll rate, counting it as a read of the look ahead (`poll_look_ahead_requests_total`). */
+export type LookAheadPace = (read: "rules" | "fires" | "preview" | "balance") => Promise<void>;

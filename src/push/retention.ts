@@ -13,6 +13,9 @@ import { deleteFinishedFollowsBefore } from "#src/db/repos/followed-orders";
 import { deleteFinishedAlerts } from "#src/db/repos/outbox";
 import { deleteOpenRuleCardsDrawnBefore } from "#src/db/repos/open-rule-cards";
 import { pruneWebhookEvents } from "#src/db/repos/webhook-events";
+import { deleteSpendsBefore } from "#src/db/repos/bot-spends";
+import { deleteRentalsEndedBefore } from "#src/db/repos/rental-ends";
+import { utcDay } from "#src/spend-guard/index";
 
 const DAY = 86_400_000;
 
@@ -41,6 +44,10 @@ export const RETENTION = {
   conversationsMs: 1 * DAY,
   /** A guided flow's first question or the /connect key step untouched since (each expires after 10 minutes). */
   flowsMs: 1 * DAY,
+  /** What was bought through the bot per UTC day: the daily cap counts today only; yesterday is kept too. */
+  botSpendsMs: 2 * DAY,
+  /** Rentals the "ends" alert watched, from their end: long over by then (a rental is a day at most in the price book). */
+  rentalEndsMs: 7 * DAY,
 } as const;
 
 /** Rows one statement deletes at most: a backlog is worked off in short steps, never one long lock. */
@@ -119,6 +126,8 @@ export async function runRetention(deps: RetentionDeps, chunk = CHUNK): Promise<
     ),
     flows: await inChunks((limit) => deleteFlowsUpdatedBefore(db, now - RETENTION.flowsMs, limit), chunk),
     telegram_updates: await inChunks((limit) => pruneTelegramUpdates(db, wallNow, limit), chunk),
+    bot_spends: await inChunks((limit) => deleteSpendsBefore(db, utcDay(now - RETENTION.botSpendsMs), limit), chunk),
+    rental_ends: await inChunks((limit) => deleteRentalsEndedBefore(db, now - RETENTION.rentalEndsMs, limit), chunk),
   };
   const deleted = Object.fromEntries(Object.entries(report).filter(([, count]) => count > 0));
   if (Object.keys(deleted).length > 0) deps.logger.info({ deleted }, "retention: rows past their window deleted");

@@ -13,6 +13,7 @@ import { groupLinksOf } from "#src/db/repos/group-links";
 import { recordWebhookEvents } from "#src/db/repos/webhook-events";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { findTokenOwners } from "#src/db/repos/webhook-tokens";
+import { recordRentals, rentalOf } from "#src/db/repos/rental-ends";
 import type { UnknownTokenLimiter } from "./unknown-token-limit";
 import { recipientOf } from "./recipients";
 import { groupAlertOf, groupRecipientOf } from "./group-copies";
@@ -280,6 +281,7 @@ async function storeEvents(
   }
   counts.alreadyAlerted += alerts.length - queued;
   queued += await queueGroupCopies(trx, events, outcomes, translations);
+  await recordFilledRentals(trx, events, outcomes, now());
   // An order of theirs is moving: their notifications are read every cycle for a while.
   await markUsersInMotion(
     trx,
@@ -288,6 +290,24 @@ async function storeEvents(
     now(),
   );
   return queued;
+}
+
+/** Filled orders' rentals of the batch's fresh events, for the "ends" alert (its own switch, whatever the order alerts say). */
+async function recordFilledRentals(
+  trx: Transaction<Database>,
+  events: StoredEvent[],
+  outcomes: Map<Pending, Outcome>,
+  now: number,
+): Promise<void> {
+  await recordRentals(
+    trx,
+    events.flatMap((event) => {
+      const verdict = event.item.verdict as Extract<Verdict, { kind: "settlement" }>;
+      const fresh = outcomes.get(event.item)?.body.duplicate === false;
+      return fresh && verdict.state === "filled" ? [rentalOf(event.telegramId, verdict.facts)] : [];
+    }),
+    now,
+  );
 }
 
 /** Team alerts: the copies of the batch's fresh settlements into their owners' groups (one per event in each group). */

@@ -17,6 +17,8 @@ const orderShape = z
     totalTrx: z.string().max(50).optional(),
     priceTrx: z.string().max(50).optional(),
     txId: z.string().max(200).nullable().optional(),
+    duration: z.string().max(20).optional(),
+    createdAt: z.string().max(40).optional(),
   })
   .loose();
 

@@ -98,6 +98,7 @@ describe("the playground's panel in a browser, for a newcomer", () => {
       "panel-deposit",
       "panel-settle",
       "panel-fail",
+      "panel-rental-ends",
       "panel-fire",
       "panel-pause",
       "panel-notify",

@@ -605,6 +605,58 @@ describe("the local playground's JSON and SSE interface", () => {
     expect(sandbox.control.listOrders(accountId)).toEqual([]);
   });
 
+  it("the panel shows the issue 56 alerts in a minute: a rental ending (with Renew), a rule's delivery and a low balance after fire-rule", async () => {
+    app = await startApp({ env: playgroundEnv(), perChatMinTimeMs: 0 });
+    const user = playClient(app, 5690);
+    const { sandbox } = app.sandbox!;
+    const accountId = sandbox.demo.accountId;
+    const texts = (message: MessageView) => message.text ?? "";
+    let mark = await user.lastId();
+    await user.say(`/connect ${app.sandbox!.demoApiKey}`);
+    await user.newBotMessage(mark, (m) => texts(m).includes(app!.sandbox!.demoApiKey.slice(-4)), "the linked reply");
+
+    // Nothing filled yet: the panel says what to do first.
+    const early = await user.request("/sandbox/rental-ends", { userId: 5690 });
+    expect(early.status).toBe(409);
+    mark = await user.lastId();
+    await user.say(`/buy energy 65000 1h ${ADDRESS}`);
+    await user.newBotMessage(mark, (m) => texts(m).includes("Confirm your order"), "the order card");
+    await user.press(/Confirm/, "the Confirm button");
+    await waitFor(async () => sandbox.control.listOrders(accountId).length === 1, "the order");
+    mark = await user.lastId();
+    await user.post("/sandbox/settle", {});
+    await user.newBotMessage(mark, (m) => texts(m).includes("filled"), "the filled alert");
+    mark = await user.lastId();
+    const moved = (await user.post("/sandbox/rental-ends", { userId: 5690 })) as { result: { orderId: string } };
+    expect(moved.result.orderId).toBe(sandbox.control.listOrders(accountId)[0]!.id);
+    const ends = await user.newBotMessage(
+      mark,
+      (m) => texts(m).includes("Your rental ends in 10 min"),
+      "the ends alert",
+    );
+    expect(ends.replyMarkup!.inline_keyboard.flat().map((b) => b.text)).toEqual(["🔁 Renew"]);
+
+    // A rule, delivery alerts on; then a funded firing is told, and one that leaves the balance short says so.
+    mark = await user.lastId();
+    await user.say(`/renewal ${ADDRESS} 100k`);
+    await user.newBotMessage(mark, (m) => texts(m).includes("Confirm the new rule"), "the rule preview");
+    await user.press(/Confirm/, "the Confirm button");
+    await waitFor(async () => sandbox.control.listRules(accountId).length === 1, "the rule");
+    mark = await user.lastId();
+    await user.say("/settings");
+    await user.newBotMessage(mark, (m) => texts(m).includes("Spend guard"), "the settings");
+    await user.press(/Rule deliveries/, "the deliveries switch");
+    await user.newBotMessage(mark, (m) => texts(m).includes("🔔 Rule deliveries: on"), "deliveries on");
+    const ruleId = sandbox.control.listRules(accountId)[0]!.id;
+    sandbox.control.setBalance({ accountId, trx: "12" });
+    mark = await user.lastId();
+    await user.post("/sandbox/fire-rule", { ruleId });
+    const delivered = await user.newBotMessage(mark, (m) => texts(m).includes("delivered"), "the delivery alert");
+    expect(texts(delivered)).toContain("for 9.35 TRX");
+    const low = await user.newBotMessage(mark, (m) => texts(m).includes("Low balance"), "the low-balance alert");
+    expect(texts(low)).toContain("Low balance: 2.65 TRX left");
+  });
+
   it("send-webhook has the sandbox post order.filled to this server's receiver with the user's personal token: one filled alert", async () => {
     app = await startApp({ env: playgroundEnv(), perChatMinTimeMs: 0 });
     const user = playClient(app, 7070);

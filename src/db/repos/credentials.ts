@@ -114,6 +114,10 @@ export const KEPT_ON_DISCONNECT: Readonly<Record<string, string>> = {
     "the times of failed /connect attempts, kept an hour: forgetting them would reset the guessing limit",
   telegram_updates:
     "which Telegram updates were handled (ids and times, no content), kept minutes so a redelivered update is not handled twice",
+  guard_settings:
+    "the user's spend guard and reminder settings (as the users row keeps the language): the daily cap and Ask again above still hold when a key is linked again",
+  bot_spends:
+    "what was bought through the bot today (amounts, times and order ids, kept two days): forgetting it would reset the daily cap",
 };
 
 /**
@@ -136,5 +140,8 @@ export async function forgetUserData(db: Kysely<Database>, telegramId: number): 
     await trx.deleteFrom("followed_orders").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("price_watches").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("group_links").where("telegram_id", "=", telegramId).execute();
+    await trx.deleteFrom("rental_ends").where("telegram_id", "=", telegramId).execute();
+    await trx.deleteFrom("balance_watch").where("telegram_id", "=", telegramId).execute();
+    await trx.deleteFrom("delivery_marks").where("telegram_id", "=", telegramId).execute();
   });
 }

@@ -1,8 +1,11 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../schema";
 import { enqueueAlert, enqueueGroupAlerts, type OutboxPayload } from "./outbox";
 import { scheduleAfterPoll } from "./poll-schedule";
 import { forgetSeenOffFirstPage, recordSeen, SEEN_NOTIFICATION_MS } from "./seen-notifications";
+import { recordRentals, type RentalFacts } from "./rental-ends";
+import { saveBalanceWatches, type BalanceWatch } from "./balance-watch";
+import { saveDeliveryMarks, type DeliveryMark } from "./delivery-marks";
 
 // What notification polls found, written for many users at once.
 
@@ -25,6 +28,10 @@ export type PollOutcome =
       firstPage: string[] | null;
       seenUntil: number | null;
       rules: { active: boolean; checkedAt: number } | null;
+      /** Filled orders the poll read: their rentals, for the "ends" alert. */
+      rentals?: RentalFacts[];
+      /** The look ahead's state after this poll: the low-balance watch and the delivery marks moved. */
+      guard?: { watch: BalanceWatch; marks: DeliveryMark[] };
     }
   | { telegramId: number; kind: "failed"; failures: number; nextPollAt: number };
 
@@ -51,6 +58,12 @@ export async function recordPollOutcomes(
         : [],
     );
     await recordSeen(trx, seenRows);
+    await recordRentals(
+      trx,
+      outcomes.flatMap((outcome) => (outcome.kind === "polled" ? (outcome.rentals ?? []) : [])),
+      now,
+    );
+    await recordGuardOutcomes(trx, outcomes, now);
     // Only a page with something new can have pushed older notifications off it: the retention
     // of seen notifications costs nothing on the polls that find nothing new.
     for (const outcome of outcomes) {
@@ -132,4 +145,21 @@ export async function recordPollOutcomes(
     }
     return queued;
   });
+}
+
+/** The look ahead's state of the polled users (their watches and delivery marks), in the polls' transaction. */
+async function recordGuardOutcomes(db: Transaction<Database>, outcomes: PollOutcome[], now: number): Promise<void> {
+  const guarded = outcomes.flatMap((outcome) =>
+    outcome.kind === "polled" && outcome.guard ? [{ telegramId: outcome.telegramId, guard: outcome.guard }] : [],
+  );
+  if (guarded.length === 0) return;
+  await saveBalanceWatches(
+    db,
+    guarded.map(({ telegramId, guard }) => ({ telegramId, watch: guard.watch })),
+  );
+  await saveDeliveryMarks(
+    db,
+    guarded.flatMap(({ telegramId, guard }) => guard.marks.map((mark) => ({ telegramId, mark }))),
+    now,
+  );
 }

@@ -130,7 +130,7 @@ export async function countUsersBySchedule(db: Kysely<Database>): Promise<Record
 export async function findPollStates(db: Kysely<Database>, telegramIds: number[]) {
   return db
     .selectFrom("poll_state")
-    .select(["telegram_id", "primed", "failures", "rules_checked_at", "seen_until"])
+    .select(["telegram_id", "primed", "failures", "rules_checked_at", "seen_until", "rule_active"])
     .where("telegram_id", "in", telegramIds)
     .execute();
 }

@@ -68,6 +68,11 @@ export function renderProduces(state) {
       ? "→ the next order placed is refused at once (502); nothing is charged"
       : "→ the next order placed is accepted, then settles as Failed; its TRX is refunded";
 
+  const filled = state.orders.filter((order) => order.status === "Filled").length;
+  $("produces-rental-ends").textContent = filled
+    ? "→ the current user's newest filled order's rental is moved on the bot's clock to end in 10 minutes (a quarter of a 15m one): the “ends” alert with Renew comes now"
+    : "→ nothing yet: buy with /buy and settle the order first";
+
   const rule = state.rules.find((candidate) => candidate.id === $("rule-select").value);
   const name = rule ? `rule ${rule.id.slice(0, 8)}` : "";
   if (!rule) {
@@ -78,7 +83,8 @@ export function renderProduces(state) {
     $("produces-pause").textContent = "";
   } else {
     $("produces-fire").textContent =
-      `→ ${name} delivers once now, paid from the balance (${grouped(state.balance.trx)} TRX); if that does not cover it, it pauses instead`;
+      `→ ${name} delivers once now, paid from the balance (${grouped(state.balance.trx)} TRX); if that does not cover it, it pauses instead; ` +
+      "the bot looks at the balance at once (the “Low balance” alert when it no longer covers the next delivery) and tells the delivery when /settings asks for it";
     $("produces-pause").textContent =
       `→ ${name}: paused (System), as if the balance could not cover its next delivery, although it holds ${grouped(state.balance.trx)} TRX; ` +
       `the chat gets the “paused” alert with both figures; it comes back ${rule.autoResume ? "by itself after a deposit that covers it" : "with Resume after a top-up"}`;
@@ -221,6 +227,11 @@ export function wirePanel() {
   $("panel-fail").onclick = async () => {
     const result = await panelAction("fail-next", { mode: $("fail-mode").value });
     if (result) toast(`The next order will fail (${result.armed})`);
+  };
+  $("panel-rental-ends").onclick = async () => {
+    const result = await panelAction("rental-ends", { userId: view.userId });
+    if (result)
+      toast(`The rental of order ${result.orderId.slice(0, 8)} now ends at ${result.endsAt.slice(11, 16)} UTC`);
   };
   $("panel-fire").onclick = async () => {
     const result = await panelAction("fire-rule", { ruleId: $("rule-select").value });

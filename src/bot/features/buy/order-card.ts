@@ -7,6 +7,9 @@ import { code } from "#src/chat/html";
 import { finalState } from "#src/chat/alerts";
 import { replyMarketplaceError } from "#src/bot/marketplace-access";
 import { shareLine } from "../deep-links";
+import type { CanConfirm } from "#src/chat/alerts";
+import type { CapCheck } from "#src/spend-guard/index";
+import { capLines, cardCapCheck } from "./spend-guard";
 
 export interface OrderPayload {
   resource: string;
@@ -19,13 +22,18 @@ export interface OrderPayload {
   fromLink?: true;
 }
 
-/** The order's card; with the balance unknown (left out by the marketplace), Confirm is offered and the marketplace decides. */
+/**
+ * The order's card; with the balance unknown (left out by the marketplace), Confirm is offered and
+ * the marketplace decides. With a daily cap set, the card says what was bought through the bot
+ * today, and offers no Confirm when this order would pass the cap.
+ */
 function cardText(
   ctx: BotContext,
   order: OrderPayload,
   preview: OrderPreview,
   balanceTrx: string | null,
-): { text: string; canConfirm: boolean; totalTrx: string } {
+  cap: CapCheck,
+): { text: string; canConfirm: CanConfirm; totalTrx: string } {
   const activationTrx = preview.activationTrx ?? "0";
   const total = orderTotal(preview);
   const lines = [
@@ -52,12 +60,14 @@ function cardText(
     ctx.tr("card-total", { value: trxText(total, ctx.lang) }),
     ctx.tr("card-balance", { value: knownTrxText(balanceTrx, ctx.lang) }),
   );
-  const canConfirm = balanceTrx === null || compareTrx(balanceTrx, total) >= 0;
-  if (!canConfirm)
+  const covered = balanceTrx === null || compareTrx(balanceTrx, total) >= 0;
+  if (!covered)
     lines.push(
       "",
       ctx.tr("card-short", { value: trxText(sunToTrx(trxToSun(total) - trxToSun(balanceTrx)), ctx.lang) }),
     );
+  lines.push(...capLines(ctx, cap, total));
+  const canConfirm: CanConfirm = !cap.allowed ? "capped" : covered;
   lines.push(shareLine(ctx, "buy", order));
   // Last, so it sits just above Confirm: a link anyone can post may carry someone else's address.
   if (order.fromLink) lines.push("", ctx.tr("card-address-from-link"));
@@ -83,12 +93,12 @@ export async function preview(
   ctx: BotContext,
   client: MarketplaceClient,
   order: OrderPayload,
-): Promise<{ text: string; canConfirm: boolean; totalTrx: string } | null> {
+): Promise<{ text: string; canConfirm: CanConfirm; totalTrx: string } | null> {
   try {
     const result = await previewOf(client, order);
     // The preview normally carries the balance; read it when it does not.
     const balanceTrx = result.balanceTrx ?? (await client.balance()).trx;
-    return cardText(ctx, order, result, balanceTrx);
+    return cardText(ctx, order, result, balanceTrx, await cardCapCheck(ctx, orderTotal(result)));
   } catch (error) {
     await replyMarketplaceError(ctx, error, { read: true });
     return null;

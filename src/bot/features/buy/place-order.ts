@@ -4,12 +4,14 @@ import { touchAddress } from "#src/db/repos/addresses";
 import { markKeyBroken } from "#src/db/repos/credentials";
 import { firstAttemptAt, otherOrderCardResults, wasAttempted, type PendingAction } from "#src/db/repos/pending-actions";
 import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
-import { compareTrx } from "#src/marketplace/money";
+import { compareTrx, parseTrx } from "#src/marketplace/money";
+import { recordSpent, releaseSpend, reserveSpend } from "#src/spend-guard/index";
 import type { BotContext } from "#src/bot/context";
 import { trxText } from "#src/chat/format";
 import { describeSpendError, userClient } from "#src/bot/marketplace-access";
 import type { CardKind, CardOutcome } from "../cards";
 import { doneText, orderTotal, preview, previewOf, type OrderPayload, type PlacedResult } from "./order-card";
+import { askAgainForOrder, capRefusedText } from "./spend-guard";
 
 const RETRYABLE = new Set(["timeout", "network", "server", "rate_limited", "invalid_response"]);
 /** How long after an attempt with an unknown outcome the card's Idempotency-Key may be sent again. */
@@ -82,6 +84,9 @@ async function orderPlaced(
 ): Promise<CardOutcome> {
   await touchAddress(ctx.deps.db, ctx.account.telegram_id, order.address, ctx.deps.now());
   await ctx.deps.followOrder(ctx.account.telegram_id, placed.id);
+  // The daily cap counts what the order itself cost (its card's total was reserved before it went out).
+  const spentSun = parseTrx(placed.totalTrx) ?? parseTrx(order.totalTrx ?? "0") ?? 0n;
+  await recordSpent(ctx.deps.db, spendSource(action), spentSun, placed.id);
   const result: PlacedResult = {
     orderId: placed.id,
     status: placed.status,
@@ -131,6 +136,17 @@ async function placeOrder(ctx: BotContext, action: PendingAction): Promise<CardO
         };
       }
     }
+    // The daily cap, decided and recorded at once before the order goes out.
+    const cap = await reserveSpend(ctx.deps.db, {
+      source: spendSource(action),
+      telegramId: ctx.account.telegram_id,
+      totalSun: parseTrx(order.totalTrx ?? "0") ?? 0n,
+      now: ctx.deps.now(),
+    });
+    if (!cap.allowed) {
+      ctx.deps.logger.info({ userId: ctx.account.telegram_id, card: action.id }, "order not placed: daily cap reached");
+      return { state: "failed", text: capRefusedText(ctx, cap, order.totalTrx ?? "0"), result: { error: "cap" } };
+    }
     const placed = await client.createOrder(
       { resource: order.resource, targetAddress: order.address, volume: order.volume, duration: order.duration },
       action.idempotency_key,
@@ -143,6 +159,8 @@ async function placeOrder(ctx: BotContext, action: PendingAction): Promise<CardO
       "order not placed",
     );
     if (RETRYABLE.has(error.kind)) return { state: "retry", text: ctx.tr("card-unknown-state") };
+    // Refused (or failed and refunded at once) under the card's own key: no order was placed, so it does not count.
+    await releaseSpend(ctx.deps.db, spendSource(action));
     if (error.kind === "unauthorized") await markKeyBroken(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
     // The order call itself refused (502, the provider failed): no order, nothing charged, and
     // the same order may go through on a fresh card (a new key: this one made nothing).
@@ -156,6 +174,11 @@ async function placeOrder(ctx: BotContext, action: PendingAction): Promise<CardO
     const { text, keyboard } = await describeSpendError(ctx, client, error);
     return { state: "failed", text, keyboard, result: { error: error.kind } };
   }
+}
+
+/** The daily cap's record of what a card spends: one per card, so a retry of the card finds its own. */
+function spendSource(action: PendingAction): string {
+  return `card:${action.id}`;
 }
 
 /** The order card: Confirm places the order, Refresh reads a new preview, a rising total is caught before the order goes out. */
@@ -202,4 +225,5 @@ export const ORDER_CARD: CardKind = {
   doneText(ctx, action) {
     return doneText(ctx, JSON.parse(action.result ?? "{}") as PlacedResult);
   },
+  askAgain: askAgainForOrder,
 };

@@ -1,135 +1,36 @@
-import type { Menu } from "@grammyjs/menu";
-import { type Composer, InlineKeyboard } from "grammy";
+import type { Composer } from "grammy";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
-import { randomUUID } from "node:crypto";
 import {
   claimPendingAction,
-  createPendingAction,
   firstAttemptAt,
   renewClaim,
   findPendingAction,
   markPendingActionAttempted,
-  setPendingActionMessage,
   setPendingActionPayload,
   transitionPendingAction,
   wasAttempted,
   type PendingAction,
 } from "#src/db/repos/pending-actions";
-import { shortId } from "#src/security/secret-box";
 import { markInMotion } from "#src/db/repos/poll-schedule";
 import { stuckCardAfterMs } from "#src/chat/card-lifetime";
 import type { BotContext } from "#src/bot/context";
-import { editInPlace } from "#src/bot/edit-in-place";
-import { cardButtons } from "#src/chat/alerts";
-import { CARD_CANCEL, CARD_CONFIRM, CARD_REFRESH } from "#src/chat/callback-data";
-import { buttonValues } from "#src/bot/pressed-button";
+import { CARD_CANCEL, CARD_CONFIRM, CARD_REFRESH, CARD_SURE } from "#src/chat/callback-data";
+import { buttonValues, pressedButtonExists } from "#src/bot/pressed-button";
+import { cardKeyboard, editCard, sendCard, type CardKind, type CardKinds, type CardOutcome } from "./kind";
+import { stoppedBeforeClaim } from "./before-claim";
 
-/** A card older than this asks for a fresh preview before Confirm (prices move). */
-export const CARD_FRESH_MS = 5 * 60_000;
+export {
+  CARD_FRESH_MS,
+  cardKeyboard,
+  sendCard,
+  type CardButton,
+  type CardKind,
+  type CardKinds,
+  type CardOutcome,
+} from "./kind";
+
 /** After an unknown outcome, a short pause before looking again: a slow marketplace may finish meanwhile. */
 const RECHECK_DELAY_MS = 250;
-
-export interface CardOutcome {
-  /** done: the action happened (result shown); failed: refused for good; retry: not known yet, Confirm may be tapped again. */
-  state: "done" | "failed" | "retry";
-  text: string;
-  /** The buttons under the result: a keyboard, or a menu (a new rule's card). */
-  keyboard?: InlineKeyboard | Menu<BotContext>;
-  result?: unknown;
-}
-
-/** A button a kind adds under Confirm and Cancel while the card can still change (e.g. a toggle). */
-export interface CardButton {
-  text: string;
-  data: string;
-}
-
-/** What a kind of confirmation card does on Confirm, and how it rebuilds its text on Refresh. */
-export interface CardKind {
-  execute(ctx: BotContext, action: PendingAction): Promise<CardOutcome>;
-  /**
-   * Learns the real state after an unknown outcome without risking a second charge or rule
-   * (orders: the same request with the same key; rules: a look in the rule list).
-   */
-  recheck(ctx: BotContext, action: PendingAction): Promise<CardOutcome>;
-  /**
-   * Re-runs the preview; returns the new card text and payload, or null after telling the user why
-   * not. For a card with an attempt behind it (wasAttempted) the payload must still describe that
-   * attempt (rules: the original knownIds).
-   */
-  refresh(
-    ctx: BotContext,
-    action: PendingAction,
-  ): Promise<{ text: string; payload: unknown; canConfirm: boolean; extra?: (id: string) => CardButton[] } | null>;
-  /** The card's text for an action already done (a second tap shows it again). */
-  doneText(ctx: BotContext, action: PendingAction): string;
-  /**
-   * Before a first attempt: why the card may no longer be confirmed as shown (HTML: an order's
-   * total rose since its preview), or null. The card then offers Refresh and Cancel, and nothing is spent.
-   */
-  changedSince?(ctx: BotContext, action: PendingAction): Promise<string | null>;
-  /**
-   * Cancel on a card whose earlier attempt may have gone through: never "nothing was charged".
-   * A `result` means the action did happen (the card becomes done with it).
-   */
-  cancelAfterAttempt(
-    ctx: BotContext,
-    action: PendingAction,
-  ): Promise<{ text: string; keyboard?: InlineKeyboard | Menu<BotContext>; result?: unknown }>;
-}
-
-export type CardKinds = Map<string, CardKind>;
-
-export function cardKeyboard(
-  ctx: BotContext,
-  id: string,
-  canConfirm: boolean,
-  extra: CardButton[] = [],
-): InlineKeyboard {
-  const keyboard = cardButtons(ctx.tr, id, canConfirm);
-  if (extra.length > 0) keyboard.row();
-  for (const button of extra) keyboard.text(button.text, button.data);
-  return keyboard;
-}
-
-/**
- * Sends a confirmation card. It owns one Idempotency-Key from this moment; Confirm, a double tap,
- * a retry or a tap after a restart all use that key, so the marketplace charges once.
- * `extra` adds the kind's own buttons (they need the card id, made here).
- */
-export async function sendCard(
-  ctx: BotContext,
-  kind: string,
-  payload: unknown,
-  text: string,
-  canConfirm: boolean,
-  extra?: (id: string) => CardButton[],
-): Promise<void> {
-  const id = shortId();
-  await createPendingAction(ctx.deps.db, {
-    id,
-    telegramId: ctx.account.telegram_id,
-    kind,
-    payload,
-    idempotencyKey: randomUUID(),
-    chatId: ctx.chat!.id,
-    now: ctx.deps.now(),
-  });
-  const message = await ctx.reply(text, {
-    parse_mode: "HTML",
-    reply_markup: cardKeyboard(ctx, id, canConfirm, extra?.(id)),
-    link_preview_options: { is_disabled: true },
-  });
-  await setPendingActionMessage(ctx.deps.db, id, message.message_id);
-}
-
-async function editCard(
-  ctx: BotContext,
-  text: string,
-  keyboard: InlineKeyboard | Menu<BotContext> = new InlineKeyboard(),
-): Promise<void> {
-  await editInPlace(ctx, text, keyboard);
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -197,7 +98,12 @@ function overtaken(ctx: BotContext, id: string): void {
 /** Confirm, Cancel and Refresh under every confirmation card, whatever its kind. */
 export function cardsFeature(kinds: CardKinds): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
-  composer.callbackQuery(CARD_CONFIRM.pattern, (ctx) => confirmCard(kinds, ctx));
+  composer.callbackQuery(CARD_CONFIRM.pattern, (ctx) => confirmCard(kinds, ctx, buttonValues(ctx, CARD_CONFIRM)));
+  // The second tap of Ask again above: only from the button the question drew.
+  composer.callbackQuery(CARD_SURE.pattern, async (ctx) => {
+    if (!pressedButtonExists(ctx)) return void (await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") }));
+    await confirmCard(kinds, ctx, buttonValues(ctx, CARD_SURE), true);
+  });
   composer.callbackQuery(CARD_CANCEL.pattern, (ctx) => cancelCard(kinds, ctx));
   composer.callbackQuery(CARD_REFRESH.pattern, (ctx) => refreshCard(kinds, ctx));
   return composer;
@@ -211,10 +117,11 @@ async function tappedCard(kinds: CardKinds, ctx: BotContext, id: string) {
 
 /**
  * Confirm: one-shot (a compare-and-set to "processing"), after the card's freshness and price are
- * checked; a card a crash left processing is taken over as an attempt.
+ * checked (and, above the user's Ask again amount, after the second tap: `sure`); a card a crash
+ * left processing is taken over as an attempt.
  */
-async function confirmCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
-  const { action, kind } = await tappedCard(kinds, ctx, buttonValues(ctx, CARD_CONFIRM));
+async function confirmCard(kinds: CardKinds, ctx: BotContext, id: string, sure = false): Promise<void> {
+  const { action, kind } = await tappedCard(kinds, ctx, id);
   if (!action || !kind) {
     await ctx.answerCallbackQuery({ text: ctx.tr("card-expired") });
     return;
@@ -235,36 +142,7 @@ async function confirmCard(kinds: CardKinds, ctx: BotContext): Promise<void> {
     });
     return;
   }
-  // After an attempt, sending the same request again is how the real state is learned: a fresh
-  // preview would be a new card, which could charge (or create a rule) a second time.
-  if (action.state === "pending" && !wasAttempted(action) && now - action.created_at > CARD_FRESH_MS) {
-    await ctx.answerCallbackQuery();
-    await editCard(
-      ctx,
-      ctx.tr("card-stale"),
-      new InlineKeyboard()
-        .text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id))
-        .text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id))
-        .danger(),
-    );
-    return;
-  }
-  // What the card showed no longer holds (a price that rose): nothing is spent, a fresh preview is offered.
-  if (action.state === "pending" && !wasAttempted(action) && kind.changedSince) {
-    const changed = await kind.changedSince(ctx, action);
-    if (changed !== null) {
-      await ctx.answerCallbackQuery();
-      await editCard(
-        ctx,
-        changed,
-        new InlineKeyboard()
-          .text(ctx.tr("button-refresh"), CARD_REFRESH.data(action.id))
-          .text(ctx.tr("button-cancel"), CARD_CANCEL.data(action.id))
-          .danger(),
-      );
-      return;
-    }
-  }
+  if (await stoppedBeforeClaim(kind, ctx, action, sure)) return;
   // A card left in "processing" past the deadline (a crash mid-call) may be taken over; a live
   // Confirm renews its claim well within it, so it is never overtaken.
   const abandoned =

@@ -1,7 +1,7 @@
 import type { Composer } from "grammy";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import type { BotContext, MenuActions } from "#src/bot/context";
-import { BUY_AGAIN } from "#src/chat/callback-data";
+import { BUY_AGAIN, RENEW, type CallbackKind } from "#src/chat/callback-data";
 import { buttonValues, pressedButtonExists } from "#src/bot/pressed-button";
 import { findBuyAgainTarget, type BuyAgainTarget } from "#src/db/repos/buy-again-refs";
 import { accountCredential } from "#src/bot/prefetched";
@@ -47,46 +47,48 @@ async function sameKeyLink(ctx: BotContext, target: BuyAgainTarget): Promise<str
 }
 
 /**
- * Buy again, under a filled or failed alert and on an order's card in /orders: the order is read
- * again from the marketplace with the key linked now, and its values open /buy's confirmation
- * card at today's price with a new Idempotency-Key. Confirm alone places the order.
+ * Buy again, under a filled or failed alert and on an order's card in /orders, and Renew, under a
+ * rental's "ends" alert: the order is read again from the marketplace with the key linked now, and
+ * its values open /buy's confirmation card at today's price with a new Idempotency-Key (and the
+ * spend guard's checks). Confirm alone places the order.
  */
 export function buyAgainFeature(menu: MenuActions): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
-
-  composer.callbackQuery(BUY_AGAIN.pattern, async (ctx) => {
-    if (!pressedButtonExists(ctx)) {
-      await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
-      return;
-    }
-    const target = await findBuyAgainTarget(ctx.deps.db, ctx.account.telegram_id, buttonValues(ctx, BUY_AGAIN));
-    const buy = menu.find("buy");
-    if (!target || !buy) {
-      // Forgetting the key (/disconnect) forgets the references too: say why rather than "no longer valid".
-      const keyGone = !(await accountCredential(ctx));
-      await ctx.answerCallbackQuery(keyGone ? undefined : { text: ctx.tr("button-expired") });
-      if (keyGone)
-        await ctx.reply(ctx.tr("buy-again-no-key"), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
-      return;
-    }
-    await ctx.answerCallbackQuery();
-    const last4 = await sameKeyLink(ctx, target);
-    if (last4 === null) return;
-    const client = await userClient(ctx);
-    if (!client) return;
-    let order: Order;
-    try {
-      order = await client.getOrder(target.orderId);
-    } catch (error) {
-      if (error instanceof MarketplaceError && error.kind === "not_found") {
-        await ctx.reply(ctx.tr("buy-again-not-found", { now: last4 }), { parse_mode: "HTML" });
-      } else {
-        await replyMarketplaceError(ctx, error, { read: true });
-      }
-      return;
-    }
-    await buy(ctx, repeatArguments(order));
-  });
-
+  composer.callbackQuery(BUY_AGAIN.pattern, (ctx) => repeatOrder(ctx, menu, BUY_AGAIN));
+  composer.callbackQuery(RENEW.pattern, (ctx) => repeatOrder(ctx, menu, RENEW));
   return composer;
+}
+
+/** A press of Buy again or Renew (`kind`): the order behind its reference, repeated through /buy. */
+async function repeatOrder(ctx: BotContext, menu: MenuActions, kind: CallbackKind<string>): Promise<void> {
+  if (!pressedButtonExists(ctx)) {
+    await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
+    return;
+  }
+  const target = await findBuyAgainTarget(ctx.deps.db, ctx.account.telegram_id, buttonValues(ctx, kind));
+  const buy = menu.find("buy");
+  if (!target || !buy) {
+    // Forgetting the key (/disconnect) forgets the references too: say why rather than "no longer valid".
+    const keyGone = !(await accountCredential(ctx));
+    await ctx.answerCallbackQuery(keyGone ? undefined : { text: ctx.tr("button-expired") });
+    if (keyGone) await ctx.reply(ctx.tr("buy-again-no-key"), { parse_mode: "HTML", reply_markup: connectButton(ctx) });
+    return;
+  }
+  await ctx.answerCallbackQuery();
+  const last4 = await sameKeyLink(ctx, target);
+  if (last4 === null) return;
+  const client = await userClient(ctx);
+  if (!client) return;
+  let order: Order;
+  try {
+    order = await client.getOrder(target.orderId);
+  } catch (error) {
+    if (error instanceof MarketplaceError && error.kind === "not_found") {
+      await ctx.reply(ctx.tr("buy-again-not-found", { now: last4 }), { parse_mode: "HTML" });
+    } else {
+      await replyMarketplaceError(ctx, error, { read: true });
+    }
+    return;
+  }
+  await buy(ctx, repeatArguments(order));
 }

@@ -14,6 +14,8 @@ import { automationOptions, draftFromArguments, FIELDS, nextStep, type RuleDraft
 import type { RulesMenus } from "./menu";
 import { newRulePressed } from "./menu-presses";
 import { ruleStatus, type RuleKind } from "#src/marketplace/rule-words";
+import { activeRules, runwayLine } from "#src/reports/runway";
+import { runwayOf } from "../wallet";
 
 export { ruleConversation } from "./conversation";
 export { rulesMenus, type RulesMenus } from "./menu";
@@ -36,7 +38,10 @@ export function rulesFeature(menu: MenuActions, cards: CardKinds, menus: RulesMe
     } catch (error) {
       return replyMarketplaceError(ctx, error, { read: true });
     }
-    const page = await menus.listPage(ctx, rules, 1);
+    // The runway above the list, when an active rule has delivered in the last 7 days.
+    const balance = activeRules(rules).length > 0 ? await client.balance().catch(() => null) : null;
+    const runway = await runwayOf(ctx, client, rules, balance?.trx ?? null);
+    const page = await menus.listPage(ctx, rules, 1, runway ? runwayLine(ctx.tr, ctx.lang, runway) : undefined);
     await ctx.reply(page.text, { parse_mode: "HTML", reply_markup: page.keyboard });
   }
 

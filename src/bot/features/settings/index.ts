@@ -1,4 +1,4 @@
-import { Menu, type MenuFlavor } from "@grammyjs/menu";
+import { Menu, type MenuFlavor, type MenuRange } from "@grammyjs/menu";
 import { type Composer, type Context, InlineKeyboard } from "grammy";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
 import { DIGEST_SETTING, MENU_IDS, SETTINGS_TAP } from "#src/chat/callback-data";
@@ -6,23 +6,51 @@ import { alertEnabled, findUser, setUserLanguage, toggleAlert, type AlertKind, t
 import { followChosenLanguage } from "#src/bot/command-menu";
 import type { BotContext } from "#src/bot/context";
 import { editInPlace } from "#src/bot/edit-in-place";
+import { enterFlow } from "#src/bot/guided/install";
+import { endFlow } from "#src/bot/flows";
 import { LANGUAGES, pickLanguage, translatorFor, type Language, type Translate } from "#src/chat/i18n";
 import type { MenuActions } from "#src/bot/context";
+import { splitArguments } from "#src/input/arguments";
 import { addDigestButtons, applyDigestSetting, digestSettingsLines } from "../stats/digest-settings";
+import {
+  addGuardAlertButtons,
+  addGuardButtons,
+  applyGuardTap,
+  guardAlertLines,
+  guardSettingsLines,
+  loadGuardView,
+  type GuardView,
+} from "./guard-settings";
+import { readGuardAmount, saveGuardAmount, type GuardAmount } from "./guard-amount";
+
+export { guardAmountConversation } from "./guard-amount";
 
 export const ALERT_KINDS: AlertKind[] = ["orders", "rules", "deposits", "other", "prices"];
 
-/** The settings a card shows; the menu's fingerprint. */
-function settingsFingerprint(user: User): string {
-  return JSON.stringify([
-    user.language,
-    ...ALERT_KINDS.map((kind) => alertEnabled(user, kind)),
-    user.digest_enabled,
-    user.digest_time_zone,
-  ]);
+/** What a settings card is drawn from: the user's row and the spend guard's settings. */
+interface SettingsView {
+  tr: Translate;
+  lang: Language;
+  user: User;
+  guard: GuardView;
 }
 
-function cardText(tr: Translate, lang: Language, user: User): string {
+/** The settings a card shows; the menu's fingerprint. */
+function settingsFingerprint({ user, guard }: SettingsView): string {
+  return JSON.stringify(
+    [
+      user.language,
+      ...ALERT_KINDS.map((kind) => alertEnabled(user, kind)),
+      user.digest_enabled,
+      user.digest_time_zone,
+      guard.settings,
+      guard.spentTodaySun,
+    ],
+    (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value),
+  );
+}
+
+function cardText({ tr, lang, user, guard }: SettingsView): string {
   const lines = [
     tr("settings-title"),
     tr("settings-language", { language: tr(`language-${lang}`) }),
@@ -33,107 +61,166 @@ function cardText(tr: Translate, lang: Language, user: User): string {
     lines.push(
       `${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}: ${tr(alertEnabled(user, kind) ? "state-on" : "state-off")}`,
     );
+  lines.push(...guardAlertLines(tr, guard.settings));
+  lines.push(...guardSettingsLines(tr, lang, guard));
   lines.push(...digestSettingsLines(tr, user));
   return lines.join("\n");
 }
 
+type Tap = (ctx: BotContext & MenuFlavor, next: () => Promise<void>) => Promise<void>;
+
+/** The menu's buttons: languages, alert switches, the warning time and the spend guard, the digest. */
+function drawButtons(range: MenuRange<BotContext>, view: SettingsView, tap: Tap): void {
+  const { tr, lang, user } = view;
+  for (const language of LANGUAGES)
+    range.text(
+      {
+        text: `${language === lang ? "✅ " : ""}${tr(`language-${language}`)}`,
+        payload: SETTINGS_TAP.data("l", language),
+      },
+      tap,
+    );
+  range.row();
+  for (const kind of ALERT_KINDS)
+    range
+      .text(
+        {
+          text: `${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}`,
+          payload: SETTINGS_TAP.data("a", kind),
+        },
+        tap,
+      )
+      .row();
+  addGuardAlertButtons(range, tr, view.guard, tap);
+  addGuardButtons(range, tr, view.guard, tap);
+  // The digest's buttons as its module lays them out, each tap applied by that module.
+  const digest = new InlineKeyboard();
+  addDigestButtons(digest, tr, user);
+  for (const row of digest.inline_keyboard) {
+    for (const button of row) {
+      const digestTap = "callback_data" in button ? DIGEST_SETTING.parse(button.callback_data) : null;
+      if (digestTap)
+        range.text({ text: button.text, payload: SETTINGS_TAP.data(digestTap.what, digestTap.value) }, tap);
+    }
+    if (row.length > 0) range.row();
+  }
+}
+
 /**
- * /settings on @grammyjs/menu: language, which alerts are pushed, the weekly digest and its time
- * zone. The fingerprint is the settings shown, so a tap on a card that is no longer current (the
- * settings changed from another card) changes nothing and redraws it.
+ * Ask again above… and Daily cap… open a guided step, which a menu's handler cannot enter (menus
+ * run before the guided flows are installed): the tap is marked here and passed down the chain,
+ * where settingsFeature enters the step.
+ */
+const amountAsked = new WeakMap<Context, GuardAmount>();
+
+/**
+ * Applies a tap: true when a setting changed, "asked" when an amount is to be asked instead,
+ * false for a tap that is not a setting (crafted, or from an older menu).
+ */
+async function applyTap(ctx: BotContext, now: number): Promise<boolean | "asked"> {
+  const tap = SETTINGS_TAP.parse(typeof ctx.match === "string" ? ctx.match : "");
+  if (!tap) return false;
+  if (tap.what === "l" && (LANGUAGES as readonly string[]).includes(tap.value)) {
+    await setUserLanguage(ctx.deps.db, ctx.account.telegram_id, tap.value, now);
+    return true;
+  }
+  if (tap.what === "a" && (ALERT_KINDS as string[]).includes(tap.value)) {
+    await toggleAlert(ctx.deps.db, ctx.account.telegram_id, tap.value as AlertKind, now);
+    return true;
+  }
+  if (tap.what === "g" && (tap.value === "ask" || tap.value === "cap")) {
+    amountAsked.set(ctx, tap.value);
+    return "asked";
+  }
+  if (tap.what === "g") return applyGuardTap(ctx, tap.value);
+  return (
+    (tap.what === "d" || tap.what === "z") && applyDigestSetting(ctx.deps.db, ctx.account, tap.what, tap.value, now)
+  );
+}
+
+/**
+ * /settings on @grammyjs/menu: language, which alerts are pushed, the low-balance warning, the
+ * spend guard, the weekly digest and its time zone. The fingerprint is the settings shown, so a tap
+ * on a card that is no longer current (the settings changed from another card) changes nothing
+ * and redraws it.
  */
 export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext): Promise<void> } {
-  /** The user row a card is drawn from in this update: after a change, the row as it is now. */
-  const drawnFrom = new WeakMap<Context, User>();
-  const userOf = (ctx: BotContext) => drawnFrom.get(ctx) ?? ctx.account;
+  /** The user row and guard settings a card is drawn from in this update: after a change, as they are now. */
+  const drawnFrom = new WeakMap<Context, { user: User; guard: Promise<GuardView> }>();
 
-  function view(ctx: BotContext): { tr: Translate; lang: Language; user: User } {
-    const user = userOf(ctx);
+  function view(ctx: BotContext): Promise<SettingsView> {
+    let drawn = drawnFrom.get(ctx);
+    if (!drawn) {
+      drawn = { user: ctx.account, guard: loadGuardView(ctx) };
+      drawnFrom.set(ctx, drawn);
+    }
+    const { user } = drawn;
     const lang = pickLanguage(user.language ?? ctx.from?.language_code);
-    return { tr: translatorFor(ctx.deps.i18n, lang), lang, user };
+    return drawn.guard.then((guard) => ({ tr: translatorFor(ctx.deps.i18n, lang), lang, user, guard }));
   }
 
-  async function apply(ctx: BotContext & MenuFlavor): Promise<void> {
-    const tap = SETTINGS_TAP.parse(typeof ctx.match === "string" ? ctx.match : "");
-    const now = ctx.deps.now();
-    const language =
-      tap?.what === "l" && (LANGUAGES as readonly string[]).includes(tap.value) ? (tap.value as Language) : null;
-    if (language) await setUserLanguage(ctx.deps.db, ctx.account.telegram_id, language, now);
-    else if (tap?.what === "a" && (ALERT_KINDS as string[]).includes(tap.value))
-      await toggleAlert(ctx.deps.db, ctx.account.telegram_id, tap.value as AlertKind, now);
-    else if (
-      !tap ||
-      !(tap.what === "d" || tap.what === "z") ||
-      !(await applyDigestSetting(ctx.deps.db, ctx.account, tap.what, tap.value, now))
-    ) {
-      await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") });
-      return;
+  async function apply(ctx: BotContext & MenuFlavor, next: () => Promise<void>): Promise<void> {
+    const changed = await applyTap(ctx, ctx.deps.now());
+    if (changed === "asked") {
+      await ctx.answerCallbackQuery();
+      return next();
     }
-    drawnFrom.set(ctx, (await findUser(ctx.deps.db, ctx.account.telegram_id))!);
+    if (!changed) return void (await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") }));
+    const user = (await findUser(ctx.deps.db, ctx.account.telegram_id))!;
+    drawnFrom.set(ctx, { user, guard: loadGuardView(ctx) });
     await ctx.answerCallbackQuery();
-    const { tr, lang, user } = view(ctx);
-    await editInPlace(ctx, cardText(tr, lang, user), menu);
-    if (language && ctx.chat) await followChosenLanguage(ctx.api, ctx.deps, user, language);
+    await editInPlace(ctx, cardText(await view(ctx)), menu);
+    const tap = SETTINGS_TAP.parse(ctx.match as string)!;
+    if (tap.what === "l" && ctx.chat) await followChosenLanguage(ctx.api, ctx.deps, user, tap.value as Language);
   }
 
   const menu = new Menu<BotContext>(MENU_IDS.settings, {
     autoAnswer: false,
-    fingerprint: (ctx) => settingsFingerprint(userOf(ctx)),
+    fingerprint: async (ctx) => settingsFingerprint(await view(ctx)),
     onMenuOutdated: async (ctx) => {
       await ctx.answerCallbackQuery({ text: ctx.tr("settings-toast-changed") });
-      const { tr, lang, user } = view(ctx);
-      await editInPlace(ctx, cardText(tr, lang, user), menu);
+      await editInPlace(ctx, cardText(await view(ctx)), menu);
     },
   });
 
-  menu.dynamic((ctx, range) => {
-    const { tr, lang, user } = view(ctx);
-    for (const language of LANGUAGES)
-      range.text(
-        {
-          text: `${language === lang ? "✅ " : ""}${tr(`language-${language}`)}`,
-          payload: SETTINGS_TAP.data("l", language),
-        },
-        apply,
-      );
-    range.row();
-    for (const kind of ALERT_KINDS)
-      range
-        .text(
-          {
-            text: `${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}`,
-            payload: SETTINGS_TAP.data("a", kind),
-          },
-          apply,
-        )
-        .row();
-    // The digest's buttons as its module lays them out, each tap applied by that module.
-    const digest = new InlineKeyboard();
-    addDigestButtons(digest, tr, user);
-    for (const row of digest.inline_keyboard) {
-      for (const button of row) {
-        const tap = "callback_data" in button ? DIGEST_SETTING.parse(button.callback_data) : null;
-        if (tap) range.text({ text: button.text, payload: SETTINGS_TAP.data(tap.what, tap.value) }, apply);
-      }
-      if (row.length > 0) range.row();
-    }
-  });
+  menu.dynamic(async (ctx, range) => drawButtons(range, await view(ctx), apply));
 
   async function show(ctx: BotContext): Promise<void> {
-    const { tr, lang, user } = view(ctx);
-    await ctx.reply(cardText(tr, lang, user), { parse_mode: "HTML", reply_markup: menu });
+    // Read afresh: a step that just changed an amount shows the settings as they are now.
+    const user = (await findUser(ctx.deps.db, ctx.account.telegram_id)) ?? ctx.account;
+    drawnFrom.set(ctx, { user, guard: loadGuardView(ctx) });
+    await ctx.reply(cardText(await view(ctx)), { parse_mode: "HTML", reply_markup: menu });
   }
 
   return { menu, show };
 }
 
-/** /settings and the main menu's Settings. The menu itself is installed by the bot, before the features. */
+/**
+ * /settings and the main menu's Settings; `/settings ask <TRX|off>` and `/settings cap <TRX|off>`
+ * set the spend guard's amounts on one line (without the amount, it is asked). The menu itself is
+ * installed by the bot, before the features.
+ */
 export function settingsFeature(
   menu: MenuActions,
   settings: { show(ctx: BotContext): Promise<void> },
 ): Composer<BotContext> {
   const composer = new FlatComposer<BotContext>();
-  composer.command("settings", settings.show);
+  // Ask again above… or Daily cap… tapped in the settings menu: the amount's guided step.
+  composer.use((ctx, next) => {
+    const which = amountAsked.get(ctx);
+    return which ? enterFlow(ctx, "guard-amount", which) : next();
+  });
+  composer.command("settings", async (ctx) => {
+    const [which, ...rest] = splitArguments(ctx.match);
+    const what = which?.toLowerCase();
+    if (what !== "ask" && what !== "cap") return settings.show(ctx);
+    if (rest.length === 0) return enterFlow(ctx, "guard-amount", what);
+    await endFlow(ctx);
+    const read = readGuardAmount(ctx, rest.join(" "));
+    if (!read.ok) return void (await ctx.reply(read.message, { parse_mode: "HTML" }));
+    await saveGuardAmount(ctx, what, read.sun);
+    await settings.show(ctx);
+  });
   menu.register("settings", settings.show);
   return composer;
 }

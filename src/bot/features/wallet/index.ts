@@ -1,6 +1,7 @@
 import { type Composer, InlineKeyboard, InputFile } from "grammy";
 import { FlatComposer } from "#src/bot/middleware/flat-composer";
-import type { Balance, DepositAddress } from "#src/marketplace/index";
+import type { AutomationRule, Balance, DepositAddress, MarketplaceClient } from "#src/marketplace/index";
+import { readRunway, runwayLine, type Runway } from "#src/reports/runway";
 import type { BotContext } from "#src/bot/context";
 import { amountText, knownAmountText } from "#src/chat/format";
 import { code, marketWord, truncate } from "#src/chat/html";
@@ -12,12 +13,17 @@ import { markInMotion } from "#src/db/repos/poll-schedule";
 import { MAIN_MENU, WALLET_REFRESH, WALLET_TRANSACTIONS } from "#src/chat/callback-data";
 import type * as QRCodeModule from "qrcode";
 
-function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard: InlineKeyboard } {
+function walletView(
+  ctx: BotContext,
+  balance: Balance,
+  runway: Runway | null,
+): { text: string; keyboard: InlineKeyboard } {
   const text = [
     ctx.tr("wallet-title"),
     "",
     ctx.tr("wallet-trx", { value: knownAmountText(balance.trx, ctx.lang) }),
     ctx.tr("wallet-usdt", { value: knownAmountText(balance.usdtTrc20, ctx.lang) }),
+    ...(runway ? ["", runwayLine(ctx.tr, ctx.lang, runway)] : []),
     "",
     ctx.tr("wallet-hint"),
   ].join("\n");
@@ -27,6 +33,25 @@ function walletView(ctx: BotContext, balance: Balance): { text: string; keyboard
     .row()
     .text(ctx.tr("button-refresh"), WALLET_REFRESH.data);
   return { text, keyboard };
+}
+
+/** The runway for /wallet and /rules; null (and nothing said) when it cannot be read: it is only an estimate. */
+export async function runwayOf(
+  ctx: BotContext,
+  client: MarketplaceClient,
+  rules: AutomationRule[] | null,
+  balanceTrx: string | null,
+): Promise<Runway | null> {
+  if (rules === null || balanceTrx === null) return null;
+  try {
+    return await readRunway(client, rules, balanceTrx, ctx.deps.now());
+  } catch (error) {
+    ctx.deps.logger.debug(
+      { userId: ctx.account.telegram_id, err: error },
+      "the runway could not be read; shown without it",
+    );
+    return null;
+  }
 }
 
 /**
@@ -101,7 +126,10 @@ export function walletFeature(menu: MenuActions, transactions: TransactionsMenu)
     // A deposit may follow: the user's notifications are read every cycle for the next hour.
     await markInMotion(ctx.deps.db, ctx.account.telegram_id, "deposit", ctx.deps.now());
     try {
-      return walletView(ctx, await client.balance());
+      // The rule list beside the balance: the runway reads the firings of active rules only.
+      const rules = client.listAutomations().catch(() => null);
+      const balance = await client.balance();
+      return walletView(ctx, balance, await runwayOf(ctx, client, await rules, balance.trx));
     } catch (error) {
       await replyMarketplaceError(ctx, error, { read: true });
       return null;
