@@ -97,7 +97,7 @@ key-broken = ⚠️ Your API key …<code>{ $last4 }</code> no longer works (the
 key-broken-now = ⚠️ The marketplace refused your API key: it no longer works. Alerts are paused until you link a new one with /connect.
 key-relink = ⚠️ Your stored key cannot be read any more. Please relink your key with /connect.
 balance-line = Balance: <b>{ $trx } TRX</b> · <b>{ $usdt } USDT</b>
-disconnect-ask = Forget the key …<code>{ $last4 }</code> and everything stored for you (addresses, pending confirmations, queued alerts)?
+disconnect-ask = Forget the key …<code>{ $last4 }</code> and everything stored for you (addresses, auto-buys, price watches, pending confirmations, queued alerts)? Auto-buys are deleted: nothing more is bought.
 disconnect-done = Done. Your key and stored data are deleted. Link again any time with /connect.
 disconnect-kept = Nothing was changed.
 disconnect-nothing = No key is linked, so there is nothing to forget.
@@ -524,3 +524,122 @@ group-owner-no-key = The owner's API key is not linked any more.
 group-rule-failed = The marketplace did not accept that. Try again from /rules in private.
 group-rule-resumed = Rule resumed.
 group-rule-paused = Rule paused.
+
+## Auto-buys
+command-autobuy = auto-buy: buy a rent by itself when your total is at or under your cap, within a daily budget
+command-autobuys = your auto-buys: pause, resume, delete, last orders
+button-stop = ⏹ Stop
+button-auto-buy = 🤖 Auto-buy
+button-make-autobuy = 🤖 Make it auto-buy
+button-autobuys = 📋 All auto-buys
+button-autobuy-open = ⚙️ { $n }
+button-autobuy-pause = ⏸ Pause { $n }
+button-autobuy-resume = ▶️ Resume { $n }
+button-autobuy-delete = 🗑 Delete { $n }
+button-autobuy-orders = Orders a day: { $count }
+button-autobuy-days = Lasts: { $days } d
+autobuy-rent = { $volume } { $resource } for { $duration }
+autobuy-card-title = 🤖 <b>Confirm an auto-buy</b>: nothing is bought now
+autobuy-card-rent = Rent: { $rent }
+autobuy-card-address = For: { $value }
+autobuy-card-max = Most per order: <b>{ $value }</b> (your own order total: price and activation fee)
+autobuy-card-total-now = Your total for this order now: { $value }
+autobuy-card-budget = Daily budget: <b>{ $value }</b> (UTC day)
+autobuy-card-orders = Orders a day: at most { $count }
+autobuy-card-ends = Ends: { $days } days after you confirm (about { $time })
+autobuy-card-worst = <b>Worst case: { $day } a day, { $all } in all</b> ({ $days } UTC days)
+autobuy-card-balance = Balance now: { $value }
+autobuy-card-one-rental = One rental per address at a time: no new order while one it placed for this address is still running.
+autobuy-card-under-now = ℹ️ Your total is already at or under the cap: the first order may be placed at the next price check.
+autobuy-card-authorizes = By confirming you authorize this bot to place these orders with your API key, without asking again, only within these bounds. You are told of every purchase, and can pause or stop it any time in /autobuys or with the Automatic buying switch in /settings.
+autobuy-created = ✅ Auto-buy <code>{ $id }</code> created. Nothing was bought now. It buys when your total is at or under the cap, until { $time }. See it in /autobuys.
+autobuy-limit = You already have { $max } auto-buys, the most allowed. Delete one in /autobuys first.
+autobuy-switch-off = ⛔ Automatic buying is off in /settings: no auto-buy can be made or resumed until you turn it on there.
+ask-autobuy-max = The most one order may cost, in TRX? Your own total for this order now is { $total } (price and activation fee); your balance is { $balance }. Type an amount (2.5) or tap one.
+ask-autobuy-max-short = Most per order?
+ask-autobuy-budget = How much may it spend in one UTC day, in TRX? At least the most per order ({ $max }). Type an amount or tap one.
+ask-autobuy-budget-short = Daily budget?
+input-autobuy-amount-format = I could not read that TRX amount. Write it like 2.5 or 2.5 TRX (a point, not a comma).
+input-autobuy-amount-zero = The amount must be above zero.
+input-autobuy-amount-precision = TRX has at most 6 decimals (0.000001).
+input-autobuy-amount-high = That amount is far above any rent. Please check the number.
+input-autobuy-max-over-balance = That is more than your balance ({ $balance }): no such order could be paid. Choose a lower amount, or top up first.
+input-autobuy-budget-under-max = The daily budget must be at least the most per order ({ $max }), or not even one order fits in a day.
+autobuy-status-active = 🟢 buying when the price is right
+autobuy-status-paused = ⏸ paused by you
+autobuy-status-paused-switch = ⏸ paused: Automatic buying was turned off
+autobuy-status-waiting = ⏳ the key's daily spend limit is reached; it resumes by itself at { $time }
+autobuy-status-stopped = ⏹ stopped: { $why }
+autobuy-status-ended = 🏁 ended: its end date came
+autobuy-status-ended-user = 🏁 stopped by you
+autobuy-reason-user = by you
+autobuy-reason-switch = Automatic buying was turned off
+autobuy-reason-balance = the balance did not cover an order
+autobuy-reason-scope = the API key may not buy
+autobuy-reason-key = the API key was refused
+autobuy-reason-provider = the provider failed twice in a row
+autobuy-reason-rejected = the marketplace refused the order
+autobuy-reason-relinked = another API key was linked
+autobuy-reason-spend-limit = the key's daily spend limit
+autobuy-reason-ended = its end date came
+autobuys-empty = You have no auto-buys yet. Example: <code>/autobuy energy 65k 1h T… 3 10</code> buys 65,000 energy for 1 hour for your address whenever your total is at most 3 TRX, at most 10 TRX a day. A price watch's card has Make it auto-buy too.
+autobuys-title = <b>Your auto-buys</b> ({ $count } of { $max })
+autobuys-line = { $rent } → { $address } · ≤ { $max } · today { $left } of { $budget } left · ends { $ends }
+autobuys-toast-changed = The auto-buys changed meanwhile: here they are as they are now.
+autobuy-view-title = 🤖 <b>Auto-buy</b> <code>{ $id }</code>
+autobuy-view-budget = Daily budget: { $budget } (left today: { $left }, UTC day)
+autobuy-view-ends = Ends: { $time }
+autobuy-view-price = Public price now: { $price } (seen { $time })
+autobuy-view-price-unknown = Public price now: not seen yet
+autobuy-view-status = Status: { $value }
+autobuy-view-no-orders = No orders yet.
+autobuy-view-orders = Last orders:
+autobuy-view-order = • { $time } · { $total } · order { $id }
+autobuy-view-order-refunded = • { $time } · { $total } · order { $id } (failed, refunded)
+autobuy-gone = This auto-buy no longer exists.
+autobuy-switch-off-toast = Automatic buying is off in /settings: turn it on there first.
+autobuy-no-key-toast = No working API key is linked: link one with /connect first.
+autobuy-ended-toast = This auto-buy has ended: make a new one with /autobuy.
+autobuy-deleted = 🗑 Auto-buy <code>{ $id }</code> deleted.
+autobuy-pause-done = Paused: nothing is bought until you resume it.
+autobuy-resume-done = Resumed: it buys again when the price is right.
+autobuy-stop-done = Stopped for good: nothing more is bought.
+alert-autobought = 🤖 <b>Auto-bought</b> <code>{ $id }</code>: { $rent }
+alert-autobought-target = For: { $value }
+alert-autobought-total = Total: <b>{ $total }</b> (your cap: { $cap })
+alert-autobought-left = Left of today's budget: { $left } of { $budget } (UTC day)
+alert-autobought-hint = The usual filled or failed alert follows when the order settles.
+alert-autobuy-stopped = ⏹ { $count ->
+    [one] Auto-buy
+   *[other] Auto-buys
+  } stopped: { $names }
+alert-autobuy-waiting = ⏸ { $count ->
+    [one] Auto-buy
+   *[other] Auto-buys
+  } paused until the next UTC day: { $names }
+alert-autobuy-why-balance = Why: your balance did not cover the next order (402).
+alert-autobuy-do-balance = What to do: top up, then tap Resume.
+alert-autobuy-why-scope = Why: your API key may not buy (403: it lacks the purchase scope).
+alert-autobuy-do-scope = What to do: link a key that may buy with /connect, then resume it in /autobuys.
+alert-autobuy-why-key = Why: the marketplace refused your API key (401).
+alert-autobuy-do-key = What to do: link a working key with /connect, then resume it in /autobuys.
+alert-autobuy-why-provider = Why: the provider failed twice in a row (502); those orders were refunded.
+alert-autobuy-do-provider = What to do: tap Resume to try again later.
+alert-autobuy-why-rejected = Why: the marketplace refused the order: { $detail }
+alert-autobuy-do-rejected = What to do: check it in /autobuys; make a new one with /autobuy if something changed.
+alert-autobuy-why-relinked = Why: another API key was linked; auto-buys made under the previous key stop.
+alert-autobuy-do-relinked = What to do: resume it in /autobuys to buy with the key linked now.
+alert-autobuy-why-ended = Why: its end date came.
+alert-autobuy-do-ended = What to do: nothing more is bought; make a new one with /autobuy.
+alert-autobuy-why-spend-limit = Why: your API key's daily spend limit is reached (403).
+alert-autobuy-do-spend-limit = What to do: nothing; it resumes by itself at 00:00 UTC.
+connect-autobuys-stopped = ⏹ { $count ->
+    [one] Your auto-buy was
+   *[other] Your { $count } auto-buys were
+  } made under the previous key, so { $count ->
+    [one] it is
+   *[other] they are
+  } stopped. Resume them in /autobuys to buy with this key.
+settings-autobuying = Automatic buying: { $state }
+settings-autobuying-on = Auto-buys buy within their bounds. Turning it off stops every auto-buy at once.
+settings-autobuying-off = No auto-buy buys, and none can be made or resumed, until you turn it on. Turning it on resumes none by itself.

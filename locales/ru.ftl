@@ -96,7 +96,7 @@ key-broken = ⚠️ Ваш API-ключ …<code>{ $last4 }</code> больше 
 key-broken-now = ⚠️ Маркетплейс отклонил ваш API-ключ: он больше не работает. Уведомления приостановлены, пока вы не привяжете новый через /connect.
 key-relink = ⚠️ Сохранённый ключ больше не удаётся прочитать. Привяжите ключ заново через /connect.
 balance-line = Баланс: <b>{ $trx } TRX</b> · <b>{ $usdt } USDT</b>
-disconnect-ask = Забыть ключ …<code>{ $last4 }</code> и всё, что сохранено для вас (адреса, ожидающие подтверждения, уведомления в очереди)?
+disconnect-ask = Забыть ключ …<code>{ $last4 }</code> и всё, что сохранено для вас (адреса, автопокупки, слежения за ценой, ожидающие подтверждения, уведомления в очереди)? Автопокупки удаляются: больше ничего не будет куплено.
 disconnect-done = Готово. Ваш ключ и сохранённые данные удалены. Привязать ключ снова можно в любой момент через /connect.
 disconnect-kept = Ничего не изменилось.
 disconnect-nothing = Ключ не привязан, так что забывать нечего.
@@ -524,3 +524,122 @@ group-owner-no-key = API-ключ владельца больше не подк�
 group-rule-failed = Маркетплейс не принял это действие. Попробуйте снова через /rules в личном чате.
 group-rule-resumed = Правило возобновлено.
 group-rule-paused = Правило приостановлено.
+
+## Auto-buys
+command-autobuy = автопокупка: бот сам покупает аренду, когда ваша сумма не выше лимита, в пределах дневного бюджета
+command-autobuys = ваши автопокупки: пауза, возобновление, удаление, последние заказы
+button-stop = ⏹ Остановить
+button-auto-buy = 🤖 Автопокупка
+button-make-autobuy = 🤖 Сделать автопокупкой
+button-autobuys = 📋 Все автопокупки
+button-autobuy-open = ⚙️ { $n }
+button-autobuy-pause = ⏸ Пауза { $n }
+button-autobuy-resume = ▶️ Возобновить { $n }
+button-autobuy-delete = 🗑 Удалить { $n }
+button-autobuy-orders = Заказов в день: { $count }
+button-autobuy-days = Срок: { $days } дн.
+autobuy-rent = { $volume } { $resource } на { $duration }
+autobuy-card-title = 🤖 <b>Подтвердите автопокупку</b>: сейчас ничего не покупается
+autobuy-card-rent = Аренда: { $rent }
+autobuy-card-address = Для: { $value }
+autobuy-card-max = Не больше за заказ: <b>{ $value }</b> (ваша собственная сумма заказа: цена и плата за активацию)
+autobuy-card-total-now = Ваша сумма за этот заказ сейчас: { $value }
+autobuy-card-budget = Дневной бюджет: <b>{ $value }</b> (сутки UTC)
+autobuy-card-orders = Заказов в день: не больше { $count }
+autobuy-card-ends = Окончание: через { $days } дн. после подтверждения (около { $time })
+autobuy-card-worst = <b>В худшем случае: { $day } в день, { $all } всего</b> ({ $days } сут. UTC)
+autobuy-card-balance = Баланс сейчас: { $value }
+autobuy-card-one-rental = Одна аренда на адрес за раз: нового заказа нет, пока действует аренда, купленная ею для этого адреса.
+autobuy-card-under-now = ℹ️ Ваша сумма уже не выше лимита: первый заказ может быть сделан при следующей проверке цены.
+autobuy-card-authorizes = Подтверждая, вы разрешаете этому боту размещать такие заказы вашим API-ключом без повторного вопроса и только в этих пределах. О каждой покупке вам сообщат; поставить на паузу или остановить можно в любой момент в /autobuys или переключателем «Автоматические покупки» в /settings.
+autobuy-created = ✅ Автопокупка <code>{ $id }</code> создана. Сейчас ничего не куплено. Она покупает, когда ваша сумма не выше лимита, до { $time }. Смотрите /autobuys.
+autobuy-limit = У вас уже { $max } автопокупок — это максимум. Сначала удалите одну в /autobuys.
+autobuy-switch-off = ⛔ Автоматические покупки выключены в /settings: нельзя создать или возобновить автопокупку, пока вы их там не включите.
+ask-autobuy-max = Сколько TRX максимум может стоить один заказ? Ваша сумма за этот заказ сейчас { $total } (цена и плата за активацию), ваш баланс { $balance }. Введите сумму (2,5) или нажмите кнопку.
+ask-autobuy-max-short = Максимум за заказ?
+ask-autobuy-budget = Сколько TRX можно тратить за сутки UTC? Не меньше максимума за заказ ({ $max }). Введите сумму или нажмите кнопку.
+ask-autobuy-budget-short = Дневной бюджет?
+input-autobuy-amount-format = Не удалось прочитать сумму в TRX. Напишите, например, 2,5 или 2.5 TRX.
+input-autobuy-amount-zero = Сумма должна быть больше нуля.
+input-autobuy-amount-precision = У TRX не больше 6 знаков после запятой (0,000001).
+input-autobuy-amount-high = Эта сумма намного больше любой аренды. Проверьте число.
+input-autobuy-max-over-balance = Это больше вашего баланса ({ $balance }): такой заказ нельзя оплатить. Выберите сумму меньше или сначала пополните баланс.
+input-autobuy-budget-under-max = Дневной бюджет должен быть не меньше максимума за заказ ({ $max }), иначе за день не поместится ни один заказ.
+autobuy-status-active = 🟢 покупает, когда цена подходит
+autobuy-status-paused = ⏸ на паузе (вы поставили)
+autobuy-status-paused-switch = ⏸ на паузе: автоматические покупки выключены
+autobuy-status-waiting = ⏳ достигнут дневной лимит расходов ключа; возобновится сама в { $time }
+autobuy-status-stopped = ⏹ остановлена: { $why }
+autobuy-status-ended = 🏁 завершена: наступила дата окончания
+autobuy-status-ended-user = 🏁 остановлена вами
+autobuy-reason-user = вами
+autobuy-reason-switch = автоматические покупки выключены
+autobuy-reason-balance = баланса не хватило на заказ
+autobuy-reason-scope = API-ключ не может покупать
+autobuy-reason-key = API-ключ отклонён
+autobuy-reason-provider = поставщик дважды подряд не выполнил заказ
+autobuy-reason-rejected = маркетплейс отклонил заказ
+autobuy-reason-relinked = подключён другой API-ключ
+autobuy-reason-spend-limit = дневной лимит расходов ключа
+autobuy-reason-ended = наступила дата окончания
+autobuys-empty = У вас пока нет автопокупок. Пример: <code>/autobuy energy 65k 1h T… 3 10</code> покупает 65 000 энергии на 1 час для вашего адреса, когда ваша сумма не больше 3 TRX, и не больше 10 TRX в день. В карточке слежения за ценой тоже есть «Сделать автопокупкой».
+autobuys-title = <b>Ваши автопокупки</b> ({ $count } из { $max })
+autobuys-line = { $rent } → { $address } · ≤ { $max } · сегодня осталось { $left } из { $budget } · до { $ends }
+autobuys-toast-changed = Автопокупки тем временем изменились: вот они сейчас.
+autobuy-view-title = 🤖 <b>Автопокупка</b> <code>{ $id }</code>
+autobuy-view-budget = Дневной бюджет: { $budget } (осталось сегодня: { $left }, сутки UTC)
+autobuy-view-ends = Окончание: { $time }
+autobuy-view-price = Публичная цена сейчас: { $price } (на { $time })
+autobuy-view-price-unknown = Публичная цена сейчас: ещё не проверена
+autobuy-view-status = Состояние: { $value }
+autobuy-view-no-orders = Заказов пока нет.
+autobuy-view-orders = Последние заказы:
+autobuy-view-order = • { $time } · { $total } · заказ { $id }
+autobuy-view-order-refunded = • { $time } · { $total } · заказ { $id } (не выполнен, возвращено)
+autobuy-gone = Этой автопокупки больше нет.
+autobuy-switch-off-toast = Автоматические покупки выключены в /settings: сначала включите их там.
+autobuy-no-key-toast = Нет рабочего API-ключа: сначала подключите его через /connect.
+autobuy-ended-toast = Эта автопокупка завершена: создайте новую через /autobuy.
+autobuy-deleted = 🗑 Автопокупка <code>{ $id }</code> удалена.
+autobuy-pause-done = На паузе: ничего не покупается, пока вы не возобновите.
+autobuy-resume-done = Возобновлено: покупает снова, когда цена подходит.
+autobuy-stop-done = Остановлена навсегда: больше ничего не покупается.
+alert-autobought = 🤖 <b>Автокуплено</b> (Auto-bought) <code>{ $id }</code>: { $rent }
+alert-autobought-target = Для: { $value }
+alert-autobought-total = Сумма: <b>{ $total }</b> (ваш лимит: { $cap })
+alert-autobought-left = Осталось от дневного бюджета: { $left } из { $budget } (сутки UTC)
+alert-autobought-hint = Обычное уведомление об исполнении или ошибке придёт, когда заказ завершится.
+alert-autobuy-stopped = ⏹ { $count ->
+    [one] Автопокупка остановлена
+   *[other] Автопокупки остановлены
+  }: { $names }
+alert-autobuy-waiting = ⏸ { $count ->
+    [one] Автопокупка на паузе
+   *[other] Автопокупки на паузе
+  } до следующих суток UTC: { $names }
+alert-autobuy-why-balance = Почему: баланса не хватило на следующий заказ (402).
+alert-autobuy-do-balance = Что делать: пополните баланс, затем нажмите «Возобновить».
+alert-autobuy-why-scope = Почему: ваш API-ключ не может покупать (403: нет права purchase).
+alert-autobuy-do-scope = Что делать: подключите ключ с правом покупки через /connect, затем возобновите её в /autobuys.
+alert-autobuy-why-key = Почему: маркетплейс отклонил ваш API-ключ (401).
+alert-autobuy-do-key = Что делать: подключите рабочий ключ через /connect, затем возобновите её в /autobuys.
+alert-autobuy-why-provider = Почему: поставщик дважды подряд не выполнил заказ (502); эти заказы возвращены.
+alert-autobuy-do-provider = Что делать: нажмите «Возобновить», чтобы попробовать позже.
+alert-autobuy-why-rejected = Почему: маркетплейс отклонил заказ: { $detail }
+alert-autobuy-do-rejected = Что делать: проверьте её в /autobuys; если что-то изменилось, создайте новую через /autobuy.
+alert-autobuy-why-relinked = Почему: подключён другой API-ключ; автопокупки, созданные с прежним ключом, останавливаются.
+alert-autobuy-do-relinked = Что делать: возобновите её в /autobuys, чтобы покупать с новым ключом.
+alert-autobuy-why-ended = Почему: наступила дата окончания.
+alert-autobuy-do-ended = Что делать: больше ничего не покупается; создайте новую через /autobuy.
+alert-autobuy-why-spend-limit = Почему: достигнут дневной лимит расходов вашего API-ключа (403).
+alert-autobuy-do-spend-limit = Что делать: ничего; она возобновится сама в 00:00 UTC.
+connect-autobuys-stopped = ⏹ { $count ->
+    [one] Ваша автопокупка создана
+   *[other] Ваши автопокупки ({ $count }) созданы
+  } с прежним ключом и поэтому { $count ->
+    [one] остановлена
+   *[other] остановлены
+  }. Возобновите их в /autobuys, чтобы покупать с этим ключом.
+settings-autobuying = Автоматические покупки: { $state }
+settings-autobuying-on = Автопокупки покупают в своих пределах. Выключение сразу останавливает все автопокупки.
+settings-autobuying-off = Ни одна автопокупка не покупает, и их нельзя создать или возобновить, пока вы не включите. Включение само ничего не возобновляет.

@@ -2,7 +2,16 @@ import { InlineKeyboard } from "grammy";
 import { pickLanguage, translatorFor, type Language, type LocaleBundles, type Translate } from "./i18n";
 import { code, escapeHtml, truncate, txLink } from "./html";
 import { durationText, timeText, trxText, volumeText } from "./format";
-import { BUY_AGAIN, CARD_CANCEL, CARD_CONFIRM, MAIN_MENU, RULE_RESUME, WATCH_BUY } from "./callback-data";
+import {
+  AUTO_BUY_ACTION,
+  BUY_AGAIN,
+  CARD_CANCEL,
+  CARD_CONFIRM,
+  MAIN_MENU,
+  RULE_RESUME,
+  WATCH_AUTO_BUY,
+  WATCH_BUY,
+} from "./callback-data";
 import { sunToTrx } from "#src/marketplace/money";
 import type { OutboxPayload } from "#src/db/repos/outbox";
 import { readPauseReason } from "./pause-reason";
@@ -93,7 +102,8 @@ function message(text: string, keyboard?: InlineKeyboard): OutboxPayload {
 }
 
 /**
- * Whether a button spends or moves money when pressed (Confirm, Top up, Buy now, Buy again): such
+ * Whether a button spends or moves money when pressed (Confirm, Top up, Buy now, Buy again, an
+ * auto-buy's Resume, which lets it buy again): such
  * buttons are never shown in a group, only in the owner's private chat. Read from the button's
  * callback data through the registry's parsers, so every alert's spending buttons are known here.
  */
@@ -102,7 +112,9 @@ export function isSpendingButton(callbackData: string): boolean {
     MAIN_MENU.parse(callbackData) === "topup" ||
     CARD_CONFIRM.parse(callbackData) !== null ||
     WATCH_BUY.parse(callbackData) !== null ||
-    BUY_AGAIN.parse(callbackData) !== null
+    WATCH_AUTO_BUY.parse(callbackData) !== null ||
+    BUY_AGAIN.parse(callbackData) !== null ||
+    AUTO_BUY_ACTION.parse(callbackData)?.action === "resume"
   );
 }
 
@@ -225,7 +237,8 @@ export interface PriceReached {
 
 /**
  * The "price watch reached" alert. Buy now carries only the watch id: it opens /buy with a fresh
- * preview, so the price shown here is never the price charged.
+ * preview, so the price shown here is never the price charged. Auto-buy opens /autobuy with the
+ * watch's rent and threshold, ending at its own confirmation card.
  */
 export function priceReachedAlert(recipient: Recipient, reached: PriceReached): OutboxPayload {
   const { tr, language } = recipient;
@@ -250,6 +263,9 @@ export function priceReachedAlert(recipient: Recipient, reached: PriceReached): 
   ];
   return message(
     lines.join("\n"),
-    new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)).success(),
+    new InlineKeyboard()
+      .text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId))
+      .success()
+      .text(tr("button-auto-buy"), WATCH_AUTO_BUY.data(reached.watchId)),
   );
 }

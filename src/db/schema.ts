@@ -1,6 +1,7 @@
 import type { Generated } from "kysely";
 import type { GroupLinksTable } from "./tables/group-links";
 import type { OpenRuleCardsTable } from "./tables/open-rule-cards";
+import type { AutoBuyOrdersTable, AutoBuySwitchTable, AutoBuysTable } from "./tables/auto-buys";
 
 export type { GroupLinksTable } from "./tables/group-links";
 
@@ -293,4 +294,7 @@ export interface Database {
   price_watch_cycles: PriceWatchCyclesTable;
   group_links: GroupLinksTable;
   open_rule_cards: OpenRuleCardsTable;
+  auto_buys: AutoBuysTable;
+  auto_buy_orders: AutoBuyOrdersTable;
+  auto_buy_switch: AutoBuySwitchTable;
 }

@@ -10,6 +10,7 @@ import { enqueueAlert, enqueueGroupAlerts } from "#src/db/repos/outbox";
 import { alertTargets, groupAlertOf } from "./group-copies";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { recordBrokenKey } from "./broken-key";
+import { markAutoBuyOrderFailed } from "#src/db/repos/auto-buy-orders";
 
 const GIVE_UP_MS = 24 * 3_600_000;
 const delayFor = (attempts: number) => Math.min(5 * 60_000, 3_000 * 2 ** Math.min(attempts, 8));
@@ -60,6 +61,8 @@ export async function checkFollowedOrders(
       const key = settlementKey(order.id, state);
       const queued = await deps.db.transaction().execute(async (trx) => {
         await markFollowDone(trx, row.order_id);
+        // An auto-buy's order refunded: it no longer counts against that day's budget or covers the address.
+        if (state === "failed") await markAutoBuyOrderFailed(trx, order.id, now);
         const copied = group
           ? (await enqueueGroupAlerts(trx, [groupAlertOf(group, key, settlementAlert(group, order, state), now)])) > 0
           : false;

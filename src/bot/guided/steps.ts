@@ -20,6 +20,7 @@ export const FLOW_COMMANDS = {
   rule: "/newrule",
   "address-label": "/addresses",
   watch: "/watch",
+  autobuy: "/autobuy",
 } as const;
 export type FlowName = keyof typeof FLOW_COMMANDS;
 

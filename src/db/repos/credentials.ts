@@ -114,6 +114,8 @@ export const KEPT_ON_DISCONNECT: Readonly<Record<string, string>> = {
     "the times of failed /connect attempts, kept an hour: forgetting them would reset the guessing limit",
   telegram_updates:
     "which Telegram updates were handled (ids and times, no content), kept minutes so a redelivered update is not handled twice",
+  auto_buy_switch:
+    "the Automatic buying switch of /settings (on or off, and when): turned off, it stays off until the user turns it on",
 };
 
 /**
@@ -136,5 +138,7 @@ export async function forgetUserData(db: Kysely<Database>, telegramId: number): 
     await trx.deleteFrom("followed_orders").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("price_watches").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("group_links").where("telegram_id", "=", telegramId).execute();
+    await trx.deleteFrom("auto_buys").where("telegram_id", "=", telegramId).execute();
+    await trx.deleteFrom("auto_buy_orders").where("telegram_id", "=", telegramId).execute();
   });
 }

@@ -11,7 +11,7 @@ import { deleteChunk } from "../chunked-delete";
  * changes a flow's code bumps it; a flow stored under another version is never resumed (its user
  * is told the step expired).
  */
-export const FLOW_VERSION = 3;
+export const FLOW_VERSION = 4;
 
 export interface FlowState {
   flow: string;

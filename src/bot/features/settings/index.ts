@@ -9,20 +9,22 @@ import { editInPlace } from "#src/bot/edit-in-place";
 import { LANGUAGES, pickLanguage, translatorFor, type Language, type Translate } from "#src/chat/i18n";
 import type { MenuActions } from "#src/bot/context";
 import { addDigestButtons, applyDigestSetting, digestSettingsLines } from "../stats/digest-settings";
+import { applyAutoBuying, autoBuyingButton, autoBuyingLines, autoBuyingShown } from "./auto-buying";
 
 export const ALERT_KINDS: AlertKind[] = ["orders", "rules", "deposits", "other", "prices"];
 
 /** The settings a card shows; the menu's fingerprint. */
-function settingsFingerprint(user: User): string {
+function settingsFingerprint(user: User, autoBuying: boolean): string {
   return JSON.stringify([
     user.language,
     ...ALERT_KINDS.map((kind) => alertEnabled(user, kind)),
     user.digest_enabled,
     user.digest_time_zone,
+    autoBuying,
   ]);
 }
 
-function cardText(tr: Translate, lang: Language, user: User): string {
+function cardText(tr: Translate, lang: Language, user: User, autoBuying: boolean): string {
   const lines = [
     tr("settings-title"),
     tr("settings-language", { language: tr(`language-${lang}`) }),
@@ -34,6 +36,7 @@ function cardText(tr: Translate, lang: Language, user: User): string {
       `${alertEnabled(user, kind) ? "🔔" : "🔕"} ${tr(`alerts-${kind}`)}: ${tr(alertEnabled(user, kind) ? "state-on" : "state-off")}`,
     );
   lines.push(...digestSettingsLines(tr, user));
+  lines.push(...autoBuyingLines(tr, autoBuying));
   return lines.join("\n");
 }
 
@@ -59,7 +62,9 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
     const language =
       tap?.what === "l" && (LANGUAGES as readonly string[]).includes(tap.value) ? (tap.value as Language) : null;
     if (language) await setUserLanguage(ctx.deps.db, ctx.account.telegram_id, language, now);
-    else if (tap?.what === "a" && (ALERT_KINDS as string[]).includes(tap.value))
+    else if (tap?.what === "b" && (await applyAutoBuying(ctx, tap.value, now))) {
+      // Applied (every auto-buy paused when turned off).
+    } else if (tap?.what === "a" && (ALERT_KINDS as string[]).includes(tap.value))
       await toggleAlert(ctx.deps.db, ctx.account.telegram_id, tap.value as AlertKind, now);
     else if (
       !tap ||
@@ -72,21 +77,21 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
     drawnFrom.set(ctx, (await findUser(ctx.deps.db, ctx.account.telegram_id))!);
     await ctx.answerCallbackQuery();
     const { tr, lang, user } = view(ctx);
-    await editInPlace(ctx, cardText(tr, lang, user), menu);
+    await editInPlace(ctx, cardText(tr, lang, user, await autoBuyingShown(ctx)), menu);
     if (language && ctx.chat) await followChosenLanguage(ctx.api, ctx.deps, user, language);
   }
 
   const menu = new Menu<BotContext>(MENU_IDS.settings, {
     autoAnswer: false,
-    fingerprint: (ctx) => settingsFingerprint(userOf(ctx)),
+    fingerprint: async (ctx) => settingsFingerprint(userOf(ctx), await autoBuyingShown(ctx)),
     onMenuOutdated: async (ctx) => {
       await ctx.answerCallbackQuery({ text: ctx.tr("settings-toast-changed") });
       const { tr, lang, user } = view(ctx);
-      await editInPlace(ctx, cardText(tr, lang, user), menu);
+      await editInPlace(ctx, cardText(tr, lang, user, await autoBuyingShown(ctx)), menu);
     },
   });
 
-  menu.dynamic((ctx, range) => {
+  menu.dynamic(async (ctx, range) => {
     const { tr, lang, user } = view(ctx);
     for (const language of LANGUAGES)
       range.text(
@@ -117,11 +122,16 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
       }
       if (row.length > 0) range.row();
     }
+    const autoBuying = await autoBuyingShown(ctx);
+    range.text(
+      { text: autoBuyingButton(tr, autoBuying), payload: SETTINGS_TAP.data("b", autoBuying ? "off" : "on") },
+      apply,
+    );
   });
 
   async function show(ctx: BotContext): Promise<void> {
     const { tr, lang, user } = view(ctx);
-    await ctx.reply(cardText(tr, lang, user), { parse_mode: "HTML", reply_markup: menu });
+    await ctx.reply(cardText(tr, lang, user, await autoBuyingShown(ctx)), { parse_mode: "HTML", reply_markup: menu });
   }
 
   return { menu, show };
