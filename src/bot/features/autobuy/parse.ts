@@ -25,7 +25,8 @@ const DURATION_SHAPE = /^\d{1,4}\s*[mhd]$/i;
  * by the same validator as /buy) and the amounts: the most per order, then the daily budget. The
  * first bare number is the volume; the numbers after it (or written with "trx", wherever they
  * stand) are the amounts, in that order. A third amount stays with the order's arguments, which
- * refuse it.
+ * refuse it. Only the volume may be written with space-separated thousands ("65 000"): after it,
+ * "3 100" is two amounts, not 3,100.
  */
 export function splitAutoBuyArguments(
   text: string,
@@ -34,7 +35,7 @@ export function splitAutoBuyArguments(
   const order: string[] = [];
   const amounts: string[] = [];
   let volumeSeen = false;
-  for (const token of splitArguments(text)) {
+  for (const token of tokensOf(text, durations)) {
     if (amounts.length < 2 && saysTrx(token)) {
       amounts.push(token);
       continue;
@@ -58,6 +59,24 @@ export function splitAutoBuyArguments(
     else order.push(token);
   }
   return { orderText: order.join(" "), amounts };
+}
+
+/** The arguments: thousands groups joined ("65 000") up to the first bare number only. */
+function* tokensOf(text: string, durations: readonly string[]): Generator<string> {
+  const raw = text.split(/\s+/).filter(Boolean);
+  let numberSeen = false;
+  for (let index = 0; index < raw.length; index++) {
+    const token = raw[index]!;
+    if (numberSeen || !/^\d/.test(token) || saysTrx(token) || parseDuration(token, durations) !== null) {
+      yield token;
+      continue;
+    }
+    numberSeen = true;
+    // The volume, with its space-separated thousands (splitArguments' rule), as one argument.
+    const [joined] = splitArguments(raw.slice(index).join(" "));
+    index += joined!.split(" ").length - 1;
+    yield joined!;
+  }
 }
 
 export type AmountCheck = { ok: true; value: string } | { ok: false; reason: "format" | "zero" | "precision" | "high" };
