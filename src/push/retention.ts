@@ -13,6 +13,7 @@ import { deleteFinishedFollowsBefore } from "#src/db/repos/followed-orders";
 import { deleteFinishedAlerts } from "#src/db/repos/outbox";
 import { deleteOpenRuleCardsDrawnBefore } from "#src/db/repos/open-rule-cards";
 import { pruneWebhookEvents } from "#src/db/repos/webhook-events";
+import { deleteSettledAutoBuyOrdersBefore } from "#src/db/repos/auto-buy-orders";
 
 const DAY = 86_400_000;
 
@@ -37,6 +38,8 @@ export const RETENTION = {
   connectAttemptsMs: 1 * DAY,
   /** Flood-limit windows (10 s each) not reopened since. */
   updateWindowsMs: 1 * DAY,
+  /** An auto-buy's settled orders (its card lists the last ones; budgets count one UTC day). */
+  autoBuyOrdersMs: 90 * DAY,
   /** Guided flows untouched since: a step expires after 10 minutes, so these are long over. */
   conversationsMs: 1 * DAY,
   /** A guided flow's first question or the /connect key step untouched since (each expires after 10 minutes). */
@@ -119,6 +122,10 @@ export async function runRetention(deps: RetentionDeps, chunk = CHUNK): Promise<
     ),
     flows: await inChunks((limit) => deleteFlowsUpdatedBefore(db, now - RETENTION.flowsMs, limit), chunk),
     telegram_updates: await inChunks((limit) => pruneTelegramUpdates(db, wallNow, limit), chunk),
+    auto_buy_orders: await inChunks(
+      (limit) => deleteSettledAutoBuyOrdersBefore(db, now - RETENTION.autoBuyOrdersMs, limit),
+      chunk,
+    ),
   };
   const deleted = Object.fromEntries(Object.entries(report).filter(([, count]) => count > 0));
   if (Object.keys(deleted).length > 0) deps.logger.info({ deleted }, "retention: rows past their window deleted");

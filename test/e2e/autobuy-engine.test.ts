@@ -143,6 +143,40 @@ describe("auto-buys: buying on the price check", () => {
     expect(ordersOf(world, accountId).map((order) => order.status)).toEqual(["Failed", "Created"]);
   });
 
+  it("retention deletes an auto-buy's settled orders 90 days on, never an open attempt", async () => {
+    const { user } = await linkedUser(world, 5609);
+    const id = await makeAutoBuy(world, user, `energy 65k 1h ${ADDRESS_A} 3 10`, { days: 30 });
+    energyRate(world, 30);
+    await check(world, { autoBought: 1 });
+    await drained(world);
+    const rows = () =>
+      world.app.db.selectFrom("auto_buy_orders").select("state").where("auto_buy_id", "=", id).execute();
+    await world.app.db
+      .insertInto("auto_buy_orders")
+      .values({
+        auto_buy_id: id,
+        day: "2000-01-01",
+        n: 1,
+        telegram_id: 5609,
+        idempotency_key: `autobuy-${id}-2000-01-01-1`,
+        state: "placing",
+        order_id: null,
+        total_sun: "1",
+        rental_ends_at: 0,
+        lease_owner: null,
+        lease_until: null,
+        created_at: 0,
+        updated_at: 0,
+      })
+      .execute();
+    world.shiftAppClock(89 * 24 * 3_600_000);
+    await world.app.push.runRetention();
+    expect((await rows()).map((row) => row.state).sort()).toEqual(["placed", "placing"]);
+    world.shiftAppClock(2 * 24 * 3_600_000);
+    await world.app.push.runRetention();
+    expect((await rows()).map((row) => row.state)).toEqual(["placing"]);
+  });
+
   it("a restart between the order call and its record places no second order and alerts once", async () => {
     const { user, accountId } = await linkedUser(world, 5606);
     const id = await makeAutoBuy(world, user, `energy 65k 1h ${ADDRESS_A} 3 10`);

@@ -2,6 +2,7 @@ import type { Kysely, Selectable, Transaction } from "kysely";
 import type { Database } from "../schema";
 import type { AutoBuyOrdersTable } from "../tables/auto-buys";
 import { leaseFree } from "../lease-claim";
+import { deleteChunk } from "../chunked-delete";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -263,4 +264,24 @@ export async function takenOrderIds(db: Db, telegramId: number): Promise<Set<str
     .where("order_id", "is not", null)
     .execute();
   return new Set(rows.map((row) => row.order_id!));
+}
+
+/**
+ * Deletes up to `limit` settled attempts (placed, refunded or given up) created before `before`
+ * whose rental has ended (the retention job). An open ("placing") attempt is never deleted: its
+ * order may still have to be found.
+ */
+export async function deleteSettledAutoBuyOrdersBefore(
+  db: Kysely<Database>,
+  before: number,
+  limit: number,
+): Promise<number> {
+  return deleteChunk(
+    db,
+    "auto_buy_orders",
+    ["auto_buy_id", "day", "n"],
+    limit,
+    (eb) => eb.and([eb("state", "!=", "placing"), eb("created_at", "<", before), eb("rental_ends_at", "<", before)]),
+    (eb) => eb("state", "!=", "placing"),
+  );
 }
