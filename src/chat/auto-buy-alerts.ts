@@ -1,10 +1,11 @@
 import { InlineKeyboard } from "grammy";
 import type { OutboxPayload } from "#src/db/repos/outbox";
 import { AUTO_BUY_ACTION, MAIN_MENU } from "./callback-data";
-import { durationText, trxText, volumeText } from "./format";
+import { durationText, timeText, trxText, volumeText } from "./format";
 import { code, escapeHtml, truncate } from "./html";
 import type { Recipient } from "./alerts";
 import type { Translate } from "./i18n";
+import type { AutoBuy } from "#src/db/repos/auto-buys";
 
 // The alerts of auto-buys: what was bought, and why one stopped by itself. A text module: it is
 // given what it shows, never reads the database.
@@ -121,4 +122,22 @@ export function autoBuyStoppedAlert(recipient: Recipient, stop: AutoBuyStop): Ou
   if (only && (stop.reason === "balance" || stop.reason === "provider"))
     keyboard.text(tr("button-resume"), AUTO_BUY_ACTION.data("resume", only)).success();
   return message(lines.join("\n"), keyboard.inline_keyboard.flat().length > 0 ? keyboard : undefined);
+}
+
+/** An auto-buy's state in words: buying, paused (by whom), waiting for the next UTC day, stopped (why), ended. */
+export function autoBuyStatusWords(tr: Translate, autoBuy: Pick<AutoBuy, "status" | "reason" | "resume_at">): string {
+  switch (autoBuy.status) {
+    case "active":
+      return tr("autobuy-status-active");
+    case "paused":
+      return tr(autoBuy.reason === "switch" ? "autobuy-status-paused-switch" : "autobuy-status-paused");
+    case "waiting":
+      return tr("autobuy-status-waiting", { time: timeText(new Date(autoBuy.resume_at ?? 0).toISOString()) });
+    case "stopped":
+      return tr("autobuy-status-stopped", {
+        why: tr(`autobuy-reason-${(autoBuy.reason ?? "user").replace("_", "-")}`),
+      });
+    default:
+      return tr(autoBuy.reason === "user" ? "autobuy-status-ended-user" : "autobuy-status-ended");
+  }
 }

@@ -25,5 +25,6 @@ export function createApi(initData) {
     dashboard: () => call("GET", "/app/api/dashboard").then((answer) => answer.body),
     spending: (days) => call("GET", `/app/api/spending?days=${days}`).then((answer) => answer.body),
     ruleAction: (id, action) => call("POST", `/app/api/rules/${encodeURIComponent(id)}/${action}`),
+    autoBuyAction: (id, action) => call("POST", `/app/api/autobuys/${encodeURIComponent(id)}/${action}`),
   };
 }

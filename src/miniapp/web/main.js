@@ -4,7 +4,7 @@ import htm from "htm";
 import { createApi, TooManyRequests, Unauthorized } from "./api.js";
 import { applyTheme, applyViewport } from "./theme.js";
 import { connect, haptic, launchParams, onEvent, openTelegramLink, ready, showBackButton } from "./telegram.js";
-import { Orders, Rules, Spending } from "./sections.js";
+import { AutoBuys, Orders, Rules, Spending } from "./sections.js";
 
 const html = htm.bind(h);
 const TEXTS = JSON.parse(document.getElementById("texts").textContent);
@@ -90,6 +90,21 @@ function App() {
     });
   }
 
+  function replaceAutoBuy(autoBuy) {
+    if (state.phase !== "ready" || !autoBuy) return;
+    const autoBuys = state.data.sections.autoBuys;
+    setState({
+      ...state,
+      data: {
+        ...state.data,
+        sections: {
+          ...state.data.sections,
+          autoBuys: { items: autoBuys.items.map((item) => (item.id === autoBuy.id ? autoBuy : item)) },
+        },
+      },
+    });
+  }
+
   function tg(url) {
     haptic();
     openTelegramLink(url);
@@ -115,6 +130,16 @@ function App() {
           onRule=${replaceRule}
           onUnauthorized=${() => setState({ phase: "unauthorized" })}
         />
+        ${
+          data.sections.autoBuys &&
+          html`<${AutoBuys}
+            autoBuys=${data.sections.autoBuys}
+            api=${api}
+            t=${t}
+            onAutoBuy=${replaceAutoBuy}
+            onUnauthorized=${() => setState({ phase: "unauthorized" })}
+          />`
+        }
         <${Orders} orders=${data.sections.orders} t=${t} open=${tg} />
         <${Spending} api=${api} t=${t} />
         ${data.bot && html`<button class="button wide" id="buy" onClick=${() => tg(`https://t.me/${data.bot}?start=buy`)}>${t.buy}</button>`}

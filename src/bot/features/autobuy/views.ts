@@ -4,7 +4,10 @@ import { sunToTrx } from "#src/marketplace/money";
 import type { BotContext } from "#src/bot/context";
 import { timeText, trxText } from "#src/chat/format";
 import { code } from "#src/chat/html";
-import { autoBuyRentText } from "#src/chat/auto-buy-alerts";
+import { autoBuyRentText, autoBuyStatusWords } from "#src/chat/auto-buy-alerts";
+
+/** Its state in words (see autoBuyStatusWords). */
+export const autoBuyStatusText = (ctx: BotContext, autoBuy: AutoBuy): string => autoBuyStatusWords(ctx.tr, autoBuy);
 
 /** An auto-buy as the list and its card show it, with what its day's budget has left. */
 export interface AutoBuyShown {
@@ -14,24 +17,6 @@ export interface AutoBuyShown {
 }
 
 const iso = (ms: number) => timeText(new Date(ms).toISOString());
-
-/** Its state in words: buying, paused (by whom), waiting for the next UTC day, stopped (why), ended. */
-export function autoBuyStatusText(ctx: BotContext, autoBuy: AutoBuy): string {
-  switch (autoBuy.status) {
-    case "active":
-      return ctx.tr("autobuy-status-active");
-    case "paused":
-      return ctx.tr(autoBuy.reason === "switch" ? "autobuy-status-paused-switch" : "autobuy-status-paused");
-    case "waiting":
-      return ctx.tr("autobuy-status-waiting", { time: iso(autoBuy.resume_at ?? ctx.deps.now()) });
-    case "stopped":
-      return ctx.tr("autobuy-status-stopped", {
-        why: ctx.tr(`autobuy-reason-${(autoBuy.reason ?? "user").replace("_", "-")}`),
-      });
-    default:
-      return ctx.tr(autoBuy.reason === "user" ? "autobuy-status-ended-user" : "autobuy-status-ended");
-  }
-}
 
 function shortAddress(address: string): string {
   return `${address.slice(0, 6)}…${address.slice(-4)}`;
