@@ -12,6 +12,7 @@ import { countWatchTargets, watchTargetsDue } from "#src/db/repos/watch-rotation
 import type { Metrics } from "#src/metrics";
 import type { Logger } from "#src/logger";
 import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
+import { MAX_PUBLIC_QUOTES_IN_FLIGHT } from "#src/marketplace/public-quotes";
 import { trxToSun } from "#src/marketplace/money";
 import { priceReachedAlert, type Translations } from "#src/chat/alerts";
 import { enqueueAlert, enqueueGroupAlerts } from "#src/db/repos/outbox";
@@ -34,7 +35,11 @@ export interface PriceWatchJobDeps {
   marketplace: (apiKey?: () => string) => MarketplaceClient;
   /** Wakes the outbox sender after an alert was queued. */
   onQueued: () => void;
-  /** Quotes in flight at once (default 4). */
+  /**
+   * Rents checked at once (default 8: the public quotes' own bound per process, so the quotes fill
+   * it; an auto-buy's preview and order wait behind their rent's quote, and a crossing must reach
+   * its orders within the tick).
+   */
   concurrency?: number;
   /** Distinct rents quoted at most per tick (default MAX_WATCH_RENTS_PER_TICK). */
   rentsPerTick?: number;
@@ -158,7 +163,7 @@ export async function checkPriceWatches(
       await checkTarget(deps, client, rent, report, buying);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(deps.concurrency ?? 4, rents.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(deps.concurrency ?? MAX_PUBLIC_QUOTES_IN_FLIGHT, rents.length) }, worker));
   report.previews = buying.previews;
   report.autoBought = buying.ordered;
   if (report.fired > 0 || report.rearmed > 0 || report.autoBought > 0)
