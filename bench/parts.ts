@@ -17,6 +17,7 @@ export const ALL_PARTS = [
   "before",
   "schedule",
   "miniapp",
+  "autobuys",
   "dialects",
   "replicas",
 ] as const;

@@ -29,7 +29,8 @@
  *                                bench/report.ts --readme` puts latest.json's table into bench/README.md
  *   BENCH_ONLY [all]             a comma list of parts to run: chart, ingest, delivery, flood, app, paths, before, schedule,
  *                                dialects (the update mix on SQLite and on PostgreSQL), replicas, miniapp (the
- *                                dashboard's gzipped script and its first render in Chromium on loopback)
+ *                                dashboard's gzipped script and its first render in Chromium on loopback),
+ *                                autobuys (auto-buys' quotes, previews, orders and latency on both databases)
  *   BENCH_BEFORE_REV [98fcdf0]   the "before" part: the code of this commit (the last before the guided
  *                                flows moved onto the plugins) against the current code, BENCH_UPDATES
  *                                updates each, BENCH_BEFORE_ROUNDS [3] rounds alternating; needs the
@@ -49,6 +50,10 @@
  *                                guided-back-to-back.cpuprofile) there
  *   BENCH_HEAP_PROFILE [unset]   a directory: the same passes' allocations, sampled, as <name>.heapprofile
  *                                (DevTools' Memory tab opens them); instead of the CPU profiles
+ *   BENCH_AUTOBUYS [10000]       auto-buys of the autobuys part (five per user) over BENCH_AUTOBUY_RENTS [1000]
+ *                                distinct rents, the crossing reaching its orders within BENCH_AUTOBUY_TICK_S [30]
+ *                                (the cron interval) plus 2 s; on SQLite, then on PostgreSQL with three replicas
+ *                                (`BENCH_ONLY=autobuys npm run bench` runs it alone)
  *   BENCH_DATABASE_URL [unset]   a PostgreSQL server for the replicas and dialects parts (a database is
  *                                created and dropped on it); unset: a throwaway cluster from Debian's packages
  */
@@ -62,6 +67,7 @@ import { BEFORE_PLUGINS, benchBeforeAfter } from "./before-after";
 import { benchPaths } from "./paths";
 import { benchDialects } from "./dialects";
 import { benchMiniApp } from "./miniapp";
+import { benchAutoBuys } from "./autobuys";
 import { pollConcurrency as concurrencyFor } from "../src/push/index";
 import { exploring, report, result, writeResults } from "./report";
 import { selectedParts } from "./parts";
@@ -570,6 +576,17 @@ async function main(): Promise<number> {
     );
   }
   if (only.has("miniapp")) figures.push(...(await benchMiniApp(quick ? 3 : 10, log)));
+  if (only.has("autobuys"))
+    figures.push(
+      ...(await benchAutoBuys(
+        {
+          autoBuys: envNumber("BENCH_AUTOBUYS", quick ? 200 : 10_000),
+          rents: envNumber("BENCH_AUTOBUY_RENTS", quick ? 20 : 1_000),
+          tickSeconds: envNumber("BENCH_AUTOBUY_TICK_S", quick ? 2 : 30),
+        },
+        log,
+      )),
+    );
   if (only.has("dialects"))
     figures.push(
       ...(await benchDialects(

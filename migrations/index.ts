@@ -11,6 +11,7 @@ import { commandMenu } from "./010-command-menu";
 import { telegramLanguage } from "./011-telegram-language";
 import { groupLinks } from "./012-group-links";
 import { openRuleCards } from "./013-open-rule-cards";
+import { autoBuys } from "./014-auto-buys";
 import { spendGuardAndReminders } from "./015-spend-guard-and-reminders";
 
 /**
@@ -31,5 +32,6 @@ export const migrations: Record<string, Migration> = {
   "011-telegram-language": telegramLanguage,
   "012-group-links": groupLinks,
   "013-open-rule-cards": openRuleCards,
+  "014-auto-buys": autoBuys,
   "015-spend-guard-and-reminders": spendGuardAndReminders,
 };

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { BEFORE_PLUGINS, BEFORE_TARGETS } from "../bench/before-after";
 import { DIALECT_TARGETS } from "../bench/dialects";
 import { REPLICA_TARGETS as REPLICA_PART_TARGETS } from "../bench/replicas";
+import { AUTO_BUY_TARGETS } from "../bench/autobuys";
 import { exitCode, figure, summarize, type Figure } from "../bench/lib";
 import { exploring, readmeBlock, result, withResults, type BenchResult } from "../bench/report";
 
@@ -95,8 +96,9 @@ const DIALECT_FIGURES = [
   "updates_p99_ms_at_200_per_s_sqlite",
   "updates_p99_ms_at_200_per_s_postgres",
 ];
-// The three-replica and the dialects parts need PostgreSQL: on the PostgreSQL run they use that
-// server, and run alone (the other parts do not touch PostgreSQL and ran on the SQLite run already).
+// The three-replica, the dialects and the auto-buys parts need PostgreSQL: on the PostgreSQL run they
+// use that server, and run alone (the other parts do not touch PostgreSQL and ran on the SQLite run
+// already; the auto-buys part measures SQLite beside PostgreSQL itself).
 const DATABASE_URL =
   process.env.TEST_DATABASE_URL && /^postgres(ql)?:\/\//.test(process.env.TEST_DATABASE_URL)
     ? process.env.TEST_DATABASE_URL
@@ -265,7 +267,7 @@ describe("npm run bench", () => {
         BENCH_QUICK: "1",
         BENCH_OUT: out,
         ...(DATABASE_URL
-          ? { BENCH_DATABASE_URL: DATABASE_URL, BENCH_ONLY: "replicas,dialects" }
+          ? { BENCH_DATABASE_URL: DATABASE_URL, BENCH_ONLY: "replicas,dialects,autobuys" }
           : { BENCH_ONLY: "chart,ingest,delivery,flood,app,paths,before,schedule,miniapp" }),
       },
       encoding: "utf8",
@@ -282,9 +284,13 @@ describe("npm run bench", () => {
     expect(written.explore).toBe(false);
     // A part that cannot run (no history for "before") leaves its targets, missed.
     expect(written.figures.map((f) => f.name)).toEqual(
-      expect.arrayContaining(DATABASE_URL ? [...REPLICA_FIGURES, ...DIALECT_FIGURES] : [...FIGURES, ...BEFORE_FIGURES]),
+      expect.arrayContaining(
+        DATABASE_URL ? [...REPLICA_FIGURES, ...DIALECT_FIGURES, ...AUTO_BUY_TARGETS] : [...FIGURES, ...BEFORE_FIGURES],
+      ),
     );
-    const targets = DATABASE_URL ? [...REPLICA_TARGETS, ...DIALECT_FIGURES] : [...TARGETS, ...BEFORE_FIGURES];
+    const targets = DATABASE_URL
+      ? [...REPLICA_TARGETS, ...DIALECT_FIGURES, ...AUTO_BUY_TARGETS]
+      : [...TARGETS, ...BEFORE_FIGURES];
     expect(written.figures.filter((f) => f.check).map((f) => f.name)).toEqual(expect.arrayContaining(targets));
     expect(written.figures.filter((f) => f.check)).toHaveLength(targets.length);
     if (!DATABASE_URL && !HAS_BEFORE) {

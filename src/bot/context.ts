@@ -69,6 +69,8 @@ export const MENU_AREAS = [
   "buy",
   "watch",
   "watches",
+  "autobuy",
+  "autobuys",
   "orders",
   "rules",
   "wallet",

@@ -46,6 +46,7 @@ import { groupChatsFeature, groupFeature } from "./features/group";
 import { inlineFeature } from "./features/inline";
 import { watchConversation, watchFeature, watchMenus } from "./features/watch";
 import { watchLinkFeature } from "./features/deep-links";
+import { autoBuyConversation, autoBuyFeature, autoBuyMenus } from "./features/autobuy";
 
 export interface CreateBotOptions {
   token: string;
@@ -245,6 +246,7 @@ interface FeatureMenus {
   transactions: ReturnType<typeof transactionsMenu>;
   settings: ReturnType<typeof settingsMenu>;
   watches: ReturnType<typeof watchMenus>;
+  autoBuys: ReturnType<typeof autoBuyMenus>;
 }
 
 /**
@@ -260,8 +262,17 @@ function useMenusAndFlows(chain: FlatComposer<BotContext>, menu: MenuActions): F
     transactions: transactionsMenu(showTopUp),
     settings: settingsMenu(),
     watches: watchMenus(),
+    autoBuys: autoBuyMenus(),
   };
-  chain.use(menuRoot([menus.ruleMenus.list, menus.transactions.menu, menus.settings.menu, menus.watches.list]));
+  chain.use(
+    menuRoot([
+      menus.ruleMenus.list,
+      menus.transactions.menu,
+      menus.settings.menu,
+      menus.watches.list,
+      menus.autoBuys.list,
+    ]),
+  );
   chain.use(
     guidedFlows({
       quote: quoteConversation,
@@ -270,6 +281,7 @@ function useMenusAndFlows(chain: FlatComposer<BotContext>, menu: MenuActions): F
       "address-label": addressLabelConversation,
       watch: watchConversation(menus.watches),
       "guard-amount": guardAmountConversation(menus.settings),
+      autobuy: autoBuyConversation,
     }),
   );
   return menus;
@@ -286,6 +298,7 @@ function useFeatures(chain: FlatComposer<BotContext>, menu: MenuActions, cards: 
   chain.use(watchFeature(menu, menus.watches));
   // Confirm and Cancel under the question a watch_ deep link asks.
   chain.use(watchLinkFeature(menu));
+  chain.use(autoBuyFeature(menu, cards, menus.autoBuys));
   chain.use(ordersFeature(menu));
   chain.use(addressesFeature());
   chain.use(rulesFeature(menu, cards, menus.ruleMenus));

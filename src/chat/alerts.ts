@@ -4,6 +4,7 @@ import { code, escapeHtml, truncate, txLink } from "./html";
 import { durationText, timeText, trxText } from "./format";
 import { resourceAmount } from "./market-words";
 import {
+  AUTO_BUY_ACTION,
   BUY_AGAIN,
   CARD_CANCEL,
   CARD_CONFIRM,
@@ -11,6 +12,7 @@ import {
   MAIN_MENU,
   RENEW,
   RULE_RESUME,
+  WATCH_AUTO_BUY,
   WATCH_BUY,
 } from "./callback-data";
 import { sunToTrx } from "#src/marketplace/money";
@@ -113,9 +115,9 @@ function message(text: string, keyboard?: InlineKeyboard): OutboxPayload {
 
 /**
  * Whether a button spends or moves money when pressed (Confirm, Yes spend, Top up, Buy now, Buy
- * again, Renew): such buttons are never shown in a group, only in the owner's private chat. Read
- * from the button's callback data through the registry's parsers, so every alert's spending
- * buttons are known here.
+ * again, Renew, an auto-buy's Resume, which lets it buy again): such buttons are never shown in a
+ * group, only in the owner's private chat. Read from the button's callback data through the
+ * registry's parsers, so every alert's spending buttons are known here.
  */
 export function isSpendingButton(callbackData: string): boolean {
   return (
@@ -123,8 +125,10 @@ export function isSpendingButton(callbackData: string): boolean {
     CARD_CONFIRM.parse(callbackData) !== null ||
     CARD_SURE.parse(callbackData) !== null ||
     WATCH_BUY.parse(callbackData) !== null ||
+    WATCH_AUTO_BUY.parse(callbackData) !== null ||
     BUY_AGAIN.parse(callbackData) !== null ||
-    RENEW.parse(callbackData) !== null
+    RENEW.parse(callbackData) !== null ||
+    AUTO_BUY_ACTION.parse(callbackData)?.action === "resume"
   );
 }
 
@@ -235,7 +239,8 @@ export interface PriceReached {
 
 /**
  * The "price watch reached" alert. Buy now carries only the watch id: it opens /buy with a fresh
- * preview, so the price shown here is never the price charged.
+ * preview, so the price shown here is never the price charged. Auto-buy opens /autobuy with the
+ * watch's rent and threshold, ending at its own confirmation card.
  */
 export function priceReachedAlert(recipient: Recipient, reached: PriceReached): OutboxPayload {
   const { tr, language } = recipient;
@@ -253,7 +258,10 @@ export function priceReachedAlert(recipient: Recipient, reached: PriceReached): 
   ];
   return message(
     lines.join("\n"),
-    new InlineKeyboard().text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId)).success(),
+    new InlineKeyboard()
+      .text(tr("button-buy-now"), WATCH_BUY.data(reached.watchId))
+      .success()
+      .text(tr("button-auto-buy"), WATCH_AUTO_BUY.data(reached.watchId)),
   );
 }
 

@@ -143,6 +143,8 @@ export const RULE_RESUME = { ...kind("rl:r:", REF, (m) => m[1]!), data: (ref: st
  * with a fresh preview.
  */
 export const WATCH_BUY = { ...kind("wt:b:", REF, (m) => m[1]!), data: (id: string) => `wt:b:${id}` };
+/** Auto-buy on a price alert, by watch id: /autobuy with the watch's rent and threshold, ending at its confirmation card. */
+export const WATCH_AUTO_BUY = { ...kind("wt:a:", REF, (m) => m[1]!), data: (id: string) => `wt:a:${id}` };
 
 /**
  * Buy again on an order filled or failed alert and on an order's card in /orders, by reference.
@@ -156,6 +158,23 @@ export const BUY_AGAIN = { ...kind("ba:", REF, (m) => m[1]!), data: (ref: string
  * order and the key link it was seen under), opening the same fresh card at today's price.
  */
 export const RENEW = { ...kind("rn:", REF, (m) => m[1]!), data: (ref: string) => `rn:${ref}` };
+
+/**
+ * Auto-buys, by id (ten characters like a reference). On the "Auto-bought" alert and the alerts of
+ * an auto-buy that stopped by itself (they leave through the outbox, so plain data, not a menu's):
+ * Pause, Stop (for good) and Resume.
+ */
+export const AUTO_BUY_ACTION = {
+  ...kind("ab:", `([prs]):${REF}`, (m) => ({
+    action: m[1] === "p" ? ("pause" as const) : m[1] === "r" ? ("resume" as const) : ("stop" as const),
+    id: m[2]!,
+  })),
+  data: (action: "pause" | "resume" | "stop", id: string) => `ab:${action[0]}:${id}`,
+};
+
+/** An auto-buy's confirmation card: its orders a day and its length in days, each tap the next choice (by card id). */
+export const CARD_AUTO_BUY_ORDERS = { ...kind("abo:", REF, (m) => m[1]!), data: (id: string) => `abo:${id}` };
+export const CARD_AUTO_BUY_DAYS = { ...kind("abd:", REF, (m) => m[1]!), data: (id: string) => `abd:${id}` };
 
 /** The question a watch_ deep link asks: Confirm saves the link's watch, Cancel drops it (the link's values by reference). */
 export const WATCH_LINK_SAVE = { ...kind("wl:y:", REF, (m) => m[1]!), data: (ref: string) => `wl:y:${ref}` };
@@ -194,6 +213,10 @@ export const MENU_IDS = {
   watches: "wl",
   /** A price watch's card (payload: its id). */
   watch: "wc",
+  /** /autobuys: the list of auto-buys (payload: an auto-buy id). */
+  autoBuys: "al",
+  /** An auto-buy's card (payload: its id). */
+  autoBuy: "ac",
 } as const;
 
 /** The data a menu writes; `payload` is one of the menu payloads below. */
@@ -217,11 +240,15 @@ export const MENU_DATA = {
 
 /**
  * /settings: a tap's payload, "l.<language>", "a.<alert kind>", "d.<on|off>", "z.<zone code>",
- * "g.<guard tap>" (the spend guard and reminders: settings/guard-settings.ts).
+ * "g.<guard tap>" (the spend guard and reminders: settings/guard-settings.ts), "b.<on|off>" (Automatic
+ * buying: the state it turns it to).
  */
 export const SETTINGS_TAP = {
-  ...kind("", "([ladzg])\\.([a-z0-9]{2,10})", (m) => ({ what: m[1] as "l" | "a" | "d" | "z" | "g", value: m[2]! })),
-  data: (what: "l" | "a" | "d" | "z" | "g", value: string) => `${what}.${value}`,
+  ...kind("", "([ladzgb])\\.([a-z0-9]{2,10})", (m) => ({
+    what: m[1] as "l" | "a" | "d" | "z" | "g" | "b",
+    value: m[2]!,
+  })),
+  data: (what: "l" | "a" | "d" | "z" | "g" | "b", value: string) => `${what}.${value}`,
 };
 
 /** /transactions: the page and filter shown, `<page>.<currency letter>.<ledger type reference or ->`. */
@@ -254,6 +281,9 @@ export const RULE_LIST_VIEW = {
 
 /** A price watch's card or its line in the list: the watch's id. */
 export const WATCH_VIEW = { ...kind("", REF, (m) => m[1]!), data: (id: string) => id };
+
+/** An auto-buy's card or its line in /autobuys: the auto-buy's id. */
+export const AUTO_BUY_VIEW = { ...kind("", REF, (m) => m[1]!), data: (id: string) => id };
 
 /**
  * Team alerts. In a group, Resume and Pause under a copied "rule paused" alert (by the owner's rule

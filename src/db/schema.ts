@@ -7,6 +7,7 @@ import type { BotSpendsTable } from "./tables/bot-spends";
 import type { RentalEndsTable } from "./tables/rental-ends";
 import type { BalanceWatchTable } from "./tables/balance-watch";
 import type { DeliveryMarksTable } from "./tables/delivery-marks";
+import type { AutoBuyOrdersTable, AutoBuySwitchTable, AutoBuysTable } from "./tables/auto-buys";
 
 export type { GroupLinksTable } from "./tables/group-links";
 export type { PriceWatchCyclesTable, PriceWatchesTable } from "./tables/price-watches";
@@ -268,4 +269,7 @@ export interface Database {
   rental_ends: RentalEndsTable;
   balance_watch: BalanceWatchTable;
   delivery_marks: DeliveryMarksTable;
+  auto_buys: AutoBuysTable;
+  auto_buy_orders: AutoBuyOrdersTable;
+  auto_buy_switch: AutoBuySwitchTable;
 }

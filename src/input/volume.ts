@@ -85,3 +85,11 @@ export function parseDuration(input: string, allowed: readonly string[]): string
   const wanted = `${Number(spelled[1])}${unit}`;
   return allowed.find((duration) => duration.toLowerCase() === wanted) ?? null;
 }
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** How long a marketplace duration ("15m", "1h", "3d") lasts in ms; null for one written otherwise. */
+export function durationMs(duration: string): number | null {
+  const match = /^(\d{1,6})([mhd])$/i.exec(duration.trim());
+  return match ? Number(match[1]) * UNIT_MS[match[2]!.toLowerCase() as "m" | "h" | "d"] : null;
+}

@@ -15,6 +15,8 @@ const PAGE_TEXTS = [
   "spent",
   "pause",
   "resume",
+  "autobuys",
+  "autobuys-empty",
   "orders",
   "orders-empty",
   "buy",

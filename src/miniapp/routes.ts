@@ -5,6 +5,7 @@ import { gzipSync } from "node:zlib";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { LANGUAGES } from "#src/chat/i18n";
+import { AUTO_BUY_VIEW } from "#src/chat/callback-data";
 import { markKeyBroken } from "#src/db/repos/credentials";
 import { databaseHealth, isDatabaseUnreachable } from "#src/db/health";
 import { projectRoot } from "#src/paths";
@@ -14,6 +15,7 @@ import type { MiniAppDeps } from "./deps";
 import { checkInitData, type InitDataSigner } from "./init-data";
 import { pageHtml, pageTexts } from "./page";
 import { changeRule } from "./rule-actions";
+import { changeAutoBuy, readAutoBuys } from "./auto-buys";
 import { signerAccount } from "./signer-account";
 import { spendingReader } from "./spending";
 
@@ -31,6 +33,10 @@ const MINIAPP_CSP =
 
 const authorization = z.string().regex(/^tma [^\s]{1,4096}$/);
 const ruleParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/), action: z.enum(["pause", "resume"]) });
+const autoBuyParams = z.object({
+  id: z.string().refine((id) => AUTO_BUY_VIEW.parse(id) !== null),
+  action: z.enum(["pause", "resume"]),
+});
 const spendingQuery = z.object({ days: z.enum(["7", "30"]).default("7") });
 
 /**
@@ -130,6 +136,16 @@ export function registerMiniApp(deps: MiniAppDeps): (app: Hono<ServerEnv>) => vo
         return c.json({ message: outcome.message, rule: outcome.rule }, outcome.status);
       }),
     );
+
+    app.post("/app/api/autobuys/:id/:action", (c) =>
+      signed(c, deps, async (signer) => {
+        const params = autoBuyParams.safeParse(c.req.param());
+        if (!params.success) return c.json({ error: "unknown auto-buy action" }, 400);
+        const account = await signerAccount(deps, signer);
+        const outcome = await changeAutoBuy(deps, account, params.data.id, params.data.action);
+        return c.json({ message: outcome.message, autoBuy: outcome.autoBuy }, outcome.status);
+      }),
+    );
   };
 }
 
@@ -186,11 +202,10 @@ async function dashboardAnswer(deps: MiniAppDeps, signer: InitDataSigner) {
     bot: deps.bot.botInfo.username,
   };
   if (!account.client) return { ...base, sections: null };
-  const { sections, keyLost } = await readDashboard(account.client, {
-    tr: account.tr,
-    lang: account.lang,
-    botUsername: deps.bot.botInfo.username,
-  });
+  const [{ sections, keyLost }, autoBuys] = await Promise.all([
+    readDashboard(account.client, { tr: account.tr, lang: account.lang, botUsername: deps.bot.botInfo.username }),
+    readAutoBuys(deps, account),
+  ]);
   if ("items" in sections.rules)
     deps.bounds.rememberRules(
       signer.telegramId,
@@ -202,7 +217,7 @@ async function dashboardAnswer(deps: MiniAppDeps, signer: InitDataSigner) {
       { userId: signer.telegramId },
       "dashboard: the marketplace refused the API key; it is marked broken and alerts pause until the user links a new one",
     );
-  return { ...base, sections };
+  return { ...base, sections: { ...sections, autoBuys } };
 }
 
 /** The signer's rules as the dashboard lists them (null without a usable key), for the page to follow. */

@@ -148,7 +148,7 @@ function ownRule({ embedded, accountId }: PanelScope, ruleId: string): string {
   return ruleId;
 }
 
-/** Rules and prices: firing and pausing a rule, setting a price, checking price watches. */
+/** Rules and prices: firing and pausing a rule, setting a price, checking price watches and auto-buys. */
 export function ruleAndPriceActions(scope: PanelScope): PanelActions {
   const { sandbox } = scope.embedded;
   const { hooks } = scope;
@@ -168,8 +168,8 @@ export function ruleAndPriceActions(scope: PanelScope): PanelActions {
     },
     /**
      * `{ resource, duration, sunPerUnit }`: the rate quotes, previews and orders use (sunPerUnit
-     * null restores the price book's); price watches are checked at once, so one that the new
-     * price reaches alerts the chat now.
+     * null restores the price book's); price watches and auto-buys are checked at once, so a watch
+     * the new price reaches alerts the chat now, and an auto-buy under its cap buys now.
      */
     async "set-price"(body) {
       const sunPerUnit = body.sunPerUnit === null ? null : body.sunPerUnit;

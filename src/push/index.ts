@@ -32,6 +32,7 @@ import { digestBuilder, queueWeeklyDigests } from "./digest";
 import { checkPriceWatches, type PriceWatchReport } from "./price-watch-job";
 import { checkRentalEnds, type RentalEndsReport } from "./rental-ends";
 import { reportFailure } from "#src/db/health";
+import { releaseAttemptLeases } from "#src/db/repos/auto-buy-orders";
 
 export interface PushDeps {
   db: Kysely<Database>;
@@ -88,9 +89,9 @@ export interface PushHandle {
    */
   runRetention(): Promise<RetentionReport | null>;
   /**
-   * Checks the price watches for a cron tick (ms), under a lease and once per tick across
-   * replicas; null when another replica has it or the tick was already checked. Without a tick,
-   * a check now (the playground's button, tests), still under the lease.
+   * Checks the price watches and auto-buys (they share the quotes) for a cron tick (ms), under a
+   * lease and once per tick across replicas; null when another replica has it or the tick was
+   * already checked. Without a tick, a check now (the playground's button, tests), still under the lease.
    */
   checkPriceWatches(tick?: number): Promise<PriceWatchReport | null>;
   /**
@@ -244,6 +245,7 @@ export function startPush(deps: PushDeps): PushHandle {
             box: deps.box,
             onQueued: wake,
             metrics: deps.metrics,
+            autoBuys: { ...follower.deps, owner: replicaId, leaseMs },
           },
           tick ?? null,
         ),
@@ -278,7 +280,7 @@ class FollowerPasses {
   pending = false;
 
   constructor(
-    private readonly deps: FollowerDeps,
+    readonly deps: FollowerDeps,
     private readonly replicaId: string,
     private readonly leaseMs: number,
   ) {}
@@ -373,13 +375,14 @@ async function handBackLeases(deps: PushDeps, replicaId: string): Promise<void> 
     releaseFollowLeases(deps.db, replicaId),
     releaseLeasesOf(deps.db, replicaId),
     releaseNamedLeasesOf(deps.db, replicaId),
+    releaseAttemptLeases(deps.db, replicaId),
   ]).catch((error: unknown) => {
     deps.logger.warn({ err: error }, "could not hand back this replica's leases; they return when they run out");
     return null;
   });
   if (released && released.some((count) => count > 0))
     deps.logger.info(
-      { users: released[0], orders: released[1], alerts: released[2], jobs: released[3] },
+      { users: released[0], orders: released[1], alerts: released[2], jobs: released[3], autoBuyOrders: released[4] },
       "handed back the work this replica still held",
     );
 }

@@ -11,6 +11,7 @@ import { alertTargets, groupAlertOf } from "./group-copies";
 import { buyAgainRefs } from "#src/db/repos/buy-again-refs";
 import { recordBrokenKey } from "./broken-key";
 import { recordRentals, rentalOf } from "#src/db/repos/rental-ends";
+import { markAutoBuyOrderFailed } from "#src/db/repos/auto-buy-orders";
 
 const GIVE_UP_MS = 24 * 3_600_000;
 const delayFor = (attempts: number) => Math.min(5 * 60_000, 3_000 * 2 ** Math.min(attempts, 8));
@@ -63,6 +64,8 @@ export async function checkFollowedOrders(
         await markFollowDone(trx, row.order_id);
         // The rental's "ends" alert, whatever the order alerts are set to (a switch of its own).
         if (state === "filled") await recordRentals(trx, [rentalOf(telegramId, order)], now);
+        // An auto-buy's order refunded: it no longer counts against that day's budget or covers the address.
+        if (state === "failed") await markAutoBuyOrderFailed(trx, order.id, now);
         const copied = group
           ? (await enqueueGroupAlerts(trx, [groupAlertOf(group, key, settlementAlert(group, order, state), now)])) > 0
           : false;

@@ -12,6 +12,7 @@ import { countWatchTargets, watchTargetsDue } from "#src/db/repos/watch-rotation
 import type { Metrics } from "#src/metrics";
 import type { Logger } from "#src/logger";
 import { MarketplaceError, type MarketplaceClient } from "#src/marketplace/index";
+import { MAX_PUBLIC_QUOTES_IN_FLIGHT } from "#src/marketplace/public-quotes";
 import { trxToSun } from "#src/marketplace/money";
 import { findCredential } from "#src/db/repos/credentials";
 import { priceReachedAlert, type Translations } from "#src/chat/alerts";
@@ -19,6 +20,14 @@ import { enqueueAlert, enqueueGroupAlerts } from "#src/db/repos/outbox";
 import { alertTargets, groupAlertOf } from "./group-copies";
 import type { SecretBox } from "#src/security/secret-box";
 import { ownPrice } from "./watch-own-price";
+import { autoBuyRentsDue, countAutoBuyRents } from "#src/db/repos/auto-buy-rents";
+import {
+  autoBuyHousekeeping,
+  buyOnQuote,
+  emptyAutoBuyReport,
+  type AutoBuyDeps,
+  type AutoBuyReport,
+} from "./auto-buy-engine";
 
 export interface PriceWatchJobDeps {
   db: Kysely<Database>;
@@ -31,12 +40,20 @@ export interface PriceWatchJobDeps {
   box: SecretBox;
   /** Wakes the outbox sender after an alert was queued. */
   onQueued: () => void;
-  /** Quotes in flight at once (default 4). */
+  /**
+   * Rents checked at once (default 8: the public quotes' own bound per process, so the quotes fill
+   * it; an auto-buy's preview and order wait behind their rent's quote, and a crossing must reach
+   * its orders within the tick).
+   */
   concurrency?: number;
   /** Distinct rents quoted at most per tick (default MAX_WATCH_RENTS_PER_TICK). */
   rentsPerTick?: number;
   /** Counts the rents left for later ticks (public_work_limited_total, watch_rents_deferred). */
   metrics?: Metrics;
+  /** Auto-buys share the check: their rents are quoted with the watches' (one quote per rent), then they buy. */
+  autoBuys?: AutoBuyDeps;
+  /** Distinct rents of auto-buys quoted at most per tick (default MAX_AUTO_BUY_RENTS_PER_TICK). */
+  autoBuyRentsPerTick?: number;
 }
 
 /**
@@ -45,6 +62,13 @@ export interface PriceWatchJobDeps {
  * ticks in turn, those checked longest ago first.
  */
 export const MAX_WATCH_RENTS_PER_TICK = 50;
+
+/**
+ * Distinct rents of auto-buys quoted at most per tick. Their own bound: an auto-buy needs a linked
+ * key and a user has at most five, and a crossing must reach its order within the tick, so every
+ * such rent is quoted on each tick up to this many (the rest in turn, as watches' are).
+ */
+export const MAX_AUTO_BUY_RENTS_PER_TICK = 2_000;
 
 export interface PriceWatchReport {
   /** Distinct (resource, volume, duration) of active watches. */
@@ -55,6 +79,12 @@ export interface PriceWatchReport {
   quoted: number;
   fired: number;
   rearmed: number;
+  /** Distinct rents of active auto-buys (some may be watched too: quoted once). */
+  autoBuyRents: number;
+  /** Order previews auto-buys read (only those whose cap the quote is at or under). */
+  previews: number;
+  /** Orders auto-buys placed. */
+  autoBought: number;
 }
 
 export type WatchDecision = "fire" | "rearm" | "none";
@@ -85,7 +115,9 @@ export function watchAlertKey(watchId: string, crossing: number): string {
  * Checks the active price watches for cron tick `tick` (ms), once across all replicas: the first
  * to claim the tick does it (the caller also holds a lease, so two checks never overlap). One
  * public quote per distinct target, however many users watch it, and at most
- * MAX_WATCH_RENTS_PER_TICK targets, those checked longest ago first. Returns null when the tick was
+ * MAX_WATCH_RENTS_PER_TICK targets, those checked longest ago first. Auto-buys share it: their rents
+ * (up to MAX_AUTO_BUY_RENTS_PER_TICK) join the watched ones, each quoted once, and each quote at or
+ * under an auto-buy's cap lets that auto-buy buy (auto-buy-engine.ts). Returns null when the tick was
  * already claimed. A null tick is a check asked for now (the playground, tests): it claims none.
  */
 export async function checkPriceWatches(
@@ -94,16 +126,33 @@ export async function checkPriceWatches(
 ): Promise<PriceWatchReport | null> {
   if (tick !== null && !(await claimWatchCycle(deps.db, tick))) return null;
   const cap = deps.rentsPerTick ?? MAX_WATCH_RENTS_PER_TICK;
-  const targets = await rentsDue(deps.db, cap);
+  const watched = await rentsDue(deps.db, cap);
   // Fewer than the cap: these are all of them, and counting them again is a read spared.
-  const total = targets.length < cap ? targets.length : await countWatchTargets(deps.db);
+  const total = watched.length < cap ? watched.length : await countWatchTargets(deps.db);
   const report: PriceWatchReport = {
     targets: total,
-    deferred: total - targets.length,
+    deferred: total - watched.length,
     quoted: 0,
     fired: 0,
     rearmed: 0,
+    autoBuyRents: 0,
+    previews: 0,
+    autoBought: 0,
   };
+  const buying = emptyAutoBuyReport();
+  const rents = watched.map((target) => ({ target, watched: true, bought: false }));
+  if (deps.autoBuys) {
+    await autoBuyHousekeeping(deps.autoBuys, buying);
+    const autoCap = deps.autoBuyRentsPerTick ?? MAX_AUTO_BUY_RENTS_PER_TICK;
+    const bought = await autoBuyRentsDue(deps.db, autoCap);
+    report.autoBuyRents = bought.length < autoCap ? bought.length : await countAutoBuyRents(deps.db);
+    const byKey = new Map(rents.map((rent) => [rentKey(rent.target), rent]));
+    for (const target of bought) {
+      const known = byKey.get(rentKey(target));
+      if (known) known.bought = true;
+      else rents.push({ target, watched: false, bought: true });
+    }
+  }
   if (report.deferred > 0) {
     deps.metrics?.publicWorkLimited.inc({ limit: "watch_rents_deferred" }, report.deferred);
     deps.logger.debug(
@@ -114,13 +163,18 @@ export async function checkPriceWatches(
   const client = deps.marketplace();
   let next = 0;
   const worker = async () => {
-    while (next < targets.length) {
-      const target = targets[next++]!;
-      await checkTarget(deps, client, target, report);
+    while (next < rents.length) {
+      const rent = rents[next++]!;
+      await checkTarget(deps, client, rent, report, buying);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(deps.concurrency ?? 4, targets.length) }, worker));
-  if (report.fired > 0 || report.rearmed > 0) deps.logger.info(report, "price watches checked");
+  await Promise.all(
+    Array.from({ length: Math.min(deps.concurrency ?? MAX_PUBLIC_QUOTES_IN_FLIGHT, rents.length) }, worker),
+  );
+  report.previews = buying.previews;
+  report.autoBought = buying.ordered;
+  if (report.fired > 0 || report.rearmed > 0 || report.autoBought > 0)
+    deps.logger.info(report, "price watches and auto-buys checked");
   return report;
 }
 
@@ -155,9 +209,11 @@ async function rentsDue(db: Kysely<Database>, cap: number): Promise<WatchTarget[
 async function checkTarget(
   deps: PriceWatchJobDeps,
   client: MarketplaceClient,
-  target: WatchTarget,
+  rent: { target: WatchTarget; watched: boolean; bought: boolean },
   report: PriceWatchReport,
+  buying: AutoBuyReport,
 ): Promise<void> {
+  const { target } = rent;
   let priceTrx: string;
   try {
     priceTrx = (await client.quote({ resource: target.resource, duration: target.duration, volume: target.volume }))
@@ -175,6 +231,8 @@ async function checkTarget(
   report.quoted += 1;
   const priceSun = trxToSun(priceTrx);
   const now = deps.now();
+  if (rent.bought && deps.autoBuys) await buyOnQuote(deps.autoBuys, target, priceSun, buying);
+  if (!rent.watched) return;
   for (const watch of await activeWatchesOn(deps.db, target, priceSun, now)) {
     const decision = decideWatch(watch, priceSun, now);
     if (decision === "rearm") {

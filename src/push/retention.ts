@@ -16,6 +16,7 @@ import { pruneWebhookEvents } from "#src/db/repos/webhook-events";
 import { deleteSpendsBefore } from "#src/db/repos/bot-spends";
 import { deleteRentalsEndedBefore } from "#src/db/repos/rental-ends";
 import { utcDay } from "#src/spend-guard/index";
+import { deleteSettledAutoBuyOrdersBefore } from "#src/db/repos/auto-buy-orders";
 
 const DAY = 86_400_000;
 
@@ -40,6 +41,8 @@ export const RETENTION = {
   connectAttemptsMs: 1 * DAY,
   /** Flood-limit windows (10 s each) not reopened since. */
   updateWindowsMs: 1 * DAY,
+  /** An auto-buy's settled orders (its card lists the last ones; budgets count one UTC day). */
+  autoBuyOrdersMs: 90 * DAY,
   /** Guided flows untouched since: a step expires after 10 minutes, so these are long over. */
   conversationsMs: 1 * DAY,
   /** A guided flow's first question or the /connect key step untouched since (each expires after 10 minutes). */
@@ -128,6 +131,10 @@ export async function runRetention(deps: RetentionDeps, chunk = CHUNK): Promise<
     telegram_updates: await inChunks((limit) => pruneTelegramUpdates(db, wallNow, limit), chunk),
     bot_spends: await inChunks((limit) => deleteSpendsBefore(db, utcDay(now - RETENTION.botSpendsMs), limit), chunk),
     rental_ends: await inChunks((limit) => deleteRentalsEndedBefore(db, now - RETENTION.rentalEndsMs, limit), chunk),
+    auto_buy_orders: await inChunks(
+      (limit) => deleteSettledAutoBuyOrdersBefore(db, now - RETENTION.autoBuyOrdersMs, limit),
+      chunk,
+    ),
   };
   const deleted = Object.fromEntries(Object.entries(report).filter(([, count]) => count > 0));
   if (Object.keys(deleted).length > 0) deps.logger.info({ deleted }, "retention: rows past their window deleted");

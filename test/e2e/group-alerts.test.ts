@@ -233,12 +233,12 @@ describe("team alerts: alerts copied into the group", () => {
       groupBotMessages(group.id).find((message) => message.text?.includes("Maintenance <tonight>")),
     );
     expect(other.text).toMatch(/^👤 User4516\n/);
-    // Privately, the same alert with its Buy now.
+    // Privately, the same alert with its Buy now (and Auto-buy, which opens /autobuy filled in).
     const priceLine = price.text!.split("\n")[1]!;
     const privatePrice = await waitFor(() =>
       world.fake.messages(4516).find((message) => message.from === "bot" && message.text?.startsWith(priceLine)),
     );
-    expect(buttonLabels(privatePrice)).toEqual(["🛒 Buy now"]);
+    expect(buttonLabels(privatePrice)).toEqual(["🛒 Buy now", "🤖 Auto-buy"]);
   });
 
   it("the group's switches are its own: a price watch reaching its price is copied while the owner's private price alerts are off", async () => {

@@ -21,6 +21,7 @@ export const FLOW_COMMANDS = {
   "address-label": "/addresses",
   watch: "/watch",
   "guard-amount": "/settings",
+  autobuy: "/autobuy",
 } as const;
 export type FlowName = keyof typeof FLOW_COMMANDS;
 

@@ -118,6 +118,8 @@ export const KEPT_ON_DISCONNECT: Readonly<Record<string, string>> = {
     "the user's spend guard and reminder settings (as the users row keeps the language): the daily cap and Ask again above still hold when a key is linked again",
   bot_spends:
     "what was bought through the bot today (amounts, times and order ids, kept two days): forgetting it would reset the daily cap",
+  auto_buy_switch:
+    "the Automatic buying switch of /settings (on or off, and when): turned off, it stays off until the user turns it on",
 };
 
 /**
@@ -143,5 +145,7 @@ export async function forgetUserData(db: Kysely<Database>, telegramId: number): 
     await trx.deleteFrom("rental_ends").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("balance_watch").where("telegram_id", "=", telegramId).execute();
     await trx.deleteFrom("delivery_marks").where("telegram_id", "=", telegramId).execute();
+    await trx.deleteFrom("auto_buys").where("telegram_id", "=", telegramId).execute();
+    await trx.deleteFrom("auto_buy_orders").where("telegram_id", "=", telegramId).execute();
   });
 }

@@ -26,5 +26,6 @@ export function createApi(initData) {
     rules: () => call("GET", "/app/api/rules").then((answer) => answer.body),
     spending: (days) => call("GET", `/app/api/spending?days=${days}`).then((answer) => answer.body),
     ruleAction: (id, action) => call("POST", `/app/api/rules/${encodeURIComponent(id)}/${action}`),
+    autoBuyAction: (id, action) => call("POST", `/app/api/autobuys/${encodeURIComponent(id)}/${action}`),
   };
 }

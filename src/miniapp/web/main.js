@@ -5,7 +5,7 @@ import { createApi, TooManyRequests, Unauthorized } from "./api.js";
 import { applyFullscreen, applyInsets, applyTheme, applyViewport } from "./theme.js";
 import { guardSwipes } from "./swipes.js";
 import { connect, haptic, launchParams, onEvent, openTelegramLink, ready, showBackButton } from "./telegram.js";
-import { Orders, Rules, Spending } from "./sections.js";
+import { AutoBuys, Orders, Rules, Spending } from "./sections.js";
 import { follow } from "./follow.js";
 
 const html = htm.bind(h);
@@ -123,6 +123,21 @@ function App() {
     );
   }
 
+  function replaceAutoBuy(autoBuy) {
+    if (state.phase !== "ready" || !autoBuy) return;
+    const autoBuys = state.data.sections.autoBuys;
+    setState({
+      ...state,
+      data: {
+        ...state.data,
+        sections: {
+          ...state.data.sections,
+          autoBuys: { items: autoBuys.items.map((item) => (item.id === autoBuy.id ? autoBuy : item)) },
+        },
+      },
+    });
+  }
+
   function tg(url) {
     haptic();
     openTelegramLink(url);
@@ -148,6 +163,16 @@ function App() {
           onRule=${replaceRule}
           onUnauthorized=${() => setState({ phase: "unauthorized" })}
         />
+        ${
+          data.sections.autoBuys &&
+          html`<${AutoBuys}
+            autoBuys=${data.sections.autoBuys}
+            api=${api}
+            t=${t}
+            onAutoBuy=${replaceAutoBuy}
+            onUnauthorized=${() => setState({ phase: "unauthorized" })}
+          />`
+        }
         <${Orders} orders=${data.sections.orders} t=${t} open=${tg} />
         <${Spending} api=${api} t=${t} />
         ${data.bot && html`<button class="button wide" id="buy" onClick=${() => tg(`https://t.me/${data.bot}?start=buy`)}>${t.buy}</button>`}

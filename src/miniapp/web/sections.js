@@ -153,6 +153,54 @@ export function Rules({ rules, api, t, onRule, onUnauthorized }) {
   </section>`;
 }
 
+function AutoBuyItem({ autoBuy, api, t, onAutoBuy, onUnauthorized }) {
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState("");
+  async function act(action) {
+    haptic("medium");
+    setBusy(true);
+    try {
+      const answer = await api.autoBuyAction(autoBuy.id, action);
+      setNote(answer.body.message || "");
+      if (answer.body.autoBuy) onAutoBuy(answer.body.autoBuy);
+    } catch (error) {
+      if (error instanceof Unauthorized) onUnauthorized();
+      else setNote(error instanceof TooManyRequests ? t["slow-down"] : t.failed);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return html`<li class=${`rule ${autoBuy.status}`} data-autobuy=${autoBuy.id}>
+    <div class="row">
+      <span class="rule-kind">${autoBuy.rent} <code>${autoBuy.short}</code></span>
+      <span class=${`state ${autoBuy.status}`}>${autoBuy.statusText}</span>
+    </div>
+    <div class="hint">
+      ≤ ${autoBuy.cap} · ${autoBuy.leftToday} / ${autoBuy.budget} →
+      <code>${autoBuy.target.slice(0, 6)}…${autoBuy.target.slice(-4)}</code> · ${autoBuy.ends}
+    </div>
+    <div class="actions">
+      ${autoBuy.canPause && html`<button class="button" disabled=${busy} onClick=${() => act("pause")}>${t.pause}</button>`}
+      ${autoBuy.canResume && html`<button class="button" disabled=${busy} onClick=${() => act("resume")}>${t.resume}</button>`}
+    </div>
+    ${note && html`<p class="note">${note}</p>`}
+  </li>`;
+}
+
+/** The auto-buys with their state; Pause or Resume as /autobuys offers them. Never a way to make one. */
+export function AutoBuys({ autoBuys, api, t, onAutoBuy, onUnauthorized }) {
+  return html`<section class="card" id="autobuys">
+    <h2>${t.autobuys}</h2>
+    ${
+      autoBuys.items.length === 0
+        ? html`<p class="hint">${t["autobuys-empty"]}</p>`
+        : html`<ul class="list">
+            ${autoBuys.items.map((autoBuy) => html`<${AutoBuyItem} key=${autoBuy.id} autoBuy=${autoBuy} api=${api} t=${t} onAutoBuy=${onAutoBuy} onUnauthorized=${onUnauthorized} />`)}
+          </ul>`
+    }
+  </section>`;
+}
+
 /** The newest orders with their state; Buy again opens the chat's confirmation card. */
 export function Orders({ orders, t, open }) {
   return html`<section class="card" id="orders">

@@ -98,7 +98,7 @@ export function renderProduces(state) {
   const costFraction = (costSun % 1000000n).toString().padStart(6, "0").replace(/0+$/, "");
   const cost = `${costSun / 1000000n}${costFraction ? `.${costFraction}` : ""}`;
   $("produces-price").textContent =
-    `→ ${rate} sun per unit for ${$("price-resource").value} ${$("price-duration").value} (${grouped(unitVolume)} cost ${grouped(cost)} TRX before commission); price watches are checked at once: one this price reaches alerts its chat, with Buy now`;
+    `→ ${rate} sun per unit for ${$("price-resource").value} ${$("price-duration").value} (${grouped(unitVolume)} cost ${grouped(cost)} TRX before commission); price watches and auto-buys are checked at once: a watch this price reaches alerts its chat, with Buy now; an auto-buy whose cap the user's total is now at or under buys, and says "Auto-bought"`;
   $("produces-notify").textContent = "→ a new notification in /notifications, pushed to the chat";
   const chosen = state.orders.find((order) => order.id === $("webhook-order").value) || state.orders[0];
   $("produces-send-webhook").textContent = !chosen
@@ -177,7 +177,10 @@ export function showPrice(state) {
 
 export function watchReport(watches) {
   if (!watches) return "price watches: another check is running";
-  return `price watches: ${watches.targets} checked, ${watches.fired} alert(s)`;
+  const watched = `price watches: ${watches.targets} checked, ${watches.fired} alert(s)`;
+  return watches.autoBuyRents > 0
+    ? `${watched} · auto-buys: ${watches.autoBuyRents} rent(s) checked, ${watches.autoBought} order(s)`
+    : watched;
 }
 
 export async function panelAction(action, body) {

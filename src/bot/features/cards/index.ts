@@ -167,7 +167,9 @@ async function confirmCard(kinds: CardKinds, ctx: BotContext, id: string, sure =
   // Taken over from a "processing" that never finished (a crash mid-call): its outcome is unknown.
   if (abandoned) await markPendingActionAttempted(ctx.deps.db, action.id, action.updated_at);
   // Something is about to move (a rule, an order): its notifications are read every cycle from now.
-  await markInMotion(ctx.deps.db, ctx.account.telegram_id, action.kind === "rule" ? "rule" : "order", now);
+  // (An auto-buy's card creates a row of the bot's own: nothing moves at the marketplace yet.)
+  if (action.kind !== "autobuy")
+    await markInMotion(ctx.deps.db, ctx.account.telegram_id, action.kind === "rule" ? "rule" : "order", now);
   await ctx.answerCallbackQuery();
   // Swap the buttons for "processing…" first, so a second tap has nothing to press.
   await editCard(ctx, `${ctx.tr("card-working")}`);

@@ -4,6 +4,7 @@ import { MAIN_MENU } from "#src/chat/callback-data";
 import { tryConnectAttempt } from "#src/db/repos/connect-attempts";
 import { findCredential, saveApiKey } from "#src/db/repos/credentials";
 import { closeOpenCards } from "#src/db/repos/pending-actions";
+import { setUserAutoBuysStatus } from "#src/db/repos/auto-buys";
 import { MarketplaceError } from "#src/marketplace/index";
 import type { BotContext } from "#src/bot/context";
 import { knownAmountText } from "#src/chat/format";
@@ -86,6 +87,17 @@ async function link(ctx: BotContext, rawKey: string): Promise<void> {
   markOnceDone(ctx);
   // Cards shown under the replaced key can no longer be confirmed: the new key may spend on another account.
   if (previous) await closeOpenCards(ctx.deps.db, ctx.account.telegram_id, ctx.deps.now());
+  // Auto-buys were authorized under the replaced key, maybe of another account: they stop, told here.
+  const stoppedAutoBuys = previous
+    ? await setUserAutoBuysStatus(
+        ctx.deps.db,
+        ctx.account.telegram_id,
+        ["active", "paused", "waiting", "stopped"],
+        "stopped",
+        "relinked",
+        ctx.deps.now(),
+      )
+    : [];
   await endFlow(ctx);
   ctx.deps.options.forget(ctx.account.telegram_id);
   await ctx.deps.onLinked(ctx.account.telegram_id);
@@ -97,6 +109,7 @@ async function link(ctx: BotContext, rawKey: string): Promise<void> {
       usdt: knownAmountText(balance.usdtTrc20, ctx.lang),
     }),
   ];
+  if (stoppedAutoBuys.length > 0) lines.push("", ctx.tr("connect-autobuys-stopped", { count: stoppedAutoBuys.length }));
   await ctx.reply(lines.join("\n"), { parse_mode: "HTML" });
 }
 

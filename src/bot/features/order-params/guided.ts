@@ -29,7 +29,7 @@ export interface OrderQuestion extends Asked {
  */
 async function askOrderField(
   ctx: BotContext,
-  flow: "quote" | "buy" | "watch",
+  flow: "quote" | "buy" | "watch" | "autobuy",
   draft: OrderDraft,
   limits: OrderLimits,
   fields: DraftField[],
@@ -98,7 +98,7 @@ async function askOrderField(
 export type LimitsReader = (ctx: BotContext) => Promise<OrderLimits | null>;
 
 /**
- * Starts the guided part of /quote, /buy or /watch (the draft misses an order field): leaves any
+ * Starts the guided part of /quote, /buy, /watch or /autobuy (the draft misses an order field): leaves any
  * flow, asks the first missing field, and stores the question. The flow itself is entered with
  * the answer (guided/install), as `flow(conversation, ctx, draft, question)`: entering a flow runs
  * the conversations plugin (a replay engine, a context of its own, the update kept in its log),
@@ -108,7 +108,7 @@ export type LimitsReader = (ctx: BotContext) => Promise<OrderLimits | null>;
  */
 export async function startOrderFlow(
   ctx: BotContext,
-  flow: "quote" | "buy" | "watch",
+  flow: "quote" | "buy" | "watch" | "autobuy",
   draft: OrderDraft,
   limits: OrderLimits,
   fields: DraftField[],
@@ -129,7 +129,7 @@ export async function startOrderFlow(
  */
 export async function collectOrder(
   conversation: Guided,
-  flow: "quote" | "buy" | "watch",
+  flow: "quote" | "buy" | "watch" | "autobuy",
   start: OrderDraft,
   fields: DraftField[],
   limitsOf: LimitsReader,

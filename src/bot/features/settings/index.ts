@@ -22,6 +22,7 @@ import {
   type GuardView,
 } from "./guard-settings";
 import { readGuardAmount, saveGuardAmount, type GuardAmount } from "./guard-amount";
+import { applyAutoBuying, autoBuyingButton, autoBuyingLines, autoBuyingShown } from "./auto-buying";
 
 export { guardAmountConversation } from "./guard-amount";
 
@@ -33,10 +34,12 @@ interface SettingsView {
   lang: Language;
   user: User;
   guard: GuardView;
+  /** Automatic buying's switch, as shown. */
+  autoBuying: boolean;
 }
 
 /** The settings a card shows; the menu's fingerprint. */
-function settingsFingerprint({ user, guard }: SettingsView): string {
+function settingsFingerprint({ user, guard, autoBuying }: SettingsView): string {
   return JSON.stringify(
     [
       user.language,
@@ -45,12 +48,13 @@ function settingsFingerprint({ user, guard }: SettingsView): string {
       user.digest_time_zone,
       guard.settings,
       guard.spentTodaySun,
+      autoBuying,
     ],
     (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value),
   );
 }
 
-function cardText({ tr, lang, user, guard }: SettingsView): string {
+function cardText({ tr, lang, user, guard, autoBuying }: SettingsView): string {
   const lines = [
     tr("settings-title"),
     tr("settings-language", { language: tr(`language-${lang}`) }),
@@ -64,6 +68,7 @@ function cardText({ tr, lang, user, guard }: SettingsView): string {
   lines.push(...guardAlertLines(tr, guard.settings));
   lines.push(...guardSettingsLines(tr, lang, guard));
   lines.push(...digestSettingsLines(tr, user));
+  lines.push(...autoBuyingLines(tr, autoBuying));
   return lines.join("\n");
 }
 
@@ -104,6 +109,10 @@ function drawButtons(range: MenuRange<BotContext>, view: SettingsView, tap: Tap)
     }
     if (row.length > 0) range.row();
   }
+  range.text(
+    { text: autoBuyingButton(tr, view.autoBuying), payload: SETTINGS_TAP.data("b", view.autoBuying ? "off" : "on") },
+    tap,
+  );
 }
 
 /**
@@ -133,6 +142,8 @@ async function applyTap(ctx: BotContext, now: number): Promise<boolean | "asked"
     return "asked";
   }
   if (tap.what === "g") return applyGuardTap(ctx, tap.value);
+  // Automatic buying: turned off, every auto-buy is paused.
+  if (tap.what === "b") return applyAutoBuying(ctx, tap.value, now);
   return (
     (tap.what === "d" || tap.what === "z") && applyDigestSetting(ctx.deps.db, ctx.account, tap.what, tap.value, now)
   );
@@ -146,17 +157,28 @@ async function applyTap(ctx: BotContext, now: number): Promise<boolean | "asked"
  */
 export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext): Promise<void> } {
   /** The user row and guard settings a card is drawn from in this update: after a change, as they are now. */
-  const drawnFrom = new WeakMap<Context, { user: User; guard: Promise<GuardView> }>();
+  const drawnFrom = new WeakMap<Context, { user: User; guard: Promise<GuardView>; autoBuying: Promise<boolean> }>();
+  const freshView = (ctx: BotContext, user: User) => ({
+    user,
+    guard: loadGuardView(ctx),
+    autoBuying: autoBuyingShown(ctx),
+  });
 
   function view(ctx: BotContext): Promise<SettingsView> {
     let drawn = drawnFrom.get(ctx);
     if (!drawn) {
-      drawn = { user: ctx.account, guard: loadGuardView(ctx) };
+      drawn = freshView(ctx, ctx.account);
       drawnFrom.set(ctx, drawn);
     }
     const { user } = drawn;
     const lang = pickLanguage(user.language ?? ctx.from?.language_code);
-    return drawn.guard.then((guard) => ({ tr: translatorFor(ctx.deps.i18n, lang), lang, user, guard }));
+    return Promise.all([drawn.guard, drawn.autoBuying]).then(([guard, autoBuying]) => ({
+      tr: translatorFor(ctx.deps.i18n, lang),
+      lang,
+      user,
+      guard,
+      autoBuying,
+    }));
   }
 
   async function apply(ctx: BotContext & MenuFlavor, next: () => Promise<void>): Promise<void> {
@@ -167,7 +189,7 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
     }
     if (!changed) return void (await ctx.answerCallbackQuery({ text: ctx.tr("button-expired") }));
     const user = (await findUser(ctx.deps.db, ctx.account.telegram_id))!;
-    drawnFrom.set(ctx, { user, guard: loadGuardView(ctx) });
+    drawnFrom.set(ctx, freshView(ctx, user));
     await ctx.answerCallbackQuery();
     await editInPlace(ctx, cardText(await view(ctx)), menu);
     const tap = SETTINGS_TAP.parse(ctx.match as string)!;
@@ -188,7 +210,7 @@ export function settingsMenu(): { menu: Menu<BotContext>; show(ctx: BotContext):
   async function show(ctx: BotContext): Promise<void> {
     // Read afresh: a step that just changed an amount shows the settings as they are now.
     const user = (await findUser(ctx.deps.db, ctx.account.telegram_id)) ?? ctx.account;
-    drawnFrom.set(ctx, { user, guard: loadGuardView(ctx) });
+    drawnFrom.set(ctx, freshView(ctx, user));
     await ctx.reply(cardText(await view(ctx)), { parse_mode: "HTML", reply_markup: menu });
   }
 

@@ -12,6 +12,9 @@ import {
   type WatchCooldown,
 } from "#src/db/repos/watches";
 import type { BotContext } from "#src/bot/context";
+import type { NextFunction } from "grammy";
+import { autoBuyAfterMenu } from "../autobuy/after-menu";
+import { sunToTrx } from "#src/marketplace/money";
 import { editInPlace } from "#src/bot/edit-in-place";
 import { COOLDOWNS, cooldownOf, watchCardText, watchListText } from "./views";
 
@@ -194,7 +197,24 @@ function drawListMenu(menus: WatchMenuSet): void {
   });
 }
 
-/** A watch's card: Pause or Resume, Delete, the cooldowns, the re-arm rule, back to /watches. */
+/**
+ * Make it auto-buy: /autobuy with the watch's rent, address and threshold (as the most per order),
+ * asking what is missing and ending at the auto-buy's confirmation card (handed on to the auto-buy
+ * feature, which can enter its flow). Nothing is made before that card's Confirm.
+ */
+async function makeAutoBuy(menus: WatchMenuSet, ctx: MenuContext, next: NextFunction): Promise<void> {
+  const watch = await watchShown(menus, ctx);
+  if (!watch) {
+    await ctx.answerCallbackQuery({ text: ctx.tr("watch-gone") });
+    return;
+  }
+  await ctx.answerCallbackQuery();
+  const threshold = `${sunToTrx(BigInt(watch.threshold_sun))}trx`;
+  const args = [watch.resource, watch.volume, watch.duration, watch.address, threshold];
+  await autoBuyAfterMenu(ctx, args.filter(Boolean).join(" "), next);
+}
+
+/** A watch's card: Pause or Resume, Delete, the cooldowns, the re-arm rule, Make it auto-buy, back to /watches. */
 function drawCardMenu(menus: WatchMenuSet): void {
   menus.card.dynamic(async (ctx, range) => {
     const watch = await watchShown(menus, ctx);
@@ -219,6 +239,9 @@ function drawCardMenu(menus: WatchMenuSet): void {
       },
       change(menus, toggleRearm, "card"),
     );
+    range
+      .row()
+      .text({ text: ctx.tr("button-make-autobuy"), payload }, (pressed, next) => makeAutoBuy(menus, pressed, next));
     range.row().text({ text: ctx.tr("button-watches"), payload }, async (pressed) => {
       await pressed.answerCallbackQuery();
       await showList(menus, pressed);
