@@ -748,7 +748,7 @@ alert-autobuy-waiting = ⏸ { $count ->
   } до следующих суток UTC: { $names }
 alert-autobuy-why-balance = Почему: баланса не хватило на следующий заказ (402).
 alert-autobuy-do-balance = Что делать: пополните баланс, затем нажмите «Возобновить».
-alert-autobuy-why-scope = Почему: ваш API-ключ не может покупать (403: нет права purchase).
+alert-autobuy-why-scope = Почему: ваш API-ключ не может покупать (403: нет права <code>purchase</code>).
 alert-autobuy-do-scope = Что делать: подключите ключ с правом покупки через /connect, затем возобновите её в /autobuys.
 alert-autobuy-why-key = Почему: маркетплейс отклонил ваш API-ключ (401).
 alert-autobuy-do-key = Что делать: подключите рабочий ключ через /connect, затем возобновите её в /autobuys.

@@ -33,6 +33,9 @@ export const ALLOWED = new Set([
   "sandbox",
   // A wallet's seed phrase, as wallets name it.
   "seed",
+  // The auto-buy alert's word from the product's surface, kept beside its translation in every
+  // language so that a filter on the word finds the alert whatever the reader's language.
+  "Auto-bought",
   // The names of the languages in the language choice, each in its own script.
   "English",
 ]);
