@@ -16,6 +16,7 @@ import {
 } from "#src/db/repos/auto-buy-orders";
 import { stopAutoBuys, type AutoBuyDeps } from "./auto-buy-stops";
 import { keyRefused, resolveOpenAttempt, sendOrder } from "./auto-buy-order";
+import { reserveSpend } from "#src/spend-guard/index";
 
 export type { AutoBuyDeps } from "./auto-buy-stops";
 
@@ -159,6 +160,17 @@ async function tryAutoBuy(deps: AutoBuyDeps, autoBuy: AutoBuy, quoteSun: bigint,
     owner: deps.owner,
     leaseMs: deps.leaseMs ?? 60_000,
   };
+  // The bot's daily cap (/settings) bounds auto-buys as it bounds cards: the spend is reserved
+  // under the order's own key, so a replica that decided the same finds it reserved, not twice.
+  const key = autoBuyOrderKey(autoBuy.id, day, n);
+  const cap = await reserveSpend(deps.db, { source: key, telegramId: autoBuy.telegram_id, totalSun, now });
+  if (!cap.allowed) {
+    deps.logger.info(
+      { userId: autoBuy.telegram_id, autoBuy: autoBuy.id, totalTrx: sunToTrx(totalSun) },
+      "auto-buy: the order would pass the user's daily cap through the bot; not placed today",
+    );
+    return;
+  }
   // Written before the order goes out: another replica that decided the same is refused here.
   if (!(await insertAttempt(deps.db, attempt, now))) return;
   const row: AutoBuyOrder = {
@@ -166,7 +178,7 @@ async function tryAutoBuy(deps: AutoBuyDeps, autoBuy: AutoBuy, quoteSun: bigint,
     day,
     n,
     telegram_id: autoBuy.telegram_id,
-    idempotency_key: autoBuyOrderKey(autoBuy.id, day, n),
+    idempotency_key: key,
     state: "placing",
     order_id: null,
     total_sun: totalSun.toString(),

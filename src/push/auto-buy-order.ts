@@ -13,6 +13,8 @@ import {
 import { followOrder } from "#src/db/repos/followed-orders";
 import { markInMotion } from "#src/db/repos/poll-schedule";
 import { enqueueAlert, enqueueGroupAlerts } from "#src/db/repos/outbox";
+import { markSpent } from "#src/db/repos/bot-spends";
+import { releaseSpend } from "#src/spend-guard/index";
 import { autoBoughtAlert, type AutoBought } from "#src/chat/auto-buy-alerts";
 import { alertTargets, groupAlertOf } from "./group-copies";
 import { stopAutoBuys, type AutoBuyDeps } from "./auto-buy-stops";
@@ -78,6 +80,8 @@ async function orderFailed(deps: AutoBuyDeps, autoBuy: AutoBuy, attempt: AutoBuy
     await releaseAttempt(deps.db, attempt, deps.owner);
     return;
   }
+  // Certainly not placed: what it reserved under the daily cap no longer counts.
+  await releaseSpend(deps.db, attempt.idempotency_key);
   switch (error.kind) {
     case "insufficient_balance":
       return void (await stopAutoBuys(deps, autoBuy, "balance", { attempt }));
@@ -118,6 +122,8 @@ export async function recordAutoBought(
   const group = to.group("filled");
   const recorded = await deps.db.transaction().execute(async (trx) => {
     if (!(await recordAttempt(trx, attempt, { state: "placed", orderId: order.id, totalSun }, now))) return null;
+    // The daily cap counts the order's own total from now on (reserved under its key before the call).
+    await markSpent(trx, attempt.idempotency_key, totalSun, order.id);
     await resetProviderFailures(trx, autoBuy.id);
     await followOrder(trx, autoBuy.telegram_id, order.id, now);
     const spent = (await autoBuyUse(trx, autoBuy.id, attempt.day, now)).spentSun;

@@ -261,4 +261,23 @@ describe("auto-buys: buying on the price check", () => {
       expect(autoBoughtShown(first.user)).toHaveLength(1);
     },
   );
+  it("the bot's daily cap (/settings) bounds auto-buys too: over it nothing is bought; once it allows, the order counts in today's spending through the bot", async () => {
+    const { user, accountId } = await linkedUser(world, 5620);
+    user.send("/settings cap 2");
+    await nextBotText(user, (text) => text.includes("Daily cap through this bot: 2 TRX per UTC day"));
+    await makeAutoBuy(world, user, `energy 65k 1h ${ADDRESS_A} 3 10`);
+    energyRate(world, 30); // 2.145 TRX the user's total: under the auto-buy's cap of 3, over the bot's 2
+    await check(world, { previews: 1, autoBought: 0 });
+    await check(world, { autoBought: 0 });
+    expect(ordersOf(world, accountId)).toHaveLength(0);
+
+    user.send("/settings cap 5");
+    await nextBotText(user, (text) => text.includes("Daily cap through this bot: 5 TRX per UTC day"));
+    await check(world, { autoBought: 1 });
+    expect(ordersOf(world, accountId)).toHaveLength(1);
+    await nextBotText(user, bought);
+    user.send("/settings");
+    const card = await nextBotText(user, (text) => text.includes("Spend guard"));
+    expect(card.text).toContain("Daily cap through this bot: 5 TRX (today so far: 2.145 TRX)");
+  });
 });
