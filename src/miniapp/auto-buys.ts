@@ -1,6 +1,7 @@
 import { listAutoBuys, canResume, findAutoBuy, type AutoBuy } from "#src/db/repos/auto-buys";
 import { pauseAutoBuy, resumeAutoBuy, type AutoBuyChange } from "#src/db/repos/auto-buy-changes";
-import { spentOn, utcDay } from "#src/db/repos/auto-buy-orders";
+import { spentOn } from "#src/db/repos/auto-buy-orders";
+import { utcDay } from "#src/db/utc-day";
 import { autoBuyRentText, autoBuyStatusWords } from "#src/chat/auto-buy-alerts";
 import { timeText, trxText } from "#src/chat/format";
 import type { Language, Translate } from "#src/chat/i18n";

@@ -11,9 +11,9 @@ import {
   insertAttempt,
   openAttemptsDue,
   releaseAttempt,
-  utcDay,
   type AutoBuyOrder,
 } from "#src/db/repos/auto-buy-orders";
+import { utcDay } from "#src/db/utc-day";
 import { stopAutoBuys, type AutoBuyDeps } from "./auto-buy-stops";
 import { keyRefused, resolveOpenAttempt, sendOrder } from "./auto-buy-order";
 import { reserveSpend } from "#src/spend-guard/index";

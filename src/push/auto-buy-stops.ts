@@ -10,7 +10,8 @@ import {
   type AutoBuy,
   type AutoBuyStatus,
 } from "#src/db/repos/auto-buys";
-import { nextUtcMidnight, recordAttempt, utcDay, type AutoBuyOrder } from "#src/db/repos/auto-buy-orders";
+import { recordAttempt, type AutoBuyOrder } from "#src/db/repos/auto-buy-orders";
+import { nextUtcMidnight, utcDay } from "#src/db/utc-day";
 import { enqueueAlert } from "#src/db/repos/outbox";
 import { autoBuyStoppedAlert, type AutoBuyStopReason } from "#src/chat/auto-buy-alerts";
 import type { Translations } from "#src/chat/alerts";

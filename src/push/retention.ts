@@ -15,7 +15,7 @@ import { deleteOpenRuleCardsDrawnBefore } from "#src/db/repos/open-rule-cards";
 import { pruneWebhookEvents } from "#src/db/repos/webhook-events";
 import { deleteSpendsBefore } from "#src/db/repos/bot-spends";
 import { deleteRentalsEndedBefore } from "#src/db/repos/rental-ends";
-import { utcDay } from "#src/spend-guard/index";
+import { utcDay } from "#src/db/utc-day";
 import { deleteSettledAutoBuyOrdersBefore } from "#src/db/repos/auto-buy-orders";
 
 const DAY = 86_400_000;

@@ -14,17 +14,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "#src/db/schema";
 import { findGuardSettings, type GuardSettings } from "#src/db/repos/guard-settings";
 import * as spends from "#src/db/repos/bot-spends";
-
-/** The UTC day (YYYY-MM-DD) a moment counts for. */
-export function utcDay(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
-}
-
-/** Milliseconds from `now` to the next 00:00 UTC, when the cap allows again. */
-export function untilNextUtcDay(now: number): number {
-  const day = 86_400_000;
-  return day - (((now % day) + day) % day);
-}
+import { utcDay } from "#src/db/utc-day";
 
 /** What the cap says about a spend: the day's spends so far, the cap (null: none), and whether it fits. */
 export interface CapCheck {

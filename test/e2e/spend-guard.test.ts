@@ -11,7 +11,8 @@ import {
 } from "../kit/world";
 import { waitFor } from "../kit/push-helpers";
 import { findGuardSettings } from "#src/db/repos/guard-settings";
-import { capCheck, reserveSpend, untilNextUtcDay } from "#src/spend-guard/index";
+import { capCheck, reserveSpend } from "#src/spend-guard/index";
+import { nextUtcMidnight } from "#src/db/utc-day";
 import { CARD_SURE } from "#src/chat/callback-data";
 import type { ChatMessage } from "#src/telegram-fake/index";
 
@@ -161,7 +162,7 @@ describe("the spend guard", () => {
     expect(ordersOf(who)).toHaveLength(2);
 
     // The next UTC day: the count starts again from 0.
-    world.shiftAppClock(untilNextUtcDay(world.app.deps.now()) + 60_000);
+    world.shiftAppClock(nextUtcMidnight(world.app.deps.now()) - world.app.deps.now() + 60_000);
     const tomorrow = await buyCard(who, "65000");
     expect(tomorrow.text).toContain("Today through this bot: 0 of 10 TRX");
     world.fake.pressButtonByLabel(who.user.user, "✅ Confirm", { messageId: tomorrow.messageId });

@@ -8,17 +8,6 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 export type AutoBuyOrder = Selectable<AutoBuyOrdersTable>;
 
-/** The UTC calendar day of `now` (YYYY-MM-DD): the marketplace counts spend limits by it, and so do budgets. */
-export function utcDay(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
-}
-
-/** The next UTC midnight after `now` (ms). */
-export function nextUtcMidnight(now: number): number {
-  const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1);
-}
-
 /**
  * The Idempotency-Key of an auto-buy's `n`-th order of UTC day `day`: derived, never random, so
  * whoever sends that order (a retry, the process after a crash, another replica) sends the same
