@@ -1,48 +1,19 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../schema";
 import { normaliseAutoBuy, type AutoBuy, type AutoBuyRent } from "./auto-buys";
+import { countRents, rentsDue } from "./watch-rotation";
 
 // What the buying engine reads and changes on every check: the rents to quote, the auto-buys a
 // quote lets buy, and the ones whose day came or whose end passed.
 
-/**
- * The distinct rents of active auto-buys whose turn it is (checked longest ago first), at most
- * `limit`: a rent's time is its least recently checked auto-buy's.
- */
-export async function autoBuyRentsDue(db: Kysely<Database>, limit: number): Promise<AutoBuyRent[]> {
-  const rows = await db
-    .selectFrom("auto_buys")
-    .select((eb) => [
-      "resource",
-      "volume",
-      "duration",
-      eb.fn.min(eb.fn.coalesce("last_checked_at", eb.lit(0))).as("checked"),
-    ])
-    .where("status", "=", "active")
-    .groupBy(["resource", "volume", "duration"])
-    .orderBy("checked")
-    .orderBy("resource")
-    .orderBy("volume")
-    .orderBy("duration")
-    .limit(limit)
-    .execute();
-  return rows.map(({ resource, volume, duration }) => ({ resource, volume, duration }));
+/** The distinct rents of active auto-buys whose turn it is (checked longest ago first), at most `limit`. */
+export function autoBuyRentsDue(db: Kysely<Database>, limit: number): Promise<AutoBuyRent[]> {
+  return rentsDue(db, "auto_buys", limit);
 }
 
 /** How many distinct rents active auto-buys have in all. */
-export async function countAutoBuyRents(db: Kysely<Database>): Promise<number> {
-  const row = await db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom("auto_buys")
-        .select(["resource", "volume", "duration"])
-        .where("status", "=", "active")
-        .distinct()
-        .as("rents"),
-    )
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+export function countAutoBuyRents(db: Kysely<Database>): Promise<number> {
+  return countRents(db, "auto_buys");
 }
 
 /**
